@@ -1,0 +1,212 @@
+package access
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"switchboard/apperr"
+	"switchboard/auth"
+	"switchboard/ent"
+	"switchboard/ent/permission"
+	"switchboard/ent/role"
+	"switchboard/ent/rule"
+	"switchboard/ent/viewer"
+)
+
+// EnsurePermissions inserts any catalogue entry missing from the database.
+// It is idempotent and runs at every start.
+func EnsurePermissions(ctx context.Context, c *ent.Client) error {
+	bctx := rule.Bypass(ctx, "seeding the permission catalogue")
+	existing, err := c.Permission.Query().All(bctx)
+	if err != nil {
+		return err
+	}
+	have := map[string]bool{}
+	for _, p := range existing {
+		have[p.Resource+":"+p.Action] = true
+	}
+	for _, p := range Catalogue {
+		if have[p.Key()] {
+			continue
+		}
+		err := c.Permission.Create().SetResource(p.Resource).SetAction(p.Action).
+			SetDescription(p.Description).
+			OnConflictColumns(permission.FieldResource, permission.FieldAction).DoNothing().
+			Exec(bctx)
+		if err != nil && !isNoRows(err) {
+			return fmt.Errorf("seeding permission %s: %w", p.Key(), err)
+		}
+	}
+	return nil
+}
+
+// isNoRows reports ent's "no rows" answer of an upsert that did nothing.
+func isNoRows(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "no rows in result set")
+}
+
+// OrgSeeder adds per-organization defaults beyond roles (for example the
+// chatbot settings); packages that own such defaults register one.
+type OrgSeeder func(ctx context.Context, c *ent.Client, orgID uuid.UUID) error
+
+var orgSeeders []OrgSeeder
+
+// RegisterOrgSeeder adds a seeder run for every new organization.
+func RegisterOrgSeeder(s OrgSeeder) { orgSeeders = append(orgSeeders, s) }
+
+// SeedOrganization creates the system roles of orgID (and whatever other
+// defaults are registered), skipping what exists. c may be a transaction's
+// client.
+func SeedOrganization(ctx context.Context, c *ent.Client, orgID uuid.UUID) error {
+	sctx := viewer.SystemContext(ctx, orgID)
+	perms, err := c.Permission.Query().All(sctx)
+	if err != nil {
+		return err
+	}
+	byKey := map[string]uuid.UUID{}
+	for _, p := range perms {
+		byKey[p.Resource+":"+p.Action] = p.ID
+	}
+	for _, sr := range SystemRoles() {
+		exists, err := c.Role.Query().Where(role.Name(sr.Name)).Exist(sctx)
+		if err != nil {
+			return err
+		}
+		if exists {
+			continue
+		}
+		ids := make([]uuid.UUID, 0, len(sr.Permissions))
+		for _, k := range sr.Permissions {
+			if id, ok := byKey[k]; ok {
+				ids = append(ids, id)
+			}
+		}
+		err = c.Role.Create().SetName(sr.Name).SetDescription(sr.Description).
+			SetIsSystem(true).SetIsDefault(sr.IsDefault).AddPermissionIDs(ids...).Exec(sctx)
+		if err != nil {
+			return fmt.Errorf("seeding role %s: %w", sr.Name, err)
+		}
+	}
+	for _, seed := range orgSeeders {
+		if err := seed(sctx, c, orgID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var slugStrip = regexp.MustCompile(`[^a-z0-9]+`)
+
+// Slug derives an organization slug from its name plus a random suffix.
+func Slug(name string) string {
+	base := strings.Trim(slugStrip.ReplaceAllString(strings.ToLower(name), "-"), "-")
+	if len(base) > 40 {
+		base = strings.Trim(base[:40], "-")
+	}
+	if base == "" {
+		base = "org"
+	}
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	return base + "-" + hex.EncodeToString(b)
+}
+
+// CreateOrganization creates an organization with its system roles and
+// defaults, and makes ownerID its Admin. c should be a transaction's client.
+func CreateOrganization(ctx context.Context, c *ent.Client, name string, ownerID uuid.UUID, ownerDefault bool) (*ent.Organization, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return nil, apperr.Invalidf("name is required")
+	}
+	if len(name) > 200 {
+		return nil, apperr.Invalidf("name must be at most 200 characters")
+	}
+	bctx := rule.Bypass(ctx, "creating an organization")
+	org, err := c.Organization.Create().SetName(name).SetSlug(Slug(name)).Save(bctx)
+	if err != nil {
+		return nil, apperr.Wrap(err, "organization")
+	}
+	if err := SeedOrganization(ctx, c, org.ID); err != nil {
+		return nil, apperr.Wrap(err, "organization")
+	}
+	sctx := viewer.SystemContext(ctx, org.ID)
+	admin, err := c.Role.Query().Where(role.Name(RoleAdmin), role.IsSystem(true)).Only(sctx)
+	if err != nil {
+		return nil, apperr.Wrap(err, "role")
+	}
+	err = c.OrganizationMember.Create().SetUserID(ownerID).
+		SetRoleID(admin.ID).SetIsDefault(ownerDefault).Exec(sctx)
+	if err != nil {
+		return nil, apperr.Wrap(err, "membership")
+	}
+	return org, nil
+}
+
+// BootstrapResult tells what Bootstrap did.
+type BootstrapResult struct {
+	Created  bool
+	Email    string
+	Password string // set only when it was generated
+}
+
+// Bootstrap prepares an empty database: the permission catalogue always;
+// on first start (no users) a super admin, an organization with its roles
+// and defaults, and the admin as its Admin. Idempotent.
+func Bootstrap(ctx context.Context, c *ent.Client, email, password, orgName string) (*BootstrapResult, error) {
+	if err := EnsurePermissions(ctx, c); err != nil {
+		return nil, err
+	}
+	bctx := rule.Bypass(ctx, "bootstrap")
+	n, err := c.User.Query().Count(bctx)
+	if err != nil {
+		return nil, err
+	}
+	if n > 0 {
+		return &BootstrapResult{}, nil
+	}
+	res := &BootstrapResult{Created: true, Email: NormalizeEmail(email)}
+	if password == "" {
+		password = auth.RandomToken(16)
+		res.Password = password
+	}
+	hash, err := auth.HashPassword(password)
+	if err != nil {
+		return nil, err
+	}
+	err = WithTx(ctx, c, func(tx *ent.Client) error {
+		u, err := tx.User.Create().SetEmail(res.Email).SetPasswordHash(hash).
+			SetFullName("Administrator").SetIsSuperAdmin(true).Save(bctx)
+		if err != nil {
+			return err
+		}
+		_, err = CreateOrganization(ctx, tx, orgName, u.ID, true)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("bootstrap: %w", err)
+	}
+	return res, nil
+}
+
+// WithTx runs fn in a transaction of c (or in c's transaction when c is
+// already transactional), committing when fn succeeds.
+func WithTx(ctx context.Context, c *ent.Client, fn func(tx *ent.Client) error) error {
+	tx, err := c.Tx(ctx)
+	if err != nil {
+		if strings.Contains(err.Error(), "cannot start a transaction within a transaction") {
+			return fn(c)
+		}
+		return err
+	}
+	if err := fn(tx.Client()); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}

@@ -1,0 +1,172 @@
+// Package app wires the whole application: configuration, database, Redis,
+// the job queue and workers, the REST and GraphQL handlers. server.go runs
+// it; end-to-end tests boot it in-process with New and Close.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"switchboard/access"
+	"switchboard/auth"
+	"switchboard/config"
+	"switchboard/database"
+	"switchboard/graph"
+	"switchboard/kv"
+	"switchboard/ratelimit"
+	"switchboard/rest"
+	"switchboard/worker"
+)
+
+// Options are wiring choices that are not operator configuration.
+type Options struct {
+	// Namespace prefixes Redis keys and queue names, so that test
+	// instances sharing one Redis do not collide.
+	Namespace string
+	// AutoMigrate creates the schema from the ent schema instead of the
+	// versioned migrations (throwaway test databases).
+	AutoMigrate bool
+}
+
+// App is a running application.
+type App struct {
+	Cfg       *config.Config
+	Log       *slog.Logger
+	DB        *database.DB
+	KV        *kv.Store
+	Access    *access.Service
+	Resolver  *graph.Resolver
+	Queue     *worker.Client
+	Worker    *worker.Worker
+	Handler   http.Handler
+	Bootstrap *access.BootstrapResult
+	Metrics   *Metrics
+
+	server *http.Server
+}
+
+// New opens every dependency, brings the schema up to date, bootstraps an
+// empty database and builds the HTTP handler. It does not listen.
+func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (a *App, err error) {
+	if err := cfg.EnsureSecrets(); err != nil {
+		return nil, err
+	}
+	a = &App{Cfg: cfg, Log: log}
+	defer func() {
+		if err != nil {
+			_ = a.Close()
+		}
+	}()
+	if a.DB, err = database.Open(ctx, database.Options{URL: cfg.DatabaseURL, DataDir: cfg.DataDir}); err != nil {
+		return nil, err
+	}
+	if o.AutoMigrate {
+		err = a.DB.AutoMigrate(ctx)
+	} else {
+		err = a.DB.Migrate(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if a.KV, err = kv.Open(ctx, cfg.RedisURL, log); err != nil {
+		return nil, err
+	}
+	tokens, err := auth.NewTokens([]byte(cfg.JWTSecret), auth.TokenOptions{
+		AccessTTL: cfg.AccessTokenTTL, RefreshTTL: cfg.RefreshTokenTTL,
+	})
+	if err != nil {
+		return nil, err
+	}
+	a.Access = &access.Service{
+		Client: a.DB.Client, Postgres: a.DB.Postgres(), Tokens: tokens,
+		Redis: a.KV.Client(), Prefix: o.Namespace, Log: log,
+	}
+	if a.Bootstrap, err = access.Bootstrap(ctx, a.DB.Client, cfg.AdminEmail, cfg.AdminPassword, cfg.AdminOrgName); err != nil {
+		return nil, err
+	}
+	a.Queue = worker.NewClient(a.KV.ConnOpt(), o.Namespace)
+	a.Worker = worker.New(a.KV.ConnOpt(), worker.Options{
+		Concurrency: cfg.WorkerConcurrency, Logger: log, QueuePrefix: o.Namespace,
+	})
+	a.Resolver = &graph.Resolver{Client: a.DB.Client}
+	a.Metrics = newMetrics(a)
+	api := &rest.API{
+		R: a.Resolver, Access: a.Access, Log: log,
+		Limiter:    ratelimit.New(a.KV.Client(), o.Namespace+"ratelimit"),
+		UsedTokens: auth.NewRedisUsedTokens(a.KV.Client(), o.Namespace+"wsused:"),
+		Opts: rest.Options{
+			CookieSecure: cfg.CookieSecure, RatePerMinute: cfg.RateLimitPerMinute,
+			AnonRatePerMinute: cfg.RateLimitAnonPerMinute,
+		},
+	}
+	a.Handler = a.routes(api)
+	return a, nil
+}
+
+// Run serves HTTP on the configured address and runs the workers until ctx
+// is done, then shuts down gracefully: it stops accepting, drains in-flight
+// requests and tasks.
+func (a *App) Run(ctx context.Context) error {
+	ln, err := net.Listen("tcp", a.Cfg.ListenAddr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", a.Cfg.ListenAddr, err)
+	}
+	return a.Serve(ctx, ln)
+}
+
+// Serve is Run on a given listener.
+func (a *App) Serve(ctx context.Context, ln net.Listener) error {
+	if a.Cfg.RunsWorker() {
+		if err := a.Worker.Start(); err != nil {
+			return fmt.Errorf("start workers: %w", err)
+		}
+	}
+	errc := make(chan error, 1)
+	if a.Cfg.RunsHTTP() {
+		a.server = &http.Server{Handler: a.Handler, ReadHeaderTimeout: 10 * time.Second}
+		go func() { errc <- a.server.Serve(ln) }()
+		a.Log.Info("listening", "addr", ln.Addr().String())
+	}
+	select {
+	case <-ctx.Done():
+	case err := <-errc:
+		if !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+	}
+	return a.shutdown()
+}
+
+func (a *App) shutdown() error {
+	a.Log.Info("shutting down")
+	var err error
+	if a.server != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		err = a.server.Shutdown(sctx)
+	}
+	if a.Cfg.RunsWorker() && a.Worker != nil {
+		a.Worker.Shutdown()
+	}
+	return err
+}
+
+// Close releases every dependency.
+func (a *App) Close() error {
+	var errs []error
+	if a.Queue != nil {
+		errs = append(errs, a.Queue.Close())
+	}
+	if a.KV != nil {
+		errs = append(errs, a.KV.Close())
+	}
+	if a.DB != nil {
+		errs = append(errs, a.DB.Close())
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,101 @@
+package app
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"entgo.io/contrib/entgql"
+	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"switchboard/ent/viewer"
+	"switchboard/graph"
+	"switchboard/rest"
+)
+
+func init() { gin.SetMode(gin.ReleaseMode) }
+
+// routes builds the HTTP handler: operational endpoints, GraphQL and the
+// REST route table.
+func (a *App) routes(api *rest.API) http.Handler {
+	e := gin.New()
+	e.ContextWithFallback = true
+	e.Use(requestID(), a.Metrics.middleware(), rest.Recovery(a.Log), accessLog(a.Log))
+	e.GET("/healthz", a.healthz)
+	e.GET("/metrics", gin.WrapH(a.Metrics.handler()))
+	e.Any("/graphql", api.GraphQLGuard(a.graphqlHandler(api)))
+	api.Mount(e)
+	e.NoRoute(api.NotFound)
+	e.NoMethod(api.NotFound)
+	return e
+}
+
+func (a *App) graphqlHandler(api *rest.API) http.Handler {
+	srv := handler.New(graph.NewExecutableSchema(graph.Config{
+		Resolvers: a.Resolver, Directives: graph.Directives(),
+	}))
+	// The WebSocket transport comes before GET, or GET swallows the upgrade.
+	srv.AddTransport(transport.Websocket{
+		KeepAlivePingInterval: 15 * time.Second,
+		InitTimeout:           5 * time.Second,
+		InitFunc: func(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
+			v, err := api.AuthenticateInit(ctx, p.GetString("token"), p.Authorization(), p.GetString("apiKey"))
+			if err != nil {
+				// graphql-transport-ws expects 4403 for refused credentials.
+				ctx = transport.WithWebsocketCloseCode(ctx, 4403)
+				return transport.AppendCloseReason(ctx, "forbidden"), nil, err
+			}
+			return viewer.NewContext(ctx, v), nil, nil
+		},
+	})
+	srv.AddTransport(transport.Options{})
+	srv.AddTransport(transport.GET{})
+	srv.AddTransport(transport.POST{})
+	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	srv.Use(extension.Introspection{})
+	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
+	srv.Use(entgql.Transactioner{TxOpener: a.DB.Client})
+	srv.SetErrorPresenter(graph.ErrorPresenter(a.Log))
+	return srv
+}
+
+// healthz answers 200 when the database and Redis answer, 503 naming the
+// failing part otherwise.
+func (a *App) healthz(c *gin.Context) {
+	ctx, cancel := context.WithTimeout(c.Request.Context(), 3*time.Second)
+	defer cancel()
+	var failing []string
+	if err := a.DB.SQL.PingContext(ctx); err != nil {
+		failing = append(failing, "database")
+	}
+	if err := a.KV.Ping(ctx); err != nil {
+		failing = append(failing, "redis")
+	}
+	if len(failing) > 0 {
+		c.JSON(http.StatusServiceUnavailable, gin.H{"status": "unavailable", "failing": strings.Join(failing, ",")})
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"status": "ok"})
+}
+
+const headerRequestID = "X-Request-ID"
+
+// requestID keeps a sane incoming X-Request-ID or makes one.
+func requestID() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		id := c.GetHeader(headerRequestID)
+		if len(id) == 0 || len(id) > 64 {
+			id = uuid.NewString()
+		}
+		c.Set("request_id", id)
+		c.Header(headerRequestID, id)
+		c.Next()
+	}
+}

@@ -1,0 +1,245 @@
+package config
+
+import (
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Option describes one configuration variable. The table of options is the
+// single source for parsing, redacted logging and the README (Markdown).
+type Option struct {
+	// Name is the environment variable.
+	Name string
+	// Default is the value used when the variable is unset or empty, parsed
+	// like user input.
+	Default string
+	// DefaultDoc, when set, is how the default reads in the documentation
+	// (for defaults that are computed rather than literal).
+	DefaultDoc string
+	// Secret options are never logged and may be read from the file named by
+	// NAME_FILE instead.
+	Secret bool
+	// Description is one Markdown sentence or two for the README.
+	Description string
+
+	bind binding
+}
+
+// binding connects an option to its Config field.
+type binding struct {
+	set func(c *Config, raw string) error
+	get func(c *Config) string
+}
+
+// Options returns a copy of the options table, in documentation order.
+func Options() []Option {
+	return append([]Option(nil), options...)
+}
+
+var options = []Option{
+	{
+		Name: "LISTEN_ADDR", Default: ":8080",
+		Description: "HTTP listen address (REST, GraphQL, WebSocket, metrics).",
+		bind:        stringVar(func(c *Config) *string { return &c.ListenAddr }),
+	},
+	{
+		Name: "DATABASE_URL", Secret: true,
+		Description: "`postgres://...` (or `postgresql://`) uses PostgreSQL; empty uses the embedded SQLite file `$DATA_DIR/app.db`.",
+		bind:        stringVar(func(c *Config) *string { return &c.DatabaseURL }),
+	},
+	{
+		Name: "REDIS_URL", Secret: true,
+		Description: "`redis://host:port/db` (`rediss://` for TLS) uses that Redis for the job queue, caches and rate limits; empty starts an in-process Redis-compatible server (its queue is kept in memory only).",
+		bind:        stringVar(func(c *Config) *string { return &c.RedisURL }),
+	},
+	{
+		Name: "DATA_DIR", Default: "./data",
+		Description: "Media files, audio, recordings, the embedded database and the generated secrets.",
+		bind:        stringVar(func(c *Config) *string { return &c.DataDir }),
+	},
+	{
+		Name: "PUBLIC_URL", Default: "http://localhost:8080",
+		Description: "The externally visible base URL (redirect links, media and recording links).",
+		bind:        baseURLVar(func(c *Config) *string { return &c.PublicURL }),
+	},
+	{
+		Name: "JWT_SECRET", Secret: true,
+		DefaultDoc:  "generated once and kept in `$DATA_DIR/jwt_secret`",
+		Description: "HMAC key for access, refresh and WebSocket tokens; any non-empty string.",
+		bind:        stringVar(func(c *Config) *string { return &c.JWTSecret }),
+	},
+	{
+		Name: "ENCRYPTION_KEY", Secret: true,
+		DefaultDoc:  "generated once and kept in `$DATA_DIR/encryption_key`",
+		Description: "Secret for data stored at rest (account access tokens, app secrets, SSO and webhook secrets); any non-empty string, the AES-256 key is derived from it with HKDF-SHA256. Losing it makes those secrets unreadable.",
+		bind:        stringVar(func(c *Config) *string { return &c.EncryptionKey }),
+	},
+	{
+		Name: "PROVIDER_BASE_URL", Default: "https://graph.facebook.com",
+		Description: "Base of the platform's Graph API; provider calls go to `PROVIDER_BASE_URL/{api_version}/...`.",
+		bind:        baseURLVar(func(c *Config) *string { return &c.ProviderBaseURL }),
+	},
+	{
+		Name: "ADMIN_EMAIL", Default: "admin@localhost",
+		Description: "E-mail of the super admin created on first start with an empty database.",
+		bind:        stringVar(func(c *Config) *string { return &c.AdminEmail }),
+	},
+	{
+		Name: "ADMIN_PASSWORD", Secret: true,
+		DefaultDoc:  "random (printed once in the log)",
+		Description: "Password of that super admin.",
+		bind:        stringVar(func(c *Config) *string { return &c.AdminPassword }),
+	},
+	{
+		Name: "ADMIN_ORG_NAME", Default: "Default",
+		Description: "Name of the organization created with the super admin, who is its Admin.",
+		bind:        stringVar(func(c *Config) *string { return &c.AdminOrgName }),
+	},
+	{
+		Name: "COOKIE_SECURE", Default: "true",
+		Description: "The Secure flag of the auth cookies (set `false` for plain-http use other than on localhost).",
+		bind:        boolVar(func(c *Config) *bool { return &c.CookieSecure }),
+	},
+	{
+		Name: "AI_OPENAI_BASE_URL", Default: "https://api.openai.com/v1",
+		Description: "OpenAI endpoint for chatbot AI replies (`/chat/completions` is appended).",
+		bind:        baseURLVar(func(c *Config) *string { return &c.AIOpenAIBaseURL }),
+	},
+	{
+		Name: "AI_ANTHROPIC_BASE_URL", Default: "https://api.anthropic.com",
+		Description: "Anthropic endpoint for chatbot AI replies (`/v1/messages` is appended).",
+		bind:        baseURLVar(func(c *Config) *string { return &c.AIAnthropicBaseURL }),
+	},
+	{
+		Name: "AI_GOOGLE_BASE_URL", Default: "https://generativelanguage.googleapis.com",
+		Description: "Google Gemini endpoint for chatbot AI replies (`/v1beta/models/...` is appended).",
+		bind:        baseURLVar(func(c *Config) *string { return &c.AIGoogleBaseURL }),
+	},
+	{
+		Name: "OUTBOUND_ALLOW_PRIVATE", Default: "false",
+		Description: "Allow user-configured outbound requests to loopback, private, link-local and metadata addresses (local development and tests only).",
+		bind:        boolVar(func(c *Config) *bool { return &c.OutboundAllowPrivate }),
+	},
+	{
+		Name: "LOG_LEVEL", Default: "info",
+		Description: "`debug`, `info`, `warn` or `error`.",
+		bind:        levelVar(func(c *Config) *slog.Level { return &c.LogLevel }),
+	},
+	{
+		Name: "LOG_FORMAT", Default: LogFormatAuto,
+		Description: "`json`, `text`, or `auto`: JSON unless the log goes to a terminal.",
+		bind:        lowerVar(func(c *Config) *string { return &c.LogFormat }),
+	},
+	{
+		Name: "RUN_MODE", Default: RunModeAll,
+		Description: "`all` (HTTP server and background worker), `http` or `worker`, to scale them separately; those two need a `REDIS_URL` (and should have a `DATABASE_URL`) shared by all processes.",
+		bind:        lowerVar(func(c *Config) *string { return &c.RunMode }),
+	},
+	{
+		Name: "WORKER_CONCURRENCY", Default: "10",
+		Description: "Background tasks processed at the same time by one process.",
+		bind:        intVar(func(c *Config) *int { return &c.WorkerConcurrency }),
+	},
+	{
+		Name: "RATE_LIMIT_PER_MINUTE", Default: "600",
+		Description: "API requests per minute for each authenticated user or API key (sliding window).",
+		bind:        intVar(func(c *Config) *int { return &c.RateLimitPerMinute }),
+	},
+	{
+		Name: "RATE_LIMIT_ANON_PER_MINUTE", Default: "120",
+		Description: "API requests per minute for each client IP without credentials (sliding window).",
+		bind:        intVar(func(c *Config) *int { return &c.RateLimitAnonPerMinute }),
+	},
+	{
+		Name: "ACCESS_TOKEN_TTL", Default: "1h",
+		Description: "Lifetime of access tokens (Go duration such as `15m` or `1h`).",
+		bind:        durationVar(func(c *Config) *time.Duration { return &c.AccessTokenTTL }),
+	},
+	{
+		Name: "REFRESH_TOKEN_TTL", Default: "168h",
+		Description: "Lifetime of refresh tokens; longer than `ACCESS_TOKEN_TTL`.",
+		bind:        durationVar(func(c *Config) *time.Duration { return &c.RefreshTokenTTL }),
+	},
+}
+
+func stringVar(field func(*Config) *string) binding {
+	return binding{
+		set: func(c *Config, raw string) error { *field(c) = raw; return nil },
+		get: func(c *Config) string { return *field(c) },
+	}
+}
+
+// lowerVar is for enumerations, which are matched case-insensitively.
+func lowerVar(field func(*Config) *string) binding {
+	return binding{
+		set: func(c *Config, raw string) error { *field(c) = strings.ToLower(raw); return nil },
+		get: func(c *Config) string { return *field(c) },
+	}
+}
+
+// baseURLVar drops trailing slashes so callers can append paths.
+func baseURLVar(field func(*Config) *string) binding {
+	return binding{
+		set: func(c *Config, raw string) error { *field(c) = strings.TrimRight(raw, "/"); return nil },
+		get: func(c *Config) string { return *field(c) },
+	}
+}
+
+func boolVar(field func(*Config) *bool) binding {
+	return binding{
+		set: func(c *Config, raw string) error {
+			v, err := strconv.ParseBool(raw)
+			if err != nil {
+				return fmt.Errorf("want true or false, got %q", raw)
+			}
+			*field(c) = v
+			return nil
+		},
+		get: func(c *Config) string { return strconv.FormatBool(*field(c)) },
+	}
+}
+
+func intVar(field func(*Config) *int) binding {
+	return binding{
+		set: func(c *Config, raw string) error {
+			v, err := strconv.Atoi(raw)
+			if err != nil {
+				return fmt.Errorf("want an integer, got %q", raw)
+			}
+			*field(c) = v
+			return nil
+		},
+		get: func(c *Config) string { return strconv.Itoa(*field(c)) },
+	}
+}
+
+func durationVar(field func(*Config) *time.Duration) binding {
+	return binding{
+		set: func(c *Config, raw string) error {
+			v, err := time.ParseDuration(raw)
+			if err != nil {
+				return fmt.Errorf("want a duration such as 90s, 15m or 1h, got %q", raw)
+			}
+			*field(c) = v
+			return nil
+		},
+		get: func(c *Config) string { return field(c).String() },
+	}
+}
+
+func levelVar(field func(*Config) *slog.Level) binding {
+	return binding{
+		set: func(c *Config, raw string) error {
+			var l slog.Level
+			if err := l.UnmarshalText([]byte(raw)); err != nil {
+				return fmt.Errorf("want debug, info, warn or error, got %q", raw)
+			}
+			*field(c) = l
+			return nil
+		},
+		get: func(c *Config) string { return strings.ToLower(field(c).String()) },
+	}
+}

@@ -1,0 +1,114 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/mail"
+	"net/url"
+	"strings"
+)
+
+// Validate checks each option and the options against each other, and
+// reports every problem at once, each prefixed with the variable's name.
+// Secrets left empty are not an error: EnsureSecrets fills them.
+func (c *Config) Validate() error {
+	var errs []error
+	check := func(name string, err error) {
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+		}
+	}
+
+	check("LISTEN_ADDR", validListenAddr(c.ListenAddr))
+	if c.DatabaseURL != "" {
+		check("DATABASE_URL", validURL(c.DatabaseURL, false, "postgres", "postgresql"))
+	}
+	if c.RedisURL != "" {
+		check("REDIS_URL", validURL(c.RedisURL, false, "redis", "rediss"))
+	}
+	if strings.TrimSpace(c.DataDir) == "" {
+		check("DATA_DIR", errors.New("must not be empty"))
+	}
+	check("PUBLIC_URL", validURL(c.PublicURL, true, "http", "https"))
+	check("PROVIDER_BASE_URL", validURL(c.ProviderBaseURL, true, "http", "https"))
+	check("AI_OPENAI_BASE_URL", validURL(c.AIOpenAIBaseURL, true, "http", "https"))
+	check("AI_ANTHROPIC_BASE_URL", validURL(c.AIAnthropicBaseURL, true, "http", "https"))
+	check("AI_GOOGLE_BASE_URL", validURL(c.AIGoogleBaseURL, true, "http", "https"))
+
+	if a, err := mail.ParseAddress(c.AdminEmail); err != nil || a.Address != c.AdminEmail {
+		check("ADMIN_EMAIL", fmt.Errorf("want a bare e-mail address, got %q", c.AdminEmail))
+	}
+	if strings.TrimSpace(c.AdminOrgName) == "" {
+		check("ADMIN_ORG_NAME", errors.New("must not be empty"))
+	}
+
+	check("LOG_FORMAT", oneOf(c.LogFormat, LogFormatAuto, LogFormatJSON, LogFormatText))
+	check("RUN_MODE", oneOf(c.RunMode, RunModeAll, RunModeHTTP, RunModeWorker))
+	if (c.RunMode == RunModeHTTP || c.RunMode == RunModeWorker) && c.RedisURL == "" {
+		// The in-process Redis is private to one process: an HTTP-only
+		// process would enqueue tasks no worker ever sees.
+		check("RUN_MODE", fmt.Errorf("%q needs REDIS_URL shared with the other processes", c.RunMode))
+	}
+
+	check("WORKER_CONCURRENCY", positive(c.WorkerConcurrency))
+	check("RATE_LIMIT_PER_MINUTE", positive(c.RateLimitPerMinute))
+	check("RATE_LIMIT_ANON_PER_MINUTE", positive(c.RateLimitAnonPerMinute))
+
+	if c.AccessTokenTTL <= 0 {
+		check("ACCESS_TOKEN_TTL", fmt.Errorf("must be positive, got %s", c.AccessTokenTTL))
+	}
+	if c.RefreshTokenTTL <= 0 {
+		check("REFRESH_TOKEN_TTL", fmt.Errorf("must be positive, got %s", c.RefreshTokenTTL))
+	} else if c.RefreshTokenTTL <= c.AccessTokenTTL {
+		check("REFRESH_TOKEN_TTL", fmt.Errorf("must be longer than ACCESS_TOKEN_TTL (%s), got %s", c.AccessTokenTTL, c.RefreshTokenTTL))
+	}
+
+	if len(errs) > 0 {
+		return fmt.Errorf("config: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+func validListenAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("want host:port or :port, got %q", addr)
+	}
+	if port == "" {
+		return fmt.Errorf("missing port in %q", addr)
+	}
+	return nil
+}
+
+// validURL checks an absolute URL against the allowed schemes. The error
+// never repeats the URL, which may hold a password.
+func validURL(raw string, needHost bool, schemes ...string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return errors.New("not a valid URL")
+	}
+	if err := oneOf(strings.ToLower(u.Scheme), schemes...); err != nil {
+		return fmt.Errorf("URL scheme: %w", err)
+	}
+	if needHost && u.Host == "" {
+		return errors.New("URL has no host")
+	}
+	return nil
+}
+
+func oneOf(v string, allowed ...string) error {
+	for _, a := range allowed {
+		if v == a {
+			return nil
+		}
+	}
+	return fmt.Errorf("want %s, got %q", strings.Join(allowed, ", "), v)
+}
+
+func positive(n int) error {
+	if n <= 0 {
+		return fmt.Errorf("must be positive, got %d", n)
+	}
+	return nil
+}

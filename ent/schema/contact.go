@@ -1,0 +1,72 @@
+package schema
+
+import (
+	"entgo.io/contrib/entgql"
+	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+	"github.com/google/uuid"
+)
+
+// Contact holds the schema definition for the Contact entity: a person the
+// organization talks to, identified by phone number. Deleting a contact
+// deletes its messages, chatbot sessions, agent transfers and call
+// permissions. service_window_open is derived from last_inbound_at.
+type Contact struct {
+	ent.Schema
+}
+
+// Mixin of the Contact.
+func (Contact) Mixin() []ent.Mixin {
+	return []ent.Mixin{TenantMixin{}, TimeMixin{}}
+}
+
+// Fields of the Contact.
+func (Contact) Fields() []ent.Field {
+	return []ent.Field{
+		field.UUID("id", uuid.UUID{}).Default(uuid.New),
+		field.String("phone_number").NotEmpty().
+			Annotations(entgql.OrderField("PHONE_NUMBER")),
+		field.String("name").Default("").
+			Annotations(entgql.OrderField("NAME")),
+		field.String("profile_name").Default(""),
+		field.String("avatar_url").Default(""),
+		field.String("status").Default("active"),
+		field.Strings("tags").Default([]string{}),
+		field.JSON("metadata", map[string]any{}).Default(emptyJSONMap).
+			Annotations(entgql.Type("Map")),
+		field.Time("last_message_at").Optional().Nillable().
+			Annotations(entgql.OrderField("LAST_MESSAGE_AT")),
+		field.String("last_message_preview").Default(""),
+		field.Int("unread_count").Default(0).NonNegative(),
+		field.UUID("assigned_user_id", uuid.UUID{}).Optional().Nillable(),
+		field.String("chat_account").Default(""),
+		field.Time("last_inbound_at").Optional().Nillable(),
+		field.Bool("marketing_opt_out").Default(false),
+	}
+}
+
+// Edges of the Contact.
+func (Contact) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.To("messages", Message.Type).
+			Annotations(entsql.OnDelete(entsql.Cascade)),
+		edge.To("agent_transfers", AgentTransfer.Type).
+			Annotations(entsql.OnDelete(entsql.Cascade)),
+		edge.To("chatbot_sessions", ChatbotSession.Type).
+			Annotations(entsql.OnDelete(entsql.Cascade)),
+		edge.To("call_permissions", CallPermission.Type).
+			Annotations(entsql.OnDelete(entsql.Cascade)),
+	}
+}
+
+// Indexes of the Contact.
+func (Contact) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("organization_id", "phone_number").Unique(),
+		index.Fields("organization_id", "last_message_at"),
+		index.Fields("organization_id", "assigned_user_id"),
+	}
+}

@@ -1,0 +1,69 @@
+package schema
+
+import (
+	"entgo.io/contrib/entgql"
+	"entgo.io/ent"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+	"github.com/google/uuid"
+)
+
+// Message holds the schema definition for the Message entity: one incoming
+// or outgoing message of a contact's conversation. chat_message_id is the
+// platform's message identifier that status webhooks refer to.
+type Message struct {
+	ent.Schema
+}
+
+// Mixin of the Message.
+func (Message) Mixin() []ent.Mixin {
+	return []ent.Mixin{TenantMixin{}, TimeMixin{}}
+}
+
+// Fields of the Message.
+func (Message) Fields() []ent.Field {
+	return []ent.Field{
+		field.UUID("id", uuid.UUID{}).Default(uuid.New),
+		field.UUID("contact_id", uuid.UUID{}).Immutable(),
+		field.Enum("direction").Values("incoming", "outgoing").Immutable(),
+		field.String("message_type").Default("text").
+			Comment("text, image, video, document, audio, template, interactive, flow, ..."),
+		field.JSON("content", map[string]any{}).Default(emptyJSONMap).
+			Annotations(entgql.Type("Map")),
+		field.Enum("status").
+			Values("pending", "sent", "delivered", "read", "failed").
+			Default("pending"),
+		field.String("chat_message_id").Optional().Nillable().Unique(),
+		field.String("chat_account").Default(""),
+		field.String("media_url").Default(""),
+		field.String("media_mime_type").Default(""),
+		field.String("media_filename").Default(""),
+		field.JSON("interactive_data", map[string]any{}).Optional().Default(emptyJSONMap).
+			Annotations(entgql.Type("Map")),
+		field.String("error_message").Default(""),
+		field.UUID("sent_by_user_id", uuid.UUID{}).Optional().Nillable(),
+		field.Time("platform_timestamp").Optional().Nillable(),
+		field.UUID("reply_to_id", uuid.UUID{}).Optional().Nillable(),
+	}
+}
+
+// Edges of the Message.
+func (Message) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("contact", Contact.Type).
+			Ref("messages").
+			Field("contact_id").
+			Unique().
+			Required().
+			Immutable(),
+	}
+}
+
+// Indexes of the Message.
+func (Message) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("contact_id", "created_at", "id"),
+		index.Fields("organization_id", "created_at"),
+	}
+}

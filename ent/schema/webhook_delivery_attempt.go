@@ -1,0 +1,46 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"github.com/google/uuid"
+)
+
+// WebhookDeliveryAttempt holds the schema definition for the
+// WebhookDeliveryAttempt entity: the outcome of one HTTP attempt of a
+// webhook delivery. Rows are written once and never updated.
+type WebhookDeliveryAttempt struct {
+	ent.Schema
+}
+
+// Mixin of the WebhookDeliveryAttempt.
+func (WebhookDeliveryAttempt) Mixin() []ent.Mixin {
+	return []ent.Mixin{TenantMixin{}, TimeMixin{}}
+}
+
+// Fields of the WebhookDeliveryAttempt.
+func (WebhookDeliveryAttempt) Fields() []ent.Field {
+	return []ent.Field{
+		field.UUID("id", uuid.UUID{}).Default(uuid.New),
+		field.UUID("delivery_id", uuid.UUID{}).Immutable(),
+		field.Int("attempt").Positive().Immutable().
+			Comment("1-based attempt number."),
+		field.Int("status_code").Default(0).Immutable().
+			Comment("HTTP status of the response; 0 when no response was received."),
+		field.Int("duration_ms").Default(0).NonNegative().Immutable(),
+		field.String("error").Default("").Immutable(),
+	}
+}
+
+// Edges of the WebhookDeliveryAttempt.
+func (WebhookDeliveryAttempt) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("delivery", WebhookDelivery.Type).
+			Ref("delivery_attempts").
+			Field("delivery_id").
+			Unique().
+			Required().
+			Immutable(),
+	}
+}

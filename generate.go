@@ -1,0 +1,4 @@
+package main
+
+//go:generate go run ./cmd/entc
+//go:generate go tool gqlgen generate

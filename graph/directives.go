@@ -1,0 +1,67 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"switchboard/access"
+	"switchboard/apperr"
+	"switchboard/ent/viewer"
+)
+
+// Directives implements @authenticated and @hasPermission with the same
+// check the REST route table uses.
+func Directives() DirectiveRoot {
+	return DirectiveRoot{
+		Authenticated: func(ctx context.Context, _ any, next graphql.Resolver) (any, error) {
+			if viewer.FromContext(ctx) == nil {
+				return nil, apperr.New(apperr.Unauthenticated, "authentication required")
+			}
+			return next(ctx)
+		},
+		HasPermission: func(ctx context.Context, _ any, next graphql.Resolver, permission string) (any, error) {
+			v := viewer.FromContext(ctx)
+			if v == nil {
+				return nil, apperr.New(apperr.Unauthenticated, "authentication required")
+			}
+			if err := access.Require(v, permission); err != nil {
+				return nil, err
+			}
+			return next(ctx)
+		},
+	}
+}
+
+// ErrorPresenter puts the application error code in extensions.code and
+// hides internal errors behind "internal error".
+func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
+	return func(ctx context.Context, err error) *gqlerror.Error {
+		gqlErr := graphql.DefaultErrorPresenter(ctx, err)
+		var ae *apperr.Error
+		if !errors.As(err, &ae) {
+			var existing *gqlerror.Error
+			if errors.As(err, &existing) && existing.Err == nil {
+				// Parse, validation and input coercion errors are
+				// already meant for the client.
+				return gqlErr
+			}
+			ae, _ = apperr.Wrap(err, "resource").(*apperr.Error)
+		}
+		if ae == nil {
+			return gqlErr
+		}
+		if ae.Code == apperr.Internal {
+			log.ErrorContext(ctx, "graphql operation failed", "err", err)
+		}
+		gqlErr.Message = ae.Message
+		if gqlErr.Extensions == nil {
+			gqlErr.Extensions = map[string]any{}
+		}
+		gqlErr.Extensions["code"] = string(ae.Code)
+		return gqlErr
+	}
+}

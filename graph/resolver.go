@@ -1,0 +1,24 @@
+// Package graph holds the operations of the API as methods on Resolver,
+// served over GraphQL by gqlgen and called by the REST layer.
+package graph
+
+import (
+	"context"
+
+	"switchboard/ent"
+)
+
+// Resolver is the root of the operations. It holds the dependencies the
+// operations use.
+type Resolver struct {
+	Client *ent.Client
+}
+
+// db returns the transaction's client when ctx carries one, the root
+// client otherwise.
+func (r *Resolver) db(ctx context.Context) *ent.Client {
+	if tx := ent.TxFromContext(ctx); tx != nil {
+		return tx.Client()
+	}
+	return r.Client
+}

@@ -1,0 +1,227 @@
+package rest
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"switchboard/access"
+	"switchboard/apperr"
+	"switchboard/auth"
+	"switchboard/ent"
+	"switchboard/ent/viewer"
+	"switchboard/graph"
+	"switchboard/ratelimit"
+)
+
+// Options configure the REST layer.
+type Options struct {
+	CookieSecure bool
+	// RatePerMinute limits an authenticated principal (user or API key).
+	RatePerMinute int
+	// AnonRatePerMinute limits unauthenticated requests per client address.
+	AnonRatePerMinute int
+}
+
+// API holds what the handlers call.
+type API struct {
+	R       *graph.Resolver
+	Access  *access.Service
+	Limiter *ratelimit.Limiter
+	// UsedTokens spends single-use WebSocket tokens.
+	UsedTokens auth.UsedTokens
+	Opts       Options
+	Log        *slog.Logger
+}
+
+// Cookie and header names of the contract.
+const (
+	cookieAccess  = "whm_access"
+	cookieRefresh = "whm_refresh"
+	cookieCSRF    = "whm_csrf"
+	headerCSRF    = "X-CSRF-Token"
+	headerAPIKey  = "X-API-Key"
+	headerOrg     = "X-Organization-ID"
+	ctxRequestID  = "request_id"
+	ctxViewer     = "viewer"
+	ctxAccessTok  = "access_token"
+)
+
+// Mount registers every route of the table on e, each behind guard.
+func (a *API) Mount(e *gin.Engine) {
+	for _, r := range a.Routes() {
+		e.Handle(r.Method, r.Path, a.guard(r))
+	}
+}
+
+// credential is what a request presented.
+type credential struct {
+	apiKey string
+	bearer string
+	cookie string
+}
+
+func readCredential(c *gin.Context) credential {
+	cr := credential{apiKey: c.GetHeader(headerAPIKey)}
+	if h := c.GetHeader("Authorization"); len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+		cr.bearer = strings.TrimSpace(h[7:])
+	}
+	if v, err := c.Cookie(cookieAccess); err == nil {
+		cr.cookie = v
+	}
+	return cr
+}
+
+func (cr credential) present() bool { return cr.apiKey != "" || cr.bearer != "" || cr.cookie != "" }
+
+// guard is the one middleware of every route: authentication, rate limit,
+// CSRF, the route's permission, then the operation, inside a transaction
+// for mutating routes.
+func (a *API) guard(r Route) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if r.Perm == Public {
+			if !a.rateLimit(c, "ip:"+c.ClientIP(), a.Opts.AnonRatePerMinute) {
+				return
+			}
+			a.run(c, r)
+			return
+		}
+		v, viaCookie, err := a.authenticate(c)
+		if err != nil {
+			if a.rateLimit(c, "ip:"+c.ClientIP(), a.Opts.AnonRatePerMinute) {
+				writeError(c, err)
+			}
+			return
+		}
+		if !a.rateLimit(c, principalKey(v), a.Opts.RatePerMinute) {
+			return
+		}
+		if viaCookie && r.Method != http.MethodGet && r.Method != http.MethodHead {
+			cookie, _ := c.Cookie(cookieCSRF)
+			if !auth.CSRFMatch(cookie, c.GetHeader(headerCSRF)) {
+				abort(c, apperr.Forbidden, "missing or invalid CSRF token (send the whm_csrf cookie value in X-CSRF-Token)")
+				return
+			}
+		}
+		if err := access.Require(v, r.Perm); err != nil {
+			writeError(c, err)
+			return
+		}
+		c.Request = c.Request.WithContext(viewer.NewContext(c.Request.Context(), v))
+		c.Set(ctxViewer, v)
+		a.run(c, r)
+	}
+}
+
+func principalKey(v *viewer.Viewer) string {
+	if v.APIKeyID != uuid.Nil {
+		return "key:" + v.APIKeyID.String()
+	}
+	return "user:" + v.UserID.String()
+}
+
+// authenticate resolves the request's credential to a viewer. It reports
+// whether the credential was the access cookie (CSRF applies then).
+func (a *API) authenticate(c *gin.Context) (*viewer.Viewer, bool, error) {
+	cr := readCredential(c)
+	if !cr.present() {
+		return nil, false, apperr.New(apperr.Unauthenticated, "authentication required")
+	}
+	org, err := optionalUUID(headerOrg, c.GetHeader(headerOrg))
+	if err != nil {
+		return nil, false, err
+	}
+	var orgID uuid.UUID
+	if org != nil {
+		orgID = *org
+	}
+	ctx := c.Request.Context()
+	switch {
+	case cr.apiKey != "":
+		v, err := a.Access.AuthenticateAPIKey(ctx, cr.apiKey, orgID)
+		return v, false, err
+	case cr.bearer != "":
+		c.Set(ctxAccessTok, cr.bearer)
+		v, err := a.Access.AuthenticateAccess(ctx, cr.bearer, orgID)
+		return v, false, err
+	default:
+		c.Set(ctxAccessTok, cr.cookie)
+		v, err := a.Access.AuthenticateAccess(ctx, cr.cookie, orgID)
+		return v, true, err
+	}
+}
+
+// rateLimit applies the sliding-window limit of key, sets the three
+// headers, and answers 429 past the limit. It reports whether to go on.
+func (a *API) rateLimit(c *gin.Context, key string, perMinute int) bool {
+	if a.Limiter == nil || perMinute <= 0 {
+		return true
+	}
+	res, err := a.Limiter.Allow(c.Request.Context(), key, perMinute, time.Minute)
+	if err != nil {
+		// Failing open keeps the API up when Redis hiccups; it is logged.
+		a.Log.Warn("rate limiter unavailable", "err", err)
+		return true
+	}
+	h := c.Writer.Header()
+	h.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(res.Reset.Unix(), 10))
+	if !res.Allowed {
+		h.Set("Retry-After", strconv.Itoa(int(res.RetryAfter.Seconds()+0.999)))
+		abort(c, apperr.TooMany, "rate limit exceeded; retry later")
+		return false
+	}
+	return true
+}
+
+// run calls the route's operation, inside a transaction when the route
+// mutates, and writes the envelope only after the commit.
+func (a *API) run(c *gin.Context, r Route) {
+	if !r.mutating() {
+		status, data, err := r.Handle(c)
+		respond(c, status, data, err)
+		return
+	}
+	tx, err := a.R.Client.Tx(c.Request.Context())
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	ctx := ent.NewContext(ent.NewTxContext(c.Request.Context(), tx), tx.Client())
+	c.Request = c.Request.WithContext(ctx)
+	status, data, err := r.Handle(c)
+	if err != nil {
+		_ = tx.Rollback()
+		writeError(c, err)
+		return
+	}
+	if err := tx.Commit(); err != nil {
+		writeError(c, err)
+		return
+	}
+	respond(c, status, data, nil)
+}
+
+func respond(c *gin.Context, status int, data any, err error) {
+	switch {
+	case err != nil:
+		writeError(c, err)
+	case c.Writer.Written():
+		// The handler wrote a response of its own (redirects, files).
+	default:
+		writeOK(c, status, data)
+	}
+}
+
+// viewerOf returns the request's viewer.
+func viewerOf(c *gin.Context) *viewer.Viewer { return viewer.FromContext(c.Request.Context()) }
+
+// ctx is the request's context.
+func ctx(c *gin.Context) context.Context { return c.Request.Context() }

@@ -1,0 +1,192 @@
+package rest
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"switchboard/access"
+	"switchboard/apperr"
+)
+
+// setSessionCookies sets the three auth cookies of the contract.
+func (a *API) setSessionCookies(c *gin.Context, s *access.Session) {
+	secure := a.Opts.CookieSecure
+	c.SetSameSite(http.SameSiteLaxMode)
+	c.SetCookie(cookieAccess, s.AccessToken, maxAge(s.AccessExp), "/", "", secure, true)
+	c.SetCookie(cookieRefresh, s.RefreshToken, maxAge(s.RefreshExp), "/api/auth/refresh", "", secure, true)
+	c.SetCookie(cookieCSRF, s.CSRFToken, maxAge(s.RefreshExp), "/", "", secure, false)
+}
+
+func clearSessionCookies(c *gin.Context, secure bool) {
+	c.SetSameSite(http.SameSiteLaxMode)
+	c.SetCookie(cookieAccess, "", -1, "/", "", secure, true)
+	c.SetCookie(cookieRefresh, "", -1, "/api/auth/refresh", "", secure, true)
+	c.SetCookie(cookieCSRF, "", -1, "/", "", secure, false)
+}
+
+func maxAge(exp time.Time) int {
+	s := int(time.Until(exp).Seconds())
+	if s < 1 {
+		return 1
+	}
+	return s
+}
+
+// sessionPayload is the spec's {expires_in, user}, plus the tokens for
+// clients that use the Authorization header instead of cookies.
+func (a *API) sessionPayload(c *gin.Context, s *access.Session, withPermissions bool) (any, error) {
+	u, err := a.currentUser(viewerContext(c, s), withPermissions)
+	if err != nil {
+		return nil, err
+	}
+	return gin.H{
+		"expires_in":    int(time.Until(s.AccessExp).Round(time.Second).Seconds()),
+		"user":          u,
+		"access_token":  s.AccessToken,
+		"refresh_token": s.RefreshToken,
+		"token_type":    "Bearer",
+	}, nil
+}
+
+func (a *API) startSession(c *gin.Context, s *access.Session, withPermissions bool) (int, any, error) {
+	payload, err := a.sessionPayload(c, s, withPermissions)
+	if err != nil {
+		return 0, nil, err
+	}
+	a.setSessionCookies(c, s)
+	return http.StatusOK, payload, nil
+}
+
+func (a *API) login(c *gin.Context) (int, any, error) {
+	var b struct {
+		Email    string `json:"email"`
+		Password string `json:"password"`
+	}
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	s, err := a.Access.Login(ctx(c), b.Email, b.Password, c.ClientIP())
+	if err != nil {
+		if apperr.CodeOf(err) == apperr.TooMany {
+			c.Header("Retry-After", "900")
+		}
+		return 0, nil, err
+	}
+	return a.startSession(c, s, true)
+}
+
+func (a *API) register(c *gin.Context) (int, any, error) {
+	var b struct {
+		Email          string `json:"email"`
+		Password       string `json:"password"`
+		FullName       string `json:"full_name"`
+		OrganizationID string `json:"organization_id"`
+	}
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	org, err := optionalUUID("organization_id", b.OrganizationID)
+	if err != nil {
+		return 0, nil, err
+	}
+	if org == nil {
+		return 0, nil, apperr.Invalidf("organization_id is required")
+	}
+	s, err := a.Access.Register(ctx(c), access.RegisterInput{
+		Email: b.Email, Password: b.Password, FullName: b.FullName, OrganizationID: *org,
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	status, payload, err := a.startSession(c, s, false)
+	if status == http.StatusOK {
+		status = http.StatusCreated
+	}
+	return status, payload, err
+}
+
+func (a *API) refresh(c *gin.Context) (int, any, error) {
+	var b struct {
+		RefreshToken string `json:"refresh_token"`
+	}
+	if err := bindJSON(c, &b, true); err != nil {
+		return 0, nil, err
+	}
+	token, _ := c.Cookie(cookieRefresh)
+	if token == "" {
+		token = b.RefreshToken
+	}
+	if token == "" {
+		return 0, nil, apperr.New(apperr.Unauthenticated, "refresh token required")
+	}
+	s, err := a.Access.Refresh(ctx(c), token)
+	if err != nil {
+		return 0, nil, err
+	}
+	return a.startSession(c, s, true)
+}
+
+func (a *API) logout(c *gin.Context) (int, any, error) {
+	var b struct {
+		RefreshToken string `json:"refresh_token"`
+	}
+	if err := bindJSON(c, &b, true); err != nil {
+		return 0, nil, err
+	}
+	refresh := b.RefreshToken
+	if refresh == "" {
+		refresh, _ = c.Cookie(cookieRefresh)
+	}
+	cr := readCredential(c)
+	access := cr.bearer
+	if access == "" {
+		access = cr.cookie
+	}
+	if err := a.Access.Logout(ctx(c), refresh, access); err != nil {
+		return 0, nil, err
+	}
+	clearSessionCookies(c, a.Opts.CookieSecure)
+	return http.StatusOK, gin.H{"status": "logged_out"}, nil
+}
+
+func (a *API) switchOrg(c *gin.Context) (int, any, error) {
+	var b struct {
+		OrganizationID string `json:"organization_id"`
+	}
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	org, err := optionalUUID("organization_id", b.OrganizationID)
+	if err != nil {
+		return 0, nil, err
+	}
+	if org == nil {
+		return 0, nil, apperr.Invalidf("organization_id is required")
+	}
+	s, err := a.Access.SwitchOrganization(ctx(c), viewerOf(c), *org)
+	if err != nil {
+		return 0, nil, err
+	}
+	return a.startSession(c, s, true)
+}
+
+func (a *API) wsToken(c *gin.Context) (int, any, error) {
+	tok, err := a.Access.IssueWSToken(viewerOf(c))
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"token": tok}, nil
+}
+
+func (a *API) authRoutes() []Route {
+	return []Route{
+		{Method: post, Path: "/api/auth/register", Perm: Public, Handle: a.register, NoTx: true},
+		{Method: post, Path: "/api/auth/login", Perm: Public, Handle: a.login, NoTx: true},
+		{Method: post, Path: "/api/auth/refresh", Perm: Public, Handle: a.refresh, NoTx: true},
+		{Method: post, Path: "/api/auth/logout", Perm: Public, Handle: a.logout, NoTx: true},
+		{Method: post, Path: "/api/auth/switch-org", Perm: Authenticated, Handle: a.switchOrg, NoTx: true},
+		{Method: get, Path: "/api/auth/ws-token", Perm: Authenticated, Handle: a.wsToken},
+	}
+}

@@ -1,0 +1,154 @@
+package rest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"switchboard/apperr"
+)
+
+// maxJSONBody bounds JSON request bodies.
+const maxJSONBody = 1 << 20
+
+// bindJSON decodes the request body into dst, answering malformed JSON,
+// wrong types and trailing data with a clear invalid error. An empty body
+// decodes as {} when optional is true.
+func bindJSON(c *gin.Context, dst any, optional bool) error {
+	body, err := io.ReadAll(io.LimitReader(c.Request.Body, maxJSONBody+1))
+	if err != nil {
+		return apperr.Invalidf("could not read request body")
+	}
+	if len(body) > maxJSONBody {
+		return apperr.Invalidf("request body too large (max %d bytes)", maxJSONBody)
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		if optional {
+			return nil
+		}
+		return apperr.Invalidf("request body is required")
+	}
+	return decodeJSON(body, dst)
+}
+
+// decodeJSON is the one JSON decoder of the REST layer.
+func decodeJSON(body []byte, dst any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(dst); err != nil {
+		return jsonError(err)
+	}
+	if dec.More() {
+		return apperr.Invalidf("invalid JSON body: unexpected data after the JSON value")
+	}
+	return nil
+}
+
+func jsonError(err error) error {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te):
+		if te.Field != "" {
+			return apperr.Invalidf("field %s must be of type %s", te.Field, jsonTypeName(te.Type.String()))
+		}
+		return apperr.Invalidf("request body must be a JSON object")
+	case errors.As(err, &se):
+		return apperr.Invalidf("invalid JSON body: %s (at byte %d)", se.Error(), se.Offset)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return apperr.Invalidf("invalid JSON body: unexpected end of input")
+	}
+	var ae *apperr.Error
+	if errors.As(err, &ae) {
+		return ae
+	}
+	return apperr.Invalidf("invalid JSON body: %s", err.Error())
+}
+
+func jsonTypeName(goType string) string {
+	switch {
+	case strings.Contains(goType, "int"), strings.Contains(goType, "float"), goType == "json.Number":
+		return "number"
+	case strings.Contains(goType, "bool"):
+		return "boolean"
+	case strings.Contains(goType, "string"), strings.Contains(goType, "UUID"), strings.Contains(goType, "Time"):
+		return "string"
+	case strings.HasPrefix(goType, "[]"):
+		return "array"
+	}
+	return "object"
+}
+
+// pathUUID parses the path parameter name as a UUID.
+func pathUUID(c *gin.Context, name string) (uuid.UUID, error) {
+	id, err := uuid.Parse(c.Param(name))
+	if err != nil {
+		return uuid.Nil, apperr.Invalidf("%s must be a valid UUID", name)
+	}
+	return id, nil
+}
+
+// page is the spec's page/limit pagination.
+type page struct {
+	Page  int
+	Limit int
+}
+
+// Offset is the number of rows to skip.
+func (p page) Offset() int { return (p.Page - 1) * p.Limit }
+
+// maxPageSize caps every list's limit.
+const maxPageSize = 100
+
+// bindPage reads page (default 1) and limit (default def, capped at
+// maxPageSize); non-numeric or non-positive values are invalid.
+func bindPage(c *gin.Context, def int) (page, error) {
+	p := page{Page: 1, Limit: def}
+	var err error
+	if p.Page, err = queryInt(c, "page", 1); err != nil {
+		return p, err
+	}
+	if p.Limit, err = queryInt(c, "limit", def); err != nil {
+		return p, err
+	}
+	if p.Limit > maxPageSize {
+		p.Limit = maxPageSize
+	}
+	return p, nil
+}
+
+func queryInt(c *gin.Context, name string, def int) (int, error) {
+	s, ok := c.GetQuery(name)
+	if !ok || s == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return 0, apperr.Invalidf("%s must be a positive integer", name)
+	}
+	return n, nil
+}
+
+// optionalUUID parses s when it is not empty.
+func optionalUUID(name, s string) (*uuid.UUID, error) {
+	if s == "" {
+		return nil, nil
+	}
+	id, err := uuid.Parse(s)
+	if err != nil {
+		return nil, apperr.Invalidf("%s must be a valid UUID", name)
+	}
+	return &id, nil
+}
+
+// listPayload is the spec's paginated list: the items under a named key.
+func listPayload(key string, items any, total int, p page) gin.H {
+	return gin.H{key: items, "total": total, "page": p.Page, "limit": p.Limit,
+		"total_pages": (total + p.Limit - 1) / p.Limit}
+}

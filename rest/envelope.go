@@ -1,0 +1,60 @@
+package rest
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"switchboard/apperr"
+)
+
+// envelope is the spec's response body.
+type envelope struct {
+	Status  string `json:"status"`
+	Message string `json:"message,omitempty"`
+	Data    any    `json:"data"`
+}
+
+// statusOf maps every error code to one HTTP status. Conflicts are bad
+// input (400): the spec's error table has no 409.
+var statusOf = map[apperr.Code]int{
+	apperr.Invalid:         http.StatusBadRequest,
+	apperr.Conflict:        http.StatusBadRequest,
+	apperr.Unauthenticated: http.StatusUnauthorized,
+	apperr.Forbidden:       http.StatusForbidden,
+	apperr.NotFound:        http.StatusNotFound,
+	apperr.TooMany:         http.StatusTooManyRequests,
+	apperr.Unavailable:     http.StatusServiceUnavailable,
+	apperr.NotImplemented:  http.StatusNotImplemented,
+	apperr.Internal:        http.StatusInternalServerError,
+}
+
+// writeOK writes a success envelope.
+func writeOK(c *gin.Context, status int, data any) {
+	c.JSON(status, envelope{Status: "success", Data: data})
+}
+
+// writeError maps err to its status and writes the error envelope. Internal
+// errors are logged with the request id and shown as "internal error".
+func writeError(c *gin.Context, err error) {
+	var ae *apperr.Error
+	if !errors.As(apperr.Wrap(err, "resource"), &ae) {
+		ae = &apperr.Error{Code: apperr.Internal, Message: "internal error", Err: err}
+	}
+	status, ok := statusOf[ae.Code]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	if status >= 500 {
+		slog.ErrorContext(c.Request.Context(), "request failed",
+			"request_id", c.GetString(ctxRequestID), "path", c.FullPath(), "err", err)
+	}
+	c.AbortWithStatusJSON(status, envelope{Status: "error", Message: ae.Message, Data: nil})
+}
+
+// abort writes an error envelope with a code and message.
+func abort(c *gin.Context, code apperr.Code, msg string) {
+	writeError(c, apperr.New(code, "%s", msg))
+}

@@ -1,0 +1,78 @@
+package rest
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"switchboard/apperr"
+	"switchboard/auth"
+	"switchboard/ent/viewer"
+)
+
+// Recovery turns a panic into a 500 envelope and logs it.
+func Recovery(log *slog.Logger) gin.HandlerFunc {
+	return gin.CustomRecoveryWithWriter(nil, func(c *gin.Context, rec any) {
+		log.ErrorContext(c.Request.Context(), "panic serving request", "panic", rec,
+			"path", c.Request.URL.Path, "request_id", c.GetString(ctxRequestID))
+		c.AbortWithStatusJSON(http.StatusInternalServerError, envelope{Status: "error", Message: "internal error"})
+	})
+}
+
+// NotFound answers unknown paths with the error envelope (rate limited per
+// address like any anonymous request).
+func (a *API) NotFound(c *gin.Context) {
+	if strings.HasPrefix(c.Request.URL.Path, "/api/") && !a.rateLimit(c, "ip:"+c.ClientIP(), a.Opts.AnonRatePerMinute) {
+		return
+	}
+	abort(c, apperr.NotFound, "no such endpoint: "+c.Request.Method+" "+c.Request.URL.Path)
+}
+
+// GraphQLGuard authenticates GraphQL HTTP requests like REST ones (cookie
+// with CSRF, bearer or API key) and rate limits them; a WebSocket upgrade
+// goes through and authenticates in its init message.
+func (a *API) GraphQLGuard(h http.Handler) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if strings.EqualFold(c.GetHeader("Upgrade"), "websocket") {
+			h.ServeHTTP(c.Writer, c.Request)
+			return
+		}
+		v, viaCookie, err := a.authenticate(c)
+		if err != nil {
+			if a.rateLimit(c, "ip:"+c.ClientIP(), a.Opts.AnonRatePerMinute) {
+				writeError(c, err)
+			}
+			return
+		}
+		if !a.rateLimit(c, principalKey(v), a.Opts.RatePerMinute) {
+			return
+		}
+		if viaCookie && c.Request.Method == http.MethodPost {
+			cookie, _ := c.Cookie(cookieCSRF)
+			if !auth.CSRFMatch(cookie, c.GetHeader(headerCSRF)) {
+				abort(c, apperr.Forbidden, "missing or invalid CSRF token (send the whm_csrf cookie value in X-CSRF-Token)")
+				return
+			}
+		}
+		c.Request = c.Request.WithContext(viewer.NewContext(c.Request.Context(), v))
+		h.ServeHTTP(c.Writer, c.Request)
+	}
+}
+
+// AuthenticateInit authenticates a GraphQL WebSocket from its init
+// payload: a single-use ws token, a bearer access token or an API key.
+func (a *API) AuthenticateInit(ctx context.Context, wsToken, authorization, apiKey string) (*viewer.Viewer, error) {
+	switch {
+	case wsToken != "":
+		return a.Access.ConsumeWSToken(ctx, a.UsedTokens, wsToken)
+	case len(authorization) > 7 && strings.EqualFold(authorization[:7], "bearer "):
+		return a.Access.AuthenticateAccess(ctx, strings.TrimSpace(authorization[7:]), uuid.Nil)
+	case apiKey != "":
+		return a.Access.AuthenticateAPIKey(ctx, apiKey, uuid.Nil)
+	}
+	return nil, apperr.New(apperr.Unauthenticated, "authentication required")
+}

@@ -1,0 +1,211 @@
+package rest
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"switchboard/apperr"
+	"switchboard/ent"
+	"switchboard/ent/team"
+	"switchboard/ent/teammember"
+	"switchboard/graph/model"
+)
+
+type teamBody struct {
+	Name                *string `json:"name"`
+	Description         *string `json:"description"`
+	AssignmentStrategy  *string `json:"assignment_strategy"`
+	PerAgentTimeoutSecs *int    `json:"per_agent_timeout_secs"`
+	IsActive            *bool   `json:"is_active"`
+}
+
+func (b teamBody) strategy() (*team.AssignmentStrategy, error) {
+	if b.AssignmentStrategy == nil {
+		return nil, nil
+	}
+	s := team.AssignmentStrategy(*b.AssignmentStrategy)
+	if err := team.AssignmentStrategyValidator(s); err != nil {
+		return nil, apperr.Invalidf("assignment_strategy must be one of round_robin, load_balanced, manual")
+	}
+	return &s, nil
+}
+
+func (a *API) listTeams(c *gin.Context) (int, any, error) {
+	p, err := bindPage(c, 50)
+	if err != nil {
+		return 0, nil, err
+	}
+	q := a.R.TeamsQuery(ctx(c), c.Query("search"))
+	total, err := q.Clone().Count(ctx(c))
+	if err != nil {
+		return 0, nil, apperr.Wrap(err, "team")
+	}
+	teams, err := q.WithCreatedBy().Order(ent.Asc(team.FieldName), ent.Asc(team.FieldID)).
+		Offset(p.Offset()).Limit(p.Limit).All(ctx(c))
+	if err != nil {
+		return 0, nil, apperr.Wrap(err, "team")
+	}
+	ids := make([]uuid.UUID, len(teams))
+	for i, t := range teams {
+		ids[i] = t.ID
+	}
+	counts, err := a.R.TeamMemberCounts(ctx(c), ids)
+	if err != nil {
+		return 0, nil, err
+	}
+	out := make([]teamJSON, len(teams))
+	for i, t := range teams {
+		out[i] = presentTeam(t, counts[t.ID], false)
+	}
+	return http.StatusOK, listPayload("teams", out, total, p), nil
+}
+
+func (a *API) getTeam(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	t, err := a.R.GetTeam(ctx(c), id)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"team": presentTeam(t, 0, true)}, nil
+}
+
+func (a *API) createTeam(c *gin.Context) (int, any, error) {
+	var b teamBody
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	strategy, err := b.strategy()
+	if err != nil {
+		return 0, nil, err
+	}
+	if b.Name == nil {
+		return 0, nil, apperr.Invalidf("name is required")
+	}
+	t, err := a.R.CreateTeam(ctx(c), model.CreateTeamInput{
+		Name: *b.Name, Description: b.Description, AssignmentStrategy: strategy,
+		PerAgentTimeoutSecs: b.PerAgentTimeoutSecs, IsActive: b.IsActive,
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, gin.H{"team": presentTeam(t, 0, true)}, nil
+}
+
+func (a *API) updateTeam(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	var b teamBody
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	strategy, err := b.strategy()
+	if err != nil {
+		return 0, nil, err
+	}
+	t, err := a.R.UpdateTeam(ctx(c), id, model.UpdateTeamInput{
+		Name: b.Name, Description: b.Description, AssignmentStrategy: strategy,
+		PerAgentTimeoutSecs: b.PerAgentTimeoutSecs, IsActive: b.IsActive,
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"team": presentTeam(t, 0, true)}, nil
+}
+
+func (a *API) deleteTeam(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := a.R.DeleteTeam(ctx(c), id); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"message": "Team deleted"}, nil
+}
+
+func (a *API) listTeamMembers(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	ms, err := a.R.TeamMembers(ctx(c), id)
+	if err != nil {
+		return 0, nil, err
+	}
+	out := make([]teamMemberJSON, len(ms))
+	for i, m := range ms {
+		out[i] = presentTeamMember(m)
+	}
+	return http.StatusOK, gin.H{"members": out}, nil
+}
+
+func (a *API) addTeamMember(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	var b struct {
+		UserID string  `json:"user_id"`
+		Role   *string `json:"role"`
+	}
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	uid, err := optionalUUID("user_id", b.UserID)
+	if err != nil {
+		return 0, nil, err
+	}
+	if uid == nil {
+		return 0, nil, apperr.Invalidf("user_id is required")
+	}
+	in := model.AddTeamMemberInput{UserID: *uid}
+	if b.Role != nil {
+		r := teammember.Role(*b.Role)
+		if teammember.RoleValidator(r) != nil {
+			return 0, nil, apperr.Invalidf("role must be manager or agent")
+		}
+		in.Role = &r
+	}
+	m, err := a.R.AddTeamMember(ctx(c), id, in)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, gin.H{"member": presentTeamMember(m)}, nil
+}
+
+func (a *API) removeTeamMember(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	uid, err := pathUUID(c, "user_id")
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := a.R.RemoveTeamMember(ctx(c), id, uid); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"message": "Member removed"}, nil
+}
+
+// teamRoutes: update and member changes need an admin or the team's
+// manager (checked by the operation); create and delete need an admin.
+func (a *API) teamRoutes() []Route {
+	return []Route{
+		{Method: get, Path: "/api/teams", Perm: "teams:read", Handle: a.listTeams},
+		{Method: post, Path: "/api/teams", Perm: "teams:create", Handle: a.createTeam},
+		{Method: get, Path: "/api/teams/:id", Perm: "teams:read", Handle: a.getTeam},
+		{Method: put, Path: "/api/teams/:id", Perm: "teams:read", Handle: a.updateTeam},
+		{Method: del, Path: "/api/teams/:id", Perm: "teams:delete", Handle: a.deleteTeam},
+		{Method: get, Path: "/api/teams/:id/members", Perm: "teams:read", Handle: a.listTeamMembers},
+		{Method: post, Path: "/api/teams/:id/members", Perm: "teams:read", Handle: a.addTeamMember},
+		{Method: del, Path: "/api/teams/:id/members/:user_id", Perm: "teams:read", Handle: a.removeTeamMember},
+	}
+}
