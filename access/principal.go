@@ -164,4 +164,3 @@ func allPermissions() map[string]bool { return allPerms }
 func (s *Service) ViewerFor(ctx context.Context, userID, orgID uuid.UUID) (*viewer.Viewer, error) {
 	return s.loadViewer(ctx, userID, orgID)
 }
-

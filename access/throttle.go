@@ -57,4 +57,3 @@ func (s *Service) clearLoginFailures(ctx context.Context, email string) {
 const RetryAfterLogin = loginWindow
 
 func isNil(err error) bool { return errors.Is(err, redis.Nil) }
-

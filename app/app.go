@@ -20,6 +20,7 @@ import (
 	"switchboard/kv"
 	"switchboard/ratelimit"
 	"switchboard/rest"
+	"switchboard/secrets"
 	"switchboard/worker"
 )
 
@@ -93,7 +94,11 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	a.Worker = worker.New(a.KV.ConnOpt(), worker.Options{
 		Concurrency: cfg.WorkerConcurrency, Logger: log, QueuePrefix: o.Namespace,
 	})
-	a.Resolver = &graph.Resolver{Client: a.DB.Client}
+	box, err := secrets.NewBox(cfg.EncryptionKey)
+	if err != nil {
+		return nil, err
+	}
+	a.Resolver = &graph.Resolver{Client: a.DB.Client, Secrets: box}
 	a.Metrics = newMetrics(a)
 	api := &rest.API{
 		R: a.Resolver, Access: a.Access, Log: log,

@@ -6,12 +6,16 @@ import (
 	"context"
 
 	"switchboard/ent"
+	"switchboard/secrets"
 )
 
 // Resolver is the root of the operations. It holds the dependencies the
 // operations use.
 type Resolver struct {
 	Client *ent.Client
+	// Secrets encrypts credentials at rest (SSO client secrets, account
+	// tokens, webhook secrets).
+	Secrets *secrets.Box
 }
 
 // db returns the transaction's client when ctx carries one, the root

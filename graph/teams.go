@@ -28,7 +28,7 @@ func (r *Resolver) TeamsQuery(ctx context.Context, search string) *ent.TeamQuery
 // GetTeam returns a team with its members and their users. Errors:
 // not_found.
 func (r *Resolver) GetTeam(ctx context.Context, id uuid.UUID) (*ent.Team, error) {
-	t, err := r.db(ctx).Team.Query().Where(team.ID(id)).
+	t, err := r.db(ctx).Team.Query().Where(team.ID(id)).WithCreatedBy().
 		WithMembers(func(q *ent.TeamMemberQuery) { q.WithUser().Order(ent.Asc(teammember.FieldCreatedAt)) }).
 		Only(ctx)
 	return t, apperr.Wrap(err, "team")
@@ -71,7 +71,10 @@ func (r *Resolver) CreateTeam(ctx context.Context, in model.CreateTeamInput) (*e
 		c.SetCreatedByID(v.UserID)
 	}
 	t, err := c.Save(ctx)
-	return t, apperr.Wrap(err, "team")
+	if err != nil {
+		return nil, apperr.Wrap(err, "team")
+	}
+	return r.GetTeam(ctx, t.ID)
 }
 
 func validTimeout(secs *int) error {
@@ -193,4 +196,3 @@ func (r *Resolver) RemoveTeamMember(ctx context.Context, teamID, userID uuid.UUI
 	}
 	return nil
 }
-

@@ -48,14 +48,15 @@ func (User) Annotations() []schema.Annotation {
 }
 
 // Policy of the User: users are visible and changeable only as members of
-// the viewer's organization (a super admin sees all).
+// the viewer's organization, plus the viewer's own user. This holds for a
+// super admin too: they act in one organization at a time.
 func (User) Policy() ent.Policy {
 	memberOfViewerOrg := privacy.FilterFunc(func(ctx context.Context, f privacy.Filter) error {
 		v := viewer.FromContext(ctx)
-		if v.SuperAdmin {
-			return privacy.Allow
-		}
-		f.Where(entql.HasEdgeWith("memberships", entql.FieldEQ("organization_id", v.OrgID)))
+		f.Where(entql.Or(
+			entql.HasEdgeWith("memberships", entql.FieldEQ("organization_id", v.OrgID)),
+			entql.FieldEQ("id", v.UserID),
+		))
 		return privacy.Skip
 	})
 	return privacy.Policy{
