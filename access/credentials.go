@@ -29,18 +29,11 @@ func (s *Service) AuthenticateAccess(ctx context.Context, token string, orgOverr
 		}
 		return nil, errBadToken
 	}
-	revoked, err := s.Redis.Exists(ctx, s.key("revoked", c.ID)).Result()
-	if err != nil {
-		return nil, apperr.Wrap(err, "session")
-	}
-	if revoked > 0 {
-		return nil, apperr.New(apperr.Unauthenticated, "session has ended; log in again")
-	}
 	orgID := c.OrgID
 	if orgOverride != uuid.Nil {
 		orgID = orgOverride
 	}
-	return s.loadViewer(ctx, c.UserID(), orgID)
+	return s.loadSessionViewer(ctx, c.UserID(), orgID, c.FamilyID)
 }
 
 // ConsumeWSToken verifies a WebSocket token and spends it: it works once.

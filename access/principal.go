@@ -19,7 +19,8 @@ import (
 // principalQuery loads a user and their membership in one organization in a
 // single round trip: it runs on every authenticated request.
 const principalQuery = `SELECT u.email, u.is_active, u.is_super_admin,
- m.role_id, r.name, r.updated_at
+ m.role_id, r.name, r.updated_at,
+ EXISTS (SELECT 1 FROM refresh_tokens t WHERE t.family_id = ? AND t.revoked_at IS NOT NULL)
 FROM users u
 LEFT JOIN organization_members m ON m.user_id = u.id AND m.organization_id = ?
 LEFT JOIN roles r ON r.id = m.role_id
@@ -29,6 +30,12 @@ WHERE u.id = ?`
 // Unauthenticated when the user is gone or deactivated, and with Forbidden
 // when the user is not a member of orgID (a super admin may act anywhere).
 func (s *Service) loadViewer(ctx context.Context, userID, orgID uuid.UUID) (*viewer.Viewer, error) {
+	return s.loadSessionViewer(ctx, userID, orgID, uuid.Nil)
+}
+
+// loadSessionViewer is loadViewer for a session token of family: a family
+// revoked by logout or by refresh-token reuse ends the session at once.
+func (s *Service) loadSessionViewer(ctx context.Context, userID, orgID, family uuid.UUID) (*viewer.Viewer, error) {
 	var (
 		email      string
 		active     bool
@@ -36,10 +43,14 @@ func (s *Service) loadViewer(ctx context.Context, userID, orgID uuid.UUID) (*vie
 		roleID     uuid.NullUUID
 		roleName   sql.NullString
 		roleStamp  sql.NullTime
+		revoked    bool
 	)
-	err := s.scanPrincipal(ctx, userID, orgID, &email, &active, &superAdmin, &roleID, &roleName, &roleStamp)
+	err := s.scanPrincipal(ctx, family, userID, orgID, &email, &active, &superAdmin, &roleID, &roleName, &roleStamp, &revoked)
 	if err != nil {
 		return nil, err
+	}
+	if revoked {
+		return nil, apperr.New(apperr.Unauthenticated, "session has ended; log in again")
 	}
 	if !active {
 		return nil, apperr.New(apperr.Unauthenticated, "user is deactivated")
@@ -71,8 +82,8 @@ func (s *Service) loadViewer(ctx context.Context, userID, orgID uuid.UUID) (*vie
 
 // scanPrincipal runs principalQuery and closes its rows before returning,
 // so that later queries can use the connection (SQLite has only one).
-func (s *Service) scanPrincipal(ctx context.Context, userID, orgID uuid.UUID, dest ...any) error {
-	rows, err := s.Client.QueryContext(ctx, s.rebind(principalQuery), orgID, userID)
+func (s *Service) scanPrincipal(ctx context.Context, family, userID, orgID uuid.UUID, dest ...any) error {
+	rows, err := s.Client.QueryContext(ctx, s.rebind(principalQuery), family, orgID, userID)
 	if err != nil {
 		return apperr.Wrap(err, "user")
 	}

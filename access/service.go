@@ -119,7 +119,7 @@ func (s *Service) newSession(ctx context.Context, userID, orgID, family uuid.UUI
 	if err != nil {
 		return nil, err
 	}
-	access, accessExp, err := s.Tokens.IssueAccess(userID, orgID)
+	access, accessExp, err := s.Tokens.IssueAccess(userID, orgID, family)
 	if err != nil {
 		return nil, apperr.Wrap(err, "token")
 	}
@@ -196,24 +196,15 @@ func (s *Service) revokeFamily(bctx context.Context, family uuid.UUID) {
 	}
 }
 
-// Logout revokes the refresh token's family (when a refresh token is given)
-// and the presented access token, which stops working at once.
+// Logout ends the session: it revokes the token family of the presented
+// refresh and access tokens, so both stop working at once.
 func (s *Service) Logout(ctx context.Context, refreshToken, accessToken string) error {
 	bctx := rule.Bypass(ctx, "logout revokes tokens")
-	if refreshToken != "" {
-		if c, err := s.Tokens.Parse(refreshToken, auth.TokenRefresh); err == nil {
-			s.revokeFamily(bctx, c.FamilyID)
-		}
+	if c, err := s.Tokens.Parse(refreshToken, auth.TokenRefresh); err == nil {
+		s.revokeFamily(bctx, c.FamilyID)
 	}
-	if accessToken != "" {
-		if c, err := s.Tokens.Parse(accessToken, auth.TokenAccess); err == nil {
-			ttl := time.Until(c.ExpiresAt.Time)
-			if ttl > 0 {
-				if err := s.Redis.Set(ctx, s.key("revoked", c.ID), 1, ttl).Err(); err != nil {
-					return apperr.Wrap(err, "session")
-				}
-			}
-		}
+	if c, err := s.Tokens.Parse(accessToken, auth.TokenAccess); err == nil {
+		s.revokeFamily(bctx, c.FamilyID)
 	}
 	return nil
 }

@@ -45,3 +45,6 @@ func MustTokens(tb testing.TB, secret []byte, opts auth.TokenOptions) *auth.Toke
 	}
 	return tk
 }
+
+// testFamily is the session family of access tokens issued in tests.
+var testFamily = familyID

@@ -77,16 +77,17 @@ type TokenOptions struct {
 //
 // Subject is the user id and ID (jti) a random UUID. Parse guarantees that
 // Subject is a UUID, that OrgID is not nil, and that FamilyID is set exactly
-// on refresh tokens.
+// on access and refresh tokens.
 type Claims struct {
 	jwt.RegisteredClaims
 	// Type is the token type ("typ").
 	Type TokenType `json:"typ"`
 	// OrgID is the organization the token is scoped to ("org").
 	OrgID uuid.UUID `json:"org"`
-	// FamilyID is the refresh token family ("fam"); rotation keeps the
-	// family so reuse of an old token can revoke all of it. Only refresh
-	// tokens carry it.
+	// FamilyID is the session's token family ("fam"); rotation keeps the
+	// family so reuse of an old token can revoke all of it, and revoking a
+	// family (logout) ends its access tokens too. Access and refresh
+	// tokens carry it; WebSocket tokens do not.
 	FamilyID uuid.UUID `json:"fam,omitzero"`
 }
 
@@ -160,10 +161,13 @@ func (t *Tokens) TTL(typ TokenType) time.Duration {
 	return 0
 }
 
-// IssueAccess returns an access token for userID scoped to orgID, and its
-// expiry. Both ids must be non-nil.
-func (t *Tokens) IssueAccess(userID, orgID uuid.UUID) (token string, exp time.Time, err error) {
-	token, c, err := t.issue(TokenAccess, userID, orgID, uuid.Nil)
+// IssueAccess returns an access token for userID scoped to orgID in the
+// session familyID, and its expiry. All ids must be non-nil.
+func (t *Tokens) IssueAccess(userID, orgID, familyID uuid.UUID) (token string, exp time.Time, err error) {
+	if familyID == uuid.Nil {
+		return "", time.Time{}, errors.New("auth: access token family id is nil")
+	}
+	token, c, err := t.issue(TokenAccess, userID, orgID, familyID)
 	if err != nil {
 		return "", time.Time{}, err
 	}
@@ -296,8 +300,8 @@ func (c *Claims) check() error {
 	if c.OrgID == uuid.Nil {
 		return errors.New("organization id missing")
 	}
-	if (c.Type == TokenRefresh) != (c.FamilyID != uuid.Nil) {
-		return errors.New("family id must be set on refresh tokens only")
+	if (c.Type == TokenWS) != (c.FamilyID == uuid.Nil) {
+		return errors.New("family id must be set on access and refresh tokens only")
 	}
 	if c.IssuedAt == nil {
 		return errors.New("issued-at missing")

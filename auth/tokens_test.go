@@ -40,7 +40,7 @@ func issue(tb testing.TB, tk *auth.Tokens, typ auth.TokenType) string {
 func issueErr(tk *auth.Tokens, typ auth.TokenType) (s string, err error) {
 	switch typ {
 	case auth.TokenAccess:
-		s, _, err = tk.IssueAccess(userID, orgID)
+		s, _, err = tk.IssueAccess(userID, orgID, testFamily)
 	case auth.TokenRefresh:
 		s, _, err = tk.IssueRefresh(userID, orgID, familyID)
 	case auth.TokenWS:
@@ -106,6 +106,7 @@ func validClaims() jwt.MapClaims {
 		"exp": epoch.Add(time.Hour).Unix(),
 		"typ": "access",
 		"org": orgID.String(),
+		"fam": familyID.String(),
 	}
 }
 
@@ -173,7 +174,7 @@ func TestIssue(t *testing.T) {
 		ttl     time.Duration
 		wantFam bool
 	}{
-		{name: "Access", typ: auth.TokenAccess, ttl: time.Hour},
+		{name: "Access", typ: auth.TokenAccess, ttl: time.Hour, wantFam: true},
 		{name: "Refresh", typ: auth.TokenRefresh, ttl: 7 * 24 * time.Hour, wantFam: true},
 		{name: "WS", typ: auth.TokenWS, ttl: time.Minute},
 	}
@@ -232,7 +233,7 @@ func TestIssueReturnValues(t *testing.T) {
 	tk := MustTokens(t, testSecret, auth.TokenOptions{Now: clk.Now, AccessTTL: 15 * time.Minute, RefreshTTL: 24 * time.Hour, WSTTL: 30 * time.Second})
 
 	t.Run("AccessExp", func(t *testing.T) {
-		_, exp, err := tk.IssueAccess(userID, orgID)
+		_, exp, err := tk.IssueAccess(userID, orgID, testFamily)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -293,8 +294,8 @@ func TestIssueRejectsNilIDs(t *testing.T) {
 		name  string
 		issue func() error
 	}{
-		{name: "AccessNilUser", issue: func() error { _, _, err := tk.IssueAccess(uuid.Nil, orgID); return err }},
-		{name: "AccessNilOrg", issue: func() error { _, _, err := tk.IssueAccess(userID, uuid.Nil); return err }},
+		{name: "AccessNilUser", issue: func() error { _, _, err := tk.IssueAccess(uuid.Nil, orgID, testFamily); return err }},
+		{name: "AccessNilOrg", issue: func() error { _, _, err := tk.IssueAccess(userID, uuid.Nil, testFamily); return err }},
 		{name: "RefreshNilUser", issue: func() error { _, _, err := tk.IssueRefresh(uuid.Nil, orgID, familyID); return err }},
 		{name: "RefreshNilOrg", issue: func() error { _, _, err := tk.IssueRefresh(userID, uuid.Nil, familyID); return err }},
 		{name: "RefreshNilFamily", issue: func() error { _, _, err := tk.IssueRefresh(userID, orgID, uuid.Nil); return err }},
@@ -602,8 +603,9 @@ func TestParseForgedClaims(t *testing.T) {
 		{name: "MissingOrg", claims: with(func(c jwt.MapClaims) { delete(c, "org") }), wantErr: auth.ErrTokenInvalid},
 		{name: "NilOrg", claims: with(func(c jwt.MapClaims) { c["org"] = uuid.Nil.String() }), wantErr: auth.ErrTokenInvalid},
 		{name: "OrgNotUUID", claims: with(func(c jwt.MapClaims) { c["org"] = "acme" }), wantErr: auth.ErrTokenInvalid},
-		{name: "FamilyOnAccess", claims: with(func(c jwt.MapClaims) { c["fam"] = familyID.String() }), wantErr: auth.ErrTokenInvalid},
-		{name: "RefreshWithoutFamily", claims: with(func(c jwt.MapClaims) { c["typ"] = "refresh" }), want: auth.TokenRefresh, wantErr: auth.ErrTokenInvalid},
+		{name: "FamilyOnWS", claims: with(func(c jwt.MapClaims) { c["typ"] = "ws" }), want: auth.TokenWS, wantErr: auth.ErrTokenInvalid},
+		{name: "AccessWithoutFamily", claims: with(func(c jwt.MapClaims) { delete(c, "fam") }), wantErr: auth.ErrTokenInvalid},
+		{name: "RefreshWithoutFamily", claims: with(func(c jwt.MapClaims) { c["typ"] = "refresh"; delete(c, "fam") }), want: auth.TokenRefresh, wantErr: auth.ErrTokenInvalid},
 		{name: "ClaimsArray", claims: nil, wantErr: auth.ErrTokenInvalid},
 	}
 	for _, tt := range tests {

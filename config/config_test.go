@@ -507,3 +507,13 @@ func TestSQLitePath(t *testing.T) {
 		t.Errorf("SQLitePath = %q, want %q", got, want)
 	}
 }
+
+func TestREADMEHasOptionsTable(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), config.Markdown()) {
+		t.Fatal("README.md's configuration table differs from config.Markdown(); regenerate it")
+	}
+}

@@ -7,7 +7,6 @@ package graph
 
 import (
 	"context"
-	"fmt"
 	"switchboard/ent"
 
 	"github.com/google/uuid"
@@ -15,12 +14,12 @@ import (
 
 // Node is the resolver for the node field.
 func (r *queryResolver) Node(ctx context.Context, id uuid.UUID) (ent.Noder, error) {
-	panic(fmt.Errorf("not implemented: Node - node"))
+	return r.Resolver.Node(ctx, id)
 }
 
 // Nodes is the resolver for the nodes field.
 func (r *queryResolver) Nodes(ctx context.Context, ids []uuid.UUID) ([]ent.Noder, error) {
-	panic(fmt.Errorf("not implemented: Nodes - nodes"))
+	return r.Resolver.Nodes(ctx, ids)
 }
 
 // OrganizationMember returns OrganizationMemberResolver implementation.

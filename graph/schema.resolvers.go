@@ -68,27 +68,27 @@ func (r *mutationResolver) DeleteRole(ctx context.Context, id uuid.UUID) (bool, 
 
 // CreateTeam is the resolver for the createTeam field.
 func (r *mutationResolver) CreateTeam(ctx context.Context, input model.CreateTeamInput) (*ent.Team, error) {
-	panic(fmt.Errorf("not implemented: CreateTeam - createTeam"))
+	return r.Resolver.CreateTeam(ctx, input)
 }
 
 // UpdateTeam is the resolver for the updateTeam field.
 func (r *mutationResolver) UpdateTeam(ctx context.Context, id uuid.UUID, input model.UpdateTeamInput) (*ent.Team, error) {
-	panic(fmt.Errorf("not implemented: UpdateTeam - updateTeam"))
+	return r.Resolver.UpdateTeam(ctx, id, input)
 }
 
 // DeleteTeam is the resolver for the deleteTeam field.
 func (r *mutationResolver) DeleteTeam(ctx context.Context, id uuid.UUID) (bool, error) {
-	panic(fmt.Errorf("not implemented: DeleteTeam - deleteTeam"))
+	return ok(r.Resolver.DeleteTeam(ctx, id))
 }
 
 // AddTeamMember is the resolver for the addTeamMember field.
 func (r *mutationResolver) AddTeamMember(ctx context.Context, teamID uuid.UUID, input model.AddTeamMemberInput) (*ent.TeamMember, error) {
-	panic(fmt.Errorf("not implemented: AddTeamMember - addTeamMember"))
+	return r.Resolver.AddTeamMember(ctx, teamID, input)
 }
 
 // RemoveTeamMember is the resolver for the removeTeamMember field.
 func (r *mutationResolver) RemoveTeamMember(ctx context.Context, teamID uuid.UUID, userID uuid.UUID) (bool, error) {
-	panic(fmt.Errorf("not implemented: RemoveTeamMember - removeTeamMember"))
+	return ok(r.Resolver.RemoveTeamMember(ctx, teamID, userID))
 }
 
 // CreateAPIKey is the resolver for the createAPIKey field.
@@ -153,7 +153,7 @@ func (r *organizationMemberResolver) RoleName(ctx context.Context, obj *ent.Orga
 
 // Viewer is the resolver for the viewer field.
 func (r *queryResolver) Viewer(ctx context.Context) (*model.Me, error) {
-	panic(fmt.Errorf("not implemented: Viewer - viewer"))
+	return r.Resolver.Viewer(ctx)
 }
 
 // Organizations is the resolver for the organizations field.
@@ -208,17 +208,18 @@ func (r *queryResolver) APIKey(ctx context.Context, id uuid.UUID) (*ent.APIKey, 
 
 // Teams is the resolver for the teams field.
 func (r *queryResolver) Teams(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.TeamOrder, where *ent.TeamWhereInput) (*ent.TeamConnection, error) {
-	panic(fmt.Errorf("not implemented: Teams - teams"))
+	return r.TeamsQuery(ctx, deref(search)).Paginate(ctx, after, first, before, last,
+		ent.WithTeamOrder(orderBy), ent.WithTeamFilter(where.Filter))
 }
 
 // Team is the resolver for the team field.
 func (r *queryResolver) Team(ctx context.Context, id uuid.UUID) (*ent.Team, error) {
-	panic(fmt.Errorf("not implemented: Team - team"))
+	return r.GetTeam(ctx, id)
 }
 
 // TeamMembers is the resolver for the teamMembers field.
 func (r *queryResolver) TeamMembers(ctx context.Context, teamID uuid.UUID) ([]*ent.TeamMember, error) {
-	panic(fmt.Errorf("not implemented: TeamMembers - teamMembers"))
+	return r.Resolver.TeamMembers(ctx, teamID)
 }
 
 // OrgSettings is the resolver for the orgSettings field.
@@ -243,7 +244,8 @@ func (r *sSOConfigResolver) HasSecret(ctx context.Context, obj *ent.SSOConfig) (
 
 // MemberCount is the resolver for the memberCount field.
 func (r *teamResolver) MemberCount(ctx context.Context, obj *ent.Team) (int, error) {
-	panic(fmt.Errorf("not implemented: MemberCount - memberCount"))
+	counts, err := r.TeamMemberCounts(ctx, []uuid.UUID{obj.ID})
+	return counts[obj.ID], err
 }
 
 // RoleName is the resolver for the roleName field.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
 	"switchboard/apperr"
@@ -32,6 +33,47 @@ func (r *Resolver) GetTeam(ctx context.Context, id uuid.UUID) (*ent.Team, error)
 		WithMembers(func(q *ent.TeamMemberQuery) { q.WithUser().Order(ent.Asc(teammember.FieldCreatedAt)) }).
 		Only(ctx)
 	return t, apperr.Wrap(err, "team")
+}
+
+// TeamPage is one page of teams with what the list shows of each.
+type TeamPage struct {
+	Teams        []*ent.Team
+	MemberCounts map[uuid.UUID]int
+	CreatorNames map[uuid.UUID]string
+	Total        int
+}
+
+// ListTeams returns a page of TeamsQuery ordered by name, in one query:
+// member counts and creator names come from subqueries and the total from
+// a window count.
+func (r *Resolver) ListTeams(ctx context.Context, search string, offset, limit int) (*TeamPage, error) {
+	teams, err := r.TeamsQuery(ctx, search).
+		Modify(func(s *sql.Selector) {
+			tm, u := sql.Table(teammember.Table), sql.Table(user.Table)
+			s.AppendSelectExprAs(sql.Select(sql.Count("*")).From(tm).
+				Where(sql.ColumnsEQ(tm.C(teammember.FieldTeamID), s.C(team.FieldID))), "member_count")
+			s.AppendSelectExprAs(sql.Select(u.C(user.FieldFullName)).From(u).
+				Where(sql.ColumnsEQ(u.C(user.FieldID), s.C(team.FieldCreatedByID))), "created_by_name")
+			s.AppendSelectExprAs(sql.Raw("COUNT(*) OVER ()"), "total_count")
+		}).
+		Order(ent.Asc(team.FieldName), ent.Asc(team.FieldID)).
+		Offset(offset).Limit(limit).All(ctx)
+	if err != nil {
+		return nil, apperr.Wrap(err, "team")
+	}
+	page := &TeamPage{Teams: teams, MemberCounts: map[uuid.UUID]int{}, CreatorNames: map[uuid.UUID]string{}}
+	for _, t := range teams {
+		page.MemberCounts[t.ID] = intValue(t.Value("member_count"))
+		page.CreatorNames[t.ID] = stringValue(t.Value("created_by_name"))
+		page.Total = intValue(t.Value("total_count"))
+	}
+	if len(teams) == 0 && offset > 0 {
+		// Past the last page the window count has no row to ride on.
+		if page.Total, err = r.TeamsQuery(ctx, search).Count(ctx); err != nil {
+			return nil, apperr.Wrap(err, "team")
+		}
+	}
+	return page, nil
 }
 
 // TeamMemberCounts counts the members of each team in ids with one query.

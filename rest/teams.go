@@ -4,10 +4,8 @@ import (
 	"net/http"
 
 	"github.com/gin-gonic/gin"
-	"github.com/google/uuid"
 
 	"switchboard/apperr"
-	"switchboard/ent"
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
 	"switchboard/graph/model"
@@ -37,29 +35,16 @@ func (a *API) listTeams(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	q := a.R.TeamsQuery(ctx(c), c.Query("search"))
-	total, err := q.Clone().Count(ctx(c))
-	if err != nil {
-		return 0, nil, apperr.Wrap(err, "team")
-	}
-	teams, err := q.WithCreatedBy().Order(ent.Asc(team.FieldName), ent.Asc(team.FieldID)).
-		Offset(p.Offset()).Limit(p.Limit).All(ctx(c))
-	if err != nil {
-		return 0, nil, apperr.Wrap(err, "team")
-	}
-	ids := make([]uuid.UUID, len(teams))
-	for i, t := range teams {
-		ids[i] = t.ID
-	}
-	counts, err := a.R.TeamMemberCounts(ctx(c), ids)
+	pg, err := a.R.ListTeams(ctx(c), c.Query("search"), p.Offset(), p.Limit)
 	if err != nil {
 		return 0, nil, err
 	}
-	out := make([]teamJSON, len(teams))
-	for i, t := range teams {
-		out[i] = presentTeam(t, counts[t.ID], false)
+	out := make([]teamJSON, len(pg.Teams))
+	for i, t := range pg.Teams {
+		out[i] = presentTeam(t, pg.MemberCounts[t.ID], false)
+		out[i].CreatedByName = pg.CreatorNames[t.ID]
 	}
-	return http.StatusOK, listPayload("teams", out, total, p), nil
+	return http.StatusOK, listPayload("teams", out, pg.Total, p), nil
 }
 
 func (a *API) getTeam(c *gin.Context) (int, any, error) {
