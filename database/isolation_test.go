@@ -65,7 +65,7 @@ func tenantFixtures(t *testing.T, ctx context.Context, c *ent.Client) map[string
 		}
 	}
 	now := time.Now()
-	u := must(idOf(c.User.Create().SetEmail(uuid.NewString()+"@example.com").Save(rule.Bypass(ctx, "fixture"))))
+	u := must(idOf(c.User.Create().SetEmail(uuid.NewString() + "@example.com").Save(rule.Bypass(ctx, "fixture"))))
 	roleID := save("Role")(c.Role.Create().SetName("Custom").Save(ctx))
 	save("OrganizationMember")(c.OrganizationMember.Create().SetUserID(u).SetRoleID(roleID).Save(ctx))
 	save("Invitation")(c.Invitation.Create().SetEmail("x@example.com").SetRoleID(roleID).SetExpiresAt(now.Add(time.Hour)).Save(ctx))
