@@ -304,3 +304,15 @@ func (e *Env) NewOrg(name string) *Client {
 	}
 	return e.Login(email, UserPassword)
 }
+
+// GraphQL posts a query with variables to /graphql.
+func (c *Client) GraphQL(query string, vars map[string]any) *Response {
+	c.env.T.Helper()
+	return c.Do(http.MethodPost, "/graphql", map[string]any{"query": query, "variables": vars})
+}
+
+// GraphQLErrorCode is extensions.code of the first GraphQL error ("" when
+// there is none).
+func (r *Response) GraphQLErrorCode() string {
+	return r.String("errors.0.extensions.code")
+}
