@@ -18,7 +18,7 @@ import (
 
 // CreateOrganization is the resolver for the createOrganization field.
 func (r *mutationResolver) CreateOrganization(ctx context.Context, input model.CreateOrganizationInput) (*ent.Organization, error) {
-	panic(fmt.Errorf("not implemented: CreateOrganization - createOrganization"))
+	return r.Resolver.CreateOrganization(ctx, input)
 }
 
 // AddMember is the resolver for the addMember field.
@@ -38,32 +38,32 @@ func (r *mutationResolver) RemoveMember(ctx context.Context, memberID uuid.UUID)
 
 // UpdateOrgSettings is the resolver for the updateOrgSettings field.
 func (r *mutationResolver) UpdateOrgSettings(ctx context.Context, input model.UpdateOrgSettingsInput) (*ent.Organization, error) {
-	panic(fmt.Errorf("not implemented: UpdateOrgSettings - updateOrgSettings"))
+	return r.Resolver.UpdateOrgSettings(ctx, input)
 }
 
 // SaveSSOConfig is the resolver for the saveSSOConfig field.
 func (r *mutationResolver) SaveSSOConfig(ctx context.Context, input model.SaveSSOConfigInput) (*ent.SSOConfig, error) {
-	panic(fmt.Errorf("not implemented: SaveSSOConfig - saveSSOConfig"))
+	return r.Resolver.SaveSSOConfig(ctx, input)
 }
 
 // DeleteSSOConfig is the resolver for the deleteSSOConfig field.
 func (r *mutationResolver) DeleteSSOConfig(ctx context.Context, provider ssoconfig.Provider) (bool, error) {
-	panic(fmt.Errorf("not implemented: DeleteSSOConfig - deleteSSOConfig"))
+	return ok(r.Resolver.DeleteSSOConfig(ctx, provider))
 }
 
 // CreateRole is the resolver for the createRole field.
 func (r *mutationResolver) CreateRole(ctx context.Context, input model.CreateRoleInput) (*ent.Role, error) {
-	panic(fmt.Errorf("not implemented: CreateRole - createRole"))
+	return r.Resolver.CreateRole(ctx, input)
 }
 
 // UpdateRole is the resolver for the updateRole field.
 func (r *mutationResolver) UpdateRole(ctx context.Context, id uuid.UUID, input model.UpdateRoleInput) (*ent.Role, error) {
-	panic(fmt.Errorf("not implemented: UpdateRole - updateRole"))
+	return r.Resolver.UpdateRole(ctx, id, input)
 }
 
 // DeleteRole is the resolver for the deleteRole field.
 func (r *mutationResolver) DeleteRole(ctx context.Context, id uuid.UUID) (bool, error) {
-	panic(fmt.Errorf("not implemented: DeleteRole - deleteRole"))
+	return ok(r.Resolver.DeleteRole(ctx, id))
 }
 
 // CreateTeam is the resolver for the createTeam field.
@@ -93,17 +93,17 @@ func (r *mutationResolver) RemoveTeamMember(ctx context.Context, teamID uuid.UUI
 
 // CreateAPIKey is the resolver for the createAPIKey field.
 func (r *mutationResolver) CreateAPIKey(ctx context.Context, input model.CreateAPIKeyInput) (*model.CreatedAPIKey, error) {
-	panic(fmt.Errorf("not implemented: CreateAPIKey - createAPIKey"))
+	return r.Resolver.CreateAPIKey(ctx, input)
 }
 
 // SetAPIKeyActive is the resolver for the setAPIKeyActive field.
 func (r *mutationResolver) SetAPIKeyActive(ctx context.Context, id uuid.UUID, isActive bool) (*ent.APIKey, error) {
-	panic(fmt.Errorf("not implemented: SetAPIKeyActive - setAPIKeyActive"))
+	return r.Resolver.SetAPIKeyActive(ctx, id, isActive)
 }
 
 // DeleteAPIKey is the resolver for the deleteAPIKey field.
 func (r *mutationResolver) DeleteAPIKey(ctx context.Context, id uuid.UUID) (bool, error) {
-	panic(fmt.Errorf("not implemented: DeleteAPIKey - deleteAPIKey"))
+	return ok(r.Resolver.DeleteAPIKey(ctx, id))
 }
 
 // CreateUser is the resolver for the createUser field.
@@ -123,12 +123,12 @@ func (r *mutationResolver) DeleteUser(ctx context.Context, id uuid.UUID) (bool, 
 
 // SetAvailability is the resolver for the setAvailability field.
 func (r *mutationResolver) SetAvailability(ctx context.Context, isAvailable bool) (*ent.User, error) {
-	panic(fmt.Errorf("not implemented: SetAvailability - setAvailability"))
+	return r.Resolver.SetAvailability(ctx, isAvailable)
 }
 
 // ChangePassword is the resolver for the changePassword field.
 func (r *mutationResolver) ChangePassword(ctx context.Context, input model.ChangePasswordInput) (bool, error) {
-	panic(fmt.Errorf("not implemented: ChangePassword - changePassword"))
+	return ok(r.Resolver.ChangePassword(ctx, input))
 }
 
 // Email is the resolver for the email field.
@@ -158,12 +158,13 @@ func (r *queryResolver) Viewer(ctx context.Context) (*model.Me, error) {
 
 // Organizations is the resolver for the organizations field.
 func (r *queryResolver) Organizations(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.OrganizationOrder, where *ent.OrganizationWhereInput) (*ent.OrganizationConnection, error) {
-	panic(fmt.Errorf("not implemented: Organizations - organizations"))
+	return r.db(ctx).Organization.Query().Paginate(ctx, after, first, before, last,
+		ent.WithOrganizationOrder(orderBy), ent.WithOrganizationFilter(where.Filter))
 }
 
 // CurrentOrganization is the resolver for the currentOrganization field.
 func (r *queryResolver) CurrentOrganization(ctx context.Context) (*ent.Organization, error) {
-	panic(fmt.Errorf("not implemented: CurrentOrganization - currentOrganization"))
+	return r.Resolver.CurrentOrganization(ctx)
 }
 
 // Members is the resolver for the members field.
@@ -183,27 +184,29 @@ func (r *queryResolver) User(ctx context.Context, id uuid.UUID) (*ent.User, erro
 
 // Roles is the resolver for the roles field.
 func (r *queryResolver) Roles(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.RoleOrder, where *ent.RoleWhereInput) (*ent.RoleConnection, error) {
-	panic(fmt.Errorf("not implemented: Roles - roles"))
+	return r.RolesQuery(ctx, deref(search)).Paginate(ctx, after, first, before, last,
+		ent.WithRoleOrder(orderBy), ent.WithRoleFilter(where.Filter))
 }
 
 // Role is the resolver for the role field.
 func (r *queryResolver) Role(ctx context.Context, id uuid.UUID) (*ent.Role, error) {
-	panic(fmt.Errorf("not implemented: Role - role"))
+	return r.GetRole(ctx, id)
 }
 
 // Permissions is the resolver for the permissions field.
 func (r *queryResolver) Permissions(ctx context.Context) ([]*ent.Permission, error) {
-	panic(fmt.Errorf("not implemented: Permissions - permissions"))
+	return r.ListPermissions(ctx)
 }
 
 // APIKeys is the resolver for the apiKeys field.
 func (r *queryResolver) APIKeys(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.APIKeyOrder, where *ent.APIKeyWhereInput) (*ent.APIKeyConnection, error) {
-	panic(fmt.Errorf("not implemented: APIKeys - apiKeys"))
+	return r.APIKeysQuery(ctx, deref(search)).Paginate(ctx, after, first, before, last,
+		ent.WithAPIKeyOrder(orderBy), ent.WithAPIKeyFilter(where.Filter))
 }
 
 // APIKey is the resolver for the apiKey field.
 func (r *queryResolver) APIKey(ctx context.Context, id uuid.UUID) (*ent.APIKey, error) {
-	panic(fmt.Errorf("not implemented: APIKey - apiKey"))
+	return r.GetAPIKey(ctx, id)
 }
 
 // Teams is the resolver for the teams field.
@@ -224,22 +227,26 @@ func (r *queryResolver) TeamMembers(ctx context.Context, teamID uuid.UUID) ([]*e
 
 // OrgSettings is the resolver for the orgSettings field.
 func (r *queryResolver) OrgSettings(ctx context.Context) (*ent.Organization, error) {
-	panic(fmt.Errorf("not implemented: OrgSettings - orgSettings"))
+	return r.Resolver.OrgSettings(ctx)
 }
 
 // SsoConfigs is the resolver for the ssoConfigs field.
 func (r *queryResolver) SsoConfigs(ctx context.Context) ([]*ent.SSOConfig, error) {
-	panic(fmt.Errorf("not implemented: SsoConfigs - ssoConfigs"))
+	return r.SSOConfigs(ctx)
 }
 
 // PermissionCount is the resolver for the permissionCount field.
 func (r *roleResolver) PermissionCount(ctx context.Context, obj *ent.Role) (int, error) {
-	panic(fmt.Errorf("not implemented: PermissionCount - permissionCount"))
+	if obj.Edges.Permissions != nil {
+		return len(obj.Edges.Permissions), nil
+	}
+	counts, err := r.RolePermissionCounts(ctx, []uuid.UUID{obj.ID})
+	return counts[obj.ID], err
 }
 
 // HasSecret is the resolver for the hasSecret field.
 func (r *sSOConfigResolver) HasSecret(ctx context.Context, obj *ent.SSOConfig) (bool, error) {
-	panic(fmt.Errorf("not implemented: HasSecret - hasSecret"))
+	return len(obj.ClientSecretEncrypted) > 0, nil
 }
 
 // MemberCount is the resolver for the memberCount field.

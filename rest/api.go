@@ -92,14 +92,8 @@ func (a *API) guard(r Route) gin.HandlerFunc {
 			a.run(c, r)
 			return
 		}
-		v, viaCookie, err := a.authenticate(c)
-		if err != nil {
-			if a.rateLimit(c, "ip:"+c.ClientIP(), a.Opts.AnonRatePerMinute) {
-				writeError(c, err)
-			}
-			return
-		}
-		if !a.rateLimit(c, principalKey(v), a.Opts.RatePerMinute) {
+		v, viaCookie, ok := a.authenticateLimited(c)
+		if !ok {
 			return
 		}
 		if viaCookie && r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -119,11 +113,45 @@ func (a *API) guard(r Route) gin.HandlerFunc {
 	}
 }
 
-func principalKey(v *viewer.Viewer) string {
-	if v.APIKeyID != uuid.Nil {
-		return "key:" + v.APIKeyID.String()
+// authenticateLimited authenticates the request and applies its rate limit.
+// Both are round trips (the database, Redis), so they run concurrently: the
+// limit key comes from the credential itself (the access token's user, the
+// API key's prefix), or from the client address when the credential is
+// unusable. It writes the answer and reports false when the request must
+// stop.
+func (a *API) authenticateLimited(c *gin.Context) (*viewer.Viewer, bool, bool) {
+	key, limit := a.credentialKey(c)
+	limited := make(chan limitResult, 1)
+	go func() { limited <- a.limit(c.Request.Context(), key, limit) }()
+	v, viaCookie, err := a.authenticate(c)
+	if !a.applyLimit(c, <-limited) {
+		return nil, false, false
 	}
-	return "user:" + v.UserID.String()
+	if err != nil {
+		writeError(c, err)
+		return nil, false, false
+	}
+	return v, viaCookie, true
+}
+
+// credentialKey names the rate-limit budget of a request.
+func (a *API) credentialKey(c *gin.Context) (string, int) {
+	cr := readCredential(c)
+	if cr.apiKey != "" {
+		if _, prefix, err := auth.ParseAPIKey(cr.apiKey); err == nil {
+			return "key:" + prefix, a.Opts.RatePerMinute
+		}
+	}
+	token := cr.bearer
+	if token == "" {
+		token = cr.cookie
+	}
+	if token != "" {
+		if claims, err := a.Access.Tokens.Parse(token, auth.TokenAccess); err == nil {
+			return "user:" + claims.Subject, a.Opts.RatePerMinute
+		}
+	}
+	return "ip:" + c.ClientIP(), a.Opts.AnonRatePerMinute
 }
 
 // authenticate resolves the request's credential to a viewer. It reports
@@ -160,15 +188,35 @@ func (a *API) authenticate(c *gin.Context) (*viewer.Viewer, bool, error) {
 // rateLimit applies the sliding-window limit of key, sets the three
 // headers, and answers 429 past the limit. It reports whether to go on.
 func (a *API) rateLimit(c *gin.Context, key string, perMinute int) bool {
+	return a.applyLimit(c, a.limit(c.Request.Context(), key, perMinute))
+}
+
+// limitResult is the outcome of one rate-limit check; skip means no limit
+// applies (none configured, or Redis failed and the check fails open).
+type limitResult struct {
+	res  ratelimit.Result
+	skip bool
+}
+
+func (a *API) limit(ctx context.Context, key string, perMinute int) limitResult {
 	if a.Limiter == nil || perMinute <= 0 {
-		return true
+		return limitResult{skip: true}
 	}
-	res, err := a.Limiter.Allow(c.Request.Context(), key, perMinute, time.Minute)
+	res, err := a.Limiter.Allow(ctx, key, perMinute, time.Minute)
 	if err != nil {
 		// Failing open keeps the API up when Redis hiccups; it is logged.
 		a.Log.Warn("rate limiter unavailable", "err", err)
+		return limitResult{skip: true}
+	}
+	return limitResult{res: res}
+}
+
+// applyLimit sets the three headers and answers 429 past the limit.
+func (a *API) applyLimit(c *gin.Context, lr limitResult) bool {
+	if lr.skip {
 		return true
 	}
+	res := lr.res
 	h := c.Writer.Header()
 	h.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
 	h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))

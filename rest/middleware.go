@@ -41,14 +41,8 @@ func (a *API) GraphQLGuard(h http.Handler) gin.HandlerFunc {
 			h.ServeHTTP(c.Writer, c.Request)
 			return
 		}
-		v, viaCookie, err := a.authenticate(c)
-		if err != nil {
-			if a.rateLimit(c, "ip:"+c.ClientIP(), a.Opts.AnonRatePerMinute) {
-				writeError(c, err)
-			}
-			return
-		}
-		if !a.rateLimit(c, principalKey(v), a.Opts.RatePerMinute) {
+		v, viaCookie, ok := a.authenticateLimited(c)
+		if !ok {
 			return
 		}
 		if viaCookie && c.Request.Method == http.MethodPost {
