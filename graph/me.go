@@ -3,11 +3,14 @@ package graph
 import (
 	"context"
 	"sort"
+	"time"
 
 	"github.com/google/uuid"
 
 	"switchboard/apperr"
+	"switchboard/auth"
 	"switchboard/ent"
+	"switchboard/ent/agentbreak"
 	"switchboard/ent/organizationmember"
 	"switchboard/ent/role"
 	"switchboard/ent/rule"
@@ -69,4 +72,84 @@ func permissionList(v *viewer.Viewer) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// viewerUser returns the viewer's own user. Errors: unauthenticated (no
+// user behind the viewer).
+func (r *Resolver) viewerUser(ctx context.Context) (*viewer.Viewer, *ent.User, error) {
+	v := viewer.FromContext(ctx)
+	if v == nil || v.UserID == uuid.Nil {
+		return nil, nil, apperr.New(apperr.Unauthenticated, "authentication required")
+	}
+	u, err := r.db(ctx).User.Get(ctx, v.UserID)
+	if err != nil {
+		return nil, nil, apperr.Wrap(err, "user")
+	}
+	return v, u, nil
+}
+
+// SetAvailability sets the viewer's availability. Going unavailable opens
+// a break (an AgentBreak from now) in the current organization unless one
+// is open there; coming back closes every open break of the viewer. Calling
+// it again with the same value changes nothing. Errors: unauthenticated.
+func (r *Resolver) SetAvailability(ctx context.Context, isAvailable bool) (*ent.User, error) {
+	v, u, err := r.viewerUser(ctx)
+	if err != nil {
+		return nil, err
+	}
+	db := r.db(ctx)
+	now := time.Now().UTC()
+	if isAvailable {
+		// Availability is one flag per account, while breaks are recorded
+		// per organization: coming back ends the viewer's open breaks in
+		// every organization, whichever one they act in now. A named
+		// bypass, limited to the viewer's own breaks.
+		_, err := db.AgentBreak.Update().
+			Where(agentbreak.UserID(v.UserID), agentbreak.EndedAtIsNil()).
+			SetEndedAt(now).Save(rule.Bypass(ctx, "closing the viewer's own open breaks in every organization"))
+		if err != nil {
+			return nil, apperr.Wrap(err, "break")
+		}
+	} else {
+		open, err := db.AgentBreak.Query().
+			Where(agentbreak.UserID(v.UserID), agentbreak.EndedAtIsNil()).Exist(ctx)
+		if err != nil {
+			return nil, apperr.Wrap(err, "break")
+		}
+		if !open {
+			if err := db.AgentBreak.Create().SetUserID(v.UserID).SetStartedAt(now).Exec(ctx); err != nil {
+				return nil, apperr.Wrap(err, "break")
+			}
+		}
+	}
+	if u.IsAvailable == isAvailable {
+		return u, nil
+	}
+	u, err = db.User.UpdateOne(u).SetIsAvailable(isAvailable).Save(ctx)
+	return u, apperr.Wrap(err, "user")
+}
+
+// ChangePassword replaces the viewer's password after checking the
+// current one. Errors: unauthenticated, forbidden (an API key: a key must
+// not take over its owner's account), invalid (current password wrong or
+// not set, new password against the policy).
+func (r *Resolver) ChangePassword(ctx context.Context, in model.ChangePasswordInput) error {
+	v, u, err := r.viewerUser(ctx)
+	if err != nil {
+		return err
+	}
+	if v.APIKeyID != uuid.Nil {
+		return apperr.Forbiddenf("an API key cannot change its owner's password")
+	}
+	if u.PasswordHash == "" {
+		return apperr.Invalidf("this account has no password; it signs in with single sign-on")
+	}
+	if in.CurrentPassword == "" || !auth.CheckPassword(u.PasswordHash, in.CurrentPassword) {
+		return apperr.Invalidf("current password is incorrect")
+	}
+	hash, err := newPasswordHash(in.NewPassword)
+	if err != nil {
+		return err
+	}
+	return apperr.Wrap(r.db(ctx).User.UpdateOne(u).SetPasswordHash(hash).Exec(ctx), "user")
 }

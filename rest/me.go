@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"switchboard/access"
+	"switchboard/apperr"
 	"switchboard/ent"
 	"switchboard/ent/viewer"
 	"switchboard/graph/model"
@@ -133,8 +134,53 @@ func (a *API) currentUser(ctx context.Context, withPermissions bool) (userJSON, 
 	return u, nil
 }
 
+func (a *API) setAvailability(c *gin.Context) (int, any, error) {
+	var b struct {
+		IsAvailable *bool `json:"is_available"`
+	}
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	if b.IsAvailable == nil {
+		return 0, nil, apperr.Invalidf("is_available is required")
+	}
+	if _, err := a.R.SetAvailability(ctx(c), *b.IsAvailable); err != nil {
+		return 0, nil, err
+	}
+	u, err := a.currentUser(ctx(c), false)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, u, nil
+}
+
+func (a *API) changePassword(c *gin.Context) (int, any, error) {
+	var b struct {
+		CurrentPassword *string `json:"current_password"`
+		NewPassword     *string `json:"new_password"`
+	}
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	switch {
+	case b.CurrentPassword == nil:
+		return 0, nil, apperr.Invalidf("current_password is required")
+	case b.NewPassword == nil:
+		return 0, nil, apperr.Invalidf("new_password is required")
+	}
+	err := a.R.ChangePassword(ctx(c), model.ChangePasswordInput{
+		CurrentPassword: *b.CurrentPassword, NewPassword: *b.NewPassword,
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"message": "Password changed"}, nil
+}
+
 func (a *API) meRoutes() []Route {
 	return []Route{
 		{Method: get, Path: "/api/me", Perm: Authenticated, Handle: a.me},
+		{Method: put, Path: "/api/me/availability", Perm: Authenticated, Handle: a.setAvailability},
+		{Method: put, Path: "/api/me/password", Perm: Authenticated, Handle: a.changePassword},
 	}
 }

@@ -1,11 +1,16 @@
 package rest
 
 import (
+	"fmt"
+	"net/http"
 	"time"
 
+	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 
+	"switchboard/apperr"
 	"switchboard/ent"
+	"switchboard/graph/model"
 )
 
 type organizationJSON struct {
@@ -17,4 +22,170 @@ type organizationJSON struct {
 
 func presentOrganization(o *ent.Organization) organizationJSON {
 	return organizationJSON{ID: o.ID, Name: o.Name, Slug: o.Slug, CreatedAt: o.CreatedAt}
+}
+
+// memberJSON is the spec's Organization member.
+type memberJSON struct {
+	ID             uuid.UUID `json:"id"`
+	UserID         uuid.UUID `json:"user_id"`
+	OrganizationID uuid.UUID `json:"organization_id"`
+	RoleID         uuid.UUID `json:"role_id"`
+	RoleName       string    `json:"role_name"`
+	IsDefault      bool      `json:"is_default"`
+	Email          string    `json:"email"`
+	FullName       string    `json:"full_name"`
+	IsActive       bool      `json:"is_active"`
+	CreatedAt      time.Time `json:"created_at"`
+}
+
+// presentMember renders a membership with its user and role loaded.
+func presentMember(m *ent.OrganizationMember) memberJSON {
+	out := memberJSON{
+		ID: m.ID, UserID: m.UserID, OrganizationID: m.OrganizationID, RoleID: m.RoleID,
+		IsDefault: m.IsDefault, CreatedAt: m.CreatedAt,
+	}
+	if u := m.Edges.User; u != nil {
+		out.Email, out.FullName, out.IsActive = u.Email, u.FullName, u.IsActive
+	}
+	if r := m.Edges.Role; r != nil {
+		out.RoleName = r.Name
+	}
+	return out
+}
+
+// invitationMessage tells an admin what an invitation lets the person do.
+func invitationMessage(inv *ent.Invitation) string {
+	return fmt.Sprintf("Invitation created for %s; they can register into this organization until %s",
+		inv.Email, inv.ExpiresAt.UTC().Format(time.RFC3339))
+}
+
+func (a *API) listOrganizations(c *gin.Context) (int, any, error) {
+	orgs, err := a.R.ListOrganizations(ctx(c))
+	if err != nil {
+		return 0, nil, err
+	}
+	out := make([]organizationJSON, len(orgs))
+	for i, o := range orgs {
+		out[i] = presentOrganization(o)
+	}
+	return http.StatusOK, gin.H{"organizations": out}, nil
+}
+
+func (a *API) currentOrganization(c *gin.Context) (int, any, error) {
+	o, err := a.R.CurrentOrganization(ctx(c))
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentOrganization(o), nil
+}
+
+func (a *API) createOrganization(c *gin.Context) (int, any, error) {
+	var b struct {
+		Name *string `json:"name"`
+	}
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	if b.Name == nil {
+		return 0, nil, apperr.Invalidf("name is required")
+	}
+	o, err := a.R.CreateOrganization(ctx(c), model.CreateOrganizationInput{Name: *b.Name})
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, presentOrganization(o), nil
+}
+
+func (a *API) listMembers(c *gin.Context) (int, any, error) {
+	p, err := bindPage(c, 50)
+	if err != nil {
+		return 0, nil, err
+	}
+	pg, err := a.R.ListMembers(ctx(c), c.Query("search"), p.Offset(), p.Limit)
+	if err != nil {
+		return 0, nil, err
+	}
+	out := make([]memberJSON, len(pg.Members))
+	for i, m := range pg.Members {
+		out[i] = presentMember(m)
+	}
+	return http.StatusOK, listPayload("members", out, pg.Total, p), nil
+}
+
+func (a *API) addMember(c *gin.Context) (int, any, error) {
+	var b struct {
+		UserID string  `json:"user_id"`
+		Email  *string `json:"email"`
+		RoleID string  `json:"role_id"`
+	}
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	in := model.AddMemberInput{Email: b.Email}
+	var err error
+	if in.UserID, err = optionalUUID("user_id", b.UserID); err != nil {
+		return 0, nil, err
+	}
+	if in.RoleID, err = optionalUUID("role_id", b.RoleID); err != nil {
+		return 0, nil, err
+	}
+	res, err := a.R.AddMember(ctx(c), in)
+	if err != nil {
+		return 0, nil, err
+	}
+	if res.Invitation != nil {
+		return http.StatusCreated, gin.H{"message": invitationMessage(res.Invitation)}, nil
+	}
+	return http.StatusCreated, gin.H{"message": "Member added"}, nil
+}
+
+func (a *API) updateMember(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	var b struct {
+		RoleID string `json:"role_id"`
+	}
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	roleID, err := optionalUUID("role_id", b.RoleID)
+	if err != nil {
+		return 0, nil, err
+	}
+	if roleID == nil {
+		return 0, nil, apperr.Invalidf("role_id is required")
+	}
+	if _, err := a.R.UpdateMemberRole(ctx(c), id, *roleID); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"message": "Member role updated"}, nil
+}
+
+func (a *API) removeMember(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := a.R.RemoveMember(ctx(c), id); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"message": "Member removed"}, nil
+}
+
+// organizationRoutes: listing every organization needs organizations:read
+// (the data layer shows a non-super-admin only their own); anyone signed in
+// may create one and becomes its Admin. Members are managed with the
+// users:* permissions.
+func (a *API) organizationRoutes() []Route {
+	return []Route{
+		{Method: get, Path: "/api/organizations", Perm: "organizations:read", Handle: a.listOrganizations},
+		{Method: post, Path: "/api/organizations", Perm: Authenticated, Handle: a.createOrganization},
+		{Method: get, Path: "/api/organizations/current", Perm: Authenticated, Handle: a.currentOrganization},
+		{Method: get, Path: "/api/organizations/members", Perm: "users:read", Handle: a.listMembers},
+		{Method: post, Path: "/api/organizations/members", Perm: "users:create", Handle: a.addMember},
+		{Method: put, Path: "/api/organizations/members/:id", Perm: "users:update", Handle: a.updateMember},
+		{Method: del, Path: "/api/organizations/members/:id", Perm: "users:delete", Handle: a.removeMember},
+	}
 }

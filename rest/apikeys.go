@@ -1,0 +1,143 @@
+package rest
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"switchboard/apperr"
+	"switchboard/ent"
+	"switchboard/ent/apikey"
+	"switchboard/graph/model"
+)
+
+// apiKeyJSON is the spec's API key record; the key itself is never in it.
+type apiKeyJSON struct {
+	ID         uuid.UUID  `json:"id"`
+	Name       string     `json:"name"`
+	KeyPrefix  string     `json:"key_prefix"`
+	LastUsedAt *time.Time `json:"last_used_at"`
+	ExpiresAt  *time.Time `json:"expires_at"`
+	IsActive   bool       `json:"is_active"`
+	CreatedAt  time.Time  `json:"created_at"`
+}
+
+func presentAPIKey(k *ent.APIKey) apiKeyJSON {
+	return apiKeyJSON{
+		ID: k.ID, Name: k.Name, KeyPrefix: k.KeyPrefix, LastUsedAt: k.LastUsedAt,
+		ExpiresAt: k.ExpiresAt, IsActive: k.IsActive, CreatedAt: k.CreatedAt,
+	}
+}
+
+// createdAPIKeyJSON is the create response: the record plus the full key,
+// shown only this once.
+type createdAPIKeyJSON struct {
+	apiKeyJSON
+	Key string `json:"key"`
+}
+
+func (a *API) listAPIKeys(c *gin.Context) (int, any, error) {
+	p, err := bindPage(c, 50)
+	if err != nil {
+		return 0, nil, err
+	}
+	q := a.R.APIKeysQuery(ctx(c), c.Query("search"))
+	total, err := q.Clone().Count(ctx(c))
+	if err != nil {
+		return 0, nil, apperr.Wrap(err, "API key")
+	}
+	keys, err := q.Order(ent.Desc(apikey.FieldCreatedAt), ent.Asc(apikey.FieldID)).
+		Offset(p.Offset()).Limit(p.Limit).All(ctx(c))
+	if err != nil {
+		return 0, nil, apperr.Wrap(err, "API key")
+	}
+	out := make([]apiKeyJSON, len(keys))
+	for i, k := range keys {
+		out[i] = presentAPIKey(k)
+	}
+	return http.StatusOK, listPayload("api_keys", out, total, p), nil
+}
+
+func (a *API) getAPIKey(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	k, err := a.R.GetAPIKey(ctx(c), id)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentAPIKey(k), nil
+}
+
+func (a *API) createAPIKey(c *gin.Context) (int, any, error) {
+	var b struct {
+		Name      *string `json:"name"`
+		ExpiresAt *string `json:"expires_at"`
+	}
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	if b.Name == nil {
+		return 0, nil, apperr.Invalidf("name is required")
+	}
+	in := model.CreateAPIKeyInput{Name: *b.Name}
+	if b.ExpiresAt != nil {
+		t, err := time.Parse(time.RFC3339, *b.ExpiresAt)
+		if err != nil {
+			return 0, nil, apperr.Invalidf("expires_at must be an RFC 3339 timestamp (for example 2030-01-02T15:04:05Z)")
+		}
+		in.ExpiresAt = &t
+	}
+	created, err := a.R.CreateAPIKey(ctx(c), in)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, createdAPIKeyJSON{apiKeyJSON: presentAPIKey(created.APIKey), Key: created.Key}, nil
+}
+
+func (a *API) updateAPIKey(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	var b struct {
+		IsActive *bool `json:"is_active"`
+	}
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	if b.IsActive == nil {
+		return 0, nil, apperr.Invalidf("is_active is required")
+	}
+	k, err := a.R.SetAPIKeyActive(ctx(c), id, *b.IsActive)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentAPIKey(k), nil
+}
+
+func (a *API) deleteAPIKey(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := a.R.DeleteAPIKey(ctx(c), id); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"message": "API key deleted"}, nil
+}
+
+// apiKeyRoutes: enabling, disabling and deleting a key are all revocation
+// rights (api_keys:delete); the catalogue has no api_keys:update.
+func (a *API) apiKeyRoutes() []Route {
+	return []Route{
+		{Method: get, Path: "/api/api-keys", Perm: "api_keys:read", Handle: a.listAPIKeys},
+		{Method: post, Path: "/api/api-keys", Perm: "api_keys:create", Handle: a.createAPIKey},
+		{Method: get, Path: "/api/api-keys/:id", Perm: "api_keys:read", Handle: a.getAPIKey},
+		{Method: put, Path: "/api/api-keys/:id", Perm: "api_keys:delete", Handle: a.updateAPIKey},
+		{Method: del, Path: "/api/api-keys/:id", Perm: "api_keys:delete", Handle: a.deleteAPIKey},
+	}
+}

@@ -1,0 +1,181 @@
+package rest
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"switchboard/apperr"
+	"switchboard/ent"
+	"switchboard/ent/role"
+	"switchboard/graph/model"
+)
+
+// permissionJSON is the spec's Permission.
+type permissionJSON struct {
+	ID          uuid.UUID `json:"id"`
+	Resource    string    `json:"resource"`
+	Action      string    `json:"action"`
+	Description string    `json:"description"`
+}
+
+func presentPermissions(ps []*ent.Permission) []permissionJSON {
+	out := make([]permissionJSON, len(ps))
+	for i, p := range ps {
+		out[i] = permissionJSON{ID: p.ID, Resource: p.Resource, Action: p.Action, Description: p.Description}
+	}
+	return out
+}
+
+// roleJSON is the spec's Role: permissions in single reads and writes,
+// the count everywhere.
+type roleJSON struct {
+	ID              uuid.UUID         `json:"id"`
+	Name            string            `json:"name"`
+	Description     string            `json:"description"`
+	IsSystem        bool              `json:"is_system"`
+	IsDefault       bool              `json:"is_default"`
+	PermissionCount int               `json:"permission_count"`
+	Permissions     *[]permissionJSON `json:"permissions,omitempty"`
+	CreatedAt       time.Time         `json:"created_at"`
+	UpdatedAt       time.Time         `json:"updated_at"`
+}
+
+// presentRole renders a role; with withPermissions, its loaded permissions
+// (and their count).
+func presentRole(r *ent.Role, permissionCount int, withPermissions bool) roleJSON {
+	out := roleJSON{
+		ID: r.ID, Name: r.Name, Description: r.Description, IsSystem: r.IsSystem,
+		IsDefault: r.IsDefault, PermissionCount: permissionCount,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+	}
+	if withPermissions {
+		ps := presentPermissions(r.Edges.Permissions)
+		out.Permissions = &ps
+		out.PermissionCount = len(ps)
+	}
+	return out
+}
+
+// roleBody is the JSON of role create and update. Permissions stays nil
+// when the field is absent, so an update can tell "keep" from "none".
+type roleBody struct {
+	Name        *string  `json:"name"`
+	Description *string  `json:"description"`
+	Permissions []string `json:"permissions"`
+	IsDefault   *bool    `json:"is_default"`
+}
+
+func (a *API) listPermissions(c *gin.Context) (int, any, error) {
+	ps, err := a.R.ListPermissions(ctx(c))
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"permissions": presentPermissions(ps)}, nil
+}
+
+func (a *API) listRoles(c *gin.Context) (int, any, error) {
+	p, err := bindPage(c, 50)
+	if err != nil {
+		return 0, nil, err
+	}
+	q := a.R.RolesQuery(ctx(c), c.Query("search"))
+	total, err := q.Clone().Count(ctx(c))
+	if err != nil {
+		return 0, nil, apperr.Wrap(err, "role")
+	}
+	roles, err := q.Order(ent.Desc(role.FieldIsSystem), ent.Asc(role.FieldName), ent.Asc(role.FieldID)).
+		Offset(p.Offset()).Limit(p.Limit).All(ctx(c))
+	if err != nil {
+		return 0, nil, apperr.Wrap(err, "role")
+	}
+	ids := make([]uuid.UUID, len(roles))
+	for i, r := range roles {
+		ids[i] = r.ID
+	}
+	counts, err := a.R.RolePermissionCounts(ctx(c), ids)
+	if err != nil {
+		return 0, nil, err
+	}
+	out := make([]roleJSON, len(roles))
+	for i, r := range roles {
+		out[i] = presentRole(r, counts[r.ID], false)
+	}
+	return http.StatusOK, listPayload("roles", out, total, p), nil
+}
+
+func (a *API) getRole(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	r, err := a.R.GetRole(ctx(c), id)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentRole(r, 0, true), nil
+}
+
+func (a *API) createRole(c *gin.Context) (int, any, error) {
+	var b roleBody
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	if b.Name == nil {
+		return 0, nil, apperr.Invalidf("name is required")
+	}
+	if b.Permissions == nil {
+		return 0, nil, apperr.Invalidf("permissions is required (an array of resource:action keys)")
+	}
+	r, err := a.R.CreateRole(ctx(c), model.CreateRoleInput{
+		Name: *b.Name, Description: b.Description, Permissions: b.Permissions, IsDefault: b.IsDefault,
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, presentRole(r, 0, true), nil
+}
+
+func (a *API) updateRole(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	var b roleBody
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	r, err := a.R.UpdateRole(ctx(c), id, model.UpdateRoleInput{
+		Name: b.Name, Description: b.Description, Permissions: b.Permissions, IsDefault: b.IsDefault,
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentRole(r, 0, true), nil
+}
+
+func (a *API) deleteRole(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := a.R.DeleteRole(ctx(c), id); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"message": "Role deleted"}, nil
+}
+
+// roleRoutes: the permission catalogue is read with roles:read, since it is
+// what a role editor picks from.
+func (a *API) roleRoutes() []Route {
+	return []Route{
+		{Method: get, Path: "/api/permissions", Perm: "roles:read", Handle: a.listPermissions},
+		{Method: get, Path: "/api/roles", Perm: "roles:read", Handle: a.listRoles},
+		{Method: post, Path: "/api/roles", Perm: "roles:create", Handle: a.createRole},
+		{Method: get, Path: "/api/roles/:id", Perm: "roles:read", Handle: a.getRole},
+		{Method: put, Path: "/api/roles/:id", Perm: "roles:update", Handle: a.updateRole},
+		{Method: del, Path: "/api/roles/:id", Perm: "roles:delete", Handle: a.deleteRole},
+	}
+}

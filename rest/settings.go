@@ -1,0 +1,195 @@
+package rest
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"switchboard/apperr"
+	"switchboard/ent"
+	"switchboard/ent/ssoconfig"
+	"switchboard/graph"
+	"switchboard/graph/model"
+)
+
+// orgSettingsJSON is the spec's Organization settings.
+type orgSettingsJSON struct {
+	Name     string          `json:"name"`
+	Settings orgSettingsBody `json:"settings"`
+}
+
+type orgSettingsBody struct {
+	MaskPhoneNumbers    bool   `json:"mask_phone_numbers"`
+	Timezone            string `json:"timezone"`
+	DateFormat          string `json:"date_format"`
+	CallingEnabled      bool   `json:"calling_enabled"`
+	MaxCallDuration     int    `json:"max_call_duration"`
+	TransferTimeoutSecs int    `json:"transfer_timeout_secs"`
+	HoldMusicFile       string `json:"hold_music_file"`
+	RingbackFile        string `json:"ringback_file"`
+}
+
+func presentOrgSettings(o *ent.Organization) orgSettingsJSON {
+	return orgSettingsJSON{Name: o.Name, Settings: orgSettingsBody{
+		MaskPhoneNumbers: o.MaskPhoneNumbers, Timezone: o.Timezone, DateFormat: o.DateFormat,
+		CallingEnabled: o.CallingEnabled, MaxCallDuration: o.MaxCallDuration,
+		TransferTimeoutSecs: o.TransferTimeoutSecs, HoldMusicFile: o.HoldMusicFile,
+		RingbackFile: o.RingbackFile,
+	}}
+}
+
+// ssoConfigJSON is the spec's SSO provider configuration; the client
+// secret is never part of it.
+type ssoConfigJSON struct {
+	Provider        string `json:"provider"`
+	ClientID        string `json:"client_id"`
+	HasSecret       bool   `json:"has_secret"`
+	IsEnabled       bool   `json:"is_enabled"`
+	AllowAutoCreate bool   `json:"allow_auto_create"`
+	DefaultRole     string `json:"default_role"`
+	AllowedDomains  string `json:"allowed_domains"`
+	AuthURL         string `json:"auth_url"`
+	TokenURL        string `json:"token_url"`
+	UserInfoURL     string `json:"user_info_url"`
+}
+
+func presentSSOConfig(c *ent.SSOConfig) ssoConfigJSON {
+	return ssoConfigJSON{
+		Provider: string(c.Provider), ClientID: c.ClientID, HasSecret: graph.SSOHasSecret(c),
+		IsEnabled: c.IsEnabled, AllowAutoCreate: c.AllowAutoCreate, DefaultRole: c.DefaultRole,
+		AllowedDomains: c.AllowedDomains, AuthURL: c.AuthURL, TokenURL: c.TokenURL, UserInfoURL: c.UserInfoURL,
+	}
+}
+
+func (a *API) getOrgSettings(c *gin.Context) (int, any, error) {
+	o, err := a.R.OrgSettings(ctx(c))
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentOrgSettings(o), nil
+}
+
+func (a *API) updateOrgSettings(c *gin.Context) (int, any, error) {
+	var b struct {
+		Name                  *string `json:"name"`
+		MaskPhoneNumbers      *bool   `json:"mask_phone_numbers"`
+		Timezone              *string `json:"timezone"`
+		DateFormat            *string `json:"date_format"`
+		CallingEnabled        *bool   `json:"calling_enabled"`
+		MaxCallDuration       *int    `json:"max_call_duration"`
+		TransferTimeoutSecs   *int    `json:"transfer_timeout_secs"`
+		AllowOpenRegistration *bool   `json:"allow_open_registration"`
+	}
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	_, err := a.R.UpdateOrgSettings(ctx(c), model.UpdateOrgSettingsInput{
+		Name: b.Name, MaskPhoneNumbers: b.MaskPhoneNumbers, Timezone: b.Timezone,
+		DateFormat: b.DateFormat, CallingEnabled: b.CallingEnabled, MaxCallDuration: b.MaxCallDuration,
+		TransferTimeoutSecs: b.TransferTimeoutSecs, AllowOpenRegistration: b.AllowOpenRegistration,
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"message": "Settings updated"}, nil
+}
+
+func (a *API) listSSOConfigs(c *gin.Context) (int, any, error) {
+	cs, err := a.R.SSOConfigs(ctx(c))
+	if err != nil {
+		return 0, nil, err
+	}
+	out := make([]ssoConfigJSON, len(cs))
+	for i, sc := range cs {
+		out[i] = presentSSOConfig(sc)
+	}
+	return http.StatusOK, out, nil
+}
+
+// pathProvider reads the :provider path parameter as an SSO provider.
+func pathProvider(c *gin.Context) (ssoconfig.Provider, error) {
+	p := ssoconfig.Provider(c.Param("provider"))
+	if ssoconfig.ProviderValidator(p) != nil {
+		return "", apperr.Invalidf("provider must be one of google, microsoft, github, facebook, custom")
+	}
+	return p, nil
+}
+
+func (a *API) saveSSOConfig(c *gin.Context) (int, any, error) {
+	provider, err := pathProvider(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	var b struct {
+		ClientID        *string `json:"client_id"`
+		ClientSecret    *string `json:"client_secret"`
+		IsEnabled       *bool   `json:"is_enabled"`
+		AllowAutoCreate *bool   `json:"allow_auto_create"`
+		DefaultRole     *string `json:"default_role"`
+		AllowedDomains  *string `json:"allowed_domains"`
+		AuthURL         *string `json:"auth_url"`
+		TokenURL        *string `json:"token_url"`
+		UserInfoURL     *string `json:"user_info_url"`
+	}
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	switch {
+	case b.ClientID == nil:
+		return 0, nil, apperr.Invalidf("client_id is required")
+	case b.IsEnabled == nil:
+		return 0, nil, apperr.Invalidf("is_enabled is required")
+	case b.AllowAutoCreate == nil:
+		return 0, nil, apperr.Invalidf("allow_auto_create is required")
+	}
+	sc, err := a.R.SaveSSOConfig(ctx(c), model.SaveSSOConfigInput{
+		Provider: provider, ClientID: *b.ClientID, ClientSecret: b.ClientSecret,
+		IsEnabled: *b.IsEnabled, AllowAutoCreate: *b.AllowAutoCreate, DefaultRole: b.DefaultRole,
+		AllowedDomains: b.AllowedDomains, AuthURL: b.AuthURL, TokenURL: b.TokenURL, UserInfoURL: b.UserInfoURL,
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentSSOConfig(sc), nil
+}
+
+func (a *API) deleteSSOConfig(c *gin.Context) (int, any, error) {
+	provider, err := pathProvider(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := a.R.DeleteSSOConfig(ctx(c), provider); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"message": "SSO configuration deleted"}, nil
+}
+
+// listSSOProviders is the login page's discovery of enabled providers.
+func (a *API) listSSOProviders(c *gin.Context) (int, any, error) {
+	orgID, err := optionalUUID("organization_id", c.Query("organization_id"))
+	if err != nil {
+		return 0, nil, err
+	}
+	ps, err := a.R.EnabledSSOProviders(ctx(c), orgID)
+	if err != nil {
+		return 0, nil, err
+	}
+	out := make([]gin.H, len(ps))
+	for i, p := range ps {
+		out[i] = gin.H{"provider": string(p.Provider), "name": p.Name}
+	}
+	return http.StatusOK, out, nil
+}
+
+// settingsRoutes: organization settings and SSO configuration, plus the
+// public SSO discovery of the login page (it shows provider names only).
+func (a *API) settingsRoutes() []Route {
+	return []Route{
+		{Method: get, Path: "/api/org/settings", Perm: "settings:read", Handle: a.getOrgSettings},
+		{Method: put, Path: "/api/org/settings", Perm: "settings:update", Handle: a.updateOrgSettings},
+		{Method: get, Path: "/api/settings/sso", Perm: "settings:read", Handle: a.listSSOConfigs},
+		{Method: put, Path: "/api/settings/sso/:provider", Perm: "settings:update", Handle: a.saveSSOConfig},
+		{Method: del, Path: "/api/settings/sso/:provider", Perm: "settings:update", Handle: a.deleteSSOConfig},
+		{Method: get, Path: "/api/auth/sso/providers", Perm: Public, Handle: a.listSSOProviders},
+	}
+}

@@ -1,0 +1,144 @@
+package rest
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"switchboard/ent"
+	"switchboard/graph/model"
+)
+
+// presentMemberUser renders a member of the organization as the spec's
+// User, with its role there.
+func presentMemberUser(m *ent.OrganizationMember) userJSON {
+	return presentUser(m.Edges.User, m.OrganizationID, m.Edges.Role, false)
+}
+
+// invitationJSON is a pending invitation to register.
+type invitationJSON struct {
+	ID          uuid.UUID  `json:"id"`
+	Email       string     `json:"email"`
+	RoleID      uuid.UUID  `json:"role_id"`
+	InvitedByID *uuid.UUID `json:"invited_by_id"`
+	ExpiresAt   time.Time  `json:"expires_at"`
+	CreatedAt   time.Time  `json:"created_at"`
+}
+
+func presentInvitation(inv *ent.Invitation) invitationJSON {
+	return invitationJSON{
+		ID: inv.ID, Email: inv.Email, RoleID: inv.RoleID, InvitedByID: inv.InvitedByID,
+		ExpiresAt: inv.ExpiresAt, CreatedAt: inv.CreatedAt,
+	}
+}
+
+func (a *API) listUsers(c *gin.Context) (int, any, error) {
+	p, err := bindPage(c, 50)
+	if err != nil {
+		return 0, nil, err
+	}
+	pg, err := a.R.ListMembers(ctx(c), c.Query("search"), p.Offset(), p.Limit)
+	if err != nil {
+		return 0, nil, err
+	}
+	out := make([]userJSON, len(pg.Members))
+	for i, m := range pg.Members {
+		out[i] = presentMemberUser(m)
+	}
+	return http.StatusOK, listPayload("users", out, pg.Total, p), nil
+}
+
+func (a *API) getUser(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	m, err := a.R.GetUser(ctx(c), id)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentMemberUser(m), nil
+}
+
+func (a *API) createUser(c *gin.Context) (int, any, error) {
+	var b struct {
+		Email    string  `json:"email"`
+		FullName string  `json:"full_name"`
+		Password *string `json:"password"`
+		RoleID   string  `json:"role_id"`
+	}
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	in := model.CreateUserInput{Email: b.Email, FullName: b.FullName, Password: b.Password}
+	var err error
+	if in.RoleID, err = optionalUUID("role_id", b.RoleID); err != nil {
+		return 0, nil, err
+	}
+	res, err := a.R.CreateUser(ctx(c), in)
+	if err != nil {
+		return 0, nil, err
+	}
+	if res.Invitation != nil {
+		return http.StatusCreated, gin.H{
+			"message":    invitationMessage(res.Invitation),
+			"invitation": presentInvitation(res.Invitation),
+		}, nil
+	}
+	return http.StatusCreated, presentMemberUser(res.Member), nil
+}
+
+func (a *API) updateUser(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	var b struct {
+		FullName *string `json:"full_name"`
+		IsActive *bool   `json:"is_active"`
+		RoleID   string  `json:"role_id"`
+		Password *string `json:"password"`
+	}
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	in := model.UpdateUserInput{FullName: b.FullName, IsActive: b.IsActive, Password: b.Password}
+	if in.RoleID, err = optionalUUID("role_id", b.RoleID); err != nil {
+		return 0, nil, err
+	}
+	m, err := a.R.UpdateUser(ctx(c), id, in)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentMemberUser(m), nil
+}
+
+func (a *API) deleteUser(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	res, err := a.R.DeleteUser(ctx(c), id)
+	if err != nil {
+		return 0, nil, err
+	}
+	msg := "User removed from the organization"
+	if res.Deactivated {
+		msg = "User removed from the organization and deactivated (they belonged to no other organization)"
+	}
+	return http.StatusOK, gin.H{"message": msg}, nil
+}
+
+// userRoutes is user administration within the current organization: a
+// user here is a member, shown with their role in it.
+func (a *API) userRoutes() []Route {
+	return []Route{
+		{Method: get, Path: "/api/users", Perm: "users:read", Handle: a.listUsers},
+		{Method: post, Path: "/api/users", Perm: "users:create", Handle: a.createUser},
+		{Method: get, Path: "/api/users/:id", Perm: "users:read", Handle: a.getUser},
+		{Method: put, Path: "/api/users/:id", Perm: "users:update", Handle: a.updateUser},
+		{Method: del, Path: "/api/users/:id", Perm: "users:delete", Handle: a.deleteUser},
+	}
+}
