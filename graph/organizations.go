@@ -107,7 +107,8 @@ type MemberAddition struct {
 // (inviting again refreshes it). Errors: invalid (neither or both of
 // user_id and email, a malformed email, already a member), not_found (the
 // user_id or the role_id does not exist, or the role belongs to another
-// organization).
+// organization), forbidden (granting the Admin role without being an
+// Admin).
 func (r *Resolver) AddMember(ctx context.Context, in model.AddMemberInput) (*MemberAddition, error) {
 	hasEmail := in.Email != nil && strings.TrimSpace(*in.Email) != ""
 	switch {
@@ -164,7 +165,8 @@ func (r *Resolver) findAccount(ctx context.Context, p predicate.User) (*ent.User
 }
 
 // memberRole returns the role with id, or the organization's default role
-// when id is nil. Errors: not_found (unknown, or another organization's).
+// when id is nil. Errors: not_found (unknown, or another organization's),
+// forbidden (the Admin role, for a viewer who is not an Admin).
 func (r *Resolver) memberRole(ctx context.Context, id *uuid.UUID) (*ent.Role, error) {
 	db := r.db(ctx)
 	if id == nil {
@@ -175,7 +177,38 @@ func (r *Resolver) memberRole(ctx context.Context, id *uuid.UUID) (*ent.Role, er
 		id = &def
 	}
 	ro, err := db.Role.Get(ctx, *id)
-	return ro, apperr.Wrap(err, "role")
+	if err != nil {
+		return nil, apperr.Wrap(err, "role")
+	}
+	if err := requireAdminFor(ctx, isAdminRole(ro), "grant the Admin role"); err != nil {
+		return nil, err
+	}
+	return ro, nil
+}
+
+// holdsAdmin reports whether membership m holds the organization's Admin
+// system role.
+func (r *Resolver) holdsAdmin(ctx context.Context, m *ent.OrganizationMember) (bool, error) {
+	ro := m.Edges.Role
+	if ro == nil || ro.ID != m.RoleID {
+		var err error
+		if ro, err = r.db(ctx).Role.Get(ctx, m.RoleID); err != nil {
+			return false, apperr.Wrap(err, "role")
+		}
+	}
+	return isAdminRole(ro), nil
+}
+
+// requireAdminFor lets only an Admin (or a super admin) make a change that
+// involves an Admin seat: granting the Admin role, or changing, removing or
+// taking over an Admin. Otherwise a custom role holding the users:*
+// permissions could make its holder an Admin.
+func requireAdminFor(ctx context.Context, involvesAdmin bool, what string) error {
+	v := viewer.FromContext(ctx)
+	if involvesAdmin && !v.SuperAdmin && !v.IsAdmin() {
+		return apperr.Forbiddenf("only an Admin can %s", what)
+	}
+	return nil
 }
 
 // addMembership makes userID a member of the viewer's organization with
@@ -244,7 +277,8 @@ func validInviteEmail(raw string) (string, error) {
 
 // UpdateMemberRole gives a member of the viewer's organization another
 // role. Errors: not_found (member or role), invalid (it would demote the
-// organization's last active Admin).
+// organization's last active Admin), forbidden (granting or taking away
+// the Admin role without being an Admin).
 func (r *Resolver) UpdateMemberRole(ctx context.Context, memberID, roleID uuid.UUID) (*ent.OrganizationMember, error) {
 	db := r.db(ctx)
 	m, err := db.OrganizationMember.Get(ctx, memberID)
@@ -267,6 +301,13 @@ func (r *Resolver) setMemberRole(ctx context.Context, m *ent.OrganizationMember,
 	if ro.ID == m.RoleID {
 		return nil
 	}
+	wasAdmin, err := r.holdsAdmin(ctx, m)
+	if err != nil {
+		return err
+	}
+	if err := requireAdminFor(ctx, wasAdmin || isAdminRole(ro), "grant or take away the Admin role"); err != nil {
+		return err
+	}
 	if !isAdminRole(ro) {
 		if err := r.guardLastAdmin(ctx, m.ID, "change the role of"); err != nil {
 			return err
@@ -277,7 +318,8 @@ func (r *Resolver) setMemberRole(ctx context.Context, m *ent.OrganizationMember,
 
 // RemoveMember removes a membership, and the user's seats in the
 // organization's teams; the account remains. Errors: not_found, invalid
-// (the organization's last active Admin).
+// (the organization's last active Admin), forbidden (an Admin removed by
+// someone who is not an Admin).
 func (r *Resolver) RemoveMember(ctx context.Context, memberID uuid.UUID) error {
 	m, err := r.db(ctx).OrganizationMember.Get(ctx, memberID)
 	if err != nil {
@@ -287,10 +329,23 @@ func (r *Resolver) RemoveMember(ctx context.Context, memberID uuid.UUID) error {
 }
 
 func (r *Resolver) removeMembership(ctx context.Context, m *ent.OrganizationMember) error {
-	if err := r.guardLastAdmin(ctx, m.ID, "remove"); err != nil {
+	if err := r.guardAdminRemoval(ctx, m); err != nil {
 		return err
 	}
 	return r.deleteMembership(ctx, m)
+}
+
+// guardAdminRemoval checks that m may leave the organization: only an
+// Admin removes an Admin, and never the last active one.
+func (r *Resolver) guardAdminRemoval(ctx context.Context, m *ent.OrganizationMember) error {
+	admin, err := r.holdsAdmin(ctx, m)
+	if err != nil {
+		return err
+	}
+	if err := requireAdminFor(ctx, admin, "remove an Admin"); err != nil {
+		return err
+	}
+	return r.guardLastAdmin(ctx, m.ID, "remove")
 }
 
 // deleteMembership deletes m and the user's team seats in the organization,

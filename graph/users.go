@@ -44,7 +44,8 @@ type CreatedUser struct {
 // refreshes) an invitation to register, and full_name is left for the
 // person to give when registering. Errors: invalid (malformed email,
 // full_name missing or too long when creating the account, password
-// policy, an account with this email already exists), not_found (role_id).
+// policy, an account with this email already exists), not_found (role_id),
+// forbidden (the Admin role, for a viewer who is not an Admin).
 func (r *Resolver) CreateUser(ctx context.Context, in model.CreateUserInput) (*CreatedUser, error) {
 	email, err := validInviteEmail(in.Email)
 	if err != nil {
@@ -106,7 +107,8 @@ func (r *Resolver) CreateUser(ctx context.Context, in model.CreateUserInput) (*C
 // Errors: not_found (user or role), invalid (empty or too long full_name,
 // password policy, deactivating oneself, setting one's own password here,
 // deactivating or demoting the organization's last active Admin),
-// forbidden (an account reaching beyond the organization).
+// forbidden (an account reaching beyond the organization; granting, taking
+// away or taking over an Admin seat without being an Admin).
 func (r *Resolver) UpdateUser(ctx context.Context, id uuid.UUID, in model.UpdateUserInput) (*ent.OrganizationMember, error) {
 	m, err := r.GetUser(ctx, id)
 	if err != nil {
@@ -123,7 +125,14 @@ func (r *Resolver) UpdateUser(ctx context.Context, id uuid.UUID, in model.Update
 		u.SetFullName(name)
 		changed = true
 	}
+	admin, err := r.holdsAdmin(ctx, m)
+	if err != nil {
+		return nil, err
+	}
 	if in.IsActive != nil && *in.IsActive != m.Edges.User.IsActive {
+		if err := requireAdminFor(ctx, admin, "activate or deactivate an Admin"); err != nil {
+			return nil, err
+		}
 		if !*in.IsActive {
 			if id == v.UserID {
 				return nil, apperr.Invalidf("you cannot deactivate your own account")
@@ -141,6 +150,9 @@ func (r *Resolver) UpdateUser(ctx context.Context, id uuid.UUID, in model.Update
 	if in.Password != nil {
 		if id == v.UserID {
 			return nil, apperr.Invalidf("change your own password with your current password instead")
+		}
+		if err := requireAdminFor(ctx, admin, "set the password of an Admin"); err != nil {
+			return nil, err
 		}
 		if err := r.guardAccountChange(ctx, m.Edges.User, "set the password of"); err != nil {
 			return nil, err
@@ -197,13 +209,14 @@ type UserRemoval struct {
 // and team seats). When they belong to no other organization the account
 // is deactivated too (super admins excepted: they act everywhere).
 // Errors: not_found, invalid (the organization's last active Admin;
-// removing oneself when that would deactivate one's own account).
+// removing oneself when that would deactivate one's own account),
+// forbidden (an Admin removed by someone who is not an Admin).
 func (r *Resolver) DeleteUser(ctx context.Context, id uuid.UUID) (*UserRemoval, error) {
 	m, err := r.GetUser(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	if err := r.guardLastAdmin(ctx, m.ID, "remove"); err != nil {
+	if err := r.guardAdminRemoval(ctx, m); err != nil {
 		return nil, err
 	}
 	n, err := r.membershipCount(ctx, id)

@@ -10,6 +10,7 @@ import (
 
 	"switchboard/access"
 	"switchboard/ent/invitation"
+	"switchboard/ent/permission"
 	"switchboard/ent/rule"
 	"switchboard/ent/user"
 	"switchboard/ent/viewer"
@@ -266,6 +267,46 @@ func TestUsers(t *testing.T) {
 		t.Run("ErrOtherOrgRole", func(t *testing.T) {
 			admin.Do(http.MethodPut, path, map[string]any{"role_id": orgRoleID(t, env, other.OrgID, access.RoleAgent)}).
 				ExpectError(t, http.StatusNotFound)
+		})
+	})
+
+	t.Run("OnlyAdminsManageAdmins", func(t *testing.T) {
+		// A custom role with every users:* permission is not an Admin: it
+		// may manage other members but neither grant nor touch an Admin seat.
+		sctx := viewer.SystemContext(ctx, env.OrgID)
+		perms, err := env.Client().Permission.Query().Where(permission.Resource("users")).IDs(sctx)
+		if err != nil || len(perms) != 4 {
+			t.Fatalf("users permissions: %v %v", perms, err)
+		}
+		if err := env.Client().Role.Create().SetName("Supervisor").AddPermissionIDs(perms...).Exec(sctx); err != nil {
+			t.Fatal(err)
+		}
+		sup := env.NewUser(env.OrgID, "Supervisor")
+		adminRole := orgRoleID(t, env, env.OrgID, access.RoleAdmin)
+		self := "/api/users/" + sup.UserID.String()
+		for name, tc := range map[string]struct {
+			method, path string
+			body         any
+		}{
+			"ErrPromoteSelf":        {http.MethodPut, self, map[string]any{"role_id": adminRole}},
+			"ErrPromoteViaMembers":  {http.MethodPut, "/api/organizations/members/" + memberIDOf(t, sup, sup.UserID), map[string]any{"role_id": adminRole}},
+			"ErrCreateAdmin":        {http.MethodPost, "/api/users", map[string]any{"email": "boss@example.com", "full_name": "Boss", "password": password, "role_id": adminRole}},
+			"ErrInviteAdmin":        {http.MethodPost, "/api/organizations/members", map[string]any{"email": "boss@example.com", "role_id": adminRole}},
+			"ErrResetAdminPassword": {http.MethodPut, "/api/users/" + admin.UserID.String(), map[string]any{"password": "taken-over-password"}},
+			"ErrDeactivateAdmin":    {http.MethodPut, "/api/users/" + admin.UserID.String(), map[string]any{"is_active": false}},
+			"ErrDemoteAdmin":        {http.MethodPut, "/api/users/" + admin.UserID.String(), map[string]any{"role_id": agentRole}},
+			"ErrRemoveAdmin":        {http.MethodDelete, "/api/users/" + admin.UserID.String(), nil},
+		} {
+			t.Run(name, func(t *testing.T) {
+				sup.Do(tc.method, tc.path, tc.body).ExpectError(t, http.StatusForbidden)
+			})
+		}
+		t.Run("OKManagesOthers", func(t *testing.T) {
+			res := sup.Do(http.MethodPost, "/api/users", map[string]any{
+				"email": "helper@example.com", "full_name": "Helper", "password": password, "role_id": managerRole,
+			}).ExpectStatus(t, http.StatusCreated)
+			sup.Do(http.MethodPut, "/api/users/"+res.String("data.id"), map[string]any{"role_id": agentRole}).
+				ExpectStatus(t, http.StatusOK)
 		})
 	})
 
