@@ -55,7 +55,7 @@ func (s *Service) loadSessionViewer(ctx context.Context, userID, orgID, family u
 	if !active {
 		return nil, apperr.New(apperr.Unauthenticated, "user is deactivated")
 	}
-	v := &viewer.Viewer{UserID: userID, OrgID: orgID, SuperAdmin: superAdmin}
+	v := &viewer.Viewer{UserID: userID, OrgID: orgID, SuperAdmin: superAdmin, SessionID: family}
 	switch {
 	case roleID.Valid:
 		v.RoleID, v.RoleName = roleID.UUID, roleName.String

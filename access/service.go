@@ -241,3 +241,16 @@ func NormalizeEmail(e string) string { return strings.ToLower(strings.TrimSpace(
 func (s *Service) key(parts ...string) string {
 	return s.Prefix + "access:" + strings.Join(parts, ":")
 }
+
+// RevokeUserSessions ends every session of userID except the one of family
+// keep (uuid.Nil keeps none): their refresh tokens stop rotating and their
+// access tokens stop working at the next request. c may be a transaction's
+// client. Password changes and resets call it.
+func RevokeUserSessions(ctx context.Context, c *ent.Client, userID, keep uuid.UUID) error {
+	q := c.RefreshToken.Update().Where(refreshtoken.UserID(userID), refreshtoken.RevokedAtIsNil())
+	if keep != uuid.Nil {
+		q.Where(refreshtoken.FamilyIDNEQ(keep))
+	}
+	_, err := q.SetRevokedAt(time.Now().UTC()).Save(rule.Bypass(ctx, "revoking a user's sessions"))
+	return apperr.Wrap(err, "session")
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"switchboard/access"
 	"switchboard/apperr"
 	"switchboard/auth"
 	"switchboard/ent"
@@ -151,5 +152,9 @@ func (r *Resolver) ChangePassword(ctx context.Context, in model.ChangePasswordIn
 	if err != nil {
 		return err
 	}
-	return apperr.Wrap(r.db(ctx).User.UpdateOne(u).SetPasswordHash(hash).Exec(ctx), "user")
+	if err := r.db(ctx).User.UpdateOne(u).SetPasswordHash(hash).Exec(ctx); err != nil {
+		return apperr.Wrap(err, "user")
+	}
+	// Other sessions end; the one making the change goes on.
+	return access.RevokeUserSessions(ctx, r.db(ctx), u.ID, v.SessionID)
 }

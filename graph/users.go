@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"switchboard/access"
 	"switchboard/apperr"
 	"switchboard/auth"
 	"switchboard/ent"
@@ -163,6 +164,10 @@ func (r *Resolver) UpdateUser(ctx context.Context, id uuid.UUID, in model.Update
 		}
 		u.SetPasswordHash(hash)
 		changed = true
+		// A reset password ends every session of the account.
+		if err := access.RevokeUserSessions(ctx, r.db(ctx), id, uuid.Nil); err != nil {
+			return nil, err
+		}
 	}
 	if in.RoleID != nil {
 		if err := r.setMemberRole(ctx, m, *in.RoleID); err != nil {

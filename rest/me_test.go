@@ -146,6 +146,7 @@ func TestMe(t *testing.T) {
 			}).ExpectError(t, http.StatusUnauthorized)
 		})
 		t.Run("OK", func(t *testing.T) {
+			elsewhere := env.Login(email, apitest.UserPassword)
 			res := agent.Do(http.MethodPut, path, map[string]any{
 				"current_password": apitest.UserPassword, "new_password": "a-brand-new-password",
 			}).ExpectStatus(t, http.StatusOK)
@@ -155,6 +156,9 @@ func TestMe(t *testing.T) {
 			anon.Do(http.MethodPost, "/api/auth/login", map[string]any{"email": email, "password": apitest.UserPassword}).
 				ExpectError(t, http.StatusUnauthorized)
 			env.Login(email, "a-brand-new-password")
+			// The session that changed the password goes on; others end.
+			agent.Do(http.MethodGet, "/api/me", nil).ExpectStatus(t, http.StatusOK)
+			elsewhere.Do(http.MethodGet, "/api/me", nil).ExpectError(t, http.StatusUnauthorized)
 		})
 	})
 }

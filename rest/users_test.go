@@ -192,9 +192,11 @@ func TestUsers(t *testing.T) {
 				t.Fatalf("updated: %s", res.Raw)
 			}
 		})
-		t.Run("OKPassword", func(t *testing.T) {
+		t.Run("OKPasswordEndsSessions", func(t *testing.T) {
+			email := userEmail(t, env, target)
 			admin.Do(http.MethodPut, path, map[string]any{"password": "another-long-password"}).ExpectStatus(t, http.StatusOK)
-			env.Login(userEmail(t, env, target), "another-long-password")
+			target.Do(http.MethodGet, "/api/me", nil).ExpectError(t, http.StatusUnauthorized)
+			*target = *env.Login(email, "another-long-password")
 		})
 		t.Run("DeactivationEndsAccessAtNextRequest", func(t *testing.T) {
 			target.Do(http.MethodGet, "/api/me", nil).ExpectStatus(t, http.StatusOK)
@@ -235,9 +237,11 @@ func TestUsers(t *testing.T) {
 			other.Do(http.MethodPut, p, map[string]any{"full_name": "Agent Smith"}).ExpectStatus(t, http.StatusOK)
 			other.Do(http.MethodPut, "/api/users/"+admin.UserID.String(), map[string]any{"full_name": "X"}).
 				ExpectError(t, http.StatusNotFound)
-			// A super admin may.
+			// A super admin may; the reset ends the agent's sessions.
+			email := userEmail(t, env, agent)
 			admin.Do(http.MethodPut, p, map[string]any{"password": "super-admin-reset"}).ExpectStatus(t, http.StatusOK)
-			env.Login(userEmail(t, env, agent), "super-admin-reset")
+			agent.Do(http.MethodGet, "/api/me", nil).ExpectError(t, http.StatusUnauthorized)
+			*agent = *env.Login(email, "super-admin-reset")
 		})
 		badRequests(t, admin, http.MethodPut, path, map[string]any{
 			"ErrMalformedJSON":     "{",

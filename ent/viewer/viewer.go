@@ -25,6 +25,9 @@ type Viewer struct {
 	SuperAdmin bool
 	// APIKeyID is set when the request authenticated with an API key.
 	APIKeyID uuid.UUID
+	// SessionID is the token family of the session the request came
+	// with (access tokens only).
+	SessionID uuid.UUID
 	// System marks an internal actor (worker, bootstrap) bound to OrgID
 	// with every permission.
 	System bool
