@@ -392,6 +392,11 @@ type ComplexityRoot struct {
 		UpdatedAt          func(childComplexity int) int
 	}
 
+	CreateUserPayload struct {
+		Invitation func(childComplexity int) int
+		User       func(childComplexity int) int
+	}
+
 	CreatedAPIKey struct {
 		APIKey func(childComplexity int) int
 		Key    func(childComplexity int) int
@@ -873,7 +878,7 @@ type MutationResolver interface {
 	CreateAPIKey(ctx context.Context, input model.CreateAPIKeyInput) (*model.CreatedAPIKey, error)
 	SetAPIKeyActive(ctx context.Context, id uuid.UUID, isActive bool) (*ent.APIKey, error)
 	DeleteAPIKey(ctx context.Context, id uuid.UUID) (bool, error)
-	CreateUser(ctx context.Context, input model.CreateUserInput) (*ent.User, error)
+	CreateUser(ctx context.Context, input model.CreateUserInput) (*model.CreateUserPayload, error)
 	UpdateUser(ctx context.Context, id uuid.UUID, input model.UpdateUserInput) (*ent.User, error)
 	DeleteUser(ctx context.Context, id uuid.UUID) (bool, error)
 	SetAvailability(ctx context.Context, isAvailable bool) (*ent.User, error)
@@ -2592,6 +2597,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Contact.UpdatedAt(childComplexity), true
+
+	case "CreateUserPayload.invitation":
+		if e.ComplexityRoot.CreateUserPayload.Invitation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateUserPayload.Invitation(childComplexity), true
+	case "CreateUserPayload.user":
+		if e.ComplexityRoot.CreateUserPayload.User == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateUserPayload.User(childComplexity), true
 
 	case "CreatedAPIKey.apiKey":
 		if e.ComplexityRoot.CreatedAPIKey.APIKey == nil {
@@ -12712,6 +12730,13 @@ input CreateUserInput {
   roleID: ID
 }
 
+"""The outcome of createUser: the new user (when a password was given) or
+the invitation to register (when it was not)."""
+type CreateUserPayload {
+  user: User
+  invitation: Invitation
+}
+
 input UpdateUserInput {
   fullName: String
   isActive: Boolean
@@ -12743,7 +12768,7 @@ type Mutation {
   createAPIKey(input: CreateAPIKeyInput!): CreatedAPIKey! @hasPermission(permission: "api_keys:create")
   setAPIKeyActive(id: ID!, isActive: Boolean!): APIKey! @hasPermission(permission: "api_keys:delete")
   deleteAPIKey(id: ID!): Boolean! @hasPermission(permission: "api_keys:delete")
-  createUser(input: CreateUserInput!): User! @hasPermission(permission: "users:create")
+  createUser(input: CreateUserInput!): CreateUserPayload! @hasPermission(permission: "users:create")
   updateUser(id: ID!, input: UpdateUserInput!): User! @hasPermission(permission: "users:update")
   deleteUser(id: ID!): Boolean! @hasPermission(permission: "users:delete")
   setAvailability(isAvailable: Boolean!): User! @authenticated
@@ -13177,6 +13202,16 @@ func (ec *executionContext) childFields_Contact(ctx context.Context, field graph
 	return nil, fmt.Errorf("no field named %q was found under type Contact", field.Name)
 }
 
+func (ec *executionContext) childFields_CreateUserPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "user":
+		return ec.fieldContext_CreateUserPayload_user(ctx, field)
+	case "invitation":
+		return ec.fieldContext_CreateUserPayload_invitation(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CreateUserPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_CreatedAPIKey(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "apiKey":
@@ -13185,6 +13220,32 @@ func (ec *executionContext) childFields_CreatedAPIKey(ctx context.Context, field
 		return ec.fieldContext_CreatedAPIKey_key(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CreatedAPIKey", field.Name)
+}
+
+func (ec *executionContext) childFields_Invitation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Invitation_id(ctx, field)
+	case "organizationID":
+		return ec.fieldContext_Invitation_organizationID(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Invitation_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Invitation_updatedAt(ctx, field)
+	case "email":
+		return ec.fieldContext_Invitation_email(ctx, field)
+	case "roleID":
+		return ec.fieldContext_Invitation_roleID(ctx, field)
+	case "invitedByID":
+		return ec.fieldContext_Invitation_invitedByID(ctx, field)
+	case "expiresAt":
+		return ec.fieldContext_Invitation_expiresAt(ctx, field)
+	case "acceptedAt":
+		return ec.fieldContext_Invitation_acceptedAt(ctx, field)
+	case "organization":
+		return ec.fieldContext_Invitation_organization(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Invitation", field.Name)
 }
 
 func (ec *executionContext) childFields_Me(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -21490,6 +21551,70 @@ func (ec *executionContext) fieldContext_Contact_callPermissions(_ context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _CreateUserPayload_user(ctx context.Context, field graphql.CollectedField, obj *model.CreateUserPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateUserPayload_user(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.User, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.User) graphql.Marshaler {
+			return ec.marshalOUser2ᚖswitchboardᚋentᚐUser(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CreateUserPayload_user(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateUserPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CreateUserPayload_invitation(ctx context.Context, field graphql.CollectedField, obj *model.CreateUserPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateUserPayload_invitation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Invitation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Invitation) graphql.Marshaler {
+			return ec.marshalOInvitation2ᚖswitchboardᚋentᚐInvitation(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CreateUserPayload_invitation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateUserPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Invitation(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _CreatedAPIKey_apiKey(ctx context.Context, field graphql.CollectedField, obj *model.CreatedAPIKey) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -24866,11 +24991,11 @@ func (ec *executionContext) _Mutation_createUser(ctx context.Context, field grap
 			directive1 := func(ctx context.Context) (any, error) {
 				permission, err := ec.unmarshalNString2string(ctx, "users:create")
 				if err != nil {
-					var zeroVal *ent.User
+					var zeroVal *model.CreateUserPayload
 					return zeroVal, err
 				}
 				if ec.Directives.HasPermission == nil {
-					var zeroVal *ent.User
+					var zeroVal *model.CreateUserPayload
 					return zeroVal, errors.New("directive hasPermission is not implemented")
 				}
 				return ec.Directives.HasPermission(ctx, nil, directive0, permission)
@@ -24879,8 +25004,8 @@ func (ec *executionContext) _Mutation_createUser(ctx context.Context, field grap
 			next = directive1
 			return next
 		},
-		func(ctx context.Context, selections ast.SelectionSet, v *ent.User) graphql.Marshaler {
-			return ec.marshalNUser2ᚖswitchboardᚋentᚐUser(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CreateUserPayload) graphql.Marshaler {
+			return ec.marshalNCreateUserPayload2ᚖswitchboardᚋgraphᚋmodelᚐCreateUserPayload(ctx, selections, v)
 		},
 		true,
 		true,
@@ -24893,7 +25018,7 @@ func (ec *executionContext) fieldContext_Mutation_createUser(ctx context.Context
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_User(ctx, field)
+			return ec.childFields_CreateUserPayload(ctx, field)
 		},
 	}
 	defer func() {
@@ -65970,6 +66095,49 @@ func (ec *executionContext) _Contact(ctx context.Context, sel ast.SelectionSet, 
 	return out
 }
 
+var createUserPayloadImplementors = []string{"CreateUserPayload"}
+
+func (ec *executionContext) _CreateUserPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CreateUserPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, createUserPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CreateUserPayload")
+		case "user":
+			out.Values[i] = ec._CreateUserPayload_user(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "invitation":
+			out.Values[i] = ec._CreateUserPayload_invitation(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var createdAPIKeyImplementors = []string{"CreatedAPIKey"}
 
 func (ec *executionContext) _CreatedAPIKey(ctx context.Context, sel ast.SelectionSet, obj *model.CreatedAPIKey) graphql.Marshaler {
@@ -71650,6 +71818,16 @@ func (ec *executionContext) unmarshalNCreateUserInput2switchboardᚋgraphᚋmode
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNCreateUserPayload2ᚖswitchboardᚋgraphᚋmodelᚐCreateUserPayload(ctx context.Context, sel ast.SelectionSet, v *model.CreateUserPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CreateUserPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNCreatedAPIKey2ᚖswitchboardᚋgraphᚋmodelᚐCreatedAPIKey(ctx context.Context, sel ast.SelectionSet, v *model.CreatedAPIKey) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -74272,6 +74450,13 @@ func (ec *executionContext) marshalOInt2ᚖint64(ctx context.Context, sel ast.Se
 	_ = ctx
 	res := graphql.MarshalInt64(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOInvitation2ᚖswitchboardᚋentᚐInvitation(ctx context.Context, sel ast.SelectionSet, v *ent.Invitation) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Invitation(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOInvitationWhereInput2ᚕᚖswitchboardᚋentᚐInvitationWhereInputᚄ(ctx context.Context, v any) ([]*ent.InvitationWhereInput, error) {

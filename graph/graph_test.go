@@ -89,3 +89,45 @@ func TestGraphQLTeams(t *testing.T) {
 		}
 	})
 }
+
+func TestGraphQLUsersAndAdministration(t *testing.T) {
+	env := apitest.New(t)
+	admin := env.Admin
+	agent := env.NewUser(env.OrgID, access.RoleAgent)
+
+	r := admin.GraphQL(`{ members(first: 10) { totalCount edges { node { email fullName roleName isActive } } }
+		users(first: 10) { totalCount edges { node { email roleName } } }
+		roles(first: 10) { totalCount edges { node { name permissionCount isSystem } } }
+		permissions { resource action }
+		orgSettings { timezone } ssoConfigs { provider } currentOrganization { name } }`, nil)
+	if r.Get("errors") != nil {
+		t.Fatalf("queries: %s", r.Raw)
+	}
+	if r.Number("data.members.totalCount") != 2 || r.Number("data.roles.totalCount") != 3 || r.Len("data.permissions") < 40 {
+		t.Fatalf("counts: %s", r.Raw)
+	}
+	created := admin.GraphQL(`mutation { createUser(input: {email: "new@example.com", fullName: "New", password: "a-long-enough-password"}) { user { email roleName } invitation { email } } }`, nil)
+	if created.String("data.createUser.user.email") != "new@example.com" || created.String("data.createUser.user.roleName") != "Agent" {
+		t.Fatalf("createUser: %s", created.Raw)
+	}
+	invited := admin.GraphQL(`mutation { createUser(input: {email: "later@example.com", fullName: "Later"}) { user { id } invitation { email } } }`, nil)
+	if invited.String("data.createUser.invitation.email") != "later@example.com" {
+		t.Fatalf("invite: %s", invited.Raw)
+	}
+	key := admin.GraphQL(`mutation { createAPIKey(input: {name: "ci"}) { key apiKey { keyPrefix isActive } } }`, nil)
+	if len(key.String("data.createAPIKey.key")) != 36 {
+		t.Fatalf("createAPIKey: %s", key.Raw)
+	}
+	role := admin.GraphQL(`mutation { createRole(input: {name: "Auditor", permissions: ["contacts:read"]}) { name permissionCount } }`, nil)
+	if role.Number("data.createRole.permissionCount") != 1 {
+		t.Fatalf("createRole: %s", role.Raw)
+	}
+	denied := agent.GraphQL(`{ users(first: 5) { totalCount } }`, nil)
+	if denied.GraphQLErrorCode() != "forbidden" {
+		t.Fatalf("agent users: %s", denied.Raw)
+	}
+	avail := agent.GraphQL(`mutation { setAvailability(isAvailable: false) { isAvailable } }`, nil)
+	if avail.Get("data.setAvailability.isAvailable") != false {
+		t.Fatalf("availability: %s", avail.Raw)
+	}
+}

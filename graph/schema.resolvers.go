@@ -7,7 +7,6 @@ package graph
 
 import (
 	"context"
-	"fmt"
 	"switchboard/ent"
 	"switchboard/ent/ssoconfig"
 	"switchboard/graph/model"
@@ -23,17 +22,19 @@ func (r *mutationResolver) CreateOrganization(ctx context.Context, input model.C
 
 // AddMember is the resolver for the addMember field.
 func (r *mutationResolver) AddMember(ctx context.Context, input model.AddMemberInput) (bool, error) {
-	panic(fmt.Errorf("not implemented: AddMember - addMember"))
+	_, err := r.Resolver.AddMember(ctx, input)
+	return err == nil, err
 }
 
 // UpdateMemberRole is the resolver for the updateMemberRole field.
 func (r *mutationResolver) UpdateMemberRole(ctx context.Context, memberID uuid.UUID, roleID uuid.UUID) (bool, error) {
-	panic(fmt.Errorf("not implemented: UpdateMemberRole - updateMemberRole"))
+	_, err := r.Resolver.UpdateMemberRole(ctx, memberID, roleID)
+	return err == nil, err
 }
 
 // RemoveMember is the resolver for the removeMember field.
 func (r *mutationResolver) RemoveMember(ctx context.Context, memberID uuid.UUID) (bool, error) {
-	panic(fmt.Errorf("not implemented: RemoveMember - removeMember"))
+	return ok(r.Resolver.RemoveMember(ctx, memberID))
 }
 
 // UpdateOrgSettings is the resolver for the updateOrgSettings field.
@@ -107,18 +108,31 @@ func (r *mutationResolver) DeleteAPIKey(ctx context.Context, id uuid.UUID) (bool
 }
 
 // CreateUser is the resolver for the createUser field.
-func (r *mutationResolver) CreateUser(ctx context.Context, input model.CreateUserInput) (*ent.User, error) {
-	panic(fmt.Errorf("not implemented: CreateUser - createUser"))
+func (r *mutationResolver) CreateUser(ctx context.Context, input model.CreateUserInput) (*model.CreateUserPayload, error) {
+	created, err := r.Resolver.CreateUser(ctx, input)
+	if err != nil {
+		return nil, err
+	}
+	out := &model.CreateUserPayload{Invitation: created.Invitation}
+	if created.Member != nil {
+		out.User = created.Member.Edges.User
+	}
+	return out, nil
 }
 
 // UpdateUser is the resolver for the updateUser field.
 func (r *mutationResolver) UpdateUser(ctx context.Context, id uuid.UUID, input model.UpdateUserInput) (*ent.User, error) {
-	panic(fmt.Errorf("not implemented: UpdateUser - updateUser"))
+	m, err := r.Resolver.UpdateUser(ctx, id, input)
+	if err != nil {
+		return nil, err
+	}
+	return m.Edges.User, nil
 }
 
 // DeleteUser is the resolver for the deleteUser field.
 func (r *mutationResolver) DeleteUser(ctx context.Context, id uuid.UUID) (bool, error) {
-	panic(fmt.Errorf("not implemented: DeleteUser - deleteUser"))
+	_, err := r.Resolver.DeleteUser(ctx, id)
+	return err == nil, err
 }
 
 // SetAvailability is the resolver for the setAvailability field.
@@ -133,22 +147,38 @@ func (r *mutationResolver) ChangePassword(ctx context.Context, input model.Chang
 
 // Email is the resolver for the email field.
 func (r *organizationMemberResolver) Email(ctx context.Context, obj *ent.OrganizationMember) (string, error) {
-	panic(fmt.Errorf("not implemented: Email - email"))
+	u, err := r.memberUser(ctx, obj)
+	if err != nil {
+		return "", err
+	}
+	return u.Email, nil
 }
 
 // FullName is the resolver for the fullName field.
 func (r *organizationMemberResolver) FullName(ctx context.Context, obj *ent.OrganizationMember) (string, error) {
-	panic(fmt.Errorf("not implemented: FullName - fullName"))
+	u, err := r.memberUser(ctx, obj)
+	if err != nil {
+		return "", err
+	}
+	return u.FullName, nil
 }
 
 // IsActive is the resolver for the isActive field.
 func (r *organizationMemberResolver) IsActive(ctx context.Context, obj *ent.OrganizationMember) (bool, error) {
-	panic(fmt.Errorf("not implemented: IsActive - isActive"))
+	u, err := r.memberUser(ctx, obj)
+	if err != nil {
+		return false, err
+	}
+	return u.IsActive, nil
 }
 
 // RoleName is the resolver for the roleName field.
 func (r *organizationMemberResolver) RoleName(ctx context.Context, obj *ent.OrganizationMember) (string, error) {
-	panic(fmt.Errorf("not implemented: RoleName - roleName"))
+	ro, err := r.memberRoleOf(ctx, obj)
+	if err != nil {
+		return "", err
+	}
+	return ro.Name, nil
 }
 
 // Viewer is the resolver for the viewer field.
@@ -169,17 +199,24 @@ func (r *queryResolver) CurrentOrganization(ctx context.Context) (*ent.Organizat
 
 // Members is the resolver for the members field.
 func (r *queryResolver) Members(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.OrganizationMemberOrder, where *ent.OrganizationMemberWhereInput) (*ent.OrganizationMemberConnection, error) {
-	panic(fmt.Errorf("not implemented: Members - members"))
+	return r.MembersQuery(ctx, deref(search)).WithUser().WithRole().
+		Paginate(ctx, after, first, before, last,
+			ent.WithOrganizationMemberOrder(orderBy), ent.WithOrganizationMemberFilter(where.Filter))
 }
 
 // Users is the resolver for the users field.
 func (r *queryResolver) Users(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.UserOrder, where *ent.UserWhereInput) (*ent.UserConnection, error) {
-	panic(fmt.Errorf("not implemented: Users - users"))
+	return r.OrganizationUsersQuery(ctx, deref(search)).Paginate(ctx, after, first, before, last,
+		ent.WithUserOrder(orderBy), ent.WithUserFilter(where.Filter))
 }
 
 // User is the resolver for the user field.
 func (r *queryResolver) User(ctx context.Context, id uuid.UUID) (*ent.User, error) {
-	panic(fmt.Errorf("not implemented: User - user"))
+	m, err := r.GetUser(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return m.Edges.User, nil
 }
 
 // Roles is the resolver for the roles field.
@@ -257,12 +294,20 @@ func (r *teamResolver) MemberCount(ctx context.Context, obj *ent.Team) (int, err
 
 // RoleName is the resolver for the roleName field.
 func (r *userResolver) RoleName(ctx context.Context, obj *ent.User) (*string, error) {
-	panic(fmt.Errorf("not implemented: RoleName - roleName"))
+	ro, err := r.userRole(ctx, obj.ID)
+	if err != nil || ro == nil {
+		return nil, err
+	}
+	return &ro.Name, nil
 }
 
 // RoleID is the resolver for the roleID field.
 func (r *userResolver) RoleID(ctx context.Context, obj *ent.User) (*uuid.UUID, error) {
-	panic(fmt.Errorf("not implemented: RoleID - roleID"))
+	ro, err := r.userRole(ctx, obj.ID)
+	if err != nil || ro == nil {
+		return nil, err
+	}
+	return &ro.ID, nil
 }
 
 // Mutation returns MutationResolver implementation.

@@ -59,6 +59,13 @@ type CreateUserInput struct {
 	RoleID   *uuid.UUID `json:"roleID,omitempty"`
 }
 
+// The outcome of createUser: the new user (when a password was given) or
+// the invitation to register (when it was not).
+type CreateUserPayload struct {
+	User       *ent.User       `json:"user,omitempty"`
+	Invitation *ent.Invitation `json:"invitation,omitempty"`
+}
+
 // A new API key; key is the full secret, shown only here.
 type CreatedAPIKey struct {
 	APIKey *ent.APIKey `json:"apiKey"`
