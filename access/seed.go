@@ -93,6 +93,9 @@ func SeedOrganization(ctx context.Context, c *ent.Client, orgID uuid.UUID) error
 			return fmt.Errorf("seeding role %s: %w", sr.Name, err)
 		}
 	}
+	if err := seedChatbotSettings(sctx, c); err != nil {
+		return err
+	}
 	for _, seed := range orgSeeders {
 		if err := seed(sctx, c, orgID); err != nil {
 			return err
@@ -209,4 +212,17 @@ func WithTx(ctx context.Context, c *ent.Client, fn func(tx *ent.Client) error) e
 		return err
 	}
 	return tx.Commit()
+}
+
+// seedChatbotSettings gives an organization its default chatbot settings
+// (one row per organization; the schema's defaults are the defaults).
+func seedChatbotSettings(sctx context.Context, c *ent.Client) error {
+	exists, err := c.ChatbotSettings.Query().Exist(sctx)
+	if err != nil || exists {
+		return err
+	}
+	if err := c.ChatbotSettings.Create().Exec(sctx); err != nil {
+		return fmt.Errorf("seeding chatbot settings: %w", err)
+	}
+	return nil
 }
