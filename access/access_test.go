@@ -36,7 +36,7 @@ func newService(t *testing.T) *access.Service {
 	}
 	mr := miniredis.RunT(t)
 	return &access.Service{
-		Client: db.Client, Postgres: db.Postgres(), Tokens: tokens,
+		Client: db.Client, SQL: db.SQL, Postgres: db.Postgres(), Tokens: tokens,
 		Redis: redis.NewClient(&redis.Options{Addr: mr.Addr()}),
 		Log:   slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}

@@ -3,6 +3,7 @@ package access
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -83,21 +84,31 @@ func (s *Service) loadSessionViewer(ctx context.Context, userID, orgID, family u
 // scanPrincipal runs principalQuery and closes its rows before returning,
 // so that later queries can use the connection (SQLite has only one).
 func (s *Service) scanPrincipal(ctx context.Context, family, userID, orgID uuid.UUID, dest ...any) error {
-	rows, err := s.Client.QueryContext(ctx, s.rebind(principalQuery), family, orgID, userID)
+	stmt, err := s.principalStmt(ctx)
 	if err != nil {
 		return apperr.Wrap(err, "user")
 	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return apperr.Wrap(err, "user")
-		}
+	err = stmt.QueryRowContext(ctx, family, orgID, userID).Scan(dest...)
+	if errors.Is(err, sql.ErrNoRows) {
 		return apperr.New(apperr.Unauthenticated, "user no longer exists")
 	}
-	if err := rows.Scan(dest...); err != nil {
-		return apperr.Wrap(err, "user")
+	return apperr.Wrap(err, "user")
+}
+
+// principalStmt prepares principalQuery once: it runs on every request, and
+// a prepared statement skips PostgreSQL's parse and plan.
+func (s *Service) principalStmt(ctx context.Context) (*sql.Stmt, error) {
+	s.stmtMu.Lock()
+	defer s.stmtMu.Unlock()
+	if s.stmt != nil {
+		return s.stmt, nil
 	}
-	return rows.Close()
+	stmt, err := s.SQL.PrepareContext(ctx, s.rebind(principalQuery))
+	if err != nil {
+		return nil, err
+	}
+	s.stmt = stmt
+	return stmt, nil
 }
 
 func (s *Service) orgExists(ctx context.Context, orgID uuid.UUID) bool {

@@ -2,9 +2,11 @@ package access
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -22,7 +24,9 @@ import (
 
 // Service authenticates credentials and issues sessions.
 type Service struct {
-	Client   *ent.Client
+	Client *ent.Client
+	// SQL is the pool under Client, for the prepared per-request query.
+	SQL      *sql.DB
 	Postgres bool
 	Tokens   *auth.Tokens
 	Redis    redis.Cmdable
@@ -31,7 +35,9 @@ type Service struct {
 	Log    *slog.Logger
 	Now    func() time.Time
 
-	roles roleCache
+	roles  roleCache
+	stmtMu sync.Mutex
+	stmt   *sql.Stmt
 }
 
 // Login brute-force limits: failures per account and per client address

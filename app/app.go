@@ -84,7 +84,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 		return nil, err
 	}
 	a.Access = &access.Service{
-		Client: a.DB.Client, Postgres: a.DB.Postgres(), Tokens: tokens,
+		Client: a.DB.Client, SQL: a.DB.SQL, Postgres: a.DB.Postgres(), Tokens: tokens,
 		Redis: a.KV.Client(), Prefix: o.Namespace, Log: log,
 	}
 	if a.Bootstrap, err = access.Bootstrap(ctx, a.DB.Client, cfg.AdminEmail, cfg.AdminPassword, cfg.AdminOrgName); err != nil {
