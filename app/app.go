@@ -17,6 +17,7 @@ import (
 	"switchboard/config"
 	"switchboard/database"
 	"switchboard/graph"
+	"switchboard/inbound"
 	"switchboard/kv"
 	"switchboard/ratelimit"
 	"switchboard/rest"
@@ -41,6 +42,7 @@ type App struct {
 	DB        *database.DB
 	KV        *kv.Store
 	Access    *access.Service
+	Inbound   *inbound.Service
 	Resolver  *graph.Resolver
 	Queue     *worker.Client
 	Worker    *worker.Worker
@@ -99,9 +101,11 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 		return nil, err
 	}
 	a.Resolver = &graph.Resolver{Client: a.DB.Client, Secrets: box}
+	a.Inbound = &inbound.Service{Client: a.DB.Client, Secrets: box, Queue: a.Queue, Log: log}
+	a.Inbound.Register(a.Worker)
 	a.Metrics = newMetrics(a)
 	api := &rest.API{
-		R: a.Resolver, Access: a.Access, Log: log,
+		R: a.Resolver, Access: a.Access, Inbound: a.Inbound, Log: log,
 		Limiter:    ratelimit.New(a.KV.Client(), o.Namespace+"ratelimit"),
 		UsedTokens: auth.NewRedisUsedTokens(a.KV.Client(), o.Namespace+"wsused:"),
 		Opts: rest.Options{
@@ -129,6 +133,13 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 	if a.Cfg.RunsWorker() {
 		if err := a.Worker.Start(); err != nil {
 			return fmt.Errorf("start workers: %w", err)
+		}
+		// Stored work that is still pending is queued again: a crash or a
+		// lost Redis loses nothing.
+		if n, err := a.Inbound.Recover(ctx); err != nil {
+			a.Log.Error("recovery sweep of webhook deliveries", "err", err)
+		} else if n > 0 {
+			a.Log.Info("recovery sweep queued pending webhook deliveries", "count", n)
 		}
 	}
 	errc := make(chan error, 1)

@@ -36,6 +36,7 @@ import (
 	"switchboard/ent/message"
 	"switchboard/ent/organization"
 	"switchboard/ent/organizationmember"
+	"switchboard/ent/parkedstatus"
 	"switchboard/ent/permission"
 	"switchboard/ent/product"
 	"switchboard/ent/refreshtoken"
@@ -113,6 +114,8 @@ type Client struct {
 	Organization *OrganizationClient
 	// OrganizationMember is the client for interacting with the OrganizationMember builders.
 	OrganizationMember *OrganizationMemberClient
+	// ParkedStatus is the client for interacting with the ParkedStatus builders.
+	ParkedStatus *ParkedStatusClient
 	// Permission is the client for interacting with the Permission builders.
 	Permission *PermissionClient
 	// Product is the client for interacting with the Product builders.
@@ -173,6 +176,7 @@ func (c *Client) init() {
 	c.Message = NewMessageClient(c.config)
 	c.Organization = NewOrganizationClient(c.config)
 	c.OrganizationMember = NewOrganizationMemberClient(c.config)
+	c.ParkedStatus = NewParkedStatusClient(c.config)
 	c.Permission = NewPermissionClient(c.config)
 	c.Product = NewProductClient(c.config)
 	c.RefreshToken = NewRefreshTokenClient(c.config)
@@ -302,6 +306,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Message:                NewMessageClient(cfg),
 		Organization:           NewOrganizationClient(cfg),
 		OrganizationMember:     NewOrganizationMemberClient(cfg),
+		ParkedStatus:           NewParkedStatusClient(cfg),
 		Permission:             NewPermissionClient(cfg),
 		Product:                NewProductClient(cfg),
 		RefreshToken:           NewRefreshTokenClient(cfg),
@@ -358,6 +363,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Message:                NewMessageClient(cfg),
 		Organization:           NewOrganizationClient(cfg),
 		OrganizationMember:     NewOrganizationMemberClient(cfg),
+		ParkedStatus:           NewParkedStatusClient(cfg),
 		Permission:             NewPermissionClient(cfg),
 		Product:                NewProductClient(cfg),
 		RefreshToken:           NewRefreshTokenClient(cfg),
@@ -404,9 +410,9 @@ func (c *Client) Use(hooks ...Hook) {
 		c.CannedResponse, c.Catalog, c.ChatbotFlow, c.ChatbotSession,
 		c.ChatbotSettings, c.Contact, c.CustomAction, c.FormFlow, c.IVRFlow,
 		c.InboundEvent, c.Invitation, c.KeywordRule, c.Message, c.Organization,
-		c.OrganizationMember, c.Permission, c.Product, c.RefreshToken, c.Role,
-		c.SSOConfig, c.Team, c.TeamMember, c.Template, c.User, c.WebhookDelivery,
-		c.WebhookDeliveryAttempt, c.WebhookSubscription,
+		c.OrganizationMember, c.ParkedStatus, c.Permission, c.Product, c.RefreshToken,
+		c.Role, c.SSOConfig, c.Team, c.TeamMember, c.Template, c.User,
+		c.WebhookDelivery, c.WebhookDeliveryAttempt, c.WebhookSubscription,
 	} {
 		n.Use(hooks...)
 	}
@@ -421,9 +427,9 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.CannedResponse, c.Catalog, c.ChatbotFlow, c.ChatbotSession,
 		c.ChatbotSettings, c.Contact, c.CustomAction, c.FormFlow, c.IVRFlow,
 		c.InboundEvent, c.Invitation, c.KeywordRule, c.Message, c.Organization,
-		c.OrganizationMember, c.Permission, c.Product, c.RefreshToken, c.Role,
-		c.SSOConfig, c.Team, c.TeamMember, c.Template, c.User, c.WebhookDelivery,
-		c.WebhookDeliveryAttempt, c.WebhookSubscription,
+		c.OrganizationMember, c.ParkedStatus, c.Permission, c.Product, c.RefreshToken,
+		c.Role, c.SSOConfig, c.Team, c.TeamMember, c.Template, c.User,
+		c.WebhookDelivery, c.WebhookDeliveryAttempt, c.WebhookSubscription,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -482,6 +488,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Organization.mutate(ctx, m)
 	case *OrganizationMemberMutation:
 		return c.OrganizationMember.mutate(ctx, m)
+	case *ParkedStatusMutation:
+		return c.ParkedStatus.mutate(ctx, m)
 	case *PermissionMutation:
 		return c.Permission.mutate(ctx, m)
 	case *ProductMutation:
@@ -4549,6 +4557,156 @@ func (c *OrganizationMemberClient) mutate(ctx context.Context, m *OrganizationMe
 	}
 }
 
+// ParkedStatusClient is a client for the ParkedStatus schema.
+type ParkedStatusClient struct {
+	config
+}
+
+// NewParkedStatusClient returns a client for the ParkedStatus from the given config.
+func NewParkedStatusClient(c config) *ParkedStatusClient {
+	return &ParkedStatusClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `parkedstatus.Hooks(f(g(h())))`.
+func (c *ParkedStatusClient) Use(hooks ...Hook) {
+	c.hooks.ParkedStatus = append(c.hooks.ParkedStatus, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `parkedstatus.Intercept(f(g(h())))`.
+func (c *ParkedStatusClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ParkedStatus = append(c.inters.ParkedStatus, interceptors...)
+}
+
+// Create returns a builder for creating a ParkedStatus entity.
+func (c *ParkedStatusClient) Create() *ParkedStatusCreate {
+	mutation := newParkedStatusMutation(c.config, OpCreate)
+	return &ParkedStatusCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ParkedStatus entities.
+func (c *ParkedStatusClient) CreateBulk(builders ...*ParkedStatusCreate) *ParkedStatusCreateBulk {
+	return &ParkedStatusCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ParkedStatusClient) MapCreateBulk(slice any, setFunc func(*ParkedStatusCreate, int)) *ParkedStatusCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ParkedStatusCreateBulk{err: fmt.Errorf("calling to ParkedStatusClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ParkedStatusCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ParkedStatusCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ParkedStatus.
+func (c *ParkedStatusClient) Update() *ParkedStatusUpdate {
+	mutation := newParkedStatusMutation(c.config, OpUpdate)
+	return &ParkedStatusUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ParkedStatusClient) UpdateOne(_m *ParkedStatus) *ParkedStatusUpdateOne {
+	mutation := newParkedStatusMutation(c.config, OpUpdateOne, withParkedStatus(_m))
+	return &ParkedStatusUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ParkedStatusClient) UpdateOneID(id uuid.UUID) *ParkedStatusUpdateOne {
+	mutation := newParkedStatusMutation(c.config, OpUpdateOne, withParkedStatusID(id))
+	return &ParkedStatusUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ParkedStatus.
+func (c *ParkedStatusClient) Delete() *ParkedStatusDelete {
+	mutation := newParkedStatusMutation(c.config, OpDelete)
+	return &ParkedStatusDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ParkedStatusClient) DeleteOne(_m *ParkedStatus) *ParkedStatusDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ParkedStatusClient) DeleteOneID(id uuid.UUID) *ParkedStatusDeleteOne {
+	builder := c.Delete().Where(parkedstatus.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ParkedStatusDeleteOne{builder}
+}
+
+// Query returns a query builder for ParkedStatus.
+func (c *ParkedStatusClient) Query() *ParkedStatusQuery {
+	return &ParkedStatusQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeParkedStatus},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ParkedStatus entity by its id.
+func (c *ParkedStatusClient) Get(ctx context.Context, id uuid.UUID) (*ParkedStatus, error) {
+	return c.Query().Where(parkedstatus.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ParkedStatusClient) GetX(ctx context.Context, id uuid.UUID) *ParkedStatus {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a ParkedStatus.
+func (c *ParkedStatusClient) QueryOrganization(_m *ParkedStatus) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(parkedstatus.Table, parkedstatus.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, parkedstatus.OrganizationTable, parkedstatus.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ParkedStatusClient) Hooks() []Hook {
+	hooks := c.hooks.ParkedStatus
+	return append(hooks[:len(hooks):len(hooks)], parkedstatus.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ParkedStatusClient) Interceptors() []Interceptor {
+	return c.inters.ParkedStatus
+}
+
+func (c *ParkedStatusClient) mutate(ctx context.Context, m *ParkedStatusMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ParkedStatusCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ParkedStatusUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ParkedStatusUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ParkedStatusDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ParkedStatus mutation op: %q", m.Op())
+	}
+}
+
 // PermissionClient is a client for the Permission schema.
 type PermissionClient struct {
 	config
@@ -6516,18 +6674,18 @@ type (
 		CallTransfer, Campaign, CampaignRecipient, CannedResponse, Catalog,
 		ChatbotFlow, ChatbotSession, ChatbotSettings, Contact, CustomAction, FormFlow,
 		IVRFlow, InboundEvent, Invitation, KeywordRule, Message, Organization,
-		OrganizationMember, Permission, Product, RefreshToken, Role, SSOConfig, Team,
-		TeamMember, Template, User, WebhookDelivery, WebhookDeliveryAttempt,
-		WebhookSubscription []ent.Hook
+		OrganizationMember, ParkedStatus, Permission, Product, RefreshToken, Role,
+		SSOConfig, Team, TeamMember, Template, User, WebhookDelivery,
+		WebhookDeliveryAttempt, WebhookSubscription []ent.Hook
 	}
 	inters struct {
 		AIContext, APIKey, Account, AgentBreak, AgentTransfer, CallLog, CallPermission,
 		CallTransfer, Campaign, CampaignRecipient, CannedResponse, Catalog,
 		ChatbotFlow, ChatbotSession, ChatbotSettings, Contact, CustomAction, FormFlow,
 		IVRFlow, InboundEvent, Invitation, KeywordRule, Message, Organization,
-		OrganizationMember, Permission, Product, RefreshToken, Role, SSOConfig, Team,
-		TeamMember, Template, User, WebhookDelivery, WebhookDeliveryAttempt,
-		WebhookSubscription []ent.Interceptor
+		OrganizationMember, ParkedStatus, Permission, Product, RefreshToken, Role,
+		SSOConfig, Team, TeamMember, Template, User, WebhookDelivery,
+		WebhookDeliveryAttempt, WebhookSubscription []ent.Interceptor
 	}
 )
 

@@ -32,6 +32,7 @@ import (
 	"switchboard/ent/message"
 	"switchboard/ent/organization"
 	"switchboard/ent/organizationmember"
+	"switchboard/ent/parkedstatus"
 	"switchboard/ent/permission"
 	"switchboard/ent/product"
 	"switchboard/ent/refreshtoken"
@@ -134,6 +135,7 @@ func checkColumn(t, c string) error {
 			message.Table:                message.ValidColumn,
 			organization.Table:           organization.ValidColumn,
 			organizationmember.Table:     organizationmember.ValidColumn,
+			parkedstatus.Table:           parkedstatus.ValidColumn,
 			permission.Table:             permission.ValidColumn,
 			product.Table:                product.ValidColumn,
 			refreshtoken.Table:           refreshtoken.ValidColumn,

@@ -28,6 +28,7 @@ import (
 	"switchboard/ent/message"
 	"switchboard/ent/organization"
 	"switchboard/ent/organizationmember"
+	"switchboard/ent/parkedstatus"
 	"switchboard/ent/permission"
 	"switchboard/ent/predicate"
 	"switchboard/ent/product"
@@ -50,7 +51,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 37)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 38)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   aicontext.Table,
@@ -707,6 +708,26 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[25] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   parkedstatus.Table,
+			Columns: parkedstatus.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: parkedstatus.FieldID,
+			},
+		},
+		Type: "ParkedStatus",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			parkedstatus.FieldOrganizationID:    {Type: field.TypeUUID, Column: parkedstatus.FieldOrganizationID},
+			parkedstatus.FieldCreatedAt:         {Type: field.TypeTime, Column: parkedstatus.FieldCreatedAt},
+			parkedstatus.FieldUpdatedAt:         {Type: field.TypeTime, Column: parkedstatus.FieldUpdatedAt},
+			parkedstatus.FieldChatMessageID:     {Type: field.TypeString, Column: parkedstatus.FieldChatMessageID},
+			parkedstatus.FieldStatus:            {Type: field.TypeEnum, Column: parkedstatus.FieldStatus},
+			parkedstatus.FieldErrorMessage:      {Type: field.TypeString, Column: parkedstatus.FieldErrorMessage},
+			parkedstatus.FieldPlatformTimestamp: {Type: field.TypeTime, Column: parkedstatus.FieldPlatformTimestamp},
+		},
+	}
+	graph.Nodes[26] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   permission.Table,
 			Columns: permission.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -721,7 +742,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			permission.FieldDescription: {Type: field.TypeString, Column: permission.FieldDescription},
 		},
 	}
-	graph.Nodes[26] = &sqlgraph.Node{
+	graph.Nodes[27] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   product.Table,
 			Columns: product.Columns,
@@ -747,7 +768,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			product.FieldIsActive:          {Type: field.TypeBool, Column: product.FieldIsActive},
 		},
 	}
-	graph.Nodes[27] = &sqlgraph.Node{
+	graph.Nodes[28] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   refreshtoken.Table,
 			Columns: refreshtoken.Columns,
@@ -768,7 +789,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			refreshtoken.FieldRevokedAt:      {Type: field.TypeTime, Column: refreshtoken.FieldRevokedAt},
 		},
 	}
-	graph.Nodes[28] = &sqlgraph.Node{
+	graph.Nodes[29] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   role.Table,
 			Columns: role.Columns,
@@ -788,7 +809,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			role.FieldIsDefault:      {Type: field.TypeBool, Column: role.FieldIsDefault},
 		},
 	}
-	graph.Nodes[29] = &sqlgraph.Node{
+	graph.Nodes[30] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   ssoconfig.Table,
 			Columns: ssoconfig.Columns,
@@ -814,7 +835,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			ssoconfig.FieldUserInfoURL:           {Type: field.TypeString, Column: ssoconfig.FieldUserInfoURL},
 		},
 	}
-	graph.Nodes[30] = &sqlgraph.Node{
+	graph.Nodes[31] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   team.Table,
 			Columns: team.Columns,
@@ -836,7 +857,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			team.FieldCreatedByID:         {Type: field.TypeUUID, Column: team.FieldCreatedByID},
 		},
 	}
-	graph.Nodes[31] = &sqlgraph.Node{
+	graph.Nodes[32] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   teammember.Table,
 			Columns: teammember.Columns,
@@ -856,7 +877,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			teammember.FieldLastAssignedAt: {Type: field.TypeTime, Column: teammember.FieldLastAssignedAt},
 		},
 	}
-	graph.Nodes[32] = &sqlgraph.Node{
+	graph.Nodes[33] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   template.Table,
 			Columns: template.Columns,
@@ -890,7 +911,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			template.FieldUpdatedByID:               {Type: field.TypeUUID, Column: template.FieldUpdatedByID},
 		},
 	}
-	graph.Nodes[33] = &sqlgraph.Node{
+	graph.Nodes[34] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -912,7 +933,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldLastLoginAt:  {Type: field.TypeTime, Column: user.FieldLastLoginAt},
 		},
 	}
-	graph.Nodes[34] = &sqlgraph.Node{
+	graph.Nodes[35] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -938,7 +959,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldCompletedAt:    {Type: field.TypeTime, Column: webhookdelivery.FieldCompletedAt},
 		},
 	}
-	graph.Nodes[35] = &sqlgraph.Node{
+	graph.Nodes[36] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdeliveryattempt.Table,
 			Columns: webhookdeliveryattempt.Columns,
@@ -959,7 +980,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdeliveryattempt.FieldError:          {Type: field.TypeString, Column: webhookdeliveryattempt.FieldError},
 		},
 	}
-	graph.Nodes[36] = &sqlgraph.Node{
+	graph.Nodes[37] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhooksubscription.Table,
 			Columns: webhooksubscription.Columns,
@@ -1498,6 +1519,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"OrganizationMember",
 		"Role",
+	)
+	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   parkedstatus.OrganizationTable,
+			Columns: []string{parkedstatus.OrganizationColumn},
+			Bidi:    false,
+		},
+		"ParkedStatus",
+		"Organization",
 	)
 	graph.MustAddE(
 		"roles",
@@ -5020,6 +5053,95 @@ func (f *OrganizationMemberFilter) WhereHasRoleWith(preds ...predicate.Role) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *ParkedStatusQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ParkedStatusQuery builder.
+func (_q *ParkedStatusQuery) Filter() *ParkedStatusFilter {
+	return &ParkedStatusFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ParkedStatusMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ParkedStatusMutation builder.
+func (m *ParkedStatusMutation) Filter() *ParkedStatusFilter {
+	return &ParkedStatusFilter{config: m.config, predicateAdder: m}
+}
+
+// ParkedStatusFilter provides a generic filtering capability at runtime for ParkedStatusQuery.
+type ParkedStatusFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ParkedStatusFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *ParkedStatusFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(parkedstatus.FieldID))
+}
+
+// WhereOrganizationID applies the entql [16]byte predicate on the organization_id field.
+func (f *ParkedStatusFilter) WhereOrganizationID(p entql.ValueP) {
+	f.Where(p.Field(parkedstatus.FieldOrganizationID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *ParkedStatusFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(parkedstatus.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *ParkedStatusFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(parkedstatus.FieldUpdatedAt))
+}
+
+// WhereChatMessageID applies the entql string predicate on the chat_message_id field.
+func (f *ParkedStatusFilter) WhereChatMessageID(p entql.StringP) {
+	f.Where(p.Field(parkedstatus.FieldChatMessageID))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *ParkedStatusFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(parkedstatus.FieldStatus))
+}
+
+// WhereErrorMessage applies the entql string predicate on the error_message field.
+func (f *ParkedStatusFilter) WhereErrorMessage(p entql.StringP) {
+	f.Where(p.Field(parkedstatus.FieldErrorMessage))
+}
+
+// WherePlatformTimestamp applies the entql time.Time predicate on the platform_timestamp field.
+func (f *ParkedStatusFilter) WherePlatformTimestamp(p entql.TimeP) {
+	f.Where(p.Field(parkedstatus.FieldPlatformTimestamp))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *ParkedStatusFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *ParkedStatusFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *PermissionQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -5048,7 +5170,7 @@ type PermissionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PermissionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5117,7 +5239,7 @@ type ProductFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5250,7 +5372,7 @@ type RefreshTokenFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *RefreshTokenFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5330,7 +5452,7 @@ type RoleFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *RoleFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5433,7 +5555,7 @@ type SSOConfigFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SSOConfigFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5552,7 +5674,7 @@ type TeamFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TeamFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5679,7 +5801,7 @@ type TeamMemberFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TeamMemberFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5796,7 +5918,7 @@ type TemplateFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TemplateFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5969,7 +6091,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6068,7 +6190,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[35].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6215,7 +6337,7 @@ type WebhookDeliveryAttemptFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryAttemptFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[35].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[36].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6323,7 +6445,7 @@ type WebhookSubscriptionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookSubscriptionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[36].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[37].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

@@ -31,6 +31,7 @@ import (
 	"switchboard/ent/message"
 	"switchboard/ent/organization"
 	"switchboard/ent/organizationmember"
+	"switchboard/ent/parkedstatus"
 	"switchboard/ent/permission"
 	"switchboard/ent/predicate"
 	"switchboard/ent/product"
@@ -86,6 +87,7 @@ const (
 	TypeMessage                = "Message"
 	TypeOrganization           = "Organization"
 	TypeOrganizationMember     = "OrganizationMember"
+	TypeParkedStatus           = "ParkedStatus"
 	TypePermission             = "Permission"
 	TypeProduct                = "Product"
 	TypeRefreshToken           = "RefreshToken"
@@ -29522,6 +29524,738 @@ func (m *OrganizationMemberMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown OrganizationMember edge %s", name)
+}
+
+// ParkedStatusMutation represents an operation that mutates the ParkedStatus nodes in the graph.
+type ParkedStatusMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	created_at          *time.Time
+	updated_at          *time.Time
+	chat_message_id     *string
+	status              *parkedstatus.Status
+	error_message       *string
+	platform_timestamp  *time.Time
+	clearedFields       map[string]struct{}
+	organization        *uuid.UUID
+	clearedorganization bool
+	done                bool
+	oldValue            func(context.Context) (*ParkedStatus, error)
+	predicates          []predicate.ParkedStatus
+}
+
+var _ ent.Mutation = (*ParkedStatusMutation)(nil)
+
+// parkedstatusOption allows management of the mutation configuration using functional options.
+type parkedstatusOption func(*ParkedStatusMutation)
+
+// newParkedStatusMutation creates new mutation for the ParkedStatus entity.
+func newParkedStatusMutation(c config, op Op, opts ...parkedstatusOption) *ParkedStatusMutation {
+	m := &ParkedStatusMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeParkedStatus,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withParkedStatusID sets the ID field of the mutation.
+func withParkedStatusID(id uuid.UUID) parkedstatusOption {
+	return func(m *ParkedStatusMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ParkedStatus
+		)
+		m.oldValue = func(ctx context.Context) (*ParkedStatus, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ParkedStatus.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withParkedStatus sets the old ParkedStatus of the mutation.
+func withParkedStatus(node *ParkedStatus) parkedstatusOption {
+	return func(m *ParkedStatusMutation) {
+		m.oldValue = func(context.Context) (*ParkedStatus, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ParkedStatusMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ParkedStatusMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of ParkedStatus entities.
+func (m *ParkedStatusMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ParkedStatusMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ParkedStatusMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ParkedStatus.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *ParkedStatusMutation) SetOrganizationID(u uuid.UUID) {
+	m.organization = &u
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *ParkedStatusMutation) OrganizationID() (r uuid.UUID, exists bool) {
+	v := m.organization
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the ParkedStatus entity.
+// If the ParkedStatus object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ParkedStatusMutation) OldOrganizationID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *ParkedStatusMutation) ResetOrganizationID() {
+	m.organization = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ParkedStatusMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ParkedStatusMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the ParkedStatus entity.
+// If the ParkedStatus object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ParkedStatusMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ParkedStatusMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *ParkedStatusMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *ParkedStatusMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the ParkedStatus entity.
+// If the ParkedStatus object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ParkedStatusMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *ParkedStatusMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetChatMessageID sets the "chat_message_id" field.
+func (m *ParkedStatusMutation) SetChatMessageID(s string) {
+	m.chat_message_id = &s
+}
+
+// ChatMessageID returns the value of the "chat_message_id" field in the mutation.
+func (m *ParkedStatusMutation) ChatMessageID() (r string, exists bool) {
+	v := m.chat_message_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldChatMessageID returns the old "chat_message_id" field's value of the ParkedStatus entity.
+// If the ParkedStatus object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ParkedStatusMutation) OldChatMessageID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldChatMessageID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldChatMessageID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldChatMessageID: %w", err)
+	}
+	return oldValue.ChatMessageID, nil
+}
+
+// ResetChatMessageID resets all changes to the "chat_message_id" field.
+func (m *ParkedStatusMutation) ResetChatMessageID() {
+	m.chat_message_id = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *ParkedStatusMutation) SetStatus(pa parkedstatus.Status) {
+	m.status = &pa
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *ParkedStatusMutation) Status() (r parkedstatus.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the ParkedStatus entity.
+// If the ParkedStatus object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ParkedStatusMutation) OldStatus(ctx context.Context) (v parkedstatus.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *ParkedStatusMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetErrorMessage sets the "error_message" field.
+func (m *ParkedStatusMutation) SetErrorMessage(s string) {
+	m.error_message = &s
+}
+
+// ErrorMessage returns the value of the "error_message" field in the mutation.
+func (m *ParkedStatusMutation) ErrorMessage() (r string, exists bool) {
+	v := m.error_message
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldErrorMessage returns the old "error_message" field's value of the ParkedStatus entity.
+// If the ParkedStatus object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ParkedStatusMutation) OldErrorMessage(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldErrorMessage is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldErrorMessage requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldErrorMessage: %w", err)
+	}
+	return oldValue.ErrorMessage, nil
+}
+
+// ResetErrorMessage resets all changes to the "error_message" field.
+func (m *ParkedStatusMutation) ResetErrorMessage() {
+	m.error_message = nil
+}
+
+// SetPlatformTimestamp sets the "platform_timestamp" field.
+func (m *ParkedStatusMutation) SetPlatformTimestamp(t time.Time) {
+	m.platform_timestamp = &t
+}
+
+// PlatformTimestamp returns the value of the "platform_timestamp" field in the mutation.
+func (m *ParkedStatusMutation) PlatformTimestamp() (r time.Time, exists bool) {
+	v := m.platform_timestamp
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPlatformTimestamp returns the old "platform_timestamp" field's value of the ParkedStatus entity.
+// If the ParkedStatus object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ParkedStatusMutation) OldPlatformTimestamp(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPlatformTimestamp is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPlatformTimestamp requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPlatformTimestamp: %w", err)
+	}
+	return oldValue.PlatformTimestamp, nil
+}
+
+// ClearPlatformTimestamp clears the value of the "platform_timestamp" field.
+func (m *ParkedStatusMutation) ClearPlatformTimestamp() {
+	m.platform_timestamp = nil
+	m.clearedFields[parkedstatus.FieldPlatformTimestamp] = struct{}{}
+}
+
+// PlatformTimestampCleared returns if the "platform_timestamp" field was cleared in this mutation.
+func (m *ParkedStatusMutation) PlatformTimestampCleared() bool {
+	_, ok := m.clearedFields[parkedstatus.FieldPlatformTimestamp]
+	return ok
+}
+
+// ResetPlatformTimestamp resets all changes to the "platform_timestamp" field.
+func (m *ParkedStatusMutation) ResetPlatformTimestamp() {
+	m.platform_timestamp = nil
+	delete(m.clearedFields, parkedstatus.FieldPlatformTimestamp)
+}
+
+// ClearOrganization clears the "organization" edge to the Organization entity.
+func (m *ParkedStatusMutation) ClearOrganization() {
+	m.clearedorganization = true
+	m.clearedFields[parkedstatus.FieldOrganizationID] = struct{}{}
+}
+
+// OrganizationCleared reports if the "organization" edge to the Organization entity was cleared.
+func (m *ParkedStatusMutation) OrganizationCleared() bool {
+	return m.clearedorganization
+}
+
+// OrganizationIDs returns the "organization" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OrganizationID instead. It exists only for internal usage by the builders.
+func (m *ParkedStatusMutation) OrganizationIDs() (ids []uuid.UUID) {
+	if id := m.organization; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOrganization resets all changes to the "organization" edge.
+func (m *ParkedStatusMutation) ResetOrganization() {
+	m.organization = nil
+	m.clearedorganization = false
+}
+
+// Where appends a list predicates to the ParkedStatusMutation builder.
+func (m *ParkedStatusMutation) Where(ps ...predicate.ParkedStatus) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ParkedStatusMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ParkedStatusMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ParkedStatus, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ParkedStatusMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ParkedStatusMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ParkedStatus).
+func (m *ParkedStatusMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ParkedStatusMutation) Fields() []string {
+	fields := make([]string, 0, 7)
+	if m.organization != nil {
+		fields = append(fields, parkedstatus.FieldOrganizationID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, parkedstatus.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, parkedstatus.FieldUpdatedAt)
+	}
+	if m.chat_message_id != nil {
+		fields = append(fields, parkedstatus.FieldChatMessageID)
+	}
+	if m.status != nil {
+		fields = append(fields, parkedstatus.FieldStatus)
+	}
+	if m.error_message != nil {
+		fields = append(fields, parkedstatus.FieldErrorMessage)
+	}
+	if m.platform_timestamp != nil {
+		fields = append(fields, parkedstatus.FieldPlatformTimestamp)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ParkedStatusMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case parkedstatus.FieldOrganizationID:
+		return m.OrganizationID()
+	case parkedstatus.FieldCreatedAt:
+		return m.CreatedAt()
+	case parkedstatus.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case parkedstatus.FieldChatMessageID:
+		return m.ChatMessageID()
+	case parkedstatus.FieldStatus:
+		return m.Status()
+	case parkedstatus.FieldErrorMessage:
+		return m.ErrorMessage()
+	case parkedstatus.FieldPlatformTimestamp:
+		return m.PlatformTimestamp()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ParkedStatusMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case parkedstatus.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case parkedstatus.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case parkedstatus.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case parkedstatus.FieldChatMessageID:
+		return m.OldChatMessageID(ctx)
+	case parkedstatus.FieldStatus:
+		return m.OldStatus(ctx)
+	case parkedstatus.FieldErrorMessage:
+		return m.OldErrorMessage(ctx)
+	case parkedstatus.FieldPlatformTimestamp:
+		return m.OldPlatformTimestamp(ctx)
+	}
+	return nil, fmt.Errorf("unknown ParkedStatus field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ParkedStatusMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case parkedstatus.FieldOrganizationID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case parkedstatus.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case parkedstatus.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case parkedstatus.FieldChatMessageID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetChatMessageID(v)
+		return nil
+	case parkedstatus.FieldStatus:
+		v, ok := value.(parkedstatus.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case parkedstatus.FieldErrorMessage:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetErrorMessage(v)
+		return nil
+	case parkedstatus.FieldPlatformTimestamp:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPlatformTimestamp(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ParkedStatus field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ParkedStatusMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ParkedStatusMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ParkedStatusMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown ParkedStatus numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ParkedStatusMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(parkedstatus.FieldPlatformTimestamp) {
+		fields = append(fields, parkedstatus.FieldPlatformTimestamp)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ParkedStatusMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ParkedStatusMutation) ClearField(name string) error {
+	switch name {
+	case parkedstatus.FieldPlatformTimestamp:
+		m.ClearPlatformTimestamp()
+		return nil
+	}
+	return fmt.Errorf("unknown ParkedStatus nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ParkedStatusMutation) ResetField(name string) error {
+	switch name {
+	case parkedstatus.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case parkedstatus.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case parkedstatus.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case parkedstatus.FieldChatMessageID:
+		m.ResetChatMessageID()
+		return nil
+	case parkedstatus.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case parkedstatus.FieldErrorMessage:
+		m.ResetErrorMessage()
+		return nil
+	case parkedstatus.FieldPlatformTimestamp:
+		m.ResetPlatformTimestamp()
+		return nil
+	}
+	return fmt.Errorf("unknown ParkedStatus field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ParkedStatusMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.organization != nil {
+		edges = append(edges, parkedstatus.EdgeOrganization)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ParkedStatusMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case parkedstatus.EdgeOrganization:
+		if id := m.organization; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ParkedStatusMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ParkedStatusMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ParkedStatusMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedorganization {
+		edges = append(edges, parkedstatus.EdgeOrganization)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ParkedStatusMutation) EdgeCleared(name string) bool {
+	switch name {
+	case parkedstatus.EdgeOrganization:
+		return m.clearedorganization
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ParkedStatusMutation) ClearEdge(name string) error {
+	switch name {
+	case parkedstatus.EdgeOrganization:
+		m.ClearOrganization()
+		return nil
+	}
+	return fmt.Errorf("unknown ParkedStatus unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ParkedStatusMutation) ResetEdge(name string) error {
+	switch name {
+	case parkedstatus.EdgeOrganization:
+		m.ResetOrganization()
+		return nil
+	}
+	return fmt.Errorf("unknown ParkedStatus edge %s", name)
 }
 
 // PermissionMutation represents an operation that mutates the Permission nodes in the graph.

@@ -17,6 +17,7 @@ import (
 	"switchboard/ent"
 	"switchboard/ent/viewer"
 	"switchboard/graph"
+	"switchboard/inbound"
 	"switchboard/ratelimit"
 )
 
@@ -31,8 +32,10 @@ type Options struct {
 
 // API holds what the handlers call.
 type API struct {
-	R       *graph.Resolver
-	Access  *access.Service
+	R      *graph.Resolver
+	Access *access.Service
+	// Inbound receives the platform's webhooks.
+	Inbound *inbound.Service
 	Limiter *ratelimit.Limiter
 	// UsedTokens spends single-use WebSocket tokens.
 	UsedTokens auth.UsedTokens
@@ -86,7 +89,7 @@ func (cr credential) present() bool { return cr.apiKey != "" || cr.bearer != "" 
 func (a *API) guard(r Route) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if r.Perm == Public {
-			if !a.rateLimit(c, "ip:"+c.ClientIP(), a.Opts.AnonRatePerMinute) {
+			if !r.Unlimited && !a.rateLimit(c, "ip:"+c.ClientIP(), a.Opts.AnonRatePerMinute) {
 				return
 			}
 			a.run(c, r)

@@ -32,6 +32,9 @@ type Route struct {
 	// NoTx skips the request transaction of a mutating route (the
 	// operation manages its own, as the auth routes do).
 	NoTx bool
+	// Unlimited exempts a public route from the per-address rate limit
+	// (the platform's webhook).
+	Unlimited bool
 }
 
 func (r Route) mutating() bool {
@@ -46,6 +49,7 @@ func (a *API) Routes() []Route {
 	for _, group := range [][]Route{
 		a.authRoutes(), a.meRoutes(), a.userRoutes(), a.apiKeyRoutes(),
 		a.organizationRoutes(), a.settingsRoutes(), a.roleRoutes(), a.teamRoutes(),
+		a.webhookRoutes(), a.contactRoutes(), a.cannedResponseRoutes(),
 	} {
 		all = append(all, group...)
 	}

@@ -308,6 +308,18 @@ func (f OrganizationMemberFunc) Mutate(ctx context.Context, m ent.Mutation) (ent
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.OrganizationMemberMutation", m)
 }
 
+// The ParkedStatusFunc type is an adapter to allow the use of ordinary
+// function as ParkedStatus mutator.
+type ParkedStatusFunc func(context.Context, *ent.ParkedStatusMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ParkedStatusFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ParkedStatusMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ParkedStatusMutation", m)
+}
+
 // The PermissionFunc type is an adapter to allow the use of ordinary
 // function as Permission mutator.
 type PermissionFunc func(context.Context, *ent.PermissionMutation) (ent.Value, error)

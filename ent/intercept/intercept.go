@@ -32,6 +32,7 @@ import (
 	"switchboard/ent/message"
 	"switchboard/ent/organization"
 	"switchboard/ent/organizationmember"
+	"switchboard/ent/parkedstatus"
 	"switchboard/ent/permission"
 	"switchboard/ent/predicate"
 	"switchboard/ent/product"
@@ -780,6 +781,33 @@ func (f TraverseOrganizationMember) Traverse(ctx context.Context, q ent.Query) e
 	return fmt.Errorf("unexpected query type %T. expect *ent.OrganizationMemberQuery", q)
 }
 
+// The ParkedStatusFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ParkedStatusFunc func(context.Context, *ent.ParkedStatusQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ParkedStatusFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ParkedStatusQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ParkedStatusQuery", q)
+}
+
+// The TraverseParkedStatus type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseParkedStatus func(context.Context, *ent.ParkedStatusQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseParkedStatus) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseParkedStatus) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ParkedStatusQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ParkedStatusQuery", q)
+}
+
 // The PermissionFunc type is an adapter to allow the use of ordinary function as a Querier.
 type PermissionFunc func(context.Context, *ent.PermissionQuery) (ent.Value, error)
 
@@ -1157,6 +1185,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.OrganizationQuery, predicate.Organization, organization.OrderOption]{typ: ent.TypeOrganization, tq: q}, nil
 	case *ent.OrganizationMemberQuery:
 		return &query[*ent.OrganizationMemberQuery, predicate.OrganizationMember, organizationmember.OrderOption]{typ: ent.TypeOrganizationMember, tq: q}, nil
+	case *ent.ParkedStatusQuery:
+		return &query[*ent.ParkedStatusQuery, predicate.ParkedStatus, parkedstatus.OrderOption]{typ: ent.TypeParkedStatus, tq: q}, nil
 	case *ent.PermissionQuery:
 		return &query[*ent.PermissionQuery, predicate.Permission, permission.OrderOption]{typ: ent.TypePermission, tq: q}, nil
 	case *ent.ProductQuery:

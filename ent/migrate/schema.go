@@ -1194,6 +1194,43 @@ var (
 			},
 		},
 	}
+	// ParkedStatusColumns holds the columns for the "parked_status" table.
+	ParkedStatusColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "chat_message_id", Type: field.TypeString},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"sent", "delivered", "read", "failed"}},
+		{Name: "error_message", Type: field.TypeString, Default: ""},
+		{Name: "platform_timestamp", Type: field.TypeTime, Nullable: true},
+		{Name: "organization_id", Type: field.TypeUUID},
+	}
+	// ParkedStatusTable holds the schema information for the "parked_status" table.
+	ParkedStatusTable = &schema.Table{
+		Name:       "parked_status",
+		Columns:    ParkedStatusColumns,
+		PrimaryKey: []*schema.Column{ParkedStatusColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "parked_status_organizations_organization",
+				Columns:    []*schema.Column{ParkedStatusColumns[7]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "parkedstatus_organization_id",
+				Unique:  false,
+				Columns: []*schema.Column{ParkedStatusColumns[7]},
+			},
+			{
+				Name:    "parkedstatus_chat_message_id_status",
+				Unique:  true,
+				Columns: []*schema.Column{ParkedStatusColumns[3], ParkedStatusColumns[4]},
+			},
+		},
+	}
 	// PermissionsColumns holds the columns for the "permissions" table.
 	PermissionsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -1733,6 +1770,7 @@ var (
 		MessagesTable,
 		OrganizationsTable,
 		OrganizationMembersTable,
+		ParkedStatusTable,
 		PermissionsTable,
 		ProductsTable,
 		RefreshTokensTable,
@@ -1783,6 +1821,7 @@ func init() {
 	OrganizationMembersTable.ForeignKeys[0].RefTable = OrganizationsTable
 	OrganizationMembersTable.ForeignKeys[1].RefTable = RolesTable
 	OrganizationMembersTable.ForeignKeys[2].RefTable = UsersTable
+	ParkedStatusTable.ForeignKeys[0].RefTable = OrganizationsTable
 	ProductsTable.ForeignKeys[0].RefTable = CatalogsTable
 	ProductsTable.ForeignKeys[1].RefTable = OrganizationsTable
 	RolesTable.ForeignKeys[0].RefTable = OrganizationsTable

@@ -711,6 +711,30 @@ func (f OrganizationMemberMutationRuleFunc) EvalMutation(ctx context.Context, m 
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.OrganizationMemberMutation", m)
 }
 
+// The ParkedStatusQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ParkedStatusQueryRuleFunc func(context.Context, *ent.ParkedStatusQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ParkedStatusQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ParkedStatusQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ParkedStatusQuery", q)
+}
+
+// The ParkedStatusMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ParkedStatusMutationRuleFunc func(context.Context, *ent.ParkedStatusMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ParkedStatusMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ParkedStatusMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ParkedStatusMutation", m)
+}
+
 // The PermissionQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type PermissionQueryRuleFunc func(context.Context, *ent.PermissionQuery) error
@@ -1084,6 +1108,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.OrganizationMemberQuery:
 		return q.Filter(), nil
+	case *ent.ParkedStatusQuery:
+		return q.Filter(), nil
 	case *ent.PermissionQuery:
 		return q.Filter(), nil
 	case *ent.ProductQuery:
@@ -1164,6 +1190,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.OrganizationMutation:
 		return m.Filter(), nil
 	case *ent.OrganizationMemberMutation:
+		return m.Filter(), nil
+	case *ent.ParkedStatusMutation:
 		return m.Filter(), nil
 	case *ent.PermissionMutation:
 		return m.Filter(), nil

@@ -29,6 +29,7 @@ import (
 	"switchboard/ent/message"
 	"switchboard/ent/organization"
 	"switchboard/ent/organizationmember"
+	"switchboard/ent/parkedstatus"
 	"switchboard/ent/permission"
 	"switchboard/ent/product"
 	"switchboard/ent/refreshtoken"
@@ -1573,6 +1574,47 @@ func init() {
 	organizationmemberDescID := organizationmemberMixinFields0[0].Descriptor()
 	// organizationmember.DefaultID holds the default value on creation for the id field.
 	organizationmember.DefaultID = organizationmemberDescID.Default.(func() uuid.UUID)
+	parkedstatusMixin := schema.ParkedStatus{}.Mixin()
+	parkedstatus.Policy = privacy.NewPolicies(parkedstatusMixin[1], schema.ParkedStatus{})
+	parkedstatus.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := parkedstatus.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	parkedstatusMixinHooks1 := parkedstatusMixin[1].Hooks()
+
+	parkedstatus.Hooks[1] = parkedstatusMixinHooks1[0]
+	parkedstatusMixinFields0 := parkedstatusMixin[0].Fields()
+	_ = parkedstatusMixinFields0
+	parkedstatusMixinFields2 := parkedstatusMixin[2].Fields()
+	_ = parkedstatusMixinFields2
+	parkedstatusFields := schema.ParkedStatus{}.Fields()
+	_ = parkedstatusFields
+	// parkedstatusDescCreatedAt is the schema descriptor for created_at field.
+	parkedstatusDescCreatedAt := parkedstatusMixinFields2[0].Descriptor()
+	// parkedstatus.DefaultCreatedAt holds the default value on creation for the created_at field.
+	parkedstatus.DefaultCreatedAt = parkedstatusDescCreatedAt.Default.(func() time.Time)
+	// parkedstatusDescUpdatedAt is the schema descriptor for updated_at field.
+	parkedstatusDescUpdatedAt := parkedstatusMixinFields2[1].Descriptor()
+	// parkedstatus.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	parkedstatus.DefaultUpdatedAt = parkedstatusDescUpdatedAt.Default.(func() time.Time)
+	// parkedstatus.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	parkedstatus.UpdateDefaultUpdatedAt = parkedstatusDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// parkedstatusDescChatMessageID is the schema descriptor for chat_message_id field.
+	parkedstatusDescChatMessageID := parkedstatusFields[0].Descriptor()
+	// parkedstatus.ChatMessageIDValidator is a validator for the "chat_message_id" field. It is called by the builders before save.
+	parkedstatus.ChatMessageIDValidator = parkedstatusDescChatMessageID.Validators[0].(func(string) error)
+	// parkedstatusDescErrorMessage is the schema descriptor for error_message field.
+	parkedstatusDescErrorMessage := parkedstatusFields[2].Descriptor()
+	// parkedstatus.DefaultErrorMessage holds the default value on creation for the error_message field.
+	parkedstatus.DefaultErrorMessage = parkedstatusDescErrorMessage.Default.(string)
+	// parkedstatusDescID is the schema descriptor for id field.
+	parkedstatusDescID := parkedstatusMixinFields0[0].Descriptor()
+	// parkedstatus.DefaultID holds the default value on creation for the id field.
+	parkedstatus.DefaultID = parkedstatusDescID.Default.(func() uuid.UUID)
 	permissionMixin := schema.Permission{}.Mixin()
 	permission.Policy = privacy.NewPolicies(schema.Permission{})
 	permission.Hooks[0] = func(next ent.Mutator) ent.Mutator {

@@ -81,9 +81,13 @@ func New(tb testing.TB, settings ...Setting) *Env {
 	if err != nil {
 		tb.Fatalf("app: %v", err)
 	}
+	if err := a.Worker.Start(); err != nil {
+		tb.Fatalf("workers: %v", err)
+	}
 	e := &Env{T: tb, App: a, Server: httptest.NewServer(a.Handler)}
 	tb.Cleanup(func() {
 		e.Server.Close()
+		a.Worker.Shutdown()
 		_ = a.Close()
 	})
 	e.Admin = e.Login("admin@example.com", AdminPassword)

@@ -1,0 +1,213 @@
+package inbound
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// payload is the platform's webhook body: entries of changes.
+type payload struct {
+	Object string `json:"object"`
+	Entry  []struct {
+		ID      string   `json:"id"`
+		Changes []change `json:"changes"`
+	} `json:"entry"`
+}
+
+type change struct {
+	Field string      `json:"field"`
+	Value changeValue `json:"value"`
+}
+
+type changeValue struct {
+	MessagingProduct string `json:"messaging_product"`
+	Metadata         struct {
+		DisplayPhoneNumber string `json:"display_phone_number"`
+		PhoneNumberID      string `json:"phone_number_id"`
+	} `json:"metadata"`
+	Contacts []struct {
+		Profile struct {
+			Name string `json:"name"`
+		} `json:"profile"`
+		WaID string `json:"wa_id"`
+	} `json:"contacts"`
+	Messages []rawMessage   `json:"messages"`
+	Statuses []statusUpdate `json:"statuses"`
+}
+
+// rawMessage keeps the whole message object: every type's content is
+// stored, including types this code does not know yet.
+type rawMessage map[string]any
+
+func (m rawMessage) str(key string) string {
+	s, _ := m[key].(string)
+	return s
+}
+
+func (m rawMessage) obj(key string) map[string]any {
+	o, _ := m[key].(map[string]any)
+	return o
+}
+
+type statusUpdate struct {
+	ID          string `json:"id"`
+	Status      string `json:"status"`
+	Timestamp   string `json:"timestamp"`
+	RecipientID string `json:"recipient_id"`
+	Errors      []struct {
+		Code      int    `json:"code"`
+		Title     string `json:"title"`
+		Message   string `json:"message"`
+		ErrorData struct {
+			Details string `json:"details"`
+		} `json:"error_data"`
+	} `json:"errors"`
+}
+
+// errorText is the platform's reason for a failed status.
+func (s statusUpdate) errorText() string {
+	if len(s.Errors) == 0 {
+		return ""
+	}
+	e := s.Errors[0]
+	msg := e.Message
+	if msg == "" {
+		msg = e.Title
+	}
+	if e.ErrorData.Details != "" {
+		msg += ": " + e.ErrorData.Details
+	}
+	return fmt.Sprintf("(#%d) %s", e.Code, msg)
+}
+
+// parseTimestamp reads the platform's epoch-seconds string.
+func parseTimestamp(s string) (time.Time, bool) {
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil || n <= 0 {
+		return time.Time{}, false
+	}
+	return time.Unix(n, 0).UTC(), true
+}
+
+// phoneIDs lists the distinct phone number ids a payload addresses.
+func (p *payload) phoneIDs() []string {
+	seen := map[string]bool{}
+	var ids []string
+	for _, e := range p.Entry {
+		for _, c := range e.Changes {
+			id := c.Value.Metadata.PhoneNumberID
+			if id != "" && !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
+}
+
+func parsePayload(body []byte) (*payload, error) {
+	var p payload
+	if err := json.Unmarshal(body, &p); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// content is what a message stores: its type, a content object (text:
+// {body}), media fields, interactive data and a preview for the inbox.
+type content struct {
+	Type        string
+	Body        map[string]any
+	MediaID     string
+	MimeType    string
+	Filename    string
+	Interactive map[string]any
+	Preview     string
+}
+
+// extractContent maps every platform message type to what we store. Types
+// not known here keep their raw object under content.raw.
+func extractContent(m rawMessage) content {
+	typ := m.str("type")
+	c := content{Type: typ, Body: map[string]any{}}
+	switch typ {
+	case "text":
+		body, _ := m.obj("text")["body"].(string)
+		c.Body["body"] = body
+		c.Preview = body
+	case "image", "video", "audio", "document", "sticker":
+		media := m.obj(typ)
+		c.Body = copyMap(media)
+		c.MediaID, _ = media["id"].(string)
+		c.MimeType, _ = media["mime_type"].(string)
+		c.Filename, _ = media["filename"].(string)
+		caption, _ := media["caption"].(string)
+		c.Preview = "[" + typ + "]"
+		if caption != "" {
+			c.Body["body"] = caption
+			c.Preview = caption
+		}
+	case "location":
+		c.Body = copyMap(m.obj("location"))
+		c.Preview = "[location]"
+		if name, _ := c.Body["name"].(string); name != "" {
+			c.Preview = "[location] " + name
+		}
+	case "contacts":
+		c.Body["contacts"] = m["contacts"]
+		c.Preview = "[contact card]"
+	case "interactive":
+		in := m.obj("interactive")
+		c.Interactive = copyMap(in)
+		itype, _ := in["type"].(string)
+		reply, _ := in[itype].(map[string]any)
+		c.Body = copyMap(reply)
+		title, _ := reply["title"].(string)
+		if title == "" {
+			title, _ = reply["body"].(string)
+		}
+		c.Body["body"] = title
+		c.Preview = title
+	case "button":
+		b := m.obj("button")
+		c.Body = copyMap(b)
+		text, _ := b["text"].(string)
+		c.Body["body"] = text
+		c.Preview = text
+	case "reaction":
+		c.Body = copyMap(m.obj("reaction"))
+		emoji, _ := c.Body["emoji"].(string)
+		c.Preview = "reacted " + emoji
+	case "order":
+		c.Body = copyMap(m.obj("order"))
+		c.Preview = "[order]"
+	default:
+		c.Body["raw"] = map[string]any(m)
+		c.Preview = "[" + typ + "]"
+	}
+	if ctx := m.obj("context"); ctx != nil {
+		c.Body["context"] = ctx
+	}
+	c.Preview = truncate(c.Preview, 200)
+	return c
+}
+
+func copyMap(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
