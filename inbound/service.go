@@ -174,4 +174,3 @@ func (s *Service) Recover(ctx context.Context) (int, error) {
 	}
 	return len(ids), nil
 }
-
