@@ -16,9 +16,11 @@ import (
 	"switchboard/auth"
 	"switchboard/config"
 	"switchboard/database"
+	"switchboard/events"
 	"switchboard/graph"
 	"switchboard/inbound"
 	"switchboard/kv"
+	"switchboard/provider"
 	"switchboard/ratelimit"
 	"switchboard/rest"
 	"switchboard/secrets"
@@ -43,6 +45,7 @@ type App struct {
 	KV        *kv.Store
 	Access    *access.Service
 	Inbound   *inbound.Service
+	Events    *events.Bus
 	Resolver  *graph.Resolver
 	Queue     *worker.Client
 	Worker    *worker.Worker
@@ -50,16 +53,31 @@ type App struct {
 	Bootstrap *access.BootstrapResult
 	Metrics   *Metrics
 
-	server *http.Server
+	server     *http.Server
+	stopEvents context.CancelFunc
+}
+
+// startEvents subscribes this node to the event bus and waits until the
+// subscription is live, so no event published after New is missed.
+func (a *App) startEvents() {
+	ctx, cancel := context.WithCancel(context.Background())
+	a.stopEvents = cancel
+	ready := make(chan struct{})
+	go a.Events.Run(ctx, ready)
+	select {
+	case <-ready:
+	case <-time.After(5 * time.Second):
+		a.Log.Warn("event bus subscription not confirmed within 5s")
+	}
 }
 
 // New opens every dependency, brings the schema up to date, bootstraps an
 // empty database and builds the HTTP handler. It does not listen.
-func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (a *App, err error) {
+func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (_ *App, err error) {
 	if err := cfg.EnsureSecrets(); err != nil {
 		return nil, err
 	}
-	a = &App{Cfg: cfg, Log: log}
+	a := &App{Cfg: cfg, Log: log}
 	defer func() {
 		if err != nil {
 			_ = a.Close()
@@ -100,12 +118,17 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	if err != nil {
 		return nil, err
 	}
-	a.Resolver = &graph.Resolver{Client: a.DB.Client, Secrets: box}
-	a.Inbound = &inbound.Service{Client: a.DB.Client, Secrets: box, Queue: a.Queue, Log: log}
+	a.Resolver = &graph.Resolver{
+		Client: a.DB.Client, Secrets: box,
+		Provider: provider.New(provider.Options{BaseURL: cfg.ProviderBaseURL, Logger: log}),
+	}
+	a.Events = events.New(a.KV.Client(), o.Namespace+"events", log)
+	a.startEvents()
+	a.Inbound = &inbound.Service{Client: a.DB.Client, Secrets: box, Queue: a.Queue, Events: a.Events, Log: log}
 	a.Inbound.Register(a.Worker)
 	a.Metrics = newMetrics(a)
 	api := &rest.API{
-		R: a.Resolver, Access: a.Access, Inbound: a.Inbound, Log: log,
+		R: a.Resolver, Access: a.Access, Inbound: a.Inbound, Events: a.Events, Log: log,
 		Limiter:    ratelimit.New(a.KV.Client(), o.Namespace+"ratelimit"),
 		UsedTokens: auth.NewRedisUsedTokens(a.KV.Client(), o.Namespace+"wsused:"),
 		Opts: rest.Options{
@@ -175,6 +198,9 @@ func (a *App) shutdown() error {
 // Close releases every dependency.
 func (a *App) Close() error {
 	var errs []error
+	if a.stopEvents != nil {
+		a.stopEvents()
+	}
 	if a.Queue != nil {
 		errs = append(errs, a.Queue.Close())
 	}

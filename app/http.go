@@ -31,6 +31,7 @@ func (a *App) routes(api *rest.API) http.Handler {
 	e.GET("/healthz", a.healthz)
 	e.GET("/metrics", gin.WrapH(a.Metrics.handler()))
 	e.Any("/graphql", api.GraphQLGuard(a.graphqlHandler(api)))
+	e.GET("/ws", api.WebSocket)
 	api.Mount(e)
 	e.NoRoute(api.NotFound)
 	e.NoMethod(api.NotFound)

@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"switchboard/ent"
+	"switchboard/provider"
 	"switchboard/secrets"
 )
 
@@ -16,6 +17,9 @@ type Resolver struct {
 	// Secrets encrypts credentials at rest (SSO client secrets, account
 	// tokens, webhook secrets).
 	Secrets *secrets.Box
+	// Provider calls the chat platform's Graph API for account checks,
+	// webhook subscription and the business profile.
+	Provider *provider.Client
 }
 
 // db returns the transaction's client when ctx carries one, the root

@@ -92,7 +92,8 @@ func (s *Service) processChange(ctx context.Context, v changeValue) error {
 }
 
 // storeMessage creates or updates the sender's contact and stores the
-// message, in one transaction. A message id already stored is skipped.
+// message, in one transaction, then publishes the events. A message id
+// already stored is skipped.
 func (s *Service) storeMessage(ctx context.Context, acc *ent.Account, names map[string]string, m rawMessage) error {
 	from, wamid := m.str("from"), m.str("id")
 	if from == "" || wamid == "" {
@@ -104,7 +105,15 @@ func (s *Service) storeMessage(ctx context.Context, acc *ent.Account, names map[
 		ts = s.now()
 	}
 	c := extractContent(m)
-	return access.WithTx(ctx, s.Client, func(tx *ent.Client) error {
+	var (
+		stored     *ent.Message
+		newContact bool
+	)
+	err := access.WithTx(ctx, s.Client, func(tx *ent.Client) error {
+		exists, err := tx.Contact.Query().Where(contact.PhoneNumber(from)).Exist(ctx)
+		if err != nil {
+			return err
+		}
 		contactID, err := upsertContact(ctx, tx, from, names[from], acc.Name)
 		if err != nil {
 			return fmt.Errorf("upserting contact: %w", err)
@@ -116,15 +125,25 @@ func (s *Service) storeMessage(ctx context.Context, acc *ent.Account, names map[
 		if c.Interactive != nil {
 			create.SetInteractiveData(c.Interactive)
 		}
-		err = create.OnConflictColumns(message.FieldChatMessageID).DoNothing().Exec(ctx)
+		id, err := create.OnConflictColumns(message.FieldChatMessageID).DoNothing().ID(ctx)
 		if isNoRows(err) {
 			return nil // already stored: a redelivery
 		}
 		if err != nil {
 			return fmt.Errorf("storing message: %w", err)
 		}
-		return touchContact(ctx, tx, contactID, ts, c.Preview)
+		if err := touchContact(ctx, tx, contactID, ts, c.Preview); err != nil {
+			return err
+		}
+		newContact = !exists
+		stored, err = tx.Message.Get(ctx, id)
+		return err
 	})
+	if err != nil || stored == nil {
+		return err
+	}
+	s.publishMessage(ctx, acc.OrganizationID, stored, newContact)
+	return nil
 }
 
 // upsertContact returns the contact of phone in the organization, creating
@@ -162,8 +181,12 @@ func (s *Service) applyStatusUpdate(ctx context.Context, st statusUpdate) error 
 		ts = s.now()
 	}
 	applied, err := ApplyStatus(ctx, s.Client, st.ID, status, st.errorText())
-	if err != nil || applied {
+	if err != nil {
 		return err
+	}
+	if applied {
+		s.publishStatus(ctx, st.ID)
+		return nil
 	}
 	exists, err := s.Client.Message.Query().Where(message.ChatMessageID(st.ID)).Exist(ctx)
 	if err != nil || exists {

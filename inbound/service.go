@@ -25,6 +25,7 @@ import (
 	"switchboard/ent/account"
 	"switchboard/ent/inboundevent"
 	"switchboard/ent/rule"
+	"switchboard/events"
 	"switchboard/secrets"
 	"switchboard/worker"
 )
@@ -37,6 +38,7 @@ type Service struct {
 	Client  *ent.Client
 	Secrets *secrets.Box
 	Queue   *worker.Client
+	Events  *events.Bus
 	Log     *slog.Logger
 	Now     func() time.Time
 }

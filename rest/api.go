@@ -16,6 +16,7 @@ import (
 	"switchboard/auth"
 	"switchboard/ent"
 	"switchboard/ent/viewer"
+	"switchboard/events"
 	"switchboard/graph"
 	"switchboard/inbound"
 	"switchboard/ratelimit"
@@ -36,6 +37,8 @@ type API struct {
 	Access *access.Service
 	// Inbound receives the platform's webhooks.
 	Inbound *inbound.Service
+	// Events feeds /ws.
+	Events  *events.Bus
 	Limiter *ratelimit.Limiter
 	// UsedTokens spends single-use WebSocket tokens.
 	UsedTokens auth.UsedTokens

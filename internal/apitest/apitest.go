@@ -41,6 +41,9 @@ type Env struct {
 	OrgID uuid.UUID
 	// Admin is a client logged in as the bootstrap super admin.
 	Admin *Client
+
+	cfg       *config.Config
+	namespace string
 }
 
 // Setting overrides a configuration variable.
@@ -71,35 +74,39 @@ func New(tb testing.TB, settings ...Setting) *Env {
 	if err != nil {
 		tb.Fatalf("config: %v", err)
 	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if testing.Verbose() {
-		log = slog.New(slog.NewTextHandler(testWriter{tb}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	}
-	a, err := app.New(context.Background(), cfg, log, app.Options{
-		Namespace: testenv.Namespace() + uuid.NewString()[:8] + ":", AutoMigrate: true,
-	})
-	if err != nil {
-		tb.Fatalf("app: %v", err)
-	}
-	if err := a.Worker.Start(); err != nil {
-		tb.Fatalf("workers: %v", err)
-	}
-	e := &Env{T: tb, App: a, Server: httptest.NewServer(a.Handler)}
-	tb.Cleanup(func() {
-		e.Server.Close()
-		a.Worker.Shutdown()
-		_ = a.Close()
-	})
+	e := &Env{T: tb, cfg: cfg, namespace: testenv.Namespace() + uuid.NewString()[:8] + ":"}
+	e.App, e.Server = e.start()
 	e.Admin = e.Login("admin@example.com", AdminPassword)
 	e.OrgID = e.Admin.OrgID
 	return e
 }
 
-type testWriter struct{ tb testing.TB }
+// start boots one application instance on the environment's database,
+// Redis and namespace, with its workers and an httptest server.
+func (e *Env) start() (*app.App, *httptest.Server) {
+	e.T.Helper()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	a, err := app.New(context.Background(), e.cfg, log, app.Options{Namespace: e.namespace, AutoMigrate: true})
+	if err != nil {
+		e.T.Fatalf("app: %v", err)
+	}
+	if err := a.Worker.Start(); err != nil {
+		e.T.Fatalf("workers: %v", err)
+	}
+	srv := httptest.NewServer(a.Handler)
+	e.T.Cleanup(func() {
+		srv.Close()
+		a.Worker.Shutdown()
+		_ = a.Close()
+	})
+	return a, srv
+}
 
-func (w testWriter) Write(p []byte) (int, error) {
-	w.tb.Log(strings.TrimSpace(string(p)))
-	return len(p), nil
+// Peer starts a second server process on the same database and Redis, as a
+// second node behind a load balancer would be.
+func (e *Env) Peer() (*app.App, *httptest.Server) {
+	e.T.Helper()
+	return e.start()
 }
 
 // Client calls the API with one credential.

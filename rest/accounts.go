@@ -1,0 +1,332 @@
+package rest
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"switchboard/apperr"
+	"switchboard/graph"
+	"switchboard/provider"
+)
+
+// accountJSON is the spec's Account; the access token and app secret are
+// write-only and shown only as has_* flags.
+type accountJSON struct {
+	ID                     uuid.UUID  `json:"id"`
+	Name                   string     `json:"name"`
+	AppID                  string     `json:"app_id"`
+	PhoneID                string     `json:"phone_id"`
+	BusinessID             string     `json:"business_id"`
+	WebhookVerifyToken     string     `json:"webhook_verify_token"`
+	APIVersion             string     `json:"api_version"`
+	IsDefaultIncoming      bool       `json:"is_default_incoming"`
+	IsDefaultOutgoing      bool       `json:"is_default_outgoing"`
+	AutoReadReceipt        bool       `json:"auto_read_receipt"`
+	BusinessCallingEnabled bool       `json:"business_calling_enabled"`
+	Status                 string     `json:"status"`
+	HasAccessToken         bool       `json:"has_access_token"`
+	HasAppSecret           bool       `json:"has_app_secret"`
+	CreatedByID            *uuid.UUID `json:"created_by_id"`
+	CreatedByName          string     `json:"created_by_name"`
+	UpdatedByID            *uuid.UUID `json:"updated_by_id"`
+	UpdatedByName          string     `json:"updated_by_name"`
+	CreatedAt              time.Time  `json:"created_at"`
+	UpdatedAt              time.Time  `json:"updated_at"`
+}
+
+func presentAccount(v *graph.AccountView) accountJSON {
+	a := v.Account
+	return accountJSON{
+		ID: a.ID, Name: a.Name, AppID: a.AppID, PhoneID: a.PhoneID, BusinessID: a.BusinessID,
+		WebhookVerifyToken: a.WebhookVerifyToken, APIVersion: a.APIVersion,
+		IsDefaultIncoming: a.IsDefaultIncoming, IsDefaultOutgoing: a.IsDefaultOutgoing,
+		AutoReadReceipt: a.AutoReadReceipt, BusinessCallingEnabled: a.BusinessCallingEnabled,
+		Status: string(a.Status), HasAccessToken: graph.AccountHasAccessToken(a), HasAppSecret: graph.AccountHasAppSecret(a),
+		CreatedByID: a.CreatedByID, CreatedByName: v.CreatedByName,
+		UpdatedByID: a.UpdatedByID, UpdatedByName: v.UpdatedByName,
+		CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
+	}
+}
+
+// phoneNumberJSON is the answer of an account's credential test.
+type phoneNumberJSON struct {
+	Success                bool   `json:"success"`
+	DisplayPhoneNumber     string `json:"display_phone_number"`
+	VerifiedName           string `json:"verified_name"`
+	QualityRating          string `json:"quality_rating"`
+	MessagingLimitTier     string `json:"messaging_limit_tier"`
+	CodeVerificationStatus string `json:"code_verification_status"`
+	AccountMode            string `json:"account_mode"`
+	IsTestNumber           bool   `json:"is_test_number"`
+}
+
+func presentPhoneNumber(p *provider.PhoneNumber) phoneNumberJSON {
+	return phoneNumberJSON{
+		Success: true, DisplayPhoneNumber: p.DisplayPhoneNumber, VerifiedName: p.VerifiedName,
+		QualityRating: p.QualityRating, MessagingLimitTier: p.MessagingLimitTier,
+		CodeVerificationStatus: p.CodeVerificationStatus, AccountMode: p.AccountMode, IsTestNumber: p.IsTestNumber,
+	}
+}
+
+// businessProfileJSON is the spec's business profile.
+type businessProfileJSON struct {
+	MessagingProduct  string   `json:"messaging_product"`
+	Address           string   `json:"address"`
+	Description       string   `json:"description"`
+	Vertical          string   `json:"vertical"`
+	Email             string   `json:"email"`
+	Websites          []string `json:"websites"`
+	ProfilePictureURL string   `json:"profile_picture_url"`
+	About             string   `json:"about"`
+}
+
+func presentBusinessProfile(p *provider.BusinessProfile) businessProfileJSON {
+	websites := p.Websites
+	if websites == nil {
+		websites = []string{}
+	}
+	return businessProfileJSON{
+		MessagingProduct: p.MessagingProduct, Address: p.Address, Description: p.Description,
+		Vertical: p.Vertical, Email: p.Email, Websites: websites,
+		ProfilePictureURL: p.ProfilePictureURL, About: p.About,
+	}
+}
+
+type accountBody struct {
+	Name                   *string `json:"name"`
+	AppID                  *string `json:"app_id"`
+	PhoneID                *string `json:"phone_id"`
+	BusinessID             *string `json:"business_id"`
+	AccessToken            *string `json:"access_token"`
+	AppSecret              *string `json:"app_secret"`
+	WebhookVerifyToken     *string `json:"webhook_verify_token"`
+	APIVersion             *string `json:"api_version"`
+	IsDefaultIncoming      *bool   `json:"is_default_incoming"`
+	IsDefaultOutgoing      *bool   `json:"is_default_outgoing"`
+	AutoReadReceipt        *bool   `json:"auto_read_receipt"`
+	BusinessCallingEnabled *bool   `json:"business_calling_enabled"`
+}
+
+func (a *API) listAccounts(c *gin.Context) (int, any, error) {
+	vs, err := a.R.Accounts(ctx(c))
+	if err != nil {
+		return 0, nil, err
+	}
+	out := make([]accountJSON, len(vs))
+	for i, v := range vs {
+		out[i] = presentAccount(v)
+	}
+	return http.StatusOK, gin.H{"accounts": out}, nil
+}
+
+func (a *API) getAccount(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	v, err := a.R.GetAccount(ctx(c), id)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentAccount(v), nil
+}
+
+func (a *API) createAccount(c *gin.Context) (int, any, error) {
+	var b accountBody
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	for _, req := range []struct {
+		name string
+		val  *string
+	}{{"name", b.Name}, {"phone_id", b.PhoneID}, {"business_id", b.BusinessID}, {"access_token", b.AccessToken}} {
+		if req.val == nil {
+			return 0, nil, apperr.Invalidf("%s is required", req.name)
+		}
+	}
+	v, err := a.R.CreateAccount(ctx(c), graph.CreateAccountInput{
+		Name: *b.Name, PhoneID: *b.PhoneID, BusinessID: *b.BusinessID, AccessToken: *b.AccessToken,
+		AppID: b.AppID, AppSecret: b.AppSecret, WebhookVerifyToken: b.WebhookVerifyToken, APIVersion: b.APIVersion,
+		IsDefaultIncoming: b.IsDefaultIncoming, IsDefaultOutgoing: b.IsDefaultOutgoing,
+		AutoReadReceipt: b.AutoReadReceipt, BusinessCallingEnabled: b.BusinessCallingEnabled,
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, presentAccount(v), nil
+}
+
+func (a *API) updateAccount(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	var b accountBody
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	v, err := a.R.UpdateAccount(ctx(c), id, graph.UpdateAccountInput{
+		Name: b.Name, PhoneID: b.PhoneID, BusinessID: b.BusinessID, AccessToken: b.AccessToken,
+		AppID: b.AppID, AppSecret: b.AppSecret, WebhookVerifyToken: b.WebhookVerifyToken, APIVersion: b.APIVersion,
+		IsDefaultIncoming: b.IsDefaultIncoming, IsDefaultOutgoing: b.IsDefaultOutgoing,
+		AutoReadReceipt: b.AutoReadReceipt, BusinessCallingEnabled: b.BusinessCallingEnabled,
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentAccount(v), nil
+}
+
+func (a *API) deleteAccount(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := a.R.DeleteAccount(ctx(c), id); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"message": "Account deleted"}, nil
+}
+
+func (a *API) testAccount(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	p, err := a.R.TestAccount(ctx(c), id)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentPhoneNumber(p), nil
+}
+
+func (a *API) subscribeAccount(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := a.R.SubscribeAccount(ctx(c), id); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"success": true, "message": "Subscribed to webhooks"}, nil
+}
+
+func (a *API) getBusinessProfile(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	p, err := a.R.AccountBusinessProfile(ctx(c), id)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentBusinessProfile(p), nil
+}
+
+func (a *API) updateBusinessProfile(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	var b struct {
+		MessagingProduct *string  `json:"messaging_product"`
+		Address          *string  `json:"address"`
+		Description      *string  `json:"description"`
+		Vertical         *string  `json:"vertical"`
+		Email            *string  `json:"email"`
+		Websites         []string `json:"websites"`
+		About            *string  `json:"about"`
+	}
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	p, err := a.R.UpdateAccountBusinessProfile(ctx(c), id, graph.BusinessProfileInput{
+		MessagingProduct: b.MessagingProduct, Address: b.Address, Description: b.Description,
+		Vertical: b.Vertical, Email: b.Email, Websites: b.Websites, About: b.About,
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentBusinessProfile(p), nil
+}
+
+func (a *API) uploadProfilePhoto(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	name, data, err := readUpload(c, "file", graph.MaxProfilePhotoBytes)
+	if err != nil {
+		return 0, nil, err
+	}
+	handle, err := a.R.UploadAccountProfilePhoto(ctx(c), id, name, data)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"message": "Profile photo updated", "handle": handle}, nil
+}
+
+// maxMultipartOverhead bounds what a multipart body may carry besides the
+// file: boundaries, part headers and small form fields.
+const maxMultipartOverhead = 1 << 20
+
+// readUpload reads the file part named field of a multipart/form-data
+// body, refusing files over maxBytes and bodies over maxBytes plus
+// maxMultipartOverhead. It returns the part's file name and content.
+func readUpload(c *gin.Context, field string, maxBytes int) (string, []byte, error) {
+	tooLarge := apperr.Invalidf("%s is too large (max %d MB)", field, maxBytes>>20)
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, int64(maxBytes+maxMultipartOverhead))
+	mr, err := c.Request.MultipartReader()
+	if err != nil {
+		return "", nil, apperr.Invalidf("request must be multipart/form-data with a %s part", field)
+	}
+	for {
+		part, err := mr.NextPart()
+		var mbe *http.MaxBytesError
+		switch {
+		case errors.Is(err, io.EOF):
+			return "", nil, apperr.Invalidf("%s is required", field)
+		case errors.As(err, &mbe):
+			return "", nil, tooLarge
+		case err != nil:
+			return "", nil, apperr.Invalidf("malformed multipart body")
+		}
+		if part.FormName() != field {
+			continue
+		}
+		data, err := io.ReadAll(io.LimitReader(part, int64(maxBytes)+1))
+		switch {
+		case errors.As(err, &mbe):
+			return "", nil, tooLarge
+		case err != nil:
+			return "", nil, apperr.Invalidf("malformed multipart body")
+		case len(data) > maxBytes:
+			return "", nil, tooLarge
+		}
+		return part.FileName(), data, nil
+	}
+}
+
+// accountRoutes: the calls that reach the platform (test, subscribe,
+// business profile changes, photo upload) run without the request
+// transaction, so no database transaction stays open across a network
+// call; each of them writes at most one row.
+func (a *API) accountRoutes() []Route {
+	return []Route{
+		{Method: get, Path: "/api/accounts", Perm: "accounts:read", Handle: a.listAccounts},
+		{Method: post, Path: "/api/accounts", Perm: "accounts:create", Handle: a.createAccount},
+		{Method: get, Path: "/api/accounts/:id", Perm: "accounts:read", Handle: a.getAccount},
+		{Method: put, Path: "/api/accounts/:id", Perm: "accounts:update", Handle: a.updateAccount},
+		{Method: del, Path: "/api/accounts/:id", Perm: "accounts:delete", Handle: a.deleteAccount},
+		{Method: post, Path: "/api/accounts/:id/test", Perm: "accounts:update", Handle: a.testAccount, NoTx: true},
+		{Method: post, Path: "/api/accounts/:id/subscribe", Perm: "accounts:update", Handle: a.subscribeAccount, NoTx: true},
+		{Method: get, Path: "/api/accounts/:id/business_profile", Perm: "accounts:read", Handle: a.getBusinessProfile},
+		{Method: put, Path: "/api/accounts/:id/business_profile", Perm: "accounts:update", Handle: a.updateBusinessProfile, NoTx: true},
+		{Method: post, Path: "/api/accounts/:id/business_profile/photo", Perm: "accounts:update", Handle: a.uploadProfilePhoto, NoTx: true},
+	}
+}

@@ -1,0 +1,199 @@
+package rest
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"switchboard/apperr"
+	"switchboard/ent"
+	"switchboard/graph"
+)
+
+// cannedResponseJSON is the spec's Canned response.
+type cannedResponseJSON struct {
+	ID         uuid.UUID        `json:"id"`
+	Name       string           `json:"name"`
+	Shortcut   string           `json:"shortcut"`
+	Content    string           `json:"content"`
+	Category   string           `json:"category"`
+	IsActive   bool             `json:"is_active"`
+	UsageCount int              `json:"usage_count"`
+	Buttons    []map[string]any `json:"buttons"`
+	CreatedAt  time.Time        `json:"created_at"`
+	UpdatedAt  time.Time        `json:"updated_at"`
+}
+
+func presentCannedResponse(r *ent.CannedResponse) cannedResponseJSON {
+	out := cannedResponseJSON{
+		ID: r.ID, Name: r.Name, Shortcut: r.Shortcut, Content: r.Content, Category: r.Category,
+		IsActive: r.IsActive, UsageCount: r.UsageCount, Buttons: r.Buttons,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+	}
+	if out.Buttons == nil {
+		out.Buttons = []map[string]any{}
+	}
+	return out
+}
+
+// cannedButtonBody is one button of a canned response body.
+type cannedButtonBody struct {
+	ID          string `json:"id"`
+	Title       string `json:"title"`
+	Type        string `json:"type"`
+	URL         string `json:"url"`
+	PhoneNumber string `json:"phone_number"`
+	TTLMinutes  *int   `json:"ttl_minutes"`
+}
+
+// cannedBody is the JSON of canned response create and update. Buttons
+// stays nil when absent, so an update can tell "keep" from "none".
+type cannedBody struct {
+	Name     *string            `json:"name"`
+	Content  *string            `json:"content"`
+	Shortcut *string            `json:"shortcut"`
+	Category *string            `json:"category"`
+	IsActive *bool              `json:"is_active"`
+	Buttons  []cannedButtonBody `json:"buttons"`
+}
+
+func (b cannedBody) buttons() []graph.CannedButton {
+	if b.Buttons == nil {
+		return nil
+	}
+	out := make([]graph.CannedButton, len(b.Buttons))
+	for i, x := range b.Buttons {
+		out[i] = graph.CannedButton{
+			ID: x.ID, Title: x.Title, Type: x.Type, URL: x.URL, PhoneNumber: x.PhoneNumber, TTLMinutes: x.TTLMinutes,
+		}
+	}
+	return out
+}
+
+func (a *API) listCannedResponses(c *gin.Context) (int, any, error) {
+	p, err := bindPage(c, 20)
+	if err != nil {
+		return 0, nil, err
+	}
+	f := graph.CannedFilter{
+		Category: c.Query("category"), Search: c.Query("search"), ActiveOnly: c.Query("active_only") == "true",
+	}
+	pg, err := a.R.ListCannedResponses(ctx(c), f, p.Offset(), p.Limit)
+	if err != nil {
+		return 0, nil, err
+	}
+	out := make([]cannedResponseJSON, len(pg.CannedResponses))
+	for i, r := range pg.CannedResponses {
+		out[i] = presentCannedResponse(r)
+	}
+	return http.StatusOK, listPayload("canned_responses", out, pg.Total, p), nil
+}
+
+func (a *API) getCannedResponse(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	r, err := a.R.GetCannedResponse(ctx(c), id)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentCannedResponse(r), nil
+}
+
+func (a *API) createCannedResponse(c *gin.Context) (int, any, error) {
+	if err := a.R.RequireCannedEditor(ctx(c)); err != nil {
+		return 0, nil, err
+	}
+	var b cannedBody
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	if b.Name == nil {
+		return 0, nil, apperr.Invalidf("name is required")
+	}
+	if b.Content == nil {
+		return 0, nil, apperr.Invalidf("content is required")
+	}
+	r, err := a.R.CreateCannedResponse(ctx(c), graph.CreateCannedResponseInput{
+		Name: *b.Name, Content: *b.Content, Shortcut: b.Shortcut, Category: b.Category, Buttons: b.buttons(),
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, presentCannedResponse(r), nil
+}
+
+func (a *API) updateCannedResponse(c *gin.Context) (int, any, error) {
+	if err := a.R.RequireCannedEditor(ctx(c)); err != nil {
+		return 0, nil, err
+	}
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	var b cannedBody
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	r, err := a.R.UpdateCannedResponse(ctx(c), id, graph.UpdateCannedResponseInput{
+		Name: b.Name, Content: b.Content, Shortcut: b.Shortcut, Category: b.Category,
+		IsActive: b.IsActive, Buttons: b.buttons(),
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentCannedResponse(r), nil
+}
+
+func (a *API) deleteCannedResponse(c *gin.Context) (int, any, error) {
+	if err := a.R.RequireCannedEditor(ctx(c)); err != nil {
+		return 0, nil, err
+	}
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := a.R.DeleteCannedResponse(ctx(c), id); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"message": "Canned response deleted"}, nil
+}
+
+func (a *API) useCannedResponse(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	var b struct {
+		ContactID string `json:"contact_id"`
+	}
+	if err := bindJSON(c, &b, true); err != nil {
+		return 0, nil, err
+	}
+	contactID, err := optionalUUID("contact_id", b.ContactID)
+	if err != nil {
+		return 0, nil, err
+	}
+	content, err := a.R.UseCannedResponse(ctx(c), id, contactID)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"message": "Usage recorded", "content": content}, nil
+}
+
+// cannedResponseRoutes: everyone who reads messages may list and use canned
+// responses; writes need messages:create here and, in the operation, an
+// Admin or Manager (or a role holding templates:update): Agents may not.
+func (a *API) cannedResponseRoutes() []Route {
+	return []Route{
+		{Method: get, Path: "/api/canned-responses", Perm: "messages:read", Handle: a.listCannedResponses},
+		{Method: post, Path: "/api/canned-responses", Perm: "messages:create", Handle: a.createCannedResponse},
+		{Method: get, Path: "/api/canned-responses/:id", Perm: "messages:read", Handle: a.getCannedResponse},
+		{Method: put, Path: "/api/canned-responses/:id", Perm: "messages:create", Handle: a.updateCannedResponse},
+		{Method: del, Path: "/api/canned-responses/:id", Perm: "messages:create", Handle: a.deleteCannedResponse},
+		{Method: post, Path: "/api/canned-responses/:id/use", Perm: "messages:read", Handle: a.useCannedResponse},
+	}
+}

@@ -1,0 +1,307 @@
+package rest
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"switchboard/apperr"
+	"switchboard/ent"
+	"switchboard/graph"
+)
+
+// contactJSON is the spec's Contact.
+type contactJSON struct {
+	ID                 uuid.UUID      `json:"id"`
+	PhoneNumber        string         `json:"phone_number"`
+	Name               string         `json:"name"`
+	ProfileName        string         `json:"profile_name"`
+	AvatarURL          string         `json:"avatar_url"`
+	Status             string         `json:"status"`
+	Tags               []string       `json:"tags"`
+	Metadata           map[string]any `json:"metadata"`
+	LastMessageAt      *time.Time     `json:"last_message_at"`
+	LastMessagePreview string         `json:"last_message_preview"`
+	UnreadCount        int            `json:"unread_count"`
+	AssignedUserID     *uuid.UUID     `json:"assigned_user_id"`
+	ChatAccount        string         `json:"chat_account"`
+	LastInboundAt      *time.Time     `json:"last_inbound_at"`
+	ServiceWindowOpen  bool           `json:"service_window_open"`
+	MarketingOptOut    bool           `json:"marketing_opt_out"`
+	CreatedAt          time.Time      `json:"created_at"`
+	UpdatedAt          time.Time      `json:"updated_at"`
+}
+
+// presentContact renders a contact; now decides service_window_open.
+func presentContact(c *ent.Contact, now time.Time) contactJSON {
+	out := contactJSON{
+		ID: c.ID, PhoneNumber: c.PhoneNumber, Name: c.Name, ProfileName: c.ProfileName,
+		AvatarURL: c.AvatarURL, Status: c.Status, Tags: c.Tags, Metadata: c.Metadata,
+		LastMessageAt: c.LastMessageAt, LastMessagePreview: c.LastMessagePreview,
+		UnreadCount: c.UnreadCount, AssignedUserID: c.AssignedUserID, ChatAccount: c.ChatAccount,
+		LastInboundAt: c.LastInboundAt, ServiceWindowOpen: graph.ServiceWindowOpen(c, now),
+		MarketingOptOut: c.MarketingOptOut, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
+	}
+	if out.Tags == nil {
+		out.Tags = []string{}
+	}
+	if out.Metadata == nil {
+		out.Metadata = map[string]any{}
+	}
+	return out
+}
+
+// panelFieldJSON, panelSectionJSON and panelConfigJSON are the contact info
+// panel's layout.
+type panelFieldJSON struct {
+	Key   string `json:"key"`
+	Label string `json:"label"`
+	Order int    `json:"order"`
+}
+
+type panelSectionJSON struct {
+	ID               string           `json:"id"`
+	Label            string           `json:"label"`
+	Columns          int              `json:"columns"`
+	Collapsible      bool             `json:"collapsible"`
+	DefaultCollapsed bool             `json:"default_collapsed"`
+	Order            int              `json:"order"`
+	Fields           []panelFieldJSON `json:"fields"`
+}
+
+type panelConfigJSON struct {
+	Sections []panelSectionJSON `json:"sections"`
+}
+
+// sessionDataJSON is the data of GET /api/contacts/{id}/session-data.
+type sessionDataJSON struct {
+	SessionID   *uuid.UUID      `json:"session_id"`
+	FlowID      *uuid.UUID      `json:"flow_id"`
+	FlowName    string          `json:"flow_name"`
+	SessionData map[string]any  `json:"session_data"`
+	PanelConfig panelConfigJSON `json:"panel_config"`
+}
+
+func presentSessionData(d *graph.ContactSessionData) sessionDataJSON {
+	out := sessionDataJSON{SessionData: map[string]any{}, PanelConfig: panelConfigJSON{Sections: []panelSectionJSON{}}}
+	if s := d.Session; s != nil {
+		out.SessionID, out.FlowID = &s.ID, s.CurrentFlowID
+		if s.Variables != nil {
+			out.SessionData = s.Variables
+		}
+	}
+	if d.Flow != nil {
+		out.FlowName = d.Flow.Name
+	}
+	for _, s := range d.Panel.Sections {
+		sec := panelSectionJSON{
+			ID: s.ID, Label: s.Label, Columns: s.Columns, Collapsible: s.Collapsible,
+			DefaultCollapsed: s.DefaultCollapsed, Order: s.Order, Fields: make([]panelFieldJSON, len(s.Fields)),
+		}
+		for i, f := range s.Fields {
+			sec.Fields[i] = panelFieldJSON{Key: f.Key, Label: f.Label, Order: f.Order}
+		}
+		out.PanelConfig.Sections = append(out.PanelConfig.Sections, sec)
+	}
+	return out
+}
+
+// createContactBody is the JSON of POST /api/contacts.
+type createContactBody struct {
+	PhoneNumber *string        `json:"phone_number"`
+	ProfileName *string        `json:"profile_name"`
+	ChatAccount *string        `json:"chat_account"`
+	Tags        []string       `json:"tags"`
+	Metadata    map[string]any `json:"metadata"`
+}
+
+// updateContactBody is the JSON of PUT /api/contacts/{id}: absent or null
+// fields keep their value.
+type updateContactBody struct {
+	ProfileName        *string        `json:"profile_name"`
+	ChatAccount        *string        `json:"chat_account"`
+	Tags               []string       `json:"tags"`
+	Metadata           map[string]any `json:"metadata"`
+	AssignedUserID     *string        `json:"assigned_user_id"`
+	ClearAssignedAgent *bool          `json:"clear_assigned_agent"`
+}
+
+// nullableUUID is a JSON field that tells absent (Set false) from null
+// (Set true, ID nil) and a UUID.
+type nullableUUID struct {
+	Set bool
+	ID  *uuid.UUID
+}
+
+// UnmarshalJSON implements json.Unmarshaler; the decoder calls it only
+// for fields that are present.
+func (n *nullableUUID) UnmarshalJSON(b []byte) error {
+	n.Set = true
+	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return apperr.Invalidf("user_id must be a UUID or null")
+	}
+	id, err := uuid.Parse(s)
+	if err != nil {
+		return apperr.Invalidf("user_id must be a UUID or null")
+	}
+	n.ID = &id
+	return nil
+}
+
+func (a *API) listContacts(c *gin.Context) (int, any, error) {
+	p, err := bindPage(c, 20)
+	if err != nil {
+		return 0, nil, err
+	}
+	f := graph.ContactFilter{Search: c.Query("search")}
+	if tags := c.Query("tags"); tags != "" {
+		f.Tags = strings.Split(tags, ",")
+	}
+	pg, err := a.R.ListContacts(ctx(c), f, p.Offset(), p.Limit)
+	if err != nil {
+		return 0, nil, err
+	}
+	now := time.Now()
+	out := make([]contactJSON, len(pg.Contacts))
+	for i, ct := range pg.Contacts {
+		out[i] = presentContact(ct, now)
+	}
+	return http.StatusOK, listPayload("contacts", out, pg.Total, p), nil
+}
+
+func (a *API) getContact(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	ct, err := a.R.GetContact(ctx(c), id)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentContact(ct, time.Now()), nil
+}
+
+func (a *API) createContact(c *gin.Context) (int, any, error) {
+	var b createContactBody
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	if b.PhoneNumber == nil {
+		return 0, nil, apperr.Invalidf("phone_number is required")
+	}
+	ct, err := a.R.CreateContact(ctx(c), graph.CreateContactInput{
+		PhoneNumber: *b.PhoneNumber, ProfileName: b.ProfileName, ChatAccount: b.ChatAccount,
+		Tags: b.Tags, Metadata: b.Metadata,
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, presentContact(ct, time.Now()), nil
+}
+
+func (a *API) updateContact(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	var b updateContactBody
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	in := graph.UpdateContactInput{
+		ProfileName: b.ProfileName, ChatAccount: b.ChatAccount, Tags: b.Tags, Metadata: b.Metadata,
+		ClearAssignedAgent: b.ClearAssignedAgent != nil && *b.ClearAssignedAgent,
+	}
+	if b.AssignedUserID != nil {
+		if in.AssignedUserID, err = optionalUUID("assigned_user_id", *b.AssignedUserID); err != nil {
+			return 0, nil, err
+		}
+	}
+	ct, err := a.R.UpdateContact(ctx(c), id, in)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentContact(ct, time.Now()), nil
+}
+
+func (a *API) deleteContact(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := a.R.DeleteContact(ctx(c), id); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, nil, nil
+}
+
+func (a *API) assignContact(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	var b struct {
+		UserID nullableUUID `json:"user_id"`
+	}
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	if !b.UserID.Set {
+		return 0, nil, apperr.Invalidf("user_id is required (a UUID, or null to unassign)")
+	}
+	ct, err := a.R.AssignContact(ctx(c), id, b.UserID.ID)
+	if err != nil {
+		return 0, nil, err
+	}
+	msg := "Contact assigned"
+	if ct.AssignedUserID == nil {
+		msg = "Contact unassigned"
+	}
+	return http.StatusOK, gin.H{"message": msg, "assigned_user_id": ct.AssignedUserID}, nil
+}
+
+func (a *API) markContactRead(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := a.R.MarkContactRead(ctx(c), id); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"status": "ok"}, nil
+}
+
+func (a *API) contactSessionData(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	d, err := a.R.ContactSessionData(ctx(c), id)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentSessionData(d), nil
+}
+
+// contactRoutes: marking a conversation read is part of reading messages.
+func (a *API) contactRoutes() []Route {
+	return []Route{
+		{Method: get, Path: "/api/contacts", Perm: "contacts:read", Handle: a.listContacts},
+		{Method: post, Path: "/api/contacts", Perm: "contacts:create", Handle: a.createContact},
+		{Method: get, Path: "/api/contacts/:id", Perm: "contacts:read", Handle: a.getContact},
+		{Method: put, Path: "/api/contacts/:id", Perm: "contacts:update", Handle: a.updateContact},
+		{Method: del, Path: "/api/contacts/:id", Perm: "contacts:delete", Handle: a.deleteContact},
+		{Method: put, Path: "/api/contacts/:id/assign", Perm: "contacts:update", Handle: a.assignContact},
+		{Method: post, Path: "/api/contacts/:id/mark-read", Perm: "messages:read", Handle: a.markContactRead},
+		{Method: get, Path: "/api/contacts/:id/session-data", Perm: "contacts:read", Handle: a.contactSessionData},
+	}
+}

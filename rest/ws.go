@@ -1,0 +1,129 @@
+package rest
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/gorilla/websocket"
+
+	"switchboard/ent/viewer"
+	"switchboard/events"
+)
+
+// WebSocket timing: the client authenticates within wsAuthWindow; pings
+// every wsPingEvery keep the connection alive, and a client silent for
+// wsPongWait is dropped.
+const (
+	wsAuthWindow = 5 * time.Second
+	wsPingEvery  = 25 * time.Second
+	wsPongWait   = 60 * time.Second
+	wsWriteWait  = 10 * time.Second
+	wsBuffer     = 256
+)
+
+var upgrader = websocket.Upgrader{
+	ReadBufferSize:  1024,
+	WriteBufferSize: 4096,
+	// Browsers send the app's origin; the token (single use, short lived)
+	// is what authenticates, so any origin may connect.
+	CheckOrigin: func(*http.Request) bool { return true },
+}
+
+// wsMessage is the shape of every message on /ws.
+type wsMessage struct {
+	Type    string          `json:"type"`
+	Payload json.RawMessage `json:"payload,omitempty"`
+}
+
+// WebSocket serves /ws: the client authenticates with a ws-token, given as
+// the query parameter token or as the first message
+// {"type":"auth","payload":{"token":"..."}} within five seconds; then it
+// receives its organization's events as {type, payload}.
+func (a *API) WebSocket(c *gin.Context) {
+	conn, err := upgrader.Upgrade(c.Writer, c.Request, nil)
+	if err != nil {
+		return // the upgrader answered the client
+	}
+	defer conn.Close()
+	v, err := a.wsAuthenticate(c.Request.Context(), conn, c.Query("token"))
+	if err != nil {
+		deadline := time.Now().Add(wsWriteWait)
+		_ = conn.WriteControl(websocket.CloseMessage,
+			websocket.FormatCloseMessage(websocket.ClosePolicyViolation, "authentication failed"), deadline)
+		return
+	}
+	sub := a.Events.Subscribe(v.OrgID, wsBuffer)
+	defer sub.Close()
+	ok, _ := json.Marshal(map[string]any{"user_id": v.UserID, "organization_id": v.OrgID})
+	if conn.WriteJSON(wsMessage{Type: "connected", Payload: ok}) != nil {
+		return
+	}
+	done := make(chan struct{})
+	go wsReadLoop(conn, done)
+	wsWriteLoop(conn, sub, done)
+}
+
+// wsAuthenticate takes the token from the query or from the first message.
+func (a *API) wsAuthenticate(ctx context.Context, conn *websocket.Conn, token string) (*viewer.Viewer, error) {
+	if token == "" {
+		_ = conn.SetReadDeadline(time.Now().Add(wsAuthWindow))
+		var m struct {
+			Type    string `json:"type"`
+			Payload struct {
+				Token string `json:"token"`
+			} `json:"payload"`
+		}
+		if err := conn.ReadJSON(&m); err != nil {
+			return nil, err
+		}
+		_ = conn.SetReadDeadline(time.Time{})
+		if m.Type == "auth" {
+			token = m.Payload.Token
+		}
+	}
+	return a.Access.ConsumeWSToken(ctx, a.UsedTokens, token)
+}
+
+// wsReadLoop consumes client messages (pongs keep the deadline moving) and
+// closes done when the client goes away.
+func wsReadLoop(conn *websocket.Conn, done chan<- struct{}) {
+	defer close(done)
+	conn.SetReadLimit(4096)
+	_ = conn.SetReadDeadline(time.Now().Add(wsPongWait))
+	conn.SetPongHandler(func(string) error { return conn.SetReadDeadline(time.Now().Add(wsPongWait)) })
+	for {
+		if _, _, err := conn.ReadMessage(); err != nil {
+			return
+		}
+	}
+}
+
+// wsWriteLoop writes events and pings until the client leaves or the
+// subscription ends (a client too slow to keep up is dropped by the bus).
+func wsWriteLoop(conn *websocket.Conn, sub *events.Subscription, done <-chan struct{}) {
+	ping := time.NewTicker(wsPingEvery)
+	defer ping.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case ev, ok := <-sub.C():
+			if !ok {
+				_ = conn.WriteControl(websocket.CloseMessage,
+					websocket.FormatCloseMessage(websocket.CloseTryAgainLater, "too slow"), time.Now().Add(wsWriteWait))
+				return
+			}
+			_ = conn.SetWriteDeadline(time.Now().Add(wsWriteWait))
+			if conn.WriteJSON(wsMessage{Type: ev.Type, Payload: ev.Payload}) != nil {
+				return
+			}
+		case <-ping.C:
+			if conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(wsWriteWait)) != nil {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,145 @@
+package rest_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"switchboard/internal/apitest"
+)
+
+// wsDial opens /ws on server base with a fresh ws token of c, given in the
+// query or as the first message.
+func wsDial(t *testing.T, base string, c *apitest.Client, viaQuery bool) *websocket.Conn {
+	t.Helper()
+	tok := c.Do(http.MethodGet, "/api/auth/ws-token", nil).ExpectStatus(t, http.StatusOK).String("data.token")
+	url := "ws" + strings.TrimPrefix(base, "http") + "/ws"
+	if viaQuery {
+		url += "?token=" + tok
+	}
+	conn, _, err := websocket.DefaultDialer.Dial(url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if !viaQuery {
+		if err := conn.WriteJSON(map[string]any{"type": "auth", "payload": map[string]string{"token": tok}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m := wsRead(t, conn); m.Type != "connected" {
+		t.Fatalf("first message %q", m.Type)
+	}
+	return conn
+}
+
+type wsMsg struct {
+	Type    string         `json:"type"`
+	Payload map[string]any `json:"payload"`
+}
+
+func wsRead(t *testing.T, conn *websocket.Conn) wsMsg {
+	t.Helper()
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	_, raw, err := conn.ReadMessage()
+	if err != nil {
+		t.Fatalf("reading /ws: %v", err)
+	}
+	var m wsMsg
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// wsWaitFor reads until a message of type typ arrives.
+func wsWaitFor(t *testing.T, conn *websocket.Conn, typ string) wsMsg {
+	t.Helper()
+	for {
+		if m := wsRead(t, conn); m.Type == typ {
+			return m
+		}
+	}
+}
+
+func TestWebSocketEvents(t *testing.T) {
+	e := newWebhookEnv(t)
+	now := time.Now().Unix()
+	byQuery := wsDial(t, e.Server.URL, e.Admin, true)
+	byMessage := wsDial(t, e.Server.URL, e.Admin, false)
+	foreign := wsDial(t, e.Server.URL, e.NewOrg("Elsewhere"), true)
+
+	body := messagesPayload("15559990001", "Wanda", textMessage("15559990001", "wamid.ws1", now, "ping"))
+	e.post(t, body, sign(body)).ExpectStatus(t, http.StatusOK)
+	for _, conn := range []*websocket.Conn{byQuery, byMessage} {
+		m := wsWaitFor(t, conn, "message:new")
+		if m.Payload["direction"] != "incoming" || m.Payload["type"] != "text" || m.Payload["contact_id"] == nil ||
+			m.Payload["id"] == nil || m.Payload["timestamp"] == nil || m.Payload["content"].(map[string]any)["body"] != "ping" {
+			t.Fatalf("message:new payload: %v", m.Payload)
+		}
+		if c := wsWaitFor(t, conn, "contact:new"); c.Payload["phone_number"] != "15559990001" {
+			t.Fatalf("contact:new payload: %v", c.Payload)
+		}
+	}
+	// The other organization's socket saw nothing of it.
+	_ = foreign.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+	if _, raw, err := foreign.ReadMessage(); err == nil {
+		t.Fatalf("another organization received %s", raw)
+	}
+
+	t.Run("TokenWorksOnce", func(t *testing.T) {
+		tok := e.Admin.Do(http.MethodGet, "/api/auth/ws-token", nil).String("data.token")
+		url := "ws" + strings.TrimPrefix(e.Server.URL, "http") + "/ws?token=" + tok
+		first, _, err := websocket.DefaultDialer.Dial(url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer first.Close()
+		if m := wsRead(t, first); m.Type != "connected" {
+			t.Fatalf("first use: %v", m)
+		}
+		second, _, err := websocket.DefaultDialer.Dial(url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer second.Close()
+		_ = second.SetReadDeadline(time.Now().Add(5 * time.Second))
+		_, _, err = second.ReadMessage()
+		if !websocket.IsCloseError(err, websocket.ClosePolicyViolation) {
+			t.Fatalf("second use of a token: %v", err)
+		}
+	})
+	t.Run("AccessTokenRefused", func(t *testing.T) {
+		url := "ws" + strings.TrimPrefix(e.Server.URL, "http") + "/ws?token=" + e.Admin.Token
+		conn, _, err := websocket.DefaultDialer.Dial(url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if _, _, err := conn.ReadMessage(); !websocket.IsCloseError(err, websocket.ClosePolicyViolation) {
+			t.Fatalf("access token on /ws: %v", err)
+		}
+	})
+}
+
+// TestEventsCrossNodes runs two server instances on one database and Redis:
+// a webhook processed by one reaches a /ws client of the other.
+func TestEventsCrossNodes(t *testing.T) {
+	e := newWebhookEnv(t)
+	_, peer := e.Peer()
+	conn := wsDial(t, e.Server.URL, e.Admin, true)
+
+	body := messagesPayload("15559990002", "Nils", textMessage("15559990002", "wamid.node2", time.Now().Unix(), "from node 2"))
+	req, _ := http.NewRequest(http.MethodPost, peer.URL+"/api/webhook", strings.NewReader(body))
+	req.Header.Set("X-Hub-Signature-256", sign(body))
+	e.Send(req).ExpectStatus(t, http.StatusOK)
+	m := wsWaitFor(t, conn, "message:new")
+	if m.Payload["content"].(map[string]any)["body"] != "from node 2" {
+		t.Fatalf("payload: %v", m.Payload)
+	}
+}
