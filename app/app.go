@@ -124,6 +124,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	}
 	a.Events = events.New(a.KV.Client(), o.Namespace+"events", log)
 	a.startEvents()
+	a.Resolver.Events = a.Events
 	a.Inbound = &inbound.Service{Client: a.DB.Client, Secrets: box, Queue: a.Queue, Events: a.Events, Log: log}
 	a.Inbound.Register(a.Worker)
 	a.Metrics = newMetrics(a)

@@ -11,6 +11,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/coder/websocket"
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -44,6 +45,11 @@ func (a *App) graphqlHandler(api *rest.API) http.Handler {
 	}))
 	// The WebSocket transport comes before GET, or GET swallows the upgrade.
 	srv.AddTransport(transport.Websocket{
+		// Browsers send their page's origin; the single-use token in the
+		// init message is what authenticates, as on /ws.
+		Implementation: transport.CoderWebsocketImplementation{
+			AcceptOptions: websocket.AcceptOptions{OriginPatterns: []string{"*"}},
+		},
 		KeepAlivePingInterval: 15 * time.Second,
 		InitTimeout:           5 * time.Second,
 		InitFunc: func(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {

@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"switchboard/ent"
+	"switchboard/events"
 	"switchboard/provider"
 	"switchboard/secrets"
 )
@@ -20,6 +21,8 @@ type Resolver struct {
 	// Provider calls the chat platform's Graph API for account checks,
 	// webhook subscription and the business profile.
 	Provider *provider.Client
+	// Events feeds GraphQL subscriptions.
+	Events *events.Bus
 }
 
 // db returns the transaction's client when ctx carries one, the root

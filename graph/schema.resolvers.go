@@ -9,6 +9,7 @@ import (
 	"context"
 	"switchboard/ent"
 	"switchboard/ent/ssoconfig"
+	"switchboard/events"
 	"switchboard/graph/model"
 
 	"entgo.io/contrib/entgql"
@@ -286,6 +287,21 @@ func (r *sSOConfigResolver) HasSecret(ctx context.Context, obj *ent.SSOConfig) (
 	return len(obj.ClientSecretEncrypted) > 0, nil
 }
 
+// MessageAdded is the resolver for the messageAdded field.
+func (r *subscriptionResolver) MessageAdded(ctx context.Context, contactID *uuid.UUID) (<-chan *ent.Message, error) {
+	return r.MessagesOf(ctx, events.MessageNew, contactID)
+}
+
+// MessageStatusChanged is the resolver for the messageStatusChanged field.
+func (r *subscriptionResolver) MessageStatusChanged(ctx context.Context, contactID *uuid.UUID) (<-chan *ent.Message, error) {
+	return r.MessagesOf(ctx, events.MessageStatus, contactID)
+}
+
+// ContactChanged is the resolver for the contactChanged field.
+func (r *subscriptionResolver) ContactChanged(ctx context.Context) (<-chan *ent.Contact, error) {
+	return r.ContactChanges(ctx)
+}
+
 // MemberCount is the resolver for the memberCount field.
 func (r *teamResolver) MemberCount(ctx context.Context, obj *ent.Team) (int, error) {
 	counts, err := r.TeamMemberCounts(ctx, []uuid.UUID{obj.ID})
@@ -313,4 +329,10 @@ func (r *userResolver) RoleID(ctx context.Context, obj *ent.User) (*uuid.UUID, e
 // Mutation returns MutationResolver implementation.
 func (r *Resolver) Mutation() MutationResolver { return &mutationResolver{r} }
 
-type mutationResolver struct{ *Resolver }
+// Subscription returns SubscriptionResolver implementation.
+func (r *Resolver) Subscription() SubscriptionResolver { return &subscriptionResolver{r} }
+
+type (
+	mutationResolver     struct{ *Resolver }
+	subscriptionResolver struct{ *Resolver }
+)

@@ -143,3 +143,75 @@ func TestEventsCrossNodes(t *testing.T) {
 		t.Fatalf("payload: %v", m.Payload)
 	}
 }
+
+// TestGraphQLSubscription subscribes over graphql-transport-ws and sees a
+// webhook's message arrive.
+func TestGraphQLSubscription(t *testing.T) {
+	e := newWebhookEnv(t)
+	tok := e.Admin.Do(http.MethodGet, "/api/auth/ws-token", nil).ExpectStatus(t, http.StatusOK).String("data.token")
+	dialer := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}}
+	conn, _, err := dialer.Dial("ws"+strings.TrimPrefix(e.Server.URL, "http")+"/graphql", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	send := func(v any) {
+		if err := conn.WriteJSON(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func() map[string]any {
+		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		var m map[string]any
+		if err := conn.ReadJSON(&m); err != nil {
+			t.Fatalf("reading: %v", err)
+		}
+		return m
+	}
+	send(map[string]any{"type": "connection_init", "payload": map[string]any{"token": tok}})
+	if m := read(); m["type"] != "connection_ack" {
+		t.Fatalf("init: %v", m)
+	}
+	send(map[string]any{"id": "1", "type": "subscribe", "payload": map[string]any{
+		"query": `subscription { messageAdded { id messageType content direction } }`,
+	}})
+	time.Sleep(300 * time.Millisecond) // let the subscription register before the event
+	body := messagesPayload("15559990003", "Gia", textMessage("15559990003", "wamid.gql1", time.Now().Unix(), "over graphql"))
+	e.post(t, body, sign(body)).ExpectStatus(t, http.StatusOK)
+	for {
+		m := read()
+		if m["type"] == "ka" || m["type"] == "ping" {
+			continue
+		}
+		if m["type"] != "next" {
+			t.Fatalf("unexpected: %v", m)
+		}
+		got := m["payload"].(map[string]any)["data"].(map[string]any)["messageAdded"].(map[string]any)
+		if got["messageType"] != "text" || got["content"].(map[string]any)["body"] != "over graphql" {
+			t.Fatalf("messageAdded: %v", got)
+		}
+		return
+	}
+}
+
+// TestGraphQLSubscriptionRefusesBadToken closes the socket with 4403.
+func TestGraphQLSubscriptionRefusesBadToken(t *testing.T) {
+	env := apitest.New(t)
+	dialer := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}}
+	conn, _, err := dialer.Dial("ws"+strings.TrimPrefix(env.Server.URL, "http")+"/graphql", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.WriteJSON(map[string]any{"type": "connection_init", "payload": map[string]any{"token": "nope"}})
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	for {
+		_, _, err := conn.ReadMessage()
+		if err != nil {
+			if !websocket.IsCloseError(err, 4403) {
+				t.Fatalf("close: %v", err)
+			}
+			return
+		}
+	}
+}

@@ -100,6 +100,9 @@ type SaveSSOConfigInput struct {
 	UserInfoURL     *string            `json:"userInfoURL,omitempty"`
 }
 
+type Subscription struct {
+}
+
 type UpdateOrgSettingsInput struct {
 	Name                  *string `json:"name,omitempty"`
 	MaskPhoneNumbers      *bool   `json:"maskPhoneNumbers,omitempty"`
