@@ -104,8 +104,15 @@ func (r *Resolver) CannedResponsesQuery(ctx context.Context, f CannedFilter) *en
 }
 
 // ListCannedResponses returns a page of CannedResponsesQuery ordered by
-// name, with the total from a window count.
+// name, with the total from a window count. Errors: invalid (a NUL
+// character in the filter).
 func (r *Resolver) ListCannedResponses(ctx context.Context, f CannedFilter, offset, limit int) (*CannedResponsePage, error) {
+	if err := filterText("search", f.Search); err != nil {
+		return nil, err
+	}
+	if err := filterText("category", f.Category); err != nil {
+		return nil, err
+	}
 	rs, err := r.CannedResponsesQuery(ctx, f).
 		Modify(func(s *sql.Selector) { s.AppendSelectExprAs(sql.Raw("COUNT(*) OVER ()"), "total_count") }).
 		Order(cannedresponse.ByName(), cannedresponse.ByID()).

@@ -2,8 +2,11 @@ package graph
 
 import (
 	"context"
+	"encoding/json"
 	"maps"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -153,8 +156,17 @@ func onlyDigits(s string) string {
 
 // ListContacts returns a page of ContactsQuery, the most recent
 // conversations first (contacts without messages last, newest first), with
-// the total from a window count.
+// the total from a window count. Errors: invalid (a NUL character in the
+// filter).
 func (r *Resolver) ListContacts(ctx context.Context, f ContactFilter, offset, limit int) (*ContactPage, error) {
+	if err := filterText("search", f.Search); err != nil {
+		return nil, err
+	}
+	for _, t := range f.Tags {
+		if err := filterText("tags", t); err != nil {
+			return nil, err
+		}
+	}
 	cs, err := r.ContactsQuery(ctx, f).
 		Modify(func(s *sql.Selector) { s.AppendSelectExprAs(sql.Raw("COUNT(*) OVER ()"), "total_count") }).
 		Order(contact.ByLastMessageAt(sql.OrderDesc(), sql.OrderNullsLast()),
@@ -389,6 +401,15 @@ func NormalizeTags(tags []string) ([]string, error) {
 	return out, nil
 }
 
+// filterText rejects a NUL character in a list filter: PostgreSQL text
+// cannot hold one, and no stored value contains one.
+func filterText(field, s string) error {
+	if strings.ContainsRune(s, 0) {
+		return apperr.Invalidf("%s must not contain NUL characters", field)
+	}
+	return nil
+}
+
 // contactText trims an optional text field and checks its length.
 func contactText(field string, s *string) (*string, error) {
 	if s == nil {
@@ -404,13 +425,18 @@ func contactText(field string, s *string) (*string, error) {
 	return &t, nil
 }
 
-// validMetadata rejects NUL characters anywhere in metadata: PostgreSQL's
-// jsonb cannot store them.
+// validMetadata rejects NUL characters anywhere in metadata (PostgreSQL's
+// jsonb cannot store them) and numbers outside the float64 range (they
+// could be stored but not read back).
 func validMetadata(v any) error {
 	switch x := v.(type) {
 	case string:
 		if strings.ContainsRune(x, 0) {
 			return apperr.Invalidf("metadata must not contain NUL characters")
+		}
+	case json.Number:
+		if f, err := strconv.ParseFloat(x.String(), 64); err != nil || math.IsInf(f, 0) {
+			return apperr.Invalidf("metadata numbers must be finite 64-bit floating-point values")
 		}
 	case map[string]any:
 		for k, e := range x {
@@ -454,8 +480,9 @@ type PanelField struct {
 	Order int
 }
 
-// generalSection holds the metadata's top-level primitives and arrays of
-// primitives (shown as inline badges).
+// generalSection is the id of the section of the metadata's top-level
+// primitives and arrays of primitives (shown as inline badges); it becomes
+// "_general" when a nested section takes the id "general".
 const generalSection = "general"
 
 // BuildPanelConfig lays out metadata per the spec's display rules: top-level
@@ -488,6 +515,11 @@ func BuildPanelConfig(metadata map[string]any) PanelConfig {
 		}
 	}
 	cfg := PanelConfig{Sections: []PanelSection{}}
+	if _, taken := metadata[generalSection]; taken && !slices.ContainsFunc(general.Fields,
+		func(f PanelField) bool { return f.Key == generalSection }) {
+		// A metadata object or table named "general" keeps that id.
+		general.ID = "_" + generalSection
+	}
 	if len(general.Fields) > 0 {
 		for i := range general.Fields {
 			general.Fields[i].Order = i + 1

@@ -94,6 +94,7 @@ func TestCannedResponses(t *testing.T) {
 			{"ButtonsWrongType", `{"name":"n","content":"c","buttons":{}}`, "buttons"},
 			{"TTLWrongType", `{"name":"n","content":"c","buttons":[{"id":"v","title":"t","type":"voice_call","ttl_minutes":"1h"}]}`, "ttl_minutes"},
 			{"NameMissing", map[string]any{"content": "x"}, "name is required"},
+			{"NameNUL", `{"name":"a\u0000","content":"x"}`, "NUL"},
 			{"NameBlank", map[string]any{"name": "  ", "content": "x"}, "name is required"},
 			{"ContentMissing", map[string]any{"name": "x"}, "content is required"},
 			{"DuplicateShortcut", map[string]any{"name": "x", "content": "y", "shortcut": "/HI"}, "shortcut"},
@@ -240,7 +241,9 @@ func TestCannedResponses(t *testing.T) {
 		if res.Number("data.limit") != 20 {
 			t.Errorf("default limit: %s", res.Raw)
 		}
-		agent.Do(http.MethodGet, "/api/canned-responses?page=0", nil).ExpectError(t, http.StatusBadRequest)
+		for _, q := range []string{"page=0", "limit=x", "search=%00", "category=%00"} {
+			agent.Do(http.MethodGet, "/api/canned-responses?"+q, nil).ExpectError(t, http.StatusBadRequest)
+		}
 	})
 
 	t.Run("UpdatePartial", func(t *testing.T) {

@@ -19,6 +19,7 @@ import (
 	"switchboard/ent/chatbotsession"
 	"switchboard/ent/message"
 	"switchboard/ent/viewer"
+	"switchboard/graph"
 	"switchboard/internal/apitest"
 )
 
@@ -120,6 +121,9 @@ func TestContacts(t *testing.T) {
 			{"TooManyTags", map[string]any{"phone_number": "15550100010", "tags": manyTags(51)}, "50"},
 			{"MetadataNotObject", `{"phone_number":"15550100010","metadata":[1,2]}`, "metadata"},
 			{"ProfileNameWrongType", `{"phone_number":"15550100010","profile_name":true}`, "profile_name"},
+			{"ProfileNameNUL", `{"phone_number":"15550100010","profile_name":"a\u0000b"}`, "NUL"},
+			{"MetadataNUL", `{"phone_number":"15550100010","metadata":{"k":["\u0000"]}}`, "NUL"},
+			{"MetadataNumberOutOfRange", `{"phone_number":"15550100010","metadata":{"n":1e400}}`, "metadata numbers"},
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
@@ -244,7 +248,7 @@ func TestContacts(t *testing.T) {
 		if res.Len("data.contacts") != 0 || res.Number("data.total") != 3 {
 			t.Errorf("past the end: %s", res.Raw)
 		}
-		for _, q := range []string{"page=0", "limit=-1", "limit=abc"} {
+		for _, q := range []string{"page=0", "limit=-1", "limit=abc", "search=%00", "tags=a,%00"} {
 			admin.Do(http.MethodGet, "/api/contacts?"+q, nil).ExpectError(t, http.StatusBadRequest)
 		}
 	})
@@ -539,4 +543,35 @@ func sameIDSet(got, want []string) bool {
 		}
 	}
 	return true
+}
+
+func TestContactPanelLayout(t *testing.T) {
+	labels := []struct{ key, want string }{
+		{"order_id", "Order Id"}, {"orderId", "Order Id"}, {"customer-tier", "Customer Tier"},
+		{"vip", "Vip"}, {"a.b", "A B"}, {"__x__", "X"}, {"orderID", "Order ID"},
+	}
+	for _, tc := range labels {
+		t.Run("Label_"+tc.key, func(t *testing.T) {
+			if got := graph.HumanizeKey(tc.key); got != tc.want {
+				t.Errorf("HumanizeKey(%q) = %q, want %q", tc.key, got, tc.want)
+			}
+		})
+	}
+	t.Run("GeneralKeyCollision", func(t *testing.T) {
+		cfg := graph.BuildPanelConfig(map[string]any{"general": map[string]any{"x": 1}, "plan": "gold"})
+		if len(cfg.Sections) != 2 || cfg.Sections[0].ID != "_general" || cfg.Sections[1].ID != "general" {
+			t.Errorf("sections: %+v", cfg.Sections)
+		}
+	})
+	t.Run("MixedArrayIsBadges", func(t *testing.T) {
+		cfg := graph.BuildPanelConfig(map[string]any{"mixed": []any{map[string]any{"a": 1}, "b"}, "empty": []any{}})
+		if len(cfg.Sections) != 1 || len(cfg.Sections[0].Fields) != 2 || cfg.Sections[0].Collapsible {
+			t.Errorf("sections: %+v", cfg.Sections)
+		}
+	})
+	t.Run("Empty", func(t *testing.T) {
+		if cfg := graph.BuildPanelConfig(nil); cfg.Sections == nil || len(cfg.Sections) != 0 {
+			t.Errorf("sections: %#v", cfg.Sections)
+		}
+	})
 }
