@@ -91,6 +91,10 @@ func (cr credential) present() bool { return cr.apiKey != "" || cr.bearer != "" 
 // for mutating routes.
 func (a *API) guard(r Route) gin.HandlerFunc {
 	return func(c *gin.Context) {
+		if hasNUL(c) {
+			abort(c, apperr.Invalid, "query and path must not contain NUL characters")
+			return
+		}
 		if r.Perm == Public {
 			if !r.Unlimited && !a.rateLimit(c, "ip:"+c.ClientIP(), a.Opts.AnonRatePerMinute) {
 				return
@@ -117,6 +121,12 @@ func (a *API) guard(r Route) gin.HandlerFunc {
 		c.Set(ctxViewer, v)
 		a.run(c, r)
 	}
+}
+
+// hasNUL reports a NUL character in the query or the path, which no
+// parameter may carry (PostgreSQL cannot store it).
+func hasNUL(c *gin.Context) bool {
+	return strings.Contains(c.Request.URL.RawQuery, "%00") || strings.ContainsRune(c.Request.URL.Path, 0)
 }
 
 // authenticateLimited authenticates the request and applies its rate limit.

@@ -37,8 +37,12 @@ func bindJSON(c *gin.Context, dst any, optional bool) error {
 	return decodeJSON(body, dst)
 }
 
-// decodeJSON is the one JSON decoder of the REST layer.
+// decodeJSON is the one JSON decoder of the REST layer. Text with a NUL
+// character is refused: PostgreSQL cannot store it.
 func decodeJSON(body []byte, dst any) error {
+	if bytes.Contains(body, []byte(`\u0000`)) || bytes.IndexByte(body, 0) >= 0 {
+		return apperr.Invalidf("text must not contain NUL characters")
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	if err := dec.Decode(dst); err != nil {

@@ -119,3 +119,20 @@ func TestTeams(t *testing.T) {
 		admin.Do(http.MethodGet, "/api/teams/"+teamID, nil).ExpectError(t, http.StatusNotFound)
 	})
 }
+
+func TestNULCharactersRefused(t *testing.T) {
+	env := apitest.New(t)
+	for name, tc := range map[string]struct {
+		method, path string
+		body         any
+	}{
+		"QuerySearch": {http.MethodGet, "/api/teams?search=a%00b", nil},
+		"JSONEscape":  {http.MethodPost, "/api/teams", `{"name":"a\u0000b"}`},
+		"RoleSearch":  {http.MethodGet, "/api/roles?search=%00", nil},
+		"UserSearch":  {http.MethodGet, "/api/users?search=%00", nil},
+	} {
+		t.Run(name, func(t *testing.T) {
+			env.Admin.Do(tc.method, tc.path, tc.body).ExpectError(t, http.StatusBadRequest)
+		})
+	}
+}
