@@ -650,6 +650,8 @@ func accountName(raw string) (string, error) {
 		return "", apperr.Invalidf("name is required")
 	case utf8.RuneCountInString(name) > maxAccountName:
 		return "", apperr.Invalidf("name must be at most %d characters", maxAccountName)
+	case strings.ContainsRune(name, 0):
+		return "", apperr.Invalidf("name must not contain NUL characters")
 	}
 	return name, nil
 }
@@ -681,6 +683,9 @@ func verifyToken(raw string) (string, error) {
 	t := strings.TrimSpace(raw)
 	if len(t) > maxVerifyToken {
 		return "", apperr.Invalidf("webhook_verify_token must be at most %d characters", maxVerifyToken)
+	}
+	if strings.ContainsRune(t, 0) {
+		return "", apperr.Invalidf("webhook_verify_token must not contain NUL characters")
 	}
 	return t, nil
 }
