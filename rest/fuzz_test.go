@@ -24,6 +24,10 @@ var fuzzRoutes = []struct{ method, path string }{
 	{http.MethodPut, "/api/settings/sso/custom"},
 	{http.MethodPost, "/api/users"},
 	{http.MethodPut, "/api/me/availability"},
+	{http.MethodPost, "/api/contacts"},
+	{http.MethodPost, "/api/canned-responses"},
+	{http.MethodPost, "/api/accounts"},
+	{http.MethodPost, "/api/webhook"},
 }
 
 // FuzzRequestBodies checks that no body, however malformed, makes a decoder
