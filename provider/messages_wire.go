@@ -312,7 +312,7 @@ func buildButtons(b *ReplyButtons) (*wireInteractive, error) {
 			return nil, invalid("button id %q is repeated", btn.ID)
 		}
 		seen[btn.ID] = true
-		buttons = append(buttons, wireButton{Type: "reply", Reply: wireReplyID{ID: btn.ID, Title: btn.Title}})
+		buttons = append(buttons, wireButton{Type: "reply", Reply: wireReplyID(btn)})
 	}
 	return &wireInteractive{
 		Type: "button", Header: h, Body: wireBodyText{Text: b.Body}, Footer: footer(b.Footer),
@@ -362,7 +362,7 @@ func buildList(l *List) (*wireInteractive, error) {
 			if utf8.RuneCountInString(r.Title) > maxListRowTitle {
 				return nil, invalid("list row %d.%d title is longer than %d characters", i, j, maxListRowTitle)
 			}
-			ws.Rows = append(ws.Rows, wireRow{ID: r.ID, Title: r.Title, Description: r.Description})
+			ws.Rows = append(ws.Rows, wireRow(r))
 		}
 		rows += len(s.Rows)
 		sections = append(sections, ws)
