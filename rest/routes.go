@@ -49,7 +49,7 @@ func (a *API) Routes() []Route {
 	for _, group := range [][]Route{
 		a.authRoutes(), a.meRoutes(), a.userRoutes(), a.apiKeyRoutes(),
 		a.organizationRoutes(), a.settingsRoutes(), a.roleRoutes(), a.teamRoutes(),
-		a.webhookRoutes(), a.contactRoutes(), a.cannedResponseRoutes(), a.accountRoutes(),
+		a.webhookRoutes(), a.contactRoutes(), a.messageRoutes(), a.cannedResponseRoutes(), a.accountRoutes(),
 	} {
 		all = append(all, group...)
 	}
