@@ -125,7 +125,10 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	a.Events = events.New(a.KV.Client(), o.Namespace+"events", log)
 	a.startEvents()
 	a.Resolver.Events = a.Events
-	a.Inbound = &inbound.Service{Client: a.DB.Client, Secrets: box, Queue: a.Queue, Events: a.Events, Log: log}
+	a.Inbound = &inbound.Service{
+		Client: a.DB.Client, Secrets: box, Queue: a.Queue, Events: a.Events,
+		Provider: a.Resolver.Provider, Log: log,
+	}
 	a.Inbound.Register(a.Worker)
 	a.Metrics = newMetrics(a)
 	api := &rest.API{

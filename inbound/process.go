@@ -143,6 +143,7 @@ func (s *Service) storeMessage(ctx context.Context, acc *ent.Account, names map[
 		return err
 	}
 	s.publishMessage(ctx, acc.OrganizationID, stored, newContact)
+	s.queueReadReceipt(ctx, acc, wamid)
 	return nil
 }
 

@@ -26,6 +26,7 @@ import (
 	"switchboard/ent/inboundevent"
 	"switchboard/ent/rule"
 	"switchboard/events"
+	"switchboard/provider"
 	"switchboard/secrets"
 	"switchboard/worker"
 )
@@ -39,8 +40,10 @@ type Service struct {
 	Secrets *secrets.Box
 	Queue   *worker.Client
 	Events  *events.Bus
-	Log     *slog.Logger
-	Now     func() time.Time
+	// Provider sends read receipts for accounts that ask for them.
+	Provider *provider.Client
+	Log      *slog.Logger
+	Now      func() time.Time
 }
 
 func (s *Service) now() time.Time {
@@ -161,6 +164,7 @@ func (s *Service) Register(w *worker.Worker) {
 		}
 		return s.Process(ctx, id)
 	})
+	w.HandleFunc(TaskMarkRead, s.sendReadReceipt)
 }
 
 // Recover queues every stored delivery that is still pending, so that a

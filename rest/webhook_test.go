@@ -20,6 +20,7 @@ import (
 	"switchboard/ent/viewer"
 	"switchboard/inbound"
 	"switchboard/internal/apitest"
+	"switchboard/provider/providertest"
 )
 
 const (
@@ -313,5 +314,31 @@ func TestWebhookStatuses(t *testing.T) {
 		if n, _ := e.Client().ParkedStatus.Query().Count(e.ctx); n != 0 {
 			t.Fatalf("%d parked statuses left", n)
 		}
+	})
+}
+
+func TestAutoReadReceipt(t *testing.T) {
+	fake := providertest.New(t)
+	env := apitest.New(t, apitest.Setting{Name: "PROVIDER_BASE_URL", Value: fake.URL})
+	ctx := viewer.SystemContext(context.Background(), env.OrgID)
+	box := env.App.Resolver.Secrets
+	err := env.Client().Account.Create().SetName("Main").SetPhoneID(providertest.PhoneID).SetBusinessID(providertest.BusinessID).
+		SetAppSecretEncrypted(box.Seal([]byte(testAppSecret))).SetAccessTokenEncrypted(box.Seal([]byte(providertest.AccessToken))).
+		SetAutoReadReceipt(true).Exec(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &webhookEnv{Env: env, ctx: ctx}
+	body := strings.ReplaceAll(messagesPayload("15551239999", "Rae", textMessage("15551239999", "wamid.rr1", time.Now().Unix(), "hi")),
+		testPhoneID, providertest.PhoneID)
+	e.post(t, body, sign(body)).ExpectStatus(t, http.StatusOK)
+	eventually(t, "a read receipt sent to the platform", func() bool {
+		for _, r := range fake.Find(http.MethodPost, "/"+providertest.PhoneID+"/messages") {
+			b, _ := r.JSON(t).(map[string]any)
+			if b["status"] == "read" && b["message_id"] == "wamid.rr1" && b["messaging_product"] == "whatsapp" {
+				return true
+			}
+		}
+		return false
 	})
 }
