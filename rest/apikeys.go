@@ -119,17 +119,6 @@ func (a *API) updateAPIKey(c *gin.Context) (int, any, error) {
 	return http.StatusOK, presentAPIKey(k), nil
 }
 
-func (a *API) deleteAPIKey(c *gin.Context) (int, any, error) {
-	id, err := pathUUID(c, "id")
-	if err != nil {
-		return 0, nil, err
-	}
-	if err := a.R.DeleteAPIKey(ctx(c), id); err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, gin.H{"message": "API key deleted"}, nil
-}
-
 // apiKeyRoutes: enabling, disabling and deleting a key are all revocation
 // rights (api_keys:delete); the catalogue has no api_keys:update.
 func (a *API) apiKeyRoutes() []Route {
@@ -138,6 +127,6 @@ func (a *API) apiKeyRoutes() []Route {
 		{Method: post, Path: "/api/api-keys", Perm: "api_keys:create", Handle: a.createAPIKey},
 		{Method: get, Path: "/api/api-keys/:id", Perm: "api_keys:read", Handle: a.getAPIKey},
 		{Method: put, Path: "/api/api-keys/:id", Perm: "api_keys:delete", Handle: a.updateAPIKey},
-		{Method: del, Path: "/api/api-keys/:id", Perm: "api_keys:delete", Handle: a.deleteAPIKey},
+		{Method: del, Path: "/api/api-keys/:id", Perm: "api_keys:delete", Handle: idAction(a.R.DeleteAPIKey, gin.H{"message": "API key deleted"})},
 	}
 }

@@ -2,9 +2,11 @@ package rest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"net/http"
 	"strconv"
 	"strings"
 
@@ -155,4 +157,19 @@ func optionalUUID(name, s string) (*uuid.UUID, error) {
 func listPayload(key string, items any, total int, p page) gin.H {
 	return gin.H{key: items, "total": total, "page": p.Page, "limit": p.Limit,
 		"total_pages": (total + p.Limit - 1) / p.Limit}
+}
+
+// idAction adapts an operation on the path's :id that answers a fixed
+// payload (deletes and similar actions).
+func idAction(op func(context.Context, uuid.UUID) error, data any) handlerFunc {
+	return func(c *gin.Context) (int, any, error) {
+		id, err := pathUUID(c, "id")
+		if err != nil {
+			return 0, nil, err
+		}
+		if err := op(ctx(c), id); err != nil {
+			return 0, nil, err
+		}
+		return http.StatusOK, data, nil
+	}
 }

@@ -269,17 +269,6 @@ func (a *API) assignContact(c *gin.Context) (int, any, error) {
 	return http.StatusOK, gin.H{"message": msg, "assigned_user_id": ct.AssignedUserID}, nil
 }
 
-func (a *API) markContactRead(c *gin.Context) (int, any, error) {
-	id, err := pathUUID(c, "id")
-	if err != nil {
-		return 0, nil, err
-	}
-	if err := a.R.MarkContactRead(ctx(c), id); err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, gin.H{"status": "ok"}, nil
-}
-
 func (a *API) contactSessionData(c *gin.Context) (int, any, error) {
 	id, err := pathUUID(c, "id")
 	if err != nil {
@@ -301,7 +290,7 @@ func (a *API) contactRoutes() []Route {
 		{Method: put, Path: "/api/contacts/:id", Perm: "contacts:update", Handle: a.updateContact},
 		{Method: del, Path: "/api/contacts/:id", Perm: "contacts:delete", Handle: a.deleteContact},
 		{Method: put, Path: "/api/contacts/:id/assign", Perm: "contacts:update", Handle: a.assignContact},
-		{Method: post, Path: "/api/contacts/:id/mark-read", Perm: "messages:read", Handle: a.markContactRead},
+		{Method: post, Path: "/api/contacts/:id/mark-read", Perm: "messages:read", Handle: idAction(a.R.MarkContactRead, gin.H{"status": "ok"})},
 		{Method: get, Path: "/api/contacts/:id/session-data", Perm: "contacts:read", Handle: a.contactSessionData},
 	}
 }

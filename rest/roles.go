@@ -156,17 +156,6 @@ func (a *API) updateRole(c *gin.Context) (int, any, error) {
 	return http.StatusOK, presentRole(r, 0, true), nil
 }
 
-func (a *API) deleteRole(c *gin.Context) (int, any, error) {
-	id, err := pathUUID(c, "id")
-	if err != nil {
-		return 0, nil, err
-	}
-	if err := a.R.DeleteRole(ctx(c), id); err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, gin.H{"message": "Role deleted"}, nil
-}
-
 // roleRoutes: the permission catalogue is read with roles:read, since it is
 // what a role editor picks from.
 func (a *API) roleRoutes() []Route {
@@ -176,6 +165,6 @@ func (a *API) roleRoutes() []Route {
 		{Method: post, Path: "/api/roles", Perm: "roles:create", Handle: a.createRole},
 		{Method: get, Path: "/api/roles/:id", Perm: "roles:read", Handle: a.getRole},
 		{Method: put, Path: "/api/roles/:id", Perm: "roles:update", Handle: a.updateRole},
-		{Method: del, Path: "/api/roles/:id", Perm: "roles:delete", Handle: a.deleteRole},
+		{Method: del, Path: "/api/roles/:id", Perm: "roles:delete", Handle: idAction(a.R.DeleteRole, gin.H{"message": "Role deleted"})},
 	}
 }

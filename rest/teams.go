@@ -104,17 +104,6 @@ func (a *API) updateTeam(c *gin.Context) (int, any, error) {
 	return http.StatusOK, gin.H{"team": presentTeam(t, 0, true)}, nil
 }
 
-func (a *API) deleteTeam(c *gin.Context) (int, any, error) {
-	id, err := pathUUID(c, "id")
-	if err != nil {
-		return 0, nil, err
-	}
-	if err := a.R.DeleteTeam(ctx(c), id); err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, gin.H{"message": "Team deleted"}, nil
-}
-
 func (a *API) listTeamMembers(c *gin.Context) (int, any, error) {
 	id, err := pathUUID(c, "id")
 	if err != nil {
@@ -188,7 +177,7 @@ func (a *API) teamRoutes() []Route {
 		{Method: post, Path: "/api/teams", Perm: "teams:create", Handle: a.createTeam},
 		{Method: get, Path: "/api/teams/:id", Perm: "teams:read", Handle: a.getTeam},
 		{Method: put, Path: "/api/teams/:id", Perm: "teams:read", Handle: a.updateTeam},
-		{Method: del, Path: "/api/teams/:id", Perm: "teams:delete", Handle: a.deleteTeam},
+		{Method: del, Path: "/api/teams/:id", Perm: "teams:delete", Handle: idAction(a.R.DeleteTeam, gin.H{"message": "Team deleted"})},
 		{Method: get, Path: "/api/teams/:id/members", Perm: "teams:read", Handle: a.listTeamMembers},
 		{Method: post, Path: "/api/teams/:id/members", Perm: "teams:read", Handle: a.addTeamMember},
 		{Method: del, Path: "/api/teams/:id/members/:user_id", Perm: "teams:read", Handle: a.removeTeamMember},
