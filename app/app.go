@@ -55,6 +55,10 @@ type App struct {
 
 	server     *http.Server
 	stopEvents context.CancelFunc
+	// cancelLanes stops the inbound drainers; stopLanes is closed once
+	// they have stopped.
+	cancelLanes context.CancelFunc
+	stopLanes   chan struct{}
 }
 
 // startEvents subscribes this node to the event bus and waits until the
@@ -128,6 +132,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	a.Inbound = &inbound.Service{
 		Client: a.DB.Client, Secrets: box, Queue: a.Queue, Events: a.Events,
 		Provider: a.Resolver.Provider, Log: log,
+		Redis: a.KV.Client(), Prefix: o.Namespace, Postgres: a.DB.Postgres(),
 	}
 	a.Inbound.Register(a.Worker)
 	a.Metrics = newMetrics(a)
@@ -158,15 +163,8 @@ func (a *App) Run(ctx context.Context) error {
 // Serve is Run on a given listener.
 func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 	if a.Cfg.RunsWorker() {
-		if err := a.Worker.Start(); err != nil {
-			return fmt.Errorf("start workers: %w", err)
-		}
-		// Stored work that is still pending is queued again: a crash or a
-		// lost Redis loses nothing.
-		if n, err := a.Inbound.Recover(ctx); err != nil {
-			a.Log.Error("recovery sweep of webhook deliveries", "err", err)
-		} else if n > 0 {
-			a.Log.Info("recovery sweep queued pending webhook deliveries", "count", n)
+		if err := a.StartWorkers(ctx); err != nil {
+			return err
 		}
 	}
 	errc := make(chan error, 1)
@@ -193,10 +191,39 @@ func (a *App) shutdown() error {
 		defer cancel()
 		err = a.server.Shutdown(sctx)
 	}
-	if a.Cfg.RunsWorker() && a.Worker != nil {
-		a.Worker.Shutdown()
+	if a.Cfg.RunsWorker() {
+		a.StopWorkers()
 	}
 	return err
+}
+
+// StartWorkers starts the task workers and the inbound lanes, and queues
+// again the stored work a crash or a lost Redis left pending (recovery
+// sweeps).
+func (a *App) StartWorkers(ctx context.Context) error {
+	if err := a.Worker.Start(); err != nil {
+		return fmt.Errorf("start workers: %w", err)
+	}
+	// The lanes drain stored webhook deliveries, those left pending
+	// included.
+	lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	a.stopLanes = make(chan struct{})
+	a.cancelLanes = cancel
+	go func() { a.Inbound.Run(lctx); close(a.stopLanes) }()
+	return nil
+}
+
+// StopWorkers stops the inbound lanes, then the task workers once their
+// running tasks are done.
+func (a *App) StopWorkers() {
+	if a.cancelLanes != nil {
+		a.cancelLanes()
+		<-a.stopLanes
+		a.cancelLanes = nil
+	}
+	if a.Worker != nil {
+		a.Worker.Shutdown()
+	}
 }
 
 // Close releases every dependency.

@@ -579,6 +579,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			inboundevent.FieldOrganizationID: {Type: field.TypeUUID, Column: inboundevent.FieldOrganizationID},
 			inboundevent.FieldPayload:        {Type: field.TypeBytes, Column: inboundevent.FieldPayload},
 			inboundevent.FieldAccountPhoneID: {Type: field.TypeString, Column: inboundevent.FieldAccountPhoneID},
+			inboundevent.FieldLane:           {Type: field.TypeInt, Column: inboundevent.FieldLane},
 			inboundevent.FieldStatus:         {Type: field.TypeEnum, Column: inboundevent.FieldStatus},
 			inboundevent.FieldAttempts:       {Type: field.TypeInt, Column: inboundevent.FieldAttempts},
 			inboundevent.FieldError:          {Type: field.TypeString, Column: inboundevent.FieldError},
@@ -4410,6 +4411,11 @@ func (f *InboundEventFilter) WherePayload(p entql.BytesP) {
 // WhereAccountPhoneID applies the entql string predicate on the account_phone_id field.
 func (f *InboundEventFilter) WhereAccountPhoneID(p entql.StringP) {
 	f.Where(p.Field(inboundevent.FieldAccountPhoneID))
+}
+
+// WhereLane applies the entql int predicate on the lane field.
+func (f *InboundEventFilter) WhereLane(p entql.IntP) {
+	f.Where(p.Field(inboundevent.FieldLane))
 }
 
 // WhereStatus applies the entql string predicate on the status field.

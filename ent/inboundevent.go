@@ -28,6 +28,8 @@ type InboundEvent struct {
 	Payload []byte `json:"payload,omitempty"`
 	// metadata.phone_number_id of the change; resolves the account.
 	AccountPhoneID string `json:"account_phone_id,omitempty"`
+	// Processing lane, a hash of the sender: one lane's events are processed in order, lanes in parallel.
+	Lane int `json:"lane,omitempty"`
 	// Status holds the value of the "status" field.
 	Status inboundevent.Status `json:"status,omitempty"`
 	// Attempts holds the value of the "attempts" field.
@@ -50,7 +52,7 @@ func (*InboundEvent) scanValues(columns []string) ([]any, error) {
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
 		case inboundevent.FieldPayload:
 			values[i] = new([]byte)
-		case inboundevent.FieldAttempts:
+		case inboundevent.FieldLane, inboundevent.FieldAttempts:
 			values[i] = new(sql.NullInt64)
 		case inboundevent.FieldAccountPhoneID, inboundevent.FieldStatus, inboundevent.FieldError, inboundevent.FieldDedupeKey:
 			values[i] = new(sql.NullString)
@@ -109,6 +111,12 @@ func (_m *InboundEvent) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field account_phone_id", values[i])
 			} else if value.Valid {
 				_m.AccountPhoneID = value.String
+			}
+		case inboundevent.FieldLane:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field lane", values[i])
+			} else if value.Valid {
+				_m.Lane = int(value.Int64)
 			}
 		case inboundevent.FieldStatus:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -193,6 +201,9 @@ func (_m *InboundEvent) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("account_phone_id=")
 	builder.WriteString(_m.AccountPhoneID)
+	builder.WriteString(", ")
+	builder.WriteString("lane=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Lane))
 	builder.WriteString(", ")
 	builder.WriteString("status=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Status))

@@ -86,6 +86,20 @@ func (_c *InboundEventCreate) SetNillableAccountPhoneID(v *string) *InboundEvent
 	return _c
 }
 
+// SetLane sets the "lane" field.
+func (_c *InboundEventCreate) SetLane(v int) *InboundEventCreate {
+	_c.mutation.SetLane(v)
+	return _c
+}
+
+// SetNillableLane sets the "lane" field if the given value is not nil.
+func (_c *InboundEventCreate) SetNillableLane(v *int) *InboundEventCreate {
+	if v != nil {
+		_c.SetLane(*v)
+	}
+	return _c
+}
+
 // SetStatus sets the "status" field.
 func (_c *InboundEventCreate) SetStatus(v inboundevent.Status) *InboundEventCreate {
 	_c.mutation.SetStatus(v)
@@ -217,6 +231,10 @@ func (_c *InboundEventCreate) defaults() error {
 		v := inboundevent.DefaultAccountPhoneID
 		_c.mutation.SetAccountPhoneID(v)
 	}
+	if _, ok := _c.mutation.Lane(); !ok {
+		v := inboundevent.DefaultLane
+		_c.mutation.SetLane(v)
+	}
 	if _, ok := _c.mutation.Status(); !ok {
 		v := inboundevent.DefaultStatus
 		_c.mutation.SetStatus(v)
@@ -252,6 +270,14 @@ func (_c *InboundEventCreate) check() error {
 	}
 	if _, ok := _c.mutation.AccountPhoneID(); !ok {
 		return &ValidationError{Name: "account_phone_id", err: errors.New(`ent: missing required field "InboundEvent.account_phone_id"`)}
+	}
+	if _, ok := _c.mutation.Lane(); !ok {
+		return &ValidationError{Name: "lane", err: errors.New(`ent: missing required field "InboundEvent.lane"`)}
+	}
+	if v, ok := _c.mutation.Lane(); ok {
+		if err := inboundevent.LaneValidator(v); err != nil {
+			return &ValidationError{Name: "lane", err: fmt.Errorf(`ent: validator failed for field "InboundEvent.lane": %w`, err)}
+		}
 	}
 	if _, ok := _c.mutation.Status(); !ok {
 		return &ValidationError{Name: "status", err: errors.New(`ent: missing required field "InboundEvent.status"`)}
@@ -335,6 +361,10 @@ func (_c *InboundEventCreate) createSpec() (*InboundEvent, *sqlgraph.CreateSpec)
 	if value, ok := _c.mutation.AccountPhoneID(); ok {
 		_spec.SetField(inboundevent.FieldAccountPhoneID, field.TypeString, value)
 		_node.AccountPhoneID = value
+	}
+	if value, ok := _c.mutation.Lane(); ok {
+		_spec.SetField(inboundevent.FieldLane, field.TypeInt, value)
+		_node.Lane = value
 	}
 	if value, ok := _c.mutation.Status(); ok {
 		_spec.SetField(inboundevent.FieldStatus, field.TypeEnum, value)
@@ -532,6 +562,9 @@ func (u *InboundEventUpsertOne) UpdateNewValues() *InboundEventUpsertOne {
 		}
 		if _, exists := u.create.mutation.Payload(); exists {
 			s.SetIgnore(inboundevent.FieldPayload)
+		}
+		if _, exists := u.create.mutation.Lane(); exists {
+			s.SetIgnore(inboundevent.FieldLane)
 		}
 		if _, exists := u.create.mutation.DedupeKey(); exists {
 			s.SetIgnore(inboundevent.FieldDedupeKey)
@@ -874,6 +907,9 @@ func (u *InboundEventUpsertBulk) UpdateNewValues() *InboundEventUpsertBulk {
 			}
 			if _, exists := b.mutation.Payload(); exists {
 				s.SetIgnore(inboundevent.FieldPayload)
+			}
+			if _, exists := b.mutation.Lane(); exists {
+				s.SetIgnore(inboundevent.FieldLane)
 			}
 			if _, exists := b.mutation.DedupeKey(); exists {
 				s.SetIgnore(inboundevent.FieldDedupeKey)

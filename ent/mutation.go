@@ -23409,6 +23409,8 @@ type InboundEventMutation struct {
 	organization_id  *uuid.UUID
 	payload          *[]byte
 	account_phone_id *string
+	lane             *int
+	addlane          *int
 	status           *inboundevent.Status
 	attempts         *int
 	addattempts      *int
@@ -23718,6 +23720,62 @@ func (m *InboundEventMutation) ResetAccountPhoneID() {
 	m.account_phone_id = nil
 }
 
+// SetLane sets the "lane" field.
+func (m *InboundEventMutation) SetLane(i int) {
+	m.lane = &i
+	m.addlane = nil
+}
+
+// Lane returns the value of the "lane" field in the mutation.
+func (m *InboundEventMutation) Lane() (r int, exists bool) {
+	v := m.lane
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLane returns the old "lane" field's value of the InboundEvent entity.
+// If the InboundEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundEventMutation) OldLane(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLane is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLane requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLane: %w", err)
+	}
+	return oldValue.Lane, nil
+}
+
+// AddLane adds i to the "lane" field.
+func (m *InboundEventMutation) AddLane(i int) {
+	if m.addlane != nil {
+		*m.addlane += i
+	} else {
+		m.addlane = &i
+	}
+}
+
+// AddedLane returns the value that was added to the "lane" field in this mutation.
+func (m *InboundEventMutation) AddedLane() (r int, exists bool) {
+	v := m.addlane
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetLane resets all changes to the "lane" field.
+func (m *InboundEventMutation) ResetLane() {
+	m.lane = nil
+	m.addlane = nil
+}
+
 // SetStatus sets the "status" field.
 func (m *InboundEventMutation) SetStatus(i inboundevent.Status) {
 	m.status = &i
@@ -23965,7 +24023,7 @@ func (m *InboundEventMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *InboundEventMutation) Fields() []string {
-	fields := make([]string, 0, 10)
+	fields := make([]string, 0, 11)
 	if m.created_at != nil {
 		fields = append(fields, inboundevent.FieldCreatedAt)
 	}
@@ -23980,6 +24038,9 @@ func (m *InboundEventMutation) Fields() []string {
 	}
 	if m.account_phone_id != nil {
 		fields = append(fields, inboundevent.FieldAccountPhoneID)
+	}
+	if m.lane != nil {
+		fields = append(fields, inboundevent.FieldLane)
 	}
 	if m.status != nil {
 		fields = append(fields, inboundevent.FieldStatus)
@@ -24014,6 +24075,8 @@ func (m *InboundEventMutation) Field(name string) (ent.Value, bool) {
 		return m.Payload()
 	case inboundevent.FieldAccountPhoneID:
 		return m.AccountPhoneID()
+	case inboundevent.FieldLane:
+		return m.Lane()
 	case inboundevent.FieldStatus:
 		return m.Status()
 	case inboundevent.FieldAttempts:
@@ -24043,6 +24106,8 @@ func (m *InboundEventMutation) OldField(ctx context.Context, name string) (ent.V
 		return m.OldPayload(ctx)
 	case inboundevent.FieldAccountPhoneID:
 		return m.OldAccountPhoneID(ctx)
+	case inboundevent.FieldLane:
+		return m.OldLane(ctx)
 	case inboundevent.FieldStatus:
 		return m.OldStatus(ctx)
 	case inboundevent.FieldAttempts:
@@ -24097,6 +24162,13 @@ func (m *InboundEventMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetAccountPhoneID(v)
 		return nil
+	case inboundevent.FieldLane:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLane(v)
+		return nil
 	case inboundevent.FieldStatus:
 		v, ok := value.(inboundevent.Status)
 		if !ok {
@@ -24140,6 +24212,9 @@ func (m *InboundEventMutation) SetField(name string, value ent.Value) error {
 // this mutation.
 func (m *InboundEventMutation) AddedFields() []string {
 	var fields []string
+	if m.addlane != nil {
+		fields = append(fields, inboundevent.FieldLane)
+	}
 	if m.addattempts != nil {
 		fields = append(fields, inboundevent.FieldAttempts)
 	}
@@ -24151,6 +24226,8 @@ func (m *InboundEventMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *InboundEventMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case inboundevent.FieldLane:
+		return m.AddedLane()
 	case inboundevent.FieldAttempts:
 		return m.AddedAttempts()
 	}
@@ -24162,6 +24239,13 @@ func (m *InboundEventMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *InboundEventMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case inboundevent.FieldLane:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddLane(v)
+		return nil
 	case inboundevent.FieldAttempts:
 		v, ok := value.(int)
 		if !ok {
@@ -24225,6 +24309,9 @@ func (m *InboundEventMutation) ResetField(name string) error {
 		return nil
 	case inboundevent.FieldAccountPhoneID:
 		m.ResetAccountPhoneID()
+		return nil
+	case inboundevent.FieldLane:
+		m.ResetLane()
 		return nil
 	case inboundevent.FieldStatus:
 		m.ResetStatus()

@@ -60,6 +60,34 @@ func (b *Bus) Publish(ctx context.Context, orgID uuid.UUID, typ string, payload 
 	return b.rdb.Publish(ctx, b.channel, msg).Err()
 }
 
+// Outgoing is one event to publish with PublishBatch.
+type Outgoing struct {
+	OrgID   uuid.UUID
+	Type    string
+	Payload any
+}
+
+// PublishBatch publishes events in one round trip, in order.
+func (b *Bus) PublishBatch(ctx context.Context, evs []Outgoing) error {
+	if len(evs) == 0 {
+		return nil
+	}
+	pipe := b.rdb.Pipeline()
+	for _, e := range evs {
+		raw, err := json.Marshal(e.Payload)
+		if err != nil {
+			return err
+		}
+		msg, err := json.Marshal(Event{Type: e.Type, OrgID: e.OrgID, Payload: raw})
+		if err != nil {
+			return err
+		}
+		pipe.Publish(ctx, b.channel, msg)
+	}
+	_, err := pipe.Exec(ctx)
+	return err
+}
+
 // Run receives the events of every node and hands them to local
 // subscribers until ctx is done. ready is closed once subscribed.
 func (b *Bus) Run(ctx context.Context, ready chan<- struct{}) {

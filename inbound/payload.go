@@ -1,6 +1,7 @@
 package inbound
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -111,10 +112,35 @@ func (p *payload) phoneIDs() []string {
 
 func parsePayload(body []byte) (*payload, error) {
 	var p payload
-	if err := json.Unmarshal(body, &p); err != nil {
+	if err := json.Unmarshal(replaceNULEscapes(body), &p); err != nil {
 		return nil, err
 	}
 	return &p, nil
+}
+
+// replaceNULEscapes turns the JSON escape \u0000 into \ufffd: PostgreSQL
+// cannot store NUL in text or JSON, and a message must not be lost for it.
+// Escapes are read in pairs, so an escaped backslash followed by "u0000"
+// is left alone.
+func replaceNULEscapes(body []byte) []byte {
+	if !bytes.Contains(body, []byte(`\u0000`)) {
+		return body
+	}
+	out := make([]byte, 0, len(body))
+	for i := 0; i < len(body); i++ {
+		if body[i] != '\\' || i+1 >= len(body) {
+			out = append(out, body[i])
+			continue
+		}
+		if bytes.HasPrefix(body[i+1:], []byte("u0000")) {
+			out = append(out, `\ufffd`...)
+			i += 5
+			continue
+		}
+		out = append(out, body[i], body[i+1])
+		i++
+	}
+	return out
 }
 
 // content is what a message stores: its type, a content object (text:

@@ -2,205 +2,421 @@ package inbound
 
 import (
 	"context"
-	"fmt"
 	"sort"
 	"time"
 
+	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
-	"switchboard/access"
 	"switchboard/ent"
 	"switchboard/ent/account"
 	"switchboard/ent/contact"
+	"switchboard/ent/inboundevent"
 	"switchboard/ent/message"
 	"switchboard/ent/parkedstatus"
 	"switchboard/ent/rule"
 	"switchboard/ent/viewer"
+	"switchboard/events"
 )
 
-// Process handles one stored delivery. It is idempotent: a delivery
-// processed twice (a retried task) stores nothing twice, because messages
-// are inserted on their unique platform id and statuses only move forward.
-func (s *Service) Process(ctx context.Context, id uuid.UUID) error {
-	bctx := rule.Bypass(ctx, "processing a stored webhook delivery")
-	ev, err := s.Client.InboundEvent.Get(bctx, id)
-	if ent.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if ev.Status != "pending" {
-		return nil
-	}
-	p, err := parsePayload(ev.Payload)
-	if err == nil {
-		err = s.processPayload(ctx, p)
-	}
-	upd := s.Client.InboundEvent.UpdateOneID(id).AddAttempts(1)
-	if err != nil {
-		_ = upd.SetError(truncate(err.Error(), 1000)).Exec(bctx)
-		return err
-	}
-	return upd.SetStatus("processed").SetError("").SetProcessedAt(s.now()).Exec(bctx)
+// incoming is one platform message of a batch with what storing it needs.
+type incoming struct {
+	acc   *ent.Account
+	from  string
+	name  string
+	wamid string
+	ts    time.Time
+	c     content
+	id    uuid.UUID
 }
 
-func (s *Service) processPayload(ctx context.Context, p *payload) error {
-	for _, e := range p.Entry {
-		for _, ch := range e.Changes {
-			if ch.Field != "messages" {
-				s.Log.Info("webhook change field not handled; acknowledged", "field", ch.Field)
-				continue
-			}
-			if err := s.processChange(ctx, ch.Value); err != nil {
-				return err
+// orgWork is a batch's work for one organization.
+type orgWork struct {
+	org      uuid.UUID
+	messages []incoming
+	statuses []statusUpdate
+}
+
+// notes is what a committed batch announces: live events, read receipts
+// and media downloads.
+type notes struct {
+	events   []events.Outgoing
+	receipts []markReadTask
+	media    []mediaFetch
+}
+
+type mediaFetch struct{ org, message uuid.UUID }
+
+// processBatch stores a batch of deliveries in tx with a handful of
+// statements whatever its size: messages are inserted on their unique
+// platform id (a redelivered message is stored once), contacts are
+// upserted on (organization, phone) with their counters, statuses move
+// messages forward only. The deliveries are marked processed in the same
+// transaction. It is idempotent: a batch processed twice stores nothing
+// twice.
+func (s *Service) processBatch(ctx context.Context, tx *ent.Tx, evs []*ent.InboundEvent) (*notes, error) {
+	work, err := s.collect(ctx, tx.Client(), evs)
+	if err != nil {
+		return nil, err
+	}
+	out := &notes{}
+	for _, w := range work {
+		octx := ent.NewTxContext(viewer.SystemContext(ctx, w.org), tx)
+		if err := s.storeMessages(octx, tx.Client(), w, out); err != nil {
+			return nil, err
+		}
+		if err := s.applyStatuses(octx, tx.Client(), w, out); err != nil {
+			return nil, err
+		}
+	}
+	ids := make([]uuid.UUID, len(evs))
+	for i, ev := range evs {
+		ids[i] = ev.ID
+	}
+	err = tx.InboundEvent.Update().Where(inboundevent.IDIn(ids...)).
+		SetStatus(inboundevent.StatusProcessed).SetError("").SetProcessedAt(s.now()).AddAttempts(1).
+		Exec(rule.Bypass(ctx, "marking webhook deliveries processed"))
+	return out, err
+}
+
+// collect parses the deliveries and groups their messages and statuses by
+// organization, in delivery order.
+func (s *Service) collect(ctx context.Context, c *ent.Client, evs []*ent.InboundEvent) ([]*orgWork, error) {
+	var changes []changeValue
+	phoneIDs := map[string]bool{}
+	for _, ev := range evs {
+		p, err := parsePayload(ev.Payload)
+		if err != nil {
+			s.Log.Warn("stored webhook delivery is not valid JSON; skipped", "event_id", ev.ID)
+			continue
+		}
+		for _, e := range p.Entry {
+			for _, ch := range e.Changes {
+				if ch.Field != "messages" {
+					s.Log.Info("webhook change field not handled; acknowledged", "field", ch.Field)
+					continue
+				}
+				changes = append(changes, ch.Value)
+				phoneIDs[ch.Value.Metadata.PhoneNumberID] = true
 			}
 		}
 	}
-	return nil
+	accounts, err := s.accountsByPhone(ctx, c, phoneIDs)
+	if err != nil {
+		return nil, err
+	}
+	byOrg := map[uuid.UUID]*orgWork{}
+	var work []*orgWork
+	for _, v := range changes {
+		acc := accounts[v.Metadata.PhoneNumberID]
+		if acc == nil {
+			s.Log.Warn("webhook change for an unknown phone number id", "phone_number_id", v.Metadata.PhoneNumberID)
+			continue
+		}
+		w := byOrg[acc.OrganizationID]
+		if w == nil {
+			w = &orgWork{org: acc.OrganizationID}
+			byOrg[acc.OrganizationID] = w
+			work = append(work, w)
+		}
+		s.addChange(w, acc, v)
+	}
+	return work, nil
 }
 
-func (s *Service) processChange(ctx context.Context, v changeValue) error {
-	acc, err := s.Client.Account.Query().Where(account.PhoneID(v.Metadata.PhoneNumberID)).
-		First(rule.Bypass(ctx, "processing resolves the account by phone number id"))
-	if ent.IsNotFound(err) {
-		s.Log.Warn("webhook change for an unknown phone number id", "phone_number_id", v.Metadata.PhoneNumberID)
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	octx := viewer.SystemContext(ctx, acc.OrganizationID)
+func (s *Service) addChange(w *orgWork, acc *ent.Account, v changeValue) {
 	names := map[string]string{}
 	for _, c := range v.Contacts {
 		names[c.WaID] = c.Profile.Name
 	}
-	msgs := append([]rawMessage(nil), v.Messages...)
-	// One contact's messages are stored in platform-timestamp order.
-	sort.SliceStable(msgs, func(i, j int) bool { return msgs[i].str("timestamp") < msgs[j].str("timestamp") })
-	for _, m := range msgs {
-		if err := s.storeMessage(octx, acc, names, m); err != nil {
-			return err
+	for _, m := range v.Messages {
+		from, wamid := m.str("from"), m.str("id")
+		if from == "" || wamid == "" {
+			s.Log.Warn("webhook message without sender or id skipped", "type", m.str("type"))
+			continue
+		}
+		ts, ok := parseTimestamp(m.str("timestamp"))
+		if !ok {
+			ts = s.now()
+		}
+		w.messages = append(w.messages, incoming{acc: acc, from: from, name: names[from], wamid: wamid, ts: ts, c: extractContent(m)})
+	}
+	w.statuses = append(w.statuses, v.Statuses...)
+}
+
+func (s *Service) accountsByPhone(ctx context.Context, c *ent.Client, ids map[string]bool) (map[string]*ent.Account, error) {
+	list := make([]string, 0, len(ids))
+	for id := range ids {
+		list = append(list, id)
+	}
+	accounts, err := c.Account.Query().Where(account.PhoneIDIn(list...)).
+		All(rule.Bypass(ctx, "processing resolves accounts by phone number id"))
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*ent.Account, len(accounts))
+	for _, a := range accounts {
+		if out[a.PhoneID] == nil {
+			out[a.PhoneID] = a
 		}
 	}
-	for _, st := range v.Statuses {
-		if err := s.applyStatusUpdate(octx, st); err != nil {
+	return out, nil
+}
+
+// storeMessages stores the organization's new messages and upserts their
+// senders. One contact's messages are stored in platform-timestamp order.
+func (s *Service) storeMessages(ctx context.Context, c *ent.Client, w *orgWork, out *notes) error {
+	msgs, err := newMessages(ctx, c, w.messages)
+	if err != nil || len(msgs) == 0 {
+		return err
+	}
+	contacts, created, err := s.upsertSenders(ctx, c, msgs)
+	if err != nil {
+		return err
+	}
+	builders := make([]*ent.MessageCreate, len(msgs))
+	for i := range msgs {
+		m := &msgs[i]
+		m.id = uuid.New()
+		b := c.Message.Create().SetID(m.id).SetContactID(contacts[m.from].ID).
+			SetDirection(message.DirectionIncoming).SetMessageType(m.c.Type).SetContent(m.c.Body).
+			SetStatus(message.StatusDelivered).SetChatMessageID(m.wamid).SetChatAccount(m.acc.Name).
+			SetPlatformTimestamp(m.ts).SetCreatedAt(m.ts).SetMediaMimeType(m.c.MimeType).SetMediaFilename(m.c.Filename)
+		if m.c.Interactive != nil {
+			b.SetInteractiveData(m.c.Interactive)
+		}
+		builders[i] = b
+	}
+	if err := c.Message.CreateBulk(builders...).OnConflictColumns(message.FieldChatMessageID).DoNothing().Exec(ctx); err != nil {
+		return err
+	}
+	return s.announceMessages(ctx, w.org, msgs, contacts, created, out)
+}
+
+// newMessages drops messages already stored (redeliveries) and repeated
+// ones, and orders the rest by platform timestamp, stably.
+func newMessages(ctx context.Context, c *ent.Client, in []incoming) ([]incoming, error) {
+	wamids := make([]string, len(in))
+	for i, m := range in {
+		wamids[i] = m.wamid
+	}
+	stored, err := c.Message.Query().Where(message.ChatMessageIDIn(wamids...)).
+		Select(message.FieldChatMessageID).
+		Strings(rule.Bypass(ctx, "platform message ids are unique across organizations"))
+	if err != nil {
+		return nil, err
+	}
+	seen := make(map[string]bool, len(in)+len(stored))
+	for _, id := range stored {
+		seen[id] = true
+	}
+	out := make([]incoming, 0, len(in))
+	for _, m := range in {
+		if !seen[m.wamid] {
+			seen[m.wamid] = true
+			out = append(out, m)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].ts.Before(out[j].ts) })
+	return out, nil
+}
+
+// sender is what a batch adds to one contact.
+type sender struct {
+	phone, name, account, preview string
+	count                         int
+	last                          time.Time
+}
+
+// upsertSenders creates or updates the senders' contacts in one statement:
+// concurrent first messages of a new sender meet on the unique (org,
+// phone) index; the unread count grows by the new messages, and the last
+// message moves forward only (a late older message does not replace it).
+// It returns the contacts by phone and the phones created now.
+func (s *Service) upsertSenders(ctx context.Context, c *ent.Client, msgs []incoming) (map[string]*ent.Contact, map[string]bool, error) {
+	bySender := map[string]*sender{}
+	var order []string
+	for _, m := range msgs {
+		sd := bySender[m.from]
+		if sd == nil {
+			sd = &sender{phone: m.from, account: m.acc.Name}
+			bySender[m.from] = sd
+			order = append(order, m.from)
+		}
+		sd.count++
+		if m.name != "" {
+			sd.name = m.name
+		}
+		if !m.ts.Before(sd.last) {
+			sd.last, sd.preview = m.ts, m.c.Preview
+		}
+	}
+	// created_at is stamped with the batch's instant: a contact whose
+	// created_at equals it was inserted by this statement.
+	stamp := s.now().Truncate(time.Microsecond)
+	builders := make([]*ent.ContactCreate, len(order))
+	for i, phone := range order {
+		sd := bySender[phone]
+		builders[i] = c.Contact.Create().SetPhoneNumber(phone).SetProfileName(sd.name).SetChatAccount(sd.account).
+			SetUnreadCount(sd.count).SetLastMessageAt(sd.last).SetLastMessagePreview(sd.preview).
+			SetLastInboundAt(sd.last).SetCreatedAt(stamp).SetUpdatedAt(stamp)
+	}
+	err := c.Contact.CreateBulk(builders...).
+		OnConflict(sql.ConflictColumns(contact.FieldOrganizationID, contact.FieldPhoneNumber), sql.ResolveWith(mergeContact)).
+		Exec(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	list, err := c.Contact.Query().Where(contact.PhoneNumberIn(order...)).All(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	contacts := make(map[string]*ent.Contact, len(list))
+	created := map[string]bool{}
+	for _, ct := range list {
+		contacts[ct.PhoneNumber] = ct
+		if ct.CreatedAt.Equal(stamp) {
+			created[ct.PhoneNumber] = true
+		}
+	}
+	return contacts, created, nil
+}
+
+// mergeContact is the conflict action of upsertSenders.
+func mergeContact(u *sql.UpdateSet) {
+	t, x := u.Table(), sql.Dialect(u.Dialect()).Table("excluded")
+	col := func(tb *sql.SelectTable, name string) string { return tb.C(name) }
+	newer := func(name string, strict bool) string {
+		op := " <= "
+		if strict {
+			op = " < "
+		}
+		return "CASE WHEN " + col(t, name) + " IS NULL OR " + col(t, name) + op + col(x, name)
+	}
+	u.Set(contact.FieldUnreadCount, sql.Expr(col(t, contact.FieldUnreadCount)+" + "+col(x, contact.FieldUnreadCount)))
+	u.Set(contact.FieldLastMessageAt, sql.Expr(newer(contact.FieldLastMessageAt, false)+
+		" THEN "+col(x, contact.FieldLastMessageAt)+" ELSE "+col(t, contact.FieldLastMessageAt)+" END"))
+	u.Set(contact.FieldLastMessagePreview, sql.Expr(newer(contact.FieldLastMessageAt, false)+
+		" THEN "+col(x, contact.FieldLastMessagePreview)+" ELSE "+col(t, contact.FieldLastMessagePreview)+" END"))
+	u.Set(contact.FieldLastInboundAt, sql.Expr(newer(contact.FieldLastInboundAt, true)+
+		" THEN "+col(x, contact.FieldLastInboundAt)+" ELSE "+col(t, contact.FieldLastInboundAt)+" END"))
+	u.Set(contact.FieldProfileName, sql.Expr("CASE WHEN "+col(x, contact.FieldProfileName)+" <> '' THEN "+
+		col(x, contact.FieldProfileName)+" ELSE "+col(t, contact.FieldProfileName)+" END"))
+	u.SetExcluded(contact.FieldUpdatedAt)
+}
+
+// announceMessages emits the outbound webhook events in the transaction
+// and gathers the live events, receipts and media downloads for after the
+// commit.
+func (s *Service) announceMessages(ctx context.Context, org uuid.UUID, msgs []incoming, contacts map[string]*ent.Contact, created map[string]bool, out *notes) error {
+	for _, m := range msgs {
+		ev := MessageEvent{
+			ID: m.id, ContactID: contacts[m.from].ID, Direction: string(message.DirectionIncoming), Type: m.c.Type,
+			Content: m.c.Body, Status: string(message.StatusDelivered), ChatMessageID: m.wamid, Timestamp: m.ts,
+		}
+		out.events = append(out.events, events.Outgoing{OrgID: org, Type: events.MessageNew, Payload: ev})
+		if err := s.emit(ctx, org, events.HookMessageIncoming, ev); err != nil {
 			return err
 		}
+		if m.acc.AutoReadReceipt {
+			out.receipts = append(out.receipts, markReadTask{OrgID: org, AccountID: m.acc.ID, ChatMessageID: m.wamid})
+		}
+		if m.c.MediaID != "" {
+			out.media = append(out.media, mediaFetch{org: org, message: m.id})
+		}
+	}
+	for phone, ct := range contacts {
+		typ := events.ContactUpdated
+		if created[phone] {
+			typ = events.ContactNew
+			if err := s.emit(ctx, org, events.HookContactCreated, contactEvent(ct)); err != nil {
+				return err
+			}
+		}
+		out.events = append(out.events, events.Outgoing{OrgID: org, Type: typ, Payload: contactEvent(ct)})
 	}
 	return nil
 }
 
-// storeMessage creates or updates the sender's contact and stores the
-// message, in one transaction, then publishes the events. A message id
-// already stored is skipped.
-func (s *Service) storeMessage(ctx context.Context, acc *ent.Account, names map[string]string, m rawMessage) error {
-	from, wamid := m.str("from"), m.str("id")
-	if from == "" || wamid == "" {
-		s.Log.Warn("webhook message without sender or id skipped", "type", m.str("type"))
+func (s *Service) emit(ctx context.Context, org uuid.UUID, event string, data any) error {
+	if s.Hooks == nil {
 		return nil
 	}
-	ts, ok := parseTimestamp(m.str("timestamp"))
-	if !ok {
-		ts = s.now()
-	}
-	c := extractContent(m)
-	var (
-		stored     *ent.Message
-		newContact bool
-	)
-	err := access.WithTx(ctx, s.Client, func(tx *ent.Client) error {
-		exists, err := tx.Contact.Query().Where(contact.PhoneNumber(from)).Exist(ctx)
+	return s.Hooks.Emit(ctx, org, event, data)
+}
+
+// applyStatuses moves messages forward; a status for a message not stored
+// yet is parked for the send path.
+func (s *Service) applyStatuses(ctx context.Context, c *ent.Client, w *orgWork, out *notes) error {
+	var changed []string
+	for _, st := range w.statuses {
+		status := message.Status(st.Status)
+		if message.StatusValidator(status) != nil || status == message.StatusPending {
+			s.Log.Info("webhook status not handled; acknowledged", "status", st.Status)
+			continue
+		}
+		applied, err := ApplyStatus(ctx, c, st.ID, status, st.errorText())
 		if err != nil {
 			return err
 		}
-		contactID, err := upsertContact(ctx, tx, from, names[from], acc.Name)
-		if err != nil {
-			return fmt.Errorf("upserting contact: %w", err)
+		if applied {
+			changed = append(changed, st.ID)
+			continue
 		}
-		create := tx.Message.Create().SetContactID(contactID).SetDirection(message.DirectionIncoming).
-			SetMessageType(c.Type).SetContent(c.Body).SetStatus(message.StatusDelivered).
-			SetChatMessageID(wamid).SetChatAccount(acc.Name).SetPlatformTimestamp(ts).SetCreatedAt(ts).
-			SetMediaMimeType(c.MimeType).SetMediaFilename(c.Filename)
-		if c.Interactive != nil {
-			create.SetInteractiveData(c.Interactive)
-		}
-		id, err := create.OnConflictColumns(message.FieldChatMessageID).DoNothing().ID(ctx)
-		if isNoRows(err) {
-			return nil // already stored: a redelivery
-		}
-		if err != nil {
-			return fmt.Errorf("storing message: %w", err)
-		}
-		if err := touchContact(ctx, tx, contactID, ts, c.Preview); err != nil {
+		if err := s.park(ctx, c, st, status); err != nil {
 			return err
 		}
-		newContact = !exists
-		stored, err = tx.Message.Get(ctx, id)
-		return err
-	})
-	if err != nil || stored == nil {
-		return err
 	}
-	s.publishMessage(ctx, acc.OrganizationID, stored, newContact)
-	s.queueReadReceipt(ctx, acc, wamid)
-	return nil
-}
-
-// upsertContact returns the contact of phone in the organization, creating
-// it; concurrent first messages of a new sender meet on the unique index.
-func upsertContact(ctx context.Context, tx *ent.Client, phone, name, accountName string) (uuid.UUID, error) {
-	create := tx.Contact.Create().SetPhoneNumber(phone).SetProfileName(name).SetChatAccount(accountName).
-		OnConflictColumns(contact.FieldOrganizationID, contact.FieldPhoneNumber)
-	if name != "" {
-		return create.Update(func(u *ent.ContactUpsert) { u.SetProfileName(name) }).ID(ctx)
+	if len(changed) == 0 {
+		return nil
 	}
-	return create.Ignore().ID(ctx)
-}
-
-// touchContact counts the message as unread and moves the conversation's
-// last message forward (never backwards, for a late older message).
-func touchContact(ctx context.Context, tx *ent.Client, id uuid.UUID, ts time.Time, preview string) error {
-	if err := tx.Contact.UpdateOneID(id).AddUnreadCount(1).Exec(ctx); err != nil {
-		return err
+	msgs, err := c.Message.Query().Where(message.ChatMessageIDIn(changed...)).All(ctx)
+	for _, m := range msgs {
+		out.events = append(out.events, events.Outgoing{OrgID: w.org, Type: events.MessageStatus, Payload: messageEvent(m)})
 	}
-	_, err := tx.Contact.Update().
-		Where(contact.ID(id), contact.Or(contact.LastMessageAtIsNil(), contact.LastMessageAtLTE(ts))).
-		SetLastMessageAt(ts).SetLastMessagePreview(preview).SetLastInboundAt(ts).
-		Save(ctx)
 	return err
 }
 
-func (s *Service) applyStatusUpdate(ctx context.Context, st statusUpdate) error {
-	status := message.Status(st.Status)
-	if message.StatusValidator(status) != nil || status == message.StatusPending {
-		s.Log.Info("webhook status not handled; acknowledged", "status", st.Status)
-		return nil
+// park keeps a status whose message is not stored yet.
+func (s *Service) park(ctx context.Context, c *ent.Client, st statusUpdate, status message.Status) error {
+	exists, err := c.Message.Query().Where(message.ChatMessageID(st.ID)).Exist(ctx)
+	if err != nil || exists {
+		return err // exists: the status was older than the message's
 	}
 	ts, ok := parseTimestamp(st.Timestamp)
 	if !ok {
 		ts = s.now()
 	}
-	applied, err := ApplyStatus(ctx, s.Client, st.ID, status, st.errorText())
-	if err != nil {
-		return err
-	}
-	if applied {
-		s.publishStatus(ctx, st.ID)
-		return nil
-	}
-	exists, err := s.Client.Message.Query().Where(message.ChatMessageID(st.ID)).Exist(ctx)
-	if err != nil || exists {
-		return err // exists: the status was older than the message's
-	}
-	// The message is not stored yet: keep the status for when it is.
-	err = s.Client.ParkedStatus.Create().SetChatMessageID(st.ID).SetStatus(parkedstatus.Status(status)).
+	err = c.ParkedStatus.Create().SetChatMessageID(st.ID).SetStatus(parkedstatus.Status(status)).
 		SetErrorMessage(st.errorText()).SetPlatformTimestamp(ts).
 		OnConflictColumns(parkedstatus.FieldChatMessageID, parkedstatus.FieldStatus).DoNothing().Exec(ctx)
 	if isNoRows(err) {
 		return nil
 	}
 	return err
+}
+
+// deliverNotes publishes a committed batch's live events in one round
+// trip and queues its receipts and media downloads. Failures are logged:
+// the data is stored; a live notification may be lost, a receipt is best
+// effort, and the media sweep retries downloads.
+func (s *Service) deliverNotes(ctx context.Context, n *notes) {
+	if n == nil {
+		return
+	}
+	if s.Events != nil {
+		if err := s.Events.PublishBatch(ctx, n.events); err != nil {
+			s.Log.Warn("publishing events", "count", len(n.events), "err", err)
+		}
+	}
+	for _, r := range n.receipts {
+		s.queueReadReceipt(ctx, r)
+	}
+	if s.FetchMedia != nil {
+		for _, m := range n.media {
+			s.FetchMedia(ctx, m.org, m.message)
+		}
+	}
 }
 
 // earlier lists the states a status may move a message from: statuses

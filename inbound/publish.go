@@ -1,15 +1,11 @@
 package inbound
 
 import (
-	"context"
 	"time"
 
 	"github.com/google/uuid"
 
 	"switchboard/ent"
-	"switchboard/ent/message"
-	"switchboard/ent/viewer"
-	"switchboard/events"
 )
 
 // MessageEvent is the payload of message:new and message:status.
@@ -54,34 +50,9 @@ func contactEvent(c *ent.Contact) ContactEvent {
 	}
 }
 
-// publish sends an event; a failure is logged (the data is stored; only
-// the live notification is lost).
-func (s *Service) publish(ctx context.Context, org uuid.UUID, typ string, payload any) {
-	if s.Events == nil {
-		return
-	}
-	if err := s.Events.Publish(ctx, org, typ, payload); err != nil {
-		s.Log.Warn("publishing event", "type", typ, "err", err)
-	}
-}
+// NewMessageEvent is the message:new and message:status payload of m, for
+// the other publishers of message events (the send path).
+func NewMessageEvent(m *ent.Message) MessageEvent { return messageEvent(m) }
 
-func (s *Service) publishMessage(ctx context.Context, org uuid.UUID, m *ent.Message, newContact bool) {
-	s.publish(ctx, org, events.MessageNew, messageEvent(m))
-	c, err := s.Client.Contact.Get(viewer.SystemContext(ctx, org), m.ContactID)
-	if err != nil {
-		return
-	}
-	typ := events.ContactUpdated
-	if newContact {
-		typ = events.ContactNew
-	}
-	s.publish(ctx, org, typ, contactEvent(c))
-}
-
-func (s *Service) publishStatus(ctx context.Context, chatMessageID string) {
-	m, err := s.Client.Message.Query().Where(message.ChatMessageID(chatMessageID)).Only(ctx)
-	if err != nil {
-		return
-	}
-	s.publish(ctx, viewer.FromContext(ctx).OrgID, events.MessageStatus, messageEvent(m))
-}
+// NewContactEvent is the contact:new and contact:updated payload of c.
+func NewContactEvent(c *ent.Contact) ContactEvent { return contactEvent(c) }

@@ -27,11 +27,11 @@ type markReadTask struct {
 
 // queueReadReceipt queues the receipt; it is best effort (the customer
 // sees "read" later, or when an agent answers), so a failure is logged.
-func (s *Service) queueReadReceipt(ctx context.Context, acc *ent.Account, chatMessageID string) {
-	if !acc.AutoReadReceipt || s.Provider == nil {
+func (s *Service) queueReadReceipt(ctx context.Context, task markReadTask) {
+	if s.Provider == nil {
 		return
 	}
-	payload, _ := json.Marshal(markReadTask{OrgID: acc.OrganizationID, AccountID: acc.ID, ChatMessageID: chatMessageID})
+	payload, _ := json.Marshal(task)
 	_, err := s.Queue.Enqueue(ctx, asynq.NewTask(TaskMarkRead, payload), asynq.Queue(worker.QueueDefault), asynq.MaxRetry(5))
 	if err != nil {
 		s.Log.Warn("queueing a read receipt", "err", err)

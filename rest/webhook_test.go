@@ -35,8 +35,8 @@ type webhookEnv struct {
 	ctx context.Context // the organization's system viewer
 }
 
-func newWebhookEnv(t *testing.T) *webhookEnv {
-	env := apitest.New(t)
+func newWebhookEnv(t *testing.T, settings ...apitest.Setting) *webhookEnv {
+	env := apitest.New(t, settings...)
 	ctx := viewer.SystemContext(context.Background(), env.OrgID)
 	box := env.App.Resolver.Secrets
 	err := env.Client().Account.Create().SetName("Main").SetPhoneID(testPhoneID).SetBusinessID("987654321").

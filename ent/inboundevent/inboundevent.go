@@ -28,6 +28,8 @@ const (
 	FieldPayload = "payload"
 	// FieldAccountPhoneID holds the string denoting the account_phone_id field in the database.
 	FieldAccountPhoneID = "account_phone_id"
+	// FieldLane holds the string denoting the lane field in the database.
+	FieldLane = "lane"
 	// FieldStatus holds the string denoting the status field in the database.
 	FieldStatus = "status"
 	// FieldAttempts holds the string denoting the attempts field in the database.
@@ -50,6 +52,7 @@ var Columns = []string{
 	FieldOrganizationID,
 	FieldPayload,
 	FieldAccountPhoneID,
+	FieldLane,
 	FieldStatus,
 	FieldAttempts,
 	FieldError,
@@ -83,6 +86,10 @@ var (
 	UpdateDefaultUpdatedAt func() time.Time
 	// DefaultAccountPhoneID holds the default value on creation for the "account_phone_id" field.
 	DefaultAccountPhoneID string
+	// DefaultLane holds the default value on creation for the "lane" field.
+	DefaultLane int
+	// LaneValidator is a validator for the "lane" field. It is called by the builders before save.
+	LaneValidator func(int) error
 	// DefaultAttempts holds the default value on creation for the "attempts" field.
 	DefaultAttempts int
 	// AttemptsValidator is a validator for the "attempts" field. It is called by the builders before save.
@@ -148,6 +155,11 @@ func ByOrganizationID(opts ...sql.OrderTermOption) OrderOption {
 // ByAccountPhoneID orders the results by the account_phone_id field.
 func ByAccountPhoneID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldAccountPhoneID, opts...).ToFunc()
+}
+
+// ByLane orders the results by the lane field.
+func ByLane(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldLane, opts...).ToFunc()
 }
 
 // ByStatus orders the results by the status field.

@@ -80,6 +80,11 @@ func AccountPhoneID(v string) predicate.InboundEvent {
 	return predicate.InboundEvent(sql.FieldEQ(FieldAccountPhoneID, v))
 }
 
+// Lane applies equality check predicate on the "lane" field. It's identical to LaneEQ.
+func Lane(v int) predicate.InboundEvent {
+	return predicate.InboundEvent(sql.FieldEQ(FieldLane, v))
+}
+
 // Attempts applies equality check predicate on the "attempts" field. It's identical to AttemptsEQ.
 func Attempts(v int) predicate.InboundEvent {
 	return predicate.InboundEvent(sql.FieldEQ(FieldAttempts, v))
@@ -333,6 +338,46 @@ func AccountPhoneIDEqualFold(v string) predicate.InboundEvent {
 // AccountPhoneIDContainsFold applies the ContainsFold predicate on the "account_phone_id" field.
 func AccountPhoneIDContainsFold(v string) predicate.InboundEvent {
 	return predicate.InboundEvent(sql.FieldContainsFold(FieldAccountPhoneID, v))
+}
+
+// LaneEQ applies the EQ predicate on the "lane" field.
+func LaneEQ(v int) predicate.InboundEvent {
+	return predicate.InboundEvent(sql.FieldEQ(FieldLane, v))
+}
+
+// LaneNEQ applies the NEQ predicate on the "lane" field.
+func LaneNEQ(v int) predicate.InboundEvent {
+	return predicate.InboundEvent(sql.FieldNEQ(FieldLane, v))
+}
+
+// LaneIn applies the In predicate on the "lane" field.
+func LaneIn(vs ...int) predicate.InboundEvent {
+	return predicate.InboundEvent(sql.FieldIn(FieldLane, vs...))
+}
+
+// LaneNotIn applies the NotIn predicate on the "lane" field.
+func LaneNotIn(vs ...int) predicate.InboundEvent {
+	return predicate.InboundEvent(sql.FieldNotIn(FieldLane, vs...))
+}
+
+// LaneGT applies the GT predicate on the "lane" field.
+func LaneGT(v int) predicate.InboundEvent {
+	return predicate.InboundEvent(sql.FieldGT(FieldLane, v))
+}
+
+// LaneGTE applies the GTE predicate on the "lane" field.
+func LaneGTE(v int) predicate.InboundEvent {
+	return predicate.InboundEvent(sql.FieldGTE(FieldLane, v))
+}
+
+// LaneLT applies the LT predicate on the "lane" field.
+func LaneLT(v int) predicate.InboundEvent {
+	return predicate.InboundEvent(sql.FieldLT(FieldLane, v))
+}
+
+// LaneLTE applies the LTE predicate on the "lane" field.
+func LaneLTE(v int) predicate.InboundEvent {
+	return predicate.InboundEvent(sql.FieldLTE(FieldLane, v))
 }
 
 // StatusEQ applies the EQ predicate on the "status" field.

@@ -952,6 +952,7 @@ var (
 		{Name: "organization_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "payload", Type: field.TypeBytes},
 		{Name: "account_phone_id", Type: field.TypeString, Default: ""},
+		{Name: "lane", Type: field.TypeInt, Default: 0},
 		{Name: "status", Type: field.TypeEnum, Enums: []string{"pending", "processed", "failed"}, Default: "pending"},
 		{Name: "attempts", Type: field.TypeInt, Default: 0},
 		{Name: "error", Type: field.TypeString, Default: ""},
@@ -965,9 +966,9 @@ var (
 		PrimaryKey: []*schema.Column{InboundEventsColumns[0]},
 		Indexes: []*schema.Index{
 			{
-				Name:    "inboundevent_status_created_at",
+				Name:    "inboundevent_status_lane_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{InboundEventsColumns[6], InboundEventsColumns[1]},
+				Columns: []*schema.Column{InboundEventsColumns[7], InboundEventsColumns[6], InboundEventsColumns[1]},
 			},
 			{
 				Name:    "inboundevent_account_phone_id",

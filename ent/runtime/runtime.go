@@ -1276,18 +1276,24 @@ func init() {
 	inboundeventDescAccountPhoneID := inboundeventFields[3].Descriptor()
 	// inboundevent.DefaultAccountPhoneID holds the default value on creation for the account_phone_id field.
 	inboundevent.DefaultAccountPhoneID = inboundeventDescAccountPhoneID.Default.(string)
+	// inboundeventDescLane is the schema descriptor for lane field.
+	inboundeventDescLane := inboundeventFields[4].Descriptor()
+	// inboundevent.DefaultLane holds the default value on creation for the lane field.
+	inboundevent.DefaultLane = inboundeventDescLane.Default.(int)
+	// inboundevent.LaneValidator is a validator for the "lane" field. It is called by the builders before save.
+	inboundevent.LaneValidator = inboundeventDescLane.Validators[0].(func(int) error)
 	// inboundeventDescAttempts is the schema descriptor for attempts field.
-	inboundeventDescAttempts := inboundeventFields[5].Descriptor()
+	inboundeventDescAttempts := inboundeventFields[6].Descriptor()
 	// inboundevent.DefaultAttempts holds the default value on creation for the attempts field.
 	inboundevent.DefaultAttempts = inboundeventDescAttempts.Default.(int)
 	// inboundevent.AttemptsValidator is a validator for the "attempts" field. It is called by the builders before save.
 	inboundevent.AttemptsValidator = inboundeventDescAttempts.Validators[0].(func(int) error)
 	// inboundeventDescError is the schema descriptor for error field.
-	inboundeventDescError := inboundeventFields[6].Descriptor()
+	inboundeventDescError := inboundeventFields[7].Descriptor()
 	// inboundevent.DefaultError holds the default value on creation for the error field.
 	inboundevent.DefaultError = inboundeventDescError.Default.(string)
 	// inboundeventDescDedupeKey is the schema descriptor for dedupe_key field.
-	inboundeventDescDedupeKey := inboundeventFields[7].Descriptor()
+	inboundeventDescDedupeKey := inboundeventFields[8].Descriptor()
 	// inboundevent.DedupeKeyValidator is a validator for the "dedupe_key" field. It is called by the builders before save.
 	inboundevent.DedupeKeyValidator = inboundeventDescDedupeKey.Validators[0].(func(string) error)
 	// inboundeventDescID is the schema descriptor for id field.

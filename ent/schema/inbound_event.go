@@ -35,6 +35,8 @@ func (InboundEvent) Fields() []ent.Field {
 			Comment("Raw JSON of the webhook change as received."),
 		field.String("account_phone_id").Default("").
 			Comment("metadata.phone_number_id of the change; resolves the account."),
+		field.Int("lane").Default(0).Range(0, 63).Immutable().
+			Comment("Processing lane, a hash of the sender: one lane's events are processed in order, lanes in parallel."),
 		field.Enum("status").Values("pending", "processed", "failed").Default("pending"),
 		field.Int("attempts").Default(0).NonNegative(),
 		field.String("error").Default(""),
@@ -47,7 +49,7 @@ func (InboundEvent) Fields() []ent.Field {
 // Indexes of the InboundEvent.
 func (InboundEvent) Indexes() []ent.Index {
 	return []ent.Index{
-		index.Fields("status", "created_at"),
+		index.Fields("status", "lane", "created_at"),
 		index.Fields("account_phone_id"),
 	}
 }

@@ -90,13 +90,13 @@ func (e *Env) start() (*app.App, *httptest.Server) {
 	if err != nil {
 		e.T.Fatalf("app: %v", err)
 	}
-	if err := a.Worker.Start(); err != nil {
+	if err := a.StartWorkers(context.Background()); err != nil {
 		e.T.Fatalf("workers: %v", err)
 	}
 	srv := httptest.NewServer(a.Handler)
 	e.T.Cleanup(func() {
 		srv.Close()
-		a.Worker.Shutdown()
+		a.StopWorkers()
 		_ = a.Close()
 	})
 	return a, srv

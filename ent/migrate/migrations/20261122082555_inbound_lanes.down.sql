@@ -1,0 +1,6 @@
+-- reverse: create index "inboundevent_status_lane_created_at" to table: "inbound_events"
+DROP INDEX "inboundevent_status_lane_created_at";
+-- reverse: modify "inbound_events" table
+ALTER TABLE "inbound_events" DROP COLUMN "lane";
+-- reverse: drop index "inboundevent_status_created_at" from table: "inbound_events"
+CREATE INDEX "inboundevent_status_created_at" ON "inbound_events" ("status", "created_at");

@@ -1,0 +1,276 @@
+package inbound
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"hash/fnv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"switchboard/apperr"
+	"switchboard/ent"
+	"switchboard/ent/account"
+	"switchboard/ent/inboundevent"
+	"switchboard/ent/rule"
+)
+
+// Lanes is the number of processing lanes stored on events. A sender's
+// deliveries always fall in the same lane, and a lane is processed in
+// order, so one contact's messages are handled in sequence while lanes
+// proceed in parallel.
+const Lanes = 64
+
+// accountTTL bounds how long a node keeps an account's signing secret
+// in memory: a rotated app secret is honoured within this delay (the
+// platform retries what is refused meanwhile).
+const accountTTL = 5 * time.Second
+
+// maxCommitBatch caps the deliveries stored by one INSERT.
+const maxCommitBatch = 256
+
+// commitWriters is how many INSERTs of deliveries may run at once.
+const commitWriters = 4
+
+// signer is what the ack path needs of an account: its organization and
+// its decrypted app secret (nil: the account checks no signature).
+type signer struct {
+	orgID  uuid.UUID
+	secret []byte
+}
+
+type cachedPhone struct {
+	signers []signer
+	expires time.Time
+}
+
+// receiver holds the ack path's state: the account cache and the group
+// commit of deliveries.
+type receiver struct {
+	mu      sync.Mutex
+	phones  map[string]cachedPhone
+	pending []*delivery
+	writers int
+	// signals wake this node's drainers (nil while they do not run).
+	signals  []chan struct{}
+	node     string
+	nodeOnce sync.Once
+}
+
+// delivery is one signed webhook waiting for its durable INSERT.
+type delivery struct {
+	create *ent.InboundEventCreate
+	lane   int
+	done   chan error
+}
+
+// Receive checks a delivery's signature and stores it durably before it
+// returns, so the platform is acknowledged only for what the database
+// holds. A byte-identical redelivery is stored once. Concurrent deliveries
+// share INSERTs (group commit). Deliveries for phone numbers no account
+// has are logged and acknowledged. Errors: unauthenticated (bad or
+// missing signature), invalid (not JSON).
+func (s *Service) Receive(ctx context.Context, body []byte, signature string) error {
+	p, err := parsePayload(body)
+	if err != nil {
+		return apperr.Invalidf("webhook body is not valid JSON")
+	}
+	ids := p.phoneIDs()
+	if len(ids) == 0 {
+		s.Log.Info("webhook without phone number id acknowledged", "object", p.Object)
+		return nil
+	}
+	signers, err := s.signers(ctx, ids)
+	if err != nil {
+		return err
+	}
+	if len(signers) == 0 {
+		s.Log.Warn("webhook for unknown phone number ids acknowledged", "phone_number_ids", ids)
+		return nil
+	}
+	if err := checkSignature(signers, body, signature); err != nil {
+		return err
+	}
+	sum := sha256.Sum256(body)
+	d := &delivery{
+		create: s.Client.InboundEvent.Create().SetPayload(body).SetOrganizationID(signers[0].orgID).
+			SetAccountPhoneID(ids[0]).SetDedupeKey(hex.EncodeToString(sum[:])).SetLane(p.lane()),
+		lane: p.lane(),
+		done: make(chan error, 1),
+	}
+	return s.commit(ctx, d)
+}
+
+// commit hands d to the group commit and waits until it is stored. The
+// caller that finds fewer than commitWriters INSERTs running becomes a
+// writer and stores everything pending, its own delivery included, until
+// nothing is left.
+func (s *Service) commit(ctx context.Context, d *delivery) error {
+	r := &s.recv
+	r.mu.Lock()
+	r.pending = append(r.pending, d)
+	write := r.writers < commitWriters
+	if write {
+		r.writers++
+	}
+	r.mu.Unlock()
+	if write {
+		s.writeLoop(ctx)
+	}
+	select {
+	case err := <-d.done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s *Service) writeLoop(ctx context.Context) {
+	r := &s.recv
+	bctx := rule.Bypass(context.WithoutCancel(ctx), "storing inbound webhook deliveries")
+	for {
+		r.mu.Lock()
+		n := min(len(r.pending), maxCommitBatch)
+		if n == 0 {
+			r.writers--
+			r.mu.Unlock()
+			return
+		}
+		batch := r.pending[:n:n]
+		r.pending = r.pending[n:]
+		r.mu.Unlock()
+		s.store(bctx, batch)
+	}
+}
+
+// store INSERTs a batch of deliveries in one statement, answers every
+// waiter, and wakes the lanes that have new work.
+func (s *Service) store(ctx context.Context, batch []*delivery) {
+	builders := make([]*ent.InboundEventCreate, len(batch))
+	for i, d := range batch {
+		builders[i] = d.create
+	}
+	err := s.Client.InboundEvent.CreateBulk(builders...).
+		OnConflictColumns(inboundevent.FieldDedupeKey).DoNothing().Exec(ctx)
+	if err != nil {
+		err = apperr.Wrap(err, "webhook event")
+	}
+	lanes := make([]int, 0, len(batch))
+	for _, d := range batch {
+		d.done <- err
+		lanes = append(lanes, d.lane)
+	}
+	if err == nil {
+		s.wake(ctx, lanes)
+	}
+}
+
+// signers returns the accounts of phone number ids with their secrets,
+// from a short-lived cache: the ack path does not query the database for
+// every delivery.
+func (s *Service) signers(ctx context.Context, ids []string) ([]signer, error) {
+	r := &s.recv
+	now := time.Now()
+	var out, missing = []signer(nil), []string(nil)
+	r.mu.Lock()
+	for _, id := range ids {
+		if c, ok := r.phones[id]; ok && now.Before(c.expires) {
+			out = append(out, c.signers...)
+		} else {
+			missing = append(missing, id)
+		}
+	}
+	r.mu.Unlock()
+	if len(missing) == 0 {
+		return out, nil
+	}
+	accounts, err := s.Client.Account.Query().Where(account.PhoneIDIn(missing...)).
+		All(rule.Bypass(ctx, "inbound webhook resolves accounts by phone number id"))
+	if err != nil {
+		return nil, apperr.Wrap(err, "account")
+	}
+	// Unknown ids are not cached: an account created a moment ago must
+	// get its deliveries stored.
+	fresh := map[string][]signer{}
+	for _, a := range accounts {
+		sg := signer{orgID: a.OrganizationID}
+		if len(a.AppSecretEncrypted) > 0 {
+			if sg.secret, err = s.Secrets.Open(a.AppSecretEncrypted); err != nil {
+				return nil, fmt.Errorf("inbound: opening app secret of account %s: %w", a.ID, err)
+			}
+		}
+		fresh[a.PhoneID] = append(fresh[a.PhoneID], sg)
+	}
+	r.mu.Lock()
+	if r.phones == nil {
+		r.phones = map[string]cachedPhone{}
+	}
+	for id, sgs := range fresh {
+		r.phones[id] = cachedPhone{signers: sgs, expires: now.Add(accountTTL)}
+		out = append(out, sgs...)
+	}
+	r.mu.Unlock()
+	return out, nil
+}
+
+// ForgetAccounts drops the cached signing secrets, so that a change of
+// an account on this node applies at once (other nodes within accountTTL).
+func (s *Service) ForgetAccounts() {
+	s.recv.mu.Lock()
+	s.recv.phones = nil
+	s.recv.mu.Unlock()
+}
+
+// checkSignature requires a valid X-Hub-Signature-256 for every account
+// that has an app secret.
+func checkSignature(signers []signer, body []byte, header string) error {
+	got, ok := strings.CutPrefix(header, "sha256=")
+	sig, err := hex.DecodeString(got)
+	for _, a := range signers {
+		if a.secret == nil {
+			continue
+		}
+		if !ok || err != nil {
+			return apperr.New(apperr.Unauthenticated, "missing or malformed X-Hub-Signature-256")
+		}
+		mac := hmac.New(sha256.New, a.secret)
+		mac.Write(body)
+		if !hmac.Equal(mac.Sum(nil), sig) {
+			return apperr.New(apperr.Unauthenticated, "invalid webhook signature")
+		}
+	}
+	return nil
+}
+
+// lane is the processing lane of a delivery: a hash of its first sender
+// (or of the recipient of its first status), so one contact's deliveries
+// share a lane.
+func (p *payload) lane() int {
+	key := ""
+	for _, e := range p.Entry {
+		for _, c := range e.Changes {
+			for _, m := range c.Value.Messages {
+				if key = m.str("from"); key != "" {
+					return hashLane(key)
+				}
+			}
+			for _, st := range c.Value.Statuses {
+				if key = st.RecipientID; key != "" {
+					return hashLane(key)
+				}
+			}
+		}
+	}
+	return 0
+}
+
+func hashLane(key string) int {
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	return int(h.Sum32() % Lanes)
+}

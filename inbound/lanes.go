@@ -1,0 +1,295 @@
+package inbound
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/redis/go-redis/v9"
+
+	"switchboard/ent"
+	"switchboard/ent/inboundevent"
+	"switchboard/ent/rule"
+)
+
+// drainers is how many goroutines of a worker node drain the lanes; lane
+// v belongs to drainer v % drainers on every node, and a drainer's batch
+// holds a PostgreSQL advisory lock, so across nodes one lane is still
+// processed by one drainer at a time.
+const drainers = 8
+
+// drainBatch caps the deliveries processed in one transaction.
+const drainBatch = 256
+
+// maxAttempts is how often a delivery that makes its batch fail is tried
+// on its own before it is set aside as failed, so one poison delivery does
+// not stop its lane.
+const maxAttempts = 5
+
+// pollInterval is how often an idle drainer looks for work it was not
+// woken for (a wake lost with Redis, a delivery stored by a node that
+// died before waking anyone).
+const pollInterval = time.Second
+
+// busyRetry is the pause before a drainer retries a lane another node is
+// draining.
+const busyRetry = 25 * time.Millisecond
+
+// lockClass is the first key of the drainers' advisory locks.
+const lockClass = 0x53424958
+
+type wakeMessage struct {
+	Node     string `json:"node"`
+	Drainers []int  `json:"drainers"`
+}
+
+// Run drains the lanes until ctx is done: stored deliveries are processed
+// in order within a lane, lanes in parallel. A node that runs workers runs
+// it once.
+func (s *Service) Run(ctx context.Context) {
+	signals := make([]chan struct{}, drainers)
+	for i := range signals {
+		signals[i] = make(chan struct{}, 1)
+	}
+	s.recv.mu.Lock()
+	s.recv.signals = signals
+	s.recv.mu.Unlock()
+	defer func() {
+		s.recv.mu.Lock()
+		s.recv.signals = nil
+		s.recv.mu.Unlock()
+	}()
+	done := make(chan struct{})
+	if s.Redis != nil {
+		go func() { s.listenWakes(ctx, signals); close(done) }()
+	} else {
+		close(done)
+	}
+	finished := make(chan struct{}, drainers)
+	for i := range drainers {
+		go func() { s.drainLoop(ctx, i, signals[i]); finished <- struct{}{} }()
+	}
+	for range drainers {
+		<-finished
+	}
+	<-done
+}
+
+func (s *Service) drainLoop(ctx context.Context, i int, signal <-chan struct{}) {
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+	for {
+		s.drain(ctx, i)
+		select {
+		case <-ctx.Done():
+			return
+		case <-signal:
+		case <-tick.C:
+		}
+	}
+}
+
+// drain processes drainer i's lanes until they are empty.
+func (s *Service) drain(ctx context.Context, i int) {
+	for ctx.Err() == nil {
+		n, busy, err := s.drainOnce(ctx, i)
+		switch {
+		case err != nil:
+			if ctx.Err() == nil {
+				s.Log.Error("inbound: draining a lane; retrying", "drainer", i, "err", err)
+			}
+			return
+		case busy:
+			select {
+			case <-ctx.Done():
+			case <-time.After(busyRetry):
+			}
+		case n < drainBatch:
+			return
+		}
+	}
+}
+
+// drainOnce processes the oldest pending deliveries of drainer i's lanes
+// in one transaction. busy: another node holds the lanes.
+func (s *Service) drainOnce(ctx context.Context, i int) (n int, busy bool, err error) {
+	bctx := rule.Bypass(ctx, "draining stored webhook deliveries")
+	tx, err := s.Client.Tx(bctx)
+	if err != nil {
+		return 0, false, err
+	}
+	defer func() {
+		if err != nil || busy || n == 0 {
+			_ = tx.Rollback()
+		}
+	}()
+	if s.Postgres {
+		if locked, err := tryLock(bctx, tx, i); err != nil || !locked {
+			return 0, err == nil, err
+		}
+	}
+	evs, err := tx.InboundEvent.Query().
+		Where(inboundevent.StatusEQ(inboundevent.StatusPending), inboundevent.LaneIn(lanesOf(i)...)).
+		Order(ent.Asc(inboundevent.FieldCreatedAt), ent.Asc(inboundevent.FieldID)).
+		Limit(drainBatch).All(bctx)
+	if err != nil || len(evs) == 0 {
+		return 0, false, err
+	}
+	out, perr := s.processBatch(ctx, tx, evs)
+	if perr != nil {
+		_ = tx.Rollback()
+		return len(evs), false, s.processOneByOne(ctx, evs, perr)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, false, err
+	}
+	s.deliverNotes(ctx, out)
+	return len(evs), false, nil
+}
+
+// processOneByOne retries a failed batch a delivery at a time, in order,
+// so the deliveries before a poison one are stored and the poison one is
+// set aside after maxAttempts. It stops at the first delivery that fails
+// and may still succeed, to keep the lane's order.
+func (s *Service) processOneByOne(ctx context.Context, evs []*ent.InboundEvent, batchErr error) error {
+	bctx := rule.Bypass(ctx, "retrying stored webhook deliveries one by one")
+	for _, ev := range evs {
+		out, err := s.processAlone(ctx, ev)
+		if err == nil {
+			s.deliverNotes(ctx, out)
+			continue
+		}
+		upd := s.Client.InboundEvent.UpdateOneID(ev.ID).AddAttempts(1).SetError(truncate(err.Error(), 1000))
+		if ev.Attempts+1 >= maxAttempts {
+			upd.SetStatus(inboundevent.StatusFailed)
+			s.Log.Error("inbound: webhook delivery set aside after repeated failures", "event_id", ev.ID, "err", err)
+		}
+		if uerr := upd.Exec(bctx); uerr != nil {
+			return errors.Join(batchErr, err, uerr)
+		}
+		if ev.Attempts+1 < maxAttempts {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Service) processAlone(ctx context.Context, ev *ent.InboundEvent) (*notes, error) {
+	tx, err := s.Client.Tx(rule.Bypass(ctx, "processing one stored webhook delivery"))
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.processBatch(ctx, tx, []*ent.InboundEvent{ev})
+	if err != nil {
+		_ = tx.Rollback()
+		return nil, err
+	}
+	return out, tx.Commit()
+}
+
+// tryLock takes drainer i's advisory lock for the transaction.
+func tryLock(ctx context.Context, tx *ent.Tx, i int) (bool, error) {
+	rows, err := tx.QueryContext(ctx, "SELECT pg_try_advisory_xact_lock($1, $2)", lockClass, i)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	var locked bool
+	if rows.Next() {
+		err = rows.Scan(&locked)
+	}
+	if err == nil {
+		err = rows.Err()
+	}
+	return locked, err
+}
+
+// lanesOf lists the lanes of drainer i.
+func lanesOf(i int) []int {
+	var out []int
+	for v := i; v < Lanes; v += drainers {
+		out = append(out, v)
+	}
+	return out
+}
+
+// wake tells the drainers of lanes that work is stored: this node's at
+// once, other nodes' through Redis. A lost wake only delays the work until
+// the next poll.
+func (s *Service) wake(ctx context.Context, lanes []int) {
+	seen := [drainers]bool{}
+	var ids []int
+	for _, l := range lanes {
+		if i := l % drainers; !seen[i] {
+			seen[i] = true
+			ids = append(ids, i)
+		}
+	}
+	s.recv.mu.Lock()
+	signals := s.recv.signals
+	s.recv.mu.Unlock()
+	for _, i := range ids {
+		if signals != nil {
+			select {
+			case signals[i] <- struct{}{}:
+			default:
+			}
+		}
+	}
+	if s.Redis == nil {
+		return
+	}
+	msg, _ := json.Marshal(wakeMessage{Node: s.nodeID(), Drainers: ids})
+	if err := s.Redis.Publish(ctx, s.wakeChannel(), msg).Err(); err != nil {
+		s.Log.Debug("inbound: publishing a wake", "err", err)
+	}
+}
+
+// listenWakes turns other nodes' wakes into local signals.
+func (s *Service) listenWakes(ctx context.Context, signals []chan struct{}) {
+	for ctx.Err() == nil {
+		ps := s.Redis.Subscribe(ctx, s.wakeChannel())
+		s.forwardWakes(ctx, ps, signals)
+		_ = ps.Close()
+		select {
+		case <-ctx.Done():
+		case <-time.After(pollInterval):
+		}
+	}
+}
+
+func (s *Service) forwardWakes(ctx context.Context, ps *redis.PubSub, signals []chan struct{}) {
+	ch := ps.Channel()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case m, ok := <-ch:
+			if !ok {
+				return
+			}
+			var w wakeMessage
+			if json.Unmarshal([]byte(m.Payload), &w) != nil || w.Node == s.nodeID() {
+				continue
+			}
+			for _, i := range w.Drainers {
+				if i >= 0 && i < len(signals) {
+					select {
+					case signals[i] <- struct{}{}:
+					default:
+					}
+				}
+			}
+		}
+	}
+}
+
+func (s *Service) wakeChannel() string { return s.Prefix + "inbound:wake" }
+
+// nodeID names this process in wakes, so it ignores its own.
+func (s *Service) nodeID() string {
+	s.recv.nodeOnce.Do(func() { s.recv.node = uuid.NewString() })
+	return s.recv.node
+}
