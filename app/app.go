@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/google/uuid"
+
 	"switchboard/access"
 	"switchboard/auth"
 	"switchboard/config"
@@ -20,10 +22,14 @@ import (
 	"switchboard/graph"
 	"switchboard/inbound"
 	"switchboard/kv"
+	"switchboard/media"
+	"switchboard/messaging"
+	"switchboard/netguard"
 	"switchboard/provider"
 	"switchboard/ratelimit"
 	"switchboard/rest"
 	"switchboard/secrets"
+	"switchboard/webhooks"
 	"switchboard/worker"
 )
 
@@ -45,6 +51,11 @@ type App struct {
 	KV        *kv.Store
 	Access    *access.Service
 	Inbound   *inbound.Service
+	Messaging *messaging.Service
+	// Media fetches incoming messages' media into the local store.
+	Media *media.Fetcher
+	// Webhooks delivers events to outbound webhook subscriptions.
+	Webhooks  *webhooks.Dispatcher
 	Events    *events.Bus
 	Resolver  *graph.Resolver
 	Queue     *worker.Client
@@ -117,6 +128,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	a.Queue = worker.NewClient(a.KV.ConnOpt(), o.Namespace)
 	a.Worker = worker.New(a.KV.ConnOpt(), worker.Options{
 		Concurrency: cfg.WorkerConcurrency, Logger: log, QueuePrefix: o.Namespace,
+		RetryDelay: messaging.RetryDelay,
 	})
 	box, err := secrets.NewBox(cfg.EncryptionKey)
 	if err != nil {
@@ -135,9 +147,40 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 		Redis: a.KV.Client(), Prefix: o.Namespace, Postgres: a.DB.Postgres(),
 	}
 	a.Inbound.Register(a.Worker)
+	store := media.New(cfg.DataDir)
+	a.Messaging = &messaging.Service{
+		Client: a.DB.Client, Queue: a.Queue, Provider: a.Resolver.Provider, Secrets: box,
+		Media: store, Events: a.Events, Log: log,
+		Fetch: netguard.NewClient(netguard.Options{
+			AllowPrivate: cfg.OutboundAllowPrivate, Timeout: time.Minute, MaxResponseBytes: messaging.MaxUploadBytes,
+		}),
+	}
+	a.Messaging.Register(a.Worker)
+	a.Resolver.Messaging = a.Messaging
+	a.Media = &media.Fetcher{
+		Client: a.DB.Client, Provider: a.Resolver.Provider, Secrets: box, Store: store,
+		Tasks: a.Queue, Log: log,
+	}
+	a.Media.Register(a.Worker)
+	a.Webhooks = webhooks.New(webhooks.Options{
+		Client: a.DB.Client, Secrets: box, Queue: a.Queue, AllowPrivate: cfg.OutboundAllowPrivate, Log: log,
+	})
+	a.Webhooks.Register(a.Worker)
+	a.Resolver.Webhooks = a.Webhooks
+	// Inbound messages, new contacts and sends reach the subscriptions.
+	a.Inbound.Hooks = a.Webhooks
+	a.Messaging.Hooks = a.Webhooks
+	// Inbound processing queues the fetch of each incoming media message
+	// after its commit; a failure is left to the recovery sweep.
+	a.Inbound.FetchMedia = func(ctx context.Context, org, id uuid.UUID) {
+		if err := a.Media.Queue(ctx, org, id); err != nil {
+			log.Warn("queueing a media fetch; the recovery sweep will retry it", "message_id", id, "err", err)
+		}
+	}
 	a.Metrics = newMetrics(a)
 	api := &rest.API{
 		R: a.Resolver, Access: a.Access, Inbound: a.Inbound, Events: a.Events, Log: log,
+		Media:      a.Media.Store,
 		Limiter:    ratelimit.New(a.KV.Client(), o.Namespace+"ratelimit"),
 		UsedTokens: auth.NewRedisUsedTokens(a.KV.Client(), o.Namespace+"wsused:"),
 		Opts: rest.Options{
@@ -204,13 +247,28 @@ func (a *App) StartWorkers(ctx context.Context) error {
 	if err := a.Worker.Start(); err != nil {
 		return fmt.Errorf("start workers: %w", err)
 	}
-	// The lanes drain stored webhook deliveries, those left pending
-	// included.
+	a.recover(ctx, "pending sends", a.Messaging.Recover)
+	a.recover(ctx, "media fetches", a.Media.Recover)
+	a.recover(ctx, "webhook deliveries", a.Webhooks.Recover)
+	// The lanes drain stored platform webhooks, those left pending
+	// included; the sweep re-queues overdue outbound deliveries (after a
+	// Redis restart, say).
 	lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	a.stopLanes = make(chan struct{})
 	a.cancelLanes = cancel
 	go func() { a.Inbound.Run(lctx); close(a.stopLanes) }()
+	go a.Webhooks.Sweep(lctx)
 	return nil
+}
+
+// recover runs one recovery sweep; a failure is logged (the next start
+// sweeps again).
+func (a *App) recover(ctx context.Context, what string, sweep func(context.Context) (int, error)) {
+	if n, err := sweep(ctx); err != nil {
+		a.Log.Error("recovery sweep of "+what, "err", err)
+	} else if n > 0 {
+		a.Log.Info("recovery sweep queued "+what, "count", n)
+	}
 }
 
 // StopWorkers stops the inbound lanes, then the task workers once their
@@ -231,6 +289,9 @@ func (a *App) Close() error {
 	var errs []error
 	if a.stopEvents != nil {
 		a.stopEvents()
+	}
+	if a.Inbound != nil {
+		a.Inbound.Stop()
 	}
 	if a.Queue != nil {
 		errs = append(errs, a.Queue.Close())

@@ -24,59 +24,33 @@ import (
 	"switchboard/ent/message"
 	"switchboard/ent/organizationmember"
 	"switchboard/ent/predicate"
+	"switchboard/events"
+	"switchboard/inbound"
+	"switchboard/messaging"
 )
 
 // Limits of a contact's fields.
 const (
-	minPhoneDigits  = 7
-	maxPhoneDigits  = 15
+	minPhoneDigits  = messaging.MinPhoneDigits
+	maxPhoneDigits  = messaging.MaxPhoneDigits
 	maxContactTags  = 50
 	maxTagLength    = 64
 	maxContactField = 255
 )
 
-// serviceWindow is how long after a contact's last inbound message the
-// business may send free-form messages.
-const serviceWindow = 24 * time.Hour
-
 // errDuplicatePhone is the answer to a second contact with the same number.
 const errDuplicatePhone = "a contact with this phone number already exists"
 
 // ServiceWindowOpen reports whether the contact wrote within the last 24
-// hours at now, so that free-form (non-template) messages may be sent.
+// hours at now, so that free-form (non-template) messages may be sent. The
+// rule lives in messaging, which the send path shares with workers.
 func ServiceWindowOpen(c *ent.Contact, now time.Time) bool {
-	return c != nil && c.LastInboundAt != nil && now.Sub(*c.LastInboundAt) < serviceWindow
+	return messaging.ServiceWindowOpen(c, now)
 }
 
-// NormalizePhone returns phone in E.164 digits: spaces, dashes, parentheses
-// and dots are removed, then a leading + or 00. The result must be 7 to 15
-// digits. Errors: invalid.
-func NormalizePhone(phone string) (string, error) {
-	s := strings.Map(func(r rune) rune {
-		switch r {
-		case ' ', '-', '(', ')', '.', '\t':
-			return -1
-		}
-		return r
-	}, strings.TrimSpace(phone))
-	if rest, ok := strings.CutPrefix(s, "+"); ok {
-		s = rest
-	} else if rest, ok := strings.CutPrefix(s, "00"); ok {
-		s = rest
-	}
-	if s == "" {
-		return "", apperr.Invalidf("phone_number is required")
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return "", apperr.Invalidf("phone_number must contain only digits, spaces, dashes, parentheses, dots and a leading + or 00")
-		}
-	}
-	if len(s) < minPhoneDigits || len(s) > maxPhoneDigits {
-		return "", apperr.Invalidf("phone_number must have %d to %d digits", minPhoneDigits, maxPhoneDigits)
-	}
-	return s, nil
-}
+// NormalizePhone returns phone in E.164 digits (see
+// messaging.NormalizePhone). Errors: invalid.
+func NormalizePhone(phone string) (string, error) { return messaging.NormalizePhone(phone) }
 
 // ContactFilter selects contacts of a list.
 type ContactFilter struct {
@@ -233,7 +207,16 @@ func (r *Resolver) CreateContact(ctx context.Context, in CreateContactInput) (*e
 	if err != nil {
 		return nil, apperr.Wrap(err, "contact")
 	}
-	return r.GetContact(ctx, c.ID)
+	created, err := r.GetContact(ctx, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	// Outbound webhooks get the event in the same transaction: a rolled
+	// back create emits nothing.
+	if err := r.emitHook(ctx, created.OrganizationID, events.HookContactCreated, inbound.NewContactEvent(created)); err != nil {
+		return nil, err
+	}
+	return created, nil
 }
 
 // UpdateContact changes the given fields of a contact. An assigned user

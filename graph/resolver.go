@@ -7,8 +7,10 @@ import (
 
 	"switchboard/ent"
 	"switchboard/events"
+	"switchboard/messaging"
 	"switchboard/provider"
 	"switchboard/secrets"
+	"switchboard/webhooks"
 )
 
 // Resolver is the root of the operations. It holds the dependencies the
@@ -23,6 +25,11 @@ type Resolver struct {
 	Provider *provider.Client
 	// Events feeds GraphQL subscriptions.
 	Events *events.Bus
+	// Messaging sends messages (the send operations delegate to it).
+	Messaging *messaging.Service
+	// Webhooks emits events to outbound webhook subscriptions and delivers
+	// them; nil emits nothing.
+	Webhooks *webhooks.Dispatcher
 }
 
 // db returns the transaction's client when ctx carries one, the root

@@ -52,10 +52,15 @@ type cachedPhone struct {
 // receiver holds the ack path's state: the account cache and the group
 // commit of deliveries.
 type receiver struct {
-	mu      sync.Mutex
-	phones  map[string]cachedPhone
-	pending []*delivery
-	writers int
+	mu     sync.Mutex
+	phones map[string]cachedPhone
+
+	// queue feeds the group commit's writers; stopped ends them.
+	queue     chan *delivery
+	stopped   chan struct{}
+	startOnce sync.Once
+	stopOnce  sync.Once
+
 	// signals wake this node's drainers (nil while they do not run).
 	signals  []chan struct{}
 	node     string
@@ -106,46 +111,67 @@ func (s *Service) Receive(ctx context.Context, body []byte, signature string) er
 	return s.commit(ctx, d)
 }
 
-// commit hands d to the group commit and waits until it is stored. The
-// caller that finds fewer than commitWriters INSERTs running becomes a
-// writer and stores everything pending, its own delivery included, until
-// nothing is left.
+// commit hands d to the group commit and waits until it is stored. A
+// few writers take whatever deliveries are waiting, up to
+// maxCommitBatch, and store them with one INSERT: under load a commit
+// carries many deliveries, at rest it carries one without delay.
 func (s *Service) commit(ctx context.Context, d *delivery) error {
 	r := &s.recv
-	r.mu.Lock()
-	r.pending = append(r.pending, d)
-	write := r.writers < commitWriters
-	if write {
-		r.writers++
-	}
-	r.mu.Unlock()
-	if write {
-		s.writeLoop(ctx)
+	r.startOnce.Do(func() {
+		r.queue = make(chan *delivery, 4*maxCommitBatch)
+		r.stopped = make(chan struct{})
+		for range commitWriters {
+			go s.writer()
+		}
+	})
+	select {
+	case r.queue <- d:
+	case <-r.stopped:
+		return apperr.New(apperr.Unavailable, "the server is shutting down")
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 	select {
 	case err := <-d.done:
 		return err
+	case <-r.stopped:
+		return apperr.New(apperr.Unavailable, "the server is shutting down")
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 }
 
-func (s *Service) writeLoop(ctx context.Context) {
+// writer stores waiting deliveries until Stop.
+func (s *Service) writer() {
 	r := &s.recv
-	bctx := rule.Bypass(context.WithoutCancel(ctx), "storing inbound webhook deliveries")
+	ctx := rule.Bypass(context.Background(), "storing inbound webhook deliveries")
 	for {
-		r.mu.Lock()
-		n := min(len(r.pending), maxCommitBatch)
-		if n == 0 {
-			r.writers--
-			r.mu.Unlock()
+		var first *delivery
+		select {
+		case first = <-r.queue:
+		case <-r.stopped:
 			return
 		}
-		batch := r.pending[:n:n]
-		r.pending = r.pending[n:]
-		r.mu.Unlock()
-		s.store(bctx, batch)
+		batch := []*delivery{first}
+	fill:
+		for len(batch) < maxCommitBatch {
+			select {
+			case d := <-r.queue:
+				batch = append(batch, d)
+			default:
+				break fill
+			}
+		}
+		s.store(ctx, batch)
 	}
+}
+
+// Stop ends the group commit's writers; deliveries received afterwards
+// are refused (the platform delivers them again).
+func (s *Service) Stop() {
+	r := &s.recv
+	r.startOnce.Do(func() { r.stopped = make(chan struct{}) })
+	r.stopOnce.Do(func() { close(r.stopped) })
 }
 
 // store INSERTs a batch of deliveries in one statement, answers every

@@ -37,7 +37,8 @@ func TestLaneFollowsTheSender(t *testing.T) {
 	status := func(to string) *payload {
 		return delivery(`{"entry":[{"changes":[{"field":"messages","value":{"statuses":[{"id":"s","recipient_id":"` + to + `"}]}}]}]}`)
 	}
-	if msg("15550001").lane() != msg("15550001").lane() || msg("15550001").lane() != status("15550001").lane() {
+	first, again := msg("15550001"), msg("15550001")
+	if first.lane() != again.lane() || first.lane() != status("15550001").lane() {
 		t.Fatal("one sender's deliveries must share a lane")
 	}
 	seen := map[int]bool{}

@@ -19,6 +19,7 @@ import (
 	"switchboard/events"
 	"switchboard/graph"
 	"switchboard/inbound"
+	"switchboard/media"
 	"switchboard/ratelimit"
 )
 
@@ -38,7 +39,9 @@ type API struct {
 	// Inbound receives the platform's webhooks.
 	Inbound *inbound.Service
 	// Events feeds /ws.
-	Events  *events.Bus
+	Events *events.Bus
+	// Media serves stored message media.
+	Media   *media.Store
 	Limiter *ratelimit.Limiter
 	// UsedTokens spends single-use WebSocket tokens.
 	UsedTokens auth.UsedTokens

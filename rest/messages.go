@@ -1,13 +1,19 @@
 package rest
 
 import (
+	"encoding/json"
+	"errors"
+	"mime/multipart"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 
+	"switchboard/apperr"
 	"switchboard/ent"
+	"switchboard/messaging"
 )
 
 // messageJSON is the spec's Message.
@@ -51,9 +57,17 @@ const (
 	maxMessagePageSize = 100
 )
 
+// messageRoutes: the template and media sends read files (uploads,
+// header_media_url downloads) before they store anything, so they run
+// without the request transaction and open their own once the file is
+// saved; no transaction stays open while a client uploads.
 func (a *API) messageRoutes() []Route {
 	return []Route{
 		{Method: get, Path: "/api/contacts/:id/messages", Perm: "messages:read", Handle: a.listMessages},
+		{Method: post, Path: "/api/contacts/:id/messages", Perm: "messages:create", Handle: a.sendMessage},
+		{Method: post, Path: "/api/messages/template", Perm: "messages:create", Handle: a.sendTemplate, NoTx: true},
+		{Method: post, Path: "/api/messages/media", Perm: "messages:create", Handle: a.sendMedia, NoTx: true},
+		{Method: put, Path: "/api/messages/:id/read", Perm: "messages:read", Handle: idAction(a.R.MarkMessageRead, nil)},
 	}
 }
 
@@ -85,4 +99,264 @@ func (a *API) listMessages(c *gin.Context) (int, any, error) {
 		return http.StatusOK, gin.H{"messages": out, "has_more": page.HasMore}, nil
 	}
 	return http.StatusOK, gin.H{"messages": out, "total": page.Total}, nil
+}
+
+// sendMessageBody is the JSON of POST /api/contacts/{id}/messages.
+type sendMessageBody struct {
+	Type    string `json:"type"`
+	Content *struct {
+		Body string `json:"body"`
+	} `json:"content"`
+	Interactive *interactiveBody `json:"interactive"`
+	ChatAccount string           `json:"chat_account"`
+}
+
+// interactiveBody is an interactive message: {type: button, body,
+// buttons[{id, title}]} or {type: cta_url, body, button_text, url}.
+type interactiveBody struct {
+	Type    string `json:"type"`
+	Body    string `json:"body"`
+	Buttons []struct {
+		ID    string `json:"id"`
+		Title string `json:"title"`
+	} `json:"buttons"`
+	ButtonText string `json:"button_text"`
+	URL        string `json:"url"`
+}
+
+func (b *sendMessageBody) outgoing() messaging.Outgoing {
+	o := messaging.Outgoing{Type: b.Type, Account: b.ChatAccount}
+	if b.Content != nil {
+		o.Body = b.Content.Body
+	}
+	if in := b.Interactive; in != nil {
+		o.Interactive = &messaging.Interactive{Type: in.Type, Body: in.Body, ButtonText: in.ButtonText, URL: in.URL}
+		for _, btn := range in.Buttons {
+			o.Interactive.Buttons = append(o.Interactive.Buttons, messaging.Button{ID: btn.ID, Title: btn.Title})
+		}
+	}
+	return o
+}
+
+func (a *API) sendMessage(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	var b sendMessageBody
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	m, err := a.R.SendMessage(ctx(c), id, b.outgoing())
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, presentMessage(m), nil
+}
+
+// templateBody is the JSON of POST /api/messages/template; a multipart
+// body carries the same fields as form values (the parameter objects as
+// JSON text) plus the header_file file.
+type templateBody struct {
+	ContactID           string         `json:"contact_id"`
+	PhoneNumber         string         `json:"phone_number"`
+	TemplateName        string         `json:"template_name"`
+	TemplateID          string         `json:"template_id"`
+	TemplateParams      map[string]any `json:"template_params"`
+	HeaderParams        map[string]any `json:"header_params"`
+	ButtonParams        map[string]any `json:"button_params"`
+	AccountName         string         `json:"account_name"`
+	HeaderMediaID       string         `json:"header_media_id"`
+	HeaderMediaURL      string         `json:"header_media_url"`
+	HeaderMediaFilename string         `json:"header_media_filename"`
+}
+
+func (b *templateBody) input() (messaging.TemplateInput, error) {
+	in := messaging.TemplateInput{
+		PhoneNumber: b.PhoneNumber, TemplateName: b.TemplateName, Account: b.AccountName,
+		HeaderMediaID: strings.TrimSpace(b.HeaderMediaID), HeaderMediaURL: strings.TrimSpace(b.HeaderMediaURL),
+		HeaderMediaFilename: b.HeaderMediaFilename,
+	}
+	var err error
+	if in.ContactID, err = optionalUUID("contact_id", strings.TrimSpace(b.ContactID)); err != nil {
+		return in, err
+	}
+	if in.TemplateID, err = optionalUUID("template_id", strings.TrimSpace(b.TemplateID)); err != nil {
+		return in, err
+	}
+	if in.TemplateParams, err = paramStrings("template_params", b.TemplateParams); err != nil {
+		return in, err
+	}
+	if in.HeaderParams, err = paramStrings("header_params", b.HeaderParams); err != nil {
+		return in, err
+	}
+	in.ButtonParams, err = paramStrings("button_params", b.ButtonParams)
+	return in, err
+}
+
+// paramStrings reads a parameter object whose values are strings or
+// numbers.
+func paramStrings(field string, m map[string]any) (map[string]string, error) {
+	if m == nil {
+		return nil, nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		switch x := v.(type) {
+		case string:
+			out[k] = x
+		case json.Number:
+			out[k] = x.String()
+		default:
+			return nil, apperr.Invalidf("%s values must be strings or numbers (%q is not)", field, k)
+		}
+	}
+	return out, nil
+}
+
+func (a *API) sendTemplate(c *gin.Context) (int, any, error) {
+	var (
+		b    templateBody
+		file *messaging.Upload
+	)
+	if isMultipart(c) {
+		form, err := readMultipart(c)
+		if err != nil {
+			return 0, nil, err
+		}
+		defer form.RemoveAll()
+		if err := b.fromForm(form); err != nil {
+			return 0, nil, err
+		}
+		if file, err = formFile(form, "header_file"); err != nil {
+			return 0, nil, err
+		}
+		if file != nil {
+			defer closeUpload(file)
+		}
+	} else if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	in, err := b.input()
+	if err != nil {
+		return 0, nil, err
+	}
+	in.HeaderFile = file
+	m, err := a.R.SendTemplateMessage(ctx(c), in)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, presentMessage(m), nil
+}
+
+// fromForm reads the template fields of a multipart form.
+func (b *templateBody) fromForm(form *multipart.Form) error {
+	value := func(name string) string { return formValue(form, name) }
+	b.ContactID, b.PhoneNumber = value("contact_id"), value("phone_number")
+	b.TemplateName, b.TemplateID = value("template_name"), value("template_id")
+	b.AccountName, b.HeaderMediaID = value("account_name"), value("header_media_id")
+	b.HeaderMediaURL, b.HeaderMediaFilename = value("header_media_url"), value("header_media_filename")
+	for name, dst := range map[string]*map[string]any{
+		"template_params": &b.TemplateParams, "header_params": &b.HeaderParams, "button_params": &b.ButtonParams,
+	} {
+		raw := strings.TrimSpace(value(name))
+		if raw == "" {
+			continue
+		}
+		if err := decodeJSON([]byte(raw), dst); err != nil {
+			return apperr.Invalidf("%s must be a JSON object of strings", name)
+		}
+	}
+	return nil
+}
+
+func (a *API) sendMedia(c *gin.Context) (int, any, error) {
+	form, err := readMultipart(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer form.RemoveAll()
+	contactID, err := optionalUUID("contact_id", strings.TrimSpace(formValue(form, "contact_id")))
+	if err != nil {
+		return 0, nil, err
+	}
+	if contactID == nil {
+		return 0, nil, apperr.Invalidf("contact_id is required")
+	}
+	file, err := formFile(form, "file")
+	if err != nil {
+		return 0, nil, err
+	}
+	if file == nil {
+		return 0, nil, apperr.Invalidf("file is required")
+	}
+	defer closeUpload(file)
+	m, err := a.R.SendMediaMessage(ctx(c), messaging.MediaInput{
+		ContactID: *contactID, Kind: formValue(form, "type"), Caption: formValue(form, "caption"),
+		Account: formValue(form, "chat_account"), File: *file,
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, presentMessage(m), nil
+}
+
+// maxMediaBody bounds a media or template request: the largest file
+// (a 100 MB document) plus the form fields.
+const maxMediaBody = messaging.MaxUploadBytes + maxMultipartOverhead
+
+// multipartMemory is how much of the files a multipart form keeps in
+// memory; the rest waits in temporary files until the request ends.
+const multipartMemory = 1 << 20
+
+func isMultipart(c *gin.Context) bool {
+	return strings.HasPrefix(strings.ToLower(c.GetHeader("Content-Type")), "multipart/form-data")
+}
+
+// readMultipart parses a multipart/form-data body of at most maxMediaBody
+// bytes. The caller removes the form's temporary files.
+func readMultipart(c *gin.Context) (*multipart.Form, error) {
+	tooLarge := apperr.Invalidf("request body too large (max %d MB file plus form fields)", messaging.MaxUploadBytes>>20)
+	if c.Request.ContentLength > maxMediaBody {
+		return nil, tooLarge
+	}
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, maxMediaBody)
+	err := c.Request.ParseMultipartForm(multipartMemory)
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return nil, tooLarge
+	case errors.Is(err, http.ErrNotMultipart):
+		return nil, apperr.Invalidf("request must be multipart/form-data")
+	case err != nil:
+		return nil, apperr.Invalidf("malformed multipart body")
+	}
+	return c.Request.MultipartForm, nil
+}
+
+// formValue is the first value of a form field ("" when absent).
+func formValue(form *multipart.Form, name string) string {
+	if vs := form.Value[name]; len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
+}
+
+// formFile opens the first file of a form field; nil when absent.
+func formFile(form *multipart.Form, name string) (*messaging.Upload, error) {
+	fhs := form.File[name]
+	if len(fhs) == 0 {
+		return nil, nil
+	}
+	f, err := fhs[0].Open()
+	if err != nil {
+		return nil, apperr.Invalidf("could not read %s", name)
+	}
+	return &messaging.Upload{Filename: fhs[0].Filename, Content: f, Size: fhs[0].Size}, nil
+}
+
+func closeUpload(u *messaging.Upload) {
+	if c, ok := u.Content.(interface{ Close() error }); ok {
+		_ = c.Close()
+	}
 }

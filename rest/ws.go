@@ -21,7 +21,7 @@ const (
 	wsPingEvery  = 25 * time.Second
 	wsPongWait   = 60 * time.Second
 	wsWriteWait  = 10 * time.Second
-	wsBuffer     = 256
+	wsBuffer     = 4096
 )
 
 var upgrader = websocket.Upgrader{

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	_ "github.com/lib/pq"
+)
+
+// counts is what the database holds for the run.
+type counts struct {
+	At               time.Time `json:"-"`
+	Seconds          float64   `json:"t"` // since the load started
+	Messages         int64     `json:"messages"`
+	DistinctMessages int64     `json:"distinct_messages"`
+	Contacts         int64     `json:"contacts"`
+	DistinctPhones   int64     `json:"distinct_phones"`
+}
+
+// store counts the run's rows in the server's PostgreSQL: messages whose
+// chat_message_id starts with the run's wamid prefix, contacts whose phone
+// number starts with the run's phone prefix. The prefix conditions are
+// written as ranges too, so that the unique indexes serve them.
+type store struct {
+	db          *sql.DB
+	orgID       string
+	wamidPrefix string
+	phonePrefix string
+}
+
+func openStore(ctx context.Context, dsn, orgID, wamidPrefix, phonePrefix string) (*store, error) {
+	db, err := sql.Open("postgres", dsn)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(4)
+	if err := db.PingContext(ctx); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return &store{db: db, orgID: orgID, wamidPrefix: wamidPrefix, phonePrefix: phonePrefix}, nil
+}
+
+const (
+	countMessages = `SELECT count(*), count(DISTINCT chat_message_id) FROM messages
+WHERE chat_message_id >= $1 AND chat_message_id < $2 AND chat_message_id LIKE $3`
+	countContacts = `SELECT count(*), count(DISTINCT phone_number) FROM contacts
+WHERE organization_id = $1 AND phone_number >= $2 AND phone_number < $3 AND phone_number LIKE $4`
+	listMessages = `SELECT chat_message_id FROM messages
+WHERE chat_message_id >= $1 AND chat_message_id < $2 AND chat_message_id LIKE $3`
+)
+
+func (s *store) count(ctx context.Context) (counts, error) {
+	c := counts{At: time.Now()}
+	lo, hi, like := prefixRange(s.wamidPrefix)
+	err := s.db.QueryRowContext(ctx, countMessages, lo, hi, like).Scan(&c.Messages, &c.DistinctMessages)
+	if err != nil {
+		return c, err
+	}
+	lo, hi, like = prefixRange(s.phonePrefix)
+	err = s.db.QueryRowContext(ctx, countContacts, s.orgID, lo, hi, like).Scan(&c.Contacts, &c.DistinctPhones)
+	return c, err
+}
+
+// storedIDs lists the run's stored message ids.
+func (s *store) storedIDs(ctx context.Context) (map[string]bool, error) {
+	lo, hi, like := prefixRange(s.wamidPrefix)
+	rows, err := s.db.QueryContext(ctx, listMessages, lo, hi, like)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	ids := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids[id] = true
+	}
+	return ids, rows.Err()
+}
+
+// prefixRange returns bounds [lo, hi) of the strings starting with p (for
+// a byte-ordered collation) and the equivalent LIKE pattern.
+func prefixRange(p string) (lo, hi, like string) {
+	b := []byte(p)
+	b[len(b)-1]++
+	esc := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(p)
+	return p, string(b), esc + "%"
+}
+
+// poller samples the counts every interval (which may change while it
+// runs) and keeps the series.
+type poller struct {
+	s        *store
+	start    time.Time
+	interval atomic.Int64
+
+	mu     sync.Mutex
+	series []counts
+	errs   int
+	wake   chan struct{} // receives after each sample
+}
+
+func newPoller(s *store, start time.Time, every time.Duration) *poller {
+	p := &poller{s: s, start: start, wake: make(chan struct{}, 1)}
+	p.interval.Store(int64(every))
+	return p
+}
+
+func (p *poller) run(ctx context.Context) {
+	for ctx.Err() == nil {
+		c, err := p.s.count(ctx)
+		p.mu.Lock()
+		if err != nil {
+			p.errs++
+		} else {
+			c.Seconds = c.At.Sub(p.start).Seconds()
+			p.series = append(p.series, c)
+		}
+		p.mu.Unlock()
+		select {
+		case p.wake <- struct{}{}:
+		default:
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Duration(p.interval.Load())):
+		}
+	}
+}
+
+// latest is the last sample (zero before the first).
+func (p *poller) latest() counts {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.series) == 0 {
+		return counts{}
+	}
+	return p.series[len(p.series)-1]
+}
+
+func (p *poller) samples() ([]counts, int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]counts(nil), p.series...), p.errs
+}

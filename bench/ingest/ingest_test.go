@@ -1,0 +1,114 @@
+package main
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestSummarize(t *testing.T) {
+	var d []time.Duration
+	for i := 100; i >= 1; i-- {
+		d = append(d, time.Duration(i)*time.Millisecond)
+	}
+	got := summarize(d)
+	want := latency{N: 100, P50: 50, P95: 95, P99: 99, Max: 100}
+	if got != want {
+		t.Fatalf("summarize = %+v, want %+v", got, want)
+	}
+	if (summarize(nil) != latency{}) {
+		t.Fatal("empty input gives a non-zero summary")
+	}
+}
+
+func TestPrefixRange(t *testing.T) {
+	for _, tc := range []struct{ prefix, lo, hi, like string }{
+		{"wamid.bench-ab12-", "wamid.bench-ab12-", "wamid.bench-ab12.", "wamid.bench-ab12-%"},
+		{"1234567", "1234567", "1234568", "1234567%"},
+		{"a_b%", "a_b%", "a_b&", `a\_b\%%`},
+	} {
+		lo, hi, like := prefixRange(tc.prefix)
+		if lo != tc.lo || hi != tc.hi || like != tc.like {
+			t.Errorf("prefixRange(%q) = %q %q %q", tc.prefix, lo, hi, like)
+		}
+	}
+}
+
+func TestClassify(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		status    int
+		err       error
+		ok, retry bool
+	}{
+		{"Acknowledged", http.StatusOK, nil, true, false},
+		{"ServerError", http.StatusServiceUnavailable, nil, false, true},
+		{"TooMany", http.StatusTooManyRequests, nil, false, true},
+		{"BadSignature", http.StatusUnauthorized, nil, false, false},
+		{"Refused", 0, syscall.ECONNREFUSED, false, true},
+		{"OtherTransport", 0, errors.New("EOF"), false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var resp *http.Response
+			if tc.err == nil {
+				resp = &http.Response{StatusCode: tc.status}
+			}
+			ok, kind, retry := classify(resp, tc.err)
+			if ok != tc.ok || retry != tc.retry || (ok == (kind != "")) {
+				t.Fatalf("classify = %v %q %v", ok, kind, retry)
+			}
+		})
+	}
+}
+
+// TestPayload checks a delivery against the shape the server parses and
+// its signature against the app secret.
+func TestPayload(t *testing.T) {
+	srv := &server{phone: "123456789012345", bizID: "987654321098765", secret: "s3cret"}
+	p := &payloads{srv: srv, wamidPrefix: "wamid.bench-x-", phonePrefix: "4915"}
+	d := p.text(42, 7, time.Unix(1_700_000_000, 0))
+
+	var body struct {
+		Object string `json:"object"`
+		Entry  []struct {
+			ID      string `json:"id"`
+			Changes []struct {
+				Field string `json:"field"`
+				Value struct {
+					Metadata struct {
+						PhoneNumberID string `json:"phone_number_id"`
+					} `json:"metadata"`
+					Contacts []struct {
+						WaID string `json:"wa_id"`
+					} `json:"contacts"`
+					Messages []map[string]any `json:"messages"`
+				} `json:"value"`
+			} `json:"changes"`
+		} `json:"entry"`
+	}
+	if err := json.Unmarshal(d.body, &body); err != nil {
+		t.Fatal(err)
+	}
+	ch := body.Entry[0].Changes[0]
+	msg := ch.Value.Messages[0]
+	if body.Object != "whatsapp_business_account" || body.Entry[0].ID != srv.bizID || ch.Field != "messages" ||
+		ch.Value.Metadata.PhoneNumberID != srv.phone || ch.Value.Contacts[0].WaID != "491500000007" {
+		t.Fatalf("envelope: %s", d.body)
+	}
+	if msg["id"] != "wamid.bench-x-42" || msg["from"] != "491500000007" || msg["timestamp"] != "1700000000" ||
+		msg["type"] != "text" || !strings.Contains(string(d.body), `"text":{"body":"bench message 42"}`) {
+		t.Fatalf("message: %s", d.body)
+	}
+	mac := hmac.New(sha256.New, []byte("s3cret"))
+	mac.Write(d.body)
+	if d.sig != "sha256="+hex.EncodeToString(mac.Sum(nil)) || d.wamid != "wamid.bench-x-42" || d.phone != "491500000007" {
+		t.Fatalf("delivery: sig %q wamid %q phone %q", d.sig, d.wamid, d.phone)
+	}
+}

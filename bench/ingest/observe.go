@@ -1,0 +1,224 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// watchEvents listens on /ws and records when each message:new event of
+// the run arrives. It reconnects (with a new ws token) when the connection
+// drops, for example while the server restarts; events published while it
+// is disconnected are missed, and counted so. ready is closed once the
+// first connection is authenticated.
+func watchEvents(ctx context.Context, srv *server, prefix string, t *tracker, ready chan<- struct{}) {
+	first := true
+	for ctx.Err() == nil {
+		conn, err := dialEvents(ctx, srv)
+		if err != nil {
+			time.Sleep(200 * time.Millisecond)
+			continue
+		}
+		if first {
+			close(ready)
+			first = false
+		}
+		readEvents(ctx, conn, prefix, t)
+		_ = conn.Close()
+		if ctx.Err() == nil {
+			t.disconnected()
+		}
+	}
+}
+
+// dialEvents connects to /ws with ?token= and waits for "connected".
+func dialEvents(ctx context.Context, srv *server) (*websocket.Conn, error) {
+	token, err := srv.wsToken(ctx)
+	if err != nil {
+		return nil, err
+	}
+	u, err := url.Parse(srv.base)
+	if err != nil {
+		return nil, err
+	}
+	if u.Scheme == "https" {
+		u.Scheme = "wss"
+	} else {
+		u.Scheme = "ws"
+	}
+	u.Path = "/ws"
+	u.RawQuery = url.Values{"token": {token}}.Encode()
+	d := websocket.Dialer{HandshakeTimeout: 5 * time.Second, ReadBufferSize: 64 << 10}
+	conn, _, err := d.DialContext(ctx, u.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	var hello struct {
+		Type string `json:"type"`
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if err := conn.ReadJSON(&hello); err != nil || hello.Type != "connected" {
+		_ = conn.Close()
+		return nil, fmt.Errorf("ws: no connected message (%v, %q)", err, hello.Type)
+	}
+	_ = conn.SetReadDeadline(time.Time{})
+	return conn, nil
+}
+
+// readEvents reads until the connection fails or ctx ends.
+func readEvents(ctx context.Context, conn *websocket.Conn, prefix string, t *tracker) {
+	stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
+	defer stop()
+	var ev struct {
+		Type    string `json:"type"`
+		Payload struct {
+			ChatMessageID string `json:"chat_message_id"`
+		} `json:"payload"`
+	}
+	for {
+		_, raw, err := conn.ReadMessage()
+		if err != nil {
+			return
+		}
+		at := time.Now()
+		ev.Type, ev.Payload.ChatMessageID = "", ""
+		if json.Unmarshal(raw, &ev) != nil {
+			continue
+		}
+		if ev.Type == "message:new" && strings.HasPrefix(ev.Payload.ChatMessageID, prefix) {
+			t.event(ev.Payload.ChatMessageID, at)
+		}
+	}
+}
+
+// serverSampler reads the server process's VmRSS and CPU time every
+// 200 ms and keeps the maximum RSS and the CPU used. The pid comes from
+// -pid, or from -pid-file on every sample (the server's pid changes when a
+// fault run restarts it).
+type serverSampler struct {
+	pid     int
+	pidFile string
+
+	mu      sync.Mutex
+	maxKiB  int64
+	samples int
+	cpu     map[int]time.Duration // CPU time used, by pid, at the last sample
+}
+
+func (r *serverSampler) run(ctx context.Context) {
+	if r.pid == 0 && r.pidFile == "" {
+		return
+	}
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		r.sample()
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+func (r *serverSampler) sample() {
+	pid, err := r.currentPID()
+	if err != nil {
+		return
+	}
+	kib, rerr := vmRSS(pid)
+	cpu, cerr := cpuTime(pid)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if rerr == nil {
+		r.maxKiB = max(r.maxKiB, kib)
+		r.samples++
+	}
+	if cerr == nil {
+		if r.cpu == nil {
+			r.cpu = map[int]time.Duration{}
+		}
+		r.cpu[pid] = cpu
+	}
+}
+
+func (r *serverSampler) currentPID() (int, error) {
+	if r.pidFile == "" {
+		return r.pid, nil
+	}
+	b, err := os.ReadFile(r.pidFile)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(strings.TrimSpace(string(b)))
+}
+
+// vmRSS reads "VmRSS:   12345 kB" from /proc/<pid>/status.
+func vmRSS(pid int) (int64, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("no VmRSS for pid %d", pid)
+}
+
+// clockTick is USER_HZ, the unit of /proc/<pid>/stat times (100 on Linux).
+const clockTick = 10 * time.Millisecond
+
+// cpuTime reads utime + stime from /proc/<pid>/stat.
+func cpuTime(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// Fields after the command name, which is in parentheses and may hold
+	// spaces: state is field 3, utime 14, stime 15.
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0, fmt.Errorf("unexpected /proc/%d/stat", pid)
+	}
+	fields := strings.Fields(string(b[i+1:]))
+	if len(fields) < 13 {
+		return 0, fmt.Errorf("unexpected /proc/%d/stat", pid)
+	}
+	utime, err1 := strconv.ParseInt(fields[11], 10, 64)
+	stime, err2 := strconv.ParseInt(fields[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("unexpected /proc/%d/stat", pid)
+	}
+	return time.Duration(utime+stime) * clockTick, nil
+}
+
+// result is the largest RSS seen in MiB, the number of samples, and the
+// CPU time the server processes used.
+func (r *serverSampler) result() (float64, int, time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var cpu time.Duration
+	for _, c := range r.cpu {
+		cpu += c
+	}
+	return float64(r.maxKiB) / 1024, r.samples, cpu
+}
+
+// logf writes a progress line to stderr.
+func logf(format string, args ...any) {
+	log.Printf(format, args...)
+}

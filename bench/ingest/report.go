@@ -1,0 +1,147 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// latency is a distribution summary in milliseconds.
+type latency struct {
+	N   int     `json:"n"`
+	P50 float64 `json:"p50_ms"`
+	P95 float64 `json:"p95_ms"`
+	P99 float64 `json:"p99_ms"`
+	Max float64 `json:"max_ms"`
+}
+
+func summarize(d []time.Duration) latency {
+	if len(d) == 0 {
+		return latency{}
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	at := func(q float64) float64 {
+		i := int(math.Ceil(q*float64(len(s)))) - 1
+		return ms(s[max(i, 0)])
+	}
+	return latency{N: len(s), P50: at(0.50), P95: at(0.95), P99: at(0.99), Max: ms(s[len(s)-1])}
+}
+
+func ms(d time.Duration) float64 { return math.Round(float64(d)/1e4) / 100 }
+
+// report is everything a run measured.
+type report struct {
+	RunID  string `json:"run_id"`
+	Target struct {
+		URL         string  `json:"url"`
+		Duration    float64 `json:"duration_s"`
+		Rate        float64 `json:"rate_per_s"`
+		Concurrency int     `json:"concurrency"`
+		Senders     int     `json:"senders"`
+		Bursts      float64 `json:"bursts"`
+		Dup         float64 `json:"dup"`
+	} `json:"config"`
+
+	LoadSeconds  float64        `json:"load_s"`
+	PostsSent    int            `json:"posts_sent"`
+	PostsAcked   int            `json:"posts_acked"`
+	PostsFailed  int            `json:"posts_failed"`
+	PostsRefused int            `json:"posts_refused"`
+	Retries      int            `json:"retries"`
+	DupPosts     int            `json:"dup_posts"`
+	GaveUp       int            `json:"gave_up"`
+	Failures     map[string]int `json:"failures"`
+	OfferedRate  float64        `json:"offered_posts_per_s"`
+
+	AckLatency     latency `json:"ack_latency"`     // from the POST's due time
+	ServiceLatency latency `json:"service_latency"` // from the POST's send time
+
+	UniqueAcked        int     `json:"unique_acked"`
+	UniqueStored       int64   `json:"unique_stored"`
+	StoredUnacked      int     `json:"stored_unacked"`
+	StoredPerSecLoad   float64 `json:"stored_per_s_load"`
+	StoredPerSecAll    float64 `json:"stored_per_s_overall"`
+	DrainSeconds       float64 `json:"drain_s"`
+	Drained            bool    `json:"drained"`
+	WSLatency          latency `json:"ws_latency"`
+	WSEventsMissed     int     `json:"ws_events_missed"`
+	WSDisconnects      int     `json:"ws_disconnects"`
+	MaxRSSMiB          float64 `json:"max_rss_mib"`
+	RSSSamples         int     `json:"rss_samples"`
+	ServerCPU          float64 `json:"server_cpu_s"` // whole run, all server processes
+	ClientCPU          float64 `json:"client_cpu_s"` // this tool
+	WallSeconds        float64 `json:"wall_s"`
+	Lost               int     `json:"lost"`
+	DuplicatedMessages int64   `json:"duplicated_messages"`
+	ContactsExpected   int     `json:"contacts_expected"`
+	ContactsStored     int64   `json:"contacts_stored"`
+	DuplicatedContacts int64   `json:"duplicated_contacts"`
+	PollErrors         int     `json:"poll_errors"`
+
+	Fault  *faultResult `json:"fault,omitempty"`
+	Series []counts     `json:"series"`
+}
+
+// faultResult describes the command run mid-load.
+type faultResult struct {
+	Cmd   string  `json:"cmd"`
+	At    float64 `json:"at_s"`
+	Took  float64 `json:"took_s"`
+	Error string  `json:"error,omitempty"`
+}
+
+func (r *report) print(w io.Writer) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
+	lat := func(l latency) string {
+		return fmt.Sprintf("p50 %.1f ms, p95 %.1f ms, p99 %.1f ms, max %.1f ms (n=%d)", l.P50, l.P95, l.P99, l.Max, l.N)
+	}
+	p("run %s: %.0f s at %.0f POST/s target against %s", r.RunID, r.Target.Duration, r.Target.Rate, r.Target.URL)
+	p("POSTs          sent %d (%.0f/s offered), acked %d, failed %d, refused %d, retries %d, redeliveries %d, given up %d",
+		r.PostsSent, r.OfferedRate, r.PostsAcked, r.PostsFailed, r.PostsRefused, r.Retries, r.DupPosts, r.GaveUp)
+	if len(r.Failures) > 0 {
+		p("failures       %s", formatCounts(r.Failures))
+	}
+	p("ack latency    %s   (from due time)", lat(r.AckLatency))
+	p("service time   %s   (from send)", lat(r.ServiceLatency))
+	p("messages       unique acked %d, stored %d (stored but never acked: %d)", r.UniqueAcked, r.UniqueStored, r.StoredUnacked)
+	p("stored/s       %.0f during the load window, %.0f overall (load start to drained)", r.StoredPerSecLoad, r.StoredPerSecAll)
+	if r.Drained {
+		p("drain          %.2f s after the load stopped", r.DrainSeconds)
+	} else {
+		p("drain          NOT drained within the drain timeout")
+	}
+	p("/ws latency    %s   (POST sent to message:new)", lat(r.WSLatency))
+	p("/ws            events missed %d, reconnects %d", r.WSEventsMissed, r.WSDisconnects)
+	if r.RSSSamples > 0 {
+		p("server RSS     max %.1f MiB (%d samples)", r.MaxRSSMiB, r.RSSSamples)
+		p("server CPU     %.1f s over %.1f s (%.2f cores)", r.ServerCPU, r.WallSeconds, r.ServerCPU/r.WallSeconds)
+	}
+	p("client CPU     %.1f s (%.2f cores; it shares the machine)", r.ClientCPU, r.ClientCPU/r.WallSeconds)
+	p("lost           %d acked messages not stored by the drain deadline", r.Lost)
+	p("duplicated     %d message rows, %d contact rows", r.DuplicatedMessages, r.DuplicatedContacts)
+	p("contacts       expected %d, stored %d", r.ContactsExpected, r.ContactsStored)
+	if r.Fault != nil {
+		p("fault          %q at %.1f s, took %.1f s %s", r.Fault.Cmd, r.Fault.At, r.Fault.Took, r.Fault.Error)
+	}
+	if r.PollErrors > 0 {
+		p("db polls       %d failed", r.PollErrors)
+	}
+}
+
+func formatCounts(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s: %d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
+}

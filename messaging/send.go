@@ -1,0 +1,348 @@
+package messaging
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"switchboard/apperr"
+	"switchboard/database"
+	"switchboard/ent"
+	"switchboard/ent/account"
+	"switchboard/ent/message"
+	"switchboard/ent/viewer"
+	"switchboard/events"
+	"switchboard/inbound"
+)
+
+// Limits of free-form messages, as the platform documents them.
+const (
+	maxTextBody        = 4096
+	maxInteractiveBody = 1024
+	maxReplyButtons    = 3
+	maxButtonTitle     = 20
+	maxButtonID        = 256
+	maxCTAURL          = 2000
+	maxPreview         = 200
+	maxAccountName     = 255
+)
+
+// Message types of free-form sends.
+const (
+	TypeText        = "text"
+	TypeInteractive = "interactive"
+)
+
+// Interactive types.
+const (
+	InteractiveButton = "button"
+	InteractiveCTAURL = "cta_url"
+)
+
+// Outgoing is a free-form message: Type text with Body, or Type
+// interactive with Interactive. Account names the sending account (empty:
+// the default outgoing account, else the contact's).
+type Outgoing struct {
+	Type        string
+	Body        string
+	Interactive *Interactive
+	Account     string
+}
+
+// Interactive is an interactive message: Type button with up to 3 reply
+// Buttons, or Type cta_url with ButtonText and URL. Its JSON form is the
+// message's interactive_data.
+type Interactive struct {
+	Type       string   `json:"type"`
+	Body       string   `json:"body"`
+	Buttons    []Button `json:"buttons,omitempty"`
+	ButtonText string   `json:"button_text,omitempty"`
+	URL        string   `json:"url,omitempty"`
+}
+
+// Button is one reply button; ID comes back in the contact's reply.
+type Button struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+}
+
+// Send stores a free-form message (text or interactive) for a contact and
+// queues it. Errors: invalid (type, content, a closed service window, no
+// account), not_found (contact).
+func (s *Service) Send(ctx context.Context, contactID uuid.UUID, o Outgoing) (*ent.Message, error) {
+	switch o.Type {
+	case TypeText:
+		return s.SendText(ctx, contactID, o.Account, o.Body)
+	case TypeInteractive:
+		if o.Interactive == nil {
+			return nil, apperr.Invalidf("interactive is required for an interactive message")
+		}
+		return s.SendInteractive(ctx, contactID, o.Account, *o.Interactive)
+	case "":
+		return nil, apperr.Invalidf("type is required (text or interactive)")
+	}
+	return nil, apperr.Invalidf("type must be text or interactive (templates go to /api/messages/template, media to /api/messages/media)")
+}
+
+// SendText stores a text message and queues it. Errors: invalid (empty or
+// too long body, a closed service window, no account), not_found
+// (contact).
+func (s *Service) SendText(ctx context.Context, contactID uuid.UUID, accountName, body string) (*ent.Message, error) {
+	body, err := requiredText("content.body", body, maxTextBody)
+	if err != nil {
+		return nil, err
+	}
+	return s.sendFreeForm(ctx, contactID, accountName, draft{
+		kind: TypeText, content: map[string]any{"body": body}, preview: body,
+	})
+}
+
+// SendInteractive stores an interactive message and queues it. Errors:
+// invalid (the interactive object breaks the platform's rules, a closed
+// service window, no account), not_found (contact).
+func (s *Service) SendInteractive(ctx context.Context, contactID uuid.UUID, accountName string, in Interactive) (*ent.Message, error) {
+	in, err := validInteractive(in)
+	if err != nil {
+		return nil, err
+	}
+	return s.sendFreeForm(ctx, contactID, accountName, draft{
+		kind: TypeInteractive, content: map[string]any{"body": in.Body}, interactive: toMap(in), preview: in.Body,
+	})
+}
+
+// validInteractive trims in and checks it against the platform's rules.
+func validInteractive(in Interactive) (Interactive, error) {
+	var err error
+	if in.Body, err = requiredText("interactive.body", in.Body, maxInteractiveBody); err != nil {
+		return in, err
+	}
+	switch in.Type {
+	case InteractiveButton:
+		in.ButtonText, in.URL = "", ""
+		in.Buttons, err = validButtons(in.Buttons)
+	case InteractiveCTAURL:
+		in.Buttons = nil
+		if in.ButtonText, err = requiredText("interactive.button_text", in.ButtonText, maxButtonTitle); err != nil {
+			return in, err
+		}
+		in.URL, err = validLink("interactive.url", in.URL)
+	default:
+		err = apperr.Invalidf("interactive.type must be button or cta_url")
+	}
+	return in, err
+}
+
+func validButtons(buttons []Button) ([]Button, error) {
+	if n := len(buttons); n < 1 || n > maxReplyButtons {
+		return nil, apperr.Invalidf("interactive.buttons must hold 1 to %d reply buttons, not %d", maxReplyButtons, n)
+	}
+	out := make([]Button, len(buttons))
+	seen := map[string]bool{}
+	for i, b := range buttons {
+		id, err := requiredText("interactive.buttons[].id", b.ID, maxButtonID)
+		if err != nil {
+			return nil, err
+		}
+		title, err := requiredText("interactive.buttons[].title", b.Title, maxButtonTitle)
+		if err != nil {
+			return nil, err
+		}
+		if seen[id] {
+			return nil, apperr.Invalidf("interactive.buttons ids must be unique (%q is repeated)", id)
+		}
+		seen[id] = true
+		out[i] = Button{ID: id, Title: title}
+	}
+	return out, nil
+}
+
+// validLink checks an absolute http(s) URL.
+func validLink(field, raw string) (string, error) {
+	raw, err := requiredText(field, raw, maxCTAURL)
+	if err != nil {
+		return "", err
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", apperr.Invalidf("%s must be an absolute http or https URL", field)
+	}
+	return raw, nil
+}
+
+// requiredText trims s and checks that it is present, at most max
+// characters and free of NUL characters.
+func requiredText(field, s string, maxLen int) (string, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "", apperr.Invalidf("%s is required", field)
+	}
+	return s, checkText(field, s, maxLen)
+}
+
+// checkText checks the length and the absence of NUL characters
+// (PostgreSQL cannot store them).
+func checkText(field, s string, maxLen int) error {
+	if utf8.RuneCountInString(s) > maxLen {
+		return apperr.Invalidf("%s must be at most %d characters", field, maxLen)
+	}
+	if strings.ContainsRune(s, 0) {
+		return apperr.Invalidf("%s must not contain NUL characters", field)
+	}
+	return nil
+}
+
+// draft is an outgoing message ready to be stored.
+type draft struct {
+	contact     *ent.Contact
+	newContact  bool
+	account     *ent.Account
+	kind        string
+	content     map[string]any
+	interactive map[string]any
+	media       *storedMedia
+	// saveMedia, when set, saves the message's file once every check
+	// has passed, so that a refused send leaves no file behind.
+	saveMedia func(ctx context.Context) (*storedMedia, error)
+	preview   string
+}
+
+// storedMedia is a file of the media store attached to a message.
+type storedMedia struct {
+	url      string
+	mimeType string
+	filename string
+}
+
+// sendFreeForm checks the contact's service window, resolves the account
+// and stores d.
+func (s *Service) sendFreeForm(ctx context.Context, contactID uuid.UUID, accountName string, d draft) (*ent.Message, error) {
+	var m *ent.Message
+	err := s.inTx(ctx, func(ctx context.Context, db *ent.Client) error {
+		c, err := db.Contact.Get(ctx, contactID)
+		if err != nil {
+			return apperr.Wrap(err, "contact")
+		}
+		if !ServiceWindowOpen(c, s.now()) {
+			return apperr.Invalidf("the contact's 24-hour customer service window is closed (no message from them in the last 24 hours): only template messages can be sent")
+		}
+		d.contact = c
+		if d.account, err = s.resolveAccount(ctx, db, accountName, c); err != nil {
+			return err
+		}
+		m, err = s.store(ctx, db, d)
+		return err
+	})
+	return m, err
+}
+
+// resolveAccount picks the sending account: the one named, else the
+// organization's default outgoing account, else the contact's account.
+// It must be active and have an access token. Errors: invalid.
+func (s *Service) resolveAccount(ctx context.Context, db *ent.Client, name string, c *ent.Contact) (*ent.Account, error) {
+	name = strings.TrimSpace(name)
+	if err := checkText("account name", name, maxAccountName); err != nil {
+		return nil, err
+	}
+	var (
+		a   *ent.Account
+		err error
+	)
+	switch {
+	case name != "":
+		a, err = db.Account.Query().Where(account.Name(name)).Only(ctx)
+		if ent.IsNotFound(err) {
+			return nil, apperr.Invalidf("account %q not found", name)
+		}
+	default:
+		a, err = db.Account.Query().Where(account.IsDefaultOutgoing(true)).First(ctx)
+		if ent.IsNotFound(err) && c != nil && c.ChatAccount != "" {
+			a, err = db.Account.Query().Where(account.Name(c.ChatAccount)).Only(ctx)
+			if ent.IsNotFound(err) {
+				return nil, apperr.Invalidf("the contact's account %q no longer exists: name an account to send from", c.ChatAccount)
+			}
+		}
+		if ent.IsNotFound(err) {
+			return nil, apperr.Invalidf("no account to send from: name one, or set a default outgoing account")
+		}
+	}
+	if err != nil {
+		return nil, apperr.Wrap(err, "account")
+	}
+	switch {
+	case a.Status != account.StatusActive:
+		return nil, apperr.Invalidf("account %q is %s and cannot send", a.Name, a.Status)
+	case len(a.AccessTokenEncrypted) == 0:
+		return nil, apperr.Invalidf("account %q has no access token and cannot send", a.Name)
+	}
+	return a, nil
+}
+
+// store inserts d as a pending outgoing message, moves the contact's last
+// message forward, and after the commit queues the send and publishes the
+// events. ctx carries the transaction of db.
+func (s *Service) store(ctx context.Context, db *ent.Client, d draft) (*ent.Message, error) {
+	if d.saveMedia != nil {
+		var err error
+		if d.media, err = d.saveMedia(ctx); err != nil {
+			return nil, err
+		}
+	}
+	now := s.now()
+	create := db.Message.Create().SetContactID(d.contact.ID).SetDirection(message.DirectionOutgoing).
+		SetMessageType(d.kind).SetContent(d.content).SetStatus(message.StatusPending).
+		SetChatAccount(d.account.Name).SetCreatedAt(now).SetUpdatedAt(now)
+	if d.interactive != nil {
+		create.SetInteractiveData(d.interactive)
+	}
+	if d.media != nil {
+		create.SetMediaURL(d.media.url).SetMediaMimeType(d.media.mimeType).SetMediaFilename(d.media.filename)
+	}
+	if v := viewer.FromContext(ctx); v != nil && !v.System && v.UserID != uuid.Nil {
+		create.SetSentByUserID(v.UserID)
+	}
+	m, err := create.Save(ctx)
+	if err != nil {
+		return nil, apperr.Wrap(err, "message")
+	}
+	c, err := db.Contact.UpdateOneID(d.contact.ID).SetLastMessageAt(now).
+		SetLastMessagePreview(truncate(d.preview, maxPreview)).Save(ctx)
+	if err != nil {
+		return nil, apperr.Wrap(err, "contact")
+	}
+	if d.newContact && s.Hooks != nil {
+		if err := s.Hooks.Emit(ctx, m.OrganizationID, events.HookContactCreated, inbound.NewContactEvent(c)); err != nil {
+			return nil, apperr.Wrap(err, "webhook delivery")
+		}
+	}
+	contactEvent := events.ContactUpdated
+	if d.newContact {
+		contactEvent = events.ContactNew
+	}
+	database.AfterCommit(ctx, func() {
+		bg := context.WithoutCancel(ctx)
+		s.enqueue(bg, m.OrganizationID, m.ID)
+		s.publish(bg, m.OrganizationID, events.MessageNew, messageEvent(m))
+		s.publish(bg, m.OrganizationID, contactEvent, inbound.NewContactEvent(c))
+	})
+	return m, nil
+}
+
+// toMap is v's JSON object form.
+func toMap(v any) map[string]any {
+	var out map[string]any
+	b, _ := json.Marshal(v)
+	_ = json.Unmarshal(b, &out)
+	return out
+}
+
+// truncate shortens s to n characters, marking the cut.
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}

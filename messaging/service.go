@@ -1,0 +1,165 @@
+// Package messaging sends messages to contacts: text, interactive, template
+// and media messages. A send validates its input, checks the customer
+// service window, stores the message pending in the caller's transaction
+// and queues a task; the task's worker calls the provider, stores the
+// platform's message id and moves the message to sent or failed. The REST
+// and GraphQL operations (graph/) and the background workers (chatbot,
+// campaigns) share this package, so it must not import graph/ or rest/.
+package messaging
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/hibiken/asynq"
+
+	"switchboard/ent"
+	"switchboard/ent/message"
+	"switchboard/ent/rule"
+	"switchboard/events"
+	"switchboard/inbound"
+	"switchboard/media"
+	"switchboard/provider"
+	"switchboard/secrets"
+	"switchboard/worker"
+)
+
+// TaskSend is the asynq task type that sends one stored outgoing message.
+const TaskSend = "message:send"
+
+// sendMaxRetry bounds the retries of a send; with RetryDelay they span
+// about 13 minutes, after which the message is marked failed.
+const sendMaxRetry = 10
+
+// Service sends messages. Hooks may be nil (no outbound webhooks).
+type Service struct {
+	Client   *ent.Client
+	Queue    *worker.Client
+	Provider *provider.Client
+	Secrets  *secrets.Box
+	Media    *media.Store
+	Events   *events.Bus
+	Hooks    events.Hooks
+	// Fetch downloads header_media_url files; it must be an SSRF-guarded
+	// client (netguard.NewClient).
+	Fetch *http.Client
+	Log   *slog.Logger
+	Now   func() time.Time
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now().UTC()
+}
+
+func (s *Service) log() *slog.Logger {
+	if s.Log != nil {
+		return s.Log
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// db returns the transaction's client when ctx carries one, the root
+// client otherwise.
+func (s *Service) db(ctx context.Context) *ent.Client {
+	if tx := ent.TxFromContext(ctx); tx != nil {
+		return tx.Client()
+	}
+	return s.Client
+}
+
+// inTx runs fn in the transaction ctx carries, or in a new one that is
+// committed when fn succeeds. The ctx given to fn carries the transaction,
+// so database.AfterCommit and Hooks.Emit see it.
+func (s *Service) inTx(ctx context.Context, fn func(ctx context.Context, db *ent.Client) error) error {
+	if tx := ent.TxFromContext(ctx); tx != nil {
+		return fn(ctx, tx.Client())
+	}
+	tx, err := s.Client.Tx(ctx)
+	if err != nil {
+		return err
+	}
+	if err := fn(ent.NewTxContext(ctx, tx), tx.Client()); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// sendTask is the payload of TaskSend: ids only, the row is the truth.
+type sendTask struct {
+	OrgID     uuid.UUID `json:"organization_id"`
+	MessageID uuid.UUID `json:"message_id"`
+}
+
+// enqueue queues the send of a stored message. A failure is only logged:
+// the message stays pending and the recovery sweep queues it again.
+func (s *Service) enqueue(ctx context.Context, orgID, messageID uuid.UUID) {
+	payload, _ := json.Marshal(sendTask{OrgID: orgID, MessageID: messageID})
+	_, err := s.Queue.Enqueue(ctx, asynq.NewTask(TaskSend, payload),
+		asynq.TaskID("send:"+messageID.String()), asynq.Queue(worker.QueueCritical), asynq.MaxRetry(sendMaxRetry))
+	if err != nil && !errors.Is(err, asynq.ErrTaskIDConflict) && !errors.Is(err, asynq.ErrDuplicateTask) {
+		s.log().Error("queueing a message send; the recovery sweep will retry", "message_id", messageID, "err", err)
+	}
+}
+
+// publish sends a live event; a failure is logged (the data is stored,
+// only the notification is lost).
+func (s *Service) publish(ctx context.Context, orgID uuid.UUID, typ string, payload any) {
+	if s.Events == nil {
+		return
+	}
+	if err := s.Events.Publish(ctx, orgID, typ, payload); err != nil {
+		s.log().Warn("publishing event", "type", typ, "err", err)
+	}
+}
+
+// Register installs the send handler on w.
+func (s *Service) Register(w *worker.Worker) {
+	w.HandleFunc(TaskSend, s.handleSend)
+}
+
+// Recover queues every outgoing message still pending without a platform
+// id, so that a crash or a lost Redis loses no send. The server runs it at
+// start; messages already queued keep their one task (same task id).
+func (s *Service) Recover(ctx context.Context) (int, error) {
+	ms, err := s.Client.Message.Query().
+		Where(message.DirectionEQ(message.DirectionOutgoing), message.StatusEQ(message.StatusPending),
+			message.ChatMessageIDIsNil()).
+		Select(message.FieldID, message.FieldOrganizationID).
+		All(rule.Bypass(ctx, "recovery sweep of pending sends in every organization"))
+	if err != nil {
+		return 0, err
+	}
+	for _, m := range ms {
+		s.enqueue(ctx, m.OrganizationID, m.ID)
+	}
+	return len(ms), nil
+}
+
+// RetryDelay is the worker's retry schedule. Sends wait 1 s, 2 s, 4 s, ...
+// up to 5 minutes, or the platform's Retry-After when that is longer (up
+// to 15 minutes); other task types get asynq's default.
+func RetryDelay(n int, err error, t *asynq.Task) time.Duration {
+	if t.Type() != TaskSend {
+		return asynq.DefaultRetryDelayFunc(n, err, t)
+	}
+	const ceiling, maxRetryAfter = 5 * time.Minute, 15 * time.Minute
+	d := min(time.Second<<min(max(n, 0), 9), ceiling)
+	var pe *provider.Error
+	if errors.As(err, &pe) && pe.RetryAfter > d {
+		d = min(pe.RetryAfter, maxRetryAfter)
+	}
+	return d
+}
+
+// messageEvent is the payload of message:new and message:status, the
+// same inbound publishes.
+func messageEvent(m *ent.Message) inbound.MessageEvent { return inbound.NewMessageEvent(m) }

@@ -1,0 +1,262 @@
+package rest
+
+import (
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"switchboard/apperr"
+	"switchboard/ent"
+	"switchboard/graph"
+	"switchboard/webhooks"
+)
+
+// The outbound webhook subscriptions (/api/webhooks). The platform's
+// inbound webhook (/api/webhook) is in webhook.go.
+
+// webhookJSON is the spec's Outbound webhook subscription; the secret is
+// write-only and shown only as has_secret.
+type webhookJSON struct {
+	ID        uuid.UUID         `json:"id"`
+	Name      string            `json:"name"`
+	URL       string            `json:"url"`
+	Events    []string          `json:"events"`
+	Headers   map[string]string `json:"headers"`
+	IsActive  bool              `json:"is_active"`
+	HasSecret bool              `json:"has_secret"`
+	CreatedAt time.Time         `json:"created_at"`
+	UpdatedAt time.Time         `json:"updated_at"`
+}
+
+// createdWebhookJSON is the answer of a create: the one time the secret is
+// shown.
+type createdWebhookJSON struct {
+	webhookJSON
+	Secret string `json:"secret"`
+}
+
+func presentWebhook(w *ent.WebhookSubscription) webhookJSON {
+	out := webhookJSON{
+		ID: w.ID, Name: w.Name, URL: w.URL, Events: w.Events, Headers: w.Headers,
+		IsActive: w.IsActive, HasSecret: graph.WebhookHasSecret(w), CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt,
+	}
+	if out.Events == nil {
+		out.Events = []string{}
+	}
+	if out.Headers == nil {
+		out.Headers = map[string]string{}
+	}
+	return out
+}
+
+// webhookEventJSON is an entry of available_events.
+type webhookEventJSON struct {
+	Value       string `json:"value"`
+	Label       string `json:"label"`
+	Description string `json:"description"`
+}
+
+func presentWebhookEvents(evs []webhooks.Event) []webhookEventJSON {
+	out := make([]webhookEventJSON, len(evs))
+	for i, e := range evs {
+		out[i] = webhookEventJSON{Value: e.Value, Label: e.Label, Description: e.Description}
+	}
+	return out
+}
+
+// webhookAttemptJSON is one recorded attempt of a delivery.
+type webhookAttemptJSON struct {
+	Attempt    int       `json:"attempt"`
+	StatusCode int       `json:"status_code"`
+	DurationMs int       `json:"duration_ms"`
+	Error      string    `json:"error"`
+	CreatedAt  time.Time `json:"created_at"`
+}
+
+// webhookDeliveryJSON is one event sent to a subscription, with its
+// attempts; payload is the exact body posted.
+type webhookDeliveryJSON struct {
+	ID             uuid.UUID            `json:"id"`
+	WebhookID      uuid.UUID            `json:"webhook_id"`
+	EventID        uuid.UUID            `json:"event_id"`
+	Event          string               `json:"event"`
+	Status         string               `json:"status"`
+	AttemptCount   int                  `json:"attempt_count"`
+	NextAttemptAt  *time.Time           `json:"next_attempt_at"`
+	LastStatusCode *int                 `json:"last_status_code"`
+	LastError      string               `json:"last_error"`
+	CompletedAt    *time.Time           `json:"completed_at"`
+	Payload        json.RawMessage      `json:"payload"`
+	Attempts       []webhookAttemptJSON `json:"attempts"`
+	CreatedAt      time.Time            `json:"created_at"`
+	UpdatedAt      time.Time            `json:"updated_at"`
+}
+
+func presentWebhookDelivery(d *ent.WebhookDelivery) webhookDeliveryJSON {
+	out := webhookDeliveryJSON{
+		ID: d.ID, WebhookID: d.SubscriptionID, EventID: d.EventID, Event: d.Event, Status: string(d.Status),
+		AttemptCount: d.Attempts, NextAttemptAt: d.NextAttemptAt, LastStatusCode: d.LastStatusCode,
+		LastError: d.LastError, CompletedAt: d.CompletedAt, Payload: d.Payload,
+		Attempts: make([]webhookAttemptJSON, len(d.Edges.DeliveryAttempts)), CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt,
+	}
+	if !json.Valid(out.Payload) {
+		out.Payload = json.RawMessage("null")
+	}
+	for i, a := range d.Edges.DeliveryAttempts {
+		out.Attempts[i] = webhookAttemptJSON{
+			Attempt: a.Attempt, StatusCode: a.StatusCode, DurationMs: a.DurationMs, Error: a.Error, CreatedAt: a.CreatedAt,
+		}
+	}
+	return out
+}
+
+// createWebhookBody is the JSON of POST /api/webhooks.
+type createWebhookBody struct {
+	Name     *string           `json:"name"`
+	URL      *string           `json:"url"`
+	Events   []string          `json:"events"`
+	Headers  map[string]string `json:"headers"`
+	Secret   *string           `json:"secret"`
+	IsActive *bool             `json:"is_active"`
+}
+
+// updateWebhookBody is the JSON of PUT /api/webhooks/{id}: absent or null
+// fields keep their value.
+type updateWebhookBody createWebhookBody
+
+func (a *API) listWebhooks(c *gin.Context) (int, any, error) {
+	p, err := bindPage(c, 50)
+	if err != nil {
+		return 0, nil, err
+	}
+	pg, err := a.R.ListWebhooks(ctx(c), c.Query("search"), p.Offset(), p.Limit)
+	if err != nil {
+		return 0, nil, err
+	}
+	out := make([]webhookJSON, len(pg.Webhooks))
+	for i, w := range pg.Webhooks {
+		out[i] = presentWebhook(w)
+	}
+	return http.StatusOK, gin.H{
+		"webhooks": out, "available_events": presentWebhookEvents(a.R.WebhookEvents()),
+		"total": pg.Total, "page": p.Page, "limit": p.Limit,
+	}, nil
+}
+
+func (a *API) getWebhook(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	w, err := a.R.GetWebhook(ctx(c), id)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentWebhook(w), nil
+}
+
+func (a *API) createWebhook(c *gin.Context) (int, any, error) {
+	var b createWebhookBody
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	switch {
+	case b.Name == nil:
+		return 0, nil, apperr.Invalidf("name is required")
+	case b.URL == nil:
+		return 0, nil, apperr.Invalidf("url is required")
+	case b.Events == nil:
+		return 0, nil, apperr.Invalidf("events is required")
+	}
+	w, err := a.R.CreateWebhook(ctx(c), graph.CreateWebhookInput{
+		Name: *b.Name, URL: *b.URL, Events: b.Events, Headers: b.Headers, Secret: b.Secret, IsActive: b.IsActive,
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, createdWebhookJSON{webhookJSON: presentWebhook(w.WebhookSubscription), Secret: w.Secret}, nil
+}
+
+func (a *API) updateWebhook(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	var b updateWebhookBody
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	w, err := a.R.UpdateWebhook(ctx(c), id, graph.UpdateWebhookInput{
+		Name: b.Name, URL: b.URL, Events: b.Events, Headers: b.Headers, Secret: b.Secret, IsActive: b.IsActive,
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentWebhook(w), nil
+}
+
+func (a *API) testWebhook(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	msg, err := a.R.TestWebhook(ctx(c), id)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"message": msg}, nil
+}
+
+func (a *API) listWebhookDeliveries(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	p, err := bindPage(c, 50)
+	if err != nil {
+		return 0, nil, err
+	}
+	pg, err := a.R.ListWebhookDeliveries(ctx(c), id, p.Offset(), p.Limit)
+	if err != nil {
+		return 0, nil, err
+	}
+	out := make([]webhookDeliveryJSON, len(pg.Deliveries))
+	for i, d := range pg.Deliveries {
+		out[i] = presentWebhookDelivery(d)
+	}
+	return http.StatusOK, gin.H{"deliveries": out, "total": pg.Total, "page": p.Page, "limit": p.Limit}, nil
+}
+
+func (a *API) replayWebhookDelivery(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	deliveryID, err := pathUUID(c, "delivery_id")
+	if err != nil {
+		return 0, nil, err
+	}
+	d, err := a.R.ReplayWebhookDelivery(ctx(c), id, deliveryID)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentWebhookDelivery(d), nil
+}
+
+// webhookSubscriptionRoutes: the test sends a request and holds no
+// transaction open meanwhile.
+func (a *API) webhookSubscriptionRoutes() []Route {
+	return []Route{
+		{Method: get, Path: "/api/webhooks", Perm: "webhooks:read", Handle: a.listWebhooks},
+		{Method: post, Path: "/api/webhooks", Perm: "webhooks:create", Handle: a.createWebhook},
+		{Method: get, Path: "/api/webhooks/:id", Perm: "webhooks:read", Handle: a.getWebhook},
+		{Method: put, Path: "/api/webhooks/:id", Perm: "webhooks:update", Handle: a.updateWebhook},
+		{Method: del, Path: "/api/webhooks/:id", Perm: "webhooks:delete", Handle: idAction(a.R.DeleteWebhook, gin.H{"message": "Webhook deleted"})},
+		{Method: post, Path: "/api/webhooks/:id/test", Perm: "webhooks:update", Handle: a.testWebhook, NoTx: true},
+		{Method: get, Path: "/api/webhooks/:id/deliveries", Perm: "webhooks:read", Handle: a.listWebhookDeliveries},
+		{Method: post, Path: "/api/webhooks/:id/deliveries/:delivery_id/replay", Perm: "webhooks:update", Handle: a.replayWebhookDelivery},
+	}
+}

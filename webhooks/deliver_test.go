@@ -1,0 +1,455 @@
+package webhooks_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"switchboard/apperr"
+	"switchboard/ent"
+	"switchboard/ent/webhookdelivery"
+	"switchboard/events"
+	"switchboard/outbound"
+	"switchboard/webhooks"
+)
+
+func TestDeliverySignedWithCustomHeaders(t *testing.T) {
+	e := newHookEnv(t, nil)
+	org, ctx := e.newOrg(t)
+	rcv := newReceiver(t)
+	sub, secret := e.subscribe(t, ctx, rcv.URL+"/hooks", []string{events.HookContactCreated},
+		func(c *ent.WebhookSubscriptionCreate) {
+			c.SetHeaders(map[string]string{"Authorization": "Bearer receiver-token", "X-Tenant": "acme"})
+		})
+
+	data := map[string]any{"id": "c1", "phone_number": "15550001111", "profile_name": "Ada <&>"}
+	if err := e.d.Emit(ctx, org, events.HookContactCreated, data); err != nil {
+		t.Fatal(err)
+	}
+	del := e.waitDelivery(t, ctx, e.onlyDelivery(t, ctx, sub.ID).ID, "succeeded", isStatus(webhookdelivery.StatusSucceeded))
+
+	reqs := rcv.requests()
+	if len(reqs) != 1 {
+		t.Fatalf("receiver got %d requests, want 1", len(reqs))
+	}
+	r := reqs[0]
+	verifySignatures(t, secret, r)
+	if err := outbound.Verify(outbound.SecretBytes(secret), r.header, r.body, 0); err != nil {
+		t.Errorf("Standard Webhooks verification: %v", err)
+	}
+	wantHeaders := map[string]string{
+		"webhook-id":      del.EventID.String(),
+		"X-Webhook-Event": events.HookContactCreated,
+		"Content-Type":    "application/json",
+		"Authorization":   "Bearer receiver-token",
+		"X-Tenant":        "acme",
+	}
+	for name, want := range wantHeaders {
+		if got := r.header.Get(name); got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+	if ts, err := strconv.ParseInt(r.header.Get("webhook-timestamp"), 10, 64); err != nil || time.Since(time.Unix(ts, 0)).Abs() > time.Minute {
+		t.Errorf("webhook-timestamp = %q, want the unix time of the attempt", r.header.Get("webhook-timestamp"))
+	}
+	if string(r.body) != string(del.Payload) {
+		t.Errorf("body %s differs from the stored payload %s", r.body, del.Payload)
+	}
+	var env struct {
+		ID             string         `json:"id"`
+		Event          string         `json:"event"`
+		Timestamp      string         `json:"timestamp"`
+		OrganizationID string         `json:"organization_id"`
+		Data           map[string]any `json:"data"`
+	}
+	if err := json.Unmarshal(r.body, &env); err != nil {
+		t.Fatal(err)
+	}
+	if env.ID != del.EventID.String() || env.Event != events.HookContactCreated || env.OrganizationID != org.String() ||
+		env.Data["profile_name"] != "Ada <&>" {
+		t.Errorf("envelope = %s", r.body)
+	}
+	if _, err := time.Parse(time.RFC3339, env.Timestamp); err != nil {
+		t.Errorf("timestamp %q is not RFC 3339", env.Timestamp)
+	}
+
+	as := e.attemptsOf(t, ctx, del.ID)
+	if len(as) != 1 || as[0].Attempt != 1 || as[0].StatusCode != http.StatusOK || as[0].Error != "" {
+		t.Errorf("attempts = %+v, want one 200", as)
+	}
+	if del.Attempts != 1 || del.CompletedAt == nil || del.NextAttemptAt != nil || del.LastStatusCode == nil || *del.LastStatusCode != 200 {
+		t.Errorf("delivery = %+v", del)
+	}
+}
+
+func TestDeliveryRetriesWithSameEventID(t *testing.T) {
+	e := newHookEnv(t, nil)
+	org, ctx := e.newOrg(t)
+	rcv := newReceiver(t, reply{status: http.StatusInternalServerError}, reply{status: http.StatusBadGateway}, reply{status: http.StatusNoContent})
+	sub, secret := e.subscribe(t, ctx, rcv.URL, []string{events.HookMessageIncoming}, nil)
+
+	if err := e.d.Emit(ctx, org, events.HookMessageIncoming, map[string]any{"text": "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	del := e.waitDelivery(t, ctx, e.onlyDelivery(t, ctx, sub.ID).ID, "succeeded", isStatus(webhookdelivery.StatusSucceeded))
+
+	reqs := rcv.requests()
+	if len(reqs) != 3 {
+		t.Fatalf("receiver got %d requests, want 3", len(reqs))
+	}
+	for i, r := range reqs {
+		if r.header.Get("webhook-id") != del.EventID.String() || string(r.body) != string(del.Payload) {
+			t.Errorf("attempt %d: webhook-id %q or body changed", i+1, r.header.Get("webhook-id"))
+		}
+		verifySignatures(t, secret, r)
+	}
+	as := e.attemptsOf(t, ctx, del.ID)
+	want := []struct {
+		code int
+		err  string
+	}{{500, "HTTP 500 Internal Server Error"}, {502, "HTTP 502 Bad Gateway"}, {204, ""}}
+	if len(as) != len(want) {
+		t.Fatalf("%d attempts recorded, want %d", len(as), len(want))
+	}
+	for i, w := range want {
+		if as[i].Attempt != i+1 || as[i].StatusCode != w.code || as[i].Error != w.err {
+			t.Errorf("attempt %d = {%d %d %q}, want {%d %d %q}", i+1, as[i].Attempt, as[i].StatusCode, as[i].Error, i+1, w.code, w.err)
+		}
+	}
+	if del.Attempts != 3 || del.LastError != "" {
+		t.Errorf("delivery attempts %d, last error %q", del.Attempts, del.LastError)
+	}
+}
+
+func TestRetryAfterHonoured(t *testing.T) {
+	tests := []struct {
+		name   string
+		status int
+	}{
+		{name: "TooManyRequests", status: http.StatusTooManyRequests},
+		{name: "ServiceUnavailable", status: http.StatusServiceUnavailable},
+	}
+	e := newHookEnv(t, nil)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			org, ctx := e.newOrg(t)
+			rcv := newReceiver(t, reply{status: tc.status, header: map[string]string{"Retry-After": "120"}})
+			sub, _ := e.subscribe(t, ctx, rcv.URL, []string{events.HookMessageSent}, nil)
+
+			before := time.Now()
+			if err := e.d.Emit(ctx, org, events.HookMessageSent, nil); err != nil {
+				t.Fatal(err)
+			}
+			del := e.waitDelivery(t, ctx, e.onlyDelivery(t, ctx, sub.ID).ID, "retrying", isStatus(webhookdelivery.StatusRetrying))
+			after := time.Now()
+
+			if del.NextAttemptAt == nil {
+				t.Fatal("no next attempt scheduled")
+			}
+			// The schedule says 5 s; the receiver asked for 120.
+			next := *del.NextAttemptAt
+			if next.Before(before.Add(120*time.Second)) || next.After(after.Add(120*time.Second)) {
+				t.Errorf("next attempt at %v, want 120 s after the attempt (between %v and %v)",
+					next, before.Add(120*time.Second), after.Add(120*time.Second))
+			}
+			if n := len(rcv.requests()); n != 1 || del.Attempts != 1 || *del.LastStatusCode != tc.status {
+				t.Errorf("requests %d, attempts %d, last status %d", n, del.Attempts, *del.LastStatusCode)
+			}
+		})
+	}
+}
+
+func TestGoneDisablesSubscription(t *testing.T) {
+	e := newHookEnv(t, nil)
+	org, ctx := e.newOrg(t)
+	rcv := newReceiver(t, reply{status: http.StatusGone})
+	sub, _ := e.subscribe(t, ctx, rcv.URL, []string{events.HookContactCreated}, nil)
+
+	if err := e.d.Emit(ctx, org, events.HookContactCreated, nil); err != nil {
+		t.Fatal(err)
+	}
+	del := e.waitDelivery(t, ctx, e.onlyDelivery(t, ctx, sub.ID).ID, "failed", isStatus(webhookdelivery.StatusFailed))
+	got, err := e.Client().WebhookSubscription.Get(ctx, sub.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.IsActive || !strings.Contains(got.DisabledReason, "410") {
+		t.Errorf("subscription active %v, disabled reason %q", got.IsActive, got.DisabledReason)
+	}
+	if del.Attempts != 1 || !strings.Contains(del.LastError, "410") || del.NextAttemptAt != nil {
+		t.Errorf("delivery attempts %d, last error %q, next %v", del.Attempts, del.LastError, del.NextAttemptAt)
+	}
+
+	// The disabled subscription gets no more events.
+	if err := e.d.Emit(ctx, org, events.HookContactCreated, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.deliveries(t, ctx, sub.ID)); n != 1 {
+		t.Errorf("%d deliveries after disabling, want 1", n)
+	}
+}
+
+func TestEmitOnlyToActiveSubscribers(t *testing.T) {
+	e := newHookEnv(t, nil)
+	org, ctx := e.newOrg(t)
+	_, otherCtx := e.newOrg(t)
+	rcv := newReceiver(t)
+	first, _ := e.subscribe(t, ctx, rcv.URL+"/first", []string{events.HookMessageSent, events.HookContactCreated}, nil)
+	second, _ := e.subscribe(t, ctx, rcv.URL+"/second", []string{events.HookContactCreated}, nil)
+	inactive, _ := e.subscribe(t, ctx, rcv.URL+"/inactive", []string{events.HookContactCreated},
+		func(c *ent.WebhookSubscriptionCreate) { c.SetIsActive(false) })
+	otherEvent, _ := e.subscribe(t, ctx, rcv.URL+"/other-event", []string{events.HookMessageIncoming}, nil)
+	otherOrg, _ := e.subscribe(t, otherCtx, rcv.URL+"/other-org", []string{events.HookContactCreated}, nil)
+
+	if err := e.d.Emit(ctx, org, events.HookContactCreated, map[string]any{"id": "c9"}); err != nil {
+		t.Fatal(err)
+	}
+	a := e.waitDelivery(t, ctx, e.onlyDelivery(t, ctx, first.ID).ID, "succeeded", isStatus(webhookdelivery.StatusSucceeded))
+	b := e.waitDelivery(t, ctx, e.onlyDelivery(t, ctx, second.ID).ID, "succeeded", isStatus(webhookdelivery.StatusSucceeded))
+	if a.EventID != b.EventID || string(a.Payload) != string(b.Payload) {
+		t.Errorf("subscriptions got different events: %s / %s", a.Payload, b.Payload)
+	}
+	for name, s := range map[string]*ent.WebhookSubscription{"inactive": inactive, "other event": otherEvent} {
+		if n := len(e.deliveries(t, ctx, s.ID)); n != 0 {
+			t.Errorf("%s subscription got %d deliveries", name, n)
+		}
+	}
+	if n := len(e.deliveries(t, otherCtx, otherOrg.ID)); n != 0 {
+		t.Errorf("other organization's subscription got %d deliveries", n)
+	}
+	eventKeys := map[string]bool{}
+	for _, r := range rcv.requests() {
+		eventKeys[r.header.Get("X-Webhook-Event")+" "+r.header.Get("webhook-id")] = true
+	}
+	if len(rcv.requests()) != 2 || len(eventKeys) != 1 {
+		t.Errorf("receiver got %d requests for %d events, want 2 requests of one event", len(rcv.requests()), len(eventKeys))
+	}
+}
+
+func TestEmitFollowsTransaction(t *testing.T) {
+	e := newHookEnv(t, nil)
+	org, ctx := e.newOrg(t)
+	rcv := newReceiver(t)
+	sub, _ := e.subscribe(t, ctx, rcv.URL, []string{events.HookContactCreated}, nil)
+
+	emitIn := func(t *testing.T) *ent.Tx {
+		tx, err := e.Client().Tx(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.d.Emit(ent.NewTxContext(ctx, tx), org, events.HookContactCreated, nil); err != nil {
+			t.Fatal(err)
+		}
+		return tx
+	}
+	t.Run("RolledBack", func(t *testing.T) {
+		if err := emitIn(t).Rollback(); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(e.deliveries(t, ctx, sub.ID)); n != 0 {
+			t.Errorf("%d deliveries after a rollback", n)
+		}
+	})
+	t.Run("Committed", func(t *testing.T) {
+		if err := emitIn(t).Commit(); err != nil {
+			t.Fatal(err)
+		}
+		e.waitDelivery(t, ctx, e.onlyDelivery(t, ctx, sub.ID).ID, "succeeded", isStatus(webhookdelivery.StatusSucceeded))
+		if n := len(rcv.requests()); n != 1 {
+			t.Errorf("receiver got %d requests, want 1", n)
+		}
+	})
+}
+
+// storeDelivery writes a waiting delivery without queueing it, as a crash
+// between the commit and the enqueue would leave it.
+func (e *hookEnv) storeDelivery(t *testing.T, ctx context.Context, org uuid.UUID, sub *ent.WebhookSubscription) *ent.WebhookDelivery {
+	t.Helper()
+	eventID := uuid.New()
+	body, err := outbound.Envelope(eventID.String(), events.HookContactCreated, time.Now(), org.String(), map[string]any{"id": "c1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	del, err := e.Client().WebhookDelivery.Create().SetSubscriptionID(sub.ID).SetEventID(eventID).
+		SetEvent(events.HookContactCreated).SetPayload(body).SetNextAttemptAt(time.Now()).Save(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return del
+}
+
+func TestRecover(t *testing.T) {
+	e := newHookEnv(t, nil)
+	org, ctx := e.newOrg(t)
+	rcv := newReceiver(t)
+	sub, secret := e.subscribe(t, ctx, rcv.URL, []string{events.HookContactCreated}, nil)
+	stored := e.storeDelivery(t, ctx, org, sub)
+
+	// Twice, as a sweep running while the first task waits would: the
+	// delivery is still made once.
+	for range 2 {
+		if _, err := e.d.Recover(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	del := e.waitDelivery(t, ctx, stored.ID, "succeeded", isStatus(webhookdelivery.StatusSucceeded))
+	reqs := rcv.requests()
+	if len(reqs) != 1 || del.Attempts != 1 {
+		t.Fatalf("receiver got %d requests, delivery has %d attempts; want 1 and 1", len(reqs), del.Attempts)
+	}
+	verifySignatures(t, secret, reqs[0])
+	if reqs[0].header.Get("webhook-id") != stored.EventID.String() {
+		t.Errorf("webhook-id %q, want the stored event id", reqs[0].header.Get("webhook-id"))
+	}
+}
+
+func TestInactiveSubscriptionStopsDelivery(t *testing.T) {
+	e := newHookEnv(t, nil)
+	org, ctx := e.newOrg(t)
+	rcv := newReceiver(t)
+	sub, _ := e.subscribe(t, ctx, rcv.URL, []string{events.HookContactCreated}, nil)
+	stored := e.storeDelivery(t, ctx, org, sub)
+	if err := e.Client().WebhookSubscription.UpdateOneID(sub.ID).SetIsActive(false).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	if _, err := e.d.Recover(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	del := e.waitDelivery(t, ctx, stored.ID, "failed", isStatus(webhookdelivery.StatusFailed))
+	if !strings.Contains(del.LastError, "inactive") || del.Attempts != 0 {
+		t.Errorf("delivery last error %q, attempts %d", del.LastError, del.Attempts)
+	}
+	if n := len(rcv.requests()); n != 0 {
+		t.Errorf("receiver got %d requests", n)
+	}
+}
+
+func TestGiveUpThenReplay(t *testing.T) {
+	e := newHookEnv(t, nil)
+	org, ctx := e.newOrg(t)
+	rcv := newReceiver(t, reply{status: http.StatusInternalServerError})
+	sub, secret := e.subscribe(t, ctx, rcv.URL, []string{events.HookMessageSent}, nil)
+	if err := e.d.Emit(ctx, org, events.HookMessageSent, map[string]any{"id": "m1"}); err != nil {
+		t.Fatal(err)
+	}
+	failed := e.waitDelivery(t, ctx, e.onlyDelivery(t, ctx, sub.ID).ID, "failed", isStatus(webhookdelivery.StatusFailed))
+	if failed.Attempts != outbound.MaxAttempts || len(e.attemptsOf(t, ctx, failed.ID)) != outbound.MaxAttempts {
+		t.Fatalf("gave up after %d attempts, want %d", failed.Attempts, outbound.MaxAttempts)
+	}
+
+	t.Run("ErrWaiting", func(t *testing.T) {
+		waiting := e.storeDelivery(t, ctx, org, sub)
+		_, err := e.d.Replay(ctx, waiting.ID)
+		if apperr.CodeOf(err) != apperr.Invalid {
+			t.Errorf("Replay of a waiting delivery = %v, want invalid", err)
+		}
+		if err := e.Client().WebhookDelivery.DeleteOneID(waiting.ID).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("ErrNotFound", func(t *testing.T) {
+		_, otherCtx := e.newOrg(t)
+		if _, err := e.d.Replay(otherCtx, failed.ID); apperr.CodeOf(err) != apperr.NotFound {
+			t.Errorf("Replay from another organization = %v, want not_found", err)
+		}
+	})
+	t.Run("OK", func(t *testing.T) {
+		rcv.answer(reply{status: http.StatusOK})
+		queued, err := e.d.Replay(ctx, failed.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if queued.Status != webhookdelivery.StatusPending || queued.CompletedAt != nil {
+			t.Errorf("replayed delivery status %s, completed %v", queued.Status, queued.CompletedAt)
+		}
+		del := e.waitDelivery(t, ctx, failed.ID, "succeeded", isStatus(webhookdelivery.StatusSucceeded))
+		as := e.attemptsOf(t, ctx, del.ID)
+		last := as[len(as)-1]
+		if len(as) != outbound.MaxAttempts+1 || last.Attempt != outbound.MaxAttempts+1 || last.StatusCode != http.StatusOK {
+			t.Errorf("%d attempts, last %+v; want %d, the last one 200", len(as), last, outbound.MaxAttempts+1)
+		}
+		reqs := rcv.requests()
+		for _, r := range reqs {
+			if r.header.Get("webhook-id") != failed.EventID.String() || string(r.body) != string(failed.Payload) {
+				t.Fatalf("a request carried another event id or body: %s", r.body)
+			}
+		}
+		verifySignatures(t, secret, reqs[len(reqs)-1])
+	})
+	t.Run("ErrInactive", func(t *testing.T) {
+		if err := e.Client().WebhookSubscription.UpdateOneID(sub.ID).SetIsActive(false).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.d.Replay(ctx, failed.ID); apperr.CodeOf(err) != apperr.Invalid {
+			t.Errorf("Replay on an inactive subscription = %v, want invalid", err)
+		}
+	})
+}
+
+func TestDeliveryRefusesPrivateAddress(t *testing.T) {
+	e := newHookEnv(t, func(o *webhooks.Options) { o.AllowPrivate = false })
+	org, ctx := e.newOrg(t)
+	rcv := newReceiver(t)
+	sub, _ := e.subscribe(t, ctx, rcv.URL, []string{events.HookContactCreated}, nil)
+
+	if err := e.d.Emit(ctx, org, events.HookContactCreated, nil); err != nil {
+		t.Fatal(err)
+	}
+	del := e.waitDelivery(t, ctx, e.onlyDelivery(t, ctx, sub.ID).ID, "retried", func(d *ent.WebhookDelivery) bool {
+		return d.Attempts >= 1 && d.Status != webhookdelivery.StatusPending
+	})
+	if !strings.Contains(del.LastError, "not allowed") || del.LastStatusCode != nil {
+		t.Errorf("last error %q, status %v; want the SSRF guard's refusal", del.LastError, del.LastStatusCode)
+	}
+	if n := len(rcv.requests()); n != 0 {
+		t.Errorf("receiver on a loopback address got %d requests", n)
+	}
+	if err := e.d.ValidateURL(rcv.URL); err == nil {
+		t.Error("ValidateURL accepted a loopback URL")
+	}
+}
+
+// TestEmitWithStaleCache changes subscriptions behind the dispatcher's
+// back, as another node would: the cached list is stale, yet an event for
+// a deleted subscription must not fail the caller's transaction, and a
+// deactivated one gets nothing.
+func TestEmitWithStaleCache(t *testing.T) {
+	e := newHookEnv(t, nil)
+	org, ctx := e.newOrg(t)
+	rcv := newReceiver(t)
+	deleted, _ := e.subscribe(t, ctx, rcv.URL+"/deleted", []string{events.HookContactCreated}, nil)
+	deactivated, _ := e.subscribe(t, ctx, rcv.URL+"/deactivated", []string{events.HookContactCreated}, nil)
+	kept, _ := e.subscribe(t, ctx, rcv.URL+"/kept", []string{events.HookContactCreated}, nil)
+	if err := e.d.Emit(ctx, org, events.HookMessageSent, nil); err != nil { // fills the cache
+		t.Fatal(err)
+	}
+	if err := e.Client().WebhookSubscription.DeleteOneID(deleted.ID).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Client().WebhookSubscription.UpdateOneID(deactivated.ID).SetIsActive(false).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	tx, err := e.Client().Tx(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.d.Emit(ent.NewTxContext(ctx, tx), org, events.HookContactCreated, nil); err != nil {
+		_ = tx.Rollback()
+		t.Fatalf("Emit with a stale cache = %v", err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	e.waitDelivery(t, ctx, e.onlyDelivery(t, ctx, kept.ID).ID, "succeeded", isStatus(webhookdelivery.StatusSucceeded))
+	if n := len(e.deliveries(t, ctx, deactivated.ID)); n != 0 {
+		t.Errorf("deactivated subscription got %d deliveries", n)
+	}
+}
