@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -70,6 +71,7 @@ type receiver struct {
 // delivery is one signed webhook waiting for its durable INSERT.
 type delivery struct {
 	create *ent.InboundEventCreate
+	key    string // dedupe key
 	lane   int
 	done   chan error
 }
@@ -102,9 +104,11 @@ func (s *Service) Receive(ctx context.Context, body []byte, signature string) er
 		return err
 	}
 	sum := sha256.Sum256(body)
+	key := hex.EncodeToString(sum[:])
 	d := &delivery{
 		create: s.Client.InboundEvent.Create().SetPayload(body).SetOrganizationID(signers[0].orgID).
-			SetAccountPhoneID(ids[0]).SetDedupeKey(hex.EncodeToString(sum[:])).SetLane(p.lane()),
+			SetAccountPhoneID(ids[0]).SetDedupeKey(key).SetLane(p.lane()),
+		key:  key,
 		lane: p.lane(),
 		done: make(chan error, 1),
 	}
@@ -177,12 +181,7 @@ func (s *Service) Stop() {
 // store INSERTs a batch of deliveries in one statement, answers every
 // waiter, and wakes the lanes that have new work.
 func (s *Service) store(ctx context.Context, batch []*delivery) {
-	builders := make([]*ent.InboundEventCreate, len(batch))
-	for i, d := range batch {
-		builders[i] = d.create
-	}
-	err := s.Client.InboundEvent.CreateBulk(builders...).
-		OnConflictColumns(inboundevent.FieldDedupeKey).DoNothing().Exec(ctx)
+	err := s.insert(ctx, batch)
 	if err != nil {
 		err = apperr.Wrap(err, "webhook event")
 	}
@@ -194,6 +193,21 @@ func (s *Service) store(ctx context.Context, batch []*delivery) {
 	if err == nil {
 		s.wake(ctx, lanes)
 	}
+}
+
+// insert stores the batch's distinct deliveries in dedupe-key order: two
+// writers holding the same redelivered payload then wait for each other in
+// one direction only, never in a deadlock.
+func (s *Service) insert(ctx context.Context, batch []*delivery) error {
+	sorted := slices.Clone(batch)
+	slices.SortFunc(sorted, func(a, b *delivery) int { return strings.Compare(a.key, b.key) })
+	sorted = slices.CompactFunc(sorted, func(a, b *delivery) bool { return a.key == b.key })
+	builders := make([]*ent.InboundEventCreate, len(sorted))
+	for i, d := range sorted {
+		builders[i] = d.create
+	}
+	return s.Client.InboundEvent.CreateBulk(builders...).
+		OnConflictColumns(inboundevent.FieldDedupeKey).DoNothing().Exec(ctx)
 }
 
 // signers returns the accounts of phone number ids with their secrets,

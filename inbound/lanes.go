@@ -18,10 +18,10 @@ import (
 // v belongs to drainer v % drainers on every node, and a drainer's batch
 // holds a PostgreSQL advisory lock, so across nodes one lane is still
 // processed by one drainer at a time.
-const drainers = 8
+const drainers = 4
 
 // drainBatch caps the deliveries processed in one transaction.
-const drainBatch = 256
+const drainBatch = 512
 
 // maxAttempts is how often a delivery that makes its batch fail is tried
 // on its own before it is set aside as failed, so one poison delivery does
