@@ -189,16 +189,25 @@ func (s *Service) processAlone(ctx context.Context, ev *ent.InboundEvent) (*note
 	return out, tx.Commit()
 }
 
-// tryLock takes drainer i's advisory lock for the transaction.
+// tryLock takes drainer i's advisory lock for the transaction, and makes
+// its commit asynchronous: the batch is derived from deliveries that are
+// durable already and marks them processed in the same transaction, so a
+// database crash that loses the commit leaves them pending, to be
+// processed again; nothing is lost, and the drainers do not wait for WAL
+// flushes the acknowledgements need.
 func tryLock(ctx context.Context, tx *ent.Tx, i int) (bool, error) {
-	rows, err := tx.QueryContext(ctx, "SELECT pg_try_advisory_xact_lock($1, $2)", lockClass, i)
+	rows, err := tx.QueryContext(ctx,
+		"SELECT pg_try_advisory_xact_lock($1, $2), set_config('synchronous_commit', 'off', true)", lockClass, i)
 	if err != nil {
 		return false, err
 	}
 	defer rows.Close()
-	var locked bool
+	var (
+		locked  bool
+		setting string
+	)
 	if rows.Next() {
-		err = rows.Scan(&locked)
+		err = rows.Scan(&locked, &setting)
 	}
 	if err == nil {
 		err = rows.Err()
