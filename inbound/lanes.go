@@ -191,7 +191,7 @@ func (s *Service) processAlone(ctx context.Context, ev *ent.InboundEvent) (*note
 
 // tryLock takes drainer i's advisory lock for the transaction, and makes
 // its commit asynchronous: the batch is derived from deliveries that are
-// durable already and marks them processed in the same transaction, so a
+// durable already and removes them in the same transaction, so a
 // database crash that loses the commit leaves them pending, to be
 // processed again; nothing is lost, and the drainers do not wait for WAL
 // flushes the acknowledgements need.
