@@ -28,6 +28,10 @@ var fuzzRoutes = []struct{ method, path string }{
 	{http.MethodPost, "/api/canned-responses"},
 	{http.MethodPost, "/api/accounts"},
 	{http.MethodPost, "/api/webhook"},
+	{http.MethodPost, "/api/webhooks"},
+	{http.MethodPost, "/api/messages/template"},
+	{http.MethodPost, "/api/messages/media"},
+	{http.MethodPost, "/api/contacts/00000000-0000-0000-0000-000000000001/messages"},
 }
 
 // FuzzRequestBodies checks that no body, however malformed, makes a decoder
