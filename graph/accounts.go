@@ -128,10 +128,16 @@ type BusinessProfileInput struct {
 	About            *string
 }
 
+// AccountsQuery returns the accounts of the viewer's organization ordered
+// by name.
+func (r *Resolver) AccountsQuery(ctx context.Context) *ent.AccountQuery {
+	return r.db(ctx).Account.Query().Order(ent.Asc(account.FieldName), ent.Asc(account.FieldID))
+}
+
 // Accounts returns the accounts of the viewer's organization ordered by
 // name, with creator and updater names.
 func (r *Resolver) Accounts(ctx context.Context) ([]*AccountView, error) {
-	as, err := r.db(ctx).Account.Query().Order(ent.Asc(account.FieldName), ent.Asc(account.FieldID)).All(ctx)
+	as, err := r.AccountsQuery(ctx).All(ctx)
 	if err != nil {
 		return nil, apperr.Wrap(err, "account")
 	}
@@ -152,6 +158,36 @@ func (r *Resolver) GetAccount(ctx context.Context, id uuid.UUID) (*AccountView, 
 	return vs[0], nil
 }
 
+// UserName returns the full name of the user id points to, nil when id is
+// nil or the user is gone (the names an account shows for its creator and
+// last updater).
+func (r *Resolver) UserName(ctx context.Context, id *uuid.UUID) (*string, error) {
+	if id == nil {
+		return nil, nil
+	}
+	names, err := r.userNames(ctx, []uuid.UUID{*id})
+	if name, ok := names[*id]; ok {
+		return &name, err
+	}
+	return nil, err
+}
+
+// userNames maps user ids to full names with one query.
+func (r *Resolver) userNames(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]string, error) {
+	names := map[uuid.UUID]string{}
+	if len(ids) == 0 {
+		return names, nil
+	}
+	us, err := r.db(ctx).User.Query().Where(user.IDIn(ids...)).Select(user.FieldID, user.FieldFullName).All(ctx)
+	if err != nil {
+		return nil, apperr.Wrap(err, "user")
+	}
+	for _, u := range us {
+		names[u.ID] = u.FullName
+	}
+	return names, nil
+}
+
 // accountViews adds the creator and updater names with one user query.
 func (r *Resolver) accountViews(ctx context.Context, as []*ent.Account) ([]*AccountView, error) {
 	var ids []uuid.UUID
@@ -162,16 +198,9 @@ func (r *Resolver) accountViews(ctx context.Context, as []*ent.Account) ([]*Acco
 			}
 		}
 	}
-	names := map[uuid.UUID]string{}
-	if len(ids) > 0 {
-		us, err := r.db(ctx).User.Query().Where(user.IDIn(ids...)).
-			Select(user.FieldID, user.FieldFullName).All(ctx)
-		if err != nil {
-			return nil, apperr.Wrap(err, "user")
-		}
-		for _, u := range us {
-			names[u.ID] = u.FullName
-		}
+	names, err := r.userNames(ctx, ids)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]*AccountView, len(as))
 	for i, a := range as {

@@ -87,8 +87,15 @@ type CannedResponsePage struct {
 }
 
 // CannedResponsesQuery returns the canned responses of the viewer's
-// organization matching f.
-func (r *Resolver) CannedResponsesQuery(ctx context.Context, f CannedFilter) *ent.CannedResponseQuery {
+// organization matching f. Errors: invalid (a NUL character in the
+// filter).
+func (r *Resolver) CannedResponsesQuery(ctx context.Context, f CannedFilter) (*ent.CannedResponseQuery, error) {
+	if err := filterText("search", f.Search); err != nil {
+		return nil, err
+	}
+	if err := filterText("category", f.Category); err != nil {
+		return nil, err
+	}
 	q := r.db(ctx).CannedResponse.Query()
 	if c := strings.TrimSpace(f.Category); c != "" {
 		q = q.Where(cannedresponse.CategoryEqualFold(c))
@@ -100,20 +107,18 @@ func (r *Resolver) CannedResponsesQuery(ctx context.Context, f CannedFilter) *en
 	if f.ActiveOnly {
 		q = q.Where(cannedresponse.IsActive(true))
 	}
-	return q
+	return q, nil
 }
 
 // ListCannedResponses returns a page of CannedResponsesQuery ordered by
 // name, with the total from a window count. Errors: invalid (a NUL
 // character in the filter).
 func (r *Resolver) ListCannedResponses(ctx context.Context, f CannedFilter, offset, limit int) (*CannedResponsePage, error) {
-	if err := filterText("search", f.Search); err != nil {
+	q, err := r.CannedResponsesQuery(ctx, f)
+	if err != nil {
 		return nil, err
 	}
-	if err := filterText("category", f.Category); err != nil {
-		return nil, err
-	}
-	rs, err := r.CannedResponsesQuery(ctx, f).
+	rs, err := q.Clone().
 		Modify(func(s *sql.Selector) { s.AppendSelectExprAs(sql.Raw("COUNT(*) OVER ()"), "total_count") }).
 		Order(cannedresponse.ByName(), cannedresponse.ByID()).
 		Offset(offset).Limit(limit).All(ctx)
@@ -126,7 +131,7 @@ func (r *Resolver) ListCannedResponses(ctx context.Context, f CannedFilter, offs
 	}
 	if len(rs) == 0 && offset > 0 {
 		// Past the last page the window count has no row to ride on.
-		if page.Total, err = r.CannedResponsesQuery(ctx, f).Count(ctx); err != nil {
+		if page.Total, err = q.Count(ctx); err != nil {
 			return nil, apperr.Wrap(err, "canned response")
 		}
 	}

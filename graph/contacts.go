@@ -89,8 +89,16 @@ type ContactPage struct {
 }
 
 // ContactsQuery returns the contacts of the viewer's organization matching
-// f.
-func (r *Resolver) ContactsQuery(ctx context.Context, f ContactFilter) *ent.ContactQuery {
+// f. Errors: invalid (a NUL character in the filter).
+func (r *Resolver) ContactsQuery(ctx context.Context, f ContactFilter) (*ent.ContactQuery, error) {
+	if err := filterText("search", f.Search); err != nil {
+		return nil, err
+	}
+	for _, t := range f.Tags {
+		if err := filterText("tags", t); err != nil {
+			return nil, err
+		}
+	}
 	q := r.db(ctx).Contact.Query()
 	if s := strings.TrimSpace(f.Search); s != "" {
 		preds := []predicate.Contact{contact.ProfileNameContainsFold(s), contact.NameContainsFold(s)}
@@ -108,7 +116,7 @@ func (r *Resolver) ContactsQuery(ctx context.Context, f ContactFilter) *ent.Cont
 	if len(tags) > 0 {
 		q = q.Where(contact.Or(tags...))
 	}
-	return q
+	return q, nil
 }
 
 // hasTag matches contacts whose tags array holds tag (JSON containment on
@@ -133,15 +141,11 @@ func onlyDigits(s string) string {
 // the total from a window count. Errors: invalid (a NUL character in the
 // filter).
 func (r *Resolver) ListContacts(ctx context.Context, f ContactFilter, offset, limit int) (*ContactPage, error) {
-	if err := filterText("search", f.Search); err != nil {
+	q, err := r.ContactsQuery(ctx, f)
+	if err != nil {
 		return nil, err
 	}
-	for _, t := range f.Tags {
-		if err := filterText("tags", t); err != nil {
-			return nil, err
-		}
-	}
-	cs, err := r.ContactsQuery(ctx, f).
+	cs, err := q.Clone().
 		Modify(func(s *sql.Selector) { s.AppendSelectExprAs(sql.Raw("COUNT(*) OVER ()"), "total_count") }).
 		Order(contact.ByLastMessageAt(sql.OrderDesc(), sql.OrderNullsLast()),
 			contact.ByCreatedAt(sql.OrderDesc()), contact.ByID()).
@@ -155,7 +159,7 @@ func (r *Resolver) ListContacts(ctx context.Context, f ContactFilter, offset, li
 	}
 	if len(cs) == 0 && offset > 0 {
 		// Past the last page the window count has no row to ride on.
-		if page.Total, err = r.ContactsQuery(ctx, f).Count(ctx); err != nil {
+		if page.Total, err = q.Count(ctx); err != nil {
 			return nil, apperr.Wrap(err, "contact")
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -49,7 +50,11 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 				// already meant for the client.
 				return gqlErr
 			}
-			ae, _ = apperr.Wrap(err, "resource").(*apperr.Error)
+			if existing != nil && argumentError(ctx, existing) {
+				ae = &apperr.Error{Code: apperr.Invalid, Message: gqlErr.Message, Err: err}
+			} else {
+				ae, _ = apperr.Wrap(err, "resource").(*apperr.Error)
+			}
 		}
 		if ae == nil {
 			return gqlErr
@@ -64,4 +69,17 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 		gqlErr.Extensions["code"] = string(ae.Code)
 		return gqlErr
 	}
+}
+
+// argumentError reports whether e arose while reading the arguments of the
+// field in ctx (a scalar such as an ID, Map, Time or Cursor that does not
+// parse): its path goes on below the field into the argument, while the
+// errors of the field's resolver sit on the field's own path.
+func argumentError(ctx context.Context, e *gqlerror.Error) bool {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return false
+	}
+	own := fc.Path()
+	return len(e.Path) > len(own) && slices.Equal(e.Path[:len(own)], own)
 }

@@ -22,6 +22,12 @@ func (r *queryResolver) Nodes(ctx context.Context, ids []uuid.UUID) ([]ent.Noder
 	return r.Resolver.Nodes(ctx, ids)
 }
 
+// Account returns AccountResolver implementation.
+func (r *Resolver) Account() AccountResolver { return &accountResolver{r} }
+
+// Contact returns ContactResolver implementation.
+func (r *Resolver) Contact() ContactResolver { return &contactResolver{r} }
+
 // OrganizationMember returns OrganizationMemberResolver implementation.
 func (r *Resolver) OrganizationMember() OrganizationMemberResolver {
 	return &organizationMemberResolver{r}
@@ -42,11 +48,23 @@ func (r *Resolver) Team() TeamResolver { return &teamResolver{r} }
 // User returns UserResolver implementation.
 func (r *Resolver) User() UserResolver { return &userResolver{r} }
 
+// WebhookDelivery returns WebhookDeliveryResolver implementation.
+func (r *Resolver) WebhookDelivery() WebhookDeliveryResolver { return &webhookDeliveryResolver{r} }
+
+// WebhookSubscription returns WebhookSubscriptionResolver implementation.
+func (r *Resolver) WebhookSubscription() WebhookSubscriptionResolver {
+	return &webhookSubscriptionResolver{r}
+}
+
 type (
-	organizationMemberResolver struct{ *Resolver }
-	queryResolver              struct{ *Resolver }
-	roleResolver               struct{ *Resolver }
-	sSOConfigResolver          struct{ *Resolver }
-	teamResolver               struct{ *Resolver }
-	userResolver               struct{ *Resolver }
+	accountResolver             struct{ *Resolver }
+	contactResolver             struct{ *Resolver }
+	organizationMemberResolver  struct{ *Resolver }
+	queryResolver               struct{ *Resolver }
+	roleResolver                struct{ *Resolver }
+	sSOConfigResolver           struct{ *Resolver }
+	teamResolver                struct{ *Resolver }
+	userResolver                struct{ *Resolver }
+	webhookDeliveryResolver     struct{ *Resolver }
+	webhookSubscriptionResolver struct{ *Resolver }
 )

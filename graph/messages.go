@@ -10,6 +10,12 @@ import (
 	"switchboard/ent/message"
 )
 
+// The spec's default and largest page of messages.
+const (
+	DefaultMessagePageSize = 50
+	MaxMessagePageSize     = 100
+)
+
 // MessagePage is one page of a conversation, oldest first.
 type MessagePage struct {
 	Messages []*ent.Message
@@ -21,10 +27,18 @@ type MessagePage struct {
 
 // ListMessages returns the newest limit messages of a contact, or with
 // beforeID the limit messages older than that one, optionally only those
-// of one account. Order is (created_at, id), which is the platform's time
-// for incoming messages. Errors: not_found (contact, or a before_id that is
-// not one of the contact's messages).
+// of one account. limit is capped at MaxMessagePageSize. Order is
+// (created_at, id), which is the platform's time for incoming messages.
+// Errors: invalid (limit below 1), not_found (contact, or a before_id that
+// is not one of the contact's messages).
 func (r *Resolver) ListMessages(ctx context.Context, contactID uuid.UUID, beforeID *uuid.UUID, account string, limit int) (*MessagePage, error) {
+	if limit < 1 {
+		return nil, apperr.Invalidf("limit must be a positive integer")
+	}
+	limit = min(limit, MaxMessagePageSize)
+	if err := filterText("account", account); err != nil {
+		return nil, err
+	}
 	db := r.db(ctx)
 	if _, err := db.Contact.Get(ctx, contactID); err != nil {
 		return nil, apperr.Wrap(err, "contact")

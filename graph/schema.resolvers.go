@@ -11,10 +11,39 @@ import (
 	"switchboard/ent/ssoconfig"
 	"switchboard/events"
 	"switchboard/graph/model"
+	"switchboard/messaging"
+	"switchboard/provider"
+	"switchboard/webhooks"
+	"time"
 
 	"entgo.io/contrib/entgql"
 	"github.com/google/uuid"
 )
+
+// HasAccessToken is the resolver for the hasAccessToken field.
+func (r *accountResolver) HasAccessToken(ctx context.Context, obj *ent.Account) (bool, error) {
+	return AccountHasAccessToken(obj), nil
+}
+
+// HasAppSecret is the resolver for the hasAppSecret field.
+func (r *accountResolver) HasAppSecret(ctx context.Context, obj *ent.Account) (bool, error) {
+	return AccountHasAppSecret(obj), nil
+}
+
+// CreatedByName is the resolver for the createdByName field.
+func (r *accountResolver) CreatedByName(ctx context.Context, obj *ent.Account) (*string, error) {
+	return r.UserName(ctx, obj.CreatedByID)
+}
+
+// UpdatedByName is the resolver for the updatedByName field.
+func (r *accountResolver) UpdatedByName(ctx context.Context, obj *ent.Account) (*string, error) {
+	return r.UserName(ctx, obj.UpdatedByID)
+}
+
+// ServiceWindowOpen is the resolver for the serviceWindowOpen field.
+func (r *contactResolver) ServiceWindowOpen(ctx context.Context, obj *ent.Contact) (bool, error) {
+	return ServiceWindowOpen(obj, time.Now()), nil
+}
 
 // CreateOrganization is the resolver for the createOrganization field.
 func (r *mutationResolver) CreateOrganization(ctx context.Context, input model.CreateOrganizationInput) (*ent.Organization, error) {
@@ -146,6 +175,116 @@ func (r *mutationResolver) ChangePassword(ctx context.Context, input model.Chang
 	return ok(r.Resolver.ChangePassword(ctx, input))
 }
 
+// CreateContact is the resolver for the createContact field.
+func (r *mutationResolver) CreateContact(ctx context.Context, input CreateContactInput) (*ent.Contact, error) {
+	return r.Resolver.CreateContact(ctx, input)
+}
+
+// UpdateContact is the resolver for the updateContact field.
+func (r *mutationResolver) UpdateContact(ctx context.Context, id uuid.UUID, input UpdateContactInput) (*ent.Contact, error) {
+	return r.Resolver.UpdateContact(ctx, id, input)
+}
+
+// DeleteContact is the resolver for the deleteContact field.
+func (r *mutationResolver) DeleteContact(ctx context.Context, id uuid.UUID) (bool, error) {
+	return ok(r.Resolver.DeleteContact(ctx, id))
+}
+
+// AssignContact is the resolver for the assignContact field.
+func (r *mutationResolver) AssignContact(ctx context.Context, id uuid.UUID, userID *uuid.UUID) (*ent.Contact, error) {
+	return r.Resolver.AssignContact(ctx, id, userID)
+}
+
+// MarkContactRead is the resolver for the markContactRead field.
+func (r *mutationResolver) MarkContactRead(ctx context.Context, id uuid.UUID) (bool, error) {
+	return ok(r.Resolver.MarkContactRead(ctx, id))
+}
+
+// SendMessage is the resolver for the sendMessage field.
+func (r *mutationResolver) SendMessage(ctx context.Context, contactID uuid.UUID, input messaging.Outgoing) (*ent.Message, error) {
+	return r.Resolver.SendMessage(ctx, contactID, input)
+}
+
+// SendTemplateMessage is the resolver for the sendTemplateMessage field.
+func (r *mutationResolver) SendTemplateMessage(ctx context.Context, input messaging.TemplateInput) (*ent.Message, error) {
+	return r.Resolver.SendTemplateMessage(ctx, input)
+}
+
+// CreateCannedResponse is the resolver for the createCannedResponse field.
+func (r *mutationResolver) CreateCannedResponse(ctx context.Context, input CreateCannedResponseInput) (*ent.CannedResponse, error) {
+	return r.Resolver.CreateCannedResponse(ctx, input)
+}
+
+// UpdateCannedResponse is the resolver for the updateCannedResponse field.
+func (r *mutationResolver) UpdateCannedResponse(ctx context.Context, id uuid.UUID, input UpdateCannedResponseInput) (*ent.CannedResponse, error) {
+	return r.Resolver.UpdateCannedResponse(ctx, id, input)
+}
+
+// DeleteCannedResponse is the resolver for the deleteCannedResponse field.
+func (r *mutationResolver) DeleteCannedResponse(ctx context.Context, id uuid.UUID) (bool, error) {
+	return ok(r.Resolver.DeleteCannedResponse(ctx, id))
+}
+
+// UseCannedResponse is the resolver for the useCannedResponse field.
+func (r *mutationResolver) UseCannedResponse(ctx context.Context, id uuid.UUID, contactID *uuid.UUID) (string, error) {
+	return r.Resolver.UseCannedResponse(ctx, id, contactID)
+}
+
+// CreateAccount is the resolver for the createAccount field.
+func (r *mutationResolver) CreateAccount(ctx context.Context, input CreateAccountInput) (*ent.Account, error) {
+	return accountOf(r.Resolver.CreateAccount(ctx, input))
+}
+
+// UpdateAccount is the resolver for the updateAccount field.
+func (r *mutationResolver) UpdateAccount(ctx context.Context, id uuid.UUID, input UpdateAccountInput) (*ent.Account, error) {
+	return accountOf(r.Resolver.UpdateAccount(ctx, id, input))
+}
+
+// DeleteAccount is the resolver for the deleteAccount field.
+func (r *mutationResolver) DeleteAccount(ctx context.Context, id uuid.UUID) (bool, error) {
+	return ok(r.Resolver.DeleteAccount(ctx, id))
+}
+
+// TestAccount is the resolver for the testAccount field.
+func (r *mutationResolver) TestAccount(ctx context.Context, id uuid.UUID) (*provider.PhoneNumber, error) {
+	return r.Resolver.TestAccount(ctx, id)
+}
+
+// SubscribeAccount is the resolver for the subscribeAccount field.
+func (r *mutationResolver) SubscribeAccount(ctx context.Context, id uuid.UUID) (bool, error) {
+	return ok(r.Resolver.SubscribeAccount(ctx, id))
+}
+
+// UpdateAccountBusinessProfile is the resolver for the updateAccountBusinessProfile field.
+func (r *mutationResolver) UpdateAccountBusinessProfile(ctx context.Context, id uuid.UUID, input BusinessProfileInput) (*provider.BusinessProfile, error) {
+	return r.Resolver.UpdateAccountBusinessProfile(ctx, id, input)
+}
+
+// CreateWebhookSubscription is the resolver for the createWebhookSubscription field.
+func (r *mutationResolver) CreateWebhookSubscription(ctx context.Context, input CreateWebhookInput) (*CreatedWebhook, error) {
+	return r.CreateWebhook(ctx, input)
+}
+
+// UpdateWebhookSubscription is the resolver for the updateWebhookSubscription field.
+func (r *mutationResolver) UpdateWebhookSubscription(ctx context.Context, id uuid.UUID, input UpdateWebhookInput) (*ent.WebhookSubscription, error) {
+	return r.UpdateWebhook(ctx, id, input)
+}
+
+// DeleteWebhookSubscription is the resolver for the deleteWebhookSubscription field.
+func (r *mutationResolver) DeleteWebhookSubscription(ctx context.Context, id uuid.UUID) (bool, error) {
+	return ok(r.DeleteWebhook(ctx, id))
+}
+
+// TestWebhookSubscription is the resolver for the testWebhookSubscription field.
+func (r *mutationResolver) TestWebhookSubscription(ctx context.Context, id uuid.UUID) (string, error) {
+	return r.TestWebhook(ctx, id)
+}
+
+// ReplayWebhookDelivery is the resolver for the replayWebhookDelivery field.
+func (r *mutationResolver) ReplayWebhookDelivery(ctx context.Context, subscriptionID uuid.UUID, deliveryID uuid.UUID) (*ent.WebhookDelivery, error) {
+	return r.Resolver.ReplayWebhookDelivery(ctx, subscriptionID, deliveryID)
+}
+
 // Email is the resolver for the email field.
 func (r *organizationMemberResolver) Email(ctx context.Context, obj *ent.OrganizationMember) (string, error) {
 	u, err := r.memberUser(ctx, obj)
@@ -273,6 +412,90 @@ func (r *queryResolver) SsoConfigs(ctx context.Context) ([]*ent.SSOConfig, error
 	return r.SSOConfigs(ctx)
 }
 
+// Contacts is the resolver for the contacts field.
+func (r *queryResolver) Contacts(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, tags []string, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) (*ent.ContactConnection, error) {
+	q, err := r.ContactsQuery(ctx, ContactFilter{Search: deref(search), Tags: tags})
+	if err != nil {
+		return nil, err
+	}
+	return q.Paginate(ctx, after, first, before, last, ent.WithContactOrder(orderBy), ent.WithContactFilter(where.Filter))
+}
+
+// Contact is the resolver for the contact field.
+func (r *queryResolver) Contact(ctx context.Context, id uuid.UUID) (*ent.Contact, error) {
+	return r.GetContact(ctx, id)
+}
+
+// ContactSessionData is the resolver for the contactSessionData field.
+func (r *queryResolver) ContactSessionData(ctx context.Context, id uuid.UUID) (*ContactSessionData, error) {
+	return r.Resolver.ContactSessionData(ctx, id)
+}
+
+// Messages is the resolver for the messages field.
+func (r *queryResolver) Messages(ctx context.Context, contactID uuid.UUID, beforeID *uuid.UUID, account *string, limit *int) (*MessagePage, error) {
+	n := DefaultMessagePageSize
+	if limit != nil {
+		n = *limit
+	}
+	return r.ListMessages(ctx, contactID, beforeID, deref(account), n)
+}
+
+// CannedResponses is the resolver for the cannedResponses field.
+func (r *queryResolver) CannedResponses(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, category *string, activeOnly *bool, orderBy *ent.CannedResponseOrder, where *ent.CannedResponseWhereInput) (*ent.CannedResponseConnection, error) {
+	f := CannedFilter{Search: deref(search), Category: deref(category), ActiveOnly: activeOnly != nil && *activeOnly}
+	q, err := r.CannedResponsesQuery(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	return q.Paginate(ctx, after, first, before, last,
+		ent.WithCannedResponseOrder(orderBy), ent.WithCannedResponseFilter(where.Filter))
+}
+
+// CannedResponse is the resolver for the cannedResponse field.
+func (r *queryResolver) CannedResponse(ctx context.Context, id uuid.UUID) (*ent.CannedResponse, error) {
+	return r.GetCannedResponse(ctx, id)
+}
+
+// Accounts is the resolver for the accounts field.
+func (r *queryResolver) Accounts(ctx context.Context) ([]*ent.Account, error) {
+	return r.AccountsQuery(ctx).All(ctx)
+}
+
+// Account is the resolver for the account field.
+func (r *queryResolver) Account(ctx context.Context, id uuid.UUID) (*ent.Account, error) {
+	return accountOf(r.GetAccount(ctx, id))
+}
+
+// AccountBusinessProfile is the resolver for the accountBusinessProfile field.
+func (r *queryResolver) AccountBusinessProfile(ctx context.Context, id uuid.UUID) (*provider.BusinessProfile, error) {
+	return r.Resolver.AccountBusinessProfile(ctx, id)
+}
+
+// WebhookSubscriptions is the resolver for the webhookSubscriptions field.
+func (r *queryResolver) WebhookSubscriptions(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.WebhookSubscriptionOrder, where *ent.WebhookSubscriptionWhereInput) (*ent.WebhookSubscriptionConnection, error) {
+	q, err := r.WebhooksQuery(ctx, deref(search))
+	if err != nil {
+		return nil, err
+	}
+	return q.Paginate(ctx, after, first, before, last,
+		ent.WithWebhookSubscriptionOrder(orderBy), ent.WithWebhookSubscriptionFilter(where.Filter))
+}
+
+// WebhookSubscription is the resolver for the webhookSubscription field.
+func (r *queryResolver) WebhookSubscription(ctx context.Context, id uuid.UUID) (*ent.WebhookSubscription, error) {
+	return r.GetWebhook(ctx, id)
+}
+
+// WebhookEvents is the resolver for the webhookEvents field.
+func (r *queryResolver) WebhookEvents(ctx context.Context) ([]*webhooks.Event, error) {
+	return pointers(r.Resolver.WebhookEvents()), nil
+}
+
+// WebhookDeliveries is the resolver for the webhookDeliveries field.
+func (r *queryResolver) WebhookDeliveries(ctx context.Context, subscriptionID uuid.UUID, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int) (*ent.WebhookDeliveryConnection, error) {
+	return r.Resolver.WebhookDeliveries(ctx, subscriptionID, after, first, before, last)
+}
+
 // PermissionCount is the resolver for the permissionCount field.
 func (r *roleResolver) PermissionCount(ctx context.Context, obj *ent.Role) (int, error) {
 	if obj.Edges.Permissions != nil {
@@ -324,6 +547,16 @@ func (r *userResolver) RoleID(ctx context.Context, obj *ent.User) (*uuid.UUID, e
 		return nil, err
 	}
 	return &ro.ID, nil
+}
+
+// Payload is the resolver for the payload field.
+func (r *webhookDeliveryResolver) Payload(ctx context.Context, obj *ent.WebhookDelivery) (string, error) {
+	return string(obj.Payload), nil
+}
+
+// HasSecret is the resolver for the hasSecret field.
+func (r *webhookSubscriptionResolver) HasSecret(ctx context.Context, obj *ent.WebhookSubscription) (bool, error) {
+	return WebhookHasSecret(obj), nil
 }
 
 // Mutation returns MutationResolver implementation.

@@ -1,6 +1,10 @@
 package graph
 
-import "fmt"
+import (
+	"fmt"
+
+	"switchboard/ent"
+)
 
 // intValue reads an integer selected into an entity with Modify (drivers
 // return int64, or []byte/string on some paths).
@@ -51,3 +55,21 @@ func deref(s *string) string {
 
 // ok turns an operation's error into a GraphQL boolean result.
 func ok(err error) (bool, error) { return err == nil, err }
+
+// accountOf turns an operation's account view into the GraphQL Account,
+// whose names come from field resolvers.
+func accountOf(v *AccountView, err error) (*ent.Account, error) {
+	if err != nil {
+		return nil, err
+	}
+	return v.Account, nil
+}
+
+// pointers returns pointers to the elements of xs.
+func pointers[T any](xs []T) []*T {
+	out := make([]*T, len(xs))
+	for i := range xs {
+		out[i] = &xs[i]
+	}
+	return out
+}

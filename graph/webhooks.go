@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"entgo.io/contrib/entgql"
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
@@ -79,22 +80,27 @@ func WebhookHasSecret(s *ent.WebhookSubscription) bool { return len(s.SecretEncr
 func (r *Resolver) WebhookEvents() []webhooks.Event { return webhooks.Events() }
 
 // WebhooksQuery returns the subscriptions of the viewer's organization
-// whose name or URL contains search (case-insensitive).
-func (r *Resolver) WebhooksQuery(ctx context.Context, search string) *ent.WebhookSubscriptionQuery {
+// whose name or URL contains search (case-insensitive). Errors: invalid (a
+// NUL character in search).
+func (r *Resolver) WebhooksQuery(ctx context.Context, search string) (*ent.WebhookSubscriptionQuery, error) {
+	if err := filterText("search", search); err != nil {
+		return nil, err
+	}
 	q := r.db(ctx).WebhookSubscription.Query()
 	if s := strings.TrimSpace(search); s != "" {
 		q = q.Where(webhooksubscription.Or(webhooksubscription.NameContainsFold(s), webhooksubscription.URLContainsFold(s)))
 	}
-	return q
+	return q, nil
 }
 
 // ListWebhooks returns a page of WebhooksQuery, newest first, with the
 // total from a window count. Errors: invalid (a NUL character in search).
 func (r *Resolver) ListWebhooks(ctx context.Context, search string, offset, limit int) (*WebhookPage, error) {
-	if err := filterText("search", search); err != nil {
+	q, err := r.WebhooksQuery(ctx, search)
+	if err != nil {
 		return nil, err
 	}
-	ws, err := r.WebhooksQuery(ctx, search).
+	ws, err := q.Clone().
 		Modify(func(s *sql.Selector) { s.AppendSelectExprAs(sql.Raw("COUNT(*) OVER ()"), "total_count") }).
 		Order(webhooksubscription.ByCreatedAt(sql.OrderDesc()), webhooksubscription.ByID()).
 		Offset(offset).Limit(limit).All(ctx)
@@ -107,7 +113,7 @@ func (r *Resolver) ListWebhooks(ctx context.Context, search string, offset, limi
 	}
 	if len(ws) == 0 && offset > 0 {
 		// Past the last page the window count has no row to ride on.
-		if page.Total, err = r.WebhooksQuery(ctx, search).Count(ctx); err != nil {
+		if page.Total, err = q.Count(ctx); err != nil {
 			return nil, apperr.Wrap(err, "webhook")
 		}
 	}
@@ -254,13 +260,44 @@ func (r *Resolver) TestWebhook(ctx context.Context, id uuid.UUID) (string, error
 	}
 }
 
-// ListWebhookDeliveries returns a page of a subscription's deliveries,
-// newest first, each with its attempts in order. Errors: not_found.
-func (r *Resolver) ListWebhookDeliveries(ctx context.Context, id uuid.UUID, offset, limit int) (*WebhookDeliveryPage, error) {
+// WebhookDeliveriesQuery returns the deliveries of a subscription.
+// Errors: not_found (the subscription).
+func (r *Resolver) WebhookDeliveriesQuery(ctx context.Context, id uuid.UUID) (*ent.WebhookDeliveryQuery, error) {
 	if _, err := r.GetWebhook(ctx, id); err != nil {
 		return nil, err
 	}
-	q := r.db(ctx).WebhookDelivery.Query().Where(webhookdelivery.SubscriptionID(id))
+	return r.db(ctx).WebhookDelivery.Query().Where(webhookdelivery.SubscriptionID(id)), nil
+}
+
+// WebhookDeliveries is the connection of a subscription's deliveries,
+// newest first, with the attempts the request selects in attempt order.
+// Errors: not_found (the subscription).
+func (r *Resolver) WebhookDeliveries(ctx context.Context, id uuid.UUID, after *entgql.Cursor[uuid.UUID], first *int,
+	before *entgql.Cursor[uuid.UUID], last *int) (*ent.WebhookDeliveryConnection, error) {
+	q, err := r.WebhookDeliveriesQuery(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := q.Paginate(ctx, after, first, before, last, ent.WithWebhookDeliveryOrder(&ent.WebhookDeliveryOrder{
+		Direction: entgql.OrderDirectionDesc, Field: ent.WebhookDeliveryOrderFieldCreatedAt,
+	}))
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range conn.Edges {
+		// The eager load of the attempts does not order them.
+		slices.SortFunc(e.Node.Edges.DeliveryAttempts, func(a, b *ent.WebhookDeliveryAttempt) int { return a.Attempt - b.Attempt })
+	}
+	return conn, nil
+}
+
+// ListWebhookDeliveries returns a page of a subscription's deliveries,
+// newest first, each with its attempts in order. Errors: not_found.
+func (r *Resolver) ListWebhookDeliveries(ctx context.Context, id uuid.UUID, offset, limit int) (*WebhookDeliveryPage, error) {
+	q, err := r.WebhookDeliveriesQuery(ctx, id)
+	if err != nil {
+		return nil, err
+	}
 	total, err := q.Clone().Count(ctx)
 	if err != nil {
 		return nil, apperr.Wrap(err, "delivery")

@@ -66,6 +66,7 @@ var variableRE = regexp.MustCompile(`\{\{\s*([A-Za-z0-9_]+)\s*\}\}`)
 // approved, header media of the wrong type or size, no account),
 // not_found (contact_id, template).
 func (s *Service) SendTemplate(ctx context.Context, in TemplateInput) (*ent.Message, error) {
+	in.HeaderMediaID, in.HeaderMediaURL = strings.TrimSpace(in.HeaderMediaID), strings.TrimSpace(in.HeaderMediaURL)
 	if err := in.check(); err != nil {
 		return nil, err
 	}

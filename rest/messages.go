@@ -1,7 +1,6 @@
 package rest
 
 import (
-	"encoding/json"
 	"errors"
 	"mime/multipart"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 
 	"switchboard/apperr"
 	"switchboard/ent"
+	"switchboard/graph"
 	"switchboard/messaging"
 )
 
@@ -51,12 +51,6 @@ func presentMessage(m *ent.Message) messageJSON {
 	return out
 }
 
-// messagePageSize is the spec's default and maximum page of messages.
-const (
-	messagePageSize    = 50
-	maxMessagePageSize = 100
-)
-
 // messageRoutes: the template and media sends read files (uploads,
 // header_media_url downloads) before they store anything, so they run
 // without the request transaction and open their own once the file is
@@ -78,11 +72,10 @@ func (a *API) listMessages(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	limit, err := queryInt(c, "limit", messagePageSize)
+	limit, err := queryInt(c, "limit", graph.DefaultMessagePageSize)
 	if err != nil {
 		return 0, nil, err
 	}
-	limit = min(limit, maxMessagePageSize)
 	before, err := optionalUUID("before_id", c.Query("before_id"))
 	if err != nil {
 		return 0, nil, err
@@ -174,8 +167,7 @@ type templateBody struct {
 func (b *templateBody) input() (messaging.TemplateInput, error) {
 	in := messaging.TemplateInput{
 		PhoneNumber: b.PhoneNumber, TemplateName: b.TemplateName, Account: b.AccountName,
-		HeaderMediaID: strings.TrimSpace(b.HeaderMediaID), HeaderMediaURL: strings.TrimSpace(b.HeaderMediaURL),
-		HeaderMediaFilename: b.HeaderMediaFilename,
+		HeaderMediaID: b.HeaderMediaID, HeaderMediaURL: b.HeaderMediaURL, HeaderMediaFilename: b.HeaderMediaFilename,
 	}
 	var err error
 	if in.ContactID, err = optionalUUID("contact_id", strings.TrimSpace(b.ContactID)); err != nil {
@@ -184,34 +176,14 @@ func (b *templateBody) input() (messaging.TemplateInput, error) {
 	if in.TemplateID, err = optionalUUID("template_id", strings.TrimSpace(b.TemplateID)); err != nil {
 		return in, err
 	}
-	if in.TemplateParams, err = paramStrings("template_params", b.TemplateParams); err != nil {
+	if in.TemplateParams, err = graph.StringValues("template_params", b.TemplateParams); err != nil {
 		return in, err
 	}
-	if in.HeaderParams, err = paramStrings("header_params", b.HeaderParams); err != nil {
+	if in.HeaderParams, err = graph.StringValues("header_params", b.HeaderParams); err != nil {
 		return in, err
 	}
-	in.ButtonParams, err = paramStrings("button_params", b.ButtonParams)
+	in.ButtonParams, err = graph.StringValues("button_params", b.ButtonParams)
 	return in, err
-}
-
-// paramStrings reads a parameter object whose values are strings or
-// numbers.
-func paramStrings(field string, m map[string]any) (map[string]string, error) {
-	if m == nil {
-		return nil, nil
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		switch x := v.(type) {
-		case string:
-			out[k] = x
-		case json.Number:
-			out[k] = x.String()
-		default:
-			return nil, apperr.Invalidf("%s values must be strings or numbers (%q is not)", field, k)
-		}
-	}
-	return out, nil
 }
 
 func (a *API) sendTemplate(c *gin.Context) (int, any, error) {

@@ -3,6 +3,7 @@ package schema
 import (
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
+	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 	"github.com/google/uuid"
@@ -44,4 +45,9 @@ func (CannedResponse) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("organization_id", "category"),
 	}
+}
+
+// Annotations of the CannedResponse.
+func (CannedResponse) Annotations() []schema.Annotation {
+	return []schema.Annotation{entgql.RelayConnection()}
 }

@@ -4,6 +4,7 @@ import (
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/entsql"
+	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
@@ -69,4 +70,9 @@ func (Contact) Indexes() []ent.Index {
 		index.Fields("organization_id", "last_message_at"),
 		index.Fields("organization_id", "assigned_user_id"),
 	}
+}
+
+// Annotations of the Contact.
+func (Contact) Annotations() []schema.Annotation {
+	return []schema.Annotation{entgql.RelayConnection()}
 }

@@ -4,6 +4,7 @@ import (
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/entsql"
+	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
@@ -65,4 +66,9 @@ func (WebhookDelivery) Indexes() []ent.Index {
 		index.Fields("subscription_id", "created_at"),
 		index.Fields("status", "next_attempt_at"),
 	}
+}
+
+// Annotations of the WebhookDelivery.
+func (WebhookDelivery) Annotations() []schema.Annotation {
+	return []schema.Annotation{entgql.RelayConnection()}
 }

@@ -4,6 +4,7 @@ import (
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/entsql"
+	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
@@ -57,4 +58,9 @@ func (WebhookSubscription) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("organization_id", "is_active"),
 	}
+}
+
+// Annotations of the WebhookSubscription.
+func (WebhookSubscription) Annotations() []schema.Annotation {
+	return []schema.Annotation{entgql.RelayConnection()}
 }
