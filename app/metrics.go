@@ -35,6 +35,7 @@ func newMetrics(a *App) *Metrics {
 		&queueCollector{a: a, desc: prometheus.NewDesc("switchboard_queue_depth",
 			"Tasks waiting per queue.", []string{"queue"}, nil)},
 	)
+	m.reg.MustRegister(a.Inbound.Collectors()...)
 	return m
 }
 

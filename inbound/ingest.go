@@ -12,8 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
-
 	"switchboard/apperr"
 	"switchboard/ent"
 	"switchboard/ent/account"
@@ -38,10 +36,10 @@ const maxCommitBatch = 256
 // commitWriters is how many INSERTs of deliveries may run at once.
 const commitWriters = 4
 
-// signer is what the ack path needs of an account: its organization and
+// signer is an account as the ack path and the drainers need it: with
 // its decrypted app secret (nil: the account checks no signature).
 type signer struct {
-	orgID  uuid.UUID
+	acc    *ent.Account
 	secret []byte
 }
 
@@ -83,7 +81,7 @@ type delivery struct {
 // has are logged and acknowledged. Errors: unauthenticated (bad or
 // missing signature), invalid (not JSON).
 func (s *Service) Receive(ctx context.Context, body []byte, signature string) error {
-	p, err := parsePayload(body)
+	p, err := parseEnvelope(body)
 	if err != nil {
 		return apperr.Invalidf("webhook body is not valid JSON")
 	}
@@ -106,7 +104,7 @@ func (s *Service) Receive(ctx context.Context, body []byte, signature string) er
 	sum := sha256.Sum256(body)
 	key := hex.EncodeToString(sum[:])
 	d := &delivery{
-		create: s.Client.InboundEvent.Create().SetPayload(body).SetOrganizationID(signers[0].orgID).
+		create: s.Client.InboundEvent.Create().SetPayload(body).SetOrganizationID(signers[0].acc.OrganizationID).
 			SetAccountPhoneID(ids[0]).SetDedupeKey(key).SetLane(p.lane()),
 		key:  key,
 		lane: p.lane(),
@@ -181,7 +179,9 @@ func (s *Service) Stop() {
 // store INSERTs a batch of deliveries in one statement, answers every
 // waiter, and wakes the lanes that have new work.
 func (s *Service) store(ctx context.Context, batch []*delivery) {
+	start := time.Now()
 	err := s.insert(ctx, batch)
+	s.observeCommit(len(batch), start)
 	if err != nil {
 		err = apperr.Wrap(err, "webhook event")
 	}
@@ -211,8 +211,8 @@ func (s *Service) insert(ctx context.Context, batch []*delivery) error {
 }
 
 // signers returns the accounts of phone number ids with their secrets,
-// from a short-lived cache: the ack path does not query the database for
-// every delivery.
+// from a short-lived cache: neither the ack path nor a drainer's batch
+// queries the database for them every time.
 func (s *Service) signers(ctx context.Context, ids []string) ([]signer, error) {
 	r := &s.recv
 	now := time.Now()
@@ -238,7 +238,7 @@ func (s *Service) signers(ctx context.Context, ids []string) ([]signer, error) {
 	// get its deliveries stored.
 	fresh := map[string][]signer{}
 	for _, a := range accounts {
-		sg := signer{orgID: a.OrganizationID}
+		sg := signer{acc: a}
 		if len(a.AppSecretEncrypted) > 0 {
 			if sg.secret, err = s.Secrets.Open(a.AppSecretEncrypted); err != nil {
 				return nil, fmt.Errorf("inbound: opening app secret of account %s: %w", a.ID, err)
@@ -290,18 +290,17 @@ func checkSignature(signers []signer, body []byte, header string) error {
 // lane is the processing lane of a delivery: a hash of its first sender
 // (or of the recipient of its first status), so one contact's deliveries
 // share a lane.
-func (p *payload) lane() int {
-	key := ""
+func (p *envelope) lane() int {
 	for _, e := range p.Entry {
 		for _, c := range e.Changes {
 			for _, m := range c.Value.Messages {
-				if key = m.str("from"); key != "" {
-					return hashLane(key)
+				if m.From != "" {
+					return hashLane(m.From)
 				}
 			}
 			for _, st := range c.Value.Statuses {
-				if key = st.RecipientID; key != "" {
-					return hashLane(key)
+				if st.RecipientID != "" {
+					return hashLane(st.RecipientID)
 				}
 			}
 		}

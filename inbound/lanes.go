@@ -115,6 +115,7 @@ func (s *Service) drain(ctx context.Context, i int) {
 // drainOnce processes the oldest pending deliveries of drainer i's lanes
 // in one transaction. busy: another node holds the lanes.
 func (s *Service) drainOnce(ctx context.Context, i int) (n int, busy bool, err error) {
+	start := time.Now()
 	bctx := rule.Bypass(ctx, "draining stored webhook deliveries")
 	tx, err := s.Client.Tx(bctx)
 	if err != nil {
@@ -145,6 +146,7 @@ func (s *Service) drainOnce(ctx context.Context, i int) (n int, busy bool, err e
 	if err := tx.Commit(); err != nil {
 		return 0, false, err
 	}
+	s.observeDrain(len(evs), start, evs[0].CreatedAt)
 	s.deliverNotes(ctx, out)
 	return len(evs), false, nil
 }
@@ -224,9 +226,11 @@ func lanesOf(i int) []int {
 	return out
 }
 
-// wake tells the drainers of lanes that work is stored: this node's at
-// once, other nodes' through Redis. A lost wake only delays the work until
-// the next poll.
+// wake tells the drainers of lanes that work is stored: this node's when
+// it runs them, otherwise other nodes' through Redis (a drainer busy
+// elsewhere retries on its own, so a node with drainers publishes
+// nothing: a round trip saved per group commit). A lost wake only delays
+// the work until the next poll.
 func (s *Service) wake(ctx context.Context, lanes []int) {
 	seen := [drainers]bool{}
 	var ids []int
@@ -239,13 +243,14 @@ func (s *Service) wake(ctx context.Context, lanes []int) {
 	s.recv.mu.Lock()
 	signals := s.recv.signals
 	s.recv.mu.Unlock()
-	for _, i := range ids {
-		if signals != nil {
+	if signals != nil {
+		for _, i := range ids {
 			select {
 			case signals[i] <- struct{}{}:
 			default:
 			}
 		}
+		return
 	}
 	if s.Redis == nil {
 		return

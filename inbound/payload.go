@@ -94,8 +94,39 @@ func parseTimestamp(s string) (time.Time, bool) {
 	return time.Unix(n, 0).UTC(), true
 }
 
-// phoneIDs lists the distinct phone number ids a payload addresses.
-func (p *payload) phoneIDs() []string {
+// envelope is what the ack path reads of a delivery: the phone number
+// ids it is for and the first sender or recipient (its lane). Decoding
+// only these is cheaper than the whole payload, and still rejects a body
+// that is not JSON.
+type envelope struct {
+	Object string `json:"object"`
+	Entry  []struct {
+		Changes []struct {
+			Value struct {
+				Metadata struct {
+					PhoneNumberID string `json:"phone_number_id"`
+				} `json:"metadata"`
+				Messages []struct {
+					From string `json:"from"`
+				} `json:"messages"`
+				Statuses []struct {
+					RecipientID string `json:"recipient_id"`
+				} `json:"statuses"`
+			} `json:"value"`
+		} `json:"changes"`
+	} `json:"entry"`
+}
+
+func parseEnvelope(body []byte) (*envelope, error) {
+	var e envelope
+	if err := json.Unmarshal(replaceNULEscapes(body), &e); err != nil {
+		return nil, err
+	}
+	return &e, nil
+}
+
+// phoneIDs lists the distinct phone number ids of the delivery's changes.
+func (p *envelope) phoneIDs() []string {
 	seen := map[string]bool{}
 	var ids []string
 	for _, e := range p.Entry {

@@ -24,17 +24,17 @@ func TestReplaceNULEscapes(t *testing.T) {
 }
 
 func TestLaneFollowsTheSender(t *testing.T) {
-	delivery := func(body string) *payload {
-		p, err := parsePayload([]byte(body))
+	delivery := func(body string) *envelope {
+		p, err := parseEnvelope([]byte(body))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return p
 	}
-	msg := func(from string) *payload {
+	msg := func(from string) *envelope {
 		return delivery(`{"entry":[{"changes":[{"field":"messages","value":{"messages":[{"from":"` + from + `","id":"x"}]}}]}]}`)
 	}
-	status := func(to string) *payload {
+	status := func(to string) *envelope {
 		return delivery(`{"entry":[{"changes":[{"field":"messages","value":{"statuses":[{"id":"s","recipient_id":"` + to + `"}]}}]}]}`)
 	}
 	first, again := msg("15550001"), msg("15550001")

@@ -9,12 +9,12 @@ import (
 	"github.com/google/uuid"
 
 	"switchboard/ent"
-	"switchboard/ent/account"
 	"switchboard/ent/contact"
 	"switchboard/ent/inboundevent"
 	"switchboard/ent/message"
 	"switchboard/ent/parkedstatus"
 	"switchboard/ent/rule"
+	"switchboard/ent/schema"
 	"switchboard/ent/viewer"
 	"switchboard/events"
 )
@@ -55,7 +55,7 @@ type mediaFetch struct{ org, message uuid.UUID }
 // transaction. It is idempotent: a batch processed twice stores nothing
 // twice.
 func (s *Service) processBatch(ctx context.Context, tx *ent.Tx, evs []*ent.InboundEvent) (*notes, error) {
-	work, err := s.collect(ctx, tx.Client(), evs)
+	work, err := s.collect(ctx, evs)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ func (s *Service) processBatch(ctx context.Context, tx *ent.Tx, evs []*ent.Inbou
 
 // collect parses the deliveries and groups their messages and statuses by
 // organization, in delivery order.
-func (s *Service) collect(ctx context.Context, c *ent.Client, evs []*ent.InboundEvent) ([]*orgWork, error) {
+func (s *Service) collect(ctx context.Context, evs []*ent.InboundEvent) ([]*orgWork, error) {
 	var changes []changeValue
 	phoneIDs := map[string]bool{}
 	for _, ev := range evs {
@@ -104,7 +104,7 @@ func (s *Service) collect(ctx context.Context, c *ent.Client, evs []*ent.Inbound
 			}
 		}
 	}
-	accounts, err := s.accountsByPhone(ctx, c, phoneIDs)
+	accounts, err := s.accountsByPhone(ctx, phoneIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -147,20 +147,19 @@ func (s *Service) addChange(w *orgWork, acc *ent.Account, v changeValue) {
 	w.statuses = append(w.statuses, v.Statuses...)
 }
 
-func (s *Service) accountsByPhone(ctx context.Context, c *ent.Client, ids map[string]bool) (map[string]*ent.Account, error) {
+func (s *Service) accountsByPhone(ctx context.Context, ids map[string]bool) (map[string]*ent.Account, error) {
 	list := make([]string, 0, len(ids))
 	for id := range ids {
 		list = append(list, id)
 	}
-	accounts, err := c.Account.Query().Where(account.PhoneIDIn(list...)).
-		All(rule.Bypass(ctx, "processing resolves accounts by phone number id"))
+	signers, err := s.signers(ctx, list)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]*ent.Account, len(accounts))
-	for _, a := range accounts {
-		if out[a.PhoneID] == nil {
-			out[a.PhoneID] = a
+	out := make(map[string]*ent.Account, len(signers))
+	for _, sg := range signers {
+		if out[sg.acc.PhoneID] == nil {
+			out[sg.acc.PhoneID] = sg.acc
 		}
 	}
 	return out, nil
@@ -180,7 +179,7 @@ func (s *Service) storeMessages(ctx context.Context, c *ent.Client, w *orgWork, 
 	builders := make([]*ent.MessageCreate, len(msgs))
 	for i := range msgs {
 		m := &msgs[i]
-		m.id = uuid.New()
+		m.id = schema.NewID()
 		b := c.Message.Create().SetID(m.id).SetContactID(contacts[m.from].ID).
 			SetDirection(message.DirectionIncoming).SetMessageType(m.c.Type).SetContent(m.c.Body).
 			SetStatus(message.StatusDelivered).SetChatMessageID(m.wamid).SetChatAccount(m.acc.Name).

@@ -10,6 +10,7 @@ import (
 	"context"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -46,7 +47,9 @@ type Service struct {
 	Log      *slog.Logger
 	Now      func() time.Time
 
-	recv receiver
+	recv        receiver
+	metricsOnce sync.Once
+	m           *metrics
 }
 
 func (s *Service) now() time.Time {

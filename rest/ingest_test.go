@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -106,4 +107,34 @@ func TestWebhookEmbeddedEngines(t *testing.T) {
 	if n := len(e.messages(t)); n != 10 {
 		t.Fatalf("%d messages stored, want 10", n)
 	}
+}
+
+// The pipeline's own metrics show on /metrics once a delivery went
+// through: group commits, drainer batches and the processing lag.
+func TestWebhookPipelineMetrics(t *testing.T) {
+	e := newWebhookEnv(t)
+	body := messagesPayload("15551230002", "Cy", textMessage("15551230002", "wamid.metrics", time.Now().Unix(), "hi"))
+	e.post(t, body, sign(body)).ExpectStatus(t, http.StatusOK)
+	e.drained(t)
+	req, _ := http.NewRequest(http.MethodGet, e.Server.URL+"/metrics", nil)
+	res := e.Send(req).ExpectStatus(t, http.StatusOK)
+	for _, series := range []string{
+		"switchboard_inbound_commit_duration_seconds_count 1",
+		"switchboard_inbound_commit_deliveries_count 1",
+		"switchboard_inbound_drain_duration_seconds_count 1",
+		"switchboard_inbound_drain_deliveries_sum 1",
+		"switchboard_inbound_lag_seconds_count 1",
+	} {
+		if !strings.Contains(string(res.Raw), series+"\n") {
+			t.Errorf("/metrics lacks %q", series)
+		}
+	}
+}
+
+// A phone number id holding a NUL escape is acknowledged as unknown, not
+// refused by the database.
+func TestWebhookNULPhoneNumberID(t *testing.T) {
+	e := newWebhookEnv(t)
+	body := `{"object":"whatsapp_business_account","entry":[{"id":"1","changes":[{"field":"messages","value":{"metadata":{"phone_number_id":"1\u0000"},"messages":[{"from":"1","id":"wamid.x"}]}}]}]}`
+	e.post(t, body, sign(body)).ExpectStatus(t, http.StatusOK)
 }

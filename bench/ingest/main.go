@@ -48,7 +48,7 @@ func parseFlags() (config, error) {
 	flag.IntVar(&c.pid, "pid", 0, "server PID, for RSS sampling")
 	flag.StringVar(&c.pidFile, "pid-file", "", "file holding the server PID, re-read on every sample (for runs that restart it)")
 	flag.DurationVar(&c.drainTimeout, "drain-timeout", 60*time.Second, "how long to wait, after the load, for every acked message to be stored")
-	flag.DurationVar(&c.poll, "poll", 250*time.Millisecond, "database polling interval during the load (drain polls every 50 ms)")
+	flag.DurationVar(&c.poll, "poll", time.Second, "database polling interval during the load (drain polls every 50 ms)")
 	flag.DurationVar(&c.killAfter, "kill-after", 0, "run -kill-cmd this long after the load starts")
 	flag.StringVar(&c.killCmd, "kill-cmd", "", "shell command run mid-load (kill -9 and restart the server, restart Redis)")
 	flag.BoolVar(&c.jsonOut, "json", false, "print the report as JSON too")
@@ -218,7 +218,7 @@ func waitDrain(ctx context.Context, pl *poller, st *store, t *tracker, deadline 
 		case <-ctx.Done():
 			return time.Time{}, false
 		}
-		if t.pending() > 0 || pl.latest().DistinctMessages < int64(t.ackedCount()) {
+		if t.pending() > 0 || pl.latest().Messages < int64(t.ackedCount()) {
 			continue
 		}
 		checked := time.Now()

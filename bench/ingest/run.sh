@@ -131,5 +131,10 @@ case "$scenario" in
   redis-restart) fault=(-kill-after "${KILL_AFTER:-20s}" -kill-cmd "$here/run.sh _redis_restart") ;;
 esac
 
+status=0
 "$BENCH_DIR/ingest" -url "http://127.0.0.1:$BENCH_PORT" -db "$DATABASE_URL" \
-  -duration "${DURATION:-60s}" -rate "${RATE:-2200}" -pid-file "$pid_file" "${fault[@]}" "$@"
+  -duration "${DURATION:-60s}" -rate "${RATE:-2200}" -pid-file "$pid_file" "${fault[@]}" "$@" || status=$?
+# The server's own view of the pipeline (group commits, drainer batches, lag).
+curl -fs "http://127.0.0.1:$BENCH_PORT/metrics" | grep '^switchboard_inbound' >"$BENCH_DIR/metrics.txt" || true
+log "server metrics in $BENCH_DIR/metrics.txt"
+exit $status

@@ -791,11 +791,6 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "contact_organization_id",
-				Unique:  false,
-				Columns: []*schema.Column{ContactsColumns[17]},
-			},
-			{
 				Name:    "contact_organization_id_phone_number",
 				Unique:  true,
 				Columns: []*schema.Column{ContactsColumns[17], ContactsColumns[3]},
@@ -970,11 +965,6 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{InboundEventsColumns[7], InboundEventsColumns[6], InboundEventsColumns[1]},
 			},
-			{
-				Name:    "inboundevent_account_phone_id",
-				Unique:  false,
-				Columns: []*schema.Column{InboundEventsColumns[5]},
-			},
 		},
 	}
 	// InvitationsColumns holds the columns for the "invitations" table.
@@ -1097,11 +1087,6 @@ var (
 			},
 		},
 		Indexes: []*schema.Index{
-			{
-				Name:    "message_organization_id",
-				Unique:  false,
-				Columns: []*schema.Column{MessagesColumns[18]},
-			},
 			{
 				Name:    "message_contact_id_created_at_id",
 				Unique:  false,

@@ -23,7 +23,7 @@ func (Account) Mixin() []ent.Mixin {
 // Fields of the Account.
 func (Account) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("id", uuid.UUID{}).Default(uuid.New),
+		field.UUID("id", uuid.UUID{}).Default(NewID),
 		field.String("name").NotEmpty().
 			Annotations(entgql.OrderField("NAME")),
 		field.String("app_id").Default(""),

@@ -24,7 +24,7 @@ func (AgentTransfer) Mixin() []ent.Mixin {
 // Fields of the AgentTransfer.
 func (AgentTransfer) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("id", uuid.UUID{}).Default(uuid.New),
+		field.UUID("id", uuid.UUID{}).Default(NewID),
 		field.UUID("contact_id", uuid.UUID{}).Immutable(),
 		field.String("chat_account").Default(""),
 		field.Enum("status").Values("active", "resumed").Default("active"),

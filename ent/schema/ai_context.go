@@ -23,7 +23,7 @@ func (AIContext) Mixin() []ent.Mixin {
 // Fields of the AIContext.
 func (AIContext) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("id", uuid.UUID{}).Default(uuid.New),
+		field.UUID("id", uuid.UUID{}).Default(NewID),
 		field.String("name").NotEmpty().
 			Annotations(entgql.OrderField("NAME")),
 		field.Enum("context_type").Values("static", "api").Default("static"),

@@ -24,7 +24,7 @@ func (CallLog) Mixin() []ent.Mixin {
 // Fields of the CallLog.
 func (CallLog) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("id", uuid.UUID{}).Default(uuid.New),
+		field.UUID("id", uuid.UUID{}).Default(NewID),
 		field.String("chat_account").Default(""),
 		field.UUID("contact_id", uuid.UUID{}).Optional().Nillable(),
 		field.String("chat_call_id").NotEmpty().

@@ -23,7 +23,7 @@ func (CallTransfer) Mixin() []ent.Mixin {
 // Fields of the CallTransfer.
 func (CallTransfer) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("id", uuid.UUID{}).Default(uuid.New),
+		field.UUID("id", uuid.UUID{}).Default(NewID),
 		field.UUID("call_log_id", uuid.UUID{}).Immutable(),
 		field.String("chat_call_id").Default(""),
 		field.String("caller_phone").Default(""),

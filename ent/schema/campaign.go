@@ -24,7 +24,7 @@ func (Campaign) Mixin() []ent.Mixin {
 // Fields of the Campaign.
 func (Campaign) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("id", uuid.UUID{}).Default(uuid.New),
+		field.UUID("id", uuid.UUID{}).Default(NewID),
 		field.String("name").NotEmpty().
 			Annotations(entgql.OrderField("NAME")),
 		field.String("chat_account").NotEmpty(),

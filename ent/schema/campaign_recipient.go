@@ -24,7 +24,7 @@ func (CampaignRecipient) Mixin() []ent.Mixin {
 // Fields of the CampaignRecipient.
 func (CampaignRecipient) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("id", uuid.UUID{}).Default(uuid.New),
+		field.UUID("id", uuid.UUID{}).Default(NewID),
 		field.UUID("campaign_id", uuid.UUID{}).Immutable(),
 		field.String("phone_number").NotEmpty(),
 		field.String("recipient_name").Default(""),

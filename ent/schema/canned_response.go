@@ -23,7 +23,7 @@ func (CannedResponse) Mixin() []ent.Mixin {
 // Fields of the CannedResponse.
 func (CannedResponse) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("id", uuid.UUID{}).Default(uuid.New),
+		field.UUID("id", uuid.UUID{}).Default(NewID),
 		field.String("name").NotEmpty().
 			Annotations(entgql.OrderField("NAME")),
 		field.String("shortcut").Default(""),

@@ -25,7 +25,7 @@ func (Catalog) Mixin() []ent.Mixin {
 // Fields of the Catalog.
 func (Catalog) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("id", uuid.UUID{}).Default(uuid.New),
+		field.UUID("id", uuid.UUID{}).Default(NewID),
 		field.String("provider_catalog_id").Default(""),
 		field.String("chat_account").NotEmpty(),
 		field.String("name").NotEmpty().

@@ -22,7 +22,7 @@ func (ChatbotFlow) Mixin() []ent.Mixin {
 // Fields of the ChatbotFlow.
 func (ChatbotFlow) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("id", uuid.UUID{}).Default(uuid.New),
+		field.UUID("id", uuid.UUID{}).Default(NewID),
 		field.String("name").NotEmpty().
 			Annotations(entgql.OrderField("NAME")),
 		field.String("description").Default(""),

@@ -24,7 +24,7 @@ func (ChatbotSession) Mixin() []ent.Mixin {
 // Fields of the ChatbotSession.
 func (ChatbotSession) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("id", uuid.UUID{}).Default(uuid.New),
+		field.UUID("id", uuid.UUID{}).Default(NewID),
 		field.UUID("contact_id", uuid.UUID{}).Immutable(),
 		field.String("chat_account").Default(""),
 		field.Enum("status").

@@ -24,7 +24,7 @@ func (ChatbotSettings) Mixin() []ent.Mixin {
 // Fields of the ChatbotSettings.
 func (ChatbotSettings) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("id", uuid.UUID{}).Default(uuid.New),
+		field.UUID("id", uuid.UUID{}).Default(NewID),
 
 		// Switches.
 		field.Bool("enabled").Default(false),

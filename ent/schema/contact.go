@@ -21,13 +21,13 @@ type Contact struct {
 
 // Mixin of the Contact.
 func (Contact) Mixin() []ent.Mixin {
-	return []ent.Mixin{TenantMixin{}, TimeMixin{}}
+	return []ent.Mixin{TenantMixin{Covered: true}, TimeMixin{}}
 }
 
 // Fields of the Contact.
 func (Contact) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("id", uuid.UUID{}).Default(uuid.New),
+		field.UUID("id", uuid.UUID{}).Default(NewID),
 		field.String("phone_number").NotEmpty().
 			Annotations(entgql.OrderField("PHONE_NUMBER")),
 		field.String("name").Default("").

@@ -23,7 +23,7 @@ func (CustomAction) Mixin() []ent.Mixin {
 // Fields of the CustomAction.
 func (CustomAction) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("id", uuid.UUID{}).Default(uuid.New),
+		field.UUID("id", uuid.UUID{}).Default(NewID),
 		field.String("name").NotEmpty().
 			Annotations(entgql.OrderField("NAME")),
 		// Some icon names contain '-', which is not valid in a GraphQL enum

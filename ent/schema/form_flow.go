@@ -23,7 +23,7 @@ func (FormFlow) Mixin() []ent.Mixin {
 // Fields of the FormFlow.
 func (FormFlow) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("id", uuid.UUID{}).Default(uuid.New),
+		field.UUID("id", uuid.UUID{}).Default(NewID),
 		field.String("chat_account").NotEmpty().Immutable(),
 		field.String("provider_flow_id").Default("").
 			Comment("Empty until the flow is saved to the provider."),

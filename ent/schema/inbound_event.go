@@ -29,7 +29,7 @@ func (InboundEvent) Mixin() []ent.Mixin {
 // Fields of the InboundEvent.
 func (InboundEvent) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("id", uuid.UUID{}).Default(uuid.New),
+		field.UUID("id", uuid.UUID{}).Default(NewID),
 		field.UUID("organization_id", uuid.UUID{}).Optional().Nillable(),
 		field.Bytes("payload").Immutable().
 			Comment("Raw JSON of the webhook change as received."),
@@ -50,7 +50,6 @@ func (InboundEvent) Fields() []ent.Field {
 func (InboundEvent) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("status", "lane", "created_at"),
-		index.Fields("account_phone_id"),
 	}
 }
 

@@ -23,7 +23,7 @@ func (IVRFlow) Mixin() []ent.Mixin {
 // Fields of the IVRFlow.
 func (IVRFlow) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("id", uuid.UUID{}).Default(uuid.New),
+		field.UUID("id", uuid.UUID{}).Default(NewID),
 		field.String("chat_account").NotEmpty(),
 		field.String("name").NotEmpty().
 			Annotations(entgql.OrderField("NAME")),

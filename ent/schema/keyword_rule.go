@@ -22,7 +22,7 @@ func (KeywordRule) Mixin() []ent.Mixin {
 // Fields of the KeywordRule.
 func (KeywordRule) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("id", uuid.UUID{}).Default(uuid.New),
+		field.UUID("id", uuid.UUID{}).Default(NewID),
 		field.String("name").NotEmpty().
 			Annotations(entgql.OrderField("NAME")),
 		field.Strings("keywords").Default([]string{}),

@@ -18,13 +18,13 @@ type Message struct {
 
 // Mixin of the Message.
 func (Message) Mixin() []ent.Mixin {
-	return []ent.Mixin{TenantMixin{}, TimeMixin{}}
+	return []ent.Mixin{TenantMixin{Covered: true}, TimeMixin{}}
 }
 
 // Fields of the Message.
 func (Message) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("id", uuid.UUID{}).Default(uuid.New),
+		field.UUID("id", uuid.UUID{}).Default(NewID),
 		field.UUID("contact_id", uuid.UUID{}).Immutable(),
 		field.Enum("direction").Values("incoming", "outgoing").Immutable(),
 		field.String("message_type").Default("text").

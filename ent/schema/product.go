@@ -22,7 +22,7 @@ func (Product) Mixin() []ent.Mixin {
 // Fields of the Product.
 func (Product) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("id", uuid.UUID{}).Default(uuid.New),
+		field.UUID("id", uuid.UUID{}).Default(NewID),
 		field.UUID("catalog_id", uuid.UUID{}).Immutable(),
 		field.String("provider_product_id").Default(""),
 		field.String("name").NotEmpty().

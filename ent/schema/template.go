@@ -26,7 +26,7 @@ func (Template) Mixin() []ent.Mixin {
 // Fields of the Template.
 func (Template) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("id", uuid.UUID{}).Default(uuid.New),
+		field.UUID("id", uuid.UUID{}).Default(NewID),
 		field.String("chat_account").NotEmpty(),
 		field.String("provider_template_id").Default("").
 			Comment("Empty until the template is submitted to the provider."),

@@ -27,7 +27,7 @@ func (WebhookDelivery) Mixin() []ent.Mixin {
 // Fields of the WebhookDelivery.
 func (WebhookDelivery) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("id", uuid.UUID{}).Default(uuid.New),
+		field.UUID("id", uuid.UUID{}).Default(NewID),
 		field.UUID("subscription_id", uuid.UUID{}).Immutable(),
 		field.UUID("event_id", uuid.UUID{}).Immutable().
 			Comment("Identifier of the event; the same for every subscription it goes to."),

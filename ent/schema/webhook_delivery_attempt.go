@@ -22,7 +22,7 @@ func (WebhookDeliveryAttempt) Mixin() []ent.Mixin {
 // Fields of the WebhookDeliveryAttempt.
 func (WebhookDeliveryAttempt) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("id", uuid.UUID{}).Default(uuid.New),
+		field.UUID("id", uuid.UUID{}).Default(NewID),
 		field.UUID("delivery_id", uuid.UUID{}).Immutable(),
 		field.Int("attempt").Positive().Immutable().
 			Comment("1-based attempt number."),

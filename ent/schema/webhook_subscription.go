@@ -27,7 +27,7 @@ func (WebhookSubscription) Mixin() []ent.Mixin {
 // Fields of the WebhookSubscription.
 func (WebhookSubscription) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("id", uuid.UUID{}).Default(uuid.New),
+		field.UUID("id", uuid.UUID{}).Default(NewID),
 		field.String("name").NotEmpty().
 			Annotations(entgql.OrderField("NAME")),
 		field.String("url").NotEmpty(),
