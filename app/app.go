@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -66,8 +68,8 @@ type App struct {
 
 	server     *http.Server
 	stopEvents context.CancelFunc
-	// cancelLanes stops the inbound drainers; stopLanes is closed once
-	// they have stopped.
+	// cancelLanes stops the inbound drainers and the recovery sweeps;
+	// stopLanes receives once from each when it has stopped.
 	cancelLanes context.CancelFunc
 	stopLanes   chan struct{}
 }
@@ -251,21 +253,85 @@ func (a *App) StartWorkers(ctx context.Context) error {
 	a.recover(ctx, "media fetches", a.Media.Recover)
 	a.recover(ctx, "webhook deliveries", a.Webhooks.Recover)
 	// The lanes drain stored platform webhooks, those left pending
-	// included; the sweep re-queues overdue outbound deliveries (after a
-	// Redis restart, say).
+	// included. While the process runs, Redis may lose its tasks (a
+	// restart without persistence): every minute, overdue webhook
+	// deliveries are queued again, and when Redis turns out to be another
+	// instance (its run_id changed) so are pending sends and media
+	// fetches. Work whose task still exists keeps that one task (task ids),
+	// so a sweep never runs anything twice.
 	lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	a.stopLanes = make(chan struct{})
+	a.stopLanes = make(chan struct{}, 2)
 	a.cancelLanes = cancel
-	go func() { a.Inbound.Run(lctx); close(a.stopLanes) }()
-	go a.Webhooks.Sweep(lctx)
+	go func() { a.Inbound.Run(lctx); a.stopLanes <- struct{}{} }()
+	go func() {
+		a.sweepEvery(lctx, SweepInterval, a.redisRunID, sweeps{
+			"overdue webhook deliveries": a.Webhooks.RequeueOverdue,
+		}, sweeps{
+			"pending sends": a.Messaging.Recover, "media fetches": a.Media.Recover,
+			"webhook deliveries": a.Webhooks.Recover,
+		})
+		a.stopLanes <- struct{}{}
+	}()
 	return nil
 }
 
-// recover runs one recovery sweep; a failure is logged (the next start
-// sweeps again).
+// SweepInterval is how often the running server sweeps for work whose task
+// Redis lost.
+const SweepInterval = time.Minute
+
+// sweeps are recovery sweeps by what they recover.
+type sweeps map[string]func(context.Context) (int, error)
+
+// sweepEvery runs always every interval, and afterLoss when the Redis
+// instance changed since the previous tick (runID answers it; an error
+// leaves it unknown), until ctx is done.
+func (a *App) sweepEvery(ctx context.Context, interval time.Duration, runID func(context.Context) (string, error), always, afterLoss sweeps) {
+	last, _ := runID(ctx)
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		run := always
+		if id, err := runID(ctx); err == nil && id != last {
+			if last != "" {
+				a.Log.Warn("Redis is a new instance; queueing again the work it may have lost")
+				run = maps.Clone(always)
+				maps.Copy(run, afterLoss)
+			}
+			last = id
+		}
+		for what, sweep := range run {
+			a.recover(ctx, what, sweep)
+		}
+	}
+}
+
+// redisRunID identifies the Redis server instance: it changes when Redis
+// restarts (or fails over).
+func (a *App) redisRunID(ctx context.Context) (string, error) {
+	info, err := a.KV.Client().Info(ctx, "server").Result()
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(info, "\n") {
+		if id, ok := strings.CutPrefix(strings.TrimSpace(line), "run_id:"); ok {
+			return id, nil
+		}
+	}
+	return "", errors.New("no run_id in INFO server")
+}
+
+// recover runs one recovery sweep; a failure is logged (the next sweep
+// tries again).
 func (a *App) recover(ctx context.Context, what string, sweep func(context.Context) (int, error)) {
 	if n, err := sweep(ctx); err != nil {
-		a.Log.Error("recovery sweep of "+what, "err", err)
+		if ctx.Err() == nil {
+			a.Log.Error("recovery sweep of "+what, "err", err)
+		}
 	} else if n > 0 {
 		a.Log.Info("recovery sweep queued "+what, "count", n)
 	}
@@ -276,6 +342,7 @@ func (a *App) recover(ctx context.Context, what string, sweep func(context.Conte
 func (a *App) StopWorkers() {
 	if a.cancelLanes != nil {
 		a.cancelLanes()
+		<-a.stopLanes
 		<-a.stopLanes
 		a.cancelLanes = nil
 	}

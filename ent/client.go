@@ -6483,7 +6483,8 @@ func (c *WebhookDeliveryAttemptClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *WebhookDeliveryAttemptClient) Interceptors() []Interceptor {
-	return c.inters.WebhookDeliveryAttempt
+	inters := c.inters.WebhookDeliveryAttempt
+	return append(inters[:len(inters):len(inters)], webhookdeliveryattempt.Interceptors[:]...)
 }
 
 func (c *WebhookDeliveryAttemptClient) mutate(ctx context.Context, m *WebhookDeliveryAttemptMutation) (Value, error) {

@@ -16,7 +16,6 @@ import (
 	"switchboard/ent"
 	"switchboard/ent/viewer"
 	"switchboard/ent/webhookdelivery"
-	"switchboard/ent/webhookdeliveryattempt"
 	"switchboard/ent/webhooksubscription"
 	"switchboard/netguard"
 	"switchboard/outbound"
@@ -278,17 +277,10 @@ func (r *Resolver) WebhookDeliveries(ctx context.Context, id uuid.UUID, after *e
 	if err != nil {
 		return nil, err
 	}
-	conn, err := q.Paginate(ctx, after, first, before, last, ent.WithWebhookDeliveryOrder(&ent.WebhookDeliveryOrder{
+	// Attempts come in attempt order (the entity's interceptor).
+	return q.Paginate(ctx, after, first, before, last, ent.WithWebhookDeliveryOrder(&ent.WebhookDeliveryOrder{
 		Direction: entgql.OrderDirectionDesc, Field: ent.WebhookDeliveryOrderFieldCreatedAt,
 	}))
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range conn.Edges {
-		// The eager load of the attempts does not order them.
-		slices.SortFunc(e.Node.Edges.DeliveryAttempts, func(a, b *ent.WebhookDeliveryAttempt) int { return a.Attempt - b.Attempt })
-	}
-	return conn, nil
 }
 
 // ListWebhookDeliveries returns a page of a subscription's deliveries,
@@ -303,7 +295,7 @@ func (r *Resolver) ListWebhookDeliveries(ctx context.Context, id uuid.UUID, offs
 		return nil, apperr.Wrap(err, "delivery")
 	}
 	ds, err := q.
-		WithDeliveryAttempts(func(q *ent.WebhookDeliveryAttemptQuery) { q.Order(webhookdeliveryattempt.ByAttempt()) }).
+		WithDeliveryAttempts().
 		Order(webhookdelivery.ByCreatedAt(sql.OrderDesc()), webhookdelivery.ByID()).
 		Offset(offset).Limit(limit).All(ctx)
 	if err != nil {

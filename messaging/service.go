@@ -128,7 +128,8 @@ func (s *Service) Register(w *worker.Worker) {
 
 // Recover queues every outgoing message still pending without a platform
 // id, so that a crash or a lost Redis loses no send. The server runs it at
-// start; messages already queued keep their one task (same task id).
+// start and every minute; messages already queued keep their one task
+// (same task id).
 func (s *Service) Recover(ctx context.Context) (int, error) {
 	ms, err := s.Client.Message.Query().
 		Where(message.DirectionEQ(message.DirectionOutgoing), message.StatusEQ(message.StatusPending),

@@ -309,6 +309,28 @@ func TestRecover(t *testing.T) {
 	}
 }
 
+// The running server's sweep queues only deliveries more than a minute
+// overdue (their task was lost); one just due still has its task.
+func TestRequeueOverdue(t *testing.T) {
+	e := newHookEnv(t, nil)
+	org, ctx := e.newOrg(t)
+	rcv := newReceiver(t)
+	sub, _ := e.subscribe(t, ctx, rcv.URL, []string{events.HookContactCreated}, nil)
+	due := e.storeDelivery(t, ctx, org, sub)
+	overdue := e.storeDelivery(t, ctx, org, sub)
+	if err := e.Client().WebhookDelivery.UpdateOneID(overdue.ID).SetNextAttemptAt(time.Now().Add(-2 * time.Minute)).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	n, err := e.d.RequeueOverdue(context.Background())
+	if err != nil || n != 1 {
+		t.Fatalf("requeued %d (%v), want 1", n, err)
+	}
+	e.waitDelivery(t, ctx, overdue.ID, "succeeded", isStatus(webhookdelivery.StatusSucceeded))
+	if d, err := e.Client().WebhookDelivery.Get(ctx, due.ID); err != nil || d.Attempts != 0 {
+		t.Fatalf("the delivery just due was attempted: %v %v", d, err)
+	}
+}
+
 func TestInactiveSubscriptionStopsDelivery(t *testing.T) {
 	e := newHookEnv(t, nil)
 	org, ctx := e.newOrg(t)

@@ -15,9 +15,6 @@ import (
 	"switchboard/ent/webhookdeliveryattempt"
 )
 
-// SweepInterval is how often Sweep looks for overdue deliveries.
-const SweepInterval = time.Minute
-
 // overdueAfter is how late a waiting delivery must be before the sweep
 // queues it again: its task was lost (a Redis restart) or its worker died.
 const overdueAfter = time.Minute
@@ -34,26 +31,12 @@ func (d *Dispatcher) Recover(ctx context.Context) (int, error) {
 	return d.requeue(ctx)
 }
 
-// Sweep queues again, every SweepInterval until ctx is done, the waiting
-// deliveries that are more than a minute overdue: their task was lost
-// while the process ran (a Redis restart) or their worker died mid-attempt.
-func (d *Dispatcher) Sweep(ctx context.Context) {
-	tick := time.NewTicker(SweepInterval)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-			n, err := d.requeue(ctx, webhookdelivery.NextAttemptAtLT(now().Add(-overdueAfter)))
-			switch {
-			case err != nil && ctx.Err() == nil:
-				d.log.Error("sweep of overdue webhook deliveries", "err", err)
-			case n > 0:
-				d.log.Info("sweep queued overdue webhook deliveries", "count", n)
-			}
-		}
-	}
+// RequeueOverdue queues again the waiting deliveries that are more than a
+// minute overdue: their task was lost while the process ran (a Redis
+// restart) or their worker died mid-attempt. The server runs it every
+// minute.
+func (d *Dispatcher) RequeueOverdue(ctx context.Context) (int, error) {
+	return d.requeue(ctx, webhookdelivery.NextAttemptAtLT(now().Add(-overdueAfter)))
 }
 
 // requeue queues the waiting deliveries matching where, in batches by id.

@@ -2189,6 +2189,8 @@ func init() {
 	webhookdeliveryattemptMixinHooks0 := webhookdeliveryattemptMixin[0].Hooks()
 
 	webhookdeliveryattempt.Hooks[1] = webhookdeliveryattemptMixinHooks0[0]
+	webhookdeliveryattemptInters := schema.WebhookDeliveryAttempt{}.Interceptors()
+	webhookdeliveryattempt.Interceptors[0] = webhookdeliveryattemptInters[0]
 	webhookdeliveryattemptMixinFields1 := webhookdeliveryattemptMixin[1].Fields()
 	_ = webhookdeliveryattemptMixinFields1
 	webhookdeliveryattemptFields := schema.WebhookDeliveryAttempt{}.Fields()

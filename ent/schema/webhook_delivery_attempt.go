@@ -1,10 +1,16 @@
 package schema
 
 import (
+	"context"
+
 	"entgo.io/ent"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"github.com/google/uuid"
+
+	gen "switchboard/ent"
+	"switchboard/ent/intercept"
+	"switchboard/ent/webhookdeliveryattempt"
 )
 
 // WebhookDeliveryAttempt holds the schema definition for the
@@ -42,5 +48,17 @@ func (WebhookDeliveryAttempt) Edges() []ent.Edge {
 			Unique().
 			Required().
 			Immutable(),
+	}
+}
+
+// Interceptors of the WebhookDeliveryAttempt: attempts are read in
+// attempt order however they are loaded (as the edge of a delivery
+// included, which GraphQL collects without an order).
+func (WebhookDeliveryAttempt) Interceptors() []ent.Interceptor {
+	return []ent.Interceptor{
+		intercept.TraverseWebhookDeliveryAttempt(func(_ context.Context, q *gen.WebhookDeliveryAttemptQuery) error {
+			q.Order(webhookdeliveryattempt.ByAttempt())
+			return nil
+		}),
 	}
 }
