@@ -67,6 +67,12 @@ func (s *Service) Run(ctx context.Context) {
 	} else {
 		close(done)
 	}
+	vacuumed := make(chan struct{})
+	if s.Postgres {
+		go func() { s.vacuumLoop(ctx); close(vacuumed) }()
+	} else {
+		close(vacuumed)
+	}
 	finished := make(chan struct{}, drainers)
 	for i := range drainers {
 		go func() { s.drainLoop(ctx, i, signals[i]); finished <- struct{}{} }()
@@ -74,6 +80,7 @@ func (s *Service) Run(ctx context.Context) {
 	for range drainers {
 		<-finished
 	}
+	<-vacuumed
 	<-done
 }
 

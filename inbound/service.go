@@ -42,10 +42,13 @@ type Service struct {
 	// Redis carries wakes between nodes (nil: one node).
 	Redis  *redis.Client
 	Prefix string
-	// Postgres enables the advisory locks that keep a lane on one node.
-	Postgres bool
-	Log      *slog.Logger
-	Now      func() time.Time
+	// Postgres enables the advisory locks that keep a lane on one node,
+	// and the vacuum of the deliveries table every VacuumEvery (default
+	// DefaultVacuumEvery).
+	Postgres    bool
+	VacuumEvery time.Duration
+	Log         *slog.Logger
+	Now         func() time.Time
 
 	recv        receiver
 	metricsOnce sync.Once

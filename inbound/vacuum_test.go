@@ -1,0 +1,52 @@
+package inbound
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"switchboard/database"
+	"switchboard/internal/testenv"
+)
+
+// The deliveries table is vacuumed on the node's schedule, on PostgreSQL.
+func TestVacuumLoop(t *testing.T) {
+	url := testenv.PostgresURL(t)
+	if url == "" {
+		t.Skip("the vacuum runs on PostgreSQL only, which is not available")
+	}
+	ctx := context.Background()
+	db, err := database.Open(ctx, database.Options{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.AutoMigrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := &Service{Client: db.Client, Postgres: true, VacuumEvery: 20 * time.Millisecond,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	lctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { s.vacuumLoop(lctx); close(done) }()
+	defer func() { cancel(); <-done }()
+
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var n int
+		err := db.SQL.QueryRowContext(ctx,
+			"SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = 'inbound_events'").Scan(&n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("inbound_events was not vacuumed")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
