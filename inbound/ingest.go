@@ -102,12 +102,12 @@ func (s *Service) Receive(ctx context.Context, body []byte, signature string) er
 		return err
 	}
 	sum := sha256.Sum256(body)
-	key := hex.EncodeToString(sum[:])
+	key, lane := hex.EncodeToString(sum[:]), p.lane()
 	d := &delivery{
 		create: s.Client.InboundEvent.Create().SetPayload(body).SetOrganizationID(signers[0].acc.OrganizationID).
-			SetAccountPhoneID(ids[0]).SetDedupeKey(key).SetLane(p.lane()),
+			SetAccountPhoneID(ids[0]).SetDedupeKey(key).SetLane(lane),
 		key:  key,
-		lane: p.lane(),
+		lane: lane,
 		done: make(chan error, 1),
 	}
 	return s.commit(ctx, d)
