@@ -34,7 +34,7 @@ const accountTTL = 5 * time.Second
 const maxCommitBatch = 256
 
 // commitWriters is how many INSERTs of deliveries may run at once.
-const commitWriters = 4
+const commitWriters = 2
 
 // signer is an account as the ack path and the drainers need it: with
 // its decrypted app secret (nil: the account checks no signature).

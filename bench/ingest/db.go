@@ -117,10 +117,11 @@ type poller struct {
 	series []counts
 	errs   int
 	wake   chan struct{} // receives after each sample
+	nudge  chan struct{} // cuts the current wait short (setInterval)
 }
 
 func newPoller(s *store, start time.Time, every time.Duration) *poller {
-	p := &poller{s: s, start: start, wake: make(chan struct{}, 1)}
+	p := &poller{s: s, start: start, wake: make(chan struct{}, 1), nudge: make(chan struct{}, 1)}
 	p.interval.Store(int64(every))
 	return p
 }
@@ -142,8 +143,20 @@ func (p *poller) run(ctx context.Context) {
 		}
 		select {
 		case <-ctx.Done():
+		case <-p.nudge:
 		case <-time.After(time.Duration(p.interval.Load())):
 		}
+	}
+}
+
+// setInterval changes the sampling interval and samples at once, so that
+// the drain after the load is not measured late by a wait of the load's
+// longer interval.
+func (p *poller) setInterval(every time.Duration) {
+	p.interval.Store(int64(every))
+	select {
+	case p.nudge <- struct{}{}:
+	default:
 	}
 }
 

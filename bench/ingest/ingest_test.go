@@ -112,3 +112,22 @@ func TestPayload(t *testing.T) {
 		t.Fatalf("delivery: sig %q wamid %q phone %q", d.sig, d.wamid, d.phone)
 	}
 }
+
+func TestWindowsP99(t *testing.T) {
+	start := time.Unix(1000, 0)
+	w := newWindows(start, 5*time.Second)
+	for i := 1; i <= 100; i++ {
+		w.add(start.Add(time.Second), time.Duration(i)*time.Millisecond)
+	}
+	w.add(start.Add(11*time.Second), 7*time.Millisecond)
+	got := w.p99s()
+	want := []float64{99, 0, 7}
+	if len(got) != len(want) {
+		t.Fatalf("p99s = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("p99s = %v, want %v", got, want)
+		}
+	}
+}

@@ -140,7 +140,7 @@ func run(ctx context.Context, cfg config) (*report, error) {
 		return nil, err
 	}
 	logf("load stopped after %.1f s; draining", loadEnd.Sub(start).Seconds())
-	pl.interval.Store(int64(50 * time.Millisecond))
+	pl.setInterval(50 * time.Millisecond)
 	drainedAt, drained := waitDrain(ctx, pl, st, t, loadEnd.Add(cfg.drainTimeout))
 	waitEvents(ctx, t, 2*time.Second)
 
@@ -270,6 +270,10 @@ func finish(ctx context.Context, r *report, st *store, t *tracker, start, end ti
 	r.Retries, r.DupPosts, r.GaveUp = t.retries, t.dupPosts, t.gaveUp
 	r.Failures = t.statuses
 	r.AckLatency, r.ServiceLatency = summarize(t.ackLatency), summarize(t.serviceLatency)
+	ackWindows := newWindows(start, tailWindow)
+	for i, d := range t.ackLatency {
+		ackWindows.add(t.ackDue[i], d)
+	}
 	for id := range stored {
 		if m := t.msgs[id]; m != nil && !m.acked {
 			r.StoredUnacked++
@@ -283,6 +287,7 @@ func finish(ctx context.Context, r *report, st *store, t *tracker, start, end ti
 
 	phones := map[string]bool{}
 	var wsLat []time.Duration
+	wsWindows := newWindows(start, tailWindow)
 	for id, m := range acked {
 		phones[m.phone] = true
 		if !stored[id] {
@@ -295,11 +300,13 @@ func finish(ctx context.Context, r *report, st *store, t *tracker, start, end ti
 			continue
 		}
 		wsLat = append(wsLat, max(at.Sub(m.ackSent), 0))
+		wsWindows.add(m.ackSent, wsLat[len(wsLat)-1])
 	}
 	r.UniqueAcked = len(acked)
 	r.UniqueStored = final.DistinctMessages
 	r.StoredPerSecAll = float64(final.DistinctMessages) / end.Sub(start).Seconds()
 	r.WSLatency = summarize(wsLat)
+	r.AckP99ByWindow, r.WSP99ByWindow = ackWindows.p99s(), wsWindows.p99s()
 	r.DuplicatedMessages = final.Messages - final.DistinctMessages
 	r.ContactsExpected = len(phones)
 	r.ContactsStored = final.DistinctPhones

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -83,6 +84,12 @@ type report struct {
 	DuplicatedContacts int64   `json:"duplicated_contacts"`
 	PollErrors         int     `json:"poll_errors"`
 
+	// p99 of the ack and /ws latencies of the POSTs due (sent) in each
+	// tailWindow of the run: shows whether the tail is spread or comes
+	// from a few bad moments.
+	AckP99ByWindow []float64 `json:"ack_p99_by_window_ms"`
+	WSP99ByWindow  []float64 `json:"ws_p99_by_window_ms"`
+
 	Fault  *faultResult `json:"fault,omitempty"`
 	Series []counts     `json:"series"`
 }
@@ -117,6 +124,8 @@ func (r *report) print(w io.Writer) {
 	}
 	p("/ws latency    %s   (POST sent to message:new)", lat(r.WSLatency))
 	p("/ws            events missed %d, reconnects %d", r.WSEventsMissed, r.WSDisconnects)
+	p("ack p99 /%s   %s ms", tailWindow, formatSeries(r.AckP99ByWindow))
+	p("/ws p99 /%s   %s ms", tailWindow, formatSeries(r.WSP99ByWindow))
 	if r.RSSSamples > 0 {
 		p("server RSS     max %.1f MiB (%d samples)", r.MaxRSSMiB, r.RSSSamples)
 		p("server CPU     %.1f s over %.1f s (%.2f cores)", r.ServerCPU, r.WallSeconds, r.ServerCPU/r.WallSeconds)
@@ -144,4 +153,43 @@ func formatCounts(m map[string]int) string {
 		parts[i] = fmt.Sprintf("%s: %d", k, m[k])
 	}
 	return strings.Join(parts, ", ")
+}
+
+// tailWindow is the width of the windows of the p99 series.
+const tailWindow = 5 * time.Second
+
+// windows groups latency samples by the window of the run they fall in.
+type windows struct {
+	start time.Time
+	width time.Duration
+	by    [][]time.Duration
+}
+
+func newWindows(start time.Time, width time.Duration) *windows {
+	return &windows{start: start, width: width}
+}
+
+func (w *windows) add(at time.Time, d time.Duration) {
+	i := max(int(at.Sub(w.start)/w.width), 0)
+	for len(w.by) <= i {
+		w.by = append(w.by, nil)
+	}
+	w.by[i] = append(w.by[i], d)
+}
+
+// p99s is the p99 of each window in milliseconds (0 for an empty one).
+func (w *windows) p99s() []float64 {
+	out := make([]float64, len(w.by))
+	for i, d := range w.by {
+		out[i] = summarize(d).P99
+	}
+	return out
+}
+
+func formatSeries(v []float64) string {
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = strconv.FormatFloat(x, 'f', 0, 64)
+	}
+	return strings.Join(parts, " ")
 }

@@ -12,6 +12,7 @@ type tracker struct {
 	msgs map[string]*msgState
 
 	ackLatency     []time.Duration // scheduled → 200, every acknowledged POST
+	ackDue         []time.Time     // the due time of each ackLatency sample
 	serviceLatency []time.Duration // sent → 200
 	posts          int             // POSTs sent, retries included
 	acked          int
@@ -61,6 +62,7 @@ func (t *tracker) result(d *delivery, scheduled, sent, done time.Time, ok bool, 
 	case ok:
 		t.acked++
 		t.ackLatency = append(t.ackLatency, done.Sub(scheduled))
+		t.ackDue = append(t.ackDue, scheduled)
 		t.serviceLatency = append(t.serviceLatency, done.Sub(sent))
 		if m := t.msgs[d.wamid]; m != nil && (!m.acked || sent.Before(m.ackSent)) {
 			m.acked, m.ackSent = true, sent
