@@ -131,3 +131,24 @@ func TestWindowsP99(t *testing.T) {
 		}
 	}
 }
+
+func TestParseProcStat(t *testing.T) {
+	before := "cpu  100 0 50 800 50 0 0 0 0 0\ncpu0 50 0 25 400 25 0 0 0 0 0\ncpu1 50 0 25 400 25 0 0 0 0 0\nintr 1\n"
+	after := "cpu  250 0 100 850 100 0 0 0 0 0\ncpu0 1 0 0 0 0 0 0 0 0 0\ncpu1 1 0 0 0 0 0 0 0 0 0\n"
+	a, err := parseProcStat(before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := parseProcStat(after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := b.since(a)
+	want := machineLoad{Cores: 2, BusyCores: 1.33, UserPct: 50, SystemPct: 16.7, IOWaitPct: 16.7}
+	if got != want {
+		t.Fatalf("since = %+v, want %+v", got, want)
+	}
+	if _, err := parseProcStat("intr 1\n"); err == nil {
+		t.Fatal("no error for a /proc/stat without cpu lines")
+	}
+}

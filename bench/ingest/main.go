@@ -124,6 +124,7 @@ func run(ctx context.Context, cfg config) (*report, error) {
 
 	logf("run %s: account phone_id %s, posting %.0f/s for %s", runID, srv.phone, cfg.rate, cfg.duration)
 	start := time.Now()
+	machineStart, _ := readMachineCPU()
 	pl := newPoller(st, start, cfg.poll)
 	go pl.run(octx)
 	faultDone := startFault(octx, cfg, start)
@@ -132,8 +133,13 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	if err != nil {
 		return nil, err
 	}
+	var machineBusy *machineLoad
 	l.run(ctx)
 	loadEnd := time.Now()
+	if machineEnd, err := readMachineCPU(); err == nil {
+		r0 := machineEnd.since(machineStart)
+		machineBusy = &r0
+	}
 	l.retryUntil.Store(loadEnd.Add(cfg.drainTimeout).UnixNano())
 	after, err := st.count(ctx)
 	if err != nil {
@@ -144,7 +150,7 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	drainedAt, drained := waitDrain(ctx, pl, st, t, loadEnd.Add(cfg.drainTimeout))
 	waitEvents(ctx, t, 2*time.Second)
 
-	r := &report{RunID: runID, LoadSeconds: loadEnd.Sub(start).Seconds(), Drained: drained}
+	r := &report{RunID: runID, LoadSeconds: loadEnd.Sub(start).Seconds(), Drained: drained, MachineBusy: machineBusy}
 	r.Target.URL, r.Target.Duration, r.Target.Rate = cfg.url, cfg.duration.Seconds(), cfg.rate
 	r.Target.Concurrency, r.Target.Senders, r.Target.Bursts, r.Target.Dup = cfg.concurrency, cfg.senders, cfg.bursts, cfg.dup
 	window := loadEnd.Sub(start).Seconds()

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log"
+	"math"
 	"net/url"
 	"os"
 	"strconv"
@@ -221,4 +222,77 @@ func (r *serverSampler) result() (float64, int, time.Duration) {
 // logf writes a progress line to stderr.
 func logf(format string, args ...any) {
 	log.Printf(format, args...)
+}
+
+// machineCPU is the "cpu" line of /proc/stat: jiffies by state, summed
+// over the cores.
+type machineCPU struct {
+	user, system, idle, iowait, total int64
+	cores                             int
+}
+
+// machineLoad is the machine's CPU use between two readings.
+type machineLoad struct {
+	Cores     int     `json:"cores"`
+	BusyCores float64 `json:"busy_cores"`
+	UserPct   float64 `json:"user_pct"`
+	SystemPct float64 `json:"system_pct"`
+	IOWaitPct float64 `json:"iowait_pct"`
+}
+
+func readMachineCPU() (machineCPU, error) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return machineCPU{}, err
+	}
+	return parseProcStat(string(b))
+}
+
+// parseProcStat reads the aggregate line (user nice system idle iowait irq
+// softirq steal ...) and counts the per-core lines.
+func parseProcStat(text string) (machineCPU, error) {
+	var m machineCPU
+	found := false
+	for _, line := range strings.Split(text, "\n") {
+		fields := strings.Fields(line)
+		switch {
+		case len(fields) > 0 && fields[0] == "cpu":
+			if len(fields) < 9 {
+				return m, fmt.Errorf("unexpected /proc/stat line %q", line)
+			}
+			var v [8]int64
+			for i := range v {
+				n, err := strconv.ParseInt(fields[i+1], 10, 64)
+				if err != nil {
+					return m, fmt.Errorf("unexpected /proc/stat line %q", line)
+				}
+				v[i] = n
+				m.total += n
+			}
+			m.user, m.system, m.idle, m.iowait = v[0]+v[1], v[2]+v[5]+v[6], v[3], v[4]
+			found = true
+		case len(fields) > 0 && strings.HasPrefix(fields[0], "cpu"):
+			m.cores++
+		}
+	}
+	if !found || m.cores == 0 {
+		return m, fmt.Errorf("no cpu lines in /proc/stat")
+	}
+	return m, nil
+}
+
+func (m machineCPU) since(old machineCPU) machineLoad {
+	total := float64(m.total - old.total)
+	if total <= 0 {
+		return machineLoad{Cores: m.cores}
+	}
+	pct := func(v int64) float64 { return math.Round(1000*float64(v)/total) / 10 }
+	busy := total - float64(m.idle-old.idle) - float64(m.iowait-old.iowait)
+	return machineLoad{
+		Cores:     m.cores,
+		BusyCores: math.Round(100*busy/total*float64(m.cores)) / 100,
+		UserPct:   pct(m.user - old.user),
+		SystemPct: pct(m.system - old.system),
+		IOWaitPct: pct(m.iowait - old.iowait),
+	}
 }

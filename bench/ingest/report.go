@@ -62,27 +62,30 @@ type report struct {
 	AckLatency     latency `json:"ack_latency"`     // from the POST's due time
 	ServiceLatency latency `json:"service_latency"` // from the POST's send time
 
-	UniqueAcked        int     `json:"unique_acked"`
-	UniqueStored       int64   `json:"unique_stored"`
-	StoredUnacked      int     `json:"stored_unacked"`
-	StoredPerSecLoad   float64 `json:"stored_per_s_load"`
-	StoredPerSecAll    float64 `json:"stored_per_s_overall"`
-	DrainSeconds       float64 `json:"drain_s"`
-	Drained            bool    `json:"drained"`
-	WSLatency          latency `json:"ws_latency"`
-	WSEventsMissed     int     `json:"ws_events_missed"`
-	WSDisconnects      int     `json:"ws_disconnects"`
-	MaxRSSMiB          float64 `json:"max_rss_mib"`
-	RSSSamples         int     `json:"rss_samples"`
-	ServerCPU          float64 `json:"server_cpu_s"` // whole run, all server processes
-	ClientCPU          float64 `json:"client_cpu_s"` // this tool
-	WallSeconds        float64 `json:"wall_s"`
-	Lost               int     `json:"lost"`
-	DuplicatedMessages int64   `json:"duplicated_messages"`
-	ContactsExpected   int     `json:"contacts_expected"`
-	ContactsStored     int64   `json:"contacts_stored"`
-	DuplicatedContacts int64   `json:"duplicated_contacts"`
-	PollErrors         int     `json:"poll_errors"`
+	UniqueAcked      int     `json:"unique_acked"`
+	UniqueStored     int64   `json:"unique_stored"`
+	StoredUnacked    int     `json:"stored_unacked"`
+	StoredPerSecLoad float64 `json:"stored_per_s_load"`
+	StoredPerSecAll  float64 `json:"stored_per_s_overall"`
+	DrainSeconds     float64 `json:"drain_s"`
+	Drained          bool    `json:"drained"`
+	WSLatency        latency `json:"ws_latency"`
+	WSEventsMissed   int     `json:"ws_events_missed"`
+	WSDisconnects    int     `json:"ws_disconnects"`
+	MaxRSSMiB        float64 `json:"max_rss_mib"`
+	RSSSamples       int     `json:"rss_samples"`
+	ServerCPU        float64 `json:"server_cpu_s"` // whole run, all server processes
+	ClientCPU        float64 `json:"client_cpu_s"` // this tool
+	// MachineBusy is the whole machine's CPU during the load (every
+	// process: the server, PostgreSQL, Redis, this tool, the rest).
+	MachineBusy        *machineLoad `json:"machine_busy,omitempty"`
+	WallSeconds        float64      `json:"wall_s"`
+	Lost               int          `json:"lost"`
+	DuplicatedMessages int64        `json:"duplicated_messages"`
+	ContactsExpected   int          `json:"contacts_expected"`
+	ContactsStored     int64        `json:"contacts_stored"`
+	DuplicatedContacts int64        `json:"duplicated_contacts"`
+	PollErrors         int          `json:"poll_errors"`
 
 	// p99 of the ack and /ws latencies of the POSTs due (sent) in each
 	// tailWindow of the run: shows whether the tail is spread or comes
@@ -131,6 +134,10 @@ func (r *report) print(w io.Writer) {
 		p("server CPU     %.1f s over %.1f s (%.2f cores)", r.ServerCPU, r.WallSeconds, r.ServerCPU/r.WallSeconds)
 	}
 	p("client CPU     %.1f s (%.2f cores; it shares the machine)", r.ClientCPU, r.ClientCPU/r.WallSeconds)
+	if m := r.MachineBusy; m != nil {
+		p("machine CPU    %.2f of %d cores busy during the load (%.0f%% user, %.0f%% system, %.0f%% I/O wait)",
+			m.BusyCores, m.Cores, m.UserPct, m.SystemPct, m.IOWaitPct)
+	}
 	p("lost           %d acked messages not stored by the drain deadline", r.Lost)
 	p("duplicated     %d message rows, %d contact rows", r.DuplicatedMessages, r.DuplicatedContacts)
 	p("contacts       expected %d, stored %d", r.ContactsExpected, r.ContactsStored)
