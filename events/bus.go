@@ -6,8 +6,11 @@
 package events
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 
@@ -25,9 +28,55 @@ const (
 
 // Event is one domain event of an organization.
 type Event struct {
-	Type    string          `json:"type"`
-	OrgID   uuid.UUID       `json:"organization_id"`
-	Payload json.RawMessage `json:"payload"`
+	Type  string
+	OrgID uuid.UUID
+	// Frame is the event as /ws clients receive it, {"type":...,
+	// "payload":...}, built once by the publisher; Payload is the payload
+	// within it.
+	Frame   []byte
+	Payload json.RawMessage
+}
+
+// The wire form of an event on the Redis channel is its organization id
+// (36 characters) followed by its frame. The frame always starts with
+// framePrefix, the type, and typeEnd, so a receiver takes it apart
+// without decoding any JSON.
+const (
+	framePrefix = `{"type":"`
+	typeEnd     = `","payload":`
+	orgIDLen    = 36
+)
+
+// encode builds the wire form of an event whose payload is already JSON.
+// Event types are constants without characters JSON would escape.
+func encode(orgID uuid.UUID, typ string, payload []byte) []byte {
+	msg := make([]byte, 0, orgIDLen+len(framePrefix)+len(typ)+len(typeEnd)+len(payload)+1)
+	msg = append(msg, orgID.String()...)
+	msg = append(msg, framePrefix...)
+	msg = append(msg, typ...)
+	msg = append(msg, typeEnd...)
+	msg = append(msg, payload...)
+	return append(msg, '}')
+}
+
+// decode takes a wire message apart. It checks the frame's shape, not its
+// JSON: only this package's publishers write the channel.
+func decode(msg []byte) (Event, error) {
+	if len(msg) < orgIDLen+len(framePrefix)+len(typeEnd)+2 {
+		return Event{}, errors.New("events: message too short")
+	}
+	org, err := uuid.ParseBytes(msg[:orgIDLen])
+	if err != nil {
+		return Event{}, fmt.Errorf("events: organization id: %w", err)
+	}
+	frame := msg[orgIDLen:]
+	rest, ok := bytes.CutPrefix(frame, []byte(framePrefix))
+	end := bytes.Index(rest, []byte(typeEnd))
+	if !ok || end <= 0 || frame[len(frame)-1] != '}' {
+		return Event{}, errors.New("events: malformed frame")
+	}
+	payload := rest[end+len(typeEnd) : len(rest)-1]
+	return Event{Type: string(rest[:end]), OrgID: org, Frame: frame, Payload: payload}, nil
 }
 
 // Bus publishes events through Redis and delivers them to local
@@ -53,11 +102,7 @@ func (b *Bus) Publish(ctx context.Context, orgID uuid.UUID, typ string, payload 
 	if err != nil {
 		return err
 	}
-	msg, err := json.Marshal(Event{Type: typ, OrgID: orgID, Payload: raw})
-	if err != nil {
-		return err
-	}
-	return b.rdb.Publish(ctx, b.channel, msg).Err()
+	return b.rdb.Publish(ctx, b.channel, encode(orgID, typ, raw)).Err()
 }
 
 // Outgoing is one event to publish with PublishBatch.
@@ -78,11 +123,7 @@ func (b *Bus) PublishBatch(ctx context.Context, evs []Outgoing) error {
 		if err != nil {
 			return err
 		}
-		msg, err := json.Marshal(Event{Type: e.Type, OrgID: e.OrgID, Payload: raw})
-		if err != nil {
-			return err
-		}
-		pipe.Publish(ctx, b.channel, msg)
+		pipe.Publish(ctx, b.channel, encode(e.OrgID, e.Type, raw))
 	}
 	_, err := pipe.Exec(ctx)
 	return err
@@ -108,8 +149,8 @@ func (b *Bus) Run(ctx context.Context, ready chan<- struct{}) {
 			if !ok {
 				return
 			}
-			var ev Event
-			if err := json.Unmarshal([]byte(m.Payload), &ev); err != nil {
+			ev, err := decode([]byte(m.Payload))
+			if err != nil {
 				b.log.Warn("events: undecodable event", "err", err)
 				continue
 			}

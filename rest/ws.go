@@ -1,9 +1,12 @@
 package rest
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -43,11 +46,13 @@ type wsMessage struct {
 // {"type":"auth","payload":{"token":"..."}} within five seconds; then it
 // receives its organization's events as {type, payload}.
 func (a *API) WebSocket(c *gin.Context) {
-	conn, err := upgrader.Upgrade(c.Writer, c.Request, nil)
+	hw := &corkingWriter{ResponseWriter: c.Writer}
+	conn, err := upgrader.Upgrade(hw, c.Request, nil)
 	if err != nil {
 		return // the upgrader answered the client
 	}
 	defer conn.Close()
+	cork := hw.conn
 	v, err := a.wsAuthenticate(c.Request.Context(), conn, c.Query("token"))
 	if err != nil {
 		deadline := time.Now().Add(wsWriteWait)
@@ -63,7 +68,7 @@ func (a *API) WebSocket(c *gin.Context) {
 	}
 	done := make(chan struct{})
 	go wsReadLoop(conn, done)
-	wsWriteLoop(conn, sub, done)
+	wsWriteLoop(conn, cork, sub, done)
 }
 
 // wsAuthenticate takes the token from the query or from the first message.
@@ -103,7 +108,8 @@ func wsReadLoop(conn *websocket.Conn, done chan<- struct{}) {
 
 // wsWriteLoop writes events and pings until the client leaves or the
 // subscription ends (a client too slow to keep up is dropped by the bus).
-func wsWriteLoop(conn *websocket.Conn, sub *events.Subscription, done <-chan struct{}) {
+// Events that are waiting together are written with one system call.
+func wsWriteLoop(conn *websocket.Conn, cork *corkedConn, sub *events.Subscription, done <-chan struct{}) {
 	ping := time.NewTicker(wsPingEvery)
 	defer ping.Stop()
 	for {
@@ -111,13 +117,7 @@ func wsWriteLoop(conn *websocket.Conn, sub *events.Subscription, done <-chan str
 		case <-done:
 			return
 		case ev, ok := <-sub.C():
-			if !ok {
-				_ = conn.WriteControl(websocket.CloseMessage,
-					websocket.FormatCloseMessage(websocket.CloseTryAgainLater, "too slow"), time.Now().Add(wsWriteWait))
-				return
-			}
-			_ = conn.SetWriteDeadline(time.Now().Add(wsWriteWait))
-			if conn.WriteJSON(wsMessage{Type: ev.Type, Payload: ev.Payload}) != nil {
+			if !ok || !wsWriteEvents(conn, cork, sub, ev) {
 				return
 			}
 		case <-ping.C:
@@ -126,4 +126,88 @@ func wsWriteLoop(conn *websocket.Conn, sub *events.Subscription, done <-chan str
 			}
 		}
 	}
+}
+
+// wsBurst bounds the events written before a flush.
+const wsBurst = 256
+
+// wsWriteEvents writes ev and the events already waiting after it, then
+// sends them at once. It reports false when the connection is done with.
+func wsWriteEvents(conn *websocket.Conn, cork *corkedConn, sub *events.Subscription, ev events.Event) bool {
+	_ = conn.SetWriteDeadline(time.Now().Add(wsWriteWait))
+	cork.cork()
+	ok := conn.WriteMessage(websocket.TextMessage, ev.Frame) == nil
+	for n := 1; ok && n < wsBurst; n++ {
+		select {
+		case next, open := <-sub.C():
+			if !open {
+				_ = cork.uncork()
+				_ = conn.WriteControl(websocket.CloseMessage,
+					websocket.FormatCloseMessage(websocket.CloseTryAgainLater, "too slow"), time.Now().Add(wsWriteWait))
+				return false
+			}
+			ok = conn.WriteMessage(websocket.TextMessage, next.Frame) == nil
+		default:
+			n = wsBurst
+		}
+	}
+	return cork.uncork() == nil && ok
+}
+
+// corkingWriter hands the WebSocket upgrader a connection whose writes can
+// be held back and sent together (corkedConn).
+type corkingWriter struct {
+	gin.ResponseWriter
+	conn *corkedConn
+}
+
+func (w *corkingWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c, rw, err := w.ResponseWriter.Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	w.conn = &corkedConn{Conn: c}
+	return w.conn, rw, nil
+}
+
+// corkedConn writes straight through, except between cork and uncork,
+// when it gathers what is written (frames, and any control frame another
+// goroutine sends meanwhile) and uncork sends it in one write.
+type corkedConn struct {
+	net.Conn
+	mu     sync.Mutex
+	corked bool
+	buf    []byte
+}
+
+func (c *corkedConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.corked {
+		c.buf = append(c.buf, p...)
+		return len(p), nil
+	}
+	return c.Conn.Write(p)
+}
+
+func (c *corkedConn) cork() {
+	c.mu.Lock()
+	c.corked = true
+	c.mu.Unlock()
+}
+
+func (c *corkedConn) uncork() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.corked = false
+	if len(c.buf) == 0 {
+		return nil
+	}
+	_, err := c.Conn.Write(c.buf)
+	if cap(c.buf) > 1<<20 {
+		c.buf = nil // a rare large burst does not pin its buffer
+	} else {
+		c.buf = c.buf[:0]
+	}
+	return err
 }

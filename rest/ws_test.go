@@ -1,6 +1,7 @@
 package rest_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"switchboard/events"
 	"switchboard/internal/apitest"
 )
 
@@ -213,5 +215,37 @@ func TestGraphQLSubscriptionRefusesBadToken(t *testing.T) {
 			}
 			return
 		}
+	}
+}
+
+// TestWebSocketBurst publishes more events at once than one corked write
+// carries: every one arrives, in order, and the socket still answers pings.
+func TestWebSocketBurst(t *testing.T) {
+	env := apitest.New(t)
+	conn := wsDial(t, env.Server.URL, env.Admin, true)
+	const n = 700
+	evs := make([]events.Outgoing, n)
+	for i := range evs {
+		evs[i] = events.Outgoing{OrgID: env.OrgID, Type: events.ContactUpdated, Payload: map[string]int{"seq": i}}
+	}
+	if err := env.App.Events.PublishBatch(context.Background(), evs); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		m := wsRead(t, conn)
+		if m.Type != events.ContactUpdated || m.Payload["seq"] != float64(i) {
+			t.Fatalf("event %d: %+v", i, m)
+		}
+	}
+	pong := make(chan struct{}, 1)
+	conn.SetPongHandler(func(string) error { pong <- struct{}{}; return nil })
+	if err := conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _, _ = conn.ReadMessage() }() // pongs are handled while reading
+	select {
+	case <-pong:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no pong after the burst")
 	}
 }

@@ -37,8 +37,15 @@ type msgState struct {
 	ackSent time.Time // send time of the earliest acknowledged POST
 }
 
-func newTracker() *tracker {
-	return &tracker{msgs: map[string]*msgState{}, statuses: map[string]int{}, events: map[string]time.Time{}}
+// newTracker sizes its tables for about expected POSTs, so that they do
+// not grow (and copy) while the load runs.
+func newTracker(expected int) *tracker {
+	return &tracker{
+		msgs: make(map[string]*msgState, expected), statuses: map[string]int{},
+		events:     make(map[string]time.Time, expected),
+		ackLatency: make([]time.Duration, 0, expected), serviceLatency: make([]time.Duration, 0, expected),
+		ackDue: make([]time.Time, 0, expected),
+	}
 }
 
 // started notes a new delivery (not a retry) before it is posted.

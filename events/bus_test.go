@@ -1,0 +1,46 @@
+package events
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/uuid"
+)
+
+func TestWireFormatRoundTrip(t *testing.T) {
+	org := uuid.New()
+	payload := []byte(`{"id":"x","content":{"body":"a \"quoted\" } brace"}}`)
+	ev, err := decode(encode(org, MessageNew, payload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.OrgID != org || ev.Type != MessageNew || string(ev.Payload) != string(payload) {
+		t.Fatalf("decoded %+v", ev)
+	}
+	var frame struct {
+		Type    string          `json:"type"`
+		Payload json.RawMessage `json:"payload"`
+	}
+	if err := json.Unmarshal(ev.Frame, &frame); err != nil {
+		t.Fatalf("frame %s is not JSON: %v", ev.Frame, err)
+	}
+	if frame.Type != MessageNew || string(frame.Payload) != string(payload) {
+		t.Fatalf("frame %s", ev.Frame)
+	}
+}
+
+func TestDecodeRefusesMalformedMessages(t *testing.T) {
+	org := uuid.New().String()
+	for name, msg := range map[string]string{
+		"empty":          "",
+		"short":          org + `{"type":"`,
+		"bad org":        "not-a-uuid-not-a-uuid-not-a-uuid-xx" + `{"type":"a","payload":{}}`,
+		"old JSON shape": `{"type":"message:new","organization_id":"` + org + `","payload":{}}`,
+		"no type end":    org + `{"type":"message:new","data":{}}`,
+		"empty type":     org + `{"type":"","payload":{}}`,
+	} {
+		if ev, err := decode([]byte(msg)); err == nil {
+			t.Errorf("%s: decoded %+v", name, ev)
+		}
+	}
+}
