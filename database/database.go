@@ -12,7 +12,7 @@ import (
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
-	_ "github.com/lib/pq"  // PostgreSQL driver
+	"github.com/lib/pq"
 	_ "modernc.org/sqlite" // pure-Go SQLite driver
 
 	"switchboard/ent"
@@ -49,7 +49,7 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("database: ping: %w", err)
 	}
-	opts := []ent.Option{ent.Driver(newPreparingDriver(drv))}
+	opts := []ent.Option{ent.Driver(drv)}
 	if o.Debug {
 		opts = append(opts, ent.Debug())
 	}
@@ -58,10 +58,11 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 
 func openDriver(o Options) (*entsql.Driver, string, error) {
 	if o.URL != "" {
-		db, err := sql.Open("postgres", o.URL)
+		connector, err := pq.NewConnector(o.URL)
 		if err != nil {
 			return nil, "", fmt.Errorf("database: open postgres: %w", err)
 		}
+		db := sql.OpenDB(cachingConnector{connector})
 		db.SetMaxOpenConns(40)
 		db.SetMaxIdleConns(20)
 		db.SetConnMaxIdleTime(5 * time.Minute)

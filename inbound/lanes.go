@@ -219,20 +219,25 @@ func (s *Service) processAlone(ctx context.Context, ev *ent.InboundEvent) (*note
 // durable already and removes them in the same transaction, so a
 // database crash that loses the commit leaves them pending, to be
 // processed again; nothing is lost, and the drainers do not wait for WAL
-// flushes the acknowledgements need.
+// flushes the acknowledgements need. The batch's statements are planned
+// for their values each time (they are still prepared once per
+// connection): a generic plan made while a table was nearly empty (a
+// sequential scan) stays cached until the table is analysed, and the
+// tables this work fills grow by thousands of rows a second.
 func tryLock(ctx context.Context, tx *ent.Tx, i int) (bool, error) {
-	rows, err := tx.QueryContext(ctx,
-		"SELECT pg_try_advisory_xact_lock($1, $2), set_config('synchronous_commit', 'off', true)", lockClass, i)
+	rows, err := tx.QueryContext(ctx, "SELECT pg_try_advisory_xact_lock($1, $2), "+
+		"set_config('synchronous_commit', 'off', true), set_config('plan_cache_mode', 'force_custom_plan', true)",
+		lockClass, i)
 	if err != nil {
 		return false, err
 	}
 	defer rows.Close()
 	var (
-		locked  bool
-		setting string
+		locked           bool
+		commit, planning string
 	)
 	if rows.Next() {
-		err = rows.Scan(&locked, &setting)
+		err = rows.Scan(&locked, &commit, &planning)
 	}
 	if err == nil {
 		err = rows.Err()

@@ -1,0 +1,121 @@
+package database_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"testing"
+
+	"switchboard/database"
+	"switchboard/internal/testenv"
+)
+
+// pinnedConn opens the database with the statement cache and returns one
+// connection of it, so that the test sees that connection's statements.
+func pinnedConn(t *testing.T) *sql.Conn {
+	t.Helper()
+	url := testenv.PostgresURL(t)
+	if url == "" {
+		t.Skip("the statement cache is PostgreSQL's")
+	}
+	db, err := database.Open(context.Background(), database.Options{URL: url, DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	conn, err := db.SQL.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	return conn
+}
+
+func preparedCount(t *testing.T, conn *sql.Conn, text string) int {
+	t.Helper()
+	var n int
+	// No parameters: this query itself goes through the simple protocol
+	// and is not cached.
+	q := fmt.Sprintf("SELECT count(*) FROM pg_prepared_statements WHERE statement = '%s'", text)
+	if err := conn.QueryRowContext(context.Background(), q).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestStatementCacheReusesStatements(t *testing.T) {
+	conn := pinnedConn(t)
+	ctx := context.Background()
+	const query = "SELECT $1::int + 1"
+	for i := range 3 {
+		var got int
+		if err := conn.QueryRowContext(ctx, query, i).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != i+1 {
+			t.Fatalf("got %d, want %d", got, i+1)
+		}
+	}
+	// In a transaction the same statement is used, and Exec shares it.
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got int
+	if err := tx.QueryRowContext(ctx, query, 41).Scan(&got); err != nil || got != 42 {
+		t.Fatalf("in a transaction: %d, %v", got, err)
+	}
+	if _, err := tx.ExecContext(ctx, query, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if n := preparedCount(t, conn, query); n != 1 {
+		t.Fatalf("%d prepared statements for the query, want 1", n)
+	}
+}
+
+func TestStatementCacheEvictsBeyondItsSize(t *testing.T) {
+	conn := pinnedConn(t)
+	ctx := context.Background()
+	for i := range 200 {
+		if _, err := conn.ExecContext(ctx, fmt.Sprintf("SELECT $1::int + %d", i), i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var n int
+	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM pg_prepared_statements").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 128 {
+		t.Fatalf("%d statements prepared on the connection, want the cache's 128", n)
+	}
+	if c := preparedCount(t, conn, "SELECT $1::int + 0"); c != 0 {
+		t.Fatal("the least recently used statement is still prepared")
+	}
+}
+
+// TestStatementCacheSurvivesSchemaChanges: a statement whose result type
+// changed fails once (PostgreSQL refuses the cached plan), then is
+// prepared again.
+func TestStatementCacheSurvivesSchemaChanges(t *testing.T) {
+	conn := pinnedConn(t)
+	ctx := context.Background()
+	if _, err := conn.ExecContext(ctx, "CREATE TABLE cache_probe (id int PRIMARY KEY); INSERT INTO cache_probe VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	const query = "SELECT * FROM cache_probe WHERE id = $1"
+	var id int
+	if err := conn.QueryRowContext(ctx, query, 1).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(ctx, "ALTER TABLE cache_probe ADD COLUMN note text DEFAULT 'x'"); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.QueryRowContext(ctx, query, 1).Scan(&id) // may fail once: cached plan must not change result type
+	var note string
+	if err := conn.QueryRowContext(ctx, query, 1).Scan(&id, &note); err != nil || note != "x" {
+		t.Fatalf("after the change: %q, %v", note, err)
+	}
+}
