@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 
 	"switchboard/app"
@@ -25,16 +24,7 @@ func main() {
 	}
 }
 
-// defaultGCPercent is the server's GOGC unless the environment sets one:
-// its live heap is small and its allocation rate high (every webhook,
-// event and query), so collecting at three times the live heap instead of
-// twice spends markedly less CPU for a few tens of MB.
-const defaultGCPercent = 200
-
 func run() error {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(defaultGCPercent)
-	}
 	cfg, err := config.FromEnv()
 	if err != nil {
 		return err

@@ -41,7 +41,7 @@ func parseFlags() (config, error) {
 	flag.StringVar(&c.password, "password", os.Getenv("ADMIN_PASSWORD"), "admin password (default $ADMIN_PASSWORD)")
 	flag.StringVar(&c.db, "db", os.Getenv("DATABASE_URL"), "the server's PostgreSQL URL, for counting what is stored (default $DATABASE_URL)")
 	flag.DurationVar(&c.duration, "duration", 60*time.Second, "how long to post")
-	flag.Float64Var(&c.rate, "rate", 2200, "target webhook POSTs per second (open loop)")
+	flag.Float64Var(&c.rate, "rate", 2400, "target webhook POSTs per second (open loop)")
 	flag.IntVar(&c.concurrency, "concurrency", 256, "maximum POSTs in flight")
 	flag.IntVar(&c.senders, "senders", 1_000_000, "distinct sender numbers messages are drawn from (large: most senders are new)")
 	flag.Float64Var(&c.bursts, "bursts", 0.05, "fraction of sends that are a burst of 2-3 concurrent messages of a brand-new sender")

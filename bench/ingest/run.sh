@@ -4,7 +4,7 @@
 #
 #   bench/ingest/run.sh [normal|kill9|redis-restart] [ingest flags...]
 #
-#   normal         load for DURATION (default 60s)
+#   normal         load for DURATION (default 60s) at RATE POSTs a second (default 2400)
 #   kill9          kill -9 the server KILL_AFTER (default 20s) into the load and
 #                  restart it; the tool re-sends every unacknowledged payload
 #   redis-restart  restart the bench Redis KILL_AFTER into the load; it keeps
@@ -133,7 +133,7 @@ esac
 
 status=0
 "$BENCH_DIR/ingest" -url "http://127.0.0.1:$BENCH_PORT" -db "$DATABASE_URL" \
-  -duration "${DURATION:-60s}" -rate "${RATE:-2200}" -pid-file "$pid_file" "${fault[@]}" "$@" || status=$?
+  -duration "${DURATION:-60s}" -rate "${RATE:-2400}" -pid-file "$pid_file" "${fault[@]}" "$@" || status=$?
 # The server's own view of the pipeline (group commits, drainer batches, lag).
 curl -fs "http://127.0.0.1:$BENCH_PORT/metrics" | grep '^switchboard_inbound' >"$BENCH_DIR/metrics.txt" || true
 log "server metrics in $BENCH_DIR/metrics.txt"
