@@ -2,6 +2,7 @@ package events
 
 import (
 	"encoding/json"
+	"log/slog"
 	"testing"
 
 	"github.com/google/uuid"
@@ -42,5 +43,34 @@ func TestDecodeRefusesMalformedMessages(t *testing.T) {
 		if ev, err := decode([]byte(msg)); err == nil {
 			t.Errorf("%s: decoded %+v", name, ev)
 		}
+	}
+}
+
+// TestSlowSubscriberDropped: delivery never waits for a subscriber; one
+// whose buffer is full is closed, the others keep receiving.
+func TestSlowSubscriberDropped(t *testing.T) {
+	b := New(nil, "test", slog.New(slog.DiscardHandler))
+	org := uuid.New()
+	slow, fast := b.Subscribe(org, 1), b.Subscribe(org, 4)
+	defer fast.Close()
+	for range 2 {
+		b.deliver(Event{Type: MessageNew, OrgID: org})
+	}
+	if _, ok := <-slow.C(); !ok {
+		t.Fatal("the slow subscriber lost the event it had room for")
+	}
+	if _, ok := <-slow.C(); ok {
+		t.Fatal("the slow subscriber was not closed")
+	}
+	for range 2 {
+		if ev := <-fast.C(); ev.Type != MessageNew {
+			t.Fatalf("fast subscriber got %+v", ev)
+		}
+	}
+	b.deliver(Event{Type: MessageNew, OrgID: uuid.New()}) // another organization's: nobody here
+	select {
+	case ev := <-fast.C():
+		t.Fatalf("received another organization's event %+v", ev)
+	default:
 	}
 }

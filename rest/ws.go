@@ -117,7 +117,11 @@ func wsWriteLoop(conn *websocket.Conn, cork *corkedConn, sub *events.Subscriptio
 		case <-done:
 			return
 		case ev, ok := <-sub.C():
-			if !ok || !wsWriteEvents(conn, cork, sub, ev) {
+			if !ok {
+				wsCloseTooSlow(conn)
+				return
+			}
+			if !wsWriteEvents(conn, cork, sub, ev) {
 				return
 			}
 		case <-ping.C:
@@ -142,8 +146,7 @@ func wsWriteEvents(conn *websocket.Conn, cork *corkedConn, sub *events.Subscript
 		case next, open := <-sub.C():
 			if !open {
 				_ = cork.uncork()
-				_ = conn.WriteControl(websocket.CloseMessage,
-					websocket.FormatCloseMessage(websocket.CloseTryAgainLater, "too slow"), time.Now().Add(wsWriteWait))
+				wsCloseTooSlow(conn)
 				return false
 			}
 			ok = conn.WriteMessage(websocket.TextMessage, next.Frame) == nil
@@ -152,6 +155,12 @@ func wsWriteEvents(conn *websocket.Conn, cork *corkedConn, sub *events.Subscript
 		}
 	}
 	return cork.uncork() == nil && ok
+}
+
+// wsCloseTooSlow tells a client the bus dropped it for falling behind.
+func wsCloseTooSlow(conn *websocket.Conn) {
+	_ = conn.WriteControl(websocket.CloseMessage,
+		websocket.FormatCloseMessage(websocket.CloseTryAgainLater, "too slow"), time.Now().Add(wsWriteWait))
 }
 
 // corkingWriter hands the WebSocket upgrader a connection whose writes can
