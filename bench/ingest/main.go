@@ -131,7 +131,7 @@ func run(ctx context.Context, cfg config) (*report, error) {
 
 	logf("run %s: account phone_id %s, posting %.0f/s for %s", runID, srv.phone, cfg.rate, cfg.duration)
 	start := time.Now()
-	machineStart, _ := readMachineCPU()
+	machineStart, machineErr := readMachineCPU()
 	pl := newPoller(st, start, cfg.poll)
 	go pl.run(octx)
 	faultDone := startFault(octx, cfg, start)
@@ -140,12 +140,12 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	if err != nil {
 		return nil, err
 	}
-	var machineBusy *machineLoad
 	l.run(ctx)
 	loadEnd := time.Now()
-	if machineEnd, err := readMachineCPU(); err == nil {
-		r0 := machineEnd.since(machineStart)
-		machineBusy = &r0
+	var machineBusy *machineLoad
+	if machineEnd, err := readMachineCPU(); err == nil && machineErr == nil {
+		load := machineEnd.since(machineStart)
+		machineBusy = &load
 	}
 	l.retryUntil.Store(loadEnd.Add(cfg.drainTimeout).UnixNano())
 	after, err := st.count(ctx)
