@@ -12,6 +12,7 @@ import (
 	"switchboard/auth"
 	"switchboard/ent"
 	"switchboard/ent/apikey"
+	"switchboard/ent/predicate"
 	"switchboard/ent/rule"
 	"switchboard/ent/viewer"
 )
@@ -49,7 +50,10 @@ func (s *Service) ConsumeWSToken(ctx context.Context, used auth.UsedTokens, toke
 	if !first {
 		return nil, apperr.New(apperr.Unauthenticated, "token already used")
 	}
-	return s.loadViewer(ctx, c.UserID(), c.OrgID)
+	if c.KeyID != uuid.Nil {
+		return s.apiKeyViewer(ctx, rule.Bypass(ctx, "WebSocket token of an API key"), apikey.ID(c.KeyID), c.OrgID)
+	}
+	return s.loadSessionViewer(ctx, c.UserID(), c.OrgID, c.FamilyID)
 }
 
 var errBadKey = apperr.New(apperr.Unauthenticated, "invalid API key")
@@ -66,15 +70,22 @@ func (s *Service) AuthenticateAPIKey(ctx context.Context, key string, orgOverrid
 	if err != nil {
 		return nil, errBadKey
 	}
-	bctx := rule.Bypass(ctx, "API key authentication")
-	k, err := s.Client.APIKey.Query().Where(apikey.KeyHash(hash)).Only(bctx)
+	return s.apiKeyViewer(ctx, rule.Bypass(ctx, "API key authentication"), apikey.KeyHash(hash), orgOverride)
+}
+
+// apiKeyViewer returns the viewer of the one API key matching which (its
+// hash, or its id for a WebSocket token issued to it): its creator in the
+// key's organization, marked with the key. bctx bypasses the privacy rules
+// for the key's lookup only.
+func (s *Service) apiKeyViewer(ctx, bctx context.Context, which predicate.APIKey, orgOverride uuid.UUID) (*viewer.Viewer, error) {
+	k, err := s.Client.APIKey.Query().Where(which).Only(bctx)
 	if ent.IsNotFound(err) {
 		return nil, errBadKey
 	}
 	if err != nil {
 		return nil, apperr.Wrap(err, "API key")
 	}
-	if !auth.ConstantTimeEqual(k.KeyHash, hash) || !k.IsActive {
+	if !k.IsActive {
 		return nil, errBadKey
 	}
 	now := s.now()

@@ -125,6 +125,7 @@ func (s *Service) newSession(ctx context.Context, userID, orgID, family uuid.UUI
 	if err != nil {
 		return nil, err
 	}
+	v.SessionID = family
 	access, accessExp, err := s.Tokens.IssueAccess(userID, orgID, family)
 	if err != nil {
 		return nil, apperr.Wrap(err, "token")
@@ -146,7 +147,7 @@ func (s *Service) newSession(ctx context.Context, userID, orgID, family uuid.UUI
 	return &Session{
 		AccessToken: access, AccessExp: accessExp,
 		RefreshToken: refresh, RefreshExp: rc.ExpiresAt.Time,
-		CSRFToken: auth.RandomToken(32), Viewer: v,
+		CSRFToken: s.Tokens.CSRF(family), Viewer: v,
 	}, nil
 }
 
@@ -215,6 +216,15 @@ func (s *Service) Logout(ctx context.Context, refreshToken, accessToken string) 
 	return nil
 }
 
+// SessionOf returns the session family of a refresh or access token of
+// this service, expired or not (uuid.Nil when neither is one).
+func (s *Service) SessionOf(refreshToken, accessToken string) uuid.UUID {
+	if f := s.Tokens.SessionFamily(refreshToken); f != uuid.Nil {
+		return f
+	}
+	return s.Tokens.SessionFamily(accessToken)
+}
+
 // SwitchOrganization issues a session for the viewer in another organization
 // they belong to (a super admin may switch to any).
 func (s *Service) SwitchOrganization(ctx context.Context, v *viewer.Viewer, orgID uuid.UUID) (*Session, error) {
@@ -232,9 +242,16 @@ func (s *Service) SwitchOrganization(ctx context.Context, v *viewer.Viewer, orgI
 	return sess, nil
 }
 
-// IssueWSToken returns a short-lived, single-use token for /ws.
+// IssueWSToken returns a short-lived, single-use token for /ws and the
+// GraphQL WebSocket. It carries the credential it was issued to (the
+// session, or the API key), so the socket it opens acts with exactly that
+// credential's identity and limits and ends with it. Errors: forbidden (a
+// viewer with neither, such as a system actor).
 func (s *Service) IssueWSToken(v *viewer.Viewer) (string, error) {
-	tok, _, err := s.Tokens.IssueWS(v.UserID, v.OrgID)
+	if v.SessionID == uuid.Nil && v.APIKeyID == uuid.Nil {
+		return "", apperr.Forbiddenf("only a signed-in user or an API key can open a WebSocket")
+	}
+	tok, _, err := s.Tokens.IssueWS(v.UserID, v.OrgID, v.SessionID, v.APIKeyID)
 	if err != nil {
 		return "", apperr.Wrap(err, "token")
 	}

@@ -100,7 +100,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 			_ = a.Close()
 		}
 	}()
-	if a.DB, err = database.Open(ctx, database.Options{URL: cfg.DatabaseURL, DataDir: cfg.DataDir}); err != nil {
+	if a.DB, err = database.Open(ctx, database.Options{URL: cfg.DatabaseURL, DataDir: cfg.DataDir, Log: log}); err != nil {
 		return nil, err
 	}
 	if o.AutoMigrate {

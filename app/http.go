@@ -68,7 +68,7 @@ func (a *App) graphqlHandler(api *rest.API) http.Handler {
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
-	srv.Use(entgql.Transactioner{TxOpener: a.DB.Client, SkipTxFunc: entgql.SkipIfHasFields(graph.NoTxMutations...)})
+	srv.Use(graph.Transaction{Client: a.DB.Client, Skip: entgql.SkipIfHasFields(graph.NoTxMutations...)})
 	srv.AroundFields(graph.ReadGuard)
 	srv.SetErrorPresenter(graph.ErrorPresenter(a.Log))
 	return srv

@@ -1,6 +1,9 @@
 package auth
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"time"
@@ -76,8 +79,9 @@ type TokenOptions struct {
 // Claims are the claims of every token this package issues.
 //
 // Subject is the user id and ID (jti) a random UUID. Parse guarantees that
-// Subject is a UUID, that OrgID is not nil, and that FamilyID is set exactly
-// on access and refresh tokens.
+// Subject is a UUID, that OrgID is not nil, that access and refresh tokens
+// carry a FamilyID, and that a WebSocket token carries a FamilyID or a
+// KeyID.
 type Claims struct {
 	jwt.RegisteredClaims
 	// Type is the token type ("typ").
@@ -87,8 +91,13 @@ type Claims struct {
 	// FamilyID is the session's token family ("fam"); rotation keeps the
 	// family so reuse of an old token can revoke all of it, and revoking a
 	// family (logout) ends its access tokens too. Access and refresh
-	// tokens carry it; WebSocket tokens do not.
+	// tokens carry it; a WebSocket token carries the family of the session
+	// it was issued to, so that ending the session refuses it too.
 	FamilyID uuid.UUID `json:"fam,omitzero"`
+	// KeyID is the API key a WebSocket token was issued to ("key"): the
+	// socket acts as that key, with its limits, never as its owner's
+	// session. A WebSocket token carries either a family or a key.
+	KeyID uuid.UUID `json:"key,omitzero"`
 }
 
 // UserID returns the subject as a UUID, or uuid.Nil when it is not one.
@@ -167,7 +176,7 @@ func (t *Tokens) IssueAccess(userID, orgID, familyID uuid.UUID) (token string, e
 	if familyID == uuid.Nil {
 		return "", time.Time{}, errors.New("auth: access token family id is nil")
 	}
-	token, c, err := t.issue(TokenAccess, userID, orgID, familyID)
+	token, c, err := t.issue(TokenAccess, userID, orgID, familyID, uuid.Nil)
 	if err != nil {
 		return "", time.Time{}, err
 	}
@@ -181,16 +190,21 @@ func (t *Tokens) IssueRefresh(userID, orgID, familyID uuid.UUID) (token string, 
 	if familyID == uuid.Nil {
 		return "", Claims{}, errors.New("auth: refresh token family id is nil")
 	}
-	return t.issue(TokenRefresh, userID, orgID, familyID)
+	return t.issue(TokenRefresh, userID, orgID, familyID, uuid.Nil)
 }
 
-// IssueWS returns a short-lived WebSocket token and its claims; the socket
-// handler marks claims.ID used (see [UsedTokens]) so the token works once.
-func (t *Tokens) IssueWS(userID, orgID uuid.UUID) (string, Claims, error) {
-	return t.issue(TokenWS, userID, orgID, uuid.Nil)
+// IssueWS returns a short-lived WebSocket token and its claims for the
+// credential it is issued to: a session (familyID) or an API key (keyID),
+// exactly one of them. The socket handler marks claims.ID used (see
+// [UsedTokens]) so the token works once.
+func (t *Tokens) IssueWS(userID, orgID, familyID, keyID uuid.UUID) (string, Claims, error) {
+	if (familyID == uuid.Nil) == (keyID == uuid.Nil) {
+		return "", Claims{}, errors.New("auth: a WebSocket token needs a session family or an API key, not both")
+	}
+	return t.issue(TokenWS, userID, orgID, familyID, keyID)
 }
 
-func (t *Tokens) issue(typ TokenType, userID, orgID, familyID uuid.UUID) (string, Claims, error) {
+func (t *Tokens) issue(typ TokenType, userID, orgID, familyID, keyID uuid.UUID) (string, Claims, error) {
 	if userID == uuid.Nil {
 		return "", Claims{}, errors.New("auth: user id is nil")
 	}
@@ -214,6 +228,7 @@ func (t *Tokens) issue(typ TokenType, userID, orgID, familyID uuid.UUID) (string
 		Type:     typ,
 		OrgID:    orgID,
 		FamilyID: familyID,
+		KeyID:    keyID,
 	}
 	s, err := jwt.NewWithClaims(signingMethod, c).SignedString(t.secret)
 	if err != nil {
@@ -300,11 +315,54 @@ func (c *Claims) check() error {
 	if c.OrgID == uuid.Nil {
 		return errors.New("organization id missing")
 	}
-	if (c.Type == TokenWS) != (c.FamilyID == uuid.Nil) {
-		return errors.New("family id must be set on access and refresh tokens only")
+	switch {
+	case c.Type != TokenWS && (c.FamilyID == uuid.Nil || c.KeyID != uuid.Nil):
+		return errors.New("access and refresh tokens carry a family id and no key id")
+	case c.Type == TokenWS && (c.FamilyID == uuid.Nil) == (c.KeyID == uuid.Nil):
+		return errors.New("a WebSocket token carries a family id or a key id")
 	}
 	if c.IssuedAt == nil {
 		return errors.New("issued-at missing")
 	}
 	return nil
+}
+
+// CSRF returns the CSRF token of the session family: an HMAC of the family
+// under the token secret. It is bound to the session, so a cookie and
+// header pair that someone else planted does not pass, and it stays the
+// same across refreshes of the session.
+func (t *Tokens) CSRF(family uuid.UUID) string {
+	mac := hmac.New(sha256.New, t.secret)
+	mac.Write([]byte("csrf:"))
+	mac.Write(family[:])
+	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+}
+
+// CheckCSRF reports whether a cookie-authenticated request of the session
+// family carries its CSRF token in both the cookie and the header.
+func (t *Tokens) CheckCSRF(family uuid.UUID, cookie, header string) bool {
+	return family != uuid.Nil && CSRFMatch(cookie, header) && ConstantTimeEqual(header, t.CSRF(family))
+}
+
+// SessionFamily returns the session family of a genuine access or refresh
+// token of this service, expired or not (uuid.Nil otherwise): logging out
+// a session whose access token has just expired still needs its CSRF
+// token, which is derived from the family.
+func (t *Tokens) SessionFamily(token string) uuid.UUID {
+	for _, typ := range []TokenType{TokenAccess, TokenRefresh} {
+		c, err := t.Parse(token, typ)
+		if errors.Is(err, ErrTokenExpired) {
+			// Parse reports expiry only for a token with a good
+			// signature and well-formed claims; read them unchecked.
+			c = new(Claims)
+			if _, _, perr := jwt.NewParser().ParseUnverified(token, c); perr != nil || c.Type != typ {
+				continue
+			}
+			err = nil
+		}
+		if err == nil {
+			return c.FamilyID
+		}
+	}
+	return uuid.Nil
 }

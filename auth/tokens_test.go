@@ -44,7 +44,7 @@ func issueErr(tk *auth.Tokens, typ auth.TokenType) (s string, err error) {
 	case auth.TokenRefresh:
 		s, _, err = tk.IssueRefresh(userID, orgID, familyID)
 	case auth.TokenWS:
-		s, _, err = tk.IssueWS(userID, orgID)
+		s, _, err = tk.IssueWS(userID, orgID, familyID, uuid.Nil)
 	default:
 		err = fmt.Errorf("unknown type %q", typ)
 	}
@@ -176,7 +176,7 @@ func TestIssue(t *testing.T) {
 	}{
 		{name: "Access", typ: auth.TokenAccess, ttl: time.Hour, wantFam: true},
 		{name: "Refresh", typ: auth.TokenRefresh, ttl: 7 * 24 * time.Hour, wantFam: true},
-		{name: "WS", typ: auth.TokenWS, ttl: time.Minute},
+		{name: "WS", typ: auth.TokenWS, ttl: time.Minute, wantFam: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -261,7 +261,7 @@ func TestIssueReturnValues(t *testing.T) {
 		}
 	})
 	t.Run("WSClaims", func(t *testing.T) {
-		token, c, err := tk.IssueWS(userID, orgID)
+		token, c, err := tk.IssueWS(userID, orgID, familyID, uuid.Nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -269,14 +269,28 @@ func TestIssueReturnValues(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if parsed.ID != c.ID || !c.ExpiresAt.Time.Equal(epoch.Add(30*time.Second)) || c.FamilyID != uuid.Nil {
+		if parsed.ID != c.ID || !c.ExpiresAt.Time.Equal(epoch.Add(30*time.Second)) || parsed.FamilyID != familyID || parsed.KeyID != uuid.Nil {
 			t.Errorf("claims = %+v, parsed %+v", c, parsed)
+		}
+	})
+	t.Run("WSClaimsOfAnAPIKey", func(t *testing.T) {
+		key := uuid.New()
+		token, _, err := tk.IssueWS(userID, orgID, uuid.Nil, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parsed, err := tk.Parse(token, auth.TokenWS)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if parsed.KeyID != key || parsed.FamilyID != uuid.Nil {
+			t.Errorf("parsed %+v", parsed)
 		}
 	})
 	t.Run("UniqueJTI", func(t *testing.T) {
 		seen := map[string]bool{}
 		for range 50 {
-			_, c, err := tk.IssueWS(userID, orgID)
+			_, c, err := tk.IssueWS(userID, orgID, familyID, uuid.Nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -299,8 +313,10 @@ func TestIssueRejectsNilIDs(t *testing.T) {
 		{name: "RefreshNilUser", issue: func() error { _, _, err := tk.IssueRefresh(uuid.Nil, orgID, familyID); return err }},
 		{name: "RefreshNilOrg", issue: func() error { _, _, err := tk.IssueRefresh(userID, uuid.Nil, familyID); return err }},
 		{name: "RefreshNilFamily", issue: func() error { _, _, err := tk.IssueRefresh(userID, orgID, uuid.Nil); return err }},
-		{name: "WSNilUser", issue: func() error { _, _, err := tk.IssueWS(uuid.Nil, orgID); return err }},
-		{name: "WSNilOrg", issue: func() error { _, _, err := tk.IssueWS(userID, uuid.Nil); return err }},
+		{name: "WSNilUser", issue: func() error { _, _, err := tk.IssueWS(uuid.Nil, orgID, familyID, uuid.Nil); return err }},
+		{name: "WSNilOrg", issue: func() error { _, _, err := tk.IssueWS(userID, uuid.Nil, familyID, uuid.Nil); return err }},
+		{name: "WSNoCredential", issue: func() error { _, _, err := tk.IssueWS(userID, orgID, uuid.Nil, uuid.Nil); return err }},
+		{name: "WSBothCredentials", issue: func() error { _, _, err := tk.IssueWS(userID, orgID, familyID, familyID); return err }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -603,7 +619,9 @@ func TestParseForgedClaims(t *testing.T) {
 		{name: "MissingOrg", claims: with(func(c jwt.MapClaims) { delete(c, "org") }), wantErr: auth.ErrTokenInvalid},
 		{name: "NilOrg", claims: with(func(c jwt.MapClaims) { c["org"] = uuid.Nil.String() }), wantErr: auth.ErrTokenInvalid},
 		{name: "OrgNotUUID", claims: with(func(c jwt.MapClaims) { c["org"] = "acme" }), wantErr: auth.ErrTokenInvalid},
-		{name: "FamilyOnWS", claims: with(func(c jwt.MapClaims) { c["typ"] = "ws" }), want: auth.TokenWS, wantErr: auth.ErrTokenInvalid},
+		{name: "FamilyAndKeyOnWS", claims: with(func(c jwt.MapClaims) { c["typ"] = "ws"; c["key"] = uuid.NewString() }), want: auth.TokenWS, wantErr: auth.ErrTokenInvalid},
+		{name: "NeitherFamilyNorKeyOnWS", claims: with(func(c jwt.MapClaims) { c["typ"] = "ws"; delete(c, "fam") }), want: auth.TokenWS, wantErr: auth.ErrTokenInvalid},
+		{name: "KeyOnAccess", claims: with(func(c jwt.MapClaims) { c["key"] = uuid.NewString() }), wantErr: auth.ErrTokenInvalid},
 		{name: "AccessWithoutFamily", claims: with(func(c jwt.MapClaims) { delete(c, "fam") }), wantErr: auth.ErrTokenInvalid},
 		{name: "RefreshWithoutFamily", claims: with(func(c jwt.MapClaims) { c["typ"] = "refresh"; delete(c, "fam") }), want: auth.TokenRefresh, wantErr: auth.ErrTokenInvalid},
 		{name: "ClaimsArray", claims: nil, wantErr: auth.ErrTokenInvalid},

@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
@@ -24,6 +25,9 @@ type DB struct {
 	Client  *ent.Client
 	SQL     *sql.DB
 	Dialect string
+
+	url string
+	log *slog.Logger
 }
 
 // Options tune Open.
@@ -34,6 +38,8 @@ type Options struct {
 	DataDir string
 	// Debug logs every statement.
 	Debug bool
+	// Log receives what migrations report (nil: slog.Default()).
+	Log *slog.Logger
 }
 
 // Open connects and pings. It does not migrate; call Migrate.
@@ -53,7 +59,11 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 	if o.Debug {
 		opts = append(opts, ent.Debug())
 	}
-	return &DB{Client: ent.NewClient(opts...), SQL: db, Dialect: dia}, nil
+	log := o.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	return &DB{Client: ent.NewClient(opts...), SQL: db, Dialect: dia, url: o.URL, log: log}, nil
 }
 
 func openDriver(o Options) (*entsql.Driver, string, error) {

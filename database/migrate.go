@@ -2,6 +2,7 @@ package database
 
 import (
 	"context"
+	"database/sql"
 	"embed"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"github.com/golang-migrate/migrate/v4"
 	"github.com/golang-migrate/migrate/v4/database/postgres"
 	"github.com/golang-migrate/migrate/v4/source/iofs"
+	"github.com/lib/pq"
 
 	"switchboard/ent/migrate/migrations"
 )
@@ -25,11 +27,26 @@ func (d *DB) Migrate(ctx context.Context) error {
 		}
 		return nil
 	}
+	return d.migrateTo(ctx, 0)
+}
+
+// migrateTo applies the versioned migrations up to version (0: all) on a
+// connection of its own whose notices and warnings go to the log: a
+// migration that repairs data reports each row it changed that way.
+func (d *DB) migrateTo(_ context.Context, version uint) error {
+	connector, err := pq.NewConnector(d.url)
+	if err != nil {
+		return fmt.Errorf("database: migrations connection: %w", err)
+	}
+	conn := sql.OpenDB(pq.ConnectorWithNoticeHandler(connector, func(n *pq.Error) {
+		d.log.Warn("migration: "+n.Message, "severity", n.Severity)
+	}))
+	defer conn.Close()
 	src, err := iofs.New(migrations.FS, ".")
 	if err != nil {
 		return fmt.Errorf("database: migrations source: %w", err)
 	}
-	drv, err := postgres.WithInstance(d.SQL, &postgres.Config{})
+	drv, err := postgres.WithInstance(conn, &postgres.Config{})
 	if err != nil {
 		return fmt.Errorf("database: migrations driver: %w", err)
 	}
@@ -37,7 +54,13 @@ func (d *DB) Migrate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("database: migrate: %w", err)
 	}
-	if err := m.Up(); err != nil && !errors.Is(err, migrate.ErrNoChange) {
+	defer m.Close()
+	if version == 0 {
+		err = m.Up()
+	} else {
+		err = m.Migrate(version)
+	}
+	if err != nil && !errors.Is(err, migrate.ErrNoChange) {
 		return fmt.Errorf("database: apply migrations: %w", err)
 	}
 	return nil

@@ -3,8 +3,12 @@ package database_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
+	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/google/uuid"
 
 	"switchboard/database"
 	"switchboard/internal/testenv"
@@ -44,5 +48,85 @@ func TestMigrationsMatchSchema(t *testing.T) {
 	}
 	if len(pending) > 0 {
 		t.Fatalf("ent/schema changed without a migration; run `go run ./cmd/migrate <name>`. Pending:\n%s", strings.Join(pending, "\n"))
+	}
+}
+
+// TestAccountPhoneIDUniqueMigration applies the migration that makes a
+// phone number id belong to one account over rows that already collide:
+// the oldest account keeps it, the others are suspended, hold none, and are
+// each logged.
+func TestAccountPhoneIDUniqueMigration(t *testing.T) {
+	url := testenv.PostgresURL(t)
+	if url == "" {
+		t.Skip("versioned migrations are PostgreSQL-only; PostgreSQL is not available")
+	}
+	ctx := context.Background()
+	var logged bytes.Buffer
+	db, err := database.Open(ctx, database.Options{URL: url, Log: slog.New(slog.NewTextHandler(&logged, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.MigrateTo(ctx, 20261123195342); err != nil {
+		t.Fatal(err)
+	}
+	orgA, orgB := uuid.New(), uuid.New()
+	for _, org := range []uuid.UUID{orgA, orgB} {
+		mustExec(t, db, `INSERT INTO organizations (id, created_at, updated_at, name, slug) VALUES ($1, now(), now(), 'Org', $2)`, org, org.String())
+	}
+	type row struct {
+		org   uuid.UUID
+		phone string
+		age   string // how long ago it was created
+	}
+	rows := map[string]row{
+		"holder":           {orgA, "1001", "3 days"},
+		"intruder":         {orgB, "1001", "2 days"},
+		"same org":         {orgA, "1001", "1 day"},
+		"unique":           {orgB, "2002", "1 hour"},
+		"unique elsewhere": {orgA, "3003", "1 hour"},
+	}
+	ids := map[string]uuid.UUID{}
+	for name, r := range rows {
+		ids[name] = uuid.New()
+		mustExec(t, db, `INSERT INTO accounts (id, created_at, updated_at, name, phone_id, business_id, organization_id)
+			VALUES ($1, now() - $2::interval, now(), $3, $4, 'waba', $5)`, ids[name], r.age, name, r.phone, r.org)
+	}
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]struct {
+		status string
+		held   sql.NullString
+	}{
+		"holder":           {"active", sql.NullString{String: "1001", Valid: true}},
+		"intruder":         {"suspended", sql.NullString{}},
+		"same org":         {"suspended", sql.NullString{}},
+		"unique":           {"active", sql.NullString{String: "2002", Valid: true}},
+		"unique elsewhere": {"active", sql.NullString{String: "3003", Valid: true}},
+	}
+	for name, w := range want {
+		var status string
+		var held sql.NullString
+		if err := db.SQL.QueryRowContext(ctx, `SELECT status, held_phone_id FROM accounts WHERE id = $1`, ids[name]).Scan(&status, &held); err != nil {
+			t.Fatal(err)
+		}
+		if status != w.status || held != w.held {
+			t.Errorf("%s: status %s, held %v; want %s, %v", name, status, held, w.status, w.held)
+		}
+		set := strings.Contains(logged.String(), ids[name].String()+" of organization")
+		if set != (w.status == "suspended") {
+			t.Errorf("%s: logged as set aside: %v; log:\n%s", name, set, logged.String())
+		}
+	}
+	if _, err := db.SQL.ExecContext(ctx, `UPDATE accounts SET held_phone_id = '1001' WHERE id = $1`, ids["intruder"]); err == nil {
+		t.Error("a second account could hold phone_id 1001")
+	}
+}
+
+func mustExec(t *testing.T, db *database.DB, query string, args ...any) {
+	t.Helper()
+	if _, err := db.SQL.ExecContext(context.Background(), query, args...); err != nil {
+		t.Fatalf("%s: %v", query, err)
 	}
 }

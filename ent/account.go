@@ -29,8 +29,10 @@ type Account struct {
 	Name string `json:"name,omitempty"`
 	// AppID holds the value of the "app_id" field.
 	AppID string `json:"app_id,omitempty"`
-	// Platform phone number id; the inbound webhook finds the account by it.
+	// Platform phone number id.
 	PhoneID string `json:"phone_id,omitempty"`
+	// The phone_id this account holds: set from phone_id on every write, unique, so a phone number id belongs to one account of one organization, and the inbound webhook finds the account by it. NULL only for an account the uniqueness migration set aside (suspended) because an older account held its phone_id.
+	HeldPhoneID *string `json:"held_phone_id,omitempty"`
 	// BusinessID holds the value of the "business_id" field.
 	BusinessID string `json:"business_id,omitempty"`
 	// WebhookVerifyToken holds the value of the "webhook_verify_token" field.
@@ -96,7 +98,7 @@ func (*Account) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case account.FieldIsDefaultIncoming, account.FieldIsDefaultOutgoing, account.FieldAutoReadReceipt, account.FieldBusinessCallingEnabled:
 			values[i] = new(sql.NullBool)
-		case account.FieldName, account.FieldAppID, account.FieldPhoneID, account.FieldBusinessID, account.FieldWebhookVerifyToken, account.FieldAPIVersion, account.FieldStatus, account.FieldMessagingLimitTier:
+		case account.FieldName, account.FieldAppID, account.FieldPhoneID, account.FieldHeldPhoneID, account.FieldBusinessID, account.FieldWebhookVerifyToken, account.FieldAPIVersion, account.FieldStatus, account.FieldMessagingLimitTier:
 			values[i] = new(sql.NullString)
 		case account.FieldCreatedAt, account.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -158,6 +160,13 @@ func (_m *Account) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field phone_id", values[i])
 			} else if value.Valid {
 				_m.PhoneID = value.String
+			}
+		case account.FieldHeldPhoneID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field held_phone_id", values[i])
+			} else if value.Valid {
+				_m.HeldPhoneID = new(string)
+				*_m.HeldPhoneID = value.String
 			}
 		case account.FieldBusinessID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -297,6 +306,11 @@ func (_m *Account) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("phone_id=")
 	builder.WriteString(_m.PhoneID)
+	builder.WriteString(", ")
+	if v := _m.HeldPhoneID; v != nil {
+		builder.WriteString("held_phone_id=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	builder.WriteString("business_id=")
 	builder.WriteString(_m.BusinessID)

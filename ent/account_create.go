@@ -85,6 +85,20 @@ func (_c *AccountCreate) SetPhoneID(v string) *AccountCreate {
 	return _c
 }
 
+// SetHeldPhoneID sets the "held_phone_id" field.
+func (_c *AccountCreate) SetHeldPhoneID(v string) *AccountCreate {
+	_c.mutation.SetHeldPhoneID(v)
+	return _c
+}
+
+// SetNillableHeldPhoneID sets the "held_phone_id" field if the given value is not nil.
+func (_c *AccountCreate) SetNillableHeldPhoneID(v *string) *AccountCreate {
+	if v != nil {
+		_c.SetHeldPhoneID(*v)
+	}
+	return _c
+}
+
 // SetBusinessID sets the "business_id" field.
 func (_c *AccountCreate) SetBusinessID(v string) *AccountCreate {
 	_c.mutation.SetBusinessID(v)
@@ -485,6 +499,10 @@ func (_c *AccountCreate) createSpec() (*Account, *sqlgraph.CreateSpec) {
 		_spec.SetField(account.FieldPhoneID, field.TypeString, value)
 		_node.PhoneID = value
 	}
+	if value, ok := _c.mutation.HeldPhoneID(); ok {
+		_spec.SetField(account.FieldHeldPhoneID, field.TypeString, value)
+		_node.HeldPhoneID = &value
+	}
 	if value, ok := _c.mutation.BusinessID(); ok {
 		_spec.SetField(account.FieldBusinessID, field.TypeString, value)
 		_node.BusinessID = value
@@ -651,6 +669,24 @@ func (u *AccountUpsert) SetPhoneID(v string) *AccountUpsert {
 // UpdatePhoneID sets the "phone_id" field to the value that was provided on create.
 func (u *AccountUpsert) UpdatePhoneID() *AccountUpsert {
 	u.SetExcluded(account.FieldPhoneID)
+	return u
+}
+
+// SetHeldPhoneID sets the "held_phone_id" field.
+func (u *AccountUpsert) SetHeldPhoneID(v string) *AccountUpsert {
+	u.Set(account.FieldHeldPhoneID, v)
+	return u
+}
+
+// UpdateHeldPhoneID sets the "held_phone_id" field to the value that was provided on create.
+func (u *AccountUpsert) UpdateHeldPhoneID() *AccountUpsert {
+	u.SetExcluded(account.FieldHeldPhoneID)
+	return u
+}
+
+// ClearHeldPhoneID clears the value of the "held_phone_id" field.
+func (u *AccountUpsert) ClearHeldPhoneID() *AccountUpsert {
+	u.SetNull(account.FieldHeldPhoneID)
 	return u
 }
 
@@ -941,6 +977,27 @@ func (u *AccountUpsertOne) SetPhoneID(v string) *AccountUpsertOne {
 func (u *AccountUpsertOne) UpdatePhoneID() *AccountUpsertOne {
 	return u.Update(func(s *AccountUpsert) {
 		s.UpdatePhoneID()
+	})
+}
+
+// SetHeldPhoneID sets the "held_phone_id" field.
+func (u *AccountUpsertOne) SetHeldPhoneID(v string) *AccountUpsertOne {
+	return u.Update(func(s *AccountUpsert) {
+		s.SetHeldPhoneID(v)
+	})
+}
+
+// UpdateHeldPhoneID sets the "held_phone_id" field to the value that was provided on create.
+func (u *AccountUpsertOne) UpdateHeldPhoneID() *AccountUpsertOne {
+	return u.Update(func(s *AccountUpsert) {
+		s.UpdateHeldPhoneID()
+	})
+}
+
+// ClearHeldPhoneID clears the value of the "held_phone_id" field.
+func (u *AccountUpsertOne) ClearHeldPhoneID() *AccountUpsertOne {
+	return u.Update(func(s *AccountUpsert) {
+		s.ClearHeldPhoneID()
 	})
 }
 
@@ -1428,6 +1485,27 @@ func (u *AccountUpsertBulk) SetPhoneID(v string) *AccountUpsertBulk {
 func (u *AccountUpsertBulk) UpdatePhoneID() *AccountUpsertBulk {
 	return u.Update(func(s *AccountUpsert) {
 		s.UpdatePhoneID()
+	})
+}
+
+// SetHeldPhoneID sets the "held_phone_id" field.
+func (u *AccountUpsertBulk) SetHeldPhoneID(v string) *AccountUpsertBulk {
+	return u.Update(func(s *AccountUpsert) {
+		s.SetHeldPhoneID(v)
+	})
+}
+
+// UpdateHeldPhoneID sets the "held_phone_id" field to the value that was provided on create.
+func (u *AccountUpsertBulk) UpdateHeldPhoneID() *AccountUpsertBulk {
+	return u.Update(func(s *AccountUpsert) {
+		s.UpdateHeldPhoneID()
+	})
+}
+
+// ClearHeldPhoneID clears the value of the "held_phone_id" field.
+func (u *AccountUpsertBulk) ClearHeldPhoneID() *AccountUpsertBulk {
+	return u.Update(func(s *AccountUpsert) {
+		s.ClearHeldPhoneID()
 	})
 }
 

@@ -78,6 +78,26 @@ func (_u *AccountUpdate) SetNillablePhoneID(v *string) *AccountUpdate {
 	return _u
 }
 
+// SetHeldPhoneID sets the "held_phone_id" field.
+func (_u *AccountUpdate) SetHeldPhoneID(v string) *AccountUpdate {
+	_u.mutation.SetHeldPhoneID(v)
+	return _u
+}
+
+// SetNillableHeldPhoneID sets the "held_phone_id" field if the given value is not nil.
+func (_u *AccountUpdate) SetNillableHeldPhoneID(v *string) *AccountUpdate {
+	if v != nil {
+		_u.SetHeldPhoneID(*v)
+	}
+	return _u
+}
+
+// ClearHeldPhoneID clears the value of the "held_phone_id" field.
+func (_u *AccountUpdate) ClearHeldPhoneID() *AccountUpdate {
+	_u.mutation.ClearHeldPhoneID()
+	return _u
+}
+
 // SetBusinessID sets the "business_id" field.
 func (_u *AccountUpdate) SetBusinessID(v string) *AccountUpdate {
 	_u.mutation.SetBusinessID(v)
@@ -373,6 +393,12 @@ func (_u *AccountUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.PhoneID(); ok {
 		_spec.SetField(account.FieldPhoneID, field.TypeString, value)
 	}
+	if value, ok := _u.mutation.HeldPhoneID(); ok {
+		_spec.SetField(account.FieldHeldPhoneID, field.TypeString, value)
+	}
+	if _u.mutation.HeldPhoneIDCleared() {
+		_spec.ClearField(account.FieldHeldPhoneID, field.TypeString)
+	}
 	if value, ok := _u.mutation.BusinessID(); ok {
 		_spec.SetField(account.FieldBusinessID, field.TypeString, value)
 	}
@@ -491,6 +517,26 @@ func (_u *AccountUpdateOne) SetNillablePhoneID(v *string) *AccountUpdateOne {
 	if v != nil {
 		_u.SetPhoneID(*v)
 	}
+	return _u
+}
+
+// SetHeldPhoneID sets the "held_phone_id" field.
+func (_u *AccountUpdateOne) SetHeldPhoneID(v string) *AccountUpdateOne {
+	_u.mutation.SetHeldPhoneID(v)
+	return _u
+}
+
+// SetNillableHeldPhoneID sets the "held_phone_id" field if the given value is not nil.
+func (_u *AccountUpdateOne) SetNillableHeldPhoneID(v *string) *AccountUpdateOne {
+	if v != nil {
+		_u.SetHeldPhoneID(*v)
+	}
+	return _u
+}
+
+// ClearHeldPhoneID clears the value of the "held_phone_id" field.
+func (_u *AccountUpdateOne) ClearHeldPhoneID() *AccountUpdateOne {
+	_u.mutation.ClearHeldPhoneID()
 	return _u
 }
 
@@ -818,6 +864,12 @@ func (_u *AccountUpdateOne) sqlSave(ctx context.Context) (_node *Account, err er
 	}
 	if value, ok := _u.mutation.PhoneID(); ok {
 		_spec.SetField(account.FieldPhoneID, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.HeldPhoneID(); ok {
+		_spec.SetField(account.FieldHeldPhoneID, field.TypeString, value)
+	}
+	if _u.mutation.HeldPhoneIDCleared() {
+		_spec.ClearField(account.FieldHeldPhoneID, field.TypeString)
 	}
 	if value, ok := _u.mutation.BusinessID(); ok {
 		_spec.SetField(account.FieldBusinessID, field.TypeString, value)

@@ -115,6 +115,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			account.FieldName:                   {Type: field.TypeString, Column: account.FieldName},
 			account.FieldAppID:                  {Type: field.TypeString, Column: account.FieldAppID},
 			account.FieldPhoneID:                {Type: field.TypeString, Column: account.FieldPhoneID},
+			account.FieldHeldPhoneID:            {Type: field.TypeString, Column: account.FieldHeldPhoneID},
 			account.FieldBusinessID:             {Type: field.TypeString, Column: account.FieldBusinessID},
 			account.FieldWebhookVerifyToken:     {Type: field.TypeString, Column: account.FieldWebhookVerifyToken},
 			account.FieldAPIVersion:             {Type: field.TypeString, Column: account.FieldAPIVersion},
@@ -2096,6 +2097,11 @@ func (f *AccountFilter) WhereAppID(p entql.StringP) {
 // WherePhoneID applies the entql string predicate on the phone_id field.
 func (f *AccountFilter) WherePhoneID(p entql.StringP) {
 	f.Where(p.Field(account.FieldPhoneID))
+}
+
+// WhereHeldPhoneID applies the entql string predicate on the held_phone_id field.
+func (f *AccountFilter) WhereHeldPhoneID(p entql.StringP) {
+	f.Where(p.Field(account.FieldHeldPhoneID))
 }
 
 // WhereBusinessID applies the entql string predicate on the business_id field.

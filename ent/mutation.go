@@ -2018,6 +2018,7 @@ type AccountMutation struct {
 	name                     *string
 	app_id                   *string
 	phone_id                 *string
+	held_phone_id            *string
 	business_id              *string
 	webhook_verify_token     *string
 	api_version              *string
@@ -2357,6 +2358,55 @@ func (m *AccountMutation) OldPhoneID(ctx context.Context) (v string, err error) 
 // ResetPhoneID resets all changes to the "phone_id" field.
 func (m *AccountMutation) ResetPhoneID() {
 	m.phone_id = nil
+}
+
+// SetHeldPhoneID sets the "held_phone_id" field.
+func (m *AccountMutation) SetHeldPhoneID(s string) {
+	m.held_phone_id = &s
+}
+
+// HeldPhoneID returns the value of the "held_phone_id" field in the mutation.
+func (m *AccountMutation) HeldPhoneID() (r string, exists bool) {
+	v := m.held_phone_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHeldPhoneID returns the old "held_phone_id" field's value of the Account entity.
+// If the Account object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AccountMutation) OldHeldPhoneID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHeldPhoneID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHeldPhoneID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHeldPhoneID: %w", err)
+	}
+	return oldValue.HeldPhoneID, nil
+}
+
+// ClearHeldPhoneID clears the value of the "held_phone_id" field.
+func (m *AccountMutation) ClearHeldPhoneID() {
+	m.held_phone_id = nil
+	m.clearedFields[account.FieldHeldPhoneID] = struct{}{}
+}
+
+// HeldPhoneIDCleared returns if the "held_phone_id" field was cleared in this mutation.
+func (m *AccountMutation) HeldPhoneIDCleared() bool {
+	_, ok := m.clearedFields[account.FieldHeldPhoneID]
+	return ok
+}
+
+// ResetHeldPhoneID resets all changes to the "held_phone_id" field.
+func (m *AccountMutation) ResetHeldPhoneID() {
+	m.held_phone_id = nil
+	delete(m.clearedFields, account.FieldHeldPhoneID)
 }
 
 // SetBusinessID sets the "business_id" field.
@@ -2940,7 +2990,7 @@ func (m *AccountMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *AccountMutation) Fields() []string {
-	fields := make([]string, 0, 19)
+	fields := make([]string, 0, 20)
 	if m.organization != nil {
 		fields = append(fields, account.FieldOrganizationID)
 	}
@@ -2958,6 +3008,9 @@ func (m *AccountMutation) Fields() []string {
 	}
 	if m.phone_id != nil {
 		fields = append(fields, account.FieldPhoneID)
+	}
+	if m.held_phone_id != nil {
+		fields = append(fields, account.FieldHeldPhoneID)
 	}
 	if m.business_id != nil {
 		fields = append(fields, account.FieldBusinessID)
@@ -3018,6 +3071,8 @@ func (m *AccountMutation) Field(name string) (ent.Value, bool) {
 		return m.AppID()
 	case account.FieldPhoneID:
 		return m.PhoneID()
+	case account.FieldHeldPhoneID:
+		return m.HeldPhoneID()
 	case account.FieldBusinessID:
 		return m.BusinessID()
 	case account.FieldWebhookVerifyToken:
@@ -3065,6 +3120,8 @@ func (m *AccountMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldAppID(ctx)
 	case account.FieldPhoneID:
 		return m.OldPhoneID(ctx)
+	case account.FieldHeldPhoneID:
+		return m.OldHeldPhoneID(ctx)
 	case account.FieldBusinessID:
 		return m.OldBusinessID(ctx)
 	case account.FieldWebhookVerifyToken:
@@ -3141,6 +3198,13 @@ func (m *AccountMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetPhoneID(v)
+		return nil
+	case account.FieldHeldPhoneID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHeldPhoneID(v)
 		return nil
 	case account.FieldBusinessID:
 		v, ok := value.(string)
@@ -3263,6 +3327,9 @@ func (m *AccountMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *AccountMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(account.FieldHeldPhoneID) {
+		fields = append(fields, account.FieldHeldPhoneID)
+	}
 	if m.FieldCleared(account.FieldAccessTokenEncrypted) {
 		fields = append(fields, account.FieldAccessTokenEncrypted)
 	}
@@ -3289,6 +3356,9 @@ func (m *AccountMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *AccountMutation) ClearField(name string) error {
 	switch name {
+	case account.FieldHeldPhoneID:
+		m.ClearHeldPhoneID()
+		return nil
 	case account.FieldAccessTokenEncrypted:
 		m.ClearAccessTokenEncrypted()
 		return nil
@@ -3326,6 +3396,9 @@ func (m *AccountMutation) ResetField(name string) error {
 		return nil
 	case account.FieldPhoneID:
 		m.ResetPhoneID()
+		return nil
+	case account.FieldHeldPhoneID:
+		m.ResetHeldPhoneID()
 		return nil
 	case account.FieldBusinessID:
 		m.ResetBusinessID()

@@ -222,7 +222,8 @@ func (r *Resolver) accountViews(ctx context.Context, as []*ent.Account) ([]*Acco
 // account, and any account created while the organization has no default,
 // becomes the default incoming and outgoing account; setting a default
 // clears it on the other accounts. Errors: invalid (a required field
-// missing, a malformed id, token or api_version, a duplicate name).
+// missing, a malformed id, token or api_version, a duplicate name),
+// conflict (phone_id held by another account, of any organization).
 func (r *Resolver) CreateAccount(ctx context.Context, in CreateAccountInput) (*AccountView, error) {
 	name, err := accountName(in.Name)
 	if err != nil {
@@ -298,7 +299,7 @@ func (r *Resolver) CreateAccount(ctx context.Context, in CreateAccountInput) (*A
 	}
 	a, err := c.Save(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err, "account")
+		return nil, accountWriteError(err)
 	}
 	if err := r.clearOtherDefaults(ctx, a.ID, incoming, outgoing); err != nil {
 		return nil, err
@@ -306,12 +307,25 @@ func (r *Resolver) CreateAccount(ctx context.Context, in CreateAccountInput) (*A
 	return r.GetAccount(ctx, a.ID)
 }
 
+// errPhoneIDHeld answers a phone_id that an account already holds. It
+// does not say where: the holder may be another organization.
+const errPhoneIDHeld = "this phone_id is already connected; a phone number can be connected to one account only"
+
+// accountWriteError classifies an account create or update error: the
+// unique index on the held phone_id answers 409 with errPhoneIDHeld.
+func accountWriteError(err error) error {
+	if ent.IsConstraintError(err) && strings.Contains(err.Error(), account.FieldHeldPhoneID) {
+		return apperr.New(apperr.Conflict, errPhoneIDHeld)
+	}
+	return apperr.Wrap(err, "account")
+}
+
 // UpdateAccount changes the given fields of an account. The access token
 // and app secret are replaced only when given non-blank. Making an account
 // a default clears that default on the others; the default account cannot
 // be unset (make another account the default instead). Errors: not_found,
 // invalid (as for CreateAccount; an empty webhook verify token; unsetting a
-// default).
+// default), conflict (as for CreateAccount).
 func (r *Resolver) UpdateAccount(ctx context.Context, id uuid.UUID, in UpdateAccountInput) (*AccountView, error) {
 	if err := r.lockAccountDefaults(ctx); err != nil {
 		return nil, err
@@ -403,7 +417,7 @@ func (r *Resolver) UpdateAccount(ctx context.Context, id uuid.UUID, in UpdateAcc
 		u.SetUpdatedByID(v.UserID)
 	}
 	if _, err := u.Save(ctx); err != nil {
-		return nil, apperr.Wrap(err, "account")
+		return nil, accountWriteError(err)
 	}
 	if err := r.clearOtherDefaults(ctx, id, incoming, outgoing); err != nil {
 		return nil, err

@@ -579,6 +579,7 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
+		AcceptInvitation             func(childComplexity int, id uuid.UUID) int
 		AddMember                    func(childComplexity int, input model.AddMemberInput) int
 		AddTeamMember                func(childComplexity int, teamID uuid.UUID, input model.AddTeamMemberInput) int
 		AssignContact                func(childComplexity int, id uuid.UUID, userID *uuid.UUID) int
@@ -592,6 +593,7 @@ type ComplexityRoot struct {
 		CreateTeam                   func(childComplexity int, input model.CreateTeamInput) int
 		CreateUser                   func(childComplexity int, input model.CreateUserInput) int
 		CreateWebhookSubscription    func(childComplexity int, input CreateWebhookInput) int
+		DeclineInvitation            func(childComplexity int, id uuid.UUID) int
 		DeleteAPIKey                 func(childComplexity int, id uuid.UUID) int
 		DeleteAccount                func(childComplexity int, id uuid.UUID) int
 		DeleteCannedResponse         func(childComplexity int, id uuid.UUID) int
@@ -718,6 +720,15 @@ type ComplexityRoot struct {
 		Order            func(childComplexity int) int
 	}
 
+	PendingInvitation struct {
+		CreatedAt        func(childComplexity int) int
+		ExpiresAt        func(childComplexity int) int
+		ID               func(childComplexity int) int
+		OrganizationID   func(childComplexity int) int
+		OrganizationName func(childComplexity int) int
+		RoleName         func(childComplexity int) int
+	}
+
 	Permission struct {
 		Action      func(childComplexity int) int
 		Description func(childComplexity int) int
@@ -781,6 +792,7 @@ type ComplexityRoot struct {
 		CurrentOrganization    func(childComplexity int) int
 		Members                func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.OrganizationMemberOrder, where *ent.OrganizationMemberWhereInput) int
 		Messages               func(childComplexity int, contactID uuid.UUID, beforeID *uuid.UUID, account *string, limit *int) int
+		MyInvitations          func(childComplexity int) int
 		Node                   func(childComplexity int, id uuid.UUID) int
 		Nodes                  func(childComplexity int, ids []uuid.UUID) int
 		OrgSettings            func(childComplexity int) int
@@ -1038,6 +1050,8 @@ type ContactResolver interface {
 }
 type MutationResolver interface {
 	CreateOrganization(ctx context.Context, input model.CreateOrganizationInput) (*ent.Organization, error)
+	AcceptInvitation(ctx context.Context, id uuid.UUID) (*ent.Organization, error)
+	DeclineInvitation(ctx context.Context, id uuid.UUID) (bool, error)
 	AddMember(ctx context.Context, input model.AddMemberInput) (bool, error)
 	UpdateMemberRole(ctx context.Context, memberID uuid.UUID, roleID uuid.UUID) (bool, error)
 	RemoveMember(ctx context.Context, memberID uuid.UUID) (bool, error)
@@ -1095,6 +1109,7 @@ type QueryResolver interface {
 	Viewer(ctx context.Context) (*model.Me, error)
 	Organizations(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.OrganizationOrder, where *ent.OrganizationWhereInput) (*ent.OrganizationConnection, error)
 	CurrentOrganization(ctx context.Context) (*ent.Organization, error)
+	MyInvitations(ctx context.Context) ([]*model.PendingInvitation, error)
 	Members(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.OrganizationMemberOrder, where *ent.OrganizationMemberWhereInput) (*ent.OrganizationMemberConnection, error)
 	Users(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.UserOrder, where *ent.UserWhereInput) (*ent.UserConnection, error)
 	User(ctx context.Context, id uuid.UUID) (*ent.User, error)
@@ -3600,6 +3615,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MessagePage.Total(childComplexity), true
 
+	case "Mutation.acceptInvitation":
+		if e.ComplexityRoot.Mutation.AcceptInvitation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_acceptInvitation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AcceptInvitation(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.addMember":
 		if e.ComplexityRoot.Mutation.AddMember == nil {
 			break
@@ -3743,6 +3769,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateWebhookSubscription(childComplexity, args["input"].(CreateWebhookInput)), true
+	case "Mutation.declineInvitation":
+		if e.ComplexityRoot.Mutation.DeclineInvitation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_declineInvitation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeclineInvitation(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.deleteAPIKey":
 		if e.ComplexityRoot.Mutation.DeleteAPIKey == nil {
 			break
@@ -4466,6 +4503,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PanelSection.Order(childComplexity), true
 
+	case "PendingInvitation.createdAt":
+		if e.ComplexityRoot.PendingInvitation.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PendingInvitation.CreatedAt(childComplexity), true
+	case "PendingInvitation.expiresAt":
+		if e.ComplexityRoot.PendingInvitation.ExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PendingInvitation.ExpiresAt(childComplexity), true
+	case "PendingInvitation.id":
+		if e.ComplexityRoot.PendingInvitation.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PendingInvitation.ID(childComplexity), true
+	case "PendingInvitation.organizationID":
+		if e.ComplexityRoot.PendingInvitation.OrganizationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PendingInvitation.OrganizationID(childComplexity), true
+	case "PendingInvitation.organizationName":
+		if e.ComplexityRoot.PendingInvitation.OrganizationName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PendingInvitation.OrganizationName(childComplexity), true
+	case "PendingInvitation.roleName":
+		if e.ComplexityRoot.PendingInvitation.RoleName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PendingInvitation.RoleName(childComplexity), true
+
 	case "Permission.action":
 		if e.ComplexityRoot.Permission.Action == nil {
 			break
@@ -4809,6 +4883,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Messages(childComplexity, args["contactId"].(uuid.UUID), args["beforeId"].(*uuid.UUID), args["account"].(*string), args["limit"].(*int)), true
+	case "Query.myInvitations":
+		if e.ComplexityRoot.Query.MyInvitations == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.MyInvitations(childComplexity), true
 	case "Query.node":
 		if e.ComplexityRoot.Query.Node == nil {
 			break
@@ -6511,7 +6591,7 @@ type Account implements Node {
   name: String!
   appID: String!
   """
-  Platform phone number id; the inbound webhook finds the account by it.
+  Platform phone number id.
   """
   phoneID: String!
   businessID: String!
@@ -13929,6 +14009,17 @@ type WebhookEvent {
   description: String!
 }
 
+"""An invitation to join an organization, addressed to the viewer's email:
+accepting it makes the viewer a member with roleName."""
+type PendingInvitation {
+  id: ID!
+  organizationID: ID!
+  organizationName: String!
+  roleName: String!
+  expiresAt: Time!
+  createdAt: Time!
+}
+
 """A new webhook subscription; secret is the signing secret, shown only here."""
 type CreatedWebhookSubscription {
   webhookSubscription: WebhookSubscription!
@@ -13939,6 +14030,8 @@ extend type Query {
   viewer: Me! @authenticated
   organizations(after: Cursor, first: Int, before: Cursor, last: Int, orderBy: OrganizationOrder, where: OrganizationWhereInput): OrganizationConnection! @hasPermission(permission: "organizations:read")
   currentOrganization: Organization! @authenticated
+  """The pending invitations addressed to the viewer's email."""
+  myInvitations: [PendingInvitation!]! @authenticated
   members(after: Cursor, first: Int, before: Cursor, last: Int, search: String, orderBy: OrganizationMemberOrder, where: OrganizationMemberWhereInput): OrganizationMemberConnection! @hasPermission(permission: "users:read")
   users(after: Cursor, first: Int, before: Cursor, last: Int, search: String, orderBy: UserOrder, where: UserWhereInput): UserConnection! @hasPermission(permission: "users:read")
   user(id: ID!): User! @hasPermission(permission: "users:read")
@@ -14242,6 +14335,9 @@ input UpdateWebhookSubscriptionInput {
 
 type Mutation {
   createOrganization(input: CreateOrganizationInput!): Organization! @authenticated
+  """Joins the invitation's organization; returns it."""
+  acceptInvitation(id: ID!): Organization! @authenticated
+  declineInvitation(id: ID!): Boolean! @authenticated
   addMember(input: AddMemberInput!): Boolean! @hasPermission(permission: "users:create")
   updateMemberRole(memberID: ID!, roleID: ID!): Boolean! @hasPermission(permission: "users:update")
   removeMember(memberID: ID!): Boolean! @hasPermission(permission: "users:delete")
@@ -15247,6 +15343,24 @@ func (ec *executionContext) childFields_PanelSection(ctx context.Context, field 
 	return nil, fmt.Errorf("no field named %q was found under type PanelSection", field.Name)
 }
 
+func (ec *executionContext) childFields_PendingInvitation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_PendingInvitation_id(ctx, field)
+	case "organizationID":
+		return ec.fieldContext_PendingInvitation_organizationID(ctx, field)
+	case "organizationName":
+		return ec.fieldContext_PendingInvitation_organizationName(ctx, field)
+	case "roleName":
+		return ec.fieldContext_PendingInvitation_roleName(ctx, field)
+	case "expiresAt":
+		return ec.fieldContext_PendingInvitation_expiresAt(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_PendingInvitation_createdAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PendingInvitation", field.Name)
+}
+
 func (ec *executionContext) childFields_Permission(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -15893,6 +16007,20 @@ func (ec *executionContext) dir_hasPermission_args(ctx context.Context, rawArgs 
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_acceptInvitation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_addMember_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -16088,6 +16216,20 @@ func (ec *executionContext) field_Mutation_createWebhookSubscription_args(ctx co
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_declineInvitation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -27426,6 +27568,120 @@ func (ec *executionContext) fieldContext_Mutation_createOrganization(ctx context
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_acceptInvitation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_acceptInvitation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AcceptInvitation(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				if ec.Directives.Authenticated == nil {
+					var zeroVal *ent.Organization
+					return zeroVal, errors.New("directive authenticated is not implemented")
+				}
+				return ec.Directives.Authenticated(ctx, nil, directive0)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Organization) graphql.Marshaler {
+			return ec.marshalNOrganization2ᚖswitchboardᚋentᚐOrganization(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_acceptInvitation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Organization(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_acceptInvitation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_declineInvitation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_declineInvitation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeclineInvitation(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				if ec.Directives.Authenticated == nil {
+					var zeroVal bool
+					return zeroVal, errors.New("directive authenticated is not implemented")
+				}
+				return ec.Directives.Authenticated(ctx, nil, directive0)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_declineInvitation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_declineInvitation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_addMember(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -31648,6 +31904,144 @@ func (ec *executionContext) fieldContext_PanelSection_fields(_ context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _PendingInvitation_id(ctx context.Context, field graphql.CollectedField, obj *model.PendingInvitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PendingInvitation_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PendingInvitation_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PendingInvitation", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _PendingInvitation_organizationID(ctx context.Context, field graphql.CollectedField, obj *model.PendingInvitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PendingInvitation_organizationID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrganizationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PendingInvitation_organizationID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PendingInvitation", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _PendingInvitation_organizationName(ctx context.Context, field graphql.CollectedField, obj *model.PendingInvitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PendingInvitation_organizationName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrganizationName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PendingInvitation_organizationName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PendingInvitation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PendingInvitation_roleName(ctx context.Context, field graphql.CollectedField, obj *model.PendingInvitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PendingInvitation_roleName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RoleName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PendingInvitation_roleName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PendingInvitation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PendingInvitation_expiresAt(ctx context.Context, field graphql.CollectedField, obj *model.PendingInvitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PendingInvitation_expiresAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpiresAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PendingInvitation_expiresAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PendingInvitation", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _PendingInvitation_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.PendingInvitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PendingInvitation_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PendingInvitation_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PendingInvitation", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
 func (ec *executionContext) _Permission_id(ctx context.Context, field graphql.CollectedField, obj *ent.Permission) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -32710,6 +33104,51 @@ func (ec *executionContext) fieldContext_Query_currentOrganization(_ context.Con
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Organization(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_myInvitations(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_myInvitations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().MyInvitations(ctx)
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				if ec.Directives.Authenticated == nil {
+					var zeroVal []*model.PendingInvitation
+					return zeroVal, errors.New("directive authenticated is not implemented")
+				}
+				return ec.Directives.Authenticated(ctx, nil, directive0)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.PendingInvitation) graphql.Marshaler {
+			return ec.marshalNPendingInvitation2ᚕᚖswitchboardᚋgraphᚋmodelᚐPendingInvitationᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_myInvitations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PendingInvitation(ctx, field)
 		},
 	}
 	return fc, nil
@@ -75414,6 +75853,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "acceptInvitation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_acceptInvitation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "declineInvitation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_declineInvitation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "addMember":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_addMember(ctx, field)
@@ -76731,6 +77184,69 @@ func (ec *executionContext) _PanelSection(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var pendingInvitationImplementors = []string{"PendingInvitation"}
+
+func (ec *executionContext) _PendingInvitation(ctx context.Context, sel ast.SelectionSet, obj *model.PendingInvitation) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, pendingInvitationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PendingInvitation")
+		case "id":
+			out.Values[i] = ec._PendingInvitation_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "organizationID":
+			out.Values[i] = ec._PendingInvitation_organizationID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "organizationName":
+			out.Values[i] = ec._PendingInvitation_organizationName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "roleName":
+			out.Values[i] = ec._PendingInvitation_roleName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "expiresAt":
+			out.Values[i] = ec._PendingInvitation_expiresAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._PendingInvitation_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var permissionImplementors = []string{"Permission", "Node"}
 
 func (ec *executionContext) _Permission(ctx context.Context, sel ast.SelectionSet, obj *ent.Permission) graphql.Marshaler {
@@ -77250,6 +77766,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_currentOrganization(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "myInvitations":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_myInvitations(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -81779,6 +82317,32 @@ func (ec *executionContext) marshalNPanelSection2ᚕswitchboardᚋgraphᚐPanelS
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNPendingInvitation2ᚕᚖswitchboardᚋgraphᚋmodelᚐPendingInvitationᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.PendingInvitation) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPendingInvitation2ᚖswitchboardᚋgraphᚋmodelᚐPendingInvitation(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNPendingInvitation2ᚖswitchboardᚋgraphᚋmodelᚐPendingInvitation(ctx context.Context, sel ast.SelectionSet, v *model.PendingInvitation) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PendingInvitation(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNPermission2ᚕᚖswitchboardᚋentᚐPermissionᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Permission) graphql.Marshaler {

@@ -102,9 +102,15 @@ const createAccountOp = `mutation($in: CreateAccountInput!) { createAccount(inpu
 	id name phoneID businessID appID webhookVerifyToken apiVersion isDefaultIncoming isDefaultOutgoing
 	hasAccessToken hasAppSecret createdByID createdByName updatedByName } }`
 
-func accountInput(name string) vars {
+// accountInput is a valid account for the fake's phone number; a phone
+// number id belongs to one account, so each further one takes a new id.
+func accountInput(name string, phoneID ...string) vars {
+	phone := providertest.PhoneID
+	if len(phoneID) > 0 {
+		phone = phoneID[0]
+	}
 	return vars{
-		"name": name, "phoneID": providertest.PhoneID, "businessID": providertest.BusinessID,
+		"name": name, "phoneID": phone, "businessID": providertest.BusinessID,
 		"appID": providertest.AppID, "accessToken": testAccessToken, "appSecret": testAppSecret,
 	}
 }
@@ -551,10 +557,10 @@ func TestGraphQLAccounts(t *testing.T) {
 		r.String("data.account.webhookVerifyToken") == "" || r.String("data.account.phoneID") != providertest.PhoneID {
 		t.Fatalf("account: %s", r.Raw)
 	}
-	foreignID := mustGraphQL(t, other, createAccountOp, vars{"in": accountInput("Theirs")}).String("data.createAccount.id")
+	foreignID := mustGraphQL(t, other, createAccountOp, vars{"in": accountInput("Theirs", "100000000000001")}).String("data.createAccount.id")
 
 	t.Run("CreateAndUpdateHideSecrets", func(t *testing.T) {
-		in := accountInput("Second")
+		in := accountInput("Second", "100000000000002")
 		delete(in, "appSecret")
 		r := mustGraphQL(t, admin, createAccountOp, vars{"in": in})
 		expectNoSecret(t, r, secrets...)

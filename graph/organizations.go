@@ -93,22 +93,25 @@ func (r *Resolver) ListMembers(ctx context.Context, search string, offset, limit
 	return &MemberPage{Members: ms, Total: total}, nil
 }
 
-// MemberAddition tells what AddMember did: a membership for an existing
-// account, or an invitation for an email without one.
+// MemberAddition tells what AddMember did: a membership (a super admin
+// adding an existing account), or an invitation.
 type MemberAddition struct {
 	Member     *ent.OrganizationMember
 	Invitation *ent.Invitation
 }
 
 // AddMember adds a person to the viewer's organization with a role (the
-// organization's default role when none is given). A user_id, or an email
-// that has an account, gets a membership; an email without an account gets
-// an invitation valid for InvitationTTL, which registration consumes
-// (inviting again refreshes it). Errors: invalid (neither or both of
-// user_id and email, a malformed email, already a member), not_found (the
-// user_id or the role_id does not exist, or the role belongs to another
-// organization), forbidden (granting the Admin role without being an
-// Admin).
+// organization's default role when none is given). Membership in an
+// organization is the person's own choice: anyone but a super admin gets
+// an invitation (valid for InvitationTTL; inviting again refreshes it),
+// which the person accepts (AcceptInvitation), or which registration
+// consumes when the email has no account yet. The answer is the same
+// whether the email has an account or not, so adding people tells nobody
+// who has one. A super admin adds an existing account at once.
+// Errors: invalid (neither or both of user_id and email, a malformed
+// email, already a member), not_found (an unknown user_id, or a role of
+// another organization), forbidden (granting the Admin role without being
+// an Admin).
 func (r *Resolver) AddMember(ctx context.Context, in model.AddMemberInput) (*MemberAddition, error) {
 	hasEmail := in.Email != nil && strings.TrimSpace(*in.Email) != ""
 	switch {
@@ -121,8 +124,8 @@ func (r *Resolver) AddMember(ctx context.Context, in model.AddMemberInput) (*Mem
 	if err != nil {
 		return nil, err
 	}
+	var email string
 	var u *ent.User
-	email := ""
 	if in.UserID != nil {
 		if u, err = r.findAccount(ctx, user.ID(*in.UserID)); err != nil {
 			return nil, err
@@ -130,26 +133,46 @@ func (r *Resolver) AddMember(ctx context.Context, in model.AddMemberInput) (*Mem
 		if u == nil {
 			return nil, apperr.NotFoundf("user not found")
 		}
-	} else {
-		if email, err = validInviteEmail(*in.Email); err != nil {
-			return nil, err
+		email = u.Email
+	} else if email, err = validInviteEmail(*in.Email); err != nil {
+		return nil, err
+	}
+	if err := r.notYetMember(ctx, email); err != nil {
+		return nil, err
+	}
+	if viewer.FromContext(ctx).SuperAdmin {
+		if u == nil {
+			if u, err = r.findAccount(ctx, user.Email(email)); err != nil {
+				return nil, err
+			}
 		}
-		if u, err = r.findAccount(ctx, user.Email(email)); err != nil {
-			return nil, err
+		if u != nil {
+			m, err := r.addMembership(ctx, u.ID, ro.ID)
+			if err != nil {
+				return nil, err
+			}
+			return &MemberAddition{Member: m}, nil
 		}
 	}
-	if u == nil {
-		inv, err := r.invite(ctx, email, ro.ID)
-		if err != nil {
-			return nil, err
-		}
-		return &MemberAddition{Invitation: inv}, nil
-	}
-	m, err := r.addMembership(ctx, u.ID, ro.ID)
+	inv, err := r.invite(ctx, email, ro.ID)
 	if err != nil {
 		return nil, err
 	}
-	return &MemberAddition{Member: m}, nil
+	return &MemberAddition{Invitation: inv}, nil
+}
+
+// notYetMember refuses an email that belongs to a member of the viewer's
+// organization already (whose email the viewer's organization sees).
+func (r *Resolver) notYetMember(ctx context.Context, email string) error {
+	member, err := r.db(ctx).OrganizationMember.Query().
+		Where(organizationmember.HasUserWith(user.Email(email))).Exist(ctx)
+	if err != nil {
+		return apperr.Wrap(err, "member")
+	}
+	if member {
+		return apperr.Invalidf("a user with this email is already a member of the organization")
+	}
+	return nil
 }
 
 // findAccount looks an account up by id or email across organizations: a

@@ -50,6 +50,16 @@ func (r *mutationResolver) CreateOrganization(ctx context.Context, input model.C
 	return r.Resolver.CreateOrganization(ctx, input)
 }
 
+// AcceptInvitation is the resolver for the acceptInvitation field.
+func (r *mutationResolver) AcceptInvitation(ctx context.Context, id uuid.UUID) (*ent.Organization, error) {
+	return r.Resolver.AcceptInvitation(ctx, id)
+}
+
+// DeclineInvitation is the resolver for the declineInvitation field.
+func (r *mutationResolver) DeclineInvitation(ctx context.Context, id uuid.UUID) (bool, error) {
+	return ok(r.Resolver.DeclineInvitation(ctx, id))
+}
+
 // AddMember is the resolver for the addMember field.
 func (r *mutationResolver) AddMember(ctx context.Context, input model.AddMemberInput) (bool, error) {
 	_, err := r.Resolver.AddMember(ctx, input)
@@ -161,8 +171,7 @@ func (r *mutationResolver) UpdateUser(ctx context.Context, id uuid.UUID, input m
 
 // DeleteUser is the resolver for the deleteUser field.
 func (r *mutationResolver) DeleteUser(ctx context.Context, id uuid.UUID) (bool, error) {
-	_, err := r.Resolver.DeleteUser(ctx, id)
-	return err == nil, err
+	return ok(r.Resolver.DeleteUser(ctx, id))
 }
 
 // SetAvailability is the resolver for the setAvailability field.
@@ -335,6 +344,11 @@ func (r *queryResolver) Organizations(ctx context.Context, after *entgql.Cursor[
 // CurrentOrganization is the resolver for the currentOrganization field.
 func (r *queryResolver) CurrentOrganization(ctx context.Context) (*ent.Organization, error) {
 	return r.Resolver.CurrentOrganization(ctx)
+}
+
+// MyInvitations is the resolver for the myInvitations field.
+func (r *queryResolver) MyInvitations(ctx context.Context) ([]*model.PendingInvitation, error) {
+	return r.Resolver.MyInvitations(ctx)
 }
 
 // Members is the resolver for the members field.

@@ -39,14 +39,17 @@ type CreatedUser struct {
 	Invitation *ent.Invitation
 }
 
-// CreateUser adds a new person to the viewer's organization with a role
-// (default: the organization's default role). With a password it creates
-// the account, active, and its membership; without one it creates (or
-// refreshes) an invitation to register, and full_name is left for the
-// person to give when registering. Errors: invalid (malformed email,
-// full_name missing or too long when creating the account, password
-// policy, an account with this email already exists), not_found (role_id),
-// forbidden (the Admin role, for a viewer who is not an Admin).
+// CreateUser adds a person to the viewer's organization with a role
+// (default: the organization's default role). Without a password it
+// creates (or refreshes) an invitation, whether or not the email has an
+// account (the answer does not tell which): the person registers, or, with
+// an account, accepts it. With a password, which only a super admin may
+// set for another person, it creates the account, active, and its
+// membership. Errors: invalid (malformed email, full_name missing or too
+// long when creating the account, password policy, a password from anyone
+// but a super admin, the email is a member already, or (for a super admin)
+// it has an account), not_found (role_id), forbidden (the Admin role, for
+// a viewer who is not an Admin).
 func (r *Resolver) CreateUser(ctx context.Context, in model.CreateUserInput) (*CreatedUser, error) {
 	email, err := validInviteEmail(in.Email)
 	if err != nil {
@@ -56,19 +59,8 @@ func (r *Resolver) CreateUser(ctx context.Context, in model.CreateUserInput) (*C
 	if err != nil {
 		return nil, err
 	}
-	existing, err := r.findAccount(ctx, user.Email(email))
-	if err != nil {
+	if err := r.notYetMember(ctx, email); err != nil {
 		return nil, err
-	}
-	if existing != nil {
-		member, err := r.db(ctx).OrganizationMember.Query().Where(organizationmember.UserID(existing.ID)).Exist(ctx)
-		if err != nil {
-			return nil, apperr.Wrap(err, "member")
-		}
-		if member {
-			return nil, apperr.Invalidf("a user with this email is already a member of the organization")
-		}
-		return nil, apperr.Invalidf("an account with this email already exists; add it to the organization as a member instead")
 	}
 	if in.Password == nil {
 		inv, err := r.invite(ctx, email, ro.ID)
@@ -76,6 +68,16 @@ func (r *Resolver) CreateUser(ctx context.Context, in model.CreateUserInput) (*C
 			return nil, err
 		}
 		return &CreatedUser{Invitation: inv}, nil
+	}
+	if !viewer.FromContext(ctx).SuperAdmin {
+		return nil, apperr.Invalidf("only a super admin can set another person's password; leave password out and the person is invited to set their own")
+	}
+	existing, err := r.findAccount(ctx, user.Email(email))
+	if err != nil {
+		return nil, err
+	}
+	if existing != nil {
+		return nil, apperr.Invalidf("an account with this email already exists; add it to the organization as a member instead")
 	}
 	name, err := validFullName(in.FullName)
 	if err != nil {
@@ -101,21 +103,27 @@ func (r *Resolver) CreateUser(ctx context.Context, in model.CreateUserInput) (*C
 }
 
 // UpdateUser changes the given fields of a member of the viewer's
-// organization. Deactivation takes effect at the user's next request. The
-// account is shared by every organization the user belongs to, so its
-// password and active flag may only be changed by a super admin when the
-// user also belongs to another organization or is a super admin.
-// Errors: not_found (user or role), invalid (empty or too long full_name,
-// password policy, deactivating oneself, setting one's own password here,
-// deactivating or demoting the organization's last active Admin),
-// forbidden (an account reaching beyond the organization; granting, taking
-// away or taking over an Admin seat without being an Admin).
+// organization. The role is the organization's to manage. The rest is the
+// person's identity, shared by every organization they belong to: only
+// the person (their name; their password through ChangePassword) or a
+// super admin changes it, and never through an API key. Deactivation takes
+// effect at the user's next request. Errors: not_found (user or role),
+// invalid (empty or too long full_name, password policy, deactivating
+// oneself, setting one's own password here, deactivating or demoting the
+// organization's last active Admin), forbidden (an identity change by
+// someone else or by an API key; granting, taking away or taking over an
+// Admin seat without being an Admin).
 func (r *Resolver) UpdateUser(ctx context.Context, id uuid.UUID, in model.UpdateUserInput) (*ent.OrganizationMember, error) {
 	m, err := r.GetUser(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	v := viewer.FromContext(ctx)
+	if in.FullName != nil || in.IsActive != nil || in.Password != nil {
+		if err := requireIdentityOwner(v, id); err != nil {
+			return nil, err
+		}
+	}
 	u := r.db(ctx).User.UpdateOneID(id)
 	changed := false
 	if in.FullName != nil {
@@ -126,14 +134,7 @@ func (r *Resolver) UpdateUser(ctx context.Context, id uuid.UUID, in model.Update
 		u.SetFullName(name)
 		changed = true
 	}
-	admin, err := r.holdsAdmin(ctx, m)
-	if err != nil {
-		return nil, err
-	}
 	if in.IsActive != nil && *in.IsActive != m.Edges.User.IsActive {
-		if err := requireAdminFor(ctx, admin, "activate or deactivate an Admin"); err != nil {
-			return nil, err
-		}
 		if !*in.IsActive {
 			if id == v.UserID {
 				return nil, apperr.Invalidf("you cannot deactivate your own account")
@@ -142,21 +143,12 @@ func (r *Resolver) UpdateUser(ctx context.Context, id uuid.UUID, in model.Update
 				return nil, err
 			}
 		}
-		if err := r.guardAccountChange(ctx, m.Edges.User, "activate or deactivate"); err != nil {
-			return nil, err
-		}
 		u.SetIsActive(*in.IsActive)
 		changed = true
 	}
 	if in.Password != nil {
 		if id == v.UserID {
 			return nil, apperr.Invalidf("change your own password with your current password instead")
-		}
-		if err := requireAdminFor(ctx, admin, "set the password of an Admin"); err != nil {
-			return nil, err
-		}
-		if err := r.guardAccountChange(ctx, m.Edges.User, "set the password of"); err != nil {
-			return nil, err
 		}
 		hash, err := newPasswordHash(*in.Password)
 		if err != nil {
@@ -182,67 +174,30 @@ func (r *Resolver) UpdateUser(ctx context.Context, id uuid.UUID, in model.Update
 	return r.GetUser(ctx, id)
 }
 
-// guardAccountChange allows a change to target's account (shared by every
-// organization it belongs to) only when it stays within the viewer's
-// organization: a super admin may change any account; anyone else only one
-// that is not a super admin and belongs to no other organization.
-func (r *Resolver) guardAccountChange(ctx context.Context, target *ent.User, what string) error {
-	if viewer.FromContext(ctx).SuperAdmin {
+// requireIdentityOwner allows a change to the account of userID (its
+// name, email, password, active flag) only to that person or a super
+// admin, signed in: membership in an organization gives no power over a
+// person's identity, and an API key none over its owner's.
+func requireIdentityOwner(v *viewer.Viewer, userID uuid.UUID) error {
+	if v.APIKeyID != uuid.Nil {
+		return apperr.Forbiddenf("an API key cannot change a person's name, email, password or active flag")
+	}
+	if v.SuperAdmin || v.UserID == userID {
 		return nil
 	}
-	if target.IsSuperAdmin {
-		return apperr.Forbiddenf("only a super admin can %s a super admin", what)
-	}
-	n, err := r.membershipCount(ctx, target.ID)
-	if err != nil {
-		return err
-	}
-	if n > 1 {
-		return apperr.Forbiddenf("this user also belongs to other organizations; only a super admin can %s them", what)
-	}
-	return nil
-}
-
-// UserRemoval tells what DeleteUser did besides removing the membership.
-type UserRemoval struct {
-	// Deactivated is set when the user belonged to no other organization
-	// and the account was deactivated.
-	Deactivated bool
+	return apperr.Forbiddenf("only the person or a super admin can change their name, email, password or active flag; an organization manages the role only")
 }
 
 // DeleteUser removes a user from the viewer's organization (membership
-// and team seats). When they belong to no other organization the account
-// is deactivated too (super admins excepted: they act everywhere).
-// Errors: not_found, invalid (the organization's last active Admin;
-// removing oneself when that would deactivate one's own account),
-// forbidden (an Admin removed by someone who is not an Admin).
-func (r *Resolver) DeleteUser(ctx context.Context, id uuid.UUID) (*UserRemoval, error) {
+// and team seats); the account remains, as it is the person's. Errors:
+// not_found, invalid (the organization's last active Admin), forbidden (an
+// Admin removed by someone who is not an Admin).
+func (r *Resolver) DeleteUser(ctx context.Context, id uuid.UUID) error {
 	m, err := r.GetUser(ctx, id)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if err := r.guardAdminRemoval(ctx, m); err != nil {
-		return nil, err
-	}
-	n, err := r.membershipCount(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	out := &UserRemoval{Deactivated: n <= 1 && !m.Edges.User.IsSuperAdmin && m.Edges.User.IsActive}
-	if out.Deactivated {
-		if id == viewer.FromContext(ctx).UserID {
-			return nil, apperr.Invalidf("you cannot remove yourself: this is your only organization and your account would be deactivated")
-		}
-		// Deactivate while still a member: the data layer lets the viewer
-		// change only the users of their organization.
-		if err := r.db(ctx).User.UpdateOneID(id).SetIsActive(false).Exec(ctx); err != nil {
-			return nil, apperr.Wrap(err, "user")
-		}
-	}
-	if err := r.deleteMembership(ctx, m); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return r.removeMembership(ctx, m)
 }
 
 func validFullName(raw string) (string, error) {

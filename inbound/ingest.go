@@ -242,7 +242,7 @@ func (s *Service) signers(ctx context.Context, ids []string) ([]signer, error) {
 	if len(missing) == 0 {
 		return out, nil
 	}
-	accounts, err := s.Client.Account.Query().Where(account.PhoneIDIn(missing...)).
+	accounts, err := s.Client.Account.Query().Where(account.HeldPhoneIDIn(missing...)).
 		All(rule.Bypass(ctx, "inbound webhook resolves accounts by phone number id"))
 	if err != nil {
 		return nil, apperr.Wrap(err, "account")

@@ -74,7 +74,7 @@ func newFetchEnv(t *testing.T) *fetchEnv {
 	t.Cleanup(e.dropQueues)
 	e.org = mustOrg(t, db.Client, "Acme")
 	e.ctx = viewer.SystemContext(ctx, e.org)
-	e.contact = mustAccountAndContact(t, e.ctx, db.Client, box)
+	e.contact = mustAccountAndContact(t, e.ctx, db.Client, box, providertest.PhoneID)
 	e.f = &media.Fetcher{
 		Client: db.Client, Provider: e.fake.Client(), Secrets: box, Store: media.New(t.TempDir()),
 		Tasks: worker.NewClient(store.ConnOpt(), e.prefix), Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
@@ -103,9 +103,9 @@ func mustOrg(t *testing.T, c *ent.Client, name string) uuid.UUID {
 
 // mustAccountAndContact creates the account "Main" on the fake's phone
 // number and a contact, in the organization of ctx.
-func mustAccountAndContact(t *testing.T, ctx context.Context, c *ent.Client, box *secrets.Box) uuid.UUID {
+func mustAccountAndContact(t *testing.T, ctx context.Context, c *ent.Client, box *secrets.Box, phoneID string) uuid.UUID {
 	t.Helper()
-	err := c.Account.Create().SetName("Main").SetPhoneID(providertest.PhoneID).SetBusinessID(providertest.BusinessID).
+	err := c.Account.Create().SetName("Main").SetPhoneID(phoneID).SetBusinessID(providertest.BusinessID).
 		SetAccessTokenEncrypted(box.Seal([]byte(providertest.AccessToken))).Exec(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -348,7 +348,7 @@ func TestQueueAndRecover(t *testing.T) {
 	otherOrg := mustOrg(t, e.client, "Other")
 	octx := viewer.SystemContext(context.Background(), otherOrg)
 	box, _ := secrets.NewBox("other")
-	otherContact := mustAccountAndContact(t, octx, e.client, box)
+	otherContact := mustAccountAndContact(t, octx, e.client, box, "100000000000999")
 	foreign, err := e.client.Message.Create().SetContactID(otherContact).SetDirection(message.DirectionIncoming).
 		SetMessageType("document").SetContent(map[string]any{"id": "M5"}).SetChatAccount("Main").Save(octx)
 	if err != nil {

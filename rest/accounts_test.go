@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/uuid"
@@ -58,6 +59,14 @@ func acctBody(name string, overrides map[string]any) map[string]any {
 	}
 	return b
 }
+
+// newPhoneID returns a phone number id no other account holds: a phone
+// number id belongs to one account.
+func newPhoneID() string {
+	return fmt.Sprintf("%015d", phoneIDs.Add(1)+100000000000000)
+}
+
+var phoneIDs atomic.Int64
 
 // mustCreateAccount creates an account and returns its id.
 func mustCreateAccount(tb testing.TB, c *apitest.Client, body map[string]any) string {
@@ -212,7 +221,7 @@ func TestAccounts(t *testing.T) {
 		expectSealed(t, env, "app secret", a.AppSecretEncrypted, acctSecret)
 	})
 	t.Run("GeneratedVerifyTokensDiffer", func(t *testing.T) {
-		id := mustCreateAccount(t, admin, acctBody("Generated", map[string]any{"webhook_verify_token": ""}))
+		id := mustCreateAccount(t, admin, acctBody("Generated", map[string]any{"webhook_verify_token": "", "phone_id": newPhoneID()}))
 		got := admin.Do(http.MethodGet, "/api/accounts/"+id, nil).ExpectStatus(t, http.StatusOK)
 		main := admin.Do(http.MethodGet, "/api/accounts/"+mainID, nil).ExpectStatus(t, http.StatusOK)
 		tok := got.String("data.webhook_verify_token")
@@ -223,7 +232,7 @@ func TestAccounts(t *testing.T) {
 	})
 	t.Run("GivenValuesKept", func(t *testing.T) {
 		res := admin.Do(http.MethodPost, "/api/accounts", acctBody("Given", map[string]any{
-			"webhook_verify_token": "my-verify-token", "api_version": "v22.0", "app_secret": nil,
+			"phone_id": newPhoneID(), "webhook_verify_token": "my-verify-token", "api_version": "v22.0", "app_secret": nil,
 			"auto_read_receipt": true, "business_calling_enabled": true,
 		})).ExpectStatus(t, http.StatusCreated)
 		for path, want := range map[string]any{
@@ -330,7 +339,7 @@ func TestAccounts(t *testing.T) {
 		if !strings.Contains(res.String("message"), "already exists") {
 			t.Errorf("message: %s", res.Raw)
 		}
-		other := mustCreateAccount(t, admin, acctBody("Other line", nil))
+		other := mustCreateAccount(t, admin, acctBody("Other line", map[string]any{"phone_id": newPhoneID()}))
 		admin.Do(http.MethodPut, "/api/accounts/"+other, map[string]any{"name": "Main line"}).ExpectError(t, http.StatusBadRequest)
 		admin.Do(http.MethodPut, "/api/accounts/"+other, map[string]any{"name": "Other line"}).ExpectStatus(t, http.StatusOK)
 		admin.Do(http.MethodDelete, "/api/accounts/"+other, nil).ExpectStatus(t, http.StatusOK)
@@ -344,7 +353,7 @@ func TestAccounts(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				<-start
-				owner.Do(http.MethodPost, "/api/accounts", acctBody(fmt.Sprintf("Line %d", i), nil))
+				owner.Do(http.MethodPost, "/api/accounts", acctBody(fmt.Sprintf("Line %d", i), map[string]any{"phone_id": newPhoneID()}))
 			}()
 		}
 		close(start)
@@ -412,9 +421,13 @@ func TestAccountProviderCalls(t *testing.T) {
 		}
 	})
 	t.Run("TestUsesAccountAPIVersion", func(t *testing.T) {
-		v22 := mustCreateAccount(t, admin, acctBody("Versioned", map[string]any{"api_version": "v22.0"}))
+		// The fake's phone number belongs to one account: move it to v22.0.
+		admin.Do(http.MethodPut, "/api/accounts/"+id, map[string]any{"api_version": "v22.0"}).ExpectStatus(t, http.StatusOK)
+		defer func() {
+			admin.Do(http.MethodPut, "/api/accounts/"+id, map[string]any{"api_version": "v21.0"}).ExpectStatus(t, http.StatusOK)
+		}()
 		n := len(fake.Requests())
-		admin.Do(http.MethodPost, "/api/accounts/"+v22+"/test", nil).ExpectStatus(t, http.StatusOK)
+		admin.Do(http.MethodPost, "/api/accounts/"+id+"/test", nil).ExpectStatus(t, http.StatusOK)
 		reqs := fake.Requests()[n:]
 		if len(reqs) != 1 || reqs[0].Path != "/v22.0/"+providertest.PhoneID {
 			t.Errorf("provider requests: %+v", reqs)
@@ -568,7 +581,7 @@ func TestAccountProviderCalls(t *testing.T) {
 		}
 	})
 	t.Run("UploadPhotoWithoutAppID", func(t *testing.T) {
-		noApp := mustCreateAccount(t, admin, acctBody("No app", map[string]any{"app_id": nil}))
+		noApp := mustCreateAccount(t, admin, acctBody("No app", map[string]any{"app_id": nil, "phone_id": newPhoneID()}))
 		n := len(fake.Requests())
 		res := uploadPhoto(t, env, admin, "/api/accounts/"+noApp+"/business_profile/photo", "file", "logo.png", pngData).
 			ExpectError(t, http.StatusBadRequest)
@@ -764,7 +777,7 @@ func TestAccountsAccess(t *testing.T) {
 		body         any
 	}{
 		{http.MethodGet, "/api/accounts", nil},
-		{http.MethodPost, "/api/accounts", acctBody("New", nil)},
+		{http.MethodPost, "/api/accounts", acctBody("New", map[string]any{"phone_id": newPhoneID()})},
 		{http.MethodGet, base, nil},
 		{http.MethodPut, base, map[string]any{"auto_read_receipt": true}},
 		{http.MethodPost, base + "/test", nil},
@@ -809,7 +822,7 @@ func TestAccountsAccess(t *testing.T) {
 			t.Errorf("another organization lists our accounts: %s", list.Raw)
 		}
 		// Names are unique per organization only.
-		res := other.Do(http.MethodPost, "/api/accounts", acctBody("Main", nil)).ExpectStatus(t, http.StatusCreated)
+		res := other.Do(http.MethodPost, "/api/accounts", acctBody("Main", map[string]any{"phone_id": newPhoneID()})).ExpectStatus(t, http.StatusCreated)
 		if res.Get("data.is_default_incoming") != true || res.Get("data.is_default_outgoing") != true {
 			t.Errorf("first account of the other organization is not its default: %s", res.Raw)
 		}

@@ -110,9 +110,8 @@ func (a *API) guard(r Route) gin.HandlerFunc {
 			return
 		}
 		if viaCookie && r.Method != http.MethodGet && r.Method != http.MethodHead {
-			cookie, _ := c.Cookie(cookieCSRF)
-			if !auth.CSRFMatch(cookie, c.GetHeader(headerCSRF)) {
-				abort(c, apperr.Forbidden, "missing or invalid CSRF token (send the whm_csrf cookie value in X-CSRF-Token)")
+			if err := a.checkCSRF(c, v.SessionID); err != nil {
+				writeError(c, err)
 				return
 			}
 		}
@@ -124,6 +123,17 @@ func (a *API) guard(r Route) gin.HandlerFunc {
 		c.Set(ctxViewer, v)
 		a.run(c, r)
 	}
+}
+
+// checkCSRF checks the CSRF token of a cookie-authenticated request: the
+// whm_csrf cookie and the X-CSRF-Token header must both hold the token of
+// the session (family) the request's cookie belongs to. Errors: forbidden.
+func (a *API) checkCSRF(c *gin.Context, family uuid.UUID) error {
+	cookie, _ := c.Cookie(cookieCSRF)
+	if a.Access.Tokens.CheckCSRF(family, cookie, c.GetHeader(headerCSRF)) {
+		return nil
+	}
+	return apperr.Forbiddenf("missing or invalid CSRF token (send the whm_csrf cookie value in X-CSRF-Token)")
 }
 
 // hasNUL reports a NUL character in the query or the path, which no

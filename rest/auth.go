@@ -136,13 +136,19 @@ func (a *API) logout(c *gin.Context) (int, any, error) {
 		return 0, nil, err
 	}
 	refresh := b.RefreshToken
-	if refresh == "" {
-		refresh, _ = c.Cookie(cookieRefresh)
-	}
 	cr := readCredential(c)
 	access := cr.bearer
-	if access == "" {
+	if refresh == "" && access == "" {
+		// Logging out by cookie: like any cookie-authenticated change
+		// it needs the session's CSRF token, or another site could end
+		// the session.
+		refresh, _ = c.Cookie(cookieRefresh)
 		access = cr.cookie
+		if refresh != "" || access != "" {
+			if err := a.checkCSRF(c, a.Access.SessionOf(refresh, access)); err != nil {
+				return 0, nil, err
+			}
+		}
 	}
 	if err := a.Access.Logout(ctx(c), refresh, access); err != nil {
 		return 0, nil, err

@@ -220,6 +220,51 @@ func TestCSRFAndCookies(t *testing.T) {
 	t.Run("BearerIsExempt", func(t *testing.T) {
 		env.Admin.Do(http.MethodPost, "/api/teams", map[string]string{"name": "Sales"}).ExpectStatus(t, http.StatusCreated)
 	})
+	// A pair planted by an attacker (a cookie set from a sibling domain and
+	// the same value in the header) is equal but not the session's.
+	planted := func(method, path, body string) *apitest.Response {
+		req, _ := http.NewRequest(method, env.Server.URL+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.AddCookie(cookieOf(res, "whm_access"))
+		req.AddCookie(&http.Cookie{Name: "whm_csrf", Value: "planted-by-attacker-0123456789abcdef"})
+		req.Header.Set("X-CSRF-Token", "planted-by-attacker-0123456789abcdef")
+		return env.Send(req)
+	}
+	t.Run("PlantedPairRefused", func(t *testing.T) {
+		planted(http.MethodPost, "/api/teams", `{"name":"Planted"}`).ExpectError(t, http.StatusForbidden)
+	})
+	t.Run("PlantedPairRefusedOnGraphQL", func(t *testing.T) {
+		planted(http.MethodPost, "/graphql", `{"query":"mutation { createTeam(input: {name: \"Planted\"}) { id } }"}`).
+			ExpectError(t, http.StatusForbidden)
+	})
+	t.Run("AnotherSessionsTokenRefused", func(t *testing.T) {
+		other := login(env, "admin@example.com", apitest.AdminPassword)
+		send(http.MethodPost, "/api/teams", cookieOf(other, "whm_csrf").Value).ExpectError(t, http.StatusForbidden)
+	})
+	t.Run("TokenSurvivesRefresh", func(t *testing.T) {
+		req, _ := http.NewRequest(http.MethodPost, env.Server.URL+"/api/auth/refresh", nil)
+		req.AddCookie(cookieOf(res, "whm_refresh"))
+		rotated := env.Send(req).ExpectStatus(t, http.StatusOK)
+		if got, want := cookieOf(rotated, "whm_csrf").Value, cookieOf(res, "whm_csrf").Value; got != want {
+			t.Errorf("refresh changed the session's CSRF token: %q, was %q", got, want)
+		}
+	})
+	logout := func(csrf string) *apitest.Response {
+		req, _ := http.NewRequest(http.MethodPost, env.Server.URL+"/api/auth/logout", nil)
+		req.AddCookie(cookieOf(res, "whm_access"))
+		req.AddCookie(cookieOf(res, "whm_refresh"))
+		req.AddCookie(cookieOf(res, "whm_csrf"))
+		if csrf != "" {
+			req.Header.Set("X-CSRF-Token", csrf)
+		}
+		return env.Send(req)
+	}
+	t.Run("LogoutByCookieNeedsToken", func(t *testing.T) {
+		logout("").ExpectError(t, http.StatusForbidden)
+		send(http.MethodGet, "/api/teams", "").ExpectStatus(t, http.StatusOK)
+		logout(cookieOf(res, "whm_csrf").Value).ExpectStatus(t, http.StatusOK)
+		send(http.MethodGet, "/api/teams", "").ExpectError(t, http.StatusUnauthorized)
+	})
 }
 
 func TestRateLimit(t *testing.T) {

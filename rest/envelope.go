@@ -17,11 +17,12 @@ type envelope struct {
 	Data    any    `json:"data"`
 }
 
-// statusOf maps every error code to one HTTP status. Conflicts are bad
-// input (400): the spec's error table has no 409.
+// statusOf maps every error code to one HTTP status. A conflict with
+// existing data (a unique name, a phone number held elsewhere) is 409, as
+// the contract asks of a held phone_id.
 var statusOf = map[apperr.Code]int{
 	apperr.Invalid:         http.StatusBadRequest,
-	apperr.Conflict:        http.StatusBadRequest,
+	apperr.Conflict:        http.StatusConflict,
 	apperr.Unauthenticated: http.StatusUnauthorized,
 	apperr.Forbidden:       http.StatusForbidden,
 	apperr.NotFound:        http.StatusNotFound,

@@ -88,8 +88,7 @@ func TestMe(t *testing.T) {
 			}
 		})
 		t.Run("ComingBackInAnotherOrgClosesBreak", func(t *testing.T) {
-			other.Do(http.MethodPost, "/api/organizations/members", map[string]any{"user_id": agent.UserID.String()}).
-				ExpectStatus(t, http.StatusCreated)
+			mustJoin(t, other, agent)
 			there := *agent
 			there.Org = other.OrgID.String()
 			res := there.Do(http.MethodPut, path, map[string]any{"is_available": true}).ExpectStatus(t, http.StatusOK)

@@ -10,7 +10,6 @@ import (
 	"github.com/google/uuid"
 
 	"switchboard/apperr"
-	"switchboard/auth"
 	"switchboard/ent/viewer"
 )
 
@@ -46,9 +45,8 @@ func (a *API) GraphQLGuard(h http.Handler) gin.HandlerFunc {
 			return
 		}
 		if viaCookie && c.Request.Method == http.MethodPost {
-			cookie, _ := c.Cookie(cookieCSRF)
-			if !auth.CSRFMatch(cookie, c.GetHeader(headerCSRF)) {
-				abort(c, apperr.Forbidden, "missing or invalid CSRF token (send the whm_csrf cookie value in X-CSRF-Token)")
+			if err := a.checkCSRF(c, v.SessionID); err != nil {
+				writeError(c, err)
 				return
 			}
 		}

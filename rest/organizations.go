@@ -10,6 +10,7 @@ import (
 
 	"switchboard/apperr"
 	"switchboard/ent"
+	"switchboard/graph"
 	"switchboard/graph/model"
 )
 
@@ -54,9 +55,12 @@ func presentMember(m *ent.OrganizationMember) memberJSON {
 }
 
 // invitationMessage tells an admin what an invitation lets the person do.
-func invitationMessage(inv *ent.Invitation) string {
-	return fmt.Sprintf("Invitation created for %s; they can register into this organization until %s",
-		inv.Email, inv.ExpiresAt.UTC().Format(time.RFC3339))
+// It reads the same whether or not the email has an account, and names no
+// email (adding by user_id must not reveal one).
+func invitationMessage(*ent.Invitation) string {
+	return fmt.Sprintf("Invitation sent; the person joins the organization when they accept it "+
+		"(from their invitations, or by registering if they have no account yet) within %d days",
+		int(graph.InvitationTTL.Hours()/24))
 }
 
 func (a *API) listOrganizations(c *gin.Context) (int, any, error) {

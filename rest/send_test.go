@@ -291,7 +291,7 @@ func TestSendMessageErrors(t *testing.T) {
 		e.Admin.Do(http.MethodPost, messagesPath(never), text).ExpectError(t, http.StatusBadRequest)
 	})
 	t.Run("SecondAccountByName", func(t *testing.T) {
-		mustCreateAccount(t, e.Admin, acctBody("Second", nil))
+		mustCreateAccount(t, e.Admin, acctBody("Second", map[string]any{"phone_id": newPhoneID()}))
 		res := e.Admin.Do(http.MethodPost, messagesPath(open), map[string]any{"type": "text",
 			"content": map[string]any{"body": "from the second line"}, "chat_account": "Second"}).ExpectStatus(t, http.StatusCreated)
 		if res.String("data.chat_account") != "Second" {
@@ -475,7 +475,7 @@ func TestSendTemplate(t *testing.T) {
 	e.newTemplate(t, "invoice", func(c *ent.TemplateCreate) { c.SetHeaderType(template.HeaderTypeDOCUMENT) })
 	e.newTemplate(t, "bilingual", func(c *ent.TemplateCreate) { c.SetBodyContent("Hello") })
 	e.newTemplate(t, "bilingual", func(c *ent.TemplateCreate) { c.SetBodyContent("Hola").SetLanguage("es") })
-	mustCreateAccount(t, e.Admin, acctBody("Second", nil))
+	mustCreateAccount(t, e.Admin, acctBody("Second", map[string]any{"phone_id": newPhoneID()}))
 	for name, tc := range map[string]struct {
 		body map[string]any
 		want int

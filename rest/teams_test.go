@@ -91,7 +91,6 @@ func TestTeams(t *testing.T) {
 			"MissingName":     {http.MethodPost, "/api/teams", `{}`},
 			"UnknownStrategy": {http.MethodPost, "/api/teams", map[string]any{"name": "A", "assignment_strategy": "random"}},
 			"NegativeTimeout": {http.MethodPost, "/api/teams", map[string]any{"name": "A", "per_agent_timeout_secs": -1}},
-			"Duplicate":       {http.MethodPost, "/api/teams", map[string]any{"name": "Support"}},
 			"InvalidUUID":     {http.MethodGet, "/api/teams/not-a-uuid", nil},
 			"BadMemberRole":   {http.MethodPost, "/api/teams/" + teamID + "/members", map[string]any{"user_id": agent.UserID.String(), "role": "boss"}},
 			"BadMemberUser":   {http.MethodPost, "/api/teams/" + teamID + "/members", map[string]any{"user_id": "x"}},
@@ -102,6 +101,9 @@ func TestTeams(t *testing.T) {
 				admin.Do(tc.method, tc.path, tc.body).ExpectError(t, http.StatusBadRequest)
 			})
 		}
+		t.Run("Duplicate", func(t *testing.T) {
+			admin.Do(http.MethodPost, "/api/teams", map[string]any{"name": "Support"}).ExpectError(t, http.StatusConflict)
+		})
 	})
 	t.Run("NotFound", func(t *testing.T) {
 		for _, id := range []string{uuid.NewString(), foreign} {

@@ -115,22 +115,6 @@ func (a *API) updateUser(c *gin.Context) (int, any, error) {
 	return http.StatusOK, presentMemberUser(m), nil
 }
 
-func (a *API) deleteUser(c *gin.Context) (int, any, error) {
-	id, err := pathUUID(c, "id")
-	if err != nil {
-		return 0, nil, err
-	}
-	res, err := a.R.DeleteUser(ctx(c), id)
-	if err != nil {
-		return 0, nil, err
-	}
-	msg := "User removed from the organization"
-	if res.Deactivated {
-		msg = "User removed from the organization and deactivated (they belonged to no other organization)"
-	}
-	return http.StatusOK, gin.H{"message": msg}, nil
-}
-
 // userRoutes is user administration within the current organization: a
 // user here is a member, shown with their role in it.
 func (a *API) userRoutes() []Route {
@@ -139,6 +123,6 @@ func (a *API) userRoutes() []Route {
 		{Method: post, Path: "/api/users", Perm: "users:create", Handle: a.createUser},
 		{Method: get, Path: "/api/users/:id", Perm: "users:read", Handle: a.getUser},
 		{Method: put, Path: "/api/users/:id", Perm: "users:update", Handle: a.updateUser},
-		{Method: del, Path: "/api/users/:id", Perm: "users:delete", Handle: a.deleteUser},
+		{Method: del, Path: "/api/users/:id", Perm: "users:delete", Handle: idAction(a.R.DeleteUser, gin.H{"message": "User removed from the organization"})},
 	}
 }

@@ -168,8 +168,14 @@ func TestUsers(t *testing.T) {
 			"ErrPasswordTooShort":  `{"email": "h@example.com", "full_name": "H", "password": "short"}`,
 			"ErrPasswordEmpty":     `{"email": "h@example.com", "full_name": "H", "password": ""}`,
 			"ErrEmailTaken":        map[string]any{"email": "carol@example.com", "full_name": "C", "password": password},
-			"ErrAccountElsewhere":  map[string]any{"email": userEmail(t, env, other), "full_name": "O"},
 			"ErrPasswordWrongType": `{"email": "h@example.com", "full_name": "H", "password": 123456789012}`,
+		})
+		t.Run("OKAccountElsewhereInvited", func(t *testing.T) {
+			res := admin.Do(http.MethodPost, "/api/users", map[string]any{"email": userEmail(t, env, other), "full_name": "O"}).
+				ExpectStatus(t, http.StatusCreated)
+			if res.String("data.invitation.id") == "" {
+				t.Fatalf("not an invitation: %s", res.Raw)
+			}
 		})
 		t.Run("ErrManagerForbidden", func(t *testing.T) {
 			manager.Do(http.MethodPost, "/api/users", map[string]any{
@@ -227,14 +233,13 @@ func TestUsers(t *testing.T) {
 				ExpectError(t, http.StatusBadRequest)
 		})
 		t.Run("AccountSharedWithAnotherOrg", func(t *testing.T) {
-			// The agent also joins Elsewhere; its admin may rename the
-			// agent but not take over or lock the shared account.
-			other.Do(http.MethodPost, "/api/organizations/members", map[string]any{"user_id": agent.UserID.String()}).
-				ExpectStatus(t, http.StatusCreated)
+			// The agent also joins Elsewhere; its admin manages the
+			// agent's role there, not the shared account.
+			mustJoin(t, other, agent)
 			p := "/api/users/" + agent.UserID.String()
 			other.Do(http.MethodPut, p, map[string]any{"password": "hijacked-password"}).ExpectError(t, http.StatusForbidden)
 			other.Do(http.MethodPut, p, map[string]any{"is_active": false}).ExpectError(t, http.StatusForbidden)
-			other.Do(http.MethodPut, p, map[string]any{"full_name": "Agent Smith"}).ExpectStatus(t, http.StatusOK)
+			other.Do(http.MethodPut, p, map[string]any{"full_name": "Agent Smith"}).ExpectError(t, http.StatusForbidden)
 			other.Do(http.MethodPut, "/api/users/"+admin.UserID.String(), map[string]any{"full_name": "X"}).
 				ExpectError(t, http.StatusNotFound)
 			// A super admin may; the reset ends the agent's sessions.
@@ -306,34 +311,31 @@ func TestUsers(t *testing.T) {
 			})
 		}
 		t.Run("OKManagesOthers", func(t *testing.T) {
-			res := sup.Do(http.MethodPost, "/api/users", map[string]any{
-				"email": "helper@example.com", "full_name": "Helper", "password": password, "role_id": managerRole,
+			sup.Do(http.MethodPost, "/api/users", map[string]any{
+				"email": "helper@example.com", "full_name": "Helper", "role_id": managerRole,
 			}).ExpectStatus(t, http.StatusCreated)
-			sup.Do(http.MethodPut, "/api/users/"+res.String("data.id"), map[string]any{"role_id": agentRole}).
+			helper := env.NewUser(env.OrgID, access.RoleManager)
+			sup.Do(http.MethodPut, "/api/users/"+helper.UserID.String(), map[string]any{"role_id": agentRole}).
 				ExpectStatus(t, http.StatusOK)
 		})
 	})
 
 	t.Run("Delete", func(t *testing.T) {
-		t.Run("OKOnlyOrganizationDeactivates", func(t *testing.T) {
+		t.Run("OKOnlyOrganizationKeepsAccount", func(t *testing.T) {
+			// The account is the person's: removal ends the membership
+			// only, even in their only organization.
 			gone := env.NewUser(env.OrgID, access.RoleAgent)
-			res := admin.Do(http.MethodDelete, "/api/users/"+gone.UserID.String(), nil).ExpectStatus(t, http.StatusOK)
-			if !strings.Contains(res.String("data.message"), "deactivated") {
-				t.Errorf("message: %s", res.Raw)
-			}
+			admin.Do(http.MethodDelete, "/api/users/"+gone.UserID.String(), nil).ExpectStatus(t, http.StatusOK)
 			admin.Do(http.MethodGet, "/api/users/"+gone.UserID.String(), nil).ExpectError(t, http.StatusNotFound)
-			gone.Do(http.MethodGet, "/api/me", nil).ExpectError(t, http.StatusUnauthorized)
+			gone.Do(http.MethodGet, "/api/me", nil).ExpectError(t, http.StatusForbidden)
 			u, err := env.Client().User.Query().Where(user.ID(gone.UserID)).Only(rule.Bypass(ctx, "test"))
-			if err != nil || u.IsActive {
+			if err != nil || !u.IsActive {
 				t.Fatalf("account: %v %+v", err, u)
 			}
 		})
 		t.Run("OKOtherMembershipKeepsAccount", func(t *testing.T) {
 			// The agent belongs to both organizations (see Update).
-			res := other.Do(http.MethodDelete, "/api/users/"+agent.UserID.String(), nil).ExpectStatus(t, http.StatusOK)
-			if strings.Contains(res.String("data.message"), "deactivated") {
-				t.Errorf("message: %s", res.Raw)
-			}
+			other.Do(http.MethodDelete, "/api/users/"+agent.UserID.String(), nil).ExpectStatus(t, http.StatusOK)
 			other.Do(http.MethodGet, "/api/users/"+agent.UserID.String(), nil).ExpectError(t, http.StatusNotFound)
 			agent.Do(http.MethodGet, "/api/me", nil).ExpectStatus(t, http.StatusOK)
 		})
@@ -343,10 +345,10 @@ func TestUsers(t *testing.T) {
 				t.Errorf("message: %s", res.Raw)
 			}
 		})
-		t.Run("ErrSelfWouldDeactivate", func(t *testing.T) {
+		t.Run("OKLeaveOnlyOrganization", func(t *testing.T) {
 			second := env.NewUser(other.OrgID, access.RoleAdmin)
-			second.Do(http.MethodDelete, "/api/users/"+second.UserID.String(), nil).ExpectError(t, http.StatusBadRequest)
-			second.Do(http.MethodGet, "/api/me", nil).ExpectStatus(t, http.StatusOK)
+			second.Do(http.MethodDelete, "/api/users/"+second.UserID.String(), nil).ExpectStatus(t, http.StatusOK)
+			second.Do(http.MethodGet, "/api/me", nil).ExpectError(t, http.StatusForbidden)
 		})
 		for name, tc := range map[string]struct {
 			c    *apitest.Client

@@ -4,6 +4,11 @@
 //
 //	go run ./cmd/migrate <name>
 //
+// A generated migration may be edited by hand (a data fix before a new
+// constraint, say); then record the new checksums with
+//
+//	go run ./cmd/migrate -rehash
+//
 // DEV_DATABASE_URL names a PostgreSQL server to create the dev database on
 // (default postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable).
 package main
@@ -18,6 +23,7 @@ import (
 	"net/url"
 	"os"
 
+	atlasmigrate "ariga.io/atlas/sql/migrate"
 	"ariga.io/atlas/sql/sqltool"
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql/schema"
@@ -26,9 +32,19 @@ import (
 	"switchboard/ent/migrate"
 )
 
+// migrationsDir holds the versioned migrations, applied at start by
+// database.Migrate.
+const migrationsDir = "ent/migrate/migrations"
+
 func main() {
 	if len(os.Args) != 2 {
-		log.Fatal("usage: go run ./cmd/migrate <name>")
+		log.Fatal("usage: go run ./cmd/migrate <name> | -rehash")
+	}
+	if os.Args[1] == "-rehash" {
+		if err := rehash(); err != nil {
+			log.Fatal(err)
+		}
+		return
 	}
 	base := os.Getenv("DEV_DATABASE_URL")
 	if base == "" {
@@ -58,7 +74,7 @@ func run(ctx context.Context, base, name string) error {
 	}
 	u.Path = "/" + dbName
 	// golang-migrate format, applied at start by database.Migrate.
-	dir, err := sqltool.NewGolangMigrateDir("ent/migrate/migrations")
+	dir, err := sqltool.NewGolangMigrateDir(migrationsDir)
 	if err != nil {
 		return err
 	}
@@ -70,4 +86,17 @@ func run(ctx context.Context, base, name string) error {
 		schema.WithDropIndex(true),
 		schema.WithDropColumn(true),
 	)
+}
+
+// rehash rewrites atlas.sum after a migration was edited by hand.
+func rehash() error {
+	dir, err := sqltool.NewGolangMigrateDir(migrationsDir)
+	if err != nil {
+		return err
+	}
+	sum, err := dir.Checksum()
+	if err != nil {
+		return err
+	}
+	return atlasmigrate.WriteSumFile(dir, sum)
 }

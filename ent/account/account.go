@@ -31,6 +31,8 @@ const (
 	FieldAppID = "app_id"
 	// FieldPhoneID holds the string denoting the phone_id field in the database.
 	FieldPhoneID = "phone_id"
+	// FieldHeldPhoneID holds the string denoting the held_phone_id field in the database.
+	FieldHeldPhoneID = "held_phone_id"
 	// FieldBusinessID holds the string denoting the business_id field in the database.
 	FieldBusinessID = "business_id"
 	// FieldWebhookVerifyToken holds the string denoting the webhook_verify_token field in the database.
@@ -79,6 +81,7 @@ var Columns = []string{
 	FieldName,
 	FieldAppID,
 	FieldPhoneID,
+	FieldHeldPhoneID,
 	FieldBusinessID,
 	FieldWebhookVerifyToken,
 	FieldAPIVersion,
@@ -110,7 +113,7 @@ func ValidColumn(column string) bool {
 //
 //	import _ "switchboard/ent/runtime"
 var (
-	Hooks  [2]ent.Hook
+	Hooks  [3]ent.Hook
 	Policy ent.Policy
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
@@ -206,6 +209,11 @@ func ByAppID(opts ...sql.OrderTermOption) OrderOption {
 // ByPhoneID orders the results by the phone_id field.
 func ByPhoneID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldPhoneID, opts...).ToFunc()
+}
+
+// ByHeldPhoneID orders the results by the held_phone_id field.
+func ByHeldPhoneID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldHeldPhoneID, opts...).ToFunc()
 }
 
 // ByBusinessID orders the results by the business_id field.

@@ -86,6 +86,11 @@ func PhoneID(v string) predicate.Account {
 	return predicate.Account(sql.FieldEQ(FieldPhoneID, v))
 }
 
+// HeldPhoneID applies equality check predicate on the "held_phone_id" field. It's identical to HeldPhoneIDEQ.
+func HeldPhoneID(v string) predicate.Account {
+	return predicate.Account(sql.FieldEQ(FieldHeldPhoneID, v))
+}
+
 // BusinessID applies equality check predicate on the "business_id" field. It's identical to BusinessIDEQ.
 func BusinessID(v string) predicate.Account {
 	return predicate.Account(sql.FieldEQ(FieldBusinessID, v))
@@ -439,6 +444,81 @@ func PhoneIDEqualFold(v string) predicate.Account {
 // PhoneIDContainsFold applies the ContainsFold predicate on the "phone_id" field.
 func PhoneIDContainsFold(v string) predicate.Account {
 	return predicate.Account(sql.FieldContainsFold(FieldPhoneID, v))
+}
+
+// HeldPhoneIDEQ applies the EQ predicate on the "held_phone_id" field.
+func HeldPhoneIDEQ(v string) predicate.Account {
+	return predicate.Account(sql.FieldEQ(FieldHeldPhoneID, v))
+}
+
+// HeldPhoneIDNEQ applies the NEQ predicate on the "held_phone_id" field.
+func HeldPhoneIDNEQ(v string) predicate.Account {
+	return predicate.Account(sql.FieldNEQ(FieldHeldPhoneID, v))
+}
+
+// HeldPhoneIDIn applies the In predicate on the "held_phone_id" field.
+func HeldPhoneIDIn(vs ...string) predicate.Account {
+	return predicate.Account(sql.FieldIn(FieldHeldPhoneID, vs...))
+}
+
+// HeldPhoneIDNotIn applies the NotIn predicate on the "held_phone_id" field.
+func HeldPhoneIDNotIn(vs ...string) predicate.Account {
+	return predicate.Account(sql.FieldNotIn(FieldHeldPhoneID, vs...))
+}
+
+// HeldPhoneIDGT applies the GT predicate on the "held_phone_id" field.
+func HeldPhoneIDGT(v string) predicate.Account {
+	return predicate.Account(sql.FieldGT(FieldHeldPhoneID, v))
+}
+
+// HeldPhoneIDGTE applies the GTE predicate on the "held_phone_id" field.
+func HeldPhoneIDGTE(v string) predicate.Account {
+	return predicate.Account(sql.FieldGTE(FieldHeldPhoneID, v))
+}
+
+// HeldPhoneIDLT applies the LT predicate on the "held_phone_id" field.
+func HeldPhoneIDLT(v string) predicate.Account {
+	return predicate.Account(sql.FieldLT(FieldHeldPhoneID, v))
+}
+
+// HeldPhoneIDLTE applies the LTE predicate on the "held_phone_id" field.
+func HeldPhoneIDLTE(v string) predicate.Account {
+	return predicate.Account(sql.FieldLTE(FieldHeldPhoneID, v))
+}
+
+// HeldPhoneIDContains applies the Contains predicate on the "held_phone_id" field.
+func HeldPhoneIDContains(v string) predicate.Account {
+	return predicate.Account(sql.FieldContains(FieldHeldPhoneID, v))
+}
+
+// HeldPhoneIDHasPrefix applies the HasPrefix predicate on the "held_phone_id" field.
+func HeldPhoneIDHasPrefix(v string) predicate.Account {
+	return predicate.Account(sql.FieldHasPrefix(FieldHeldPhoneID, v))
+}
+
+// HeldPhoneIDHasSuffix applies the HasSuffix predicate on the "held_phone_id" field.
+func HeldPhoneIDHasSuffix(v string) predicate.Account {
+	return predicate.Account(sql.FieldHasSuffix(FieldHeldPhoneID, v))
+}
+
+// HeldPhoneIDIsNil applies the IsNil predicate on the "held_phone_id" field.
+func HeldPhoneIDIsNil() predicate.Account {
+	return predicate.Account(sql.FieldIsNull(FieldHeldPhoneID))
+}
+
+// HeldPhoneIDNotNil applies the NotNil predicate on the "held_phone_id" field.
+func HeldPhoneIDNotNil() predicate.Account {
+	return predicate.Account(sql.FieldNotNull(FieldHeldPhoneID))
+}
+
+// HeldPhoneIDEqualFold applies the EqualFold predicate on the "held_phone_id" field.
+func HeldPhoneIDEqualFold(v string) predicate.Account {
+	return predicate.Account(sql.FieldEqualFold(FieldHeldPhoneID, v))
+}
+
+// HeldPhoneIDContainsFold applies the ContainsFold predicate on the "held_phone_id" field.
+func HeldPhoneIDContainsFold(v string) predicate.Account {
+	return predicate.Account(sql.FieldContainsFold(FieldHeldPhoneID, v))
 }
 
 // BusinessIDEQ applies the EQ predicate on the "business_id" field.

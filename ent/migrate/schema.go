@@ -102,6 +102,7 @@ var (
 		{Name: "name", Type: field.TypeString},
 		{Name: "app_id", Type: field.TypeString, Default: ""},
 		{Name: "phone_id", Type: field.TypeString},
+		{Name: "held_phone_id", Type: field.TypeString, Nullable: true},
 		{Name: "business_id", Type: field.TypeString},
 		{Name: "webhook_verify_token", Type: field.TypeString, Default: ""},
 		{Name: "api_version", Type: field.TypeString, Default: "v21.0"},
@@ -125,7 +126,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "accounts_organizations_organization",
-				Columns:    []*schema.Column{AccountsColumns[19]},
+				Columns:    []*schema.Column{AccountsColumns[20]},
 				RefColumns: []*schema.Column{OrganizationsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -134,22 +135,22 @@ var (
 			{
 				Name:    "account_organization_id",
 				Unique:  false,
-				Columns: []*schema.Column{AccountsColumns[19]},
+				Columns: []*schema.Column{AccountsColumns[20]},
 			},
 			{
 				Name:    "account_organization_id_name",
 				Unique:  true,
-				Columns: []*schema.Column{AccountsColumns[19], AccountsColumns[3]},
+				Columns: []*schema.Column{AccountsColumns[20], AccountsColumns[3]},
 			},
 			{
-				Name:    "account_phone_id",
-				Unique:  false,
-				Columns: []*schema.Column{AccountsColumns[5]},
+				Name:    "account_held_phone_id",
+				Unique:  true,
+				Columns: []*schema.Column{AccountsColumns[6]},
 			},
 			{
 				Name:    "account_webhook_verify_token",
 				Unique:  false,
-				Columns: []*schema.Column{AccountsColumns[7]},
+				Columns: []*schema.Column{AccountsColumns[8]},
 			},
 		},
 	}

@@ -176,8 +176,11 @@ func init() {
 		})
 	}
 	accountMixinHooks0 := accountMixin[0].Hooks()
+	accountHooks := schema.Account{}.Hooks()
 
 	account.Hooks[1] = accountMixinHooks0[0]
+
+	account.Hooks[2] = accountHooks[0]
 	accountMixinFields1 := accountMixin[1].Fields()
 	_ = accountMixinFields1
 	accountFields := schema.Account{}.Fields()
@@ -205,35 +208,35 @@ func init() {
 	// account.PhoneIDValidator is a validator for the "phone_id" field. It is called by the builders before save.
 	account.PhoneIDValidator = accountDescPhoneID.Validators[0].(func(string) error)
 	// accountDescBusinessID is the schema descriptor for business_id field.
-	accountDescBusinessID := accountFields[4].Descriptor()
+	accountDescBusinessID := accountFields[5].Descriptor()
 	// account.BusinessIDValidator is a validator for the "business_id" field. It is called by the builders before save.
 	account.BusinessIDValidator = accountDescBusinessID.Validators[0].(func(string) error)
 	// accountDescWebhookVerifyToken is the schema descriptor for webhook_verify_token field.
-	accountDescWebhookVerifyToken := accountFields[5].Descriptor()
+	accountDescWebhookVerifyToken := accountFields[6].Descriptor()
 	// account.DefaultWebhookVerifyToken holds the default value on creation for the webhook_verify_token field.
 	account.DefaultWebhookVerifyToken = accountDescWebhookVerifyToken.Default.(string)
 	// accountDescAPIVersion is the schema descriptor for api_version field.
-	accountDescAPIVersion := accountFields[6].Descriptor()
+	accountDescAPIVersion := accountFields[7].Descriptor()
 	// account.DefaultAPIVersion holds the default value on creation for the api_version field.
 	account.DefaultAPIVersion = accountDescAPIVersion.Default.(string)
 	// accountDescIsDefaultIncoming is the schema descriptor for is_default_incoming field.
-	accountDescIsDefaultIncoming := accountFields[7].Descriptor()
+	accountDescIsDefaultIncoming := accountFields[8].Descriptor()
 	// account.DefaultIsDefaultIncoming holds the default value on creation for the is_default_incoming field.
 	account.DefaultIsDefaultIncoming = accountDescIsDefaultIncoming.Default.(bool)
 	// accountDescIsDefaultOutgoing is the schema descriptor for is_default_outgoing field.
-	accountDescIsDefaultOutgoing := accountFields[8].Descriptor()
+	accountDescIsDefaultOutgoing := accountFields[9].Descriptor()
 	// account.DefaultIsDefaultOutgoing holds the default value on creation for the is_default_outgoing field.
 	account.DefaultIsDefaultOutgoing = accountDescIsDefaultOutgoing.Default.(bool)
 	// accountDescAutoReadReceipt is the schema descriptor for auto_read_receipt field.
-	accountDescAutoReadReceipt := accountFields[9].Descriptor()
+	accountDescAutoReadReceipt := accountFields[10].Descriptor()
 	// account.DefaultAutoReadReceipt holds the default value on creation for the auto_read_receipt field.
 	account.DefaultAutoReadReceipt = accountDescAutoReadReceipt.Default.(bool)
 	// accountDescBusinessCallingEnabled is the schema descriptor for business_calling_enabled field.
-	accountDescBusinessCallingEnabled := accountFields[10].Descriptor()
+	accountDescBusinessCallingEnabled := accountFields[11].Descriptor()
 	// account.DefaultBusinessCallingEnabled holds the default value on creation for the business_calling_enabled field.
 	account.DefaultBusinessCallingEnabled = accountDescBusinessCallingEnabled.Default.(bool)
 	// accountDescMessagingLimitTier is the schema descriptor for messaging_limit_tier field.
-	accountDescMessagingLimitTier := accountFields[14].Descriptor()
+	accountDescMessagingLimitTier := accountFields[15].Descriptor()
 	// account.DefaultMessagingLimitTier holds the default value on creation for the messaging_limit_tier field.
 	account.DefaultMessagingLimitTier = accountDescMessagingLimitTier.Default.(string)
 	// accountDescID is the schema descriptor for id field.

@@ -1,6 +1,8 @@
 package schema
 
 import (
+	"context"
+
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
 	"entgo.io/ent/schema/field"
@@ -28,7 +30,10 @@ func (Account) Fields() []ent.Field {
 			Annotations(entgql.OrderField("NAME")),
 		field.String("app_id").Default(""),
 		field.String("phone_id").NotEmpty().
-			Comment("Platform phone number id; the inbound webhook finds the account by it."),
+			Comment("Platform phone number id."),
+		field.String("held_phone_id").Optional().Nillable().
+			Annotations(entgql.Skip()).
+			Comment("The phone_id this account holds: set from phone_id on every write, unique, so a phone number id belongs to one account of one organization, and the inbound webhook finds the account by it. NULL only for an account the uniqueness migration set aside (suspended) because an older account held its phone_id."),
 		field.String("business_id").NotEmpty(),
 		field.String("webhook_verify_token").Default(""),
 		field.String("api_version").Default("v21.0"),
@@ -51,7 +56,32 @@ func (Account) Fields() []ent.Field {
 func (Account) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("organization_id", "name").Unique(),
-		index.Fields("phone_id"),
+		index.Fields("held_phone_id").Unique(),
 		index.Fields("webhook_verify_token"),
 	}
+}
+
+// Hooks of the Account.
+func (Account) Hooks() []ent.Hook {
+	return []ent.Hook{holdPhoneID}
+}
+
+// phoneMutation is the part of an account mutation holdPhoneID uses.
+type phoneMutation interface {
+	PhoneID() (string, bool)
+	SetHeldPhoneID(string)
+}
+
+// holdPhoneID claims the phone_id written by a create or an update: its
+// unique index refuses a phone number id another account holds, in any
+// organization, whatever the entry point.
+func holdPhoneID(next ent.Mutator) ent.Mutator {
+	return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+		if pm, ok := m.(phoneMutation); ok {
+			if id, set := pm.PhoneID(); set {
+				pm.SetHeldPhoneID(id)
+			}
+		}
+		return next.Mutate(ctx, m)
+	})
 }

@@ -87,6 +87,17 @@ type MyOrganization struct {
 	IsDefault    bool              `json:"isDefault"`
 }
 
+// An invitation to join an organization, addressed to the viewer's email:
+// accepting it makes the viewer a member with roleName.
+type PendingInvitation struct {
+	ID               uuid.UUID `json:"id"`
+	OrganizationID   uuid.UUID `json:"organizationID"`
+	OrganizationName string    `json:"organizationName"`
+	RoleName         string    `json:"roleName"`
+	ExpiresAt        time.Time `json:"expiresAt"`
+	CreatedAt        time.Time `json:"createdAt"`
+}
+
 type SaveSSOConfigInput struct {
 	Provider        ssoconfig.Provider `json:"provider"`
 	ClientID        string             `json:"clientID"`

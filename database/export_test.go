@@ -1,0 +1,7 @@
+package database
+
+import "context"
+
+// MigrateTo applies the versioned migrations up to version, for tests of
+// one migration's data repair.
+func (d *DB) MigrateTo(ctx context.Context, version uint) error { return d.migrateTo(ctx, version) }
