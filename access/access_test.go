@@ -2,6 +2,7 @@ package access_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"testing"
@@ -11,8 +12,10 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"switchboard/access"
+	"switchboard/apperr"
 	"switchboard/auth"
 	"switchboard/database"
+	"switchboard/ent/permission"
 	"switchboard/ent/role"
 	"switchboard/ent/rule"
 	"switchboard/ent/viewer"
@@ -119,5 +122,79 @@ func TestWSTokenWorksOnce(t *testing.T) {
 	}
 	if _, err := s.AuthenticateAccess(ctx, tok, uuid.Nil); err == nil {
 		t.Fatal("a ws token was accepted as an access token")
+	}
+}
+
+// TestLoginFloodCannotLockOutTheOwner: failures are counted per (email,
+// address) and per address, so wrong passwords sent from other addresses
+// never stop the owner logging in from theirs, while each address is still
+// throttled.
+func TestLoginFloodCannotLockOutTheOwner(t *testing.T) {
+	s := newService(t)
+	ctx := context.Background()
+	res, err := access.Bootstrap(ctx, s.Client, "owner@example.com", "the-owners-password", "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const wrong = "a-wrong-password-000"
+	for i := range 60 {
+		addr := fmt.Sprintf("203.0.113.%d", i)
+		if _, err := s.Login(ctx, res.Email, wrong, addr); apperr.CodeOf(err) != apperr.Unauthenticated {
+			t.Fatalf("attempt from %s: %v", addr, err)
+		}
+	}
+	if _, err := s.Login(ctx, res.Email, "the-owners-password", "198.51.100.7"); err != nil {
+		t.Fatalf("the owner is locked out by failures from other addresses: %v", err)
+	}
+
+	t.Run("OneAddressOneAccount", func(t *testing.T) {
+		for range 10 {
+			_, _ = s.Login(ctx, res.Email, wrong, "192.0.2.10")
+		}
+		if _, err := s.Login(ctx, res.Email, "the-owners-password", "192.0.2.10"); apperr.CodeOf(err) != apperr.TooMany {
+			t.Fatalf("11th attempt from one address: %v, want rate_limited", err)
+		}
+		if _, err := s.Login(ctx, res.Email, "the-owners-password", "192.0.2.11"); err != nil {
+			t.Fatalf("the owner's own address: %v", err)
+		}
+	})
+	t.Run("OneAddressManyAccounts", func(t *testing.T) {
+		for i := range 50 {
+			_, _ = s.Login(ctx, fmt.Sprintf("guess-%d@example.com", i), wrong, "192.0.2.20")
+		}
+		if _, err := s.Login(ctx, res.Email, "the-owners-password", "192.0.2.20"); apperr.CodeOf(err) != apperr.TooMany {
+			t.Fatalf("after 50 failures from one address: %v, want rate_limited", err)
+		}
+	})
+}
+
+// TestEnsureSystemRolesAddsNewPermissions: a permission added to a system
+// role's definition after an organization was seeded reaches that
+// organization's role at the next start.
+func TestEnsureSystemRolesAddsNewPermissions(t *testing.T) {
+	s := newService(t)
+	ctx := context.Background()
+	if _, err := access.Bootstrap(ctx, s.Client, "admin@example.com", "a-long-admin-password", "Acme"); err != nil {
+		t.Fatal(err)
+	}
+	bctx := rule.Bypass(ctx, "test")
+	agent, err := s.Client.Role.Query().Where(role.Name(access.RoleAgent), role.IsSystem(true)).Only(bctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	canned, err := s.Client.Permission.Query().Where(permission.Resource("canned_responses"), permission.Action("read")).Only(bctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As seeded before canned_responses:read existed.
+	if err := s.Client.Role.UpdateOneID(agent.ID).RemovePermissionIDs(canned.ID).Exec(bctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := access.EnsureSystemRoles(ctx, s.Client); err != nil {
+		t.Fatal(err)
+	}
+	has, err := s.Client.Role.Query().Where(role.ID(agent.ID), role.HasPermissionsWith(permission.ID(canned.ID))).Exist(bctx)
+	if err != nil || !has {
+		t.Fatalf("the Agent role did not get canned_responses:read back: %v %v", has, err)
 	}
 }

@@ -22,8 +22,10 @@ func (p PermissionDef) Key() string { return p.Resource + ":" + p.Action }
 
 var crud = []string{"read", "create", "update", "delete"}
 
-// Catalogue is the spec's permission catalogue, plus organizations:read and
-// call_logs:read.
+// Catalogue is the spec's permission catalogue, plus organizations:read,
+// call_logs:read and canned_responses:* (the spec's rule for canned
+// responses, "Admin and Manager may list, create, update, delete and use;
+// Agent may list and use only", as permissions custom roles can hold too).
 var Catalogue = buildCatalogue()
 
 func buildCatalogue() []PermissionDef {
@@ -37,6 +39,7 @@ func buildCatalogue() []PermissionDef {
 		add(r, crud...)
 	}
 	add("messages", "read", "create")
+	add("canned_responses", crud...)
 	add("chatbot", "read", "update")
 	add("settings", "read", "update")
 	add("api_keys", "read", "create", "delete")
@@ -54,6 +57,7 @@ func describe(resource, action string) string {
 		"accounts": "business accounts", "webhooks": "outbound webhooks", "messages": "messages",
 		"chatbot": "chatbot configuration", "settings": "organization settings", "api_keys": "API keys",
 		"analytics": "analytics", "organizations": "all organizations", "call_logs": "all call logs",
+		"canned_responses": "canned responses",
 	}
 	return verbs[action] + " " + names[resource]
 }
@@ -88,7 +92,7 @@ var managerExcluded = map[string]bool{
 // to what it needs to answer customers.
 var agentPermissions = []string{
 	"contacts:read", "contacts:create", "messages:read", "messages:create",
-	"templates:read", "chatbot:read", "teams:read", "flows:read",
+	"templates:read", "chatbot:read", "teams:read", "flows:read", "canned_responses:read",
 }
 
 // SystemRoles returns the built-in roles with their permission sets.
@@ -119,17 +123,29 @@ func ValidPermission(key string) bool {
 	return false
 }
 
-// Require checks a route or field permission: Public and Authenticated
+// Require checks an operation's permission: Public and Authenticated
 // marks pass any viewer; a "resource:action" key needs that permission
 // (a super admin and system actors hold all). It is the one permission
 // check of REST and GraphQL.
 func Require(v interface{ Can(string) bool }, perm string) error {
 	switch perm {
-	case "public", "authenticated":
+	case Public, Authenticated:
 		return nil
 	}
 	if !v.Can(perm) {
 		return apperr.Forbiddenf("you do not have permission %s", perm)
 	}
 	return nil
+}
+
+// HoldsEvery reports whether v holds every permission of the catalogue, as
+// the Admin role does: only such a viewer may grant, take away or take over
+// an Admin seat, so no role can make its holder more than it is.
+func HoldsEvery(v interface{ Can(string) bool }) bool {
+	for _, p := range Catalogue {
+		if !v.Can(p.Key()) {
+			return false
+		}
+	}
+	return true
 }

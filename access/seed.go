@@ -46,6 +46,47 @@ func EnsurePermissions(ctx context.Context, c *ent.Client) error {
 	return nil
 }
 
+// EnsureSystemRoles gives every organization's system roles the
+// permissions their definition has gained since they were seeded (a new
+// catalogue entry). System roles cannot be edited, so nothing an
+// administrator chose is undone. It is idempotent and runs at every start.
+func EnsureSystemRoles(ctx context.Context, c *ent.Client) error {
+	bctx := rule.Bypass(ctx, "bringing the system roles up to date")
+	perms, err := c.Permission.Query().All(bctx)
+	if err != nil {
+		return err
+	}
+	byKey := map[string]uuid.UUID{}
+	for _, p := range perms {
+		byKey[p.Resource+":"+p.Action] = p.ID
+	}
+	for _, sr := range SystemRoles() {
+		roles, err := c.Role.Query().Where(role.IsSystem(true), role.Name(sr.Name)).WithPermissions().All(bctx)
+		if err != nil {
+			return err
+		}
+		for _, ro := range roles {
+			have := map[uuid.UUID]bool{}
+			for _, p := range ro.Edges.Permissions {
+				have[p.ID] = true
+			}
+			var missing []uuid.UUID
+			for _, k := range sr.Permissions {
+				if id, ok := byKey[k]; ok && !have[id] {
+					missing = append(missing, id)
+				}
+			}
+			if len(missing) == 0 {
+				continue
+			}
+			if err := c.Role.UpdateOneID(ro.ID).AddPermissionIDs(missing...).Exec(bctx); err != nil {
+				return fmt.Errorf("updating system role %s: %w", sr.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
 // isNoRows reports ent's "no rows" answer of an upsert that did nothing.
 func isNoRows(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "no rows in result set")
@@ -163,6 +204,9 @@ type BootstrapResult struct {
 // and defaults, and the admin as its Admin. Idempotent.
 func Bootstrap(ctx context.Context, c *ent.Client, email, password, orgName string) (*BootstrapResult, error) {
 	if err := EnsurePermissions(ctx, c); err != nil {
+		return nil, err
+	}
+	if err := EnsureSystemRoles(ctx, c); err != nil {
 		return nil, err
 	}
 	bctx := rule.Bypass(ctx, "bootstrap")

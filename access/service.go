@@ -40,8 +40,8 @@ type Service struct {
 	stmt   *sql.Stmt
 }
 
-// Login brute-force limits: failures per account and per client address
-// within loginWindow.
+// Login brute-force limits: failures for one email from one client
+// address, and from one client address in all, within loginWindow.
 const (
 	loginWindow          = 15 * time.Minute
 	loginFailsPerAccount = 10
@@ -95,7 +95,7 @@ func (s *Service) Login(ctx context.Context, email, password, clientIP string) (
 	if !u.IsActive {
 		return nil, apperr.New(apperr.Unauthenticated, "this account is deactivated")
 	}
-	s.clearLoginFailures(ctx, email)
+	s.clearLoginFailures(ctx, email, clientIP)
 	orgID, err := s.defaultOrganization(bctx, u)
 	if err != nil {
 		return nil, err

@@ -9,24 +9,35 @@ import (
 	"switchboard/apperr"
 )
 
+// Failed logins are counted per (email, address) and per address, never
+// per account alone: a flood of wrong passwords for an account from other
+// addresses must not lock its owner out of theirs.
+
 // checkLoginThrottle refuses a login attempt once too many failures were
-// recorded for the account or the client address within loginWindow.
+// recorded for the email from this address, or from this address in all,
+// within loginWindow.
 func (s *Service) checkLoginThrottle(ctx context.Context, email, ip string) error {
-	acct, ipn, err := s.loginFailures(ctx, email, ip)
+	pair, addr, err := s.loginFailures(ctx, email, ip)
 	if err != nil {
 		s.Log.Error("login throttle unavailable", "err", err)
 		return apperr.New(apperr.Unavailable, "login temporarily unavailable")
 	}
-	if acct >= loginFailsPerAccount || ipn >= loginFailsPerIP {
+	if pair >= loginFailsPerAccount || addr >= loginFailsPerIP {
 		return apperr.New(apperr.TooMany, "too many failed login attempts; try again later")
 	}
 	return nil
 }
 
+// loginFailureKeys are the counters of (email, ip) and of ip.
+func (s *Service) loginFailureKeys(email, ip string) (pair, addr string) {
+	return s.key("loginfail", "pair", ip, email), s.key("loginfail", "ip", ip)
+}
+
 func (s *Service) loginFailures(ctx context.Context, email, ip string) (int64, int64, error) {
+	pairKey, addrKey := s.loginFailureKeys(email, ip)
 	p := s.Redis.Pipeline()
-	a := p.Get(ctx, s.key("loginfail", "acct", email))
-	i := p.Get(ctx, s.key("loginfail", "ip", ip))
+	a := p.Get(ctx, pairKey)
+	i := p.Get(ctx, addrKey)
 	_, err := p.Exec(ctx)
 	if err != nil && !isNil(err) {
 		return 0, 0, err
@@ -36,11 +47,12 @@ func (s *Service) loginFailures(ctx context.Context, email, ip string) (int64, i
 	return an, in, nil
 }
 
-// recordLoginFailure counts a failure in fixed windows per account and per
-// address.
+// recordLoginFailure counts a failure in fixed windows per (email,
+// address) and per address.
 func (s *Service) recordLoginFailure(ctx context.Context, email, ip string) {
+	pairKey, addrKey := s.loginFailureKeys(email, ip)
 	p := s.Redis.TxPipeline()
-	for _, k := range []string{s.key("loginfail", "acct", email), s.key("loginfail", "ip", ip)} {
+	for _, k := range []string{pairKey, addrKey} {
 		p.SetNX(ctx, k, 0, loginWindow)
 		p.Incr(ctx, k)
 	}
@@ -49,8 +61,11 @@ func (s *Service) recordLoginFailure(ctx context.Context, email, ip string) {
 	}
 }
 
-func (s *Service) clearLoginFailures(ctx context.Context, email string) {
-	s.Redis.Del(ctx, s.key("loginfail", "acct", email))
+// clearLoginFailures forgets the failures of email from ip after a
+// successful login there.
+func (s *Service) clearLoginFailures(ctx context.Context, email, ip string) {
+	pairKey, _ := s.loginFailureKeys(email, ip)
+	s.Redis.Del(ctx, pairKey)
 }
 
 // RetryAfterLogin is how long a throttled client should wait.

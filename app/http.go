@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"entgo.io/contrib/entgql"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
@@ -41,7 +40,7 @@ func (a *App) routes(api *rest.API) http.Handler {
 
 func (a *App) graphqlHandler(api *rest.API) http.Handler {
 	srv := handler.New(graph.NewExecutableSchema(graph.Config{
-		Resolvers: a.Resolver, Directives: graph.Directives(),
+		Resolvers: a.Resolver,
 	}))
 	// The WebSocket transport comes before GET, or GET swallows the upgrade.
 	srv.AddTransport(transport.Websocket{
@@ -68,8 +67,8 @@ func (a *App) graphqlHandler(api *rest.API) http.Handler {
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
-	srv.Use(graph.Transaction{Client: a.DB.Client, Skip: entgql.SkipIfHasFields(graph.NoTxMutations...)})
-	srv.AroundFields(graph.ReadGuard)
+	srv.Use(graph.Transaction{Client: a.DB.Client, Skip: graph.SkipTransaction})
+	srv.AroundFields(graph.Guard)
 	srv.SetErrorPresenter(graph.ErrorPresenter(a.Log))
 	return srv
 }

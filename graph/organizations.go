@@ -222,13 +222,13 @@ func (r *Resolver) holdsAdmin(ctx context.Context, m *ent.OrganizationMember) (b
 	return isAdminRole(ro), nil
 }
 
-// requireAdminFor lets only an Admin (or a super admin) make a change that
-// involves an Admin seat: granting the Admin role, or changing, removing or
-// taking over an Admin. Otherwise a custom role holding the users:*
-// permissions could make its holder an Admin.
+// requireAdminFor lets only a viewer holding every permission (an Admin, a
+// super admin) make a change that involves an Admin seat: granting the
+// Admin role, or changing, removing or taking over an Admin. Otherwise a
+// custom role holding the users:* permissions could make its holder an
+// Admin.
 func requireAdminFor(ctx context.Context, involvesAdmin bool, what string) error {
-	v := viewer.FromContext(ctx)
-	if involvesAdmin && !v.SuperAdmin && !v.IsAdmin() {
+	if involvesAdmin && !access.HoldsEvery(viewer.FromContext(ctx)) {
 		return apperr.Forbiddenf("only an Admin can %s", what)
 	}
 	return nil

@@ -32,16 +32,6 @@ type Resolver struct {
 	Webhooks *webhooks.Dispatcher
 }
 
-// NoTxMutations are the mutations that call the platform, a webhook
-// receiver or download a file. Like their REST routes they run without the
-// request transaction, so that none stays open across a network call; each
-// writes at most one row or opens its own transaction. An operation that
-// selects one of them runs wholly without the request transaction.
-var NoTxMutations = []string{
-	"testAccount", "subscribeAccount", "updateAccountBusinessProfile",
-	"testWebhookSubscription", "sendTemplateMessage",
-}
-
 // db returns the transaction's client when ctx carries one, the root
 // client otherwise.
 func (r *Resolver) db(ctx context.Context) *ent.Client {

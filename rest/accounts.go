@@ -318,15 +318,15 @@ func readUpload(c *gin.Context, field string, maxBytes int) (string, []byte, err
 // call; each of them writes at most one row.
 func (a *API) accountRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/accounts", Perm: "accounts:read", Handle: a.listAccounts},
-		{Method: post, Path: "/api/accounts", Perm: "accounts:create", Handle: a.createAccount},
-		{Method: get, Path: "/api/accounts/:id", Perm: "accounts:read", Handle: a.getAccount},
-		{Method: put, Path: "/api/accounts/:id", Perm: "accounts:update", Handle: a.updateAccount},
-		{Method: del, Path: "/api/accounts/:id", Perm: "accounts:delete", Handle: a.deleteAccount},
-		{Method: post, Path: "/api/accounts/:id/test", Perm: "accounts:update", Handle: a.testAccount, NoTx: true},
-		{Method: post, Path: "/api/accounts/:id/subscribe", Perm: "accounts:update", Handle: a.subscribeAccount, NoTx: true},
-		{Method: get, Path: "/api/accounts/:id/business_profile", Perm: "accounts:read", Handle: a.getBusinessProfile},
-		{Method: put, Path: "/api/accounts/:id/business_profile", Perm: "accounts:update", Handle: a.updateBusinessProfile, NoTx: true},
-		{Method: post, Path: "/api/accounts/:id/business_profile/photo", Perm: "accounts:update", Handle: a.uploadProfilePhoto, NoTx: true},
+		{Method: get, Path: "/api/accounts", Op: "accounts", Handle: a.listAccounts},
+		{Method: post, Path: "/api/accounts", Op: "createAccount", Handle: a.createAccount},
+		{Method: get, Path: "/api/accounts/:id", Op: "account", Handle: a.getAccount},
+		{Method: put, Path: "/api/accounts/:id", Op: "updateAccount", Handle: a.updateAccount},
+		{Method: del, Path: "/api/accounts/:id", Op: "deleteAccount", Handle: a.deleteAccount},
+		{Method: post, Path: "/api/accounts/:id/test", Op: "testAccount", Handle: a.testAccount},
+		{Method: post, Path: "/api/accounts/:id/subscribe", Op: "subscribeAccount", Handle: a.subscribeAccount},
+		{Method: get, Path: "/api/accounts/:id/business_profile", Op: "accountBusinessProfile", Handle: a.getBusinessProfile},
+		{Method: put, Path: "/api/accounts/:id/business_profile", Op: "updateAccountBusinessProfile", Handle: a.updateBusinessProfile},
+		{Method: post, Path: "/api/accounts/:id/business_profile/photo", Op: "uploadAccountProfilePhoto", Handle: a.uploadProfilePhoto},
 	}
 }

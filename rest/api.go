@@ -62,9 +62,11 @@ const (
 	ctxAccessTok  = "access_token"
 )
 
-// Mount registers every route of the table on e, each behind guard.
+// Mount registers every route of the table on e, each behind guard. A row
+// naming an unknown operation panics here, at start.
 func (a *API) Mount(e *gin.Engine) {
 	for _, r := range a.Routes() {
+		r.operation()
 		e.Handle(r.Method, r.Path, a.guard(r))
 	}
 }
@@ -98,7 +100,8 @@ func (a *API) guard(r Route) gin.HandlerFunc {
 			abort(c, apperr.Invalid, "query and path must not contain NUL characters")
 			return
 		}
-		if r.Perm == Public {
+		perm := r.operation().Perm
+		if perm == access.Public {
 			if !r.Unlimited && !a.rateLimit(c, "ip:"+c.ClientIP(), a.Opts.AnonRatePerMinute) {
 				return
 			}
@@ -115,7 +118,7 @@ func (a *API) guard(r Route) gin.HandlerFunc {
 				return
 			}
 		}
-		if err := access.Require(v, r.Perm); err != nil {
+		if err := access.Require(v, perm); err != nil {
 			writeError(c, err)
 			return
 		}
@@ -142,18 +145,33 @@ func hasNUL(c *gin.Context) bool {
 	return strings.Contains(c.Request.URL.RawQuery, "%00") || strings.ContainsRune(c.Request.URL.Path, 0)
 }
 
-// authenticateLimited authenticates the request and applies its rate limit.
-// Both are round trips (the database, Redis), so they run concurrently: the
-// limit key comes from the credential itself (the access token's user, the
-// API key's prefix), or from the client address when the credential is
-// unusable. It writes the answer and reports false when the request must
-// stop.
+// authenticateLimited authenticates the request and applies its rate
+// limit, which counts against the identity the request proved: the user of
+// an access token (its signature proves it, so the check runs beside the
+// database's), the API key once it verified, and otherwise the client
+// address with the anonymous budget. A key that does not verify never
+// touches a real key's budget, and a made-up one gets none of its own. It
+// writes the answer and reports false when the request must stop.
 func (a *API) authenticateLimited(c *gin.Context) (*viewer.Viewer, bool, bool) {
-	key, limit := a.credentialKey(c)
-	limited := make(chan limitResult, 1)
-	go func() { limited <- a.limit(c.Request.Context(), key, limit) }()
+	if userKey, ok := a.signedUserKey(c); ok {
+		limited := make(chan limitResult, 1)
+		go func() { limited <- a.limit(c.Request.Context(), userKey, a.Opts.RatePerMinute) }()
+		v, viaCookie, err := a.authenticate(c)
+		if !a.applyLimit(c, <-limited) {
+			return nil, false, false
+		}
+		if err != nil {
+			writeError(c, err)
+			return nil, false, false
+		}
+		return v, viaCookie, true
+	}
 	v, viaCookie, err := a.authenticate(c)
-	if !a.applyLimit(c, <-limited) {
+	key, limit := "ip:"+c.ClientIP(), a.Opts.AnonRatePerMinute
+	if err == nil {
+		key, limit = "key:"+v.APIKeyID.String(), a.Opts.RatePerMinute
+	}
+	if !a.rateLimit(c, key, limit) {
 		return nil, false, false
 	}
 	if err != nil {
@@ -163,24 +181,25 @@ func (a *API) authenticateLimited(c *gin.Context) (*viewer.Viewer, bool, bool) {
 	return v, viaCookie, true
 }
 
-// credentialKey names the rate-limit budget of a request.
-func (a *API) credentialKey(c *gin.Context) (string, int) {
+// signedUserKey names the budget of a request authenticated by an access
+// token whose signature verifies (no API key given): its user's.
+func (a *API) signedUserKey(c *gin.Context) (string, bool) {
 	cr := readCredential(c)
 	if cr.apiKey != "" {
-		if _, prefix, err := auth.ParseAPIKey(cr.apiKey); err == nil {
-			return "key:" + prefix, a.Opts.RatePerMinute
-		}
+		return "", false
 	}
 	token := cr.bearer
 	if token == "" {
 		token = cr.cookie
 	}
-	if token != "" {
-		if claims, err := a.Access.Tokens.Parse(token, auth.TokenAccess); err == nil {
-			return "user:" + claims.Subject, a.Opts.RatePerMinute
-		}
+	if token == "" {
+		return "", false
 	}
-	return "ip:" + c.ClientIP(), a.Opts.AnonRatePerMinute
+	claims, err := a.Access.Tokens.Parse(token, auth.TokenAccess)
+	if err != nil {
+		return "", false
+	}
+	return "user:" + claims.Subject, true
 }
 
 // authenticate resolves the request's credential to a viewer. It reports
@@ -261,7 +280,7 @@ func (a *API) applyLimit(c *gin.Context, lr limitResult) bool {
 // run calls the route's operation, inside a transaction when the route
 // mutates, and writes the envelope only after the commit.
 func (a *API) run(c *gin.Context, r Route) {
-	if !r.mutating() {
+	if !r.inTx() {
 		status, data, err := r.Handle(c)
 		respond(c, status, data, err)
 		return

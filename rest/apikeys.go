@@ -123,10 +123,10 @@ func (a *API) updateAPIKey(c *gin.Context) (int, any, error) {
 // rights (api_keys:delete); the catalogue has no api_keys:update.
 func (a *API) apiKeyRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/api-keys", Perm: "api_keys:read", Handle: a.listAPIKeys},
-		{Method: post, Path: "/api/api-keys", Perm: "api_keys:create", Handle: a.createAPIKey},
-		{Method: get, Path: "/api/api-keys/:id", Perm: "api_keys:read", Handle: a.getAPIKey},
-		{Method: put, Path: "/api/api-keys/:id", Perm: "api_keys:delete", Handle: a.updateAPIKey},
-		{Method: del, Path: "/api/api-keys/:id", Perm: "api_keys:delete", Handle: idAction(a.R.DeleteAPIKey, gin.H{"message": "API key deleted"})},
+		{Method: get, Path: "/api/api-keys", Op: "apiKeys", Handle: a.listAPIKeys},
+		{Method: post, Path: "/api/api-keys", Op: "createAPIKey", Handle: a.createAPIKey},
+		{Method: get, Path: "/api/api-keys/:id", Op: "apiKey", Handle: a.getAPIKey},
+		{Method: put, Path: "/api/api-keys/:id", Op: "setAPIKeyActive", Handle: a.updateAPIKey},
+		{Method: del, Path: "/api/api-keys/:id", Op: "deleteAPIKey", Handle: idAction(a.R.DeleteAPIKey, gin.H{"message": "API key deleted"})},
 	}
 }

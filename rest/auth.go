@@ -188,11 +188,11 @@ func (a *API) wsToken(c *gin.Context) (int, any, error) {
 
 func (a *API) authRoutes() []Route {
 	return []Route{
-		{Method: post, Path: "/api/auth/register", Perm: Public, Handle: a.register, NoTx: true},
-		{Method: post, Path: "/api/auth/login", Perm: Public, Handle: a.login, NoTx: true},
-		{Method: post, Path: "/api/auth/refresh", Perm: Public, Handle: a.refresh, NoTx: true},
-		{Method: post, Path: "/api/auth/logout", Perm: Public, Handle: a.logout, NoTx: true},
-		{Method: post, Path: "/api/auth/switch-org", Perm: Authenticated, Handle: a.switchOrg, NoTx: true},
-		{Method: get, Path: "/api/auth/ws-token", Perm: Authenticated, Handle: a.wsToken},
+		{Method: post, Path: "/api/auth/register", Op: "register", Handle: a.register},
+		{Method: post, Path: "/api/auth/login", Op: "login", Handle: a.login},
+		{Method: post, Path: "/api/auth/refresh", Op: "refresh", Handle: a.refresh},
+		{Method: post, Path: "/api/auth/logout", Op: "logout", Handle: a.logout},
+		{Method: post, Path: "/api/auth/switch-org", Op: "switchOrganization", Handle: a.switchOrg},
+		{Method: get, Path: "/api/auth/ws-token", Op: "wsToken", Handle: a.wsToken},
 	}
 }

@@ -1,6 +1,7 @@
 package rest_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -87,7 +88,7 @@ func TestLogin(t *testing.T) {
 
 func userEmail(t *testing.T, env *apitest.Env, c *apitest.Client) string {
 	t.Helper()
-	return c.Do(http.MethodGet, "/api/me", nil).ExpectStatus(t, http.StatusOK).String("data.user.email")
+	return emailOf(t, env, c.UserID)
 }
 
 func TestTokenTypesAndRotation(t *testing.T) {
@@ -290,4 +291,31 @@ func TestUnauthenticatedAndUnknown(t *testing.T) {
 	env.Anonymous().Do(http.MethodGet, "/api/teams", nil).ExpectError(t, http.StatusUnauthorized)
 	env.WithAPIKey("whm_nope").Do(http.MethodGet, "/api/teams", nil).ExpectError(t, http.StatusUnauthorized)
 	env.Admin.Do(http.MethodGet, "/api/no-such-thing", nil).ExpectError(t, http.StatusNotFound)
+}
+
+// TestRateLimitKeysOnVerifiedIdentity: a request counts against the budget
+// of the identity it proved, else against its address; an API key that does
+// not verify neither drains the real key's budget (same prefix) nor gets a
+// budget of its own (made-up prefix).
+func TestRateLimitKeysOnVerifiedIdentity(t *testing.T) {
+	env := apitest.New(t, apitest.Setting{Name: "RATE_LIMIT_PER_MINUTE", Value: "5"},
+		apitest.Setting{Name: "RATE_LIMIT_ANON_PER_MINUTE", Value: "4"}) // the admin's login is the first
+	key := env.Admin.Do(http.MethodPost, "/api/api-keys", map[string]any{"name": "real"}).
+		ExpectStatus(t, http.StatusCreated).String("data.key")
+	forged := key[:len("whm_")+8] + strings.Repeat("0", 24)
+	if forged == key {
+		forged = key[:len("whm_")+8] + strings.Repeat("1", 24)
+	}
+	for i := 0; i < 3; i++ {
+		env.WithAPIKey(forged).Do(http.MethodGet, "/api/teams", nil).ExpectError(t, http.StatusUnauthorized)
+	}
+	env.WithAPIKey(forged).Do(http.MethodGet, "/api/teams", nil).ExpectError(t, http.StatusTooManyRequests)
+	for i := 0; i < 5; i++ {
+		res := env.WithAPIKey(key).Do(http.MethodGet, "/api/teams", nil).ExpectStatus(t, http.StatusOK)
+		if got, want := res.Header.Get("X-RateLimit-Remaining"), fmt.Sprint(4-i); got != want {
+			t.Fatalf("the real key's remaining budget %s, want %s", got, want)
+		}
+	}
+	made := fmt.Sprintf("whm_%08x%024d", 0xabcdef12, 0)
+	env.WithAPIKey(made).Do(http.MethodGet, "/api/teams", nil).ExpectError(t, http.StatusTooManyRequests)
 }

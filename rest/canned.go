@@ -104,9 +104,6 @@ func (a *API) getCannedResponse(c *gin.Context) (int, any, error) {
 }
 
 func (a *API) createCannedResponse(c *gin.Context) (int, any, error) {
-	if err := a.R.RequireCannedEditor(ctx(c)); err != nil {
-		return 0, nil, err
-	}
 	var b cannedBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
@@ -127,9 +124,6 @@ func (a *API) createCannedResponse(c *gin.Context) (int, any, error) {
 }
 
 func (a *API) updateCannedResponse(c *gin.Context) (int, any, error) {
-	if err := a.R.RequireCannedEditor(ctx(c)); err != nil {
-		return 0, nil, err
-	}
 	id, err := pathUUID(c, "id")
 	if err != nil {
 		return 0, nil, err
@@ -149,9 +143,6 @@ func (a *API) updateCannedResponse(c *gin.Context) (int, any, error) {
 }
 
 func (a *API) deleteCannedResponse(c *gin.Context) (int, any, error) {
-	if err := a.R.RequireCannedEditor(ctx(c)); err != nil {
-		return 0, nil, err
-	}
 	id, err := pathUUID(c, "id")
 	if err != nil {
 		return 0, nil, err
@@ -189,11 +180,11 @@ func (a *API) useCannedResponse(c *gin.Context) (int, any, error) {
 // Admin or Manager (or a role holding templates:update): Agents may not.
 func (a *API) cannedResponseRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/canned-responses", Perm: "messages:read", Handle: a.listCannedResponses},
-		{Method: post, Path: "/api/canned-responses", Perm: "messages:create", Handle: a.createCannedResponse},
-		{Method: get, Path: "/api/canned-responses/:id", Perm: "messages:read", Handle: a.getCannedResponse},
-		{Method: put, Path: "/api/canned-responses/:id", Perm: "messages:create", Handle: a.updateCannedResponse},
-		{Method: del, Path: "/api/canned-responses/:id", Perm: "messages:create", Handle: a.deleteCannedResponse},
-		{Method: post, Path: "/api/canned-responses/:id/use", Perm: "messages:read", Handle: a.useCannedResponse},
+		{Method: get, Path: "/api/canned-responses", Op: "cannedResponses", Handle: a.listCannedResponses},
+		{Method: post, Path: "/api/canned-responses", Op: "createCannedResponse", Handle: a.createCannedResponse},
+		{Method: get, Path: "/api/canned-responses/:id", Op: "cannedResponse", Handle: a.getCannedResponse},
+		{Method: put, Path: "/api/canned-responses/:id", Op: "updateCannedResponse", Handle: a.updateCannedResponse},
+		{Method: del, Path: "/api/canned-responses/:id", Op: "deleteCannedResponse", Handle: a.deleteCannedResponse},
+		{Method: post, Path: "/api/canned-responses/:id/use", Op: "useCannedResponse", Handle: a.useCannedResponse},
 	}
 }

@@ -165,12 +165,14 @@ func TestCannedResponses(t *testing.T) {
 	})
 
 	t.Run("CustomRoles", func(t *testing.T) {
-		editor := mustCustomRole(t, env, admin, "Canned Editor", "messages:read", "messages:create", "templates:update")
+		// The role's permissions decide, not its name.
+		editor := mustCustomRole(t, env, admin, "Canned Editor", "canned_responses:read", "canned_responses:create", "canned_responses:delete")
 		id := mustCreateCanned(t, editor, map[string]any{"name": "By editor", "content": "x"})
+		editor.Do(http.MethodPut, "/api/canned-responses/"+id, map[string]any{"name": "y"}).ExpectError(t, http.StatusForbidden)
 		editor.Do(http.MethodDelete, "/api/canned-responses/"+id, nil).ExpectStatus(t, http.StatusOK)
-		writer := mustCustomRole(t, env, admin, "Plain Writer", "messages:read", "messages:create")
+		writer := mustCustomRole(t, env, admin, "Plain Writer", "messages:read", "messages:create", "templates:update")
 		writer.Do(http.MethodPost, "/api/canned-responses", map[string]any{"name": "x", "content": "y"}).ExpectError(t, http.StatusForbidden)
-		reader := mustCustomRole(t, env, admin, "Reader", "contacts:read")
+		reader := mustCustomRole(t, env, admin, "Reader", "contacts:read", "messages:read")
 		reader.Do(http.MethodGet, "/api/canned-responses", nil).ExpectError(t, http.StatusForbidden)
 	})
 

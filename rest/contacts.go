@@ -284,13 +284,13 @@ func (a *API) contactSessionData(c *gin.Context) (int, any, error) {
 // contactRoutes: marking a conversation read is part of reading messages.
 func (a *API) contactRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/contacts", Perm: "contacts:read", Handle: a.listContacts},
-		{Method: post, Path: "/api/contacts", Perm: "contacts:create", Handle: a.createContact},
-		{Method: get, Path: "/api/contacts/:id", Perm: "contacts:read", Handle: a.getContact},
-		{Method: put, Path: "/api/contacts/:id", Perm: "contacts:update", Handle: a.updateContact},
-		{Method: del, Path: "/api/contacts/:id", Perm: "contacts:delete", Handle: a.deleteContact},
-		{Method: put, Path: "/api/contacts/:id/assign", Perm: "contacts:update", Handle: a.assignContact},
-		{Method: post, Path: "/api/contacts/:id/mark-read", Perm: "messages:read", Handle: idAction(a.R.MarkContactRead, gin.H{"status": "ok"})},
-		{Method: get, Path: "/api/contacts/:id/session-data", Perm: "contacts:read", Handle: a.contactSessionData},
+		{Method: get, Path: "/api/contacts", Op: "contacts", Handle: a.listContacts},
+		{Method: post, Path: "/api/contacts", Op: "createContact", Handle: a.createContact},
+		{Method: get, Path: "/api/contacts/:id", Op: "contact", Handle: a.getContact},
+		{Method: put, Path: "/api/contacts/:id", Op: "updateContact", Handle: a.updateContact},
+		{Method: del, Path: "/api/contacts/:id", Op: "deleteContact", Handle: a.deleteContact},
+		{Method: put, Path: "/api/contacts/:id/assign", Op: "assignContact", Handle: a.assignContact},
+		{Method: post, Path: "/api/contacts/:id/mark-read", Op: "markContactRead", Handle: idAction(a.R.MarkContactRead, gin.H{"status": "ok"})},
+		{Method: get, Path: "/api/contacts/:id/session-data", Op: "contactSessionData", Handle: a.contactSessionData},
 	}
 }

@@ -56,8 +56,8 @@ func (a *API) acceptInvitation(c *gin.Context) (int, any, error) {
 // person's own decision.
 func (a *API) invitationRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/me/invitations", Perm: Authenticated, Handle: a.myInvitations},
-		{Method: post, Path: "/api/me/invitations/:id/accept", Perm: Authenticated, Handle: a.acceptInvitation},
-		{Method: post, Path: "/api/me/invitations/:id/decline", Perm: Authenticated, Handle: idAction(a.R.DeclineInvitation, gin.H{"message": "Invitation declined"})},
+		{Method: get, Path: "/api/me/invitations", Op: "myInvitations", Handle: a.myInvitations},
+		{Method: post, Path: "/api/me/invitations/:id/accept", Op: "acceptInvitation", Handle: a.acceptInvitation},
+		{Method: post, Path: "/api/me/invitations/:id/decline", Op: "declineInvitation", Handle: idAction(a.R.DeclineInvitation, gin.H{"message": "Invitation declined"})},
 	}
 }

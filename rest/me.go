@@ -179,8 +179,8 @@ func (a *API) changePassword(c *gin.Context) (int, any, error) {
 
 func (a *API) meRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/me", Perm: Authenticated, Handle: a.me},
-		{Method: put, Path: "/api/me/availability", Perm: Authenticated, Handle: a.setAvailability},
-		{Method: put, Path: "/api/me/password", Perm: Authenticated, Handle: a.changePassword},
+		{Method: get, Path: "/api/me", Op: "viewer", Handle: a.me},
+		{Method: put, Path: "/api/me/availability", Op: "setAvailability", Handle: a.setAvailability},
+		{Method: put, Path: "/api/me/password", Op: "changePassword", Handle: a.changePassword},
 	}
 }

@@ -57,11 +57,11 @@ func presentMessage(m *ent.Message) messageJSON {
 // saved; no transaction stays open while a client uploads.
 func (a *API) messageRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/contacts/:id/messages", Perm: "messages:read", Handle: a.listMessages},
-		{Method: post, Path: "/api/contacts/:id/messages", Perm: "messages:create", Handle: a.sendMessage},
-		{Method: post, Path: "/api/messages/template", Perm: "messages:create", Handle: a.sendTemplate, NoTx: true},
-		{Method: post, Path: "/api/messages/media", Perm: "messages:create", Handle: a.sendMedia, NoTx: true},
-		{Method: put, Path: "/api/messages/:id/read", Perm: "messages:read", Handle: idAction(a.R.MarkMessageRead, nil)},
+		{Method: get, Path: "/api/contacts/:id/messages", Op: "messages", Handle: a.listMessages},
+		{Method: post, Path: "/api/contacts/:id/messages", Op: "sendMessage", Handle: a.sendMessage},
+		{Method: post, Path: "/api/messages/template", Op: "sendTemplateMessage", Handle: a.sendTemplate},
+		{Method: post, Path: "/api/messages/media", Op: "sendMediaMessage", Handle: a.sendMedia},
+		{Method: put, Path: "/api/messages/:id/read", Op: "markMessageRead", Handle: idAction(a.R.MarkMessageRead, nil)},
 	}
 }
 

@@ -184,12 +184,12 @@ func (a *API) removeMember(c *gin.Context) (int, any, error) {
 // users:* permissions.
 func (a *API) organizationRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/organizations", Perm: "organizations:read", Handle: a.listOrganizations},
-		{Method: post, Path: "/api/organizations", Perm: Authenticated, Handle: a.createOrganization},
-		{Method: get, Path: "/api/organizations/current", Perm: Authenticated, Handle: a.currentOrganization},
-		{Method: get, Path: "/api/organizations/members", Perm: "users:read", Handle: a.listMembers},
-		{Method: post, Path: "/api/organizations/members", Perm: "users:create", Handle: a.addMember},
-		{Method: put, Path: "/api/organizations/members/:id", Perm: "users:update", Handle: a.updateMember},
-		{Method: del, Path: "/api/organizations/members/:id", Perm: "users:delete", Handle: a.removeMember},
+		{Method: get, Path: "/api/organizations", Op: "organizations", Handle: a.listOrganizations},
+		{Method: post, Path: "/api/organizations", Op: "createOrganization", Handle: a.createOrganization},
+		{Method: get, Path: "/api/organizations/current", Op: "currentOrganization", Handle: a.currentOrganization},
+		{Method: get, Path: "/api/organizations/members", Op: "members", Handle: a.listMembers},
+		{Method: post, Path: "/api/organizations/members", Op: "addMember", Handle: a.addMember},
+		{Method: put, Path: "/api/organizations/members/:id", Op: "updateMemberRole", Handle: a.updateMember},
+		{Method: del, Path: "/api/organizations/members/:id", Op: "removeMember", Handle: a.removeMember},
 	}
 }

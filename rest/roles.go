@@ -160,11 +160,11 @@ func (a *API) updateRole(c *gin.Context) (int, any, error) {
 // what a role editor picks from.
 func (a *API) roleRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/permissions", Perm: "roles:read", Handle: a.listPermissions},
-		{Method: get, Path: "/api/roles", Perm: "roles:read", Handle: a.listRoles},
-		{Method: post, Path: "/api/roles", Perm: "roles:create", Handle: a.createRole},
-		{Method: get, Path: "/api/roles/:id", Perm: "roles:read", Handle: a.getRole},
-		{Method: put, Path: "/api/roles/:id", Perm: "roles:update", Handle: a.updateRole},
-		{Method: del, Path: "/api/roles/:id", Perm: "roles:delete", Handle: idAction(a.R.DeleteRole, gin.H{"message": "Role deleted"})},
+		{Method: get, Path: "/api/permissions", Op: "permissions", Handle: a.listPermissions},
+		{Method: get, Path: "/api/roles", Op: "roles", Handle: a.listRoles},
+		{Method: post, Path: "/api/roles", Op: "createRole", Handle: a.createRole},
+		{Method: get, Path: "/api/roles/:id", Op: "role", Handle: a.getRole},
+		{Method: put, Path: "/api/roles/:id", Op: "updateRole", Handle: a.updateRole},
+		{Method: del, Path: "/api/roles/:id", Op: "deleteRole", Handle: idAction(a.R.DeleteRole, gin.H{"message": "Role deleted"})},
 	}
 }

@@ -7,15 +7,8 @@ import (
 	"net/http"
 
 	"github.com/gin-gonic/gin"
-)
 
-// Permission marks of the route table besides "resource:action" keys.
-const (
-	// Public routes take no credentials. Each one is reviewed: login,
-	// registration, token refresh, SSO discovery and the platform webhook.
-	Public = "public"
-	// Authenticated routes need any valid principal and no permission.
-	Authenticated = "authenticated"
+	"switchboard/access"
 )
 
 // handlerFunc is an operation adapter: it returns the status and payload
@@ -26,19 +19,23 @@ type handlerFunc func(c *gin.Context) (int, any, error)
 type Route struct {
 	Method string
 	Path   string
-	// Perm is a "resource:action" permission, Public or Authenticated.
-	Perm   string
+	// Op names the operation in access.Operations, the one permission
+	// table of REST and GraphQL: it says what the route needs and whether
+	// it runs in a transaction.
+	Op     string
 	Handle handlerFunc
-	// NoTx skips the request transaction of a mutating route (the
-	// operation manages its own, as the auth routes do).
-	NoTx bool
 	// Unlimited exempts a public route from the per-address rate limit
 	// (the platform's webhook).
 	Unlimited bool
 }
 
-func (r Route) mutating() bool {
-	return r.Method != http.MethodGet && r.Method != http.MethodHead && !r.NoTx
+// operation is the route's entry in the permission table.
+func (r Route) operation() access.Operation { return access.MustOperation(r.Op) }
+
+// inTx reports whether the route runs in the request transaction: a
+// change, unless its operation manages its own.
+func (r Route) inTx() bool {
+	return r.Method != http.MethodGet && r.Method != http.MethodHead && !r.operation().NoTx
 }
 
 // Routes is the whole REST API with each route's permission: the one place

@@ -185,11 +185,11 @@ func (a *API) listSSOProviders(c *gin.Context) (int, any, error) {
 // public SSO discovery of the login page (it shows provider names only).
 func (a *API) settingsRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/org/settings", Perm: "settings:read", Handle: a.getOrgSettings},
-		{Method: put, Path: "/api/org/settings", Perm: "settings:update", Handle: a.updateOrgSettings},
-		{Method: get, Path: "/api/settings/sso", Perm: "settings:read", Handle: a.listSSOConfigs},
-		{Method: put, Path: "/api/settings/sso/:provider", Perm: "settings:update", Handle: a.saveSSOConfig},
-		{Method: del, Path: "/api/settings/sso/:provider", Perm: "settings:update", Handle: a.deleteSSOConfig},
-		{Method: get, Path: "/api/auth/sso/providers", Perm: Public, Handle: a.listSSOProviders},
+		{Method: get, Path: "/api/org/settings", Op: "orgSettings", Handle: a.getOrgSettings},
+		{Method: put, Path: "/api/org/settings", Op: "updateOrgSettings", Handle: a.updateOrgSettings},
+		{Method: get, Path: "/api/settings/sso", Op: "ssoConfigs", Handle: a.listSSOConfigs},
+		{Method: put, Path: "/api/settings/sso/:provider", Op: "saveSSOConfig", Handle: a.saveSSOConfig},
+		{Method: del, Path: "/api/settings/sso/:provider", Op: "deleteSSOConfig", Handle: a.deleteSSOConfig},
+		{Method: get, Path: "/api/auth/sso/providers", Op: "ssoProviders", Handle: a.listSSOProviders},
 	}
 }

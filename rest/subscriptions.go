@@ -250,13 +250,13 @@ func (a *API) replayWebhookDelivery(c *gin.Context) (int, any, error) {
 // transaction open meanwhile.
 func (a *API) webhookSubscriptionRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/webhooks", Perm: "webhooks:read", Handle: a.listWebhooks},
-		{Method: post, Path: "/api/webhooks", Perm: "webhooks:create", Handle: a.createWebhook},
-		{Method: get, Path: "/api/webhooks/:id", Perm: "webhooks:read", Handle: a.getWebhook},
-		{Method: put, Path: "/api/webhooks/:id", Perm: "webhooks:update", Handle: a.updateWebhook},
-		{Method: del, Path: "/api/webhooks/:id", Perm: "webhooks:delete", Handle: idAction(a.R.DeleteWebhook, gin.H{"message": "Webhook deleted"})},
-		{Method: post, Path: "/api/webhooks/:id/test", Perm: "webhooks:update", Handle: a.testWebhook, NoTx: true},
-		{Method: get, Path: "/api/webhooks/:id/deliveries", Perm: "webhooks:read", Handle: a.listWebhookDeliveries},
-		{Method: post, Path: "/api/webhooks/:id/deliveries/:delivery_id/replay", Perm: "webhooks:update", Handle: a.replayWebhookDelivery},
+		{Method: get, Path: "/api/webhooks", Op: "webhookSubscriptions", Handle: a.listWebhooks},
+		{Method: post, Path: "/api/webhooks", Op: "createWebhookSubscription", Handle: a.createWebhook},
+		{Method: get, Path: "/api/webhooks/:id", Op: "webhookSubscription", Handle: a.getWebhook},
+		{Method: put, Path: "/api/webhooks/:id", Op: "updateWebhookSubscription", Handle: a.updateWebhook},
+		{Method: del, Path: "/api/webhooks/:id", Op: "deleteWebhookSubscription", Handle: idAction(a.R.DeleteWebhook, gin.H{"message": "Webhook deleted"})},
+		{Method: post, Path: "/api/webhooks/:id/test", Op: "testWebhookSubscription", Handle: a.testWebhook},
+		{Method: get, Path: "/api/webhooks/:id/deliveries", Op: "webhookDeliveries", Handle: a.listWebhookDeliveries},
+		{Method: post, Path: "/api/webhooks/:id/deliveries/:delivery_id/replay", Op: "replayWebhookDelivery", Handle: a.replayWebhookDelivery},
 	}
 }

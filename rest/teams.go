@@ -173,13 +173,13 @@ func (a *API) removeTeamMember(c *gin.Context) (int, any, error) {
 // manager (checked by the operation); create and delete need an admin.
 func (a *API) teamRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/teams", Perm: "teams:read", Handle: a.listTeams},
-		{Method: post, Path: "/api/teams", Perm: "teams:create", Handle: a.createTeam},
-		{Method: get, Path: "/api/teams/:id", Perm: "teams:read", Handle: a.getTeam},
-		{Method: put, Path: "/api/teams/:id", Perm: "teams:read", Handle: a.updateTeam},
-		{Method: del, Path: "/api/teams/:id", Perm: "teams:delete", Handle: idAction(a.R.DeleteTeam, gin.H{"message": "Team deleted"})},
-		{Method: get, Path: "/api/teams/:id/members", Perm: "teams:read", Handle: a.listTeamMembers},
-		{Method: post, Path: "/api/teams/:id/members", Perm: "teams:read", Handle: a.addTeamMember},
-		{Method: del, Path: "/api/teams/:id/members/:user_id", Perm: "teams:read", Handle: a.removeTeamMember},
+		{Method: get, Path: "/api/teams", Op: "teams", Handle: a.listTeams},
+		{Method: post, Path: "/api/teams", Op: "createTeam", Handle: a.createTeam},
+		{Method: get, Path: "/api/teams/:id", Op: "team", Handle: a.getTeam},
+		{Method: put, Path: "/api/teams/:id", Op: "updateTeam", Handle: a.updateTeam},
+		{Method: del, Path: "/api/teams/:id", Op: "deleteTeam", Handle: idAction(a.R.DeleteTeam, gin.H{"message": "Team deleted"})},
+		{Method: get, Path: "/api/teams/:id/members", Op: "teamMembers", Handle: a.listTeamMembers},
+		{Method: post, Path: "/api/teams/:id/members", Op: "addTeamMember", Handle: a.addTeamMember},
+		{Method: del, Path: "/api/teams/:id/members/:user_id", Op: "removeTeamMember", Handle: a.removeTeamMember},
 	}
 }

@@ -119,10 +119,10 @@ func (a *API) updateUser(c *gin.Context) (int, any, error) {
 // user here is a member, shown with their role in it.
 func (a *API) userRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/users", Perm: "users:read", Handle: a.listUsers},
-		{Method: post, Path: "/api/users", Perm: "users:create", Handle: a.createUser},
-		{Method: get, Path: "/api/users/:id", Perm: "users:read", Handle: a.getUser},
-		{Method: put, Path: "/api/users/:id", Perm: "users:update", Handle: a.updateUser},
-		{Method: del, Path: "/api/users/:id", Perm: "users:delete", Handle: idAction(a.R.DeleteUser, gin.H{"message": "User removed from the organization"})},
+		{Method: get, Path: "/api/users", Op: "users", Handle: a.listUsers},
+		{Method: post, Path: "/api/users", Op: "createUser", Handle: a.createUser},
+		{Method: get, Path: "/api/users/:id", Op: "user", Handle: a.getUser},
+		{Method: put, Path: "/api/users/:id", Op: "updateUser", Handle: a.updateUser},
+		{Method: del, Path: "/api/users/:id", Op: "deleteUser", Handle: idAction(a.R.DeleteUser, gin.H{"message": "User removed from the organization"})},
 	}
 }

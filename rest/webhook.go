@@ -17,8 +17,8 @@ const maxWebhookBody = 4 << 20
 // delivers every event from a few addresses.
 func (a *API) webhookRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/webhook", Perm: Public, Handle: a.verifyWebhook, Unlimited: true},
-		{Method: post, Path: "/api/webhook", Perm: Public, Handle: a.receiveWebhook, NoTx: true, Unlimited: true},
+		{Method: get, Path: "/api/webhook", Op: "verifyPlatformWebhook", Handle: a.verifyWebhook, Unlimited: true},
+		{Method: post, Path: "/api/webhook", Op: "receivePlatformWebhook", Handle: a.receiveWebhook, Unlimited: true},
 	}
 }
 

@@ -9,33 +9,8 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
-	"switchboard/access"
 	"switchboard/apperr"
-	"switchboard/ent/viewer"
 )
-
-// Directives implements @authenticated and @hasPermission with the same
-// check the REST route table uses.
-func Directives() DirectiveRoot {
-	return DirectiveRoot{
-		Authenticated: func(ctx context.Context, _ any, next graphql.Resolver) (any, error) {
-			if viewer.FromContext(ctx) == nil {
-				return nil, apperr.New(apperr.Unauthenticated, "authentication required")
-			}
-			return next(ctx)
-		},
-		HasPermission: func(ctx context.Context, _ any, next graphql.Resolver, permission string) (any, error) {
-			v := viewer.FromContext(ctx)
-			if v == nil {
-				return nil, apperr.New(apperr.Unauthenticated, "authentication required")
-			}
-			if err := access.Require(v, permission); err != nil {
-				return nil, err
-			}
-			return next(ctx)
-		},
-	}
-}
 
 // ErrorPresenter puts the application error code in extensions.code and
 // hides internal errors behind "internal error".

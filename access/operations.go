@@ -1,0 +1,221 @@
+package access
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Permission marks of an operation besides "resource:action" keys.
+const (
+	// Public operations take no credentials. Each one is reviewed: login,
+	// registration, token refresh, logout, SSO discovery and the
+	// platform's webhook.
+	Public = "public"
+	// Authenticated operations need any valid principal and no permission.
+	Authenticated = "authenticated"
+)
+
+// Transport restricts an operation to one transport, with the reason.
+type Transport struct {
+	// Name is "rest" or "graphql"; empty serves both.
+	Name string
+	// Why the other transport does not serve it.
+	Why string
+}
+
+// Operation is what one operation of the API needs, whichever transport
+// serves it.
+type Operation struct {
+	// Perm is a "resource:action" permission, Public or Authenticated.
+	Perm string
+	// NoTx marks a change that runs without the request transaction: it
+	// calls the platform or a remote receiver (no transaction stays open
+	// across a network call) or manages its own. Other changes run in one
+	// transaction, reads in none.
+	NoTx bool
+	// Only restricts the operation to one transport.
+	Only Transport
+}
+
+// Operations is the one permission table of the API: every REST route row
+// and every GraphQL root field names its operation here (a GraphQL root
+// field by its own name), and the GraphQL read guard finds here what
+// reading each entity type ("Contact") and each guarded field
+// ("Organization.timezone") needs. A test walks both transports against it.
+var Operations = buildOperations()
+
+// restOnly and graphqlOnly mark the transport an operation is limited to.
+func restOnly(why string) Transport    { return Transport{Name: "rest", Why: why} }
+func graphqlOnly(why string) Transport { return Transport{Name: "graphql", Why: why} }
+
+var (
+	sessionCookies = restOnly("it sets or clears the session cookies")
+	multipart      = restOnly("a multipart file upload")
+	platformHTTP   = restOnly("the platform calls it over plain HTTP")
+	fileServing    = restOnly("it serves a file")
+	realTimeGQL    = graphqlOnly("a GraphQL subscription; /ws carries the same events")
+	entityRead     = graphqlOnly("an entity read, checked wherever GraphQL reaches the type (root field, node, edge)")
+	fieldRead      = graphqlOnly("a field read, checked wherever GraphQL reaches the field")
+)
+
+func buildOperations() map[string]Operation {
+	ops := map[string]Operation{}
+	add := func(perm string, names ...string) {
+		for _, n := range names {
+			if _, dup := ops[n]; dup {
+				panic("access: operation " + n + " listed twice")
+			}
+			ops[n] = Operation{Perm: perm}
+		}
+	}
+	special := func(name string, op Operation) {
+		if _, dup := ops[name]; dup {
+			panic("access: operation " + name + " listed twice")
+		}
+		ops[name] = op
+	}
+
+	// Sessions and the signed-in person.
+	for _, n := range []string{"register", "login", "refresh", "logout"} {
+		special(n, Operation{Perm: Public, NoTx: true, Only: sessionCookies})
+	}
+	special("ssoProviders", Operation{Perm: Public, Only: restOnly("the login page reads it before any session")})
+	special("switchOrganization", Operation{Perm: Authenticated, NoTx: true, Only: sessionCookies})
+	special("wsToken", Operation{Perm: Authenticated, Only: restOnly("a GraphQL WebSocket authenticates in its init message")})
+	add(Authenticated, "viewer", "setAvailability", "changePassword", "myInvitations", "acceptInvitation",
+		"declineInvitation", "currentOrganization")
+	for _, n := range []string{"node", "nodes"} {
+		// The entity read guard checks what is found.
+		special(n, Operation{Perm: Authenticated, Only: graphqlOnly("Relay's lookup of any entity by its id")})
+	}
+	// An organization's creator becomes its Admin; API keys cannot.
+	add(Authenticated, "createOrganization")
+	add("organizations:read", "organizations")
+
+	// People, roles, teams.
+	add("users:read", "members", "users", "user")
+	add("users:create", "addMember", "createUser")
+	add("users:update", "updateMemberRole", "updateUser")
+	add("users:delete", "removeMember", "deleteUser")
+	add("roles:read", "roles", "role", "permissions")
+	add("roles:create", "createRole")
+	add("roles:update", "updateRole")
+	add("roles:delete", "deleteRole")
+	add("teams:read", "teams", "team", "teamMembers")
+	add("teams:create", "createTeam")
+	add("teams:delete", "deleteTeam")
+	// An Admin (teams:update) or a manager of the team: the operation
+	// checks the membership.
+	add("teams:read", "updateTeam", "addTeamMember", "removeTeamMember")
+	add("api_keys:read", "apiKeys", "apiKey")
+	add("api_keys:create", "createAPIKey")
+	add("api_keys:delete", "setAPIKeyActive", "deleteAPIKey")
+
+	// Organization settings.
+	add("settings:read", "orgSettings", "ssoConfigs")
+	add("settings:update", "updateOrgSettings", "saveSSOConfig", "deleteSSOConfig")
+
+	// The inbox.
+	add("contacts:read", "contacts", "contact", "contactSessionData")
+	add("contacts:create", "createContact")
+	add("contacts:update", "updateContact", "assignContact")
+	add("contacts:delete", "deleteContact")
+	add("messages:read", "messages", "markContactRead")
+	special("markMessageRead", Operation{Perm: "messages:read", Only: restOnly("the spec's placeholder; markContactRead is the operation")})
+	special("media", Operation{Perm: "messages:read", Only: fileServing})
+	add("messages:create", "sendMessage")
+	special("sendTemplateMessage", Operation{Perm: "messages:create", NoTx: true})
+	special("sendMediaMessage", Operation{Perm: "messages:create", NoTx: true, Only: multipart})
+	add("canned_responses:read", "cannedResponses", "cannedResponse", "useCannedResponse")
+	add("canned_responses:create", "createCannedResponse")
+	add("canned_responses:update", "updateCannedResponse")
+	add("canned_responses:delete", "deleteCannedResponse")
+
+	// Accounts (business phone numbers).
+	add("accounts:read", "accounts", "account", "accountBusinessProfile")
+	add("accounts:create", "createAccount")
+	add("accounts:update", "updateAccount")
+	add("accounts:delete", "deleteAccount")
+	for _, n := range []string{"testAccount", "subscribeAccount", "updateAccountBusinessProfile"} {
+		special(n, Operation{Perm: "accounts:update", NoTx: true})
+	}
+	special("uploadAccountProfilePhoto", Operation{Perm: "accounts:update", NoTx: true, Only: multipart})
+
+	// Outbound webhook subscriptions.
+	add("webhooks:read", "webhookSubscriptions", "webhookSubscription", "webhookDeliveries")
+	special("webhookEvents", Operation{Perm: "webhooks:read", Only: graphqlOnly("REST lists them with the subscriptions (available_events)")})
+	add("webhooks:create", "createWebhookSubscription")
+	add("webhooks:update", "updateWebhookSubscription", "replayWebhookDelivery")
+	add("webhooks:delete", "deleteWebhookSubscription")
+	special("testWebhookSubscription", Operation{Perm: "webhooks:update", NoTx: true})
+
+	// The platform's webhook: signed by the platform, not a user.
+	special("verifyPlatformWebhook", Operation{Perm: Public, Only: platformHTTP})
+	special("receivePlatformWebhook", Operation{Perm: Public, NoTx: true, Only: platformHTTP})
+
+	// Real time.
+	special("messageAdded", Operation{Perm: "messages:read", Only: realTimeGQL})
+	special("messageStatusChanged", Operation{Perm: "messages:read", Only: realTimeGQL})
+	special("contactChanged", Operation{Perm: "contacts:read", Only: realTimeGQL})
+
+	for entity, perm := range entityReads {
+		special(entity, Operation{Perm: perm, Only: entityRead})
+	}
+	for _, f := range []string{"maskPhoneNumbers", "timezone", "dateFormat", "callingEnabled", "maxCallDuration",
+		"transferTimeoutSecs", "holdMusicFile", "ringbackFile", "allowOpenRegistration"} {
+		// The settings an organization's members see through GET
+		// /api/org/settings only.
+		special("Organization."+f, Operation{Perm: "settings:read", Only: fieldRead})
+	}
+	return ops
+}
+
+// entityReads is the permission reading each entity type needs, wherever
+// GraphQL reaches it: a root field, node(id:), or an edge of another
+// entity (Contact.messages needs messages:read as GET
+// /api/contacts/{id}/messages does). It follows the REST reads;
+// Authenticated marks what any member sees (their organization,
+// colleagues, role definitions). Every entity type has an entry (a test
+// checks it), so a new type is not readable by accident.
+var entityReads = map[string]string{
+	"AIContext": "chatbot:read", "APIKey": "api_keys:read", "Account": "accounts:read",
+	"AgentBreak": "users:read", "AgentTransfer": "contacts:read",
+	"CallLog": "messages:read", "CallPermission": "messages:read", "CallTransfer": "messages:read",
+	"Campaign": "campaigns:read", "CampaignRecipient": "campaigns:read",
+	"CannedResponse": "canned_responses:read", "Catalog": "messages:read", "Product": "messages:read",
+	"ChatbotFlow": "chatbot:read", "ChatbotSession": "chatbot:read", "ChatbotSettings": "chatbot:read",
+	"KeywordRule": "chatbot:read", "CustomAction": "chatbot:read", "IVRFlow": "chatbot:read",
+	"Contact": "contacts:read", "Message": "messages:read", "FormFlow": "flows:read",
+	"Invitation": "users:read", "OrganizationMember": "users:read",
+	"Organization": Authenticated, "User": Authenticated, "Role": Authenticated, "Permission": Authenticated,
+	"SSOConfig": "settings:read", "Team": "teams:read", "TeamMember": "teams:read",
+	"Template":            "templates:read",
+	"WebhookSubscription": "webhooks:read", "WebhookDelivery": "webhooks:read", "WebhookDeliveryAttempt": "webhooks:read",
+}
+
+// OperationOf returns the operation named name.
+func OperationOf(name string) (Operation, bool) {
+	op, ok := Operations[name]
+	return op, ok
+}
+
+// MustOperation returns the operation named name and panics when there is
+// none: a transport wiring an unknown operation is a programming error,
+// caught at start.
+func MustOperation(name string) Operation {
+	op, ok := Operations[name]
+	if !ok {
+		panic(fmt.Sprintf("access: no operation %q in the permission table", name))
+	}
+	return op
+}
+
+// OperationNames returns the names of every operation, sorted.
+func OperationNames() []string {
+	names := make([]string, 0, len(Operations))
+	for n := range Operations {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
