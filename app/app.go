@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"switchboard/accounts"
 	"time"
 
 	"github.com/google/uuid"
@@ -140,6 +141,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 		Client: a.DB.Client, Secrets: box,
 		Provider: provider.New(provider.Options{BaseURL: cfg.ProviderBaseURL, Logger: log}),
 	}
+	a.Resolver.Accounts = &accounts.Service{Client: a.DB.Client, Secrets: box, Provider: a.Resolver.Provider}
 	a.Events = events.New(a.KV.Client(), o.Namespace+"events", log)
 	a.startEvents()
 	a.Resolver.Events = a.Events

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"switchboard/accounts"
 	"switchboard/ent"
 	"switchboard/ent/account"
 	"switchboard/ent/agenttransfer"
@@ -583,7 +584,7 @@ type ComplexityRoot struct {
 		AssignContact                func(childComplexity int, id uuid.UUID, userID *uuid.UUID) int
 		ChangePassword               func(childComplexity int, input model.ChangePasswordInput) int
 		CreateAPIKey                 func(childComplexity int, input model.CreateAPIKeyInput) int
-		CreateAccount                func(childComplexity int, input CreateAccountInput) int
+		CreateAccount                func(childComplexity int, input accounts.CreateInput) int
 		CreateCannedResponse         func(childComplexity int, input CreateCannedResponseInput) int
 		CreateContact                func(childComplexity int, input CreateContactInput) int
 		CreateOrganization           func(childComplexity int, input model.CreateOrganizationInput) int
@@ -613,8 +614,8 @@ type ComplexityRoot struct {
 		SubscribeAccount             func(childComplexity int, id uuid.UUID) int
 		TestAccount                  func(childComplexity int, id uuid.UUID) int
 		TestWebhookSubscription      func(childComplexity int, id uuid.UUID) int
-		UpdateAccount                func(childComplexity int, id uuid.UUID, input UpdateAccountInput) int
-		UpdateAccountBusinessProfile func(childComplexity int, id uuid.UUID, input BusinessProfileInput) int
+		UpdateAccount                func(childComplexity int, id uuid.UUID, input accounts.UpdateInput) int
+		UpdateAccountBusinessProfile func(childComplexity int, id uuid.UUID, input accounts.BusinessProfileInput) int
 		UpdateCannedResponse         func(childComplexity int, id uuid.UUID, input UpdateCannedResponseInput) int
 		UpdateContact                func(childComplexity int, id uuid.UUID, input UpdateContactInput) int
 		UpdateMemberRole             func(childComplexity int, memberID uuid.UUID, roleID uuid.UUID) int
@@ -1083,12 +1084,12 @@ type MutationResolver interface {
 	UpdateCannedResponse(ctx context.Context, id uuid.UUID, input UpdateCannedResponseInput) (*ent.CannedResponse, error)
 	DeleteCannedResponse(ctx context.Context, id uuid.UUID) (bool, error)
 	UseCannedResponse(ctx context.Context, id uuid.UUID, contactID *uuid.UUID) (string, error)
-	CreateAccount(ctx context.Context, input CreateAccountInput) (*ent.Account, error)
-	UpdateAccount(ctx context.Context, id uuid.UUID, input UpdateAccountInput) (*ent.Account, error)
+	CreateAccount(ctx context.Context, input accounts.CreateInput) (*ent.Account, error)
+	UpdateAccount(ctx context.Context, id uuid.UUID, input accounts.UpdateInput) (*ent.Account, error)
 	DeleteAccount(ctx context.Context, id uuid.UUID) (bool, error)
 	TestAccount(ctx context.Context, id uuid.UUID) (*provider.PhoneNumber, error)
 	SubscribeAccount(ctx context.Context, id uuid.UUID) (bool, error)
-	UpdateAccountBusinessProfile(ctx context.Context, id uuid.UUID, input BusinessProfileInput) (*provider.BusinessProfile, error)
+	UpdateAccountBusinessProfile(ctx context.Context, id uuid.UUID, input accounts.BusinessProfileInput) (*provider.BusinessProfile, error)
 	CreateWebhookSubscription(ctx context.Context, input CreateWebhookInput) (*CreatedWebhook, error)
 	UpdateWebhookSubscription(ctx context.Context, id uuid.UUID, input UpdateWebhookInput) (*ent.WebhookSubscription, error)
 	DeleteWebhookSubscription(ctx context.Context, id uuid.UUID) (bool, error)
@@ -3689,7 +3690,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateAccount(childComplexity, args["input"].(CreateAccountInput)), true
+		return e.ComplexityRoot.Mutation.CreateAccount(childComplexity, args["input"].(accounts.CreateInput)), true
 	case "Mutation.createCannedResponse":
 		if e.ComplexityRoot.Mutation.CreateCannedResponse == nil {
 			break
@@ -4019,7 +4020,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateAccount(childComplexity, args["id"].(uuid.UUID), args["input"].(UpdateAccountInput)), true
+		return e.ComplexityRoot.Mutation.UpdateAccount(childComplexity, args["id"].(uuid.UUID), args["input"].(accounts.UpdateInput)), true
 	case "Mutation.updateAccountBusinessProfile":
 		if e.ComplexityRoot.Mutation.UpdateAccountBusinessProfile == nil {
 			break
@@ -4030,7 +4031,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateAccountBusinessProfile(childComplexity, args["id"].(uuid.UUID), args["input"].(BusinessProfileInput)), true
+		return e.ComplexityRoot.Mutation.UpdateAccountBusinessProfile(childComplexity, args["id"].(uuid.UUID), args["input"].(accounts.BusinessProfileInput)), true
 	case "Mutation.updateCannedResponse":
 		if e.ComplexityRoot.Mutation.UpdateCannedResponse == nil {
 			break
@@ -16094,8 +16095,8 @@ func (ec *executionContext) field_Mutation_createAccount_args(ctx context.Contex
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (CreateAccountInput, error) {
-			return ec.unmarshalNCreateAccountInput2switchboardᚋgraphᚐCreateAccountInput(ctx, v)
+		func(ctx context.Context, v any) (accounts.CreateInput, error) {
+			return ec.unmarshalNCreateAccountInput2switchboardᚋaccountsᚐCreateInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -16554,8 +16555,8 @@ func (ec *executionContext) field_Mutation_updateAccountBusinessProfile_args(ctx
 	}
 	args["id"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (BusinessProfileInput, error) {
-			return ec.unmarshalNBusinessProfileInput2switchboardᚋgraphᚐBusinessProfileInput(ctx, v)
+		func(ctx context.Context, v any) (accounts.BusinessProfileInput, error) {
+			return ec.unmarshalNBusinessProfileInput2switchboardᚋaccountsᚐBusinessProfileInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -16576,8 +16577,8 @@ func (ec *executionContext) field_Mutation_updateAccount_args(ctx context.Contex
 	}
 	args["id"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (UpdateAccountInput, error) {
-			return ec.unmarshalNUpdateAccountInput2switchboardᚋgraphᚐUpdateAccountInput(ctx, v)
+		func(ctx context.Context, v any) (accounts.UpdateInput, error) {
+			return ec.unmarshalNUpdateAccountInput2switchboardᚋaccountsᚐUpdateInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -29088,7 +29089,7 @@ func (ec *executionContext) _Mutation_createAccount(ctx context.Context, field g
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateAccount(ctx, fc.Args["input"].(CreateAccountInput))
+			return ec.Resolvers.Mutation().CreateAccount(ctx, fc.Args["input"].(accounts.CreateInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.Account) graphql.Marshaler {
@@ -29132,7 +29133,7 @@ func (ec *executionContext) _Mutation_updateAccount(ctx context.Context, field g
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateAccount(ctx, fc.Args["id"].(uuid.UUID), fc.Args["input"].(UpdateAccountInput))
+			return ec.Resolvers.Mutation().UpdateAccount(ctx, fc.Args["id"].(uuid.UUID), fc.Args["input"].(accounts.UpdateInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.Account) graphql.Marshaler {
@@ -29308,7 +29309,7 @@ func (ec *executionContext) _Mutation_updateAccountBusinessProfile(ctx context.C
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateAccountBusinessProfile(ctx, fc.Args["id"].(uuid.UUID), fc.Args["input"].(BusinessProfileInput))
+			return ec.Resolvers.Mutation().UpdateAccountBusinessProfile(ctx, fc.Args["id"].(uuid.UUID), fc.Args["input"].(accounts.BusinessProfileInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *provider.BusinessProfile) graphql.Marshaler {
@@ -42513,8 +42514,8 @@ func (ec *executionContext) unmarshalInputAgentTransferWhereInput(ctx context.Co
 	return it, nil
 }
 
-func (ec *executionContext) unmarshalInputBusinessProfileInput(ctx context.Context, obj any) (BusinessProfileInput, error) {
-	var it BusinessProfileInput
+func (ec *executionContext) unmarshalInputBusinessProfileInput(ctx context.Context, obj any) (accounts.BusinessProfileInput, error) {
+	var it accounts.BusinessProfileInput
 	if obj == nil {
 		return it, nil
 	}
@@ -54012,8 +54013,8 @@ func (ec *executionContext) unmarshalInputCreateAPIKeyInput(ctx context.Context,
 	return it, nil
 }
 
-func (ec *executionContext) unmarshalInputCreateAccountInput(ctx context.Context, obj any) (CreateAccountInput, error) {
-	var it CreateAccountInput
+func (ec *executionContext) unmarshalInputCreateAccountInput(ctx context.Context, obj any) (accounts.CreateInput, error) {
+	var it accounts.CreateInput
 	if obj == nil {
 		return it, nil
 	}
@@ -66472,8 +66473,8 @@ func (ec *executionContext) unmarshalInputTemplateWhereInput(ctx context.Context
 	return it, nil
 }
 
-func (ec *executionContext) unmarshalInputUpdateAccountInput(ctx context.Context, obj any) (UpdateAccountInput, error) {
-	var it UpdateAccountInput
+func (ec *executionContext) unmarshalInputUpdateAccountInput(ctx context.Context, obj any) (accounts.UpdateInput, error) {
+	var it accounts.UpdateInput
 	if obj == nil {
 		return it, nil
 	}
@@ -79860,7 +79861,7 @@ func (ec *executionContext) marshalNBusinessProfile2ᚖswitchboardᚋproviderᚐ
 	return ec._BusinessProfile(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNBusinessProfileInput2switchboardᚋgraphᚐBusinessProfileInput(ctx context.Context, v any) (BusinessProfileInput, error) {
+func (ec *executionContext) unmarshalNBusinessProfileInput2switchboardᚋaccountsᚐBusinessProfileInput(ctx context.Context, v any) (accounts.BusinessProfileInput, error) {
 	res, err := ec.unmarshalInputBusinessProfileInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
@@ -80301,7 +80302,7 @@ func (ec *executionContext) unmarshalNCreateAPIKeyInput2switchboardᚋgraphᚋmo
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) unmarshalNCreateAccountInput2switchboardᚋgraphᚐCreateAccountInput(ctx context.Context, v any) (CreateAccountInput, error) {
+func (ec *executionContext) unmarshalNCreateAccountInput2switchboardᚋaccountsᚐCreateInput(ctx context.Context, v any) (accounts.CreateInput, error) {
 	res, err := ec.unmarshalInputCreateAccountInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
@@ -81371,7 +81372,7 @@ func (ec *executionContext) marshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx
 	return res
 }
 
-func (ec *executionContext) unmarshalNUpdateAccountInput2switchboardᚋgraphᚐUpdateAccountInput(ctx context.Context, v any) (UpdateAccountInput, error) {
+func (ec *executionContext) unmarshalNUpdateAccountInput2switchboardᚋaccountsᚐUpdateInput(ctx context.Context, v any) (accounts.UpdateInput, error) {
 	res, err := ec.unmarshalInputUpdateAccountInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }

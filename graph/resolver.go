@@ -4,6 +4,7 @@ package graph
 
 import (
 	"context"
+	"switchboard/accounts"
 
 	"switchboard/ent"
 	"switchboard/events"
@@ -27,6 +28,8 @@ type Resolver struct {
 	Events *events.Bus
 	// Messaging sends messages (the send operations delegate to it).
 	Messaging *messaging.Service
+	// Accounts holds the account operations (business phone numbers).
+	Accounts *accounts.Service
 	// Webhooks emits events to outbound webhook subscriptions and delivers
 	// them; nil emits nothing.
 	Webhooks *webhooks.Dispatcher

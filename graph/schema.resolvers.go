@@ -7,6 +7,7 @@ package graph
 
 import (
 	"context"
+	"switchboard/accounts"
 	"switchboard/ent"
 	"switchboard/ent/ssoconfig"
 	"switchboard/events"
@@ -22,22 +23,22 @@ import (
 
 // HasAccessToken is the resolver for the hasAccessToken field.
 func (r *accountResolver) HasAccessToken(ctx context.Context, obj *ent.Account) (bool, error) {
-	return AccountHasAccessToken(obj), nil
+	return accounts.HasAccessToken(obj), nil
 }
 
 // HasAppSecret is the resolver for the hasAppSecret field.
 func (r *accountResolver) HasAppSecret(ctx context.Context, obj *ent.Account) (bool, error) {
-	return AccountHasAppSecret(obj), nil
+	return accounts.HasAppSecret(obj), nil
 }
 
 // CreatedByName is the resolver for the createdByName field.
 func (r *accountResolver) CreatedByName(ctx context.Context, obj *ent.Account) (*string, error) {
-	return r.UserName(ctx, obj.CreatedByID)
+	return r.Accounts.UserName(ctx, obj.CreatedByID)
 }
 
 // UpdatedByName is the resolver for the updatedByName field.
 func (r *accountResolver) UpdatedByName(ctx context.Context, obj *ent.Account) (*string, error) {
-	return r.UserName(ctx, obj.UpdatedByID)
+	return r.Accounts.UserName(ctx, obj.UpdatedByID)
 }
 
 // ServiceWindowOpen is the resolver for the serviceWindowOpen field.
@@ -240,33 +241,33 @@ func (r *mutationResolver) UseCannedResponse(ctx context.Context, id uuid.UUID, 
 }
 
 // CreateAccount is the resolver for the createAccount field.
-func (r *mutationResolver) CreateAccount(ctx context.Context, input CreateAccountInput) (*ent.Account, error) {
-	return accountOf(r.Resolver.CreateAccount(ctx, input))
+func (r *mutationResolver) CreateAccount(ctx context.Context, input accounts.CreateInput) (*ent.Account, error) {
+	return accountOf(r.Accounts.Create(ctx, input))
 }
 
 // UpdateAccount is the resolver for the updateAccount field.
-func (r *mutationResolver) UpdateAccount(ctx context.Context, id uuid.UUID, input UpdateAccountInput) (*ent.Account, error) {
-	return accountOf(r.Resolver.UpdateAccount(ctx, id, input))
+func (r *mutationResolver) UpdateAccount(ctx context.Context, id uuid.UUID, input accounts.UpdateInput) (*ent.Account, error) {
+	return accountOf(r.Accounts.Update(ctx, id, input))
 }
 
 // DeleteAccount is the resolver for the deleteAccount field.
 func (r *mutationResolver) DeleteAccount(ctx context.Context, id uuid.UUID) (bool, error) {
-	return ok(r.Resolver.DeleteAccount(ctx, id))
+	return ok(r.Accounts.Delete(ctx, id))
 }
 
 // TestAccount is the resolver for the testAccount field.
 func (r *mutationResolver) TestAccount(ctx context.Context, id uuid.UUID) (*provider.PhoneNumber, error) {
-	return r.Resolver.TestAccount(ctx, id)
+	return r.Accounts.Test(ctx, id)
 }
 
 // SubscribeAccount is the resolver for the subscribeAccount field.
 func (r *mutationResolver) SubscribeAccount(ctx context.Context, id uuid.UUID) (bool, error) {
-	return ok(r.Resolver.SubscribeAccount(ctx, id))
+	return ok(r.Accounts.Subscribe(ctx, id))
 }
 
 // UpdateAccountBusinessProfile is the resolver for the updateAccountBusinessProfile field.
-func (r *mutationResolver) UpdateAccountBusinessProfile(ctx context.Context, id uuid.UUID, input BusinessProfileInput) (*provider.BusinessProfile, error) {
-	return r.Resolver.UpdateAccountBusinessProfile(ctx, id, input)
+func (r *mutationResolver) UpdateAccountBusinessProfile(ctx context.Context, id uuid.UUID, input accounts.BusinessProfileInput) (*provider.BusinessProfile, error) {
+	return r.Accounts.UpdateBusinessProfile(ctx, id, input)
 }
 
 // CreateWebhookSubscription is the resolver for the createWebhookSubscription field.
@@ -472,17 +473,17 @@ func (r *queryResolver) CannedResponse(ctx context.Context, id uuid.UUID) (*ent.
 
 // Accounts is the resolver for the accounts field.
 func (r *queryResolver) Accounts(ctx context.Context) ([]*ent.Account, error) {
-	return r.AccountsQuery(ctx).All(ctx)
+	return r.Resolver.Accounts.Query(ctx).All(ctx)
 }
 
 // Account is the resolver for the account field.
 func (r *queryResolver) Account(ctx context.Context, id uuid.UUID) (*ent.Account, error) {
-	return accountOf(r.GetAccount(ctx, id))
+	return accountOf(r.Resolver.Accounts.Get(ctx, id))
 }
 
 // AccountBusinessProfile is the resolver for the accountBusinessProfile field.
 func (r *queryResolver) AccountBusinessProfile(ctx context.Context, id uuid.UUID) (*provider.BusinessProfile, error) {
-	return r.Resolver.AccountBusinessProfile(ctx, id)
+	return r.Resolver.Accounts.BusinessProfile(ctx, id)
 }
 
 // WebhookSubscriptions is the resolver for the webhookSubscriptions field.

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"switchboard/accounts"
 
 	"switchboard/ent"
 )
@@ -58,7 +59,7 @@ func ok(err error) (bool, error) { return err == nil, err }
 
 // accountOf turns an operation's account view into the GraphQL Account,
 // whose names come from field resolvers.
-func accountOf(v *AccountView, err error) (*ent.Account, error) {
+func accountOf(v *accounts.View, err error) (*ent.Account, error) {
 	if err != nil {
 		return nil, err
 	}

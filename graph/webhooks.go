@@ -149,7 +149,7 @@ func (r *Resolver) CreateWebhook(ctx context.Context, in CreateWebhookInput) (*C
 	if in.Secret != nil && strings.TrimSpace(*in.Secret) != "" {
 		secret = strings.TrimSpace(*in.Secret)
 	}
-	sealed, err := r.sealSecret("secret", secret, maxWebhookSecret)
+	sealed, err := r.Secrets.SealField("secret", secret, maxWebhookSecret)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +203,7 @@ func (r *Resolver) UpdateWebhook(ctx context.Context, id uuid.UUID, in UpdateWeb
 		u.SetHeaders(headers)
 	}
 	if in.Secret != nil && strings.TrimSpace(*in.Secret) != "" {
-		sealed, err := r.sealSecret("secret", strings.TrimSpace(*in.Secret), maxWebhookSecret)
+		sealed, err := r.Secrets.SealField("secret", strings.TrimSpace(*in.Secret), maxWebhookSecret)
 		if err != nil {
 			return nil, err
 		}

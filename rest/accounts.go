@@ -9,8 +9,8 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 
+	"switchboard/accounts"
 	"switchboard/apperr"
-	"switchboard/graph"
 	"switchboard/provider"
 )
 
@@ -39,14 +39,14 @@ type accountJSON struct {
 	UpdatedAt              time.Time  `json:"updated_at"`
 }
 
-func presentAccount(v *graph.AccountView) accountJSON {
+func presentAccount(v *accounts.View) accountJSON {
 	a := v.Account
 	return accountJSON{
 		ID: a.ID, Name: a.Name, AppID: a.AppID, PhoneID: a.PhoneID, BusinessID: a.BusinessID,
 		WebhookVerifyToken: a.WebhookVerifyToken, APIVersion: a.APIVersion,
 		IsDefaultIncoming: a.IsDefaultIncoming, IsDefaultOutgoing: a.IsDefaultOutgoing,
 		AutoReadReceipt: a.AutoReadReceipt, BusinessCallingEnabled: a.BusinessCallingEnabled,
-		Status: string(a.Status), HasAccessToken: graph.AccountHasAccessToken(a), HasAppSecret: graph.AccountHasAppSecret(a),
+		Status: string(a.Status), HasAccessToken: accounts.HasAccessToken(a), HasAppSecret: accounts.HasAppSecret(a),
 		CreatedByID: a.CreatedByID, CreatedByName: v.CreatedByName,
 		UpdatedByID: a.UpdatedByID, UpdatedByName: v.UpdatedByName,
 		CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
@@ -113,7 +113,7 @@ type accountBody struct {
 }
 
 func (a *API) listAccounts(c *gin.Context) (int, any, error) {
-	vs, err := a.R.Accounts(ctx(c))
+	vs, err := a.R.Accounts.List(ctx(c))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -129,7 +129,7 @@ func (a *API) getAccount(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	v, err := a.R.GetAccount(ctx(c), id)
+	v, err := a.R.Accounts.Get(ctx(c), id)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -149,7 +149,7 @@ func (a *API) createAccount(c *gin.Context) (int, any, error) {
 			return 0, nil, apperr.Invalidf("%s is required", req.name)
 		}
 	}
-	v, err := a.R.CreateAccount(ctx(c), graph.CreateAccountInput{
+	v, err := a.R.Accounts.Create(ctx(c), accounts.CreateInput{
 		Name: *b.Name, PhoneID: *b.PhoneID, BusinessID: *b.BusinessID, AccessToken: *b.AccessToken,
 		AppID: b.AppID, AppSecret: b.AppSecret, WebhookVerifyToken: b.WebhookVerifyToken, APIVersion: b.APIVersion,
 		IsDefaultIncoming: b.IsDefaultIncoming, IsDefaultOutgoing: b.IsDefaultOutgoing,
@@ -170,7 +170,7 @@ func (a *API) updateAccount(c *gin.Context) (int, any, error) {
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
-	v, err := a.R.UpdateAccount(ctx(c), id, graph.UpdateAccountInput{
+	v, err := a.R.Accounts.Update(ctx(c), id, accounts.UpdateInput{
 		Name: b.Name, PhoneID: b.PhoneID, BusinessID: b.BusinessID, AccessToken: b.AccessToken,
 		AppID: b.AppID, AppSecret: b.AppSecret, WebhookVerifyToken: b.WebhookVerifyToken, APIVersion: b.APIVersion,
 		IsDefaultIncoming: b.IsDefaultIncoming, IsDefaultOutgoing: b.IsDefaultOutgoing,
@@ -187,7 +187,7 @@ func (a *API) deleteAccount(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	if err := a.R.DeleteAccount(ctx(c), id); err != nil {
+	if err := a.R.Accounts.Delete(ctx(c), id); err != nil {
 		return 0, nil, err
 	}
 	return http.StatusOK, gin.H{"message": "Account deleted"}, nil
@@ -198,7 +198,7 @@ func (a *API) testAccount(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	p, err := a.R.TestAccount(ctx(c), id)
+	p, err := a.R.Accounts.Test(ctx(c), id)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -210,7 +210,7 @@ func (a *API) subscribeAccount(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	if err := a.R.SubscribeAccount(ctx(c), id); err != nil {
+	if err := a.R.Accounts.Subscribe(ctx(c), id); err != nil {
 		return 0, nil, err
 	}
 	return http.StatusOK, gin.H{"success": true, "message": "Subscribed to webhooks"}, nil
@@ -221,7 +221,7 @@ func (a *API) getBusinessProfile(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	p, err := a.R.AccountBusinessProfile(ctx(c), id)
+	p, err := a.R.Accounts.BusinessProfile(ctx(c), id)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -245,7 +245,7 @@ func (a *API) updateBusinessProfile(c *gin.Context) (int, any, error) {
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
-	p, err := a.R.UpdateAccountBusinessProfile(ctx(c), id, graph.BusinessProfileInput{
+	p, err := a.R.Accounts.UpdateBusinessProfile(ctx(c), id, accounts.BusinessProfileInput{
 		MessagingProduct: b.MessagingProduct, Address: b.Address, Description: b.Description,
 		Vertical: b.Vertical, Email: b.Email, Websites: b.Websites, About: b.About,
 	})
@@ -260,11 +260,11 @@ func (a *API) uploadProfilePhoto(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	name, data, err := readUpload(c, "file", graph.MaxProfilePhotoBytes)
+	name, data, err := readUpload(c, "file", accounts.MaxProfilePhotoBytes)
 	if err != nil {
 		return 0, nil, err
 	}
-	handle, err := a.R.UploadAccountProfilePhoto(ctx(c), id, name, data)
+	handle, err := a.R.Accounts.UploadProfilePhoto(ctx(c), id, name, data)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -24,6 +24,8 @@ import (
 	"io"
 
 	"golang.org/x/crypto/hkdf"
+
+	"switchboard/apperr"
 )
 
 const (
@@ -134,4 +136,17 @@ func (b *Box) OpenString(s string) (string, error) {
 		return "", err
 	}
 	return string(pt), nil
+}
+
+// SealField encrypts a credential given in field for storage, refusing
+// one longer than limit characters. Errors (apperr): invalid, internal (no
+// box configured).
+func (b *Box) SealField(field, value string, limit int) ([]byte, error) {
+	if len(value) > limit {
+		return nil, apperr.Invalidf("%s must be at most %d characters", field, limit)
+	}
+	if b == nil {
+		return nil, apperr.New(apperr.Internal, "encryption is not configured")
+	}
+	return b.Seal([]byte(value)), nil
 }
