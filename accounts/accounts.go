@@ -121,22 +121,8 @@ func (s *Service) Get(ctx context.Context, id uuid.UUID) (*View, error) {
 	return vs[0], nil
 }
 
-// UserName returns the full name of the user id points to, nil when id is
-// nil or the user is gone (the names an account shows for its creator and
-// last updater).
-func (s *Service) UserName(ctx context.Context, id *uuid.UUID) (*string, error) {
-	if id == nil {
-		return nil, nil
-	}
-	names, err := s.userNames(ctx, []uuid.UUID{*id})
-	if name, ok := names[*id]; ok {
-		return &name, err
-	}
-	return nil, err
-}
-
-// userNames maps user ids to full names with one query.
-func (s *Service) userNames(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]string, error) {
+// UserNames maps user ids to full names with one query.
+func (s *Service) UserNames(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]string, error) {
 	names := map[uuid.UUID]string{}
 	if len(ids) == 0 {
 		return names, nil
@@ -161,7 +147,7 @@ func (s *Service) accountViews(ctx context.Context, as []*ent.Account) ([]*View,
 			}
 		}
 	}
-	names, err := s.userNames(ctx, ids)
+	names, err := s.UserNames(ctx, ids)
 	if err != nil {
 		return nil, err
 	}

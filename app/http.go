@@ -69,6 +69,7 @@ func (a *App) graphqlHandler(api *rest.API) http.Handler {
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
 	srv.Use(graph.Transaction{Client: a.DB.Client, Skip: graph.SkipTransaction})
 	srv.AroundFields(graph.Guard)
+	srv.AroundOperations(a.Resolver.WithLoaders)
 	srv.SetErrorPresenter(graph.ErrorPresenter(a.Log))
 	return srv
 }

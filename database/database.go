@@ -55,7 +55,7 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("database: ping: %w", err)
 	}
-	opts := []ent.Option{ent.Driver(drv)}
+	opts := []ent.Option{ent.Driver(countingDriver{drv})}
 	if o.Debug {
 		opts = append(opts, ent.Debug())
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/google/uuid"
-
 	"switchboard/apperr"
 	"switchboard/ent"
 	"switchboard/ent/organizationmember"
@@ -29,19 +27,6 @@ func (r *Resolver) memberRoleOf(ctx context.Context, m *ent.OrganizationMember) 
 	}
 	ro, err := m.QueryRole().Only(ctx)
 	return ro, apperr.Wrap(err, "role")
-}
-
-// userRole is the role of userID in the viewer's organization (nil when
-// the user is not a member there, as a super admin may not be).
-func (r *Resolver) userRole(ctx context.Context, userID uuid.UUID) (*ent.Role, error) {
-	m, err := r.db(ctx).OrganizationMember.Query().Where(organizationmember.UserID(userID)).WithRole().Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, apperr.Wrap(err, "membership")
-	}
-	return m.Edges.Role, nil
 }
 
 // OrganizationUsersQuery returns the users who are members of the viewer's

@@ -33,12 +33,12 @@ func (r *accountResolver) HasAppSecret(ctx context.Context, obj *ent.Account) (b
 
 // CreatedByName is the resolver for the createdByName field.
 func (r *accountResolver) CreatedByName(ctx context.Context, obj *ent.Account) (*string, error) {
-	return r.Accounts.UserName(ctx, obj.CreatedByID)
+	return r.loadUserName(ctx, obj.CreatedByID)
 }
 
 // UpdatedByName is the resolver for the updatedByName field.
 func (r *accountResolver) UpdatedByName(ctx context.Context, obj *ent.Account) (*string, error) {
-	return r.Accounts.UserName(ctx, obj.UpdatedByID)
+	return r.loadUserName(ctx, obj.UpdatedByID)
 }
 
 // ServiceWindowOpen is the resolver for the serviceWindowOpen field.
@@ -516,8 +516,7 @@ func (r *roleResolver) PermissionCount(ctx context.Context, obj *ent.Role) (int,
 	if obj.Edges.Permissions != nil {
 		return len(obj.Edges.Permissions), nil
 	}
-	counts, err := r.RolePermissionCounts(ctx, []uuid.UUID{obj.ID})
-	return counts[obj.ID], err
+	return r.loadersOf(ctx).rolePermissionCount.Load(ctx, obj.ID)
 }
 
 // HasSecret is the resolver for the hasSecret field.
@@ -542,13 +541,12 @@ func (r *subscriptionResolver) ContactChanged(ctx context.Context) (<-chan *ent.
 
 // MemberCount is the resolver for the memberCount field.
 func (r *teamResolver) MemberCount(ctx context.Context, obj *ent.Team) (int, error) {
-	counts, err := r.TeamMemberCounts(ctx, []uuid.UUID{obj.ID})
-	return counts[obj.ID], err
+	return r.loadersOf(ctx).teamMemberCount.Load(ctx, obj.ID)
 }
 
 // RoleName is the resolver for the roleName field.
 func (r *userResolver) RoleName(ctx context.Context, obj *ent.User) (*string, error) {
-	ro, err := r.userRole(ctx, obj.ID)
+	ro, err := r.loadersOf(ctx).userRole.Load(ctx, obj.ID)
 	if err != nil || ro == nil {
 		return nil, err
 	}
@@ -557,7 +555,7 @@ func (r *userResolver) RoleName(ctx context.Context, obj *ent.User) (*string, er
 
 // RoleID is the resolver for the roleID field.
 func (r *userResolver) RoleID(ctx context.Context, obj *ent.User) (*uuid.UUID, error) {
-	ro, err := r.userRole(ctx, obj.ID)
+	ro, err := r.loadersOf(ctx).userRole.Load(ctx, obj.ID)
 	if err != nil || ro == nil {
 		return nil, err
 	}

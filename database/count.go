@@ -1,0 +1,120 @@
+package database
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"sync/atomic"
+
+	"entgo.io/ent/dialect"
+)
+
+// Statements counts the SQL statements that the work of a context sends
+// through the ent client: tests show with it that a list costs a fixed
+// number of statements whatever its page size.
+type Statements struct{ n atomic.Int64 }
+
+// N is the number of statements counted so far.
+func (s *Statements) N() int64 { return s.n.Load() }
+
+type statementsKey struct{}
+
+// CountStatements returns a context whose ent statements are counted in s.
+func CountStatements(ctx context.Context, s *Statements) context.Context {
+	return context.WithValue(ctx, statementsKey{}, s)
+}
+
+func countStatement(ctx context.Context) {
+	if s, ok := ctx.Value(statementsKey{}).(*Statements); ok {
+		s.n.Add(1)
+	}
+}
+
+// countingDriver counts the statements of contexts made by
+// CountStatements; other contexts cost one context lookup.
+type countingDriver struct{ dialect.Driver }
+
+func (d countingDriver) Exec(ctx context.Context, query string, args, v any) error {
+	countStatement(ctx)
+	return d.Driver.Exec(ctx, query, args, v)
+}
+
+func (d countingDriver) Query(ctx context.Context, query string, args, v any) error {
+	countStatement(ctx)
+	return d.Driver.Query(ctx, query, args, v)
+}
+
+func (d countingDriver) Tx(ctx context.Context) (dialect.Tx, error) {
+	tx, err := d.Driver.Tx(ctx)
+	return countingTx{tx}, err
+}
+
+// BeginTx keeps the transaction options of the driver (ent's Tx with
+// options, used for isolation levels).
+func (d countingDriver) BeginTx(ctx context.Context, opts *sql.TxOptions) (dialect.Tx, error) {
+	b, ok := d.Driver.(interface {
+		BeginTx(context.Context, *sql.TxOptions) (dialect.Tx, error)
+	})
+	if !ok {
+		return d.Tx(ctx)
+	}
+	tx, err := b.BeginTx(ctx, opts)
+	return countingTx{tx}, err
+}
+
+type countingTx struct{ dialect.Tx }
+
+func (t countingTx) Exec(ctx context.Context, query string, args, v any) error {
+	countStatement(ctx)
+	return t.Tx.Exec(ctx, query, args, v)
+}
+
+func (t countingTx) Query(ctx context.Context, query string, args, v any) error {
+	countStatement(ctx)
+	return t.Tx.Query(ctx, query, args, v)
+}
+
+// execQuerier is the raw access of ent's SQL driver and transactions
+// (Client.ExecContext and QueryContext use it).
+type execQuerier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+var errNoRawSQL = errors.New("database: the driver offers no raw SQL access")
+
+func execContext(d any, ctx context.Context, query string, args []any) (sql.Result, error) {
+	countStatement(ctx)
+	if eq, ok := d.(execQuerier); ok {
+		return eq.ExecContext(ctx, query, args...)
+	}
+	return nil, errNoRawSQL
+}
+
+func queryContext(d any, ctx context.Context, query string, args []any) (*sql.Rows, error) {
+	countStatement(ctx)
+	if eq, ok := d.(execQuerier); ok {
+		return eq.QueryContext(ctx, query, args...)
+	}
+	return nil, errNoRawSQL
+}
+
+// ExecContext runs a raw statement (ent's Client.ExecContext).
+func (d countingDriver) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return execContext(d.Driver, ctx, query, args)
+}
+
+// QueryContext runs a raw query (ent's Client.QueryContext).
+func (d countingDriver) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return queryContext(d.Driver, ctx, query, args)
+}
+
+// ExecContext runs a raw statement in the transaction.
+func (t countingTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return execContext(t.Tx, ctx, query, args)
+}
+
+// QueryContext runs a raw query in the transaction.
+func (t countingTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return queryContext(t.Tx, ctx, query, args)
+}
