@@ -29,6 +29,13 @@ func (r *Resolver) APIKeysQuery(ctx context.Context, search string) *ent.APIKeyQ
 	return q
 }
 
+// ListAPIKeys returns a page of APIKeysQuery, newest first, with the
+// total of the filter.
+func (r *Resolver) ListAPIKeys(ctx context.Context, search string, offset, limit int) ([]*ent.APIKey, int, error) {
+	q := r.APIKeysQuery(ctx, search).Order(ent.Desc(apikey.FieldCreatedAt), ent.Asc(apikey.FieldID))
+	return offsetPage(ctx, q, offset, limit, "API key")
+}
+
 // GetAPIKey returns one API key of the viewer's organization. Errors:
 // not_found.
 func (r *Resolver) GetAPIKey(ctx context.Context, id uuid.UUID) (*ent.APIKey, error) {

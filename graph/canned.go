@@ -6,7 +6,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
 	"switchboard/apperr"
@@ -118,21 +117,15 @@ func (r *Resolver) ListCannedResponses(ctx context.Context, f CannedFilter, offs
 		return nil, err
 	}
 	rs, err := q.Clone().
-		Modify(func(s *sql.Selector) { s.AppendSelectExprAs(sql.Raw("COUNT(*) OVER ()"), "total_count") }).
+		Modify(withTotal).
 		Order(cannedresponse.ByName(), cannedresponse.ByID()).
 		Offset(offset).Limit(limit).All(ctx)
 	if err != nil {
 		return nil, apperr.Wrap(err, "canned response")
 	}
 	page := &CannedResponsePage{CannedResponses: rs}
-	for _, c := range rs {
-		page.Total = intValue(c.Value("total_count"))
-	}
-	if len(rs) == 0 && offset > 0 {
-		// Past the last page the window count has no row to ride on.
-		if page.Total, err = q.Count(ctx); err != nil {
-			return nil, apperr.Wrap(err, "canned response")
-		}
+	if page.Total, err = pageTotal(rs, offset, func() (int, error) { return q.Count(ctx) }); err != nil {
+		return nil, apperr.Wrap(err, "canned response")
 	}
 	return page, nil
 }

@@ -146,7 +146,7 @@ func (r *Resolver) ListContacts(ctx context.Context, f ContactFilter, offset, li
 		return nil, err
 	}
 	cs, err := q.Clone().
-		Modify(func(s *sql.Selector) { s.AppendSelectExprAs(sql.Raw("COUNT(*) OVER ()"), "total_count") }).
+		Modify(withTotal).
 		Order(contact.ByLastMessageAt(sql.OrderDesc(), sql.OrderNullsLast()),
 			contact.ByCreatedAt(sql.OrderDesc()), contact.ByID()).
 		Offset(offset).Limit(limit).All(ctx)
@@ -154,14 +154,8 @@ func (r *Resolver) ListContacts(ctx context.Context, f ContactFilter, offset, li
 		return nil, apperr.Wrap(err, "contact")
 	}
 	page := &ContactPage{Contacts: cs}
-	for _, c := range cs {
-		page.Total = intValue(c.Value("total_count"))
-	}
-	if len(cs) == 0 && offset > 0 {
-		// Past the last page the window count has no row to ride on.
-		if page.Total, err = q.Count(ctx); err != nil {
-			return nil, apperr.Wrap(err, "contact")
-		}
+	if page.Total, err = pageTotal(cs, offset, func() (int, error) { return q.Count(ctx) }); err != nil {
+		return nil, apperr.Wrap(err, "contact")
 	}
 	return page, nil
 }

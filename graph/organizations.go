@@ -80,15 +80,11 @@ type MemberPage struct {
 // ListMembers returns a page of MembersQuery, oldest membership first, with
 // each member's user and role.
 func (r *Resolver) ListMembers(ctx context.Context, search string, offset, limit int) (*MemberPage, error) {
-	total, err := r.MembersQuery(ctx, search).Count(ctx)
+	q := r.MembersQuery(ctx, search).WithUser().WithRole().
+		Order(ent.Asc(organizationmember.FieldCreatedAt), ent.Asc(organizationmember.FieldID))
+	ms, total, err := offsetPage(ctx, q, offset, limit, "member")
 	if err != nil {
-		return nil, apperr.Wrap(err, "member")
-	}
-	ms, err := r.MembersQuery(ctx, search).WithUser().WithRole().
-		Order(ent.Asc(organizationmember.FieldCreatedAt), ent.Asc(organizationmember.FieldID)).
-		Offset(offset).Limit(limit).All(ctx)
-	if err != nil {
-		return nil, apperr.Wrap(err, "member")
+		return nil, err
 	}
 	return &MemberPage{Members: ms, Total: total}, nil
 }

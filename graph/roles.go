@@ -45,6 +45,13 @@ func (r *Resolver) RolesQuery(ctx context.Context, search string) *ent.RoleQuery
 	return q
 }
 
+// ListRoles returns a page of RolesQuery, system roles first and then by
+// name, with the total of the filter.
+func (r *Resolver) ListRoles(ctx context.Context, search string, offset, limit int) ([]*ent.Role, int, error) {
+	q := r.RolesQuery(ctx, search).Order(ent.Desc(role.FieldIsSystem), ent.Asc(role.FieldName), ent.Asc(role.FieldID))
+	return offsetPage(ctx, q, offset, limit, "role")
+}
+
 // RolePermissionCounts counts the permissions of each role in ids with one
 // query; roles without permissions are absent from the map.
 func (r *Resolver) RolePermissionCounts(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]int, error) {

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
 	// Timezone validation must not depend on the host having tzdata
 	// (minimal container images do not).
 	_ "time/tzdata"

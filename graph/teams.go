@@ -54,8 +54,7 @@ func (r *Resolver) ListTeams(ctx context.Context, search string, offset, limit i
 				Where(sql.ColumnsEQ(tm.C(teammember.FieldTeamID), s.C(team.FieldID))), "member_count")
 			s.AppendSelectExprAs(sql.Select(u.C(user.FieldFullName)).From(u).
 				Where(sql.ColumnsEQ(u.C(user.FieldID), s.C(team.FieldCreatedByID))), "created_by_name")
-			s.AppendSelectExprAs(sql.Raw("COUNT(*) OVER ()"), "total_count")
-		}).
+		}, withTotal).
 		Order(ent.Asc(team.FieldName), ent.Asc(team.FieldID)).
 		Offset(offset).Limit(limit).All(ctx)
 	if err != nil {
@@ -65,13 +64,9 @@ func (r *Resolver) ListTeams(ctx context.Context, search string, offset, limit i
 	for _, t := range teams {
 		page.MemberCounts[t.ID] = intValue(t.Value("member_count"))
 		page.CreatorNames[t.ID] = stringValue(t.Value("created_by_name"))
-		page.Total = intValue(t.Value("total_count"))
 	}
-	if len(teams) == 0 && offset > 0 {
-		// Past the last page the window count has no row to ride on.
-		if page.Total, err = r.TeamsQuery(ctx, search).Count(ctx); err != nil {
-			return nil, apperr.Wrap(err, "team")
-		}
+	if page.Total, err = pageTotal(teams, offset, func() (int, error) { return r.TeamsQuery(ctx, search).Count(ctx) }); err != nil {
+		return nil, apperr.Wrap(err, "team")
 	}
 	return page, nil
 }

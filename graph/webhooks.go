@@ -100,21 +100,15 @@ func (r *Resolver) ListWebhooks(ctx context.Context, search string, offset, limi
 		return nil, err
 	}
 	ws, err := q.Clone().
-		Modify(func(s *sql.Selector) { s.AppendSelectExprAs(sql.Raw("COUNT(*) OVER ()"), "total_count") }).
+		Modify(withTotal).
 		Order(webhooksubscription.ByCreatedAt(sql.OrderDesc()), webhooksubscription.ByID()).
 		Offset(offset).Limit(limit).All(ctx)
 	if err != nil {
 		return nil, apperr.Wrap(err, "webhook")
 	}
 	page := &WebhookPage{Webhooks: ws}
-	for _, w := range ws {
-		page.Total = intValue(w.Value("total_count"))
-	}
-	if len(ws) == 0 && offset > 0 {
-		// Past the last page the window count has no row to ride on.
-		if page.Total, err = q.Count(ctx); err != nil {
-			return nil, apperr.Wrap(err, "webhook")
-		}
+	if page.Total, err = pageTotal(ws, offset, func() (int, error) { return q.Count(ctx) }); err != nil {
+		return nil, apperr.Wrap(err, "webhook")
 	}
 	return page, nil
 }
@@ -290,16 +284,10 @@ func (r *Resolver) ListWebhookDeliveries(ctx context.Context, id uuid.UUID, offs
 	if err != nil {
 		return nil, err
 	}
-	total, err := q.Clone().Count(ctx)
+	ds, total, err := offsetPage(ctx, q.WithDeliveryAttempts().
+		Order(webhookdelivery.ByCreatedAt(sql.OrderDesc()), webhookdelivery.ByID()), offset, limit, "delivery")
 	if err != nil {
-		return nil, apperr.Wrap(err, "delivery")
-	}
-	ds, err := q.
-		WithDeliveryAttempts().
-		Order(webhookdelivery.ByCreatedAt(sql.OrderDesc()), webhookdelivery.ByID()).
-		Offset(offset).Limit(limit).All(ctx)
-	if err != nil {
-		return nil, apperr.Wrap(err, "delivery")
+		return nil, err
 	}
 	return &WebhookDeliveryPage{Deliveries: ds, Total: total}, nil
 }

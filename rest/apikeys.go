@@ -9,7 +9,6 @@ import (
 
 	"switchboard/apperr"
 	"switchboard/ent"
-	"switchboard/ent/apikey"
 	"switchboard/graph/model"
 )
 
@@ -43,15 +42,9 @@ func (a *API) listAPIKeys(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	q := a.R.APIKeysQuery(ctx(c), c.Query("search"))
-	total, err := q.Clone().Count(ctx(c))
+	keys, total, err := a.R.ListAPIKeys(ctx(c), c.Query("search"), p.Offset(), p.Limit)
 	if err != nil {
-		return 0, nil, apperr.Wrap(err, "API key")
-	}
-	keys, err := q.Order(ent.Desc(apikey.FieldCreatedAt), ent.Asc(apikey.FieldID)).
-		Offset(p.Offset()).Limit(p.Limit).All(ctx(c))
-	if err != nil {
-		return 0, nil, apperr.Wrap(err, "API key")
+		return 0, nil, err
 	}
 	out := make([]apiKeyJSON, len(keys))
 	for i, k := range keys {

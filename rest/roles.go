@@ -9,7 +9,6 @@ import (
 
 	"switchboard/apperr"
 	"switchboard/ent"
-	"switchboard/ent/role"
 	"switchboard/graph/model"
 )
 
@@ -81,15 +80,9 @@ func (a *API) listRoles(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	q := a.R.RolesQuery(ctx(c), c.Query("search"))
-	total, err := q.Clone().Count(ctx(c))
+	roles, total, err := a.R.ListRoles(ctx(c), c.Query("search"), p.Offset(), p.Limit)
 	if err != nil {
-		return 0, nil, apperr.Wrap(err, "role")
-	}
-	roles, err := q.Order(ent.Desc(role.FieldIsSystem), ent.Asc(role.FieldName), ent.Asc(role.FieldID)).
-		Offset(p.Offset()).Limit(p.Limit).All(ctx(c))
-	if err != nil {
-		return 0, nil, apperr.Wrap(err, "role")
+		return 0, nil, err
 	}
 	ids := make([]uuid.UUID, len(roles))
 	for i, r := range roles {
