@@ -61,6 +61,18 @@ func agentPermissionIDs(t *testing.T, c *ent.Client, ctx context.Context, r *ent
 	return ids
 }
 
+// fewestStatements is the fewest statements of three runs of a request: a
+// loader's batch can split in two when the machine is slow to schedule the
+// rows' resolvers, which is noise; a query per row is not.
+func fewestStatements(t *testing.T, env *apitest.Env, c *apitest.Client, method, path string, body any) int64 {
+	t.Helper()
+	least := statementsOf(t, env, c, method, path, body)
+	for range 2 {
+		least = min(least, statementsOf(t, env, c, method, path, body))
+	}
+	return least
+}
+
 // statementsOf serves one request in-process and counts its statements.
 func statementsOf(t *testing.T, env *apitest.Env, c *apitest.Client, method, path string, body any) int64 {
 	t.Helper()
@@ -91,8 +103,8 @@ func TestListCostDoesNotGrowWithPageSize(t *testing.T) {
 		"/api/canned-responses", "/api/contacts", "/api/webhooks", "/api/accounts"}
 	for _, path := range rest {
 		t.Run("REST "+path, func(t *testing.T) {
-			small := statementsOf(t, env, env.Admin, http.MethodGet, path+"?limit=2", nil)
-			large := statementsOf(t, env, env.Admin, http.MethodGet, path+"?limit=20", nil)
+			small := fewestStatements(t, env, env.Admin, http.MethodGet, path+"?limit=2", nil)
+			large := fewestStatements(t, env, env.Admin, http.MethodGet, path+"?limit=20", nil)
 			if large != small {
 				t.Errorf("%d statements for 2 rows, %d for 20", small, large)
 			}
@@ -111,8 +123,8 @@ func TestListCostDoesNotGrowWithPageSize(t *testing.T) {
 	for name, field := range gql {
 		t.Run("GraphQL "+name, func(t *testing.T) {
 			q := map[string]any{"query": `query($n: Int) { ` + field + ` }`}
-			small := statementsOf(t, env, env.Admin, http.MethodPost, "/graphql", withN(q, 2))
-			large := statementsOf(t, env, env.Admin, http.MethodPost, "/graphql", withN(q, 20))
+			small := fewestStatements(t, env, env.Admin, http.MethodPost, "/graphql", withN(q, 2))
+			large := fewestStatements(t, env, env.Admin, http.MethodPost, "/graphql", withN(q, 20))
 			if large != small {
 				t.Errorf("%d statements for 2 rows, %d for 20", small, large)
 			}
@@ -127,7 +139,7 @@ func TestAccountListCostIsFixed(t *testing.T) {
 	env := apitest.New(t)
 	seedLists(t, env)
 	q := map[string]any{"query": `{ accounts { name createdByName updatedByName hasAccessToken } }`}
-	if n := statementsOf(t, env, env.Admin, http.MethodPost, "/graphql", q); n > 4 {
+	if n := fewestStatements(t, env, env.Admin, http.MethodPost, "/graphql", q); n > 4 {
 		t.Errorf("%d statements for %d accounts", n, listRows)
 	}
 	if n := statementsOf(t, env, env.Admin, http.MethodGet, "/api/accounts", nil); n > 4 {

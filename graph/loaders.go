@@ -27,7 +27,7 @@ type loaders struct {
 
 // loaderWait is how long a loader gathers the keys of one batch: the
 // resolvers of a list's rows run concurrently and ask within it.
-const loaderWait = 2 * time.Millisecond
+const loaderWait = 5 * time.Millisecond
 
 func (r *Resolver) newLoaders() *loaders {
 	return &loaders{
