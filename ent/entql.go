@@ -932,6 +932,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldIsAvailable:  {Type: field.TypeBool, Column: user.FieldIsAvailable},
 			user.FieldIsSuperAdmin: {Type: field.TypeBool, Column: user.FieldIsSuperAdmin},
 			user.FieldLastLoginAt:  {Type: field.TypeTime, Column: user.FieldLastLoginAt},
+			user.FieldSettings:     {Type: field.TypeJSON, Column: user.FieldSettings},
 		},
 	}
 	graph.Nodes[35] = &sqlgraph.Node{
@@ -6151,6 +6152,11 @@ func (f *UserFilter) WhereIsSuperAdmin(p entql.BoolP) {
 // WhereLastLoginAt applies the entql time.Time predicate on the last_login_at field.
 func (f *UserFilter) WhereLastLoginAt(p entql.TimeP) {
 	f.Where(p.Field(user.FieldLastLoginAt))
+}
+
+// WhereSettings applies the entql json.RawMessage predicate on the settings field.
+func (f *UserFilter) WhereSettings(p entql.BytesP) {
+	f.Where(p.Field(user.FieldSettings))
 }
 
 // WhereHasMemberships applies a predicate to check if query has an edge memberships.

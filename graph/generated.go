@@ -31,6 +31,7 @@ import (
 	"switchboard/graph/model"
 	"switchboard/messaging"
 	"switchboard/provider"
+	"switchboard/usersettings"
 	"switchboard/webhooks"
 	"sync/atomic"
 	"time"
@@ -541,11 +542,13 @@ type ComplexityRoot struct {
 	}
 
 	Me struct {
-		Organization  func(childComplexity int) int
-		Organizations func(childComplexity int) int
-		Permissions   func(childComplexity int) int
-		Role          func(childComplexity int) int
-		User          func(childComplexity int) int
+		GrantedPermissions func(childComplexity int) int
+		Organization       func(childComplexity int) int
+		Organizations      func(childComplexity int) int
+		Permissions        func(childComplexity int) int
+		Role               func(childComplexity int) int
+		Settings           func(childComplexity int) int
+		User               func(childComplexity int) int
 	}
 
 	Message struct {
@@ -618,6 +621,7 @@ type ComplexityRoot struct {
 		UpdateCannedResponse         func(childComplexity int, id uuid.UUID, input UpdateCannedResponseInput) int
 		UpdateContact                func(childComplexity int, id uuid.UUID, input UpdateContactInput) int
 		UpdateMemberRole             func(childComplexity int, memberID uuid.UUID, roleID uuid.UUID) int
+		UpdateMySettings             func(childComplexity int, input usersettings.Changes) int
 		UpdateOrgSettings            func(childComplexity int, input model.UpdateOrgSettingsInput) int
 		UpdateRole                   func(childComplexity int, id uuid.UUID, input model.UpdateRoleInput) int
 		UpdateTeam                   func(childComplexity int, id uuid.UUID, input model.UpdateTeamInput) int
@@ -943,6 +947,13 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	UserSettings struct {
+		CampaignUpdates    func(childComplexity int) int
+		EmailNotifications func(childComplexity int) int
+		NewMessageAlerts   func(childComplexity int) int
+		NotificationSound  func(childComplexity int) int
+	}
+
 	WebhookDelivery struct {
 		Attempts         func(childComplexity int) int
 		CompletedAt      func(childComplexity int) int
@@ -1060,6 +1071,7 @@ type MutationResolver interface {
 	DeleteUser(ctx context.Context, id uuid.UUID) (bool, error)
 	SetAvailability(ctx context.Context, isAvailable bool) (*ent.User, error)
 	ChangePassword(ctx context.Context, input model.ChangePasswordInput) (bool, error)
+	UpdateMySettings(ctx context.Context, input usersettings.Changes) (*usersettings.Settings, error)
 	CreateContact(ctx context.Context, input CreateContactInput) (*ent.Contact, error)
 	UpdateContact(ctx context.Context, id uuid.UUID, input UpdateContactInput) (*ent.Contact, error)
 	DeleteContact(ctx context.Context, id uuid.UUID) (bool, error)
@@ -3423,6 +3435,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.KeywordRule.UpdatedAt(childComplexity), true
 
+	case "Me.grantedPermissions":
+		if e.ComplexityRoot.Me.GrantedPermissions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Me.GrantedPermissions(childComplexity), true
 	case "Me.organization":
 		if e.ComplexityRoot.Me.Organization == nil {
 			break
@@ -3447,6 +3465,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Me.Role(childComplexity), true
+	case "Me.settings":
+		if e.ComplexityRoot.Me.Settings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Me.Settings(childComplexity), true
 	case "Me.user":
 		if e.ComplexityRoot.Me.User == nil {
 			break
@@ -4029,6 +4053,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateMemberRole(childComplexity, args["memberID"].(uuid.UUID), args["roleID"].(uuid.UUID)), true
+	case "Mutation.updateMySettings":
+		if e.ComplexityRoot.Mutation.UpdateMySettings == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateMySettings_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateMySettings(childComplexity, args["input"].(usersettings.Changes)), true
 	case "Mutation.updateOrgSettings":
 		if e.ComplexityRoot.Mutation.UpdateOrgSettings == nil {
 			break
@@ -5624,6 +5659,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.UserEdge.Node(childComplexity), true
 
+	case "UserSettings.campaignUpdates":
+		if e.ComplexityRoot.UserSettings.CampaignUpdates == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserSettings.CampaignUpdates(childComplexity), true
+	case "UserSettings.emailNotifications":
+		if e.ComplexityRoot.UserSettings.EmailNotifications == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserSettings.EmailNotifications(childComplexity), true
+	case "UserSettings.newMessageAlerts":
+		if e.ComplexityRoot.UserSettings.NewMessageAlerts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserSettings.NewMessageAlerts(childComplexity), true
+	case "UserSettings.notificationSound":
+		if e.ComplexityRoot.UserSettings.NotificationSound == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserSettings.NotificationSound(childComplexity), true
+
 	case "WebhookDelivery.attempts":
 		if e.ComplexityRoot.WebhookDelivery.Attempts == nil {
 			break
@@ -6057,6 +6117,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputUpdateRoleInput,
 		ec.unmarshalInputUpdateTeamInput,
 		ec.unmarshalInputUpdateUserInput,
+		ec.unmarshalInputUpdateUserSettingsInput,
 		ec.unmarshalInputUpdateWebhookSubscriptionInput,
 		ec.unmarshalInputUserOrder,
 		ec.unmarshalInputUserWhereInput,
@@ -13800,7 +13861,29 @@ type Me {
   organization: Organization!
   role: Role
   permissions: [String!]!
+  """The permissions the viewer holds here, as catalogue entries (a super
+  admin holds all of them, with or without a role)."""
+  grantedPermissions: [Permission!]!
+  """The user's own preferences."""
+  settings: UserSettings!
   organizations: [MyOrganization!]!
+}
+
+"""A user's own preferences; those never set take their defaults."""
+type UserSettings {
+  emailNotifications: Boolean!
+  newMessageAlerts: Boolean!
+  campaignUpdates: Boolean!
+  """The name of the sound that announces a message ("default" unless chosen)."""
+  notificationSound: String!
+}
+
+"""Null or absent fields keep their value; at least one is required."""
+input UpdateUserSettingsInput {
+  emailNotifications: Boolean
+  newMessageAlerts: Boolean
+  campaignUpdates: Boolean
+  notificationSound: String
 }
 
 type MyOrganization {
@@ -14264,6 +14347,7 @@ type Mutation {
   deleteUser(id: ID!): Boolean! @hasPermission(permission: "users:delete")
   setAvailability(isAvailable: Boolean!): User! @authenticated
   changePassword(input: ChangePasswordInput!): Boolean! @authenticated
+  updateMySettings(input: UpdateUserSettingsInput!): UserSettings! @authenticated
   createContact(input: CreateContactInput!): Contact! @hasPermission(permission: "contacts:create")
   updateContact(id: ID!, input: UpdateContactInput!): Contact! @hasPermission(permission: "contacts:update")
   deleteContact(id: ID!): Boolean! @hasPermission(permission: "contacts:delete")
@@ -14997,6 +15081,10 @@ func (ec *executionContext) childFields_Me(ctx context.Context, field graphql.Co
 		return ec.fieldContext_Me_role(ctx, field)
 	case "permissions":
 		return ec.fieldContext_Me_permissions(ctx, field)
+	case "grantedPermissions":
+		return ec.fieldContext_Me_grantedPermissions(ctx, field)
+	case "settings":
+		return ec.fieldContext_Me_settings(ctx, field)
 	case "organizations":
 		return ec.fieldContext_Me_organizations(ctx, field)
 	}
@@ -15603,6 +15691,20 @@ func (ec *executionContext) childFields_UserEdge(ctx context.Context, field grap
 		return ec.fieldContext_UserEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type UserEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_UserSettings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "emailNotifications":
+		return ec.fieldContext_UserSettings_emailNotifications(ctx, field)
+	case "newMessageAlerts":
+		return ec.fieldContext_UserSettings_newMessageAlerts(ctx, field)
+	case "campaignUpdates":
+		return ec.fieldContext_UserSettings_campaignUpdates(ctx, field)
+	case "notificationSound":
+		return ec.fieldContext_UserSettings_notificationSound(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UserSettings", field.Name)
 }
 
 func (ec *executionContext) childFields_WebhookDelivery(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -16524,6 +16626,20 @@ func (ec *executionContext) field_Mutation_updateMemberRole_args(ctx context.Con
 		return nil, err
 	}
 	args["roleID"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateMySettings_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (usersettings.Changes, error) {
+			return ec.unmarshalNUpdateUserSettingsInput2switchboardᚋusersettingsᚐChanges(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -26758,6 +26874,70 @@ func (ec *executionContext) fieldContext_Me_permissions(_ context.Context, field
 	return graphql.NewScalarFieldContext("Me", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _Me_grantedPermissions(ctx context.Context, field graphql.CollectedField, obj *model.Me) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Me_grantedPermissions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GrantedPermissions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Permission) graphql.Marshaler {
+			return ec.marshalNPermission2ᚕᚖswitchboardᚋentᚐPermissionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Me_grantedPermissions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Me",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Permission(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Me_settings(ctx context.Context, field graphql.CollectedField, obj *model.Me) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Me_settings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Settings, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *usersettings.Settings) graphql.Marshaler {
+			return ec.marshalNUserSettings2ᚖswitchboardᚋusersettingsᚐSettings(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Me_settings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Me",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserSettings(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Me_organizations(ctx context.Context, field graphql.CollectedField, obj *model.Me) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -28774,6 +28954,63 @@ func (ec *executionContext) fieldContext_Mutation_changePassword(ctx context.Con
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_changePassword_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateMySettings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateMySettings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateMySettings(ctx, fc.Args["input"].(usersettings.Changes))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				if ec.Directives.Authenticated == nil {
+					var zeroVal *usersettings.Settings
+					return zeroVal, errors.New("directive authenticated is not implemented")
+				}
+				return ec.Directives.Authenticated(ctx, nil, directive0)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *usersettings.Settings) graphql.Marshaler {
+			return ec.marshalNUserSettings2ᚖswitchboardᚋusersettingsᚐSettings(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateMySettings(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserSettings(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateMySettings_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -36986,6 +37223,98 @@ func (ec *executionContext) _UserEdge_cursor(ctx context.Context, field graphql.
 }
 func (ec *executionContext) fieldContext_UserEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("UserEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _UserSettings_emailNotifications(ctx context.Context, field graphql.CollectedField, obj *usersettings.Settings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserSettings_emailNotifications(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EmailNotifications, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserSettings_emailNotifications(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserSettings", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _UserSettings_newMessageAlerts(ctx context.Context, field graphql.CollectedField, obj *usersettings.Settings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserSettings_newMessageAlerts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NewMessageAlerts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserSettings_newMessageAlerts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserSettings", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _UserSettings_campaignUpdates(ctx context.Context, field graphql.CollectedField, obj *usersettings.Settings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserSettings_campaignUpdates(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CampaignUpdates, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserSettings_campaignUpdates(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserSettings", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _UserSettings_notificationSound(ctx context.Context, field graphql.CollectedField, obj *usersettings.Settings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserSettings_notificationSound(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NotificationSound, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserSettings_notificationSound(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserSettings", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _WebhookDelivery_id(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
@@ -67926,6 +68255,57 @@ func (ec *executionContext) unmarshalInputUpdateUserInput(ctx context.Context, o
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputUpdateUserSettingsInput(ctx context.Context, obj any) (usersettings.Changes, error) {
+	var it usersettings.Changes
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"emailNotifications", "newMessageAlerts", "campaignUpdates", "notificationSound"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "emailNotifications":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("emailNotifications"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EmailNotifications = data
+		case "newMessageAlerts":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("newMessageAlerts"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NewMessageAlerts = data
+		case "campaignUpdates":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("campaignUpdates"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CampaignUpdates = data
+		case "notificationSound":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notificationSound"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NotificationSound = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputUpdateWebhookSubscriptionInput(ctx context.Context, obj any) (UpdateWebhookInput, error) {
 	var it UpdateWebhookInput
 	if obj == nil {
@@ -75109,6 +75489,16 @@ func (ec *executionContext) _Me(ctx context.Context, sel ast.SelectionSet, obj *
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "grantedPermissions":
+			out.Values[i] = ec._Me_grantedPermissions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "settings":
+			out.Values[i] = ec._Me_settings(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "organizations":
 			out.Values[i] = ec._Me_organizations(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -75564,6 +75954,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "changePassword":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_changePassword(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateMySettings":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateMySettings(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -79284,6 +79681,59 @@ func (ec *executionContext) _UserEdge(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
+var userSettingsImplementors = []string{"UserSettings"}
+
+func (ec *executionContext) _UserSettings(ctx context.Context, sel ast.SelectionSet, obj *usersettings.Settings) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, userSettingsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UserSettings")
+		case "emailNotifications":
+			out.Values[i] = ec._UserSettings_emailNotifications(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "newMessageAlerts":
+			out.Values[i] = ec._UserSettings_newMessageAlerts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "campaignUpdates":
+			out.Values[i] = ec._UserSettings_campaignUpdates(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "notificationSound":
+			out.Values[i] = ec._UserSettings_notificationSound(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var webhookDeliveryImplementors = []string{"WebhookDelivery", "Node"}
 
 func (ec *executionContext) _WebhookDelivery(ctx context.Context, sel ast.SelectionSet, obj *ent.WebhookDelivery) graphql.Marshaler {
@@ -82259,6 +82709,11 @@ func (ec *executionContext) unmarshalNUpdateUserInput2switchboardᚋgraphᚋmode
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNUpdateUserSettingsInput2switchboardᚋusersettingsᚐChanges(ctx context.Context, v any) (usersettings.Changes, error) {
+	res, err := ec.unmarshalInputUpdateUserSettingsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNUpdateWebhookSubscriptionInput2switchboardᚋgraphᚐUpdateWebhookInput(ctx context.Context, v any) (UpdateWebhookInput, error) {
 	res, err := ec.unmarshalInputUpdateWebhookSubscriptionInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -82298,6 +82753,16 @@ func (ec *executionContext) marshalNUserOrderField2ᚖswitchboardᚋentᚐUserOr
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalNUserSettings2ᚖswitchboardᚋusersettingsᚐSettings(ctx context.Context, sel ast.SelectionSet, v *usersettings.Settings) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._UserSettings(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNUserWhereInput2ᚖswitchboardᚋentᚐUserWhereInput(ctx context.Context, v any) (*ent.UserWhereInput, error) {

@@ -13,6 +13,7 @@ import (
 	"switchboard/graph/model"
 	"switchboard/messaging"
 	"switchboard/provider"
+	"switchboard/usersettings"
 	"switchboard/webhooks"
 	"time"
 
@@ -173,6 +174,11 @@ func (r *mutationResolver) SetAvailability(ctx context.Context, isAvailable bool
 // ChangePassword is the resolver for the changePassword field.
 func (r *mutationResolver) ChangePassword(ctx context.Context, input model.ChangePasswordInput) (bool, error) {
 	return ok(r.Resolver.ChangePassword(ctx, input))
+}
+
+// UpdateMySettings is the resolver for the updateMySettings field.
+func (r *mutationResolver) UpdateMySettings(ctx context.Context, input usersettings.Changes) (*usersettings.Settings, error) {
+	return r.Resolver.UpdateMySettings(ctx, input)
 }
 
 // CreateContact is the resolver for the createContact field.

@@ -87,7 +87,7 @@ func TestLogin(t *testing.T) {
 
 func userEmail(t *testing.T, env *apitest.Env, c *apitest.Client) string {
 	t.Helper()
-	return c.Do(http.MethodGet, "/api/me", nil).ExpectStatus(t, http.StatusOK).String("data.user.email")
+	return c.Do(http.MethodGet, "/api/me", nil).ExpectStatus(t, http.StatusOK).String("data.email")
 }
 
 func TestTokenTypesAndRotation(t *testing.T) {
@@ -186,7 +186,7 @@ func TestSwitchOrganization(t *testing.T) {
 		admin := *env.Admin
 		admin.Org = other.OrgID.String()
 		me := admin.Do(http.MethodGet, "/api/me", nil).ExpectStatus(t, http.StatusOK)
-		if me.String("data.organization.id") != other.OrgID.String() {
+		if me.String("data.organization_id") != other.OrgID.String() || me.String("data.organization_name") != "Other Org" {
 			t.Errorf("X-Organization-ID ignored: %s", me.Raw)
 		}
 	})

@@ -1563,6 +1563,7 @@ var (
 		{Name: "is_available", Type: field.TypeBool, Default: true},
 		{Name: "is_super_admin", Type: field.TypeBool, Default: false},
 		{Name: "last_login_at", Type: field.TypeTime, Nullable: true},
+		{Name: "settings", Type: field.TypeJSON, Nullable: true},
 	}
 	// UsersTable holds the schema information for the "users" table.
 	UsersTable = &schema.Table{
