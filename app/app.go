@@ -31,6 +31,7 @@ import (
 	"switchboard/ratelimit"
 	"switchboard/rest"
 	"switchboard/secrets"
+	"switchboard/tags"
 	"switchboard/webhooks"
 	"switchboard/worker"
 )
@@ -143,6 +144,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	a.Events = events.New(a.KV.Client(), o.Namespace+"events", log)
 	a.startEvents()
 	a.Resolver.Events = a.Events
+	a.Resolver.Tags = &tags.Service{Client: a.DB.Client}
 	a.Inbound = &inbound.Service{
 		Client: a.DB.Client, Secrets: box, Queue: a.Queue, Events: a.Events,
 		Provider: a.Resolver.Provider, Log: log,

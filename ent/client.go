@@ -42,6 +42,7 @@ import (
 	"switchboard/ent/refreshtoken"
 	"switchboard/ent/role"
 	"switchboard/ent/ssoconfig"
+	"switchboard/ent/tag"
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
 	"switchboard/ent/template"
@@ -126,6 +127,8 @@ type Client struct {
 	Role *RoleClient
 	// SSOConfig is the client for interacting with the SSOConfig builders.
 	SSOConfig *SSOConfigClient
+	// Tag is the client for interacting with the Tag builders.
+	Tag *TagClient
 	// Team is the client for interacting with the Team builders.
 	Team *TeamClient
 	// TeamMember is the client for interacting with the TeamMember builders.
@@ -182,6 +185,7 @@ func (c *Client) init() {
 	c.RefreshToken = NewRefreshTokenClient(c.config)
 	c.Role = NewRoleClient(c.config)
 	c.SSOConfig = NewSSOConfigClient(c.config)
+	c.Tag = NewTagClient(c.config)
 	c.Team = NewTeamClient(c.config)
 	c.TeamMember = NewTeamMemberClient(c.config)
 	c.Template = NewTemplateClient(c.config)
@@ -312,6 +316,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		RefreshToken:           NewRefreshTokenClient(cfg),
 		Role:                   NewRoleClient(cfg),
 		SSOConfig:              NewSSOConfigClient(cfg),
+		Tag:                    NewTagClient(cfg),
 		Team:                   NewTeamClient(cfg),
 		TeamMember:             NewTeamMemberClient(cfg),
 		Template:               NewTemplateClient(cfg),
@@ -369,6 +374,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		RefreshToken:           NewRefreshTokenClient(cfg),
 		Role:                   NewRoleClient(cfg),
 		SSOConfig:              NewSSOConfigClient(cfg),
+		Tag:                    NewTagClient(cfg),
 		Team:                   NewTeamClient(cfg),
 		TeamMember:             NewTeamMemberClient(cfg),
 		Template:               NewTemplateClient(cfg),
@@ -411,7 +417,7 @@ func (c *Client) Use(hooks ...Hook) {
 		c.ChatbotSettings, c.Contact, c.CustomAction, c.FormFlow, c.IVRFlow,
 		c.InboundEvent, c.Invitation, c.KeywordRule, c.Message, c.Organization,
 		c.OrganizationMember, c.ParkedStatus, c.Permission, c.Product, c.RefreshToken,
-		c.Role, c.SSOConfig, c.Team, c.TeamMember, c.Template, c.User,
+		c.Role, c.SSOConfig, c.Tag, c.Team, c.TeamMember, c.Template, c.User,
 		c.WebhookDelivery, c.WebhookDeliveryAttempt, c.WebhookSubscription,
 	} {
 		n.Use(hooks...)
@@ -428,7 +434,7 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.ChatbotSettings, c.Contact, c.CustomAction, c.FormFlow, c.IVRFlow,
 		c.InboundEvent, c.Invitation, c.KeywordRule, c.Message, c.Organization,
 		c.OrganizationMember, c.ParkedStatus, c.Permission, c.Product, c.RefreshToken,
-		c.Role, c.SSOConfig, c.Team, c.TeamMember, c.Template, c.User,
+		c.Role, c.SSOConfig, c.Tag, c.Team, c.TeamMember, c.Template, c.User,
 		c.WebhookDelivery, c.WebhookDeliveryAttempt, c.WebhookSubscription,
 	} {
 		n.Intercept(interceptors...)
@@ -500,6 +506,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Role.mutate(ctx, m)
 	case *SSOConfigMutation:
 		return c.SSOConfig.mutate(ctx, m)
+	case *TagMutation:
+		return c.Tag.mutate(ctx, m)
 	case *TeamMutation:
 		return c.Team.mutate(ctx, m)
 	case *TeamMemberMutation:
@@ -5473,6 +5481,156 @@ func (c *SSOConfigClient) mutate(ctx context.Context, m *SSOConfigMutation) (Val
 	}
 }
 
+// TagClient is a client for the Tag schema.
+type TagClient struct {
+	config
+}
+
+// NewTagClient returns a client for the Tag from the given config.
+func NewTagClient(c config) *TagClient {
+	return &TagClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `tag.Hooks(f(g(h())))`.
+func (c *TagClient) Use(hooks ...Hook) {
+	c.hooks.Tag = append(c.hooks.Tag, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `tag.Intercept(f(g(h())))`.
+func (c *TagClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Tag = append(c.inters.Tag, interceptors...)
+}
+
+// Create returns a builder for creating a Tag entity.
+func (c *TagClient) Create() *TagCreate {
+	mutation := newTagMutation(c.config, OpCreate)
+	return &TagCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Tag entities.
+func (c *TagClient) CreateBulk(builders ...*TagCreate) *TagCreateBulk {
+	return &TagCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *TagClient) MapCreateBulk(slice any, setFunc func(*TagCreate, int)) *TagCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &TagCreateBulk{err: fmt.Errorf("calling to TagClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*TagCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &TagCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Tag.
+func (c *TagClient) Update() *TagUpdate {
+	mutation := newTagMutation(c.config, OpUpdate)
+	return &TagUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *TagClient) UpdateOne(_m *Tag) *TagUpdateOne {
+	mutation := newTagMutation(c.config, OpUpdateOne, withTag(_m))
+	return &TagUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *TagClient) UpdateOneID(id uuid.UUID) *TagUpdateOne {
+	mutation := newTagMutation(c.config, OpUpdateOne, withTagID(id))
+	return &TagUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Tag.
+func (c *TagClient) Delete() *TagDelete {
+	mutation := newTagMutation(c.config, OpDelete)
+	return &TagDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *TagClient) DeleteOne(_m *Tag) *TagDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *TagClient) DeleteOneID(id uuid.UUID) *TagDeleteOne {
+	builder := c.Delete().Where(tag.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &TagDeleteOne{builder}
+}
+
+// Query returns a query builder for Tag.
+func (c *TagClient) Query() *TagQuery {
+	return &TagQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeTag},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Tag entity by its id.
+func (c *TagClient) Get(ctx context.Context, id uuid.UUID) (*Tag, error) {
+	return c.Query().Where(tag.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *TagClient) GetX(ctx context.Context, id uuid.UUID) *Tag {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a Tag.
+func (c *TagClient) QueryOrganization(_m *Tag) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(tag.Table, tag.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, tag.OrganizationTable, tag.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *TagClient) Hooks() []Hook {
+	hooks := c.hooks.Tag
+	return append(hooks[:len(hooks):len(hooks)], tag.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *TagClient) Interceptors() []Interceptor {
+	return c.inters.Tag
+}
+
+func (c *TagClient) mutate(ctx context.Context, m *TagMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&TagCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&TagUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&TagUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&TagDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Tag mutation op: %q", m.Op())
+	}
+}
+
 // TeamClient is a client for the Team schema.
 type TeamClient struct {
 	config
@@ -6676,7 +6834,7 @@ type (
 		ChatbotFlow, ChatbotSession, ChatbotSettings, Contact, CustomAction, FormFlow,
 		IVRFlow, InboundEvent, Invitation, KeywordRule, Message, Organization,
 		OrganizationMember, ParkedStatus, Permission, Product, RefreshToken, Role,
-		SSOConfig, Team, TeamMember, Template, User, WebhookDelivery,
+		SSOConfig, Tag, Team, TeamMember, Template, User, WebhookDelivery,
 		WebhookDeliveryAttempt, WebhookSubscription []ent.Hook
 	}
 	inters struct {
@@ -6685,7 +6843,7 @@ type (
 		ChatbotFlow, ChatbotSession, ChatbotSettings, Contact, CustomAction, FormFlow,
 		IVRFlow, InboundEvent, Invitation, KeywordRule, Message, Organization,
 		OrganizationMember, ParkedStatus, Permission, Product, RefreshToken, Role,
-		SSOConfig, Team, TeamMember, Template, User, WebhookDelivery,
+		SSOConfig, Tag, Team, TeamMember, Template, User, WebhookDelivery,
 		WebhookDeliveryAttempt, WebhookSubscription []ent.Interceptor
 	}
 )

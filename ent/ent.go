@@ -38,6 +38,7 @@ import (
 	"switchboard/ent/refreshtoken"
 	"switchboard/ent/role"
 	"switchboard/ent/ssoconfig"
+	"switchboard/ent/tag"
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
 	"switchboard/ent/template"
@@ -141,6 +142,7 @@ func checkColumn(t, c string) error {
 			refreshtoken.Table:           refreshtoken.ValidColumn,
 			role.Table:                   role.ValidColumn,
 			ssoconfig.Table:              ssoconfig.ValidColumn,
+			tag.Table:                    tag.ValidColumn,
 			team.Table:                   team.ValidColumn,
 			teammember.Table:             teammember.ValidColumn,
 			template.Table:               template.ValidColumn,

@@ -33,6 +33,7 @@ import (
 	"switchboard/ent/product"
 	"switchboard/ent/role"
 	"switchboard/ent/ssoconfig"
+	"switchboard/ent/tag"
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
 	"switchboard/ent/template"
@@ -191,6 +192,11 @@ var ssoconfigImplementors = []string{"SSOConfig", "Node"}
 
 // IsNode implements the Node interface check for GQLGen.
 func (*SSOConfig) IsNode() {}
+
+var tagImplementors = []string{"Tag", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*Tag) IsNode() {}
 
 var teamImplementors = []string{"Team", "Node"}
 
@@ -533,6 +539,15 @@ func (c *Client) noder(ctx context.Context, table string, id uuid.UUID) (Noder, 
 			Where(ssoconfig.ID(id))
 		if fc := graphql.GetFieldContext(ctx); fc != nil {
 			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, ssoconfigImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
+	case tag.Table:
+		query := c.Tag.Query().
+			Where(tag.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, tagImplementors...); err != nil {
 				return nil, err
 			}
 		}
@@ -1109,6 +1124,22 @@ func (c *Client) noders(ctx context.Context, table string, ids []uuid.UUID) ([]N
 		query := c.SSOConfig.Query().
 			Where(ssoconfig.IDIn(ids...))
 		query, err := query.CollectFields(ctx, ssoconfigImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
+	case tag.Table:
+		query := c.Tag.Query().
+			Where(tag.IDIn(ids...))
+		query, err := query.CollectFields(ctx, tagImplementors...)
 		if err != nil {
 			return nil, err
 		}

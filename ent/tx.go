@@ -76,6 +76,8 @@ type Tx struct {
 	Role *RoleClient
 	// SSOConfig is the client for interacting with the SSOConfig builders.
 	SSOConfig *SSOConfigClient
+	// Tag is the client for interacting with the Tag builders.
+	Tag *TagClient
 	// Team is the client for interacting with the Team builders.
 	Team *TeamClient
 	// TeamMember is the client for interacting with the TeamMember builders.
@@ -252,6 +254,7 @@ func (tx *Tx) init() {
 	tx.RefreshToken = NewRefreshTokenClient(tx.config)
 	tx.Role = NewRoleClient(tx.config)
 	tx.SSOConfig = NewSSOConfigClient(tx.config)
+	tx.Tag = NewTagClient(tx.config)
 	tx.Team = NewTeamClient(tx.config)
 	tx.TeamMember = NewTeamMemberClient(tx.config)
 	tx.Template = NewTemplateClient(tx.config)

@@ -10,6 +10,7 @@ import (
 	"switchboard/messaging"
 	"switchboard/provider"
 	"switchboard/secrets"
+	"switchboard/tags"
 	"switchboard/webhooks"
 )
 
@@ -30,6 +31,8 @@ type Resolver struct {
 	// Webhooks emits events to outbound webhook subscriptions and delivers
 	// them; nil emits nothing.
 	Webhooks *webhooks.Dispatcher
+	// Tags is the organization's tag catalogue.
+	Tags *tags.Service
 }
 
 // NoTxMutations are the mutations that call the platform, a webhook

@@ -39,6 +39,7 @@ import (
 	"switchboard/ent/refreshtoken"
 	"switchboard/ent/role"
 	"switchboard/ent/ssoconfig"
+	"switchboard/ent/tag"
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
 	"switchboard/ent/template"
@@ -943,6 +944,33 @@ func (f TraverseSSOConfig) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.SSOConfigQuery", q)
 }
 
+// The TagFunc type is an adapter to allow the use of ordinary function as a Querier.
+type TagFunc func(context.Context, *ent.TagQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f TagFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.TagQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.TagQuery", q)
+}
+
+// The TraverseTag type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseTag func(context.Context, *ent.TagQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseTag) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseTag) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.TagQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.TagQuery", q)
+}
+
 // The TeamFunc type is an adapter to allow the use of ordinary function as a Querier.
 type TeamFunc func(context.Context, *ent.TeamQuery) (ent.Value, error)
 
@@ -1197,6 +1225,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.RoleQuery, predicate.Role, role.OrderOption]{typ: ent.TypeRole, tq: q}, nil
 	case *ent.SSOConfigQuery:
 		return &query[*ent.SSOConfigQuery, predicate.SSOConfig, ssoconfig.OrderOption]{typ: ent.TypeSSOConfig, tq: q}, nil
+	case *ent.TagQuery:
+		return &query[*ent.TagQuery, predicate.Tag, tag.OrderOption]{typ: ent.TypeTag, tq: q}, nil
 	case *ent.TeamQuery:
 		return &query[*ent.TeamQuery, predicate.Team, team.OrderOption]{typ: ent.TypeTeam, tq: q}, nil
 	case *ent.TeamMemberQuery:

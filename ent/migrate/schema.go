@@ -1391,6 +1391,36 @@ var (
 			},
 		},
 	}
+	// TagsColumns holds the columns for the "tags" table.
+	TagsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "name", Type: field.TypeString, Size: 64},
+		{Name: "color", Type: field.TypeString, Default: "gray"},
+		{Name: "organization_id", Type: field.TypeUUID},
+	}
+	// TagsTable holds the schema information for the "tags" table.
+	TagsTable = &schema.Table{
+		Name:       "tags",
+		Columns:    TagsColumns,
+		PrimaryKey: []*schema.Column{TagsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "tags_organizations_organization",
+				Columns:    []*schema.Column{TagsColumns[5]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "tag_organization_id_name",
+				Unique:  true,
+				Columns: []*schema.Column{TagsColumns[5], TagsColumns[3]},
+			},
+		},
+	}
 	// TeamsColumns holds the columns for the "teams" table.
 	TeamsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -1763,6 +1793,7 @@ var (
 		RefreshTokensTable,
 		RolesTable,
 		SSOConfigsTable,
+		TagsTable,
 		TeamsTable,
 		TeamMembersTable,
 		TemplatesTable,
@@ -1813,6 +1844,7 @@ func init() {
 	ProductsTable.ForeignKeys[1].RefTable = OrganizationsTable
 	RolesTable.ForeignKeys[0].RefTable = OrganizationsTable
 	SSOConfigsTable.ForeignKeys[0].RefTable = OrganizationsTable
+	TagsTable.ForeignKeys[0].RefTable = OrganizationsTable
 	TeamsTable.ForeignKeys[0].RefTable = OrganizationsTable
 	TeamsTable.ForeignKeys[1].RefTable = UsersTable
 	TeamMembersTable.ForeignKeys[0].RefTable = TeamsTable

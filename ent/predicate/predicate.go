@@ -99,6 +99,9 @@ type Role func(*sql.Selector)
 // SSOConfig is the predicate function for ssoconfig builders.
 type SSOConfig func(*sql.Selector)
 
+// Tag is the predicate function for tag builders.
+type Tag func(*sql.Selector)
+
 // Team is the predicate function for team builders.
 type Team func(*sql.Selector)
 

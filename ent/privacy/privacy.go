@@ -855,6 +855,30 @@ func (f SSOConfigMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutat
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.SSOConfigMutation", m)
 }
 
+// The TagQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type TagQueryRuleFunc func(context.Context, *ent.TagQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f TagQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.TagQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.TagQuery", q)
+}
+
+// The TagMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type TagMutationRuleFunc func(context.Context, *ent.TagMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f TagMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.TagMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.TagMutation", m)
+}
+
 // The TeamQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type TeamQueryRuleFunc func(context.Context, *ent.TeamQuery) error
@@ -1120,6 +1144,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.SSOConfigQuery:
 		return q.Filter(), nil
+	case *ent.TagQuery:
+		return q.Filter(), nil
 	case *ent.TeamQuery:
 		return q.Filter(), nil
 	case *ent.TeamMemberQuery:
@@ -1202,6 +1228,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.RoleMutation:
 		return m.Filter(), nil
 	case *ent.SSOConfigMutation:
+		return m.Filter(), nil
+	case *ent.TagMutation:
 		return m.Filter(), nil
 	case *ent.TeamMutation:
 		return m.Filter(), nil
