@@ -27,6 +27,7 @@ import (
 	"switchboard/media"
 	"switchboard/messaging"
 	"switchboard/netguard"
+	"switchboard/notes"
 	"switchboard/provider"
 	"switchboard/ratelimit"
 	"switchboard/rest"
@@ -145,6 +146,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	a.startEvents()
 	a.Resolver.Events = a.Events
 	a.Resolver.Tags = &tags.Service{Client: a.DB.Client}
+	a.Resolver.Notes = &notes.Service{Client: a.DB.Client, Events: a.Events, Log: log}
 	a.Inbound = &inbound.Service{
 		Client: a.DB.Client, Secrets: box, Queue: a.Queue, Events: a.Events,
 		Provider: a.Resolver.Provider, Log: log,

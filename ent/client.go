@@ -27,6 +27,7 @@ import (
 	"switchboard/ent/chatbotsession"
 	"switchboard/ent/chatbotsettings"
 	"switchboard/ent/contact"
+	"switchboard/ent/contactnote"
 	"switchboard/ent/customaction"
 	"switchboard/ent/formflow"
 	"switchboard/ent/inboundevent"
@@ -97,6 +98,8 @@ type Client struct {
 	ChatbotSettings *ChatbotSettingsClient
 	// Contact is the client for interacting with the Contact builders.
 	Contact *ContactClient
+	// ContactNote is the client for interacting with the ContactNote builders.
+	ContactNote *ContactNoteClient
 	// CustomAction is the client for interacting with the CustomAction builders.
 	CustomAction *CustomActionClient
 	// FormFlow is the client for interacting with the FormFlow builders.
@@ -170,6 +173,7 @@ func (c *Client) init() {
 	c.ChatbotSession = NewChatbotSessionClient(c.config)
 	c.ChatbotSettings = NewChatbotSettingsClient(c.config)
 	c.Contact = NewContactClient(c.config)
+	c.ContactNote = NewContactNoteClient(c.config)
 	c.CustomAction = NewCustomActionClient(c.config)
 	c.FormFlow = NewFormFlowClient(c.config)
 	c.IVRFlow = NewIVRFlowClient(c.config)
@@ -301,6 +305,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ChatbotSession:         NewChatbotSessionClient(cfg),
 		ChatbotSettings:        NewChatbotSettingsClient(cfg),
 		Contact:                NewContactClient(cfg),
+		ContactNote:            NewContactNoteClient(cfg),
 		CustomAction:           NewCustomActionClient(cfg),
 		FormFlow:               NewFormFlowClient(cfg),
 		IVRFlow:                NewIVRFlowClient(cfg),
@@ -359,6 +364,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ChatbotSession:         NewChatbotSessionClient(cfg),
 		ChatbotSettings:        NewChatbotSettingsClient(cfg),
 		Contact:                NewContactClient(cfg),
+		ContactNote:            NewContactNoteClient(cfg),
 		CustomAction:           NewCustomActionClient(cfg),
 		FormFlow:               NewFormFlowClient(cfg),
 		IVRFlow:                NewIVRFlowClient(cfg),
@@ -414,11 +420,11 @@ func (c *Client) Use(hooks ...Hook) {
 		c.AIContext, c.APIKey, c.Account, c.AgentBreak, c.AgentTransfer, c.CallLog,
 		c.CallPermission, c.CallTransfer, c.Campaign, c.CampaignRecipient,
 		c.CannedResponse, c.Catalog, c.ChatbotFlow, c.ChatbotSession,
-		c.ChatbotSettings, c.Contact, c.CustomAction, c.FormFlow, c.IVRFlow,
-		c.InboundEvent, c.Invitation, c.KeywordRule, c.Message, c.Organization,
-		c.OrganizationMember, c.ParkedStatus, c.Permission, c.Product, c.RefreshToken,
-		c.Role, c.SSOConfig, c.Tag, c.Team, c.TeamMember, c.Template, c.User,
-		c.WebhookDelivery, c.WebhookDeliveryAttempt, c.WebhookSubscription,
+		c.ChatbotSettings, c.Contact, c.ContactNote, c.CustomAction, c.FormFlow,
+		c.IVRFlow, c.InboundEvent, c.Invitation, c.KeywordRule, c.Message,
+		c.Organization, c.OrganizationMember, c.ParkedStatus, c.Permission, c.Product,
+		c.RefreshToken, c.Role, c.SSOConfig, c.Tag, c.Team, c.TeamMember, c.Template,
+		c.User, c.WebhookDelivery, c.WebhookDeliveryAttempt, c.WebhookSubscription,
 	} {
 		n.Use(hooks...)
 	}
@@ -431,11 +437,11 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.AIContext, c.APIKey, c.Account, c.AgentBreak, c.AgentTransfer, c.CallLog,
 		c.CallPermission, c.CallTransfer, c.Campaign, c.CampaignRecipient,
 		c.CannedResponse, c.Catalog, c.ChatbotFlow, c.ChatbotSession,
-		c.ChatbotSettings, c.Contact, c.CustomAction, c.FormFlow, c.IVRFlow,
-		c.InboundEvent, c.Invitation, c.KeywordRule, c.Message, c.Organization,
-		c.OrganizationMember, c.ParkedStatus, c.Permission, c.Product, c.RefreshToken,
-		c.Role, c.SSOConfig, c.Tag, c.Team, c.TeamMember, c.Template, c.User,
-		c.WebhookDelivery, c.WebhookDeliveryAttempt, c.WebhookSubscription,
+		c.ChatbotSettings, c.Contact, c.ContactNote, c.CustomAction, c.FormFlow,
+		c.IVRFlow, c.InboundEvent, c.Invitation, c.KeywordRule, c.Message,
+		c.Organization, c.OrganizationMember, c.ParkedStatus, c.Permission, c.Product,
+		c.RefreshToken, c.Role, c.SSOConfig, c.Tag, c.Team, c.TeamMember, c.Template,
+		c.User, c.WebhookDelivery, c.WebhookDeliveryAttempt, c.WebhookSubscription,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -476,6 +482,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.ChatbotSettings.mutate(ctx, m)
 	case *ContactMutation:
 		return c.Contact.mutate(ctx, m)
+	case *ContactNoteMutation:
+		return c.ContactNote.mutate(ctx, m)
 	case *CustomActionMutation:
 		return c.CustomAction.mutate(ctx, m)
 	case *FormFlowMutation:
@@ -3125,6 +3133,22 @@ func (c *ContactClient) QueryCallPermissions(_m *Contact) *CallPermissionQuery {
 	return query
 }
 
+// QueryNotes queries the notes edge of a Contact.
+func (c *ContactClient) QueryNotes(_m *Contact) *ContactNoteQuery {
+	query := (&ContactNoteClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contact.Table, contact.FieldID, id),
+			sqlgraph.To(contactnote.Table, contactnote.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, contact.NotesTable, contact.NotesColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *ContactClient) Hooks() []Hook {
 	hooks := c.hooks.Contact
@@ -3148,6 +3172,188 @@ func (c *ContactClient) mutate(ctx context.Context, m *ContactMutation) (Value, 
 		return (&ContactDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Contact mutation op: %q", m.Op())
+	}
+}
+
+// ContactNoteClient is a client for the ContactNote schema.
+type ContactNoteClient struct {
+	config
+}
+
+// NewContactNoteClient returns a client for the ContactNote from the given config.
+func NewContactNoteClient(c config) *ContactNoteClient {
+	return &ContactNoteClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `contactnote.Hooks(f(g(h())))`.
+func (c *ContactNoteClient) Use(hooks ...Hook) {
+	c.hooks.ContactNote = append(c.hooks.ContactNote, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `contactnote.Intercept(f(g(h())))`.
+func (c *ContactNoteClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ContactNote = append(c.inters.ContactNote, interceptors...)
+}
+
+// Create returns a builder for creating a ContactNote entity.
+func (c *ContactNoteClient) Create() *ContactNoteCreate {
+	mutation := newContactNoteMutation(c.config, OpCreate)
+	return &ContactNoteCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ContactNote entities.
+func (c *ContactNoteClient) CreateBulk(builders ...*ContactNoteCreate) *ContactNoteCreateBulk {
+	return &ContactNoteCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ContactNoteClient) MapCreateBulk(slice any, setFunc func(*ContactNoteCreate, int)) *ContactNoteCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ContactNoteCreateBulk{err: fmt.Errorf("calling to ContactNoteClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ContactNoteCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ContactNoteCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ContactNote.
+func (c *ContactNoteClient) Update() *ContactNoteUpdate {
+	mutation := newContactNoteMutation(c.config, OpUpdate)
+	return &ContactNoteUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ContactNoteClient) UpdateOne(_m *ContactNote) *ContactNoteUpdateOne {
+	mutation := newContactNoteMutation(c.config, OpUpdateOne, withContactNote(_m))
+	return &ContactNoteUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ContactNoteClient) UpdateOneID(id uuid.UUID) *ContactNoteUpdateOne {
+	mutation := newContactNoteMutation(c.config, OpUpdateOne, withContactNoteID(id))
+	return &ContactNoteUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ContactNote.
+func (c *ContactNoteClient) Delete() *ContactNoteDelete {
+	mutation := newContactNoteMutation(c.config, OpDelete)
+	return &ContactNoteDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ContactNoteClient) DeleteOne(_m *ContactNote) *ContactNoteDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ContactNoteClient) DeleteOneID(id uuid.UUID) *ContactNoteDeleteOne {
+	builder := c.Delete().Where(contactnote.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ContactNoteDeleteOne{builder}
+}
+
+// Query returns a query builder for ContactNote.
+func (c *ContactNoteClient) Query() *ContactNoteQuery {
+	return &ContactNoteQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeContactNote},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ContactNote entity by its id.
+func (c *ContactNoteClient) Get(ctx context.Context, id uuid.UUID) (*ContactNote, error) {
+	return c.Query().Where(contactnote.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ContactNoteClient) GetX(ctx context.Context, id uuid.UUID) *ContactNote {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a ContactNote.
+func (c *ContactNoteClient) QueryOrganization(_m *ContactNote) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contactnote.Table, contactnote.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, contactnote.OrganizationTable, contactnote.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryContact queries the contact edge of a ContactNote.
+func (c *ContactNoteClient) QueryContact(_m *ContactNote) *ContactQuery {
+	query := (&ContactClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contactnote.Table, contactnote.FieldID, id),
+			sqlgraph.To(contact.Table, contact.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, contactnote.ContactTable, contactnote.ContactColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryAuthor queries the author edge of a ContactNote.
+func (c *ContactNoteClient) QueryAuthor(_m *ContactNote) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contactnote.Table, contactnote.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, contactnote.AuthorTable, contactnote.AuthorColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ContactNoteClient) Hooks() []Hook {
+	hooks := c.hooks.ContactNote
+	return append(hooks[:len(hooks):len(hooks)], contactnote.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ContactNoteClient) Interceptors() []Interceptor {
+	return c.inters.ContactNote
+}
+
+func (c *ContactNoteClient) mutate(ctx context.Context, m *ContactNoteMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ContactNoteCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ContactNoteUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ContactNoteUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ContactNoteDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ContactNote mutation op: %q", m.Op())
 	}
 }
 
@@ -6831,20 +7037,20 @@ type (
 	hooks struct {
 		AIContext, APIKey, Account, AgentBreak, AgentTransfer, CallLog, CallPermission,
 		CallTransfer, Campaign, CampaignRecipient, CannedResponse, Catalog,
-		ChatbotFlow, ChatbotSession, ChatbotSettings, Contact, CustomAction, FormFlow,
-		IVRFlow, InboundEvent, Invitation, KeywordRule, Message, Organization,
-		OrganizationMember, ParkedStatus, Permission, Product, RefreshToken, Role,
-		SSOConfig, Tag, Team, TeamMember, Template, User, WebhookDelivery,
-		WebhookDeliveryAttempt, WebhookSubscription []ent.Hook
+		ChatbotFlow, ChatbotSession, ChatbotSettings, Contact, ContactNote,
+		CustomAction, FormFlow, IVRFlow, InboundEvent, Invitation, KeywordRule,
+		Message, Organization, OrganizationMember, ParkedStatus, Permission, Product,
+		RefreshToken, Role, SSOConfig, Tag, Team, TeamMember, Template, User,
+		WebhookDelivery, WebhookDeliveryAttempt, WebhookSubscription []ent.Hook
 	}
 	inters struct {
 		AIContext, APIKey, Account, AgentBreak, AgentTransfer, CallLog, CallPermission,
 		CallTransfer, Campaign, CampaignRecipient, CannedResponse, Catalog,
-		ChatbotFlow, ChatbotSession, ChatbotSettings, Contact, CustomAction, FormFlow,
-		IVRFlow, InboundEvent, Invitation, KeywordRule, Message, Organization,
-		OrganizationMember, ParkedStatus, Permission, Product, RefreshToken, Role,
-		SSOConfig, Tag, Team, TeamMember, Template, User, WebhookDelivery,
-		WebhookDeliveryAttempt, WebhookSubscription []ent.Interceptor
+		ChatbotFlow, ChatbotSession, ChatbotSettings, Contact, ContactNote,
+		CustomAction, FormFlow, IVRFlow, InboundEvent, Invitation, KeywordRule,
+		Message, Organization, OrganizationMember, ParkedStatus, Permission, Product,
+		RefreshToken, Role, SSOConfig, Tag, Team, TeamMember, Template, User,
+		WebhookDelivery, WebhookDeliveryAttempt, WebhookSubscription []ent.Interceptor
 	}
 )
 

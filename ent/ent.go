@@ -23,6 +23,7 @@ import (
 	"switchboard/ent/chatbotsession"
 	"switchboard/ent/chatbotsettings"
 	"switchboard/ent/contact"
+	"switchboard/ent/contactnote"
 	"switchboard/ent/customaction"
 	"switchboard/ent/formflow"
 	"switchboard/ent/inboundevent"
@@ -127,6 +128,7 @@ func checkColumn(t, c string) error {
 			chatbotsession.Table:         chatbotsession.ValidColumn,
 			chatbotsettings.Table:        chatbotsettings.ValidColumn,
 			contact.Table:                contact.ValidColumn,
+			contactnote.Table:            contactnote.ValidColumn,
 			customaction.Table:           customaction.ValidColumn,
 			formflow.Table:               formflow.ValidColumn,
 			ivrflow.Table:                ivrflow.ValidColumn,

@@ -19,6 +19,7 @@ import (
 	"switchboard/ent/chatbotsession"
 	"switchboard/ent/chatbotsettings"
 	"switchboard/ent/contact"
+	"switchboard/ent/contactnote"
 	"switchboard/ent/customaction"
 	"switchboard/ent/formflow"
 	"switchboard/ent/inboundevent"
@@ -52,7 +53,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 39)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 40)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   aicontext.Table,
@@ -490,6 +491,25 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   contactnote.Table,
+			Columns: contactnote.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: contactnote.FieldID,
+			},
+		},
+		Type: "ContactNote",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			contactnote.FieldOrganizationID: {Type: field.TypeUUID, Column: contactnote.FieldOrganizationID},
+			contactnote.FieldCreatedAt:      {Type: field.TypeTime, Column: contactnote.FieldCreatedAt},
+			contactnote.FieldUpdatedAt:      {Type: field.TypeTime, Column: contactnote.FieldUpdatedAt},
+			contactnote.FieldContactID:      {Type: field.TypeUUID, Column: contactnote.FieldContactID},
+			contactnote.FieldAuthorID:       {Type: field.TypeUUID, Column: contactnote.FieldAuthorID},
+			contactnote.FieldContent:        {Type: field.TypeString, Column: contactnote.FieldContent},
+		},
+	}
+	graph.Nodes[17] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   customaction.Table,
 			Columns: customaction.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -510,7 +530,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			customaction.FieldDisplayOrder:   {Type: field.TypeInt, Column: customaction.FieldDisplayOrder},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   formflow.Table,
 			Columns: formflow.Columns,
@@ -537,7 +557,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			formflow.FieldDeletedAt:       {Type: field.TypeTime, Column: formflow.FieldDeletedAt},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[19] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   ivrflow.Table,
 			Columns: ivrflow.Columns,
@@ -564,7 +584,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			ivrflow.FieldDeletedAt:       {Type: field.TypeTime, Column: ivrflow.FieldDeletedAt},
 		},
 	}
-	graph.Nodes[19] = &sqlgraph.Node{
+	graph.Nodes[20] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   inboundevent.Table,
 			Columns: inboundevent.Columns,
@@ -588,7 +608,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			inboundevent.FieldProcessedAt:    {Type: field.TypeTime, Column: inboundevent.FieldProcessedAt},
 		},
 	}
-	graph.Nodes[20] = &sqlgraph.Node{
+	graph.Nodes[21] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   invitation.Table,
 			Columns: invitation.Columns,
@@ -609,7 +629,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			invitation.FieldAcceptedAt:     {Type: field.TypeTime, Column: invitation.FieldAcceptedAt},
 		},
 	}
-	graph.Nodes[21] = &sqlgraph.Node{
+	graph.Nodes[22] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   keywordrule.Table,
 			Columns: keywordrule.Columns,
@@ -632,7 +652,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			keywordrule.FieldEnabled:         {Type: field.TypeBool, Column: keywordrule.FieldEnabled},
 		},
 	}
-	graph.Nodes[22] = &sqlgraph.Node{
+	graph.Nodes[23] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   message.Table,
 			Columns: message.Columns,
@@ -663,7 +683,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			message.FieldReplyToID:         {Type: field.TypeUUID, Column: message.FieldReplyToID},
 		},
 	}
-	graph.Nodes[23] = &sqlgraph.Node{
+	graph.Nodes[24] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   organization.Table,
 			Columns: organization.Columns,
@@ -689,7 +709,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			organization.FieldAllowOpenRegistration: {Type: field.TypeBool, Column: organization.FieldAllowOpenRegistration},
 		},
 	}
-	graph.Nodes[24] = &sqlgraph.Node{
+	graph.Nodes[25] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   organizationmember.Table,
 			Columns: organizationmember.Columns,
@@ -708,7 +728,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			organizationmember.FieldIsDefault:      {Type: field.TypeBool, Column: organizationmember.FieldIsDefault},
 		},
 	}
-	graph.Nodes[25] = &sqlgraph.Node{
+	graph.Nodes[26] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   parkedstatus.Table,
 			Columns: parkedstatus.Columns,
@@ -728,7 +748,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			parkedstatus.FieldPlatformTimestamp: {Type: field.TypeTime, Column: parkedstatus.FieldPlatformTimestamp},
 		},
 	}
-	graph.Nodes[26] = &sqlgraph.Node{
+	graph.Nodes[27] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   permission.Table,
 			Columns: permission.Columns,
@@ -744,7 +764,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			permission.FieldDescription: {Type: field.TypeString, Column: permission.FieldDescription},
 		},
 	}
-	graph.Nodes[27] = &sqlgraph.Node{
+	graph.Nodes[28] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   product.Table,
 			Columns: product.Columns,
@@ -770,7 +790,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			product.FieldIsActive:          {Type: field.TypeBool, Column: product.FieldIsActive},
 		},
 	}
-	graph.Nodes[28] = &sqlgraph.Node{
+	graph.Nodes[29] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   refreshtoken.Table,
 			Columns: refreshtoken.Columns,
@@ -791,7 +811,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			refreshtoken.FieldRevokedAt:      {Type: field.TypeTime, Column: refreshtoken.FieldRevokedAt},
 		},
 	}
-	graph.Nodes[29] = &sqlgraph.Node{
+	graph.Nodes[30] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   role.Table,
 			Columns: role.Columns,
@@ -811,7 +831,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			role.FieldIsDefault:      {Type: field.TypeBool, Column: role.FieldIsDefault},
 		},
 	}
-	graph.Nodes[30] = &sqlgraph.Node{
+	graph.Nodes[31] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   ssoconfig.Table,
 			Columns: ssoconfig.Columns,
@@ -837,7 +857,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			ssoconfig.FieldUserInfoURL:           {Type: field.TypeString, Column: ssoconfig.FieldUserInfoURL},
 		},
 	}
-	graph.Nodes[31] = &sqlgraph.Node{
+	graph.Nodes[32] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tag.Table,
 			Columns: tag.Columns,
@@ -855,7 +875,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tag.FieldColor:          {Type: field.TypeString, Column: tag.FieldColor},
 		},
 	}
-	graph.Nodes[32] = &sqlgraph.Node{
+	graph.Nodes[33] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   team.Table,
 			Columns: team.Columns,
@@ -877,7 +897,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			team.FieldCreatedByID:         {Type: field.TypeUUID, Column: team.FieldCreatedByID},
 		},
 	}
-	graph.Nodes[33] = &sqlgraph.Node{
+	graph.Nodes[34] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   teammember.Table,
 			Columns: teammember.Columns,
@@ -897,7 +917,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			teammember.FieldLastAssignedAt: {Type: field.TypeTime, Column: teammember.FieldLastAssignedAt},
 		},
 	}
-	graph.Nodes[34] = &sqlgraph.Node{
+	graph.Nodes[35] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   template.Table,
 			Columns: template.Columns,
@@ -931,7 +951,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			template.FieldUpdatedByID:               {Type: field.TypeUUID, Column: template.FieldUpdatedByID},
 		},
 	}
-	graph.Nodes[35] = &sqlgraph.Node{
+	graph.Nodes[36] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -954,7 +974,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldSettings:     {Type: field.TypeJSON, Column: user.FieldSettings},
 		},
 	}
-	graph.Nodes[36] = &sqlgraph.Node{
+	graph.Nodes[37] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -980,7 +1000,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldCompletedAt:    {Type: field.TypeTime, Column: webhookdelivery.FieldCompletedAt},
 		},
 	}
-	graph.Nodes[37] = &sqlgraph.Node{
+	graph.Nodes[38] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdeliveryattempt.Table,
 			Columns: webhookdeliveryattempt.Columns,
@@ -1001,7 +1021,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdeliveryattempt.FieldError:          {Type: field.TypeString, Column: webhookdeliveryattempt.FieldError},
 		},
 	}
-	graph.Nodes[38] = &sqlgraph.Node{
+	graph.Nodes[39] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhooksubscription.Table,
 			Columns: webhooksubscription.Columns,
@@ -1384,6 +1404,54 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"Contact",
 		"CallPermission",
+	)
+	graph.MustAddE(
+		"notes",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   contact.NotesTable,
+			Columns: []string{contact.NotesColumn},
+			Bidi:    false,
+		},
+		"Contact",
+		"ContactNote",
+	)
+	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   contactnote.OrganizationTable,
+			Columns: []string{contactnote.OrganizationColumn},
+			Bidi:    false,
+		},
+		"ContactNote",
+		"Organization",
+	)
+	graph.MustAddE(
+		"contact",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   contactnote.ContactTable,
+			Columns: []string{contactnote.ContactColumn},
+			Bidi:    false,
+		},
+		"ContactNote",
+		"Contact",
+	)
+	graph.MustAddE(
+		"author",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   contactnote.AuthorTable,
+			Columns: []string{contactnote.AuthorColumn},
+			Bidi:    false,
+		},
+		"ContactNote",
+		"User",
 	)
 	graph.MustAddE(
 		"organization",
@@ -4033,6 +4101,132 @@ func (f *ContactFilter) WhereHasCallPermissionsWith(preds ...predicate.CallPermi
 	})))
 }
 
+// WhereHasNotes applies a predicate to check if query has an edge notes.
+func (f *ContactFilter) WhereHasNotes() {
+	f.Where(entql.HasEdge("notes"))
+}
+
+// WhereHasNotesWith applies a predicate to check if query has an edge notes with a given conditions (other predicates).
+func (f *ContactFilter) WhereHasNotesWith(preds ...predicate.ContactNote) {
+	f.Where(entql.HasEdgeWith("notes", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *ContactNoteQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ContactNoteQuery builder.
+func (_q *ContactNoteQuery) Filter() *ContactNoteFilter {
+	return &ContactNoteFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ContactNoteMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ContactNoteMutation builder.
+func (m *ContactNoteMutation) Filter() *ContactNoteFilter {
+	return &ContactNoteFilter{config: m.config, predicateAdder: m}
+}
+
+// ContactNoteFilter provides a generic filtering capability at runtime for ContactNoteQuery.
+type ContactNoteFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ContactNoteFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *ContactNoteFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(contactnote.FieldID))
+}
+
+// WhereOrganizationID applies the entql [16]byte predicate on the organization_id field.
+func (f *ContactNoteFilter) WhereOrganizationID(p entql.ValueP) {
+	f.Where(p.Field(contactnote.FieldOrganizationID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *ContactNoteFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(contactnote.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *ContactNoteFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(contactnote.FieldUpdatedAt))
+}
+
+// WhereContactID applies the entql [16]byte predicate on the contact_id field.
+func (f *ContactNoteFilter) WhereContactID(p entql.ValueP) {
+	f.Where(p.Field(contactnote.FieldContactID))
+}
+
+// WhereAuthorID applies the entql [16]byte predicate on the author_id field.
+func (f *ContactNoteFilter) WhereAuthorID(p entql.ValueP) {
+	f.Where(p.Field(contactnote.FieldAuthorID))
+}
+
+// WhereContent applies the entql string predicate on the content field.
+func (f *ContactNoteFilter) WhereContent(p entql.StringP) {
+	f.Where(p.Field(contactnote.FieldContent))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *ContactNoteFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *ContactNoteFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasContact applies a predicate to check if query has an edge contact.
+func (f *ContactNoteFilter) WhereHasContact() {
+	f.Where(entql.HasEdge("contact"))
+}
+
+// WhereHasContactWith applies a predicate to check if query has an edge contact with a given conditions (other predicates).
+func (f *ContactNoteFilter) WhereHasContactWith(preds ...predicate.Contact) {
+	f.Where(entql.HasEdgeWith("contact", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasAuthor applies a predicate to check if query has an edge author.
+func (f *ContactNoteFilter) WhereHasAuthor() {
+	f.Where(entql.HasEdge("author"))
+}
+
+// WhereHasAuthorWith applies a predicate to check if query has an edge author with a given conditions (other predicates).
+func (f *ContactNoteFilter) WhereHasAuthorWith(preds ...predicate.User) {
+	f.Where(entql.HasEdgeWith("author", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
 // addPredicate implements the predicateAdder interface.
 func (_q *CustomActionQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
@@ -4062,7 +4256,7 @@ type CustomActionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CustomActionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4161,7 +4355,7 @@ type FormFlowFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *FormFlowFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4285,7 +4479,7 @@ type IVRFlowFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *IVRFlowFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4409,7 +4603,7 @@ type InboundEventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InboundEventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4504,7 +4698,7 @@ type InvitationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InvitationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4598,7 +4792,7 @@ type KeywordRuleFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *KeywordRuleFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4702,7 +4896,7 @@ type MessageFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *MessageFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4860,7 +5054,7 @@ type OrganizationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OrganizationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5007,7 +5201,7 @@ type OrganizationMemberFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OrganizationMemberFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5119,7 +5313,7 @@ type ParkedStatusFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ParkedStatusFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5208,7 +5402,7 @@ type PermissionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PermissionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5277,7 +5471,7 @@ type ProductFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5410,7 +5604,7 @@ type RefreshTokenFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *RefreshTokenFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5490,7 +5684,7 @@ type RoleFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *RoleFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5593,7 +5787,7 @@ type SSOConfigFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SSOConfigFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5712,7 +5906,7 @@ type TagFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TagFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5791,7 +5985,7 @@ type TeamFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TeamFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5918,7 +6112,7 @@ type TeamMemberFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TeamMemberFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6035,7 +6229,7 @@ type TemplateFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TemplateFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[35].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6208,7 +6402,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[35].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[36].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6312,7 +6506,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[36].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[37].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6459,7 +6653,7 @@ type WebhookDeliveryAttemptFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryAttemptFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[37].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[38].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6567,7 +6761,7 @@ type WebhookSubscriptionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookSubscriptionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[38].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[39].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

@@ -22,6 +22,7 @@ import (
 	"switchboard/ent/chatbotsession"
 	"switchboard/ent/chatbotsettings"
 	"switchboard/ent/contact"
+	"switchboard/ent/contactnote"
 	"switchboard/ent/customaction"
 	"switchboard/ent/formflow"
 	"switchboard/ent/invitation"
@@ -2781,6 +2782,19 @@ func (_q *ContactQuery) collectField(ctx context.Context, oneNode bool, opCtx *g
 			_q.WithNamedCallPermissions(alias, func(wq *CallPermissionQuery) {
 				*wq = *query
 			})
+
+		case "notes":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&ContactNoteClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, false, opCtx, field, path, mayAddCondition(satisfies, contactnoteImplementors)...); err != nil {
+				return err
+			}
+			_q.WithNamedNotes(alias, func(wq *ContactNoteQuery) {
+				*wq = *query
+			})
 		case "organizationID":
 			if _, ok := fieldSeen[contact.FieldOrganizationID]; !ok {
 				selectedFields = append(selectedFields, contact.FieldOrganizationID)
@@ -2925,6 +2939,165 @@ func newContactPaginateArgs(rv map[string]any) *contactPaginateArgs {
 	}
 	if v, ok := rv[whereField].(*ContactWhereInput); ok {
 		args.opts = append(args.opts, WithContactFilter(v.Filter))
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *ContactNoteQuery) CollectFields(ctx context.Context, satisfies ...string) (*ContactNoteQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *ContactNoteQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(contactnote.Columns))
+		selectedFields = []string{contactnote.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+
+		case "organization":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&OrganizationClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, organizationImplementors)...); err != nil {
+				return err
+			}
+			_q.withOrganization = query
+			if _, ok := fieldSeen[contactnote.FieldOrganizationID]; !ok {
+				selectedFields = append(selectedFields, contactnote.FieldOrganizationID)
+				fieldSeen[contactnote.FieldOrganizationID] = struct{}{}
+			}
+
+		case "contact":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&ContactClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, contactImplementors)...); err != nil {
+				return err
+			}
+			_q.withContact = query
+			if _, ok := fieldSeen[contactnote.FieldContactID]; !ok {
+				selectedFields = append(selectedFields, contactnote.FieldContactID)
+				fieldSeen[contactnote.FieldContactID] = struct{}{}
+			}
+
+		case "author":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&UserClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, userImplementors)...); err != nil {
+				return err
+			}
+			_q.withAuthor = query
+			if _, ok := fieldSeen[contactnote.FieldAuthorID]; !ok {
+				selectedFields = append(selectedFields, contactnote.FieldAuthorID)
+				fieldSeen[contactnote.FieldAuthorID] = struct{}{}
+			}
+		case "organizationID":
+			if _, ok := fieldSeen[contactnote.FieldOrganizationID]; !ok {
+				selectedFields = append(selectedFields, contactnote.FieldOrganizationID)
+				fieldSeen[contactnote.FieldOrganizationID] = struct{}{}
+			}
+		case "createdAt":
+			if _, ok := fieldSeen[contactnote.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, contactnote.FieldCreatedAt)
+				fieldSeen[contactnote.FieldCreatedAt] = struct{}{}
+			}
+		case "updatedAt":
+			if _, ok := fieldSeen[contactnote.FieldUpdatedAt]; !ok {
+				selectedFields = append(selectedFields, contactnote.FieldUpdatedAt)
+				fieldSeen[contactnote.FieldUpdatedAt] = struct{}{}
+			}
+		case "contactID":
+			if _, ok := fieldSeen[contactnote.FieldContactID]; !ok {
+				selectedFields = append(selectedFields, contactnote.FieldContactID)
+				fieldSeen[contactnote.FieldContactID] = struct{}{}
+			}
+		case "authorID":
+			if _, ok := fieldSeen[contactnote.FieldAuthorID]; !ok {
+				selectedFields = append(selectedFields, contactnote.FieldAuthorID)
+				fieldSeen[contactnote.FieldAuthorID] = struct{}{}
+			}
+		case "content":
+			if _, ok := fieldSeen[contactnote.FieldContent]; !ok {
+				selectedFields = append(selectedFields, contactnote.FieldContent)
+				fieldSeen[contactnote.FieldContent] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type contactnotePaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []ContactNotePaginateOption
+}
+
+func newContactNotePaginateArgs(rv map[string]any) *contactnotePaginateArgs {
+	args := &contactnotePaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &ContactNoteOrder{Field: &ContactNoteOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithContactNoteOrder(order))
+			}
+		case *ContactNoteOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithContactNoteOrder(v))
+			}
+		}
+	}
+	if v, ok := rv[whereField].(*ContactNoteWhereInput); ok {
+		args.opts = append(args.opts, WithContactNoteFilter(v.Filter))
 	}
 	return args
 }

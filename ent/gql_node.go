@@ -21,6 +21,7 @@ import (
 	"switchboard/ent/chatbotsession"
 	"switchboard/ent/chatbotsettings"
 	"switchboard/ent/contact"
+	"switchboard/ent/contactnote"
 	"switchboard/ent/customaction"
 	"switchboard/ent/formflow"
 	"switchboard/ent/invitation"
@@ -132,6 +133,11 @@ var contactImplementors = []string{"Contact", "Node"}
 
 // IsNode implements the Node interface check for GQLGen.
 func (*Contact) IsNode() {}
+
+var contactnoteImplementors = []string{"ContactNote", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*ContactNote) IsNode() {}
 
 var customactionImplementors = []string{"CustomAction", "Node"}
 
@@ -431,6 +437,15 @@ func (c *Client) noder(ctx context.Context, table string, id uuid.UUID) (Noder, 
 			Where(contact.ID(id))
 		if fc := graphql.GetFieldContext(ctx); fc != nil {
 			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, contactImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
+	case contactnote.Table:
+		query := c.ContactNote.Query().
+			Where(contactnote.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, contactnoteImplementors...); err != nil {
 				return nil, err
 			}
 		}
@@ -932,6 +947,22 @@ func (c *Client) noders(ctx context.Context, table string, ids []uuid.UUID) ([]N
 		query := c.Contact.Query().
 			Where(contact.IDIn(ids...))
 		query, err := query.CollectFields(ctx, contactImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
+	case contactnote.Table:
+		query := c.ContactNote.Query().
+			Where(contactnote.IDIn(ids...))
+		query, err := query.CollectFields(ctx, contactnoteImplementors...)
 		if err != nil {
 			return nil, err
 		}

@@ -24,6 +24,7 @@ import (
 	"switchboard/ent/chatbotsession"
 	"switchboard/ent/chatbotsettings"
 	"switchboard/ent/contact"
+	"switchboard/ent/contactnote"
 	"switchboard/ent/customaction"
 	"switchboard/ent/formflow"
 	"switchboard/ent/invitation"
@@ -5513,6 +5514,320 @@ func (_m *Contact) ToEdge(order *ContactOrder) *ContactEdge {
 		order = DefaultContactOrder
 	}
 	return &ContactEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
+}
+
+// ContactNoteEdge is the edge representation of ContactNote.
+type ContactNoteEdge struct {
+	Node   *ContactNote `json:"node"`
+	Cursor Cursor       `json:"cursor"`
+}
+
+// ContactNoteConnection is the connection containing edges to ContactNote.
+type ContactNoteConnection struct {
+	Edges      []*ContactNoteEdge `json:"edges"`
+	PageInfo   PageInfo           `json:"pageInfo"`
+	TotalCount int                `json:"totalCount"`
+}
+
+func (c *ContactNoteConnection) build(nodes []*ContactNote, pager *contactnotePager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *ContactNote
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *ContactNote {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *ContactNote {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*ContactNoteEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &ContactNoteEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// ContactNotePaginateOption enables pagination customization.
+type ContactNotePaginateOption func(*contactnotePager) error
+
+// WithContactNoteOrder configures pagination ordering.
+func WithContactNoteOrder(order *ContactNoteOrder) ContactNotePaginateOption {
+	if order == nil {
+		order = DefaultContactNoteOrder
+	}
+	o := *order
+	return func(pager *contactnotePager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultContactNoteOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithContactNoteFilter configures pagination filter.
+func WithContactNoteFilter(filter func(*ContactNoteQuery) (*ContactNoteQuery, error)) ContactNotePaginateOption {
+	return func(pager *contactnotePager) error {
+		if filter == nil {
+			return errors.New("ContactNoteQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type contactnotePager struct {
+	reverse bool
+	order   *ContactNoteOrder
+	filter  func(*ContactNoteQuery) (*ContactNoteQuery, error)
+}
+
+func newContactNotePager(opts []ContactNotePaginateOption, reverse bool) (*contactnotePager, error) {
+	pager := &contactnotePager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultContactNoteOrder
+	}
+	return pager, nil
+}
+
+func (p *contactnotePager) applyFilter(query *ContactNoteQuery) (*ContactNoteQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *contactnotePager) toCursor(_m *ContactNote) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *contactnotePager) applyCursors(query *ContactNoteQuery, after, before *Cursor) (*ContactNoteQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultContactNoteOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *contactnotePager) applyOrder(query *ContactNoteQuery) *ContactNoteQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultContactNoteOrder.Field {
+		query = query.Order(DefaultContactNoteOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *contactnotePager) orderExpr(query *ContactNoteQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultContactNoteOrder.Field {
+			b.Comma().Ident(DefaultContactNoteOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to ContactNote.
+func (_m *ContactNoteQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...ContactNotePaginateOption,
+) (*ContactNoteConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newContactNotePager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &ContactNoteConnection{Edges: []*ContactNoteEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+var (
+	// ContactNoteOrderFieldCreatedAt orders ContactNote by created_at.
+	ContactNoteOrderFieldCreatedAt = &ContactNoteOrderField{
+		Value: func(_m *ContactNote) (ent.Value, error) {
+			return _m.CreatedAt, nil
+		},
+		column: contactnote.FieldCreatedAt,
+		toTerm: contactnote.ByCreatedAt,
+		toCursor: func(_m *ContactNote) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.CreatedAt,
+			}
+		},
+	}
+	// ContactNoteOrderFieldUpdatedAt orders ContactNote by updated_at.
+	ContactNoteOrderFieldUpdatedAt = &ContactNoteOrderField{
+		Value: func(_m *ContactNote) (ent.Value, error) {
+			return _m.UpdatedAt, nil
+		},
+		column: contactnote.FieldUpdatedAt,
+		toTerm: contactnote.ByUpdatedAt,
+		toCursor: func(_m *ContactNote) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.UpdatedAt,
+			}
+		},
+	}
+)
+
+// String implement fmt.Stringer interface.
+func (f ContactNoteOrderField) String() string {
+	var str string
+	switch f.column {
+	case ContactNoteOrderFieldCreatedAt.column:
+		str = "CREATED_AT"
+	case ContactNoteOrderFieldUpdatedAt.column:
+		str = "UPDATED_AT"
+	}
+	return str
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (f ContactNoteOrderField) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(f.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (f *ContactNoteOrderField) UnmarshalGQL(v interface{}) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("ContactNoteOrderField %T must be a string", v)
+	}
+	switch str {
+	case "CREATED_AT":
+		*f = *ContactNoteOrderFieldCreatedAt
+	case "UPDATED_AT":
+		*f = *ContactNoteOrderFieldUpdatedAt
+	default:
+		return fmt.Errorf("%s is not a valid ContactNoteOrderField", str)
+	}
+	return nil
+}
+
+// ContactNoteOrderField defines the ordering field of ContactNote.
+type ContactNoteOrderField struct {
+	// Value extracts the ordering value from the given ContactNote.
+	Value    func(*ContactNote) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) contactnote.OrderOption
+	toCursor func(*ContactNote) Cursor
+}
+
+// ContactNoteOrder defines the ordering of ContactNote.
+type ContactNoteOrder struct {
+	Direction OrderDirection         `json:"direction"`
+	Field     *ContactNoteOrderField `json:"field"`
+}
+
+// DefaultContactNoteOrder is the default ordering of ContactNote.
+var DefaultContactNoteOrder = &ContactNoteOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &ContactNoteOrderField{
+		Value: func(_m *ContactNote) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: contactnote.FieldID,
+		toTerm: contactnote.ByID,
+		toCursor: func(_m *ContactNote) Cursor {
+			return Cursor{ID: _m.ID}
+		},
+	},
+}
+
+// ToEdge converts ContactNote into ContactNoteEdge.
+func (_m *ContactNote) ToEdge(order *ContactNoteOrder) *ContactNoteEdge {
+	if order == nil {
+		order = DefaultContactNoteOrder
+	}
+	return &ContactNoteEdge{
 		Node:   _m,
 		Cursor: order.Field.toCursor(_m),
 	}

@@ -21,6 +21,7 @@ import (
 	"switchboard/ent/chatbotsession"
 	"switchboard/ent/chatbotsettings"
 	"switchboard/ent/contact"
+	"switchboard/ent/contactnote"
 	"switchboard/ent/customaction"
 	"switchboard/ent/formflow"
 	"switchboard/ent/invitation"
@@ -9640,6 +9641,10 @@ type ContactWhereInput struct {
 	// "call_permissions" edge predicates.
 	HasCallPermissions     *bool                       `json:"hasCallPermissions,omitempty"`
 	HasCallPermissionsWith []*CallPermissionWhereInput `json:"hasCallPermissionsWith,omitempty"`
+
+	// "notes" edge predicates.
+	HasNotes     *bool                    `json:"hasNotes,omitempty"`
+	HasNotesWith []*ContactNoteWhereInput `json:"hasNotesWith,omitempty"`
 }
 
 // AddPredicates adds custom predicates to the where input to be used during the filtering phase.
@@ -10281,6 +10286,24 @@ func (i *ContactWhereInput) P() (predicate.Contact, error) {
 		}
 		predicates = append(predicates, contact.HasCallPermissionsWith(with...))
 	}
+	if i.HasNotes != nil {
+		p := contact.HasNotes()
+		if !*i.HasNotes {
+			p = contact.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasNotesWith) > 0 {
+		with := make([]predicate.ContactNote, 0, len(i.HasNotesWith))
+		for _, w := range i.HasNotesWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasNotesWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, contact.HasNotesWith(with...))
+	}
 	switch len(predicates) {
 	case 0:
 		return nil, ErrEmptyContactWhereInput
@@ -10288,6 +10311,380 @@ func (i *ContactWhereInput) P() (predicate.Contact, error) {
 		return predicates[0], nil
 	default:
 		return contact.And(predicates...), nil
+	}
+}
+
+// ContactNoteWhereInput represents a where input for filtering ContactNote queries.
+type ContactNoteWhereInput struct {
+	Predicates []predicate.ContactNote  `json:"-"`
+	Not        *ContactNoteWhereInput   `json:"not,omitempty"`
+	Or         []*ContactNoteWhereInput `json:"or,omitempty"`
+	And        []*ContactNoteWhereInput `json:"and,omitempty"`
+
+	// "id" field predicates.
+	ID      *uuid.UUID  `json:"id,omitempty"`
+	IDNEQ   *uuid.UUID  `json:"idNEQ,omitempty"`
+	IDIn    []uuid.UUID `json:"idIn,omitempty"`
+	IDNotIn []uuid.UUID `json:"idNotIn,omitempty"`
+	IDGT    *uuid.UUID  `json:"idGT,omitempty"`
+	IDGTE   *uuid.UUID  `json:"idGTE,omitempty"`
+	IDLT    *uuid.UUID  `json:"idLT,omitempty"`
+	IDLTE   *uuid.UUID  `json:"idLTE,omitempty"`
+
+	// "organization_id" field predicates.
+	OrganizationID      *uuid.UUID  `json:"organizationID,omitempty"`
+	OrganizationIDNEQ   *uuid.UUID  `json:"organizationIDNEQ,omitempty"`
+	OrganizationIDIn    []uuid.UUID `json:"organizationIDIn,omitempty"`
+	OrganizationIDNotIn []uuid.UUID `json:"organizationIDNotIn,omitempty"`
+
+	// "created_at" field predicates.
+	CreatedAt      *time.Time  `json:"createdAt,omitempty"`
+	CreatedAtNEQ   *time.Time  `json:"createdAtNEQ,omitempty"`
+	CreatedAtIn    []time.Time `json:"createdAtIn,omitempty"`
+	CreatedAtNotIn []time.Time `json:"createdAtNotIn,omitempty"`
+	CreatedAtGT    *time.Time  `json:"createdAtGT,omitempty"`
+	CreatedAtGTE   *time.Time  `json:"createdAtGTE,omitempty"`
+	CreatedAtLT    *time.Time  `json:"createdAtLT,omitempty"`
+	CreatedAtLTE   *time.Time  `json:"createdAtLTE,omitempty"`
+
+	// "updated_at" field predicates.
+	UpdatedAt      *time.Time  `json:"updatedAt,omitempty"`
+	UpdatedAtNEQ   *time.Time  `json:"updatedAtNEQ,omitempty"`
+	UpdatedAtIn    []time.Time `json:"updatedAtIn,omitempty"`
+	UpdatedAtNotIn []time.Time `json:"updatedAtNotIn,omitempty"`
+	UpdatedAtGT    *time.Time  `json:"updatedAtGT,omitempty"`
+	UpdatedAtGTE   *time.Time  `json:"updatedAtGTE,omitempty"`
+	UpdatedAtLT    *time.Time  `json:"updatedAtLT,omitempty"`
+	UpdatedAtLTE   *time.Time  `json:"updatedAtLTE,omitempty"`
+
+	// "contact_id" field predicates.
+	ContactID      *uuid.UUID  `json:"contactID,omitempty"`
+	ContactIDNEQ   *uuid.UUID  `json:"contactIDNEQ,omitempty"`
+	ContactIDIn    []uuid.UUID `json:"contactIDIn,omitempty"`
+	ContactIDNotIn []uuid.UUID `json:"contactIDNotIn,omitempty"`
+
+	// "author_id" field predicates.
+	AuthorID       *uuid.UUID  `json:"authorID,omitempty"`
+	AuthorIDNEQ    *uuid.UUID  `json:"authorIDNEQ,omitempty"`
+	AuthorIDIn     []uuid.UUID `json:"authorIDIn,omitempty"`
+	AuthorIDNotIn  []uuid.UUID `json:"authorIDNotIn,omitempty"`
+	AuthorIDIsNil  bool        `json:"authorIDIsNil,omitempty"`
+	AuthorIDNotNil bool        `json:"authorIDNotNil,omitempty"`
+
+	// "content" field predicates.
+	Content             *string  `json:"content,omitempty"`
+	ContentNEQ          *string  `json:"contentNEQ,omitempty"`
+	ContentIn           []string `json:"contentIn,omitempty"`
+	ContentNotIn        []string `json:"contentNotIn,omitempty"`
+	ContentGT           *string  `json:"contentGT,omitempty"`
+	ContentGTE          *string  `json:"contentGTE,omitempty"`
+	ContentLT           *string  `json:"contentLT,omitempty"`
+	ContentLTE          *string  `json:"contentLTE,omitempty"`
+	ContentContains     *string  `json:"contentContains,omitempty"`
+	ContentHasPrefix    *string  `json:"contentHasPrefix,omitempty"`
+	ContentHasSuffix    *string  `json:"contentHasSuffix,omitempty"`
+	ContentEqualFold    *string  `json:"contentEqualFold,omitempty"`
+	ContentContainsFold *string  `json:"contentContainsFold,omitempty"`
+
+	// "organization" edge predicates.
+	HasOrganization     *bool                     `json:"hasOrganization,omitempty"`
+	HasOrganizationWith []*OrganizationWhereInput `json:"hasOrganizationWith,omitempty"`
+
+	// "contact" edge predicates.
+	HasContact     *bool                `json:"hasContact,omitempty"`
+	HasContactWith []*ContactWhereInput `json:"hasContactWith,omitempty"`
+
+	// "author" edge predicates.
+	HasAuthor     *bool             `json:"hasAuthor,omitempty"`
+	HasAuthorWith []*UserWhereInput `json:"hasAuthorWith,omitempty"`
+}
+
+// AddPredicates adds custom predicates to the where input to be used during the filtering phase.
+func (i *ContactNoteWhereInput) AddPredicates(predicates ...predicate.ContactNote) {
+	i.Predicates = append(i.Predicates, predicates...)
+}
+
+// Filter applies the ContactNoteWhereInput filter on the ContactNoteQuery builder.
+func (i *ContactNoteWhereInput) Filter(q *ContactNoteQuery) (*ContactNoteQuery, error) {
+	if i == nil {
+		return q, nil
+	}
+	p, err := i.P()
+	if err != nil {
+		if err == ErrEmptyContactNoteWhereInput {
+			return q, nil
+		}
+		return nil, err
+	}
+	return q.Where(p), nil
+}
+
+// ErrEmptyContactNoteWhereInput is returned in case the ContactNoteWhereInput is empty.
+var ErrEmptyContactNoteWhereInput = errors.New("ent: empty predicate ContactNoteWhereInput")
+
+// P returns a predicate for filtering contactnotes.
+// An error is returned if the input is empty or invalid.
+func (i *ContactNoteWhereInput) P() (predicate.ContactNote, error) {
+	var predicates []predicate.ContactNote
+	if i.Not != nil {
+		p, err := i.Not.P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'not'", err)
+		}
+		predicates = append(predicates, contactnote.Not(p))
+	}
+	switch n := len(i.Or); {
+	case n == 1:
+		p, err := i.Or[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'or'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		or := make([]predicate.ContactNote, 0, n)
+		for _, w := range i.Or {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'or'", err)
+			}
+			or = append(or, p)
+		}
+		predicates = append(predicates, contactnote.Or(or...))
+	}
+	switch n := len(i.And); {
+	case n == 1:
+		p, err := i.And[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'and'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		and := make([]predicate.ContactNote, 0, n)
+		for _, w := range i.And {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'and'", err)
+			}
+			and = append(and, p)
+		}
+		predicates = append(predicates, contactnote.And(and...))
+	}
+	predicates = append(predicates, i.Predicates...)
+	if i.ID != nil {
+		predicates = append(predicates, contactnote.IDEQ(*i.ID))
+	}
+	if i.IDNEQ != nil {
+		predicates = append(predicates, contactnote.IDNEQ(*i.IDNEQ))
+	}
+	if len(i.IDIn) > 0 {
+		predicates = append(predicates, contactnote.IDIn(i.IDIn...))
+	}
+	if len(i.IDNotIn) > 0 {
+		predicates = append(predicates, contactnote.IDNotIn(i.IDNotIn...))
+	}
+	if i.IDGT != nil {
+		predicates = append(predicates, contactnote.IDGT(*i.IDGT))
+	}
+	if i.IDGTE != nil {
+		predicates = append(predicates, contactnote.IDGTE(*i.IDGTE))
+	}
+	if i.IDLT != nil {
+		predicates = append(predicates, contactnote.IDLT(*i.IDLT))
+	}
+	if i.IDLTE != nil {
+		predicates = append(predicates, contactnote.IDLTE(*i.IDLTE))
+	}
+	if i.OrganizationID != nil {
+		predicates = append(predicates, contactnote.OrganizationIDEQ(*i.OrganizationID))
+	}
+	if i.OrganizationIDNEQ != nil {
+		predicates = append(predicates, contactnote.OrganizationIDNEQ(*i.OrganizationIDNEQ))
+	}
+	if len(i.OrganizationIDIn) > 0 {
+		predicates = append(predicates, contactnote.OrganizationIDIn(i.OrganizationIDIn...))
+	}
+	if len(i.OrganizationIDNotIn) > 0 {
+		predicates = append(predicates, contactnote.OrganizationIDNotIn(i.OrganizationIDNotIn...))
+	}
+	if i.CreatedAt != nil {
+		predicates = append(predicates, contactnote.CreatedAtEQ(*i.CreatedAt))
+	}
+	if i.CreatedAtNEQ != nil {
+		predicates = append(predicates, contactnote.CreatedAtNEQ(*i.CreatedAtNEQ))
+	}
+	if len(i.CreatedAtIn) > 0 {
+		predicates = append(predicates, contactnote.CreatedAtIn(i.CreatedAtIn...))
+	}
+	if len(i.CreatedAtNotIn) > 0 {
+		predicates = append(predicates, contactnote.CreatedAtNotIn(i.CreatedAtNotIn...))
+	}
+	if i.CreatedAtGT != nil {
+		predicates = append(predicates, contactnote.CreatedAtGT(*i.CreatedAtGT))
+	}
+	if i.CreatedAtGTE != nil {
+		predicates = append(predicates, contactnote.CreatedAtGTE(*i.CreatedAtGTE))
+	}
+	if i.CreatedAtLT != nil {
+		predicates = append(predicates, contactnote.CreatedAtLT(*i.CreatedAtLT))
+	}
+	if i.CreatedAtLTE != nil {
+		predicates = append(predicates, contactnote.CreatedAtLTE(*i.CreatedAtLTE))
+	}
+	if i.UpdatedAt != nil {
+		predicates = append(predicates, contactnote.UpdatedAtEQ(*i.UpdatedAt))
+	}
+	if i.UpdatedAtNEQ != nil {
+		predicates = append(predicates, contactnote.UpdatedAtNEQ(*i.UpdatedAtNEQ))
+	}
+	if len(i.UpdatedAtIn) > 0 {
+		predicates = append(predicates, contactnote.UpdatedAtIn(i.UpdatedAtIn...))
+	}
+	if len(i.UpdatedAtNotIn) > 0 {
+		predicates = append(predicates, contactnote.UpdatedAtNotIn(i.UpdatedAtNotIn...))
+	}
+	if i.UpdatedAtGT != nil {
+		predicates = append(predicates, contactnote.UpdatedAtGT(*i.UpdatedAtGT))
+	}
+	if i.UpdatedAtGTE != nil {
+		predicates = append(predicates, contactnote.UpdatedAtGTE(*i.UpdatedAtGTE))
+	}
+	if i.UpdatedAtLT != nil {
+		predicates = append(predicates, contactnote.UpdatedAtLT(*i.UpdatedAtLT))
+	}
+	if i.UpdatedAtLTE != nil {
+		predicates = append(predicates, contactnote.UpdatedAtLTE(*i.UpdatedAtLTE))
+	}
+	if i.ContactID != nil {
+		predicates = append(predicates, contactnote.ContactIDEQ(*i.ContactID))
+	}
+	if i.ContactIDNEQ != nil {
+		predicates = append(predicates, contactnote.ContactIDNEQ(*i.ContactIDNEQ))
+	}
+	if len(i.ContactIDIn) > 0 {
+		predicates = append(predicates, contactnote.ContactIDIn(i.ContactIDIn...))
+	}
+	if len(i.ContactIDNotIn) > 0 {
+		predicates = append(predicates, contactnote.ContactIDNotIn(i.ContactIDNotIn...))
+	}
+	if i.AuthorID != nil {
+		predicates = append(predicates, contactnote.AuthorIDEQ(*i.AuthorID))
+	}
+	if i.AuthorIDNEQ != nil {
+		predicates = append(predicates, contactnote.AuthorIDNEQ(*i.AuthorIDNEQ))
+	}
+	if len(i.AuthorIDIn) > 0 {
+		predicates = append(predicates, contactnote.AuthorIDIn(i.AuthorIDIn...))
+	}
+	if len(i.AuthorIDNotIn) > 0 {
+		predicates = append(predicates, contactnote.AuthorIDNotIn(i.AuthorIDNotIn...))
+	}
+	if i.AuthorIDIsNil {
+		predicates = append(predicates, contactnote.AuthorIDIsNil())
+	}
+	if i.AuthorIDNotNil {
+		predicates = append(predicates, contactnote.AuthorIDNotNil())
+	}
+	if i.Content != nil {
+		predicates = append(predicates, contactnote.ContentEQ(*i.Content))
+	}
+	if i.ContentNEQ != nil {
+		predicates = append(predicates, contactnote.ContentNEQ(*i.ContentNEQ))
+	}
+	if len(i.ContentIn) > 0 {
+		predicates = append(predicates, contactnote.ContentIn(i.ContentIn...))
+	}
+	if len(i.ContentNotIn) > 0 {
+		predicates = append(predicates, contactnote.ContentNotIn(i.ContentNotIn...))
+	}
+	if i.ContentGT != nil {
+		predicates = append(predicates, contactnote.ContentGT(*i.ContentGT))
+	}
+	if i.ContentGTE != nil {
+		predicates = append(predicates, contactnote.ContentGTE(*i.ContentGTE))
+	}
+	if i.ContentLT != nil {
+		predicates = append(predicates, contactnote.ContentLT(*i.ContentLT))
+	}
+	if i.ContentLTE != nil {
+		predicates = append(predicates, contactnote.ContentLTE(*i.ContentLTE))
+	}
+	if i.ContentContains != nil {
+		predicates = append(predicates, contactnote.ContentContains(*i.ContentContains))
+	}
+	if i.ContentHasPrefix != nil {
+		predicates = append(predicates, contactnote.ContentHasPrefix(*i.ContentHasPrefix))
+	}
+	if i.ContentHasSuffix != nil {
+		predicates = append(predicates, contactnote.ContentHasSuffix(*i.ContentHasSuffix))
+	}
+	if i.ContentEqualFold != nil {
+		predicates = append(predicates, contactnote.ContentEqualFold(*i.ContentEqualFold))
+	}
+	if i.ContentContainsFold != nil {
+		predicates = append(predicates, contactnote.ContentContainsFold(*i.ContentContainsFold))
+	}
+
+	if i.HasOrganization != nil {
+		p := contactnote.HasOrganization()
+		if !*i.HasOrganization {
+			p = contactnote.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasOrganizationWith) > 0 {
+		with := make([]predicate.Organization, 0, len(i.HasOrganizationWith))
+		for _, w := range i.HasOrganizationWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasOrganizationWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, contactnote.HasOrganizationWith(with...))
+	}
+	if i.HasContact != nil {
+		p := contactnote.HasContact()
+		if !*i.HasContact {
+			p = contactnote.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasContactWith) > 0 {
+		with := make([]predicate.Contact, 0, len(i.HasContactWith))
+		for _, w := range i.HasContactWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasContactWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, contactnote.HasContactWith(with...))
+	}
+	if i.HasAuthor != nil {
+		p := contactnote.HasAuthor()
+		if !*i.HasAuthor {
+			p = contactnote.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasAuthorWith) > 0 {
+		with := make([]predicate.User, 0, len(i.HasAuthorWith))
+		for _, w := range i.HasAuthorWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasAuthorWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, contactnote.HasAuthorWith(with...))
+	}
+	switch len(predicates) {
+	case 0:
+		return nil, ErrEmptyContactNoteWhereInput
+	case 1:
+		return predicates[0], nil
+	default:
+		return contactnote.And(predicates...), nil
 	}
 }
 

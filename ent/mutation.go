@@ -22,6 +22,7 @@ import (
 	"switchboard/ent/chatbotsession"
 	"switchboard/ent/chatbotsettings"
 	"switchboard/ent/contact"
+	"switchboard/ent/contactnote"
 	"switchboard/ent/customaction"
 	"switchboard/ent/formflow"
 	"switchboard/ent/inboundevent"
@@ -79,6 +80,7 @@ const (
 	TypeChatbotSession         = "ChatbotSession"
 	TypeChatbotSettings        = "ChatbotSettings"
 	TypeContact                = "Contact"
+	TypeContactNote            = "ContactNote"
 	TypeCustomAction           = "CustomAction"
 	TypeFormFlow               = "FormFlow"
 	TypeIVRFlow                = "IVRFlow"
@@ -18615,6 +18617,9 @@ type ContactMutation struct {
 	call_permissions        map[uuid.UUID]struct{}
 	removedcall_permissions map[uuid.UUID]struct{}
 	clearedcall_permissions bool
+	notes                   map[uuid.UUID]struct{}
+	removednotes            map[uuid.UUID]struct{}
+	clearednotes            bool
 	done                    bool
 	oldValue                func(context.Context) (*Contact, error)
 	predicates              []predicate.Contact
@@ -19653,6 +19658,60 @@ func (m *ContactMutation) ResetCallPermissions() {
 	m.removedcall_permissions = nil
 }
 
+// AddNoteIDs adds the "notes" edge to the ContactNote entity by ids.
+func (m *ContactMutation) AddNoteIDs(ids ...uuid.UUID) {
+	if m.notes == nil {
+		m.notes = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.notes[ids[i]] = struct{}{}
+	}
+}
+
+// ClearNotes clears the "notes" edge to the ContactNote entity.
+func (m *ContactMutation) ClearNotes() {
+	m.clearednotes = true
+}
+
+// NotesCleared reports if the "notes" edge to the ContactNote entity was cleared.
+func (m *ContactMutation) NotesCleared() bool {
+	return m.clearednotes
+}
+
+// RemoveNoteIDs removes the "notes" edge to the ContactNote entity by IDs.
+func (m *ContactMutation) RemoveNoteIDs(ids ...uuid.UUID) {
+	if m.removednotes == nil {
+		m.removednotes = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.notes, ids[i])
+		m.removednotes[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedNotes returns the removed IDs of the "notes" edge to the ContactNote entity.
+func (m *ContactMutation) RemovedNotesIDs() (ids []uuid.UUID) {
+	for id := range m.removednotes {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// NotesIDs returns the "notes" edge IDs in the mutation.
+func (m *ContactMutation) NotesIDs() (ids []uuid.UUID) {
+	for id := range m.notes {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetNotes resets all changes to the "notes" edge.
+func (m *ContactMutation) ResetNotes() {
+	m.notes = nil
+	m.clearednotes = false
+	m.removednotes = nil
+}
+
 // Where appends a list predicates to the ContactMutation builder.
 func (m *ContactMutation) Where(ps ...predicate.Contact) {
 	m.predicates = append(m.predicates, ps...)
@@ -20094,7 +20153,7 @@ func (m *ContactMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *ContactMutation) AddedEdges() []string {
-	edges := make([]string, 0, 5)
+	edges := make([]string, 0, 6)
 	if m.organization != nil {
 		edges = append(edges, contact.EdgeOrganization)
 	}
@@ -20109,6 +20168,9 @@ func (m *ContactMutation) AddedEdges() []string {
 	}
 	if m.call_permissions != nil {
 		edges = append(edges, contact.EdgeCallPermissions)
+	}
+	if m.notes != nil {
+		edges = append(edges, contact.EdgeNotes)
 	}
 	return edges
 }
@@ -20145,13 +20207,19 @@ func (m *ContactMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case contact.EdgeNotes:
+		ids := make([]ent.Value, 0, len(m.notes))
+		for id := range m.notes {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *ContactMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 5)
+	edges := make([]string, 0, 6)
 	if m.removedmessages != nil {
 		edges = append(edges, contact.EdgeMessages)
 	}
@@ -20163,6 +20231,9 @@ func (m *ContactMutation) RemovedEdges() []string {
 	}
 	if m.removedcall_permissions != nil {
 		edges = append(edges, contact.EdgeCallPermissions)
+	}
+	if m.removednotes != nil {
+		edges = append(edges, contact.EdgeNotes)
 	}
 	return edges
 }
@@ -20195,13 +20266,19 @@ func (m *ContactMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case contact.EdgeNotes:
+		ids := make([]ent.Value, 0, len(m.removednotes))
+		for id := range m.removednotes {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *ContactMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 5)
+	edges := make([]string, 0, 6)
 	if m.clearedorganization {
 		edges = append(edges, contact.EdgeOrganization)
 	}
@@ -20216,6 +20293,9 @@ func (m *ContactMutation) ClearedEdges() []string {
 	}
 	if m.clearedcall_permissions {
 		edges = append(edges, contact.EdgeCallPermissions)
+	}
+	if m.clearednotes {
+		edges = append(edges, contact.EdgeNotes)
 	}
 	return edges
 }
@@ -20234,6 +20314,8 @@ func (m *ContactMutation) EdgeCleared(name string) bool {
 		return m.clearedchatbot_sessions
 	case contact.EdgeCallPermissions:
 		return m.clearedcall_permissions
+	case contact.EdgeNotes:
+		return m.clearednotes
 	}
 	return false
 }
@@ -20268,8 +20350,781 @@ func (m *ContactMutation) ResetEdge(name string) error {
 	case contact.EdgeCallPermissions:
 		m.ResetCallPermissions()
 		return nil
+	case contact.EdgeNotes:
+		m.ResetNotes()
+		return nil
 	}
 	return fmt.Errorf("unknown Contact edge %s", name)
+}
+
+// ContactNoteMutation represents an operation that mutates the ContactNote nodes in the graph.
+type ContactNoteMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	created_at          *time.Time
+	updated_at          *time.Time
+	content             *string
+	clearedFields       map[string]struct{}
+	organization        *uuid.UUID
+	clearedorganization bool
+	contact             *uuid.UUID
+	clearedcontact      bool
+	author              *uuid.UUID
+	clearedauthor       bool
+	done                bool
+	oldValue            func(context.Context) (*ContactNote, error)
+	predicates          []predicate.ContactNote
+}
+
+var _ ent.Mutation = (*ContactNoteMutation)(nil)
+
+// contactnoteOption allows management of the mutation configuration using functional options.
+type contactnoteOption func(*ContactNoteMutation)
+
+// newContactNoteMutation creates new mutation for the ContactNote entity.
+func newContactNoteMutation(c config, op Op, opts ...contactnoteOption) *ContactNoteMutation {
+	m := &ContactNoteMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeContactNote,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withContactNoteID sets the ID field of the mutation.
+func withContactNoteID(id uuid.UUID) contactnoteOption {
+	return func(m *ContactNoteMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ContactNote
+		)
+		m.oldValue = func(ctx context.Context) (*ContactNote, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ContactNote.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withContactNote sets the old ContactNote of the mutation.
+func withContactNote(node *ContactNote) contactnoteOption {
+	return func(m *ContactNoteMutation) {
+		m.oldValue = func(context.Context) (*ContactNote, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ContactNoteMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ContactNoteMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of ContactNote entities.
+func (m *ContactNoteMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ContactNoteMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ContactNoteMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ContactNote.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *ContactNoteMutation) SetOrganizationID(u uuid.UUID) {
+	m.organization = &u
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *ContactNoteMutation) OrganizationID() (r uuid.UUID, exists bool) {
+	v := m.organization
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the ContactNote entity.
+// If the ContactNote object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactNoteMutation) OldOrganizationID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *ContactNoteMutation) ResetOrganizationID() {
+	m.organization = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ContactNoteMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ContactNoteMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the ContactNote entity.
+// If the ContactNote object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactNoteMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ContactNoteMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *ContactNoteMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *ContactNoteMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the ContactNote entity.
+// If the ContactNote object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactNoteMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *ContactNoteMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetContactID sets the "contact_id" field.
+func (m *ContactNoteMutation) SetContactID(u uuid.UUID) {
+	m.contact = &u
+}
+
+// ContactID returns the value of the "contact_id" field in the mutation.
+func (m *ContactNoteMutation) ContactID() (r uuid.UUID, exists bool) {
+	v := m.contact
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContactID returns the old "contact_id" field's value of the ContactNote entity.
+// If the ContactNote object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactNoteMutation) OldContactID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContactID: %w", err)
+	}
+	return oldValue.ContactID, nil
+}
+
+// ResetContactID resets all changes to the "contact_id" field.
+func (m *ContactNoteMutation) ResetContactID() {
+	m.contact = nil
+}
+
+// SetAuthorID sets the "author_id" field.
+func (m *ContactNoteMutation) SetAuthorID(u uuid.UUID) {
+	m.author = &u
+}
+
+// AuthorID returns the value of the "author_id" field in the mutation.
+func (m *ContactNoteMutation) AuthorID() (r uuid.UUID, exists bool) {
+	v := m.author
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAuthorID returns the old "author_id" field's value of the ContactNote entity.
+// If the ContactNote object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactNoteMutation) OldAuthorID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAuthorID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAuthorID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAuthorID: %w", err)
+	}
+	return oldValue.AuthorID, nil
+}
+
+// ClearAuthorID clears the value of the "author_id" field.
+func (m *ContactNoteMutation) ClearAuthorID() {
+	m.author = nil
+	m.clearedFields[contactnote.FieldAuthorID] = struct{}{}
+}
+
+// AuthorIDCleared returns if the "author_id" field was cleared in this mutation.
+func (m *ContactNoteMutation) AuthorIDCleared() bool {
+	_, ok := m.clearedFields[contactnote.FieldAuthorID]
+	return ok
+}
+
+// ResetAuthorID resets all changes to the "author_id" field.
+func (m *ContactNoteMutation) ResetAuthorID() {
+	m.author = nil
+	delete(m.clearedFields, contactnote.FieldAuthorID)
+}
+
+// SetContent sets the "content" field.
+func (m *ContactNoteMutation) SetContent(s string) {
+	m.content = &s
+}
+
+// Content returns the value of the "content" field in the mutation.
+func (m *ContactNoteMutation) Content() (r string, exists bool) {
+	v := m.content
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContent returns the old "content" field's value of the ContactNote entity.
+// If the ContactNote object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactNoteMutation) OldContent(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContent is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContent requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContent: %w", err)
+	}
+	return oldValue.Content, nil
+}
+
+// ResetContent resets all changes to the "content" field.
+func (m *ContactNoteMutation) ResetContent() {
+	m.content = nil
+}
+
+// ClearOrganization clears the "organization" edge to the Organization entity.
+func (m *ContactNoteMutation) ClearOrganization() {
+	m.clearedorganization = true
+	m.clearedFields[contactnote.FieldOrganizationID] = struct{}{}
+}
+
+// OrganizationCleared reports if the "organization" edge to the Organization entity was cleared.
+func (m *ContactNoteMutation) OrganizationCleared() bool {
+	return m.clearedorganization
+}
+
+// OrganizationIDs returns the "organization" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OrganizationID instead. It exists only for internal usage by the builders.
+func (m *ContactNoteMutation) OrganizationIDs() (ids []uuid.UUID) {
+	if id := m.organization; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOrganization resets all changes to the "organization" edge.
+func (m *ContactNoteMutation) ResetOrganization() {
+	m.organization = nil
+	m.clearedorganization = false
+}
+
+// ClearContact clears the "contact" edge to the Contact entity.
+func (m *ContactNoteMutation) ClearContact() {
+	m.clearedcontact = true
+	m.clearedFields[contactnote.FieldContactID] = struct{}{}
+}
+
+// ContactCleared reports if the "contact" edge to the Contact entity was cleared.
+func (m *ContactNoteMutation) ContactCleared() bool {
+	return m.clearedcontact
+}
+
+// ContactIDs returns the "contact" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ContactID instead. It exists only for internal usage by the builders.
+func (m *ContactNoteMutation) ContactIDs() (ids []uuid.UUID) {
+	if id := m.contact; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetContact resets all changes to the "contact" edge.
+func (m *ContactNoteMutation) ResetContact() {
+	m.contact = nil
+	m.clearedcontact = false
+}
+
+// ClearAuthor clears the "author" edge to the User entity.
+func (m *ContactNoteMutation) ClearAuthor() {
+	m.clearedauthor = true
+	m.clearedFields[contactnote.FieldAuthorID] = struct{}{}
+}
+
+// AuthorCleared reports if the "author" edge to the User entity was cleared.
+func (m *ContactNoteMutation) AuthorCleared() bool {
+	return m.AuthorIDCleared() || m.clearedauthor
+}
+
+// AuthorIDs returns the "author" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AuthorID instead. It exists only for internal usage by the builders.
+func (m *ContactNoteMutation) AuthorIDs() (ids []uuid.UUID) {
+	if id := m.author; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAuthor resets all changes to the "author" edge.
+func (m *ContactNoteMutation) ResetAuthor() {
+	m.author = nil
+	m.clearedauthor = false
+}
+
+// Where appends a list predicates to the ContactNoteMutation builder.
+func (m *ContactNoteMutation) Where(ps ...predicate.ContactNote) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ContactNoteMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ContactNoteMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ContactNote, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ContactNoteMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ContactNoteMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ContactNote).
+func (m *ContactNoteMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ContactNoteMutation) Fields() []string {
+	fields := make([]string, 0, 6)
+	if m.organization != nil {
+		fields = append(fields, contactnote.FieldOrganizationID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, contactnote.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, contactnote.FieldUpdatedAt)
+	}
+	if m.contact != nil {
+		fields = append(fields, contactnote.FieldContactID)
+	}
+	if m.author != nil {
+		fields = append(fields, contactnote.FieldAuthorID)
+	}
+	if m.content != nil {
+		fields = append(fields, contactnote.FieldContent)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ContactNoteMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case contactnote.FieldOrganizationID:
+		return m.OrganizationID()
+	case contactnote.FieldCreatedAt:
+		return m.CreatedAt()
+	case contactnote.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case contactnote.FieldContactID:
+		return m.ContactID()
+	case contactnote.FieldAuthorID:
+		return m.AuthorID()
+	case contactnote.FieldContent:
+		return m.Content()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ContactNoteMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case contactnote.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case contactnote.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case contactnote.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case contactnote.FieldContactID:
+		return m.OldContactID(ctx)
+	case contactnote.FieldAuthorID:
+		return m.OldAuthorID(ctx)
+	case contactnote.FieldContent:
+		return m.OldContent(ctx)
+	}
+	return nil, fmt.Errorf("unknown ContactNote field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContactNoteMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case contactnote.FieldOrganizationID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case contactnote.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case contactnote.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case contactnote.FieldContactID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContactID(v)
+		return nil
+	case contactnote.FieldAuthorID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAuthorID(v)
+		return nil
+	case contactnote.FieldContent:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContent(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ContactNote field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ContactNoteMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ContactNoteMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContactNoteMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown ContactNote numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ContactNoteMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(contactnote.FieldAuthorID) {
+		fields = append(fields, contactnote.FieldAuthorID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ContactNoteMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ContactNoteMutation) ClearField(name string) error {
+	switch name {
+	case contactnote.FieldAuthorID:
+		m.ClearAuthorID()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactNote nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ContactNoteMutation) ResetField(name string) error {
+	switch name {
+	case contactnote.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case contactnote.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case contactnote.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case contactnote.FieldContactID:
+		m.ResetContactID()
+		return nil
+	case contactnote.FieldAuthorID:
+		m.ResetAuthorID()
+		return nil
+	case contactnote.FieldContent:
+		m.ResetContent()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactNote field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ContactNoteMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.organization != nil {
+		edges = append(edges, contactnote.EdgeOrganization)
+	}
+	if m.contact != nil {
+		edges = append(edges, contactnote.EdgeContact)
+	}
+	if m.author != nil {
+		edges = append(edges, contactnote.EdgeAuthor)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ContactNoteMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case contactnote.EdgeOrganization:
+		if id := m.organization; id != nil {
+			return []ent.Value{*id}
+		}
+	case contactnote.EdgeContact:
+		if id := m.contact; id != nil {
+			return []ent.Value{*id}
+		}
+	case contactnote.EdgeAuthor:
+		if id := m.author; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ContactNoteMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ContactNoteMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ContactNoteMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedorganization {
+		edges = append(edges, contactnote.EdgeOrganization)
+	}
+	if m.clearedcontact {
+		edges = append(edges, contactnote.EdgeContact)
+	}
+	if m.clearedauthor {
+		edges = append(edges, contactnote.EdgeAuthor)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ContactNoteMutation) EdgeCleared(name string) bool {
+	switch name {
+	case contactnote.EdgeOrganization:
+		return m.clearedorganization
+	case contactnote.EdgeContact:
+		return m.clearedcontact
+	case contactnote.EdgeAuthor:
+		return m.clearedauthor
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ContactNoteMutation) ClearEdge(name string) error {
+	switch name {
+	case contactnote.EdgeOrganization:
+		m.ClearOrganization()
+		return nil
+	case contactnote.EdgeContact:
+		m.ClearContact()
+		return nil
+	case contactnote.EdgeAuthor:
+		m.ClearAuthor()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactNote unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ContactNoteMutation) ResetEdge(name string) error {
+	switch name {
+	case contactnote.EdgeOrganization:
+		m.ResetOrganization()
+		return nil
+	case contactnote.EdgeContact:
+		m.ResetContact()
+		return nil
+	case contactnote.EdgeAuthor:
+		m.ResetAuthor()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactNote edge %s", name)
 }
 
 // CustomActionMutation represents an operation that mutates the CustomAction nodes in the graph.

@@ -46,6 +46,8 @@ type Tx struct {
 	ChatbotSettings *ChatbotSettingsClient
 	// Contact is the client for interacting with the Contact builders.
 	Contact *ContactClient
+	// ContactNote is the client for interacting with the ContactNote builders.
+	ContactNote *ContactNoteClient
 	// CustomAction is the client for interacting with the CustomAction builders.
 	CustomAction *CustomActionClient
 	// FormFlow is the client for interacting with the FormFlow builders.
@@ -239,6 +241,7 @@ func (tx *Tx) init() {
 	tx.ChatbotSession = NewChatbotSessionClient(tx.config)
 	tx.ChatbotSettings = NewChatbotSettingsClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)
+	tx.ContactNote = NewContactNoteClient(tx.config)
 	tx.CustomAction = NewCustomActionClient(tx.config)
 	tx.FormFlow = NewFormFlowClient(tx.config)
 	tx.IVRFlow = NewIVRFlowClient(tx.config)

@@ -30,6 +30,7 @@ import (
 	"switchboard/ent/webhookdelivery"
 	"switchboard/graph/model"
 	"switchboard/messaging"
+	"switchboard/notes"
 	"switchboard/provider"
 	"switchboard/tags"
 	"switchboard/usersettings"
@@ -418,6 +419,7 @@ type ComplexityRoot struct {
 		Messages           func(childComplexity int) int
 		Metadata           func(childComplexity int) int
 		Name               func(childComplexity int) int
+		Notes              func(childComplexity int) int
 		Organization       func(childComplexity int) int
 		OrganizationID     func(childComplexity int) int
 		PhoneNumber        func(childComplexity int) int
@@ -438,6 +440,36 @@ type ComplexityRoot struct {
 	ContactEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	ContactNote struct {
+		Author         func(childComplexity int) int
+		AuthorID       func(childComplexity int) int
+		Contact        func(childComplexity int) int
+		ContactID      func(childComplexity int) int
+		Content        func(childComplexity int) int
+		CreatedAt      func(childComplexity int) int
+		ID             func(childComplexity int) int
+		Organization   func(childComplexity int) int
+		OrganizationID func(childComplexity int) int
+		UpdatedAt      func(childComplexity int) int
+	}
+
+	ContactNoteConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	ContactNoteEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	ContactNotePage struct {
+		HasMore func(childComplexity int) int
+		Notes   func(childComplexity int) int
+		Total   func(childComplexity int) int
 	}
 
 	ContactSessionData struct {
@@ -591,6 +623,7 @@ type ComplexityRoot struct {
 		CreateAccount                func(childComplexity int, input CreateAccountInput) int
 		CreateCannedResponse         func(childComplexity int, input CreateCannedResponseInput) int
 		CreateContact                func(childComplexity int, input CreateContactInput) int
+		CreateContactNote            func(childComplexity int, contactID uuid.UUID, content string) int
 		CreateOrganization           func(childComplexity int, input model.CreateOrganizationInput) int
 		CreateRole                   func(childComplexity int, input model.CreateRoleInput) int
 		CreateTag                    func(childComplexity int, input tags.CreateInput) int
@@ -601,6 +634,7 @@ type ComplexityRoot struct {
 		DeleteAccount                func(childComplexity int, id uuid.UUID) int
 		DeleteCannedResponse         func(childComplexity int, id uuid.UUID) int
 		DeleteContact                func(childComplexity int, id uuid.UUID) int
+		DeleteContactNote            func(childComplexity int, contactID uuid.UUID, id uuid.UUID) int
 		DeleteRole                   func(childComplexity int, id uuid.UUID) int
 		DeleteSSOConfig              func(childComplexity int, provider ssoconfig.Provider) int
 		DeleteTag                    func(childComplexity int, name string) int
@@ -623,6 +657,7 @@ type ComplexityRoot struct {
 		UpdateAccountBusinessProfile func(childComplexity int, id uuid.UUID, input BusinessProfileInput) int
 		UpdateCannedResponse         func(childComplexity int, id uuid.UUID, input UpdateCannedResponseInput) int
 		UpdateContact                func(childComplexity int, id uuid.UUID, input UpdateContactInput) int
+		UpdateContactNote            func(childComplexity int, contactID uuid.UUID, id uuid.UUID, content string) int
 		UpdateMemberRole             func(childComplexity int, memberID uuid.UUID, roleID uuid.UUID) int
 		UpdateMySettings             func(childComplexity int, input usersettings.Changes) int
 		UpdateOrgSettings            func(childComplexity int, input model.UpdateOrgSettingsInput) int
@@ -784,6 +819,7 @@ type ComplexityRoot struct {
 		CannedResponse         func(childComplexity int, id uuid.UUID) int
 		CannedResponses        func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, category *string, activeOnly *bool, orderBy *ent.CannedResponseOrder, where *ent.CannedResponseWhereInput) int
 		Contact                func(childComplexity int, id uuid.UUID) int
+		ContactNotes           func(childComplexity int, contactID uuid.UUID, before *uuid.UUID, limit *int) int
 		ContactSessionData     func(childComplexity int, id uuid.UUID) int
 		Contacts               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, tags []string, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) int
 		CurrentOrganization    func(childComplexity int) int
@@ -1123,6 +1159,9 @@ type MutationResolver interface {
 	CreateTag(ctx context.Context, input tags.CreateInput) (*ent.Tag, error)
 	UpdateTag(ctx context.Context, name string, input tags.UpdateInput) (*ent.Tag, error)
 	DeleteTag(ctx context.Context, name string) (bool, error)
+	CreateContactNote(ctx context.Context, contactID uuid.UUID, content string) (*ent.ContactNote, error)
+	UpdateContactNote(ctx context.Context, contactID uuid.UUID, id uuid.UUID, content string) (*ent.ContactNote, error)
+	DeleteContactNote(ctx context.Context, contactID uuid.UUID, id uuid.UUID) (bool, error)
 }
 type OrganizationMemberResolver interface {
 	Email(ctx context.Context, obj *ent.OrganizationMember) (string, error)
@@ -1163,6 +1202,7 @@ type QueryResolver interface {
 	WebhookEvents(ctx context.Context) ([]*webhooks.Event, error)
 	WebhookDeliveries(ctx context.Context, subscriptionID uuid.UUID, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int) (*ent.WebhookDeliveryConnection, error)
 	Tags(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.TagOrder, where *ent.TagWhereInput) (*ent.TagConnection, error)
+	ContactNotes(ctx context.Context, contactID uuid.UUID, before *uuid.UUID, limit *int) (*notes.Page, error)
 }
 type RoleResolver interface {
 	PermissionCount(ctx context.Context, obj *ent.Role) (int, error)
@@ -2919,6 +2959,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Contact.Name(childComplexity), true
+	case "Contact.notes":
+		if e.ComplexityRoot.Contact.Notes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Contact.Notes(childComplexity), true
 	case "Contact.organization":
 		if e.ComplexityRoot.Contact.Organization == nil {
 			break
@@ -3005,6 +3051,118 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ContactEdge.Node(childComplexity), true
+
+	case "ContactNote.author":
+		if e.ComplexityRoot.ContactNote.Author == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContactNote.Author(childComplexity), true
+	case "ContactNote.authorID":
+		if e.ComplexityRoot.ContactNote.AuthorID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContactNote.AuthorID(childComplexity), true
+	case "ContactNote.contact":
+		if e.ComplexityRoot.ContactNote.Contact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContactNote.Contact(childComplexity), true
+	case "ContactNote.contactID":
+		if e.ComplexityRoot.ContactNote.ContactID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContactNote.ContactID(childComplexity), true
+	case "ContactNote.content":
+		if e.ComplexityRoot.ContactNote.Content == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContactNote.Content(childComplexity), true
+	case "ContactNote.createdAt":
+		if e.ComplexityRoot.ContactNote.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContactNote.CreatedAt(childComplexity), true
+	case "ContactNote.id":
+		if e.ComplexityRoot.ContactNote.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContactNote.ID(childComplexity), true
+	case "ContactNote.organization":
+		if e.ComplexityRoot.ContactNote.Organization == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContactNote.Organization(childComplexity), true
+	case "ContactNote.organizationID":
+		if e.ComplexityRoot.ContactNote.OrganizationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContactNote.OrganizationID(childComplexity), true
+	case "ContactNote.updatedAt":
+		if e.ComplexityRoot.ContactNote.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContactNote.UpdatedAt(childComplexity), true
+
+	case "ContactNoteConnection.edges":
+		if e.ComplexityRoot.ContactNoteConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContactNoteConnection.Edges(childComplexity), true
+	case "ContactNoteConnection.pageInfo":
+		if e.ComplexityRoot.ContactNoteConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContactNoteConnection.PageInfo(childComplexity), true
+	case "ContactNoteConnection.totalCount":
+		if e.ComplexityRoot.ContactNoteConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContactNoteConnection.TotalCount(childComplexity), true
+
+	case "ContactNoteEdge.cursor":
+		if e.ComplexityRoot.ContactNoteEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContactNoteEdge.Cursor(childComplexity), true
+	case "ContactNoteEdge.node":
+		if e.ComplexityRoot.ContactNoteEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContactNoteEdge.Node(childComplexity), true
+
+	case "ContactNotePage.hasMore":
+		if e.ComplexityRoot.ContactNotePage.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContactNotePage.HasMore(childComplexity), true
+	case "ContactNotePage.notes":
+		if e.ComplexityRoot.ContactNotePage.Notes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContactNotePage.Notes(childComplexity), true
+	case "ContactNotePage.total":
+		if e.ComplexityRoot.ContactNotePage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContactNotePage.Total(childComplexity), true
 
 	case "ContactSessionData.contact":
 		if e.ComplexityRoot.ContactSessionData.Contact == nil {
@@ -3742,6 +3900,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateContact(childComplexity, args["input"].(CreateContactInput)), true
+	case "Mutation.createContactNote":
+		if e.ComplexityRoot.Mutation.CreateContactNote == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createContactNote_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateContactNote(childComplexity, args["contactId"].(uuid.UUID), args["content"].(string)), true
 	case "Mutation.createOrganization":
 		if e.ComplexityRoot.Mutation.CreateOrganization == nil {
 			break
@@ -3852,6 +4021,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteContact(childComplexity, args["id"].(uuid.UUID)), true
+	case "Mutation.deleteContactNote":
+		if e.ComplexityRoot.Mutation.DeleteContactNote == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteContactNote_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteContactNote(childComplexity, args["contactId"].(uuid.UUID), args["id"].(uuid.UUID)), true
 	case "Mutation.deleteRole":
 		if e.ComplexityRoot.Mutation.DeleteRole == nil {
 			break
@@ -4094,6 +4274,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateContact(childComplexity, args["id"].(uuid.UUID), args["input"].(UpdateContactInput)), true
+	case "Mutation.updateContactNote":
+		if e.ComplexityRoot.Mutation.UpdateContactNote == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateContactNote_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateContactNote(childComplexity, args["contactId"].(uuid.UUID), args["id"].(uuid.UUID), args["content"].(string)), true
 	case "Mutation.updateMemberRole":
 		if e.ComplexityRoot.Mutation.UpdateMemberRole == nil {
 			break
@@ -4856,6 +5047,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Contact(childComplexity, args["id"].(uuid.UUID)), true
+	case "Query.contactNotes":
+		if e.ComplexityRoot.Query.ContactNotes == nil {
+			break
+		}
+
+		args, err := ec.field_Query_contactNotes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ContactNotes(childComplexity, args["contactId"].(uuid.UUID), args["before"].(*uuid.UUID), args["limit"].(*int)), true
 	case "Query.contactSessionData":
 		if e.ComplexityRoot.Query.ContactSessionData == nil {
 			break
@@ -6214,6 +6416,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputChatbotSessionWhereInput,
 		ec.unmarshalInputChatbotSettingsOrder,
 		ec.unmarshalInputChatbotSettingsWhereInput,
+		ec.unmarshalInputContactNoteOrder,
+		ec.unmarshalInputContactNoteWhereInput,
 		ec.unmarshalInputContactOrder,
 		ec.unmarshalInputContactWhereInput,
 		ec.unmarshalInputCreateAPIKeyInput,
@@ -9839,6 +10043,7 @@ type Contact implements Node {
   agentTransfers: [AgentTransfer!]
   chatbotSessions: [ChatbotSession!]
   callPermissions: [CallPermission!]
+  notes: [ContactNote!]
 }
 """
 A connection to a list of items.
@@ -9869,6 +10074,164 @@ type ContactEdge {
   A cursor for use in pagination.
   """
   cursor: Cursor!
+}
+type ContactNote implements Node {
+  id: ID!
+  organizationID: ID!
+  createdAt: Time!
+  updatedAt: Time!
+  contactID: ID!
+  authorID: ID
+  content: String!
+  organization: Organization!
+  contact: Contact!
+  author: User
+}
+"""
+A connection to a list of items.
+"""
+type ContactNoteConnection {
+  """
+  A list of edges.
+  """
+  edges: [ContactNoteEdge]
+  """
+  Information to aid in pagination.
+  """
+  pageInfo: PageInfo!
+  """
+  Identifies the total count of items in the connection.
+  """
+  totalCount: Int!
+}
+"""
+An edge in a connection.
+"""
+type ContactNoteEdge {
+  """
+  The item at the end of the edge.
+  """
+  node: ContactNote
+  """
+  A cursor for use in pagination.
+  """
+  cursor: Cursor!
+}
+"""
+Ordering options for ContactNote connections
+"""
+input ContactNoteOrder {
+  """
+  The ordering direction.
+  """
+  direction: OrderDirection! = ASC
+  """
+  The field by which to order ContactNotes.
+  """
+  field: ContactNoteOrderField!
+}
+"""
+Properties by which ContactNote connections can be ordered.
+"""
+enum ContactNoteOrderField {
+  CREATED_AT
+  UPDATED_AT
+}
+"""
+ContactNoteWhereInput is used for filtering ContactNote objects.
+Input was generated by ent.
+"""
+input ContactNoteWhereInput {
+  not: ContactNoteWhereInput
+  and: [ContactNoteWhereInput!]
+  or: [ContactNoteWhereInput!]
+  """
+  id field predicates
+  """
+  id: ID
+  idNEQ: ID
+  idIn: [ID!]
+  idNotIn: [ID!]
+  idGT: ID
+  idGTE: ID
+  idLT: ID
+  idLTE: ID
+  """
+  organization_id field predicates
+  """
+  organizationID: ID
+  organizationIDNEQ: ID
+  organizationIDIn: [ID!]
+  organizationIDNotIn: [ID!]
+  """
+  created_at field predicates
+  """
+  createdAt: Time
+  createdAtNEQ: Time
+  createdAtIn: [Time!]
+  createdAtNotIn: [Time!]
+  createdAtGT: Time
+  createdAtGTE: Time
+  createdAtLT: Time
+  createdAtLTE: Time
+  """
+  updated_at field predicates
+  """
+  updatedAt: Time
+  updatedAtNEQ: Time
+  updatedAtIn: [Time!]
+  updatedAtNotIn: [Time!]
+  updatedAtGT: Time
+  updatedAtGTE: Time
+  updatedAtLT: Time
+  updatedAtLTE: Time
+  """
+  contact_id field predicates
+  """
+  contactID: ID
+  contactIDNEQ: ID
+  contactIDIn: [ID!]
+  contactIDNotIn: [ID!]
+  """
+  author_id field predicates
+  """
+  authorID: ID
+  authorIDNEQ: ID
+  authorIDIn: [ID!]
+  authorIDNotIn: [ID!]
+  authorIDIsNil: Boolean
+  authorIDNotNil: Boolean
+  """
+  content field predicates
+  """
+  content: String
+  contentNEQ: String
+  contentIn: [String!]
+  contentNotIn: [String!]
+  contentGT: String
+  contentGTE: String
+  contentLT: String
+  contentLTE: String
+  contentContains: String
+  contentHasPrefix: String
+  contentHasSuffix: String
+  contentEqualFold: String
+  contentContainsFold: String
+  """
+  organization edge predicates
+  """
+  hasOrganization: Boolean
+  hasOrganizationWith: [OrganizationWhereInput!]
+  """
+  contact edge predicates
+  """
+  hasContact: Boolean
+  hasContactWith: [ContactWhereInput!]
+  """
+  author edge predicates
+  """
+  hasAuthor: Boolean
+  hasAuthorWith: [UserWhereInput!]
 }
 """
 Ordering options for Contact connections
@@ -10133,6 +10496,11 @@ input ContactWhereInput {
   """
   hasCallPermissions: Boolean
   hasCallPermissionsWith: [CallPermissionWhereInput!]
+  """
+  notes edge predicates
+  """
+  hasNotes: Boolean
+  hasNotesWith: [ContactNoteWhereInput!]
 }
 """
 Define a Relay Cursor type:
@@ -14725,6 +15093,33 @@ extend type Mutation {
   deleteTag(name: String!): Boolean! @hasPermission(permission: "contacts:update")
 }
 `, BuiltIn: false},
+	{Name: "../notes.graphql", Input: `# Internal notes on a contact's conversation (package notes). Changes are
+# announced on /ws as contact_note:created, contact_note:updated and
+# contact_note:deleted.
+
+"""A page of a contact's notes, oldest first; hasMore tells that older
+notes precede it."""
+type ContactNotePage {
+  notes: [ContactNote!]!
+  total: Int!
+  hasMore: Boolean!
+}
+
+extend type Query {
+  """The newest limit (default 30, at most 100) notes of a contact, or with
+  before those older than that note."""
+  contactNotes(contactId: ID!, before: ID, limit: Int): ContactNotePage! @hasPermission(permission: "contacts:read")
+}
+
+extend type Mutation {
+  """Writes a note of the viewer on the contact."""
+  createContactNote(contactId: ID!, content: String!): ContactNote! @hasPermission(permission: "messages:create")
+  """Only the note's author, or a member who may update contacts."""
+  updateContactNote(contactId: ID!, id: ID!, content: String!): ContactNote! @hasPermission(permission: "messages:create")
+  """Only the note's author, or a member who may update contacts."""
+  deleteContactNote(contactId: ID!, id: ID!): Boolean! @hasPermission(permission: "messages:create")
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -15304,6 +15699,8 @@ func (ec *executionContext) childFields_Contact(ctx context.Context, field graph
 		return ec.fieldContext_Contact_chatbotSessions(ctx, field)
 	case "callPermissions":
 		return ec.fieldContext_Contact_callPermissions(ctx, field)
+	case "notes":
+		return ec.fieldContext_Contact_notes(ctx, field)
 	case "serviceWindowOpen":
 		return ec.fieldContext_Contact_serviceWindowOpen(ctx, field)
 	}
@@ -15330,6 +15727,54 @@ func (ec *executionContext) childFields_ContactEdge(ctx context.Context, field g
 		return ec.fieldContext_ContactEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ContactEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_ContactNote(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ContactNote_id(ctx, field)
+	case "organizationID":
+		return ec.fieldContext_ContactNote_organizationID(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_ContactNote_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_ContactNote_updatedAt(ctx, field)
+	case "contactID":
+		return ec.fieldContext_ContactNote_contactID(ctx, field)
+	case "authorID":
+		return ec.fieldContext_ContactNote_authorID(ctx, field)
+	case "content":
+		return ec.fieldContext_ContactNote_content(ctx, field)
+	case "organization":
+		return ec.fieldContext_ContactNote_organization(ctx, field)
+	case "contact":
+		return ec.fieldContext_ContactNote_contact(ctx, field)
+	case "author":
+		return ec.fieldContext_ContactNote_author(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ContactNote", field.Name)
+}
+
+func (ec *executionContext) childFields_ContactNoteEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_ContactNoteEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_ContactNoteEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ContactNoteEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_ContactNotePage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "notes":
+		return ec.fieldContext_ContactNotePage_notes(ctx, field)
+	case "total":
+		return ec.fieldContext_ContactNotePage_total(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_ContactNotePage_hasMore(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ContactNotePage", field.Name)
 }
 
 func (ec *executionContext) childFields_ContactSessionData(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -16482,6 +16927,28 @@ func (ec *executionContext) field_Mutation_createCannedResponse_args(ctx context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createContactNote_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "contactId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contactId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "content",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["content"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createContact_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -16619,6 +17086,28 @@ func (ec *executionContext) field_Mutation_deleteCannedResponse_args(ctx context
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteContactNote_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "contactId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contactId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg1
 	return args, nil
 }
 
@@ -16983,6 +17472,36 @@ func (ec *executionContext) field_Mutation_updateCannedResponse_args(ctx context
 		return nil, err
 	}
 	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateContactNote_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "contactId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contactId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "content",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["content"] = arg2
 	return args, nil
 }
 
@@ -17451,6 +17970,36 @@ func (ec *executionContext) field_Query_cannedResponses_args(ctx context.Context
 		return nil, err
 	}
 	args["where"] = arg8
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_contactNotes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "contactId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contactId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*uuid.UUID, error) {
+			return ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg2
 	return args, nil
 }
 
@@ -25233,6 +25782,38 @@ func (ec *executionContext) fieldContext_Contact_callPermissions(_ context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Contact_notes(ctx context.Context, field graphql.CollectedField, obj *ent.Contact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Contact_notes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Notes(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.ContactNote) graphql.Marshaler {
+			return ec.marshalOContactNote2ᚕᚖswitchboardᚋentᚐContactNoteᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Contact_notes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Contact",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ContactNote(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Contact_serviceWindowOpen(ctx context.Context, field graphql.CollectedField, obj *ent.Contact) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -25396,6 +25977,483 @@ func (ec *executionContext) _ContactEdge_cursor(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_ContactEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ContactEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _ContactNote_id(ctx context.Context, field graphql.CollectedField, obj *ent.ContactNote) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContactNote_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContactNote_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContactNote", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ContactNote_organizationID(ctx context.Context, field graphql.CollectedField, obj *ent.ContactNote) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContactNote_organizationID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrganizationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContactNote_organizationID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContactNote", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ContactNote_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.ContactNote) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContactNote_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContactNote_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContactNote", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _ContactNote_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.ContactNote) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContactNote_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContactNote_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContactNote", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _ContactNote_contactID(ctx context.Context, field graphql.CollectedField, obj *ent.ContactNote) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContactNote_contactID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContactID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContactNote_contactID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContactNote", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ContactNote_authorID(ctx context.Context, field graphql.CollectedField, obj *ent.ContactNote) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContactNote_authorID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AuthorID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ContactNote_authorID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContactNote", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ContactNote_content(ctx context.Context, field graphql.CollectedField, obj *ent.ContactNote) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContactNote_content(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Content, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContactNote_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContactNote", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ContactNote_organization(ctx context.Context, field graphql.CollectedField, obj *ent.ContactNote) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContactNote_organization(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Organization(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Organization) graphql.Marshaler {
+			return ec.marshalNOrganization2ᚖswitchboardᚋentᚐOrganization(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContactNote_organization(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ContactNote",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Organization(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ContactNote_contact(ctx context.Context, field graphql.CollectedField, obj *ent.ContactNote) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContactNote_contact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Contact(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Contact) graphql.Marshaler {
+			return ec.marshalNContact2ᚖswitchboardᚋentᚐContact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContactNote_contact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ContactNote",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Contact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ContactNote_author(ctx context.Context, field graphql.CollectedField, obj *ent.ContactNote) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContactNote_author(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Author(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.User) graphql.Marshaler {
+			return ec.marshalOUser2ᚖswitchboardᚋentᚐUser(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ContactNote_author(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ContactNote",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ContactNoteConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.ContactNoteConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContactNoteConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.ContactNoteEdge) graphql.Marshaler {
+			return ec.marshalOContactNoteEdge2ᚕᚖswitchboardᚋentᚐContactNoteEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ContactNoteConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ContactNoteConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ContactNoteEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ContactNoteConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.ContactNoteConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContactNoteConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContactNoteConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ContactNoteConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ContactNoteConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.ContactNoteConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContactNoteConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContactNoteConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContactNoteConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ContactNoteEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.ContactNoteEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContactNoteEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ContactNote) graphql.Marshaler {
+			return ec.marshalOContactNote2ᚖswitchboardᚋentᚐContactNote(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ContactNoteEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ContactNoteEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ContactNote(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ContactNoteEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.ContactNoteEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContactNoteEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContactNoteEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContactNoteEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _ContactNotePage_notes(ctx context.Context, field graphql.CollectedField, obj *notes.Page) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContactNotePage_notes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Notes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.ContactNote) graphql.Marshaler {
+			return ec.marshalNContactNote2ᚕᚖswitchboardᚋentᚐContactNoteᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContactNotePage_notes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ContactNotePage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ContactNote(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ContactNotePage_total(ctx context.Context, field graphql.CollectedField, obj *notes.Page) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContactNotePage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContactNotePage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContactNotePage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ContactNotePage_hasMore(ctx context.Context, field graphql.CollectedField, obj *notes.Page) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContactNotePage_hasMore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasMore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContactNotePage_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContactNotePage", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _ContactSessionData_contact(ctx context.Context, field graphql.CollectedField, obj *ContactSessionData) (ret graphql.Marshaler) {
@@ -31052,6 +32110,192 @@ func (ec *executionContext) fieldContext_Mutation_deleteTag(ctx context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createContactNote(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createContactNote(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateContactNote(ctx, fc.Args["contactId"].(uuid.UUID), fc.Args["content"].(string))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				permission, err := ec.unmarshalNString2string(ctx, "messages:create")
+				if err != nil {
+					var zeroVal *ent.ContactNote
+					return zeroVal, err
+				}
+				if ec.Directives.HasPermission == nil {
+					var zeroVal *ent.ContactNote
+					return zeroVal, errors.New("directive hasPermission is not implemented")
+				}
+				return ec.Directives.HasPermission(ctx, nil, directive0, permission)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ContactNote) graphql.Marshaler {
+			return ec.marshalNContactNote2ᚖswitchboardᚋentᚐContactNote(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createContactNote(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ContactNote(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createContactNote_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateContactNote(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateContactNote(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateContactNote(ctx, fc.Args["contactId"].(uuid.UUID), fc.Args["id"].(uuid.UUID), fc.Args["content"].(string))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				permission, err := ec.unmarshalNString2string(ctx, "messages:create")
+				if err != nil {
+					var zeroVal *ent.ContactNote
+					return zeroVal, err
+				}
+				if ec.Directives.HasPermission == nil {
+					var zeroVal *ent.ContactNote
+					return zeroVal, errors.New("directive hasPermission is not implemented")
+				}
+				return ec.Directives.HasPermission(ctx, nil, directive0, permission)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ContactNote) graphql.Marshaler {
+			return ec.marshalNContactNote2ᚖswitchboardᚋentᚐContactNote(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateContactNote(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ContactNote(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateContactNote_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteContactNote(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteContactNote(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteContactNote(ctx, fc.Args["contactId"].(uuid.UUID), fc.Args["id"].(uuid.UUID))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				permission, err := ec.unmarshalNString2string(ctx, "messages:create")
+				if err != nil {
+					var zeroVal bool
+					return zeroVal, err
+				}
+				if ec.Directives.HasPermission == nil {
+					var zeroVal bool
+					return zeroVal, errors.New("directive hasPermission is not implemented")
+				}
+				return ec.Directives.HasPermission(ctx, nil, directive0, permission)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteContactNote(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteContactNote_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _MyOrganization_organization(ctx context.Context, field graphql.CollectedField, obj *model.MyOrganization) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -35231,6 +36475,68 @@ func (ec *executionContext) fieldContext_Query_tags(ctx context.Context, field g
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_tags_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_contactNotes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_contactNotes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ContactNotes(ctx, fc.Args["contactId"].(uuid.UUID), fc.Args["before"].(*uuid.UUID), fc.Args["limit"].(*int))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				permission, err := ec.unmarshalNString2string(ctx, "contacts:read")
+				if err != nil {
+					var zeroVal *notes.Page
+					return zeroVal, err
+				}
+				if ec.Directives.HasPermission == nil {
+					var zeroVal *notes.Page
+					return zeroVal, errors.New("directive hasPermission is not implemented")
+				}
+				return ec.Directives.HasPermission(ctx, nil, directive0, permission)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *notes.Page) graphql.Marshaler {
+			return ec.marshalNContactNotePage2ᚖswitchboardᚋnotesᚐPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_contactNotes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ContactNotePage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_contactNotes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -55059,6 +56365,490 @@ func (ec *executionContext) unmarshalInputChatbotSettingsWhereInput(ctx context.
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputContactNoteOrder(ctx context.Context, obj any) (ent.ContactNoteOrder, error) {
+	var it ent.ContactNoteOrder
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"direction", "field"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalNContactNoteOrderField2ᚖswitchboardᚋentᚐContactNoteOrderField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputContactNoteWhereInput(ctx context.Context, obj any) (ent.ContactNoteWhereInput, error) {
+	var it ent.ContactNoteWhereInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "organizationID", "organizationIDNEQ", "organizationIDIn", "organizationIDNotIn", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "contactID", "contactIDNEQ", "contactIDIn", "contactIDNotIn", "authorID", "authorIDNEQ", "authorIDIn", "authorIDNotIn", "authorIDIsNil", "authorIDNotNil", "content", "contentNEQ", "contentIn", "contentNotIn", "contentGT", "contentGTE", "contentLT", "contentLTE", "contentContains", "contentHasPrefix", "contentHasSuffix", "contentEqualFold", "contentContainsFold", "hasOrganization", "hasOrganizationWith", "hasContact", "hasContactWith", "hasAuthor", "hasAuthorWith"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "not":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("not"))
+			data, err := ec.unmarshalOContactNoteWhereInput2ᚖswitchboardᚋentᚐContactNoteWhereInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Not = data
+		case "and":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("and"))
+			data, err := ec.unmarshalOContactNoteWhereInput2ᚕᚖswitchboardᚋentᚐContactNoteWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.And = data
+		case "or":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("or"))
+			data, err := ec.unmarshalOContactNoteWhereInput2ᚕᚖswitchboardᚋentᚐContactNoteWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Or = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "idNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDNEQ = data
+		case "idIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDIn = data
+		case "idNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDNotIn = data
+		case "idGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idGT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDGT = data
+		case "idGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idGTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDGTE = data
+		case "idLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idLT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDLT = data
+		case "idLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idLTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDLTE = data
+		case "organizationID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("organizationID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OrganizationID = data
+		case "organizationIDNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("organizationIDNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OrganizationIDNEQ = data
+		case "organizationIDIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("organizationIDIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OrganizationIDIn = data
+		case "organizationIDNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("organizationIDNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OrganizationIDNotIn = data
+		case "createdAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAt = data
+		case "createdAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtNEQ = data
+		case "createdAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtIn = data
+		case "createdAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtNotIn = data
+		case "createdAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtGT = data
+		case "createdAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtGTE = data
+		case "createdAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtLT = data
+		case "createdAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtLTE = data
+		case "updatedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAt = data
+		case "updatedAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtNEQ = data
+		case "updatedAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtIn = data
+		case "updatedAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtNotIn = data
+		case "updatedAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtGT = data
+		case "updatedAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtGTE = data
+		case "updatedAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtLT = data
+		case "updatedAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtLTE = data
+		case "contactID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContactID = data
+		case "contactIDNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactIDNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContactIDNEQ = data
+		case "contactIDIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactIDIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContactIDIn = data
+		case "contactIDNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactIDNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContactIDNotIn = data
+		case "authorID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("authorID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AuthorID = data
+		case "authorIDNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("authorIDNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AuthorIDNEQ = data
+		case "authorIDIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("authorIDIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AuthorIDIn = data
+		case "authorIDNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("authorIDNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AuthorIDNotIn = data
+		case "authorIDIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("authorIDIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AuthorIDIsNil = data
+		case "authorIDNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("authorIDNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AuthorIDNotNil = data
+		case "content":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("content"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Content = data
+		case "contentNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contentNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContentNEQ = data
+		case "contentIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contentIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContentIn = data
+		case "contentNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contentNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContentNotIn = data
+		case "contentGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contentGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContentGT = data
+		case "contentGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contentGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContentGTE = data
+		case "contentLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contentLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContentLT = data
+		case "contentLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contentLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContentLTE = data
+		case "contentContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contentContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContentContains = data
+		case "contentHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contentHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContentHasPrefix = data
+		case "contentHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contentHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContentHasSuffix = data
+		case "contentEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contentEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContentEqualFold = data
+		case "contentContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contentContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContentContainsFold = data
+		case "hasOrganization":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasOrganization"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasOrganization = data
+		case "hasOrganizationWith":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasOrganizationWith"))
+			data, err := ec.unmarshalOOrganizationWhereInput2ᚕᚖswitchboardᚋentᚐOrganizationWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasOrganizationWith = data
+		case "hasContact":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasContact"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasContact = data
+		case "hasContactWith":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasContactWith"))
+			data, err := ec.unmarshalOContactWhereInput2ᚕᚖswitchboardᚋentᚐContactWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasContactWith = data
+		case "hasAuthor":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasAuthor"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasAuthor = data
+		case "hasAuthorWith":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasAuthorWith"))
+			data, err := ec.unmarshalOUserWhereInput2ᚕᚖswitchboardᚋentᚐUserWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasAuthorWith = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputContactOrder(ctx context.Context, obj any) (ent.ContactOrder, error) {
 	var it ent.ContactOrder
 	if obj == nil {
@@ -55111,7 +56901,7 @@ func (ec *executionContext) unmarshalInputContactWhereInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "organizationID", "organizationIDNEQ", "organizationIDIn", "organizationIDNotIn", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "phoneNumber", "phoneNumberNEQ", "phoneNumberIn", "phoneNumberNotIn", "phoneNumberGT", "phoneNumberGTE", "phoneNumberLT", "phoneNumberLTE", "phoneNumberContains", "phoneNumberHasPrefix", "phoneNumberHasSuffix", "phoneNumberEqualFold", "phoneNumberContainsFold", "name", "nameNEQ", "nameIn", "nameNotIn", "nameGT", "nameGTE", "nameLT", "nameLTE", "nameContains", "nameHasPrefix", "nameHasSuffix", "nameEqualFold", "nameContainsFold", "profileName", "profileNameNEQ", "profileNameIn", "profileNameNotIn", "profileNameGT", "profileNameGTE", "profileNameLT", "profileNameLTE", "profileNameContains", "profileNameHasPrefix", "profileNameHasSuffix", "profileNameEqualFold", "profileNameContainsFold", "avatarURL", "avatarURLNEQ", "avatarURLIn", "avatarURLNotIn", "avatarURLGT", "avatarURLGTE", "avatarURLLT", "avatarURLLTE", "avatarURLContains", "avatarURLHasPrefix", "avatarURLHasSuffix", "avatarURLEqualFold", "avatarURLContainsFold", "status", "statusNEQ", "statusIn", "statusNotIn", "statusGT", "statusGTE", "statusLT", "statusLTE", "statusContains", "statusHasPrefix", "statusHasSuffix", "statusEqualFold", "statusContainsFold", "lastMessageAt", "lastMessageAtNEQ", "lastMessageAtIn", "lastMessageAtNotIn", "lastMessageAtGT", "lastMessageAtGTE", "lastMessageAtLT", "lastMessageAtLTE", "lastMessageAtIsNil", "lastMessageAtNotNil", "lastMessagePreview", "lastMessagePreviewNEQ", "lastMessagePreviewIn", "lastMessagePreviewNotIn", "lastMessagePreviewGT", "lastMessagePreviewGTE", "lastMessagePreviewLT", "lastMessagePreviewLTE", "lastMessagePreviewContains", "lastMessagePreviewHasPrefix", "lastMessagePreviewHasSuffix", "lastMessagePreviewEqualFold", "lastMessagePreviewContainsFold", "unreadCount", "unreadCountNEQ", "unreadCountIn", "unreadCountNotIn", "unreadCountGT", "unreadCountGTE", "unreadCountLT", "unreadCountLTE", "assignedUserID", "assignedUserIDNEQ", "assignedUserIDIn", "assignedUserIDNotIn", "assignedUserIDGT", "assignedUserIDGTE", "assignedUserIDLT", "assignedUserIDLTE", "assignedUserIDIsNil", "assignedUserIDNotNil", "chatAccount", "chatAccountNEQ", "chatAccountIn", "chatAccountNotIn", "chatAccountGT", "chatAccountGTE", "chatAccountLT", "chatAccountLTE", "chatAccountContains", "chatAccountHasPrefix", "chatAccountHasSuffix", "chatAccountEqualFold", "chatAccountContainsFold", "lastInboundAt", "lastInboundAtNEQ", "lastInboundAtIn", "lastInboundAtNotIn", "lastInboundAtGT", "lastInboundAtGTE", "lastInboundAtLT", "lastInboundAtLTE", "lastInboundAtIsNil", "lastInboundAtNotNil", "marketingOptOut", "marketingOptOutNEQ", "hasOrganization", "hasOrganizationWith", "hasMessages", "hasMessagesWith", "hasAgentTransfers", "hasAgentTransfersWith", "hasChatbotSessions", "hasChatbotSessionsWith", "hasCallPermissions", "hasCallPermissionsWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "organizationID", "organizationIDNEQ", "organizationIDIn", "organizationIDNotIn", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "phoneNumber", "phoneNumberNEQ", "phoneNumberIn", "phoneNumberNotIn", "phoneNumberGT", "phoneNumberGTE", "phoneNumberLT", "phoneNumberLTE", "phoneNumberContains", "phoneNumberHasPrefix", "phoneNumberHasSuffix", "phoneNumberEqualFold", "phoneNumberContainsFold", "name", "nameNEQ", "nameIn", "nameNotIn", "nameGT", "nameGTE", "nameLT", "nameLTE", "nameContains", "nameHasPrefix", "nameHasSuffix", "nameEqualFold", "nameContainsFold", "profileName", "profileNameNEQ", "profileNameIn", "profileNameNotIn", "profileNameGT", "profileNameGTE", "profileNameLT", "profileNameLTE", "profileNameContains", "profileNameHasPrefix", "profileNameHasSuffix", "profileNameEqualFold", "profileNameContainsFold", "avatarURL", "avatarURLNEQ", "avatarURLIn", "avatarURLNotIn", "avatarURLGT", "avatarURLGTE", "avatarURLLT", "avatarURLLTE", "avatarURLContains", "avatarURLHasPrefix", "avatarURLHasSuffix", "avatarURLEqualFold", "avatarURLContainsFold", "status", "statusNEQ", "statusIn", "statusNotIn", "statusGT", "statusGTE", "statusLT", "statusLTE", "statusContains", "statusHasPrefix", "statusHasSuffix", "statusEqualFold", "statusContainsFold", "lastMessageAt", "lastMessageAtNEQ", "lastMessageAtIn", "lastMessageAtNotIn", "lastMessageAtGT", "lastMessageAtGTE", "lastMessageAtLT", "lastMessageAtLTE", "lastMessageAtIsNil", "lastMessageAtNotNil", "lastMessagePreview", "lastMessagePreviewNEQ", "lastMessagePreviewIn", "lastMessagePreviewNotIn", "lastMessagePreviewGT", "lastMessagePreviewGTE", "lastMessagePreviewLT", "lastMessagePreviewLTE", "lastMessagePreviewContains", "lastMessagePreviewHasPrefix", "lastMessagePreviewHasSuffix", "lastMessagePreviewEqualFold", "lastMessagePreviewContainsFold", "unreadCount", "unreadCountNEQ", "unreadCountIn", "unreadCountNotIn", "unreadCountGT", "unreadCountGTE", "unreadCountLT", "unreadCountLTE", "assignedUserID", "assignedUserIDNEQ", "assignedUserIDIn", "assignedUserIDNotIn", "assignedUserIDGT", "assignedUserIDGTE", "assignedUserIDLT", "assignedUserIDLTE", "assignedUserIDIsNil", "assignedUserIDNotNil", "chatAccount", "chatAccountNEQ", "chatAccountIn", "chatAccountNotIn", "chatAccountGT", "chatAccountGTE", "chatAccountLT", "chatAccountLTE", "chatAccountContains", "chatAccountHasPrefix", "chatAccountHasSuffix", "chatAccountEqualFold", "chatAccountContainsFold", "lastInboundAt", "lastInboundAtNEQ", "lastInboundAtIn", "lastInboundAtNotIn", "lastInboundAtGT", "lastInboundAtGTE", "lastInboundAtLT", "lastInboundAtLTE", "lastInboundAtIsNil", "lastInboundAtNotNil", "marketingOptOut", "marketingOptOutNEQ", "hasOrganization", "hasOrganizationWith", "hasMessages", "hasMessagesWith", "hasAgentTransfers", "hasAgentTransfersWith", "hasChatbotSessions", "hasChatbotSessionsWith", "hasCallPermissions", "hasCallPermissionsWith", "hasNotes", "hasNotesWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -56322,6 +58112,20 @@ func (ec *executionContext) unmarshalInputContactWhereInput(ctx context.Context,
 				return it, err
 			}
 			it.HasCallPermissionsWith = data
+		case "hasNotes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasNotes"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasNotes = data
+		case "hasNotesWith":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasNotesWith"))
+			data, err := ec.unmarshalOContactNoteWhereInput2ᚕᚖswitchboardᚋentᚐContactNoteWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasNotesWith = data
 		}
 	}
 	return it, nil
@@ -72767,6 +74571,11 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._CustomAction(ctx, sel, obj)
+	case *ent.ContactNote:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._ContactNote(ctx, sel, obj)
 	case *ent.Contact:
 		if obj == nil {
 			return graphql.Null
@@ -76071,6 +77880,44 @@ func (ec *executionContext) _Contact(ctx context.Context, sel ast.SelectionSet, 
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "notes":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Contact_notes(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "serviceWindowOpen":
 			field := field
 
@@ -76197,6 +78044,327 @@ func (ec *executionContext) _ContactEdge(ctx context.Context, sel ast.SelectionS
 			}
 		case "cursor":
 			out.Values[i] = ec._ContactEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var contactNoteImplementors = []string{"ContactNote", "Node"}
+
+func (ec *executionContext) _ContactNote(ctx context.Context, sel ast.SelectionSet, obj *ent.ContactNote) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, contactNoteImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ContactNote")
+		case "id":
+			out.Values[i] = ec._ContactNote_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "organizationID":
+			out.Values[i] = ec._ContactNote_organizationID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._ContactNote_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._ContactNote_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "contactID":
+			out.Values[i] = ec._ContactNote_contactID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "authorID":
+			out.Values[i] = ec._ContactNote_authorID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "content":
+			out.Values[i] = ec._ContactNote_content(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "organization":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ContactNote_organization(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "contact":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ContactNote_contact(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "author":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ContactNote_author(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var contactNoteConnectionImplementors = []string{"ContactNoteConnection"}
+
+func (ec *executionContext) _ContactNoteConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.ContactNoteConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, contactNoteConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ContactNoteConnection")
+		case "edges":
+			out.Values[i] = ec._ContactNoteConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._ContactNoteConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._ContactNoteConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var contactNoteEdgeImplementors = []string{"ContactNoteEdge"}
+
+func (ec *executionContext) _ContactNoteEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.ContactNoteEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, contactNoteEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ContactNoteEdge")
+		case "node":
+			out.Values[i] = ec._ContactNoteEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._ContactNoteEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var contactNotePageImplementors = []string{"ContactNotePage"}
+
+func (ec *executionContext) _ContactNotePage(ctx context.Context, sel ast.SelectionSet, obj *notes.Page) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, contactNotePageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ContactNotePage")
+		case "notes":
+			out.Values[i] = ec._ContactNotePage_notes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._ContactNotePage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hasMore":
+			out.Values[i] = ec._ContactNotePage_hasMore(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -77737,6 +79905,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "deleteTag":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteTag(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createContactNote":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createContactNote(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateContactNote":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateContactNote(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteContactNote":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteContactNote(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -79863,6 +82052,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_tags(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "contactNotes":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_contactNotes(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -83430,6 +85641,63 @@ func (ec *executionContext) marshalNContactConnection2ᚖswitchboardᚋentᚐCon
 	return ec._ContactConnection(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNContactNote2ᚕᚖswitchboardᚋentᚐContactNoteᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.ContactNote) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNContactNote2ᚖswitchboardᚋentᚐContactNote(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNContactNote2ᚖswitchboardᚋentᚐContactNote(ctx context.Context, sel ast.SelectionSet, v *ent.ContactNote) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ContactNote(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNContactNoteOrderField2ᚖswitchboardᚋentᚐContactNoteOrderField(ctx context.Context, v any) (*ent.ContactNoteOrderField, error) {
+	var res = new(ent.ContactNoteOrderField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNContactNoteOrderField2ᚖswitchboardᚋentᚐContactNoteOrderField(ctx context.Context, sel ast.SelectionSet, v *ent.ContactNoteOrderField) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) marshalNContactNotePage2ᚖswitchboardᚋnotesᚐPage(ctx context.Context, sel ast.SelectionSet, v *notes.Page) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ContactNotePage(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNContactNoteWhereInput2ᚖswitchboardᚋentᚐContactNoteWhereInput(ctx context.Context, v any) (*ent.ContactNoteWhereInput, error) {
+	res, err := ec.unmarshalInputContactNoteWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNContactOrderField2ᚖswitchboardᚋentᚐContactOrderField(ctx context.Context, v any) (*ent.ContactOrderField, error) {
 	var res = new(ent.ContactOrderField)
 	err := res.UnmarshalGQL(v)
@@ -86111,6 +88379,77 @@ func (ec *executionContext) marshalOContactEdge2ᚖswitchboardᚋentᚐContactEd
 		return graphql.Null
 	}
 	return ec._ContactEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOContactNote2ᚕᚖswitchboardᚋentᚐContactNoteᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.ContactNote) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNContactNote2ᚖswitchboardᚋentᚐContactNote(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalOContactNote2ᚖswitchboardᚋentᚐContactNote(ctx context.Context, sel ast.SelectionSet, v *ent.ContactNote) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ContactNote(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOContactNoteEdge2ᚕᚖswitchboardᚋentᚐContactNoteEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.ContactNoteEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOContactNoteEdge2ᚖswitchboardᚋentᚐContactNoteEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOContactNoteEdge2ᚖswitchboardᚋentᚐContactNoteEdge(ctx context.Context, sel ast.SelectionSet, v *ent.ContactNoteEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ContactNoteEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOContactNoteWhereInput2ᚕᚖswitchboardᚋentᚐContactNoteWhereInputᚄ(ctx context.Context, v any) ([]*ent.ContactNoteWhereInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*ent.ContactNoteWhereInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNContactNoteWhereInput2ᚖswitchboardᚋentᚐContactNoteWhereInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOContactNoteWhereInput2ᚖswitchboardᚋentᚐContactNoteWhereInput(ctx context.Context, v any) (*ent.ContactNoteWhereInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputContactNoteWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOContactOrder2ᚖswitchboardᚋentᚐContactOrder(ctx context.Context, v any) (*ent.ContactOrder, error) {

@@ -32,7 +32,7 @@ var readPermissions = map[string]string{
 	"Invitation": "users:read", "OrganizationMember": "users:read",
 	"Organization": "authenticated", "User": "authenticated", "Role": "authenticated", "Permission": "authenticated",
 	"SSOConfig": "settings:read", "Team": "teams:read", "TeamMember": "teams:read",
-	"Template": "templates:read", "Tag": "contacts:read",
+	"Template": "templates:read", "Tag": "contacts:read", "ContactNote": "contacts:read",
 	"WebhookSubscription": "webhooks:read", "WebhookDelivery": "webhooks:read", "WebhookDeliveryAttempt": "webhooks:read",
 }
 

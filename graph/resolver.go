@@ -8,6 +8,7 @@ import (
 	"switchboard/ent"
 	"switchboard/events"
 	"switchboard/messaging"
+	"switchboard/notes"
 	"switchboard/provider"
 	"switchboard/secrets"
 	"switchboard/tags"
@@ -33,6 +34,8 @@ type Resolver struct {
 	Webhooks *webhooks.Dispatcher
 	// Tags is the organization's tag catalogue.
 	Tags *tags.Service
+	// Notes are the internal notes on contacts.
+	Notes *notes.Service
 }
 
 // NoTxMutations are the mutations that call the platform, a webhook

@@ -200,6 +200,18 @@ func (f ContactFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, err
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContactMutation", m)
 }
 
+// The ContactNoteFunc type is an adapter to allow the use of ordinary
+// function as ContactNote mutator.
+type ContactNoteFunc func(context.Context, *ent.ContactNoteMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ContactNoteFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ContactNoteMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContactNoteMutation", m)
+}
+
 // The CustomActionFunc type is an adapter to allow the use of ordinary
 // function as CustomAction mutator.
 type CustomActionFunc func(context.Context, *ent.CustomActionMutation) (ent.Value, error)

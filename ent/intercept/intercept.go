@@ -23,6 +23,7 @@ import (
 	"switchboard/ent/chatbotsession"
 	"switchboard/ent/chatbotsettings"
 	"switchboard/ent/contact"
+	"switchboard/ent/contactnote"
 	"switchboard/ent/customaction"
 	"switchboard/ent/formflow"
 	"switchboard/ent/inboundevent"
@@ -537,6 +538,33 @@ func (f TraverseContact) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.ContactQuery", q)
+}
+
+// The ContactNoteFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ContactNoteFunc func(context.Context, *ent.ContactNoteQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ContactNoteFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ContactNoteQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ContactNoteQuery", q)
+}
+
+// The TraverseContactNote type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseContactNote func(context.Context, *ent.ContactNoteQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseContactNote) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseContactNote) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ContactNoteQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ContactNoteQuery", q)
 }
 
 // The CustomActionFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1195,6 +1223,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.ChatbotSettingsQuery, predicate.ChatbotSettings, chatbotsettings.OrderOption]{typ: ent.TypeChatbotSettings, tq: q}, nil
 	case *ent.ContactQuery:
 		return &query[*ent.ContactQuery, predicate.Contact, contact.OrderOption]{typ: ent.TypeContact, tq: q}, nil
+	case *ent.ContactNoteQuery:
+		return &query[*ent.ContactNoteQuery, predicate.ContactNote, contactnote.OrderOption]{typ: ent.TypeContactNote, tq: q}, nil
 	case *ent.CustomActionQuery:
 		return &query[*ent.CustomActionQuery, predicate.CustomAction, customaction.OrderOption]{typ: ent.TypeCustomAction, tq: q}, nil
 	case *ent.FormFlowQuery:

@@ -807,6 +807,54 @@ var (
 			},
 		},
 	}
+	// ContactNotesColumns holds the columns for the "contact_notes" table.
+	ContactNotesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "content", Type: field.TypeString, Size: 2147483647},
+		{Name: "contact_id", Type: field.TypeUUID},
+		{Name: "organization_id", Type: field.TypeUUID},
+		{Name: "author_id", Type: field.TypeUUID, Nullable: true},
+	}
+	// ContactNotesTable holds the schema information for the "contact_notes" table.
+	ContactNotesTable = &schema.Table{
+		Name:       "contact_notes",
+		Columns:    ContactNotesColumns,
+		PrimaryKey: []*schema.Column{ContactNotesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "contact_notes_contacts_notes",
+				Columns:    []*schema.Column{ContactNotesColumns[4]},
+				RefColumns: []*schema.Column{ContactsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "contact_notes_organizations_organization",
+				Columns:    []*schema.Column{ContactNotesColumns[5]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "contact_notes_users_author",
+				Columns:    []*schema.Column{ContactNotesColumns[6]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.SetNull,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "contactnote_organization_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContactNotesColumns[5]},
+			},
+			{
+				Name:    "contactnote_contact_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{ContactNotesColumns[4], ContactNotesColumns[1]},
+			},
+		},
+	}
 	// CustomActionsColumns holds the columns for the "custom_actions" table.
 	CustomActionsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -1778,6 +1826,7 @@ var (
 		ChatbotSessionsTable,
 		ChatbotSettingsTable,
 		ContactsTable,
+		ContactNotesTable,
 		CustomActionsTable,
 		FormFlowsTable,
 		IvrFlowsTable,
@@ -1829,6 +1878,9 @@ func init() {
 	ChatbotSessionsTable.ForeignKeys[1].RefTable = ContactsTable
 	ChatbotSettingsTable.ForeignKeys[0].RefTable = OrganizationsTable
 	ContactsTable.ForeignKeys[0].RefTable = OrganizationsTable
+	ContactNotesTable.ForeignKeys[0].RefTable = ContactsTable
+	ContactNotesTable.ForeignKeys[1].RefTable = OrganizationsTable
+	ContactNotesTable.ForeignKeys[2].RefTable = UsersTable
 	CustomActionsTable.ForeignKeys[0].RefTable = OrganizationsTable
 	FormFlowsTable.ForeignKeys[0].RefTable = OrganizationsTable
 	IvrFlowsTable.ForeignKeys[0].RefTable = OrganizationsTable

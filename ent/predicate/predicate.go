@@ -54,6 +54,9 @@ type ChatbotSettings func(*sql.Selector)
 // Contact is the predicate function for contact builders.
 type Contact func(*sql.Selector)
 
+// ContactNote is the predicate function for contactnote builders.
+type ContactNote func(*sql.Selector)
+
 // CustomAction is the predicate function for customaction builders.
 type CustomAction func(*sql.Selector)
 

@@ -495,6 +495,30 @@ func (f ContactMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutatio
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ContactMutation", m)
 }
 
+// The ContactNoteQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ContactNoteQueryRuleFunc func(context.Context, *ent.ContactNoteQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ContactNoteQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ContactNoteQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ContactNoteQuery", q)
+}
+
+// The ContactNoteMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ContactNoteMutationRuleFunc func(context.Context, *ent.ContactNoteMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ContactNoteMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ContactNoteMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ContactNoteMutation", m)
+}
+
 // The CustomActionQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type CustomActionQueryRuleFunc func(context.Context, *ent.CustomActionQuery) error
@@ -1114,6 +1138,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.ContactQuery:
 		return q.Filter(), nil
+	case *ent.ContactNoteQuery:
+		return q.Filter(), nil
 	case *ent.CustomActionQuery:
 		return q.Filter(), nil
 	case *ent.FormFlowQuery:
@@ -1198,6 +1224,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.ChatbotSettingsMutation:
 		return m.Filter(), nil
 	case *ent.ContactMutation:
+		return m.Filter(), nil
+	case *ent.ContactNoteMutation:
 		return m.Filter(), nil
 	case *ent.CustomActionMutation:
 		return m.Filter(), nil

@@ -20,6 +20,7 @@ import (
 	"switchboard/ent/chatbotsession"
 	"switchboard/ent/chatbotsettings"
 	"switchboard/ent/contact"
+	"switchboard/ent/contactnote"
 	"switchboard/ent/customaction"
 	"switchboard/ent/formflow"
 	"switchboard/ent/inboundevent"
@@ -1072,6 +1073,41 @@ func init() {
 	contactDescID := contactFields[0].Descriptor()
 	// contact.DefaultID holds the default value on creation for the id field.
 	contact.DefaultID = contactDescID.Default.(func() uuid.UUID)
+	contactnoteMixin := schema.ContactNote{}.Mixin()
+	contactnote.Policy = privacy.NewPolicies(contactnoteMixin[0], schema.ContactNote{})
+	contactnote.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := contactnote.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	contactnoteMixinHooks0 := contactnoteMixin[0].Hooks()
+
+	contactnote.Hooks[1] = contactnoteMixinHooks0[0]
+	contactnoteMixinFields1 := contactnoteMixin[1].Fields()
+	_ = contactnoteMixinFields1
+	contactnoteFields := schema.ContactNote{}.Fields()
+	_ = contactnoteFields
+	// contactnoteDescCreatedAt is the schema descriptor for created_at field.
+	contactnoteDescCreatedAt := contactnoteMixinFields1[0].Descriptor()
+	// contactnote.DefaultCreatedAt holds the default value on creation for the created_at field.
+	contactnote.DefaultCreatedAt = contactnoteDescCreatedAt.Default.(func() time.Time)
+	// contactnoteDescUpdatedAt is the schema descriptor for updated_at field.
+	contactnoteDescUpdatedAt := contactnoteMixinFields1[1].Descriptor()
+	// contactnote.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	contactnote.DefaultUpdatedAt = contactnoteDescUpdatedAt.Default.(func() time.Time)
+	// contactnote.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	contactnote.UpdateDefaultUpdatedAt = contactnoteDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// contactnoteDescContent is the schema descriptor for content field.
+	contactnoteDescContent := contactnoteFields[3].Descriptor()
+	// contactnote.ContentValidator is a validator for the "content" field. It is called by the builders before save.
+	contactnote.ContentValidator = contactnoteDescContent.Validators[0].(func(string) error)
+	// contactnoteDescID is the schema descriptor for id field.
+	contactnoteDescID := contactnoteFields[0].Descriptor()
+	// contactnote.DefaultID holds the default value on creation for the id field.
+	contactnote.DefaultID = contactnoteDescID.Default.(func() uuid.UUID)
 	customactionMixin := schema.CustomAction{}.Mixin()
 	customaction.Policy = privacy.NewPolicies(customactionMixin[0], schema.CustomAction{})
 	customaction.Hooks[0] = func(next ent.Mutator) ent.Mutator {
