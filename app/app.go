@@ -34,6 +34,7 @@ import (
 	"switchboard/secrets"
 	"switchboard/tags"
 	"switchboard/webhooks"
+	"switchboard/widgets"
 	"switchboard/worker"
 )
 
@@ -147,6 +148,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	a.Resolver.Events = a.Events
 	a.Resolver.Tags = &tags.Service{Client: a.DB.Client}
 	a.Resolver.Notes = &notes.Service{Client: a.DB.Client, Events: a.Events, Log: log}
+	a.Resolver.Widgets = &widgets.Service{Client: a.DB.Client}
 	a.Inbound = &inbound.Service{
 		Client: a.DB.Client, Secrets: box, Queue: a.Queue, Events: a.Events,
 		Provider: a.Resolver.Provider, Log: log,

@@ -97,6 +97,7 @@ func tenantFixtures(t *testing.T, ctx context.Context, c *ent.Client) map[string
 	save("Product")(c.Product.Create().SetCatalogID(catID).SetName("p").SetPrice(100).Save(ctx))
 	save("CannedResponse")(c.CannedResponse.Create().SetName("cr").SetContent("hi").Save(ctx))
 	save("Tag")(c.Tag.Create().SetName("vip").Save(ctx))
+	save("DashboardWidget")(c.DashboardWidget.Create().SetName("w").SetOwnerID(u).Save(ctx))
 	save("ContactNote")(c.ContactNote.Create().SetContactID(contactID).SetAuthorID(u).SetContent("note").Save(ctx))
 	subID := save("WebhookSubscription")(c.WebhookSubscription.Create().SetName("w").SetURL("https://example.com").Save(ctx))
 	delID := save("WebhookDelivery")(c.WebhookDelivery.Create().SetSubscriptionID(subID).SetEventID(uuid.New()).SetEvent("contact:created").SetPayload([]byte("{}")).Save(ctx))

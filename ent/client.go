@@ -29,6 +29,7 @@ import (
 	"switchboard/ent/contact"
 	"switchboard/ent/contactnote"
 	"switchboard/ent/customaction"
+	"switchboard/ent/dashboardwidget"
 	"switchboard/ent/formflow"
 	"switchboard/ent/inboundevent"
 	"switchboard/ent/invitation"
@@ -102,6 +103,8 @@ type Client struct {
 	ContactNote *ContactNoteClient
 	// CustomAction is the client for interacting with the CustomAction builders.
 	CustomAction *CustomActionClient
+	// DashboardWidget is the client for interacting with the DashboardWidget builders.
+	DashboardWidget *DashboardWidgetClient
 	// FormFlow is the client for interacting with the FormFlow builders.
 	FormFlow *FormFlowClient
 	// IVRFlow is the client for interacting with the IVRFlow builders.
@@ -175,6 +178,7 @@ func (c *Client) init() {
 	c.Contact = NewContactClient(c.config)
 	c.ContactNote = NewContactNoteClient(c.config)
 	c.CustomAction = NewCustomActionClient(c.config)
+	c.DashboardWidget = NewDashboardWidgetClient(c.config)
 	c.FormFlow = NewFormFlowClient(c.config)
 	c.IVRFlow = NewIVRFlowClient(c.config)
 	c.InboundEvent = NewInboundEventClient(c.config)
@@ -307,6 +311,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Contact:                NewContactClient(cfg),
 		ContactNote:            NewContactNoteClient(cfg),
 		CustomAction:           NewCustomActionClient(cfg),
+		DashboardWidget:        NewDashboardWidgetClient(cfg),
 		FormFlow:               NewFormFlowClient(cfg),
 		IVRFlow:                NewIVRFlowClient(cfg),
 		InboundEvent:           NewInboundEventClient(cfg),
@@ -366,6 +371,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Contact:                NewContactClient(cfg),
 		ContactNote:            NewContactNoteClient(cfg),
 		CustomAction:           NewCustomActionClient(cfg),
+		DashboardWidget:        NewDashboardWidgetClient(cfg),
 		FormFlow:               NewFormFlowClient(cfg),
 		IVRFlow:                NewIVRFlowClient(cfg),
 		InboundEvent:           NewInboundEventClient(cfg),
@@ -420,8 +426,8 @@ func (c *Client) Use(hooks ...Hook) {
 		c.AIContext, c.APIKey, c.Account, c.AgentBreak, c.AgentTransfer, c.CallLog,
 		c.CallPermission, c.CallTransfer, c.Campaign, c.CampaignRecipient,
 		c.CannedResponse, c.Catalog, c.ChatbotFlow, c.ChatbotSession,
-		c.ChatbotSettings, c.Contact, c.ContactNote, c.CustomAction, c.FormFlow,
-		c.IVRFlow, c.InboundEvent, c.Invitation, c.KeywordRule, c.Message,
+		c.ChatbotSettings, c.Contact, c.ContactNote, c.CustomAction, c.DashboardWidget,
+		c.FormFlow, c.IVRFlow, c.InboundEvent, c.Invitation, c.KeywordRule, c.Message,
 		c.Organization, c.OrganizationMember, c.ParkedStatus, c.Permission, c.Product,
 		c.RefreshToken, c.Role, c.SSOConfig, c.Tag, c.Team, c.TeamMember, c.Template,
 		c.User, c.WebhookDelivery, c.WebhookDeliveryAttempt, c.WebhookSubscription,
@@ -437,8 +443,8 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.AIContext, c.APIKey, c.Account, c.AgentBreak, c.AgentTransfer, c.CallLog,
 		c.CallPermission, c.CallTransfer, c.Campaign, c.CampaignRecipient,
 		c.CannedResponse, c.Catalog, c.ChatbotFlow, c.ChatbotSession,
-		c.ChatbotSettings, c.Contact, c.ContactNote, c.CustomAction, c.FormFlow,
-		c.IVRFlow, c.InboundEvent, c.Invitation, c.KeywordRule, c.Message,
+		c.ChatbotSettings, c.Contact, c.ContactNote, c.CustomAction, c.DashboardWidget,
+		c.FormFlow, c.IVRFlow, c.InboundEvent, c.Invitation, c.KeywordRule, c.Message,
 		c.Organization, c.OrganizationMember, c.ParkedStatus, c.Permission, c.Product,
 		c.RefreshToken, c.Role, c.SSOConfig, c.Tag, c.Team, c.TeamMember, c.Template,
 		c.User, c.WebhookDelivery, c.WebhookDeliveryAttempt, c.WebhookSubscription,
@@ -486,6 +492,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.ContactNote.mutate(ctx, m)
 	case *CustomActionMutation:
 		return c.CustomAction.mutate(ctx, m)
+	case *DashboardWidgetMutation:
+		return c.DashboardWidget.mutate(ctx, m)
 	case *FormFlowMutation:
 		return c.FormFlow.mutate(ctx, m)
 	case *IVRFlowMutation:
@@ -3504,6 +3512,172 @@ func (c *CustomActionClient) mutate(ctx context.Context, m *CustomActionMutation
 		return (&CustomActionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown CustomAction mutation op: %q", m.Op())
+	}
+}
+
+// DashboardWidgetClient is a client for the DashboardWidget schema.
+type DashboardWidgetClient struct {
+	config
+}
+
+// NewDashboardWidgetClient returns a client for the DashboardWidget from the given config.
+func NewDashboardWidgetClient(c config) *DashboardWidgetClient {
+	return &DashboardWidgetClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `dashboardwidget.Hooks(f(g(h())))`.
+func (c *DashboardWidgetClient) Use(hooks ...Hook) {
+	c.hooks.DashboardWidget = append(c.hooks.DashboardWidget, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `dashboardwidget.Intercept(f(g(h())))`.
+func (c *DashboardWidgetClient) Intercept(interceptors ...Interceptor) {
+	c.inters.DashboardWidget = append(c.inters.DashboardWidget, interceptors...)
+}
+
+// Create returns a builder for creating a DashboardWidget entity.
+func (c *DashboardWidgetClient) Create() *DashboardWidgetCreate {
+	mutation := newDashboardWidgetMutation(c.config, OpCreate)
+	return &DashboardWidgetCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of DashboardWidget entities.
+func (c *DashboardWidgetClient) CreateBulk(builders ...*DashboardWidgetCreate) *DashboardWidgetCreateBulk {
+	return &DashboardWidgetCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *DashboardWidgetClient) MapCreateBulk(slice any, setFunc func(*DashboardWidgetCreate, int)) *DashboardWidgetCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &DashboardWidgetCreateBulk{err: fmt.Errorf("calling to DashboardWidgetClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*DashboardWidgetCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &DashboardWidgetCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for DashboardWidget.
+func (c *DashboardWidgetClient) Update() *DashboardWidgetUpdate {
+	mutation := newDashboardWidgetMutation(c.config, OpUpdate)
+	return &DashboardWidgetUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *DashboardWidgetClient) UpdateOne(_m *DashboardWidget) *DashboardWidgetUpdateOne {
+	mutation := newDashboardWidgetMutation(c.config, OpUpdateOne, withDashboardWidget(_m))
+	return &DashboardWidgetUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *DashboardWidgetClient) UpdateOneID(id uuid.UUID) *DashboardWidgetUpdateOne {
+	mutation := newDashboardWidgetMutation(c.config, OpUpdateOne, withDashboardWidgetID(id))
+	return &DashboardWidgetUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for DashboardWidget.
+func (c *DashboardWidgetClient) Delete() *DashboardWidgetDelete {
+	mutation := newDashboardWidgetMutation(c.config, OpDelete)
+	return &DashboardWidgetDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *DashboardWidgetClient) DeleteOne(_m *DashboardWidget) *DashboardWidgetDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *DashboardWidgetClient) DeleteOneID(id uuid.UUID) *DashboardWidgetDeleteOne {
+	builder := c.Delete().Where(dashboardwidget.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &DashboardWidgetDeleteOne{builder}
+}
+
+// Query returns a query builder for DashboardWidget.
+func (c *DashboardWidgetClient) Query() *DashboardWidgetQuery {
+	return &DashboardWidgetQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeDashboardWidget},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a DashboardWidget entity by its id.
+func (c *DashboardWidgetClient) Get(ctx context.Context, id uuid.UUID) (*DashboardWidget, error) {
+	return c.Query().Where(dashboardwidget.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *DashboardWidgetClient) GetX(ctx context.Context, id uuid.UUID) *DashboardWidget {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a DashboardWidget.
+func (c *DashboardWidgetClient) QueryOrganization(_m *DashboardWidget) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(dashboardwidget.Table, dashboardwidget.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, dashboardwidget.OrganizationTable, dashboardwidget.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryOwner queries the owner edge of a DashboardWidget.
+func (c *DashboardWidgetClient) QueryOwner(_m *DashboardWidget) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(dashboardwidget.Table, dashboardwidget.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, dashboardwidget.OwnerTable, dashboardwidget.OwnerColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *DashboardWidgetClient) Hooks() []Hook {
+	hooks := c.hooks.DashboardWidget
+	return append(hooks[:len(hooks):len(hooks)], dashboardwidget.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *DashboardWidgetClient) Interceptors() []Interceptor {
+	return c.inters.DashboardWidget
+}
+
+func (c *DashboardWidgetClient) mutate(ctx context.Context, m *DashboardWidgetMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&DashboardWidgetCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&DashboardWidgetUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&DashboardWidgetUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&DashboardWidgetDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown DashboardWidget mutation op: %q", m.Op())
 	}
 }
 
@@ -7038,19 +7212,21 @@ type (
 		AIContext, APIKey, Account, AgentBreak, AgentTransfer, CallLog, CallPermission,
 		CallTransfer, Campaign, CampaignRecipient, CannedResponse, Catalog,
 		ChatbotFlow, ChatbotSession, ChatbotSettings, Contact, ContactNote,
-		CustomAction, FormFlow, IVRFlow, InboundEvent, Invitation, KeywordRule,
-		Message, Organization, OrganizationMember, ParkedStatus, Permission, Product,
-		RefreshToken, Role, SSOConfig, Tag, Team, TeamMember, Template, User,
-		WebhookDelivery, WebhookDeliveryAttempt, WebhookSubscription []ent.Hook
+		CustomAction, DashboardWidget, FormFlow, IVRFlow, InboundEvent, Invitation,
+		KeywordRule, Message, Organization, OrganizationMember, ParkedStatus,
+		Permission, Product, RefreshToken, Role, SSOConfig, Tag, Team, TeamMember,
+		Template, User, WebhookDelivery, WebhookDeliveryAttempt,
+		WebhookSubscription []ent.Hook
 	}
 	inters struct {
 		AIContext, APIKey, Account, AgentBreak, AgentTransfer, CallLog, CallPermission,
 		CallTransfer, Campaign, CampaignRecipient, CannedResponse, Catalog,
 		ChatbotFlow, ChatbotSession, ChatbotSettings, Contact, ContactNote,
-		CustomAction, FormFlow, IVRFlow, InboundEvent, Invitation, KeywordRule,
-		Message, Organization, OrganizationMember, ParkedStatus, Permission, Product,
-		RefreshToken, Role, SSOConfig, Tag, Team, TeamMember, Template, User,
-		WebhookDelivery, WebhookDeliveryAttempt, WebhookSubscription []ent.Interceptor
+		CustomAction, DashboardWidget, FormFlow, IVRFlow, InboundEvent, Invitation,
+		KeywordRule, Message, Organization, OrganizationMember, ParkedStatus,
+		Permission, Product, RefreshToken, Role, SSOConfig, Tag, Team, TeamMember,
+		Template, User, WebhookDelivery, WebhookDeliveryAttempt,
+		WebhookSubscription []ent.Interceptor
 	}
 )
 

@@ -25,6 +25,7 @@ import (
 	"switchboard/ent/contact"
 	"switchboard/ent/contactnote"
 	"switchboard/ent/customaction"
+	"switchboard/ent/dashboardwidget"
 	"switchboard/ent/formflow"
 	"switchboard/ent/inboundevent"
 	"switchboard/ent/invitation"
@@ -130,6 +131,7 @@ func checkColumn(t, c string) error {
 			contact.Table:                contact.ValidColumn,
 			contactnote.Table:            contactnote.ValidColumn,
 			customaction.Table:           customaction.ValidColumn,
+			dashboardwidget.Table:        dashboardwidget.ValidColumn,
 			formflow.Table:               formflow.ValidColumn,
 			ivrflow.Table:                ivrflow.ValidColumn,
 			inboundevent.Table:           inboundevent.ValidColumn,

@@ -24,6 +24,7 @@ import (
 	"switchboard/ent/contact"
 	"switchboard/ent/contactnote"
 	"switchboard/ent/customaction"
+	"switchboard/ent/dashboardwidget"
 	"switchboard/ent/formflow"
 	"switchboard/ent/invitation"
 	"switchboard/ent/ivrflow"
@@ -3242,6 +3243,235 @@ func newCustomActionPaginateArgs(rv map[string]any) *customactionPaginateArgs {
 	}
 	if v, ok := rv[whereField].(*CustomActionWhereInput); ok {
 		args.opts = append(args.opts, WithCustomActionFilter(v.Filter))
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *DashboardWidgetQuery) CollectFields(ctx context.Context, satisfies ...string) (*DashboardWidgetQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *DashboardWidgetQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(dashboardwidget.Columns))
+		selectedFields = []string{dashboardwidget.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+
+		case "organization":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&OrganizationClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, organizationImplementors)...); err != nil {
+				return err
+			}
+			_q.withOrganization = query
+			if _, ok := fieldSeen[dashboardwidget.FieldOrganizationID]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldOrganizationID)
+				fieldSeen[dashboardwidget.FieldOrganizationID] = struct{}{}
+			}
+
+		case "owner":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&UserClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, userImplementors)...); err != nil {
+				return err
+			}
+			_q.withOwner = query
+			if _, ok := fieldSeen[dashboardwidget.FieldOwnerID]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldOwnerID)
+				fieldSeen[dashboardwidget.FieldOwnerID] = struct{}{}
+			}
+		case "organizationID":
+			if _, ok := fieldSeen[dashboardwidget.FieldOrganizationID]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldOrganizationID)
+				fieldSeen[dashboardwidget.FieldOrganizationID] = struct{}{}
+			}
+		case "createdAt":
+			if _, ok := fieldSeen[dashboardwidget.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldCreatedAt)
+				fieldSeen[dashboardwidget.FieldCreatedAt] = struct{}{}
+			}
+		case "updatedAt":
+			if _, ok := fieldSeen[dashboardwidget.FieldUpdatedAt]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldUpdatedAt)
+				fieldSeen[dashboardwidget.FieldUpdatedAt] = struct{}{}
+			}
+		case "ownerID":
+			if _, ok := fieldSeen[dashboardwidget.FieldOwnerID]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldOwnerID)
+				fieldSeen[dashboardwidget.FieldOwnerID] = struct{}{}
+			}
+		case "name":
+			if _, ok := fieldSeen[dashboardwidget.FieldName]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldName)
+				fieldSeen[dashboardwidget.FieldName] = struct{}{}
+			}
+		case "description":
+			if _, ok := fieldSeen[dashboardwidget.FieldDescription]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldDescription)
+				fieldSeen[dashboardwidget.FieldDescription] = struct{}{}
+			}
+		case "dataSource":
+			if _, ok := fieldSeen[dashboardwidget.FieldDataSource]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldDataSource)
+				fieldSeen[dashboardwidget.FieldDataSource] = struct{}{}
+			}
+		case "metric":
+			if _, ok := fieldSeen[dashboardwidget.FieldMetric]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldMetric)
+				fieldSeen[dashboardwidget.FieldMetric] = struct{}{}
+			}
+		case "metricField":
+			if _, ok := fieldSeen[dashboardwidget.FieldMetricField]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldMetricField)
+				fieldSeen[dashboardwidget.FieldMetricField] = struct{}{}
+			}
+		case "filters":
+			if _, ok := fieldSeen[dashboardwidget.FieldFilters]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldFilters)
+				fieldSeen[dashboardwidget.FieldFilters] = struct{}{}
+			}
+		case "displayType":
+			if _, ok := fieldSeen[dashboardwidget.FieldDisplayType]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldDisplayType)
+				fieldSeen[dashboardwidget.FieldDisplayType] = struct{}{}
+			}
+		case "chartType":
+			if _, ok := fieldSeen[dashboardwidget.FieldChartType]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldChartType)
+				fieldSeen[dashboardwidget.FieldChartType] = struct{}{}
+			}
+		case "groupByField":
+			if _, ok := fieldSeen[dashboardwidget.FieldGroupByField]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldGroupByField)
+				fieldSeen[dashboardwidget.FieldGroupByField] = struct{}{}
+			}
+		case "showChange":
+			if _, ok := fieldSeen[dashboardwidget.FieldShowChange]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldShowChange)
+				fieldSeen[dashboardwidget.FieldShowChange] = struct{}{}
+			}
+		case "color":
+			if _, ok := fieldSeen[dashboardwidget.FieldColor]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldColor)
+				fieldSeen[dashboardwidget.FieldColor] = struct{}{}
+			}
+		case "size":
+			if _, ok := fieldSeen[dashboardwidget.FieldSize]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldSize)
+				fieldSeen[dashboardwidget.FieldSize] = struct{}{}
+			}
+		case "config":
+			if _, ok := fieldSeen[dashboardwidget.FieldConfig]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldConfig)
+				fieldSeen[dashboardwidget.FieldConfig] = struct{}{}
+			}
+		case "displayOrder":
+			if _, ok := fieldSeen[dashboardwidget.FieldDisplayOrder]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldDisplayOrder)
+				fieldSeen[dashboardwidget.FieldDisplayOrder] = struct{}{}
+			}
+		case "gridX":
+			if _, ok := fieldSeen[dashboardwidget.FieldGridX]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldGridX)
+				fieldSeen[dashboardwidget.FieldGridX] = struct{}{}
+			}
+		case "gridY":
+			if _, ok := fieldSeen[dashboardwidget.FieldGridY]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldGridY)
+				fieldSeen[dashboardwidget.FieldGridY] = struct{}{}
+			}
+		case "gridW":
+			if _, ok := fieldSeen[dashboardwidget.FieldGridW]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldGridW)
+				fieldSeen[dashboardwidget.FieldGridW] = struct{}{}
+			}
+		case "gridH":
+			if _, ok := fieldSeen[dashboardwidget.FieldGridH]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldGridH)
+				fieldSeen[dashboardwidget.FieldGridH] = struct{}{}
+			}
+		case "isShared":
+			if _, ok := fieldSeen[dashboardwidget.FieldIsShared]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldIsShared)
+				fieldSeen[dashboardwidget.FieldIsShared] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type dashboardwidgetPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []DashboardWidgetPaginateOption
+}
+
+func newDashboardWidgetPaginateArgs(rv map[string]any) *dashboardwidgetPaginateArgs {
+	args := &dashboardwidgetPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &DashboardWidgetOrder{Field: &DashboardWidgetOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithDashboardWidgetOrder(order))
+			}
+		case *DashboardWidgetOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithDashboardWidgetOrder(v))
+			}
+		}
+	}
+	if v, ok := rv[whereField].(*DashboardWidgetWhereInput); ok {
+		args.opts = append(args.opts, WithDashboardWidgetFilter(v.Filter))
 	}
 	return args
 }

@@ -23,6 +23,7 @@ import (
 	"switchboard/ent/contact"
 	"switchboard/ent/contactnote"
 	"switchboard/ent/customaction"
+	"switchboard/ent/dashboardwidget"
 	"switchboard/ent/formflow"
 	"switchboard/ent/invitation"
 	"switchboard/ent/ivrflow"
@@ -143,6 +144,11 @@ var customactionImplementors = []string{"CustomAction", "Node"}
 
 // IsNode implements the Node interface check for GQLGen.
 func (*CustomAction) IsNode() {}
+
+var dashboardwidgetImplementors = []string{"DashboardWidget", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*DashboardWidget) IsNode() {}
 
 var formflowImplementors = []string{"FormFlow", "Node"}
 
@@ -455,6 +461,15 @@ func (c *Client) noder(ctx context.Context, table string, id uuid.UUID) (Noder, 
 			Where(customaction.ID(id))
 		if fc := graphql.GetFieldContext(ctx); fc != nil {
 			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, customactionImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
+	case dashboardwidget.Table:
+		query := c.DashboardWidget.Query().
+			Where(dashboardwidget.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, dashboardwidgetImplementors...); err != nil {
 				return nil, err
 			}
 		}
@@ -979,6 +994,22 @@ func (c *Client) noders(ctx context.Context, table string, ids []uuid.UUID) ([]N
 		query := c.CustomAction.Query().
 			Where(customaction.IDIn(ids...))
 		query, err := query.CollectFields(ctx, customactionImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
+	case dashboardwidget.Table:
+		query := c.DashboardWidget.Query().
+			Where(dashboardwidget.IDIn(ids...))
+		query, err := query.CollectFields(ctx, dashboardwidgetImplementors...)
 		if err != nil {
 			return nil, err
 		}

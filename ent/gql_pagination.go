@@ -26,6 +26,7 @@ import (
 	"switchboard/ent/contact"
 	"switchboard/ent/contactnote"
 	"switchboard/ent/customaction"
+	"switchboard/ent/dashboardwidget"
 	"switchboard/ent/formflow"
 	"switchboard/ent/invitation"
 	"switchboard/ent/ivrflow"
@@ -6178,6 +6179,320 @@ func (_m *CustomAction) ToEdge(order *CustomActionOrder) *CustomActionEdge {
 		order = DefaultCustomActionOrder
 	}
 	return &CustomActionEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
+}
+
+// DashboardWidgetEdge is the edge representation of DashboardWidget.
+type DashboardWidgetEdge struct {
+	Node   *DashboardWidget `json:"node"`
+	Cursor Cursor           `json:"cursor"`
+}
+
+// DashboardWidgetConnection is the connection containing edges to DashboardWidget.
+type DashboardWidgetConnection struct {
+	Edges      []*DashboardWidgetEdge `json:"edges"`
+	PageInfo   PageInfo               `json:"pageInfo"`
+	TotalCount int                    `json:"totalCount"`
+}
+
+func (c *DashboardWidgetConnection) build(nodes []*DashboardWidget, pager *dashboardwidgetPager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *DashboardWidget
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *DashboardWidget {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *DashboardWidget {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*DashboardWidgetEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &DashboardWidgetEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// DashboardWidgetPaginateOption enables pagination customization.
+type DashboardWidgetPaginateOption func(*dashboardwidgetPager) error
+
+// WithDashboardWidgetOrder configures pagination ordering.
+func WithDashboardWidgetOrder(order *DashboardWidgetOrder) DashboardWidgetPaginateOption {
+	if order == nil {
+		order = DefaultDashboardWidgetOrder
+	}
+	o := *order
+	return func(pager *dashboardwidgetPager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultDashboardWidgetOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithDashboardWidgetFilter configures pagination filter.
+func WithDashboardWidgetFilter(filter func(*DashboardWidgetQuery) (*DashboardWidgetQuery, error)) DashboardWidgetPaginateOption {
+	return func(pager *dashboardwidgetPager) error {
+		if filter == nil {
+			return errors.New("DashboardWidgetQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type dashboardwidgetPager struct {
+	reverse bool
+	order   *DashboardWidgetOrder
+	filter  func(*DashboardWidgetQuery) (*DashboardWidgetQuery, error)
+}
+
+func newDashboardWidgetPager(opts []DashboardWidgetPaginateOption, reverse bool) (*dashboardwidgetPager, error) {
+	pager := &dashboardwidgetPager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultDashboardWidgetOrder
+	}
+	return pager, nil
+}
+
+func (p *dashboardwidgetPager) applyFilter(query *DashboardWidgetQuery) (*DashboardWidgetQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *dashboardwidgetPager) toCursor(_m *DashboardWidget) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *dashboardwidgetPager) applyCursors(query *DashboardWidgetQuery, after, before *Cursor) (*DashboardWidgetQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultDashboardWidgetOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *dashboardwidgetPager) applyOrder(query *DashboardWidgetQuery) *DashboardWidgetQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultDashboardWidgetOrder.Field {
+		query = query.Order(DefaultDashboardWidgetOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *dashboardwidgetPager) orderExpr(query *DashboardWidgetQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultDashboardWidgetOrder.Field {
+			b.Comma().Ident(DefaultDashboardWidgetOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to DashboardWidget.
+func (_m *DashboardWidgetQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...DashboardWidgetPaginateOption,
+) (*DashboardWidgetConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newDashboardWidgetPager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &DashboardWidgetConnection{Edges: []*DashboardWidgetEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+var (
+	// DashboardWidgetOrderFieldCreatedAt orders DashboardWidget by created_at.
+	DashboardWidgetOrderFieldCreatedAt = &DashboardWidgetOrderField{
+		Value: func(_m *DashboardWidget) (ent.Value, error) {
+			return _m.CreatedAt, nil
+		},
+		column: dashboardwidget.FieldCreatedAt,
+		toTerm: dashboardwidget.ByCreatedAt,
+		toCursor: func(_m *DashboardWidget) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.CreatedAt,
+			}
+		},
+	}
+	// DashboardWidgetOrderFieldUpdatedAt orders DashboardWidget by updated_at.
+	DashboardWidgetOrderFieldUpdatedAt = &DashboardWidgetOrderField{
+		Value: func(_m *DashboardWidget) (ent.Value, error) {
+			return _m.UpdatedAt, nil
+		},
+		column: dashboardwidget.FieldUpdatedAt,
+		toTerm: dashboardwidget.ByUpdatedAt,
+		toCursor: func(_m *DashboardWidget) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.UpdatedAt,
+			}
+		},
+	}
+)
+
+// String implement fmt.Stringer interface.
+func (f DashboardWidgetOrderField) String() string {
+	var str string
+	switch f.column {
+	case DashboardWidgetOrderFieldCreatedAt.column:
+		str = "CREATED_AT"
+	case DashboardWidgetOrderFieldUpdatedAt.column:
+		str = "UPDATED_AT"
+	}
+	return str
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (f DashboardWidgetOrderField) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(f.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (f *DashboardWidgetOrderField) UnmarshalGQL(v interface{}) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("DashboardWidgetOrderField %T must be a string", v)
+	}
+	switch str {
+	case "CREATED_AT":
+		*f = *DashboardWidgetOrderFieldCreatedAt
+	case "UPDATED_AT":
+		*f = *DashboardWidgetOrderFieldUpdatedAt
+	default:
+		return fmt.Errorf("%s is not a valid DashboardWidgetOrderField", str)
+	}
+	return nil
+}
+
+// DashboardWidgetOrderField defines the ordering field of DashboardWidget.
+type DashboardWidgetOrderField struct {
+	// Value extracts the ordering value from the given DashboardWidget.
+	Value    func(*DashboardWidget) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) dashboardwidget.OrderOption
+	toCursor func(*DashboardWidget) Cursor
+}
+
+// DashboardWidgetOrder defines the ordering of DashboardWidget.
+type DashboardWidgetOrder struct {
+	Direction OrderDirection             `json:"direction"`
+	Field     *DashboardWidgetOrderField `json:"field"`
+}
+
+// DefaultDashboardWidgetOrder is the default ordering of DashboardWidget.
+var DefaultDashboardWidgetOrder = &DashboardWidgetOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &DashboardWidgetOrderField{
+		Value: func(_m *DashboardWidget) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: dashboardwidget.FieldID,
+		toTerm: dashboardwidget.ByID,
+		toCursor: func(_m *DashboardWidget) Cursor {
+			return Cursor{ID: _m.ID}
+		},
+	},
+}
+
+// ToEdge converts DashboardWidget into DashboardWidgetEdge.
+func (_m *DashboardWidget) ToEdge(order *DashboardWidgetOrder) *DashboardWidgetEdge {
+	if order == nil {
+		order = DefaultDashboardWidgetOrder
+	}
+	return &DashboardWidgetEdge{
 		Node:   _m,
 		Cursor: order.Field.toCursor(_m),
 	}

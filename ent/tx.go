@@ -50,6 +50,8 @@ type Tx struct {
 	ContactNote *ContactNoteClient
 	// CustomAction is the client for interacting with the CustomAction builders.
 	CustomAction *CustomActionClient
+	// DashboardWidget is the client for interacting with the DashboardWidget builders.
+	DashboardWidget *DashboardWidgetClient
 	// FormFlow is the client for interacting with the FormFlow builders.
 	FormFlow *FormFlowClient
 	// IVRFlow is the client for interacting with the IVRFlow builders.
@@ -243,6 +245,7 @@ func (tx *Tx) init() {
 	tx.Contact = NewContactClient(tx.config)
 	tx.ContactNote = NewContactNoteClient(tx.config)
 	tx.CustomAction = NewCustomActionClient(tx.config)
+	tx.DashboardWidget = NewDashboardWidgetClient(tx.config)
 	tx.FormFlow = NewFormFlowClient(tx.config)
 	tx.IVRFlow = NewIVRFlowClient(tx.config)
 	tx.InboundEvent = NewInboundEventClient(tx.config)

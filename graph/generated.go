@@ -35,6 +35,7 @@ import (
 	"switchboard/tags"
 	"switchboard/usersettings"
 	"switchboard/webhooks"
+	"switchboard/widgets"
 	"sync/atomic"
 	"time"
 
@@ -58,6 +59,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	Account() AccountResolver
 	Contact() ContactResolver
+	DashboardWidget() DashboardWidgetResolver
 	Mutation() MutationResolver
 	OrganizationMember() OrganizationMemberResolver
 	Query() QueryResolver
@@ -508,6 +510,47 @@ type ComplexityRoot struct {
 		UpdatedAt      func(childComplexity int) int
 	}
 
+	DashboardWidget struct {
+		ChartType      func(childComplexity int) int
+		Color          func(childComplexity int) int
+		Config         func(childComplexity int) int
+		CreatedAt      func(childComplexity int) int
+		DataSource     func(childComplexity int) int
+		Description    func(childComplexity int) int
+		DisplayOrder   func(childComplexity int) int
+		DisplayType    func(childComplexity int) int
+		Filters        func(childComplexity int) int
+		GridH          func(childComplexity int) int
+		GridW          func(childComplexity int) int
+		GridX          func(childComplexity int) int
+		GridY          func(childComplexity int) int
+		GroupByField   func(childComplexity int) int
+		ID             func(childComplexity int) int
+		IsOwner        func(childComplexity int) int
+		IsShared       func(childComplexity int) int
+		Metric         func(childComplexity int) int
+		MetricField    func(childComplexity int) int
+		Name           func(childComplexity int) int
+		Organization   func(childComplexity int) int
+		OrganizationID func(childComplexity int) int
+		Owner          func(childComplexity int) int
+		OwnerID        func(childComplexity int) int
+		ShowChange     func(childComplexity int) int
+		Size           func(childComplexity int) int
+		UpdatedAt      func(childComplexity int) int
+	}
+
+	DashboardWidgetConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	DashboardWidgetEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	FormFlow struct {
 		Category        func(childComplexity int) int
 		ChatAccount     func(childComplexity int) int
@@ -624,6 +667,7 @@ type ComplexityRoot struct {
 		CreateCannedResponse         func(childComplexity int, input CreateCannedResponseInput) int
 		CreateContact                func(childComplexity int, input CreateContactInput) int
 		CreateContactNote            func(childComplexity int, contactID uuid.UUID, content string) int
+		CreateDashboardWidget        func(childComplexity int, input widgets.Input) int
 		CreateOrganization           func(childComplexity int, input model.CreateOrganizationInput) int
 		CreateRole                   func(childComplexity int, input model.CreateRoleInput) int
 		CreateTag                    func(childComplexity int, input tags.CreateInput) int
@@ -635,6 +679,7 @@ type ComplexityRoot struct {
 		DeleteCannedResponse         func(childComplexity int, id uuid.UUID) int
 		DeleteContact                func(childComplexity int, id uuid.UUID) int
 		DeleteContactNote            func(childComplexity int, contactID uuid.UUID, id uuid.UUID) int
+		DeleteDashboardWidget        func(childComplexity int, id uuid.UUID) int
 		DeleteRole                   func(childComplexity int, id uuid.UUID) int
 		DeleteSSOConfig              func(childComplexity int, provider ssoconfig.Provider) int
 		DeleteTag                    func(childComplexity int, name string) int
@@ -645,6 +690,7 @@ type ComplexityRoot struct {
 		RemoveMember                 func(childComplexity int, memberID uuid.UUID) int
 		RemoveTeamMember             func(childComplexity int, teamID uuid.UUID, userID uuid.UUID) int
 		ReplayWebhookDelivery        func(childComplexity int, subscriptionID uuid.UUID, deliveryID uuid.UUID) int
+		SaveDashboardLayout          func(childComplexity int, items []*widgets.LayoutItem) int
 		SaveSSOConfig                func(childComplexity int, input model.SaveSSOConfigInput) int
 		SendMessage                  func(childComplexity int, contactID uuid.UUID, input messaging.Outgoing) int
 		SendTemplateMessage          func(childComplexity int, input messaging.TemplateInput) int
@@ -658,6 +704,7 @@ type ComplexityRoot struct {
 		UpdateCannedResponse         func(childComplexity int, id uuid.UUID, input UpdateCannedResponseInput) int
 		UpdateContact                func(childComplexity int, id uuid.UUID, input UpdateContactInput) int
 		UpdateContactNote            func(childComplexity int, contactID uuid.UUID, id uuid.UUID, content string) int
+		UpdateDashboardWidget        func(childComplexity int, id uuid.UUID, input widgets.Input) int
 		UpdateMemberRole             func(childComplexity int, memberID uuid.UUID, roleID uuid.UUID) int
 		UpdateMySettings             func(childComplexity int, input usersettings.Changes) int
 		UpdateOrgSettings            func(childComplexity int, input model.UpdateOrgSettingsInput) int
@@ -823,6 +870,8 @@ type ComplexityRoot struct {
 		ContactSessionData     func(childComplexity int, id uuid.UUID) int
 		Contacts               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, tags []string, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) int
 		CurrentOrganization    func(childComplexity int) int
+		DashboardData          func(childComplexity int, from *string, to *string) int
+		DashboardWidgets       func(childComplexity int) int
 		Members                func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.OrganizationMemberOrder, where *ent.OrganizationMemberWhereInput) int
 		Messages               func(childComplexity int, contactID uuid.UUID, beforeID *uuid.UUID, account *string, limit *int) int
 		Node                   func(childComplexity int, id uuid.UUID) int
@@ -844,6 +893,8 @@ type ComplexityRoot struct {
 		WebhookEvents          func(childComplexity int) int
 		WebhookSubscription    func(childComplexity int, id uuid.UUID) int
 		WebhookSubscriptions   func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.WebhookSubscriptionOrder, where *ent.WebhookSubscriptionWhereInput) int
+		WidgetData             func(childComplexity int, id uuid.UUID, from *string, to *string) int
+		WidgetDataSources      func(childComplexity int) int
 	}
 
 	Role struct {
@@ -1094,6 +1145,26 @@ type ComplexityRoot struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
 	}
+
+	WidgetData struct {
+		Change     func(childComplexity int) int
+		ChartData  func(childComplexity int) int
+		DataPoints func(childComplexity int) int
+		PrevValue  func(childComplexity int) int
+		Value      func(childComplexity int) int
+		WidgetID   func(childComplexity int) int
+	}
+
+	WidgetDataSource struct {
+		Fields func(childComplexity int) int
+		Label  func(childComplexity int) int
+		Name   func(childComplexity int) int
+	}
+
+	WidgetPoint struct {
+		Label func(childComplexity int) int
+		Value func(childComplexity int) int
+	}
 }
 
 // endregion ***************************** api!.gotpl *****************************
@@ -1108,6 +1179,9 @@ type AccountResolver interface {
 }
 type ContactResolver interface {
 	ServiceWindowOpen(ctx context.Context, obj *ent.Contact) (bool, error)
+}
+type DashboardWidgetResolver interface {
+	IsOwner(ctx context.Context, obj *ent.DashboardWidget) (bool, error)
 }
 type MutationResolver interface {
 	CreateOrganization(ctx context.Context, input model.CreateOrganizationInput) (*ent.Organization, error)
@@ -1162,6 +1236,10 @@ type MutationResolver interface {
 	CreateContactNote(ctx context.Context, contactID uuid.UUID, content string) (*ent.ContactNote, error)
 	UpdateContactNote(ctx context.Context, contactID uuid.UUID, id uuid.UUID, content string) (*ent.ContactNote, error)
 	DeleteContactNote(ctx context.Context, contactID uuid.UUID, id uuid.UUID) (bool, error)
+	CreateDashboardWidget(ctx context.Context, input widgets.Input) (*ent.DashboardWidget, error)
+	UpdateDashboardWidget(ctx context.Context, id uuid.UUID, input widgets.Input) (*ent.DashboardWidget, error)
+	DeleteDashboardWidget(ctx context.Context, id uuid.UUID) (bool, error)
+	SaveDashboardLayout(ctx context.Context, items []*widgets.LayoutItem) (int, error)
 }
 type OrganizationMemberResolver interface {
 	Email(ctx context.Context, obj *ent.OrganizationMember) (string, error)
@@ -1203,6 +1281,10 @@ type QueryResolver interface {
 	WebhookDeliveries(ctx context.Context, subscriptionID uuid.UUID, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int) (*ent.WebhookDeliveryConnection, error)
 	Tags(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.TagOrder, where *ent.TagWhereInput) (*ent.TagConnection, error)
 	ContactNotes(ctx context.Context, contactID uuid.UUID, before *uuid.UUID, limit *int) (*notes.Page, error)
+	DashboardWidgets(ctx context.Context) ([]*ent.DashboardWidget, error)
+	WidgetData(ctx context.Context, id uuid.UUID, from *string, to *string) (*widgets.Data, error)
+	DashboardData(ctx context.Context, from *string, to *string) ([]*widgets.Data, error)
+	WidgetDataSources(ctx context.Context) ([]*widgets.Source, error)
 }
 type RoleResolver interface {
 	PermissionCount(ctx context.Context, obj *ent.Role) (int, error)
@@ -3295,6 +3377,201 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CustomAction.UpdatedAt(childComplexity), true
 
+	case "DashboardWidget.chartType":
+		if e.ComplexityRoot.DashboardWidget.ChartType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardWidget.ChartType(childComplexity), true
+	case "DashboardWidget.color":
+		if e.ComplexityRoot.DashboardWidget.Color == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardWidget.Color(childComplexity), true
+	case "DashboardWidget.config":
+		if e.ComplexityRoot.DashboardWidget.Config == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardWidget.Config(childComplexity), true
+	case "DashboardWidget.createdAt":
+		if e.ComplexityRoot.DashboardWidget.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardWidget.CreatedAt(childComplexity), true
+	case "DashboardWidget.dataSource":
+		if e.ComplexityRoot.DashboardWidget.DataSource == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardWidget.DataSource(childComplexity), true
+	case "DashboardWidget.description":
+		if e.ComplexityRoot.DashboardWidget.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardWidget.Description(childComplexity), true
+	case "DashboardWidget.displayOrder":
+		if e.ComplexityRoot.DashboardWidget.DisplayOrder == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardWidget.DisplayOrder(childComplexity), true
+	case "DashboardWidget.displayType":
+		if e.ComplexityRoot.DashboardWidget.DisplayType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardWidget.DisplayType(childComplexity), true
+	case "DashboardWidget.filters":
+		if e.ComplexityRoot.DashboardWidget.Filters == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardWidget.Filters(childComplexity), true
+	case "DashboardWidget.gridH":
+		if e.ComplexityRoot.DashboardWidget.GridH == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardWidget.GridH(childComplexity), true
+	case "DashboardWidget.gridW":
+		if e.ComplexityRoot.DashboardWidget.GridW == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardWidget.GridW(childComplexity), true
+	case "DashboardWidget.gridX":
+		if e.ComplexityRoot.DashboardWidget.GridX == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardWidget.GridX(childComplexity), true
+	case "DashboardWidget.gridY":
+		if e.ComplexityRoot.DashboardWidget.GridY == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardWidget.GridY(childComplexity), true
+	case "DashboardWidget.groupByField":
+		if e.ComplexityRoot.DashboardWidget.GroupByField == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardWidget.GroupByField(childComplexity), true
+	case "DashboardWidget.id":
+		if e.ComplexityRoot.DashboardWidget.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardWidget.ID(childComplexity), true
+	case "DashboardWidget.isOwner":
+		if e.ComplexityRoot.DashboardWidget.IsOwner == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardWidget.IsOwner(childComplexity), true
+	case "DashboardWidget.isShared":
+		if e.ComplexityRoot.DashboardWidget.IsShared == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardWidget.IsShared(childComplexity), true
+	case "DashboardWidget.metric":
+		if e.ComplexityRoot.DashboardWidget.Metric == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardWidget.Metric(childComplexity), true
+	case "DashboardWidget.metricField":
+		if e.ComplexityRoot.DashboardWidget.MetricField == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardWidget.MetricField(childComplexity), true
+	case "DashboardWidget.name":
+		if e.ComplexityRoot.DashboardWidget.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardWidget.Name(childComplexity), true
+	case "DashboardWidget.organization":
+		if e.ComplexityRoot.DashboardWidget.Organization == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardWidget.Organization(childComplexity), true
+	case "DashboardWidget.organizationID":
+		if e.ComplexityRoot.DashboardWidget.OrganizationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardWidget.OrganizationID(childComplexity), true
+	case "DashboardWidget.owner":
+		if e.ComplexityRoot.DashboardWidget.Owner == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardWidget.Owner(childComplexity), true
+	case "DashboardWidget.ownerID":
+		if e.ComplexityRoot.DashboardWidget.OwnerID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardWidget.OwnerID(childComplexity), true
+	case "DashboardWidget.showChange":
+		if e.ComplexityRoot.DashboardWidget.ShowChange == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardWidget.ShowChange(childComplexity), true
+	case "DashboardWidget.size":
+		if e.ComplexityRoot.DashboardWidget.Size == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardWidget.Size(childComplexity), true
+	case "DashboardWidget.updatedAt":
+		if e.ComplexityRoot.DashboardWidget.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardWidget.UpdatedAt(childComplexity), true
+
+	case "DashboardWidgetConnection.edges":
+		if e.ComplexityRoot.DashboardWidgetConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardWidgetConnection.Edges(childComplexity), true
+	case "DashboardWidgetConnection.pageInfo":
+		if e.ComplexityRoot.DashboardWidgetConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardWidgetConnection.PageInfo(childComplexity), true
+	case "DashboardWidgetConnection.totalCount":
+		if e.ComplexityRoot.DashboardWidgetConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardWidgetConnection.TotalCount(childComplexity), true
+
+	case "DashboardWidgetEdge.cursor":
+		if e.ComplexityRoot.DashboardWidgetEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardWidgetEdge.Cursor(childComplexity), true
+	case "DashboardWidgetEdge.node":
+		if e.ComplexityRoot.DashboardWidgetEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardWidgetEdge.Node(childComplexity), true
+
 	case "FormFlow.category":
 		if e.ComplexityRoot.FormFlow.Category == nil {
 			break
@@ -3911,6 +4188,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateContactNote(childComplexity, args["contactId"].(uuid.UUID), args["content"].(string)), true
+	case "Mutation.createDashboardWidget":
+		if e.ComplexityRoot.Mutation.CreateDashboardWidget == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createDashboardWidget_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateDashboardWidget(childComplexity, args["input"].(widgets.Input)), true
 	case "Mutation.createOrganization":
 		if e.ComplexityRoot.Mutation.CreateOrganization == nil {
 			break
@@ -4032,6 +4320,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteContactNote(childComplexity, args["contactId"].(uuid.UUID), args["id"].(uuid.UUID)), true
+	case "Mutation.deleteDashboardWidget":
+		if e.ComplexityRoot.Mutation.DeleteDashboardWidget == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteDashboardWidget_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteDashboardWidget(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.deleteRole":
 		if e.ComplexityRoot.Mutation.DeleteRole == nil {
 			break
@@ -4142,6 +4441,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ReplayWebhookDelivery(childComplexity, args["subscriptionId"].(uuid.UUID), args["deliveryId"].(uuid.UUID)), true
+	case "Mutation.saveDashboardLayout":
+		if e.ComplexityRoot.Mutation.SaveDashboardLayout == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_saveDashboardLayout_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SaveDashboardLayout(childComplexity, args["items"].([]*widgets.LayoutItem)), true
 	case "Mutation.saveSSOConfig":
 		if e.ComplexityRoot.Mutation.SaveSSOConfig == nil {
 			break
@@ -4285,6 +4595,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateContactNote(childComplexity, args["contactId"].(uuid.UUID), args["id"].(uuid.UUID), args["content"].(string)), true
+	case "Mutation.updateDashboardWidget":
+		if e.ComplexityRoot.Mutation.UpdateDashboardWidget == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateDashboardWidget_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateDashboardWidget(childComplexity, args["id"].(uuid.UUID), args["input"].(widgets.Input)), true
 	case "Mutation.updateMemberRole":
 		if e.ComplexityRoot.Mutation.UpdateMemberRole == nil {
 			break
@@ -5086,6 +5407,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.CurrentOrganization(childComplexity), true
+	case "Query.dashboardData":
+		if e.ComplexityRoot.Query.DashboardData == nil {
+			break
+		}
+
+		args, err := ec.field_Query_dashboardData_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.DashboardData(childComplexity, args["from"].(*string), args["to"].(*string)), true
+	case "Query.dashboardWidgets":
+		if e.ComplexityRoot.Query.DashboardWidgets == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.DashboardWidgets(childComplexity), true
 
 	case "Query.members":
 		if e.ComplexityRoot.Query.Members == nil {
@@ -5293,6 +5631,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.WebhookSubscriptions(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["search"].(*string), args["orderBy"].(*ent.WebhookSubscriptionOrder), args["where"].(*ent.WebhookSubscriptionWhereInput)), true
+	case "Query.widgetData":
+		if e.ComplexityRoot.Query.WidgetData == nil {
+			break
+		}
+
+		args, err := ec.field_Query_widgetData_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.WidgetData(childComplexity, args["id"].(uuid.UUID), args["from"].(*string), args["to"].(*string)), true
+	case "Query.widgetDataSources":
+		if e.ComplexityRoot.Query.WidgetDataSources == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.WidgetDataSources(childComplexity), true
 
 	case "Role.createdAt":
 		if e.ComplexityRoot.Role.CreatedAt == nil {
@@ -6373,6 +6728,75 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.WebhookSubscriptionEdge.Node(childComplexity), true
 
+	case "WidgetData.change":
+		if e.ComplexityRoot.WidgetData.Change == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WidgetData.Change(childComplexity), true
+	case "WidgetData.chartData":
+		if e.ComplexityRoot.WidgetData.ChartData == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WidgetData.ChartData(childComplexity), true
+	case "WidgetData.dataPoints":
+		if e.ComplexityRoot.WidgetData.DataPoints == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WidgetData.DataPoints(childComplexity), true
+	case "WidgetData.prevValue":
+		if e.ComplexityRoot.WidgetData.PrevValue == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WidgetData.PrevValue(childComplexity), true
+	case "WidgetData.value":
+		if e.ComplexityRoot.WidgetData.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WidgetData.Value(childComplexity), true
+	case "WidgetData.widgetID":
+		if e.ComplexityRoot.WidgetData.WidgetID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WidgetData.WidgetID(childComplexity), true
+
+	case "WidgetDataSource.fields":
+		if e.ComplexityRoot.WidgetDataSource.Fields == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WidgetDataSource.Fields(childComplexity), true
+	case "WidgetDataSource.label":
+		if e.ComplexityRoot.WidgetDataSource.Label == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WidgetDataSource.Label(childComplexity), true
+	case "WidgetDataSource.name":
+		if e.ComplexityRoot.WidgetDataSource.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WidgetDataSource.Name(childComplexity), true
+
+	case "WidgetPoint.label":
+		if e.ComplexityRoot.WidgetPoint.Label == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WidgetPoint.Label(childComplexity), true
+	case "WidgetPoint.value":
+		if e.ComplexityRoot.WidgetPoint.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WidgetPoint.Value(childComplexity), true
+
 	}
 	return 0, false
 }
@@ -6432,6 +6856,9 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCreateWebhookSubscriptionInput,
 		ec.unmarshalInputCustomActionOrder,
 		ec.unmarshalInputCustomActionWhereInput,
+		ec.unmarshalInputDashboardWidgetInput,
+		ec.unmarshalInputDashboardWidgetOrder,
+		ec.unmarshalInputDashboardWidgetWhereInput,
 		ec.unmarshalInputFormFlowOrder,
 		ec.unmarshalInputFormFlowWhereInput,
 		ec.unmarshalInputIVRFlowOrder,
@@ -6484,6 +6911,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputWebhookDeliveryWhereInput,
 		ec.unmarshalInputWebhookSubscriptionOrder,
 		ec.unmarshalInputWebhookSubscriptionWhereInput,
+		ec.unmarshalInputWidgetFilterInput,
+		ec.unmarshalInputWidgetLayoutItemInput,
 	)
 	first := true
 
@@ -10642,6 +11071,383 @@ input CustomActionWhereInput {
   """
   hasOrganization: Boolean
   hasOrganizationWith: [OrganizationWhereInput!]
+}
+type DashboardWidget implements Node {
+  id: ID!
+  organizationID: ID!
+  createdAt: Time!
+  updatedAt: Time!
+  ownerID: ID
+  name: String!
+  description: String!
+  dataSource: String!
+  metric: String!
+  """
+  The numeric field of a sum or average metric (clients call it field).
+  """
+  metricField: String!
+  """
+  Conditions {field, operator, value} every counted row meets.
+  """
+  filters: [Map!]!
+  displayType: String!
+  chartType: String!
+  groupByField: String!
+  showChange: Boolean!
+  color: String!
+  size: String!
+  config: Map!
+  displayOrder: Int!
+  gridX: Int!
+  gridY: Int!
+  gridW: Int!
+  gridH: Int!
+  isShared: Boolean!
+  organization: Organization!
+  owner: User
+}
+"""
+A connection to a list of items.
+"""
+type DashboardWidgetConnection {
+  """
+  A list of edges.
+  """
+  edges: [DashboardWidgetEdge]
+  """
+  Information to aid in pagination.
+  """
+  pageInfo: PageInfo!
+  """
+  Identifies the total count of items in the connection.
+  """
+  totalCount: Int!
+}
+"""
+An edge in a connection.
+"""
+type DashboardWidgetEdge {
+  """
+  The item at the end of the edge.
+  """
+  node: DashboardWidget
+  """
+  A cursor for use in pagination.
+  """
+  cursor: Cursor!
+}
+"""
+Ordering options for DashboardWidget connections
+"""
+input DashboardWidgetOrder {
+  """
+  The ordering direction.
+  """
+  direction: OrderDirection! = ASC
+  """
+  The field by which to order DashboardWidgets.
+  """
+  field: DashboardWidgetOrderField!
+}
+"""
+Properties by which DashboardWidget connections can be ordered.
+"""
+enum DashboardWidgetOrderField {
+  CREATED_AT
+  UPDATED_AT
+}
+"""
+DashboardWidgetWhereInput is used for filtering DashboardWidget objects.
+Input was generated by ent.
+"""
+input DashboardWidgetWhereInput {
+  not: DashboardWidgetWhereInput
+  and: [DashboardWidgetWhereInput!]
+  or: [DashboardWidgetWhereInput!]
+  """
+  id field predicates
+  """
+  id: ID
+  idNEQ: ID
+  idIn: [ID!]
+  idNotIn: [ID!]
+  idGT: ID
+  idGTE: ID
+  idLT: ID
+  idLTE: ID
+  """
+  organization_id field predicates
+  """
+  organizationID: ID
+  organizationIDNEQ: ID
+  organizationIDIn: [ID!]
+  organizationIDNotIn: [ID!]
+  """
+  created_at field predicates
+  """
+  createdAt: Time
+  createdAtNEQ: Time
+  createdAtIn: [Time!]
+  createdAtNotIn: [Time!]
+  createdAtGT: Time
+  createdAtGTE: Time
+  createdAtLT: Time
+  createdAtLTE: Time
+  """
+  updated_at field predicates
+  """
+  updatedAt: Time
+  updatedAtNEQ: Time
+  updatedAtIn: [Time!]
+  updatedAtNotIn: [Time!]
+  updatedAtGT: Time
+  updatedAtGTE: Time
+  updatedAtLT: Time
+  updatedAtLTE: Time
+  """
+  owner_id field predicates
+  """
+  ownerID: ID
+  ownerIDNEQ: ID
+  ownerIDIn: [ID!]
+  ownerIDNotIn: [ID!]
+  ownerIDIsNil: Boolean
+  ownerIDNotNil: Boolean
+  """
+  name field predicates
+  """
+  name: String
+  nameNEQ: String
+  nameIn: [String!]
+  nameNotIn: [String!]
+  nameGT: String
+  nameGTE: String
+  nameLT: String
+  nameLTE: String
+  nameContains: String
+  nameHasPrefix: String
+  nameHasSuffix: String
+  nameEqualFold: String
+  nameContainsFold: String
+  """
+  description field predicates
+  """
+  description: String
+  descriptionNEQ: String
+  descriptionIn: [String!]
+  descriptionNotIn: [String!]
+  descriptionGT: String
+  descriptionGTE: String
+  descriptionLT: String
+  descriptionLTE: String
+  descriptionContains: String
+  descriptionHasPrefix: String
+  descriptionHasSuffix: String
+  descriptionEqualFold: String
+  descriptionContainsFold: String
+  """
+  data_source field predicates
+  """
+  dataSource: String
+  dataSourceNEQ: String
+  dataSourceIn: [String!]
+  dataSourceNotIn: [String!]
+  dataSourceGT: String
+  dataSourceGTE: String
+  dataSourceLT: String
+  dataSourceLTE: String
+  dataSourceContains: String
+  dataSourceHasPrefix: String
+  dataSourceHasSuffix: String
+  dataSourceEqualFold: String
+  dataSourceContainsFold: String
+  """
+  metric field predicates
+  """
+  metric: String
+  metricNEQ: String
+  metricIn: [String!]
+  metricNotIn: [String!]
+  metricGT: String
+  metricGTE: String
+  metricLT: String
+  metricLTE: String
+  metricContains: String
+  metricHasPrefix: String
+  metricHasSuffix: String
+  metricEqualFold: String
+  metricContainsFold: String
+  """
+  metric_field field predicates
+  """
+  metricField: String
+  metricFieldNEQ: String
+  metricFieldIn: [String!]
+  metricFieldNotIn: [String!]
+  metricFieldGT: String
+  metricFieldGTE: String
+  metricFieldLT: String
+  metricFieldLTE: String
+  metricFieldContains: String
+  metricFieldHasPrefix: String
+  metricFieldHasSuffix: String
+  metricFieldEqualFold: String
+  metricFieldContainsFold: String
+  """
+  display_type field predicates
+  """
+  displayType: String
+  displayTypeNEQ: String
+  displayTypeIn: [String!]
+  displayTypeNotIn: [String!]
+  displayTypeGT: String
+  displayTypeGTE: String
+  displayTypeLT: String
+  displayTypeLTE: String
+  displayTypeContains: String
+  displayTypeHasPrefix: String
+  displayTypeHasSuffix: String
+  displayTypeEqualFold: String
+  displayTypeContainsFold: String
+  """
+  chart_type field predicates
+  """
+  chartType: String
+  chartTypeNEQ: String
+  chartTypeIn: [String!]
+  chartTypeNotIn: [String!]
+  chartTypeGT: String
+  chartTypeGTE: String
+  chartTypeLT: String
+  chartTypeLTE: String
+  chartTypeContains: String
+  chartTypeHasPrefix: String
+  chartTypeHasSuffix: String
+  chartTypeEqualFold: String
+  chartTypeContainsFold: String
+  """
+  group_by_field field predicates
+  """
+  groupByField: String
+  groupByFieldNEQ: String
+  groupByFieldIn: [String!]
+  groupByFieldNotIn: [String!]
+  groupByFieldGT: String
+  groupByFieldGTE: String
+  groupByFieldLT: String
+  groupByFieldLTE: String
+  groupByFieldContains: String
+  groupByFieldHasPrefix: String
+  groupByFieldHasSuffix: String
+  groupByFieldEqualFold: String
+  groupByFieldContainsFold: String
+  """
+  show_change field predicates
+  """
+  showChange: Boolean
+  showChangeNEQ: Boolean
+  """
+  color field predicates
+  """
+  color: String
+  colorNEQ: String
+  colorIn: [String!]
+  colorNotIn: [String!]
+  colorGT: String
+  colorGTE: String
+  colorLT: String
+  colorLTE: String
+  colorContains: String
+  colorHasPrefix: String
+  colorHasSuffix: String
+  colorEqualFold: String
+  colorContainsFold: String
+  """
+  size field predicates
+  """
+  size: String
+  sizeNEQ: String
+  sizeIn: [String!]
+  sizeNotIn: [String!]
+  sizeGT: String
+  sizeGTE: String
+  sizeLT: String
+  sizeLTE: String
+  sizeContains: String
+  sizeHasPrefix: String
+  sizeHasSuffix: String
+  sizeEqualFold: String
+  sizeContainsFold: String
+  """
+  display_order field predicates
+  """
+  displayOrder: Int
+  displayOrderNEQ: Int
+  displayOrderIn: [Int!]
+  displayOrderNotIn: [Int!]
+  displayOrderGT: Int
+  displayOrderGTE: Int
+  displayOrderLT: Int
+  displayOrderLTE: Int
+  """
+  grid_x field predicates
+  """
+  gridX: Int
+  gridXNEQ: Int
+  gridXIn: [Int!]
+  gridXNotIn: [Int!]
+  gridXGT: Int
+  gridXGTE: Int
+  gridXLT: Int
+  gridXLTE: Int
+  """
+  grid_y field predicates
+  """
+  gridY: Int
+  gridYNEQ: Int
+  gridYIn: [Int!]
+  gridYNotIn: [Int!]
+  gridYGT: Int
+  gridYGTE: Int
+  gridYLT: Int
+  gridYLTE: Int
+  """
+  grid_w field predicates
+  """
+  gridW: Int
+  gridWNEQ: Int
+  gridWIn: [Int!]
+  gridWNotIn: [Int!]
+  gridWGT: Int
+  gridWGTE: Int
+  gridWLT: Int
+  gridWLTE: Int
+  """
+  grid_h field predicates
+  """
+  gridH: Int
+  gridHNEQ: Int
+  gridHIn: [Int!]
+  gridHNotIn: [Int!]
+  gridHGT: Int
+  gridHGTE: Int
+  gridHLT: Int
+  gridHLTE: Int
+  """
+  is_shared field predicates
+  """
+  isShared: Boolean
+  isSharedNEQ: Boolean
+  """
+  organization edge predicates
+  """
+  hasOrganization: Boolean
+  hasOrganizationWith: [OrganizationWhereInput!]
+  """
+  owner edge predicates
+  """
+  hasOwner: Boolean
+  hasOwnerWith: [UserWhereInput!]
 }
 type FormFlow implements Node {
   id: ID!
@@ -15120,6 +15926,99 @@ extend type Mutation {
   deleteContactNote(contactId: ID!, id: ID!): Boolean! @hasPermission(permission: "messages:create")
 }
 `, BuiltIn: false},
+	{Name: "../widgets.graphql", Input: `# The analytics dashboard's widgets (package widgets): each counts the rows
+# of a data source over a period, shown as a number or a chart. A member
+# sees their own widgets and the shared ones, and changes only their own.
+
+extend type DashboardWidget {
+  """Whether the viewer made the widget (and so may change it)."""
+  isOwner: Boolean!
+}
+
+input WidgetFilterInput {
+  field: String!
+  """equals, not_equals or contains."""
+  operator: String!
+  value: String
+}
+
+"""A widget's definition; on update, null or absent fields keep their value."""
+input DashboardWidgetInput {
+  name: String
+  description: String
+  """One of widgetDataSources (not for a shortcuts widget)."""
+  dataSource: String
+  metric: String
+  field: String
+  filters: [WidgetFilterInput!]
+  """number, chart or shortcuts."""
+  displayType: String
+  """line, bar or pie (charts only)."""
+  chartType: String
+  """A field of the data source to break a chart down by."""
+  groupByField: String
+  showChange: Boolean
+  color: String
+  size: String
+  """For a shortcuts widget: {shortcuts: [names]}."""
+  config: Map
+  """Shown to the whole organization; needs settings:update."""
+  isShared: Boolean
+}
+
+input WidgetLayoutItemInput {
+  id: ID!
+  gridX: Int!
+  gridY: Int!
+  gridW: Int!
+  gridH: Int!
+}
+
+type WidgetPoint {
+  label: String!
+  value: Float!
+}
+
+"""A widget's numbers for a period: the count, the count of the period
+before and the change in percent; charts add the count of each day and,
+with groupByField, of each value of that field."""
+type WidgetData {
+  widgetID: ID!
+  value: Float!
+  prevValue: Float!
+  change: Float!
+  chartData: [WidgetPoint!]!
+  dataPoints: [WidgetPoint!]!
+}
+
+type WidgetDataSource {
+  name: String!
+  label: String!
+  """The fields a widget may filter and group by."""
+  fields: [String!]!
+}
+
+extend type Query {
+  """The viewer's widgets and the shared ones, in dashboard order."""
+  dashboardWidgets: [DashboardWidget!]! @hasPermission(permission: "analytics:read")
+  """A widget's data from the day from to the day to (YYYY-MM-DD, both
+  included; default: this month so far, UTC)."""
+  widgetData(id: ID!, from: String, to: String): WidgetData! @hasPermission(permission: "analytics:read")
+  """The data of every widget of dashboardWidgets."""
+  dashboardData(from: String, to: String): [WidgetData!]! @hasPermission(permission: "analytics:read")
+  widgetDataSources: [WidgetDataSource!]! @hasPermission(permission: "analytics:read")
+}
+
+extend type Mutation {
+  createDashboardWidget(input: DashboardWidgetInput!): DashboardWidget! @hasPermission(permission: "analytics:read")
+  """Only the widget's owner."""
+  updateDashboardWidget(id: ID!, input: DashboardWidgetInput!): DashboardWidget! @hasPermission(permission: "analytics:read")
+  """Only the widget's owner."""
+  deleteDashboardWidget(id: ID!): Boolean! @hasPermission(permission: "analytics:read")
+  """Places the viewer's own widgets on the grid; returns how many moved."""
+  saveDashboardLayout(items: [WidgetLayoutItemInput!]!): Int! @hasPermission(permission: "analytics:read")
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -15819,6 +16718,76 @@ func (ec *executionContext) childFields_CreatedWebhookSubscription(ctx context.C
 		return ec.fieldContext_CreatedWebhookSubscription_secret(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CreatedWebhookSubscription", field.Name)
+}
+
+func (ec *executionContext) childFields_DashboardWidget(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_DashboardWidget_id(ctx, field)
+	case "organizationID":
+		return ec.fieldContext_DashboardWidget_organizationID(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_DashboardWidget_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_DashboardWidget_updatedAt(ctx, field)
+	case "ownerID":
+		return ec.fieldContext_DashboardWidget_ownerID(ctx, field)
+	case "name":
+		return ec.fieldContext_DashboardWidget_name(ctx, field)
+	case "description":
+		return ec.fieldContext_DashboardWidget_description(ctx, field)
+	case "dataSource":
+		return ec.fieldContext_DashboardWidget_dataSource(ctx, field)
+	case "metric":
+		return ec.fieldContext_DashboardWidget_metric(ctx, field)
+	case "metricField":
+		return ec.fieldContext_DashboardWidget_metricField(ctx, field)
+	case "filters":
+		return ec.fieldContext_DashboardWidget_filters(ctx, field)
+	case "displayType":
+		return ec.fieldContext_DashboardWidget_displayType(ctx, field)
+	case "chartType":
+		return ec.fieldContext_DashboardWidget_chartType(ctx, field)
+	case "groupByField":
+		return ec.fieldContext_DashboardWidget_groupByField(ctx, field)
+	case "showChange":
+		return ec.fieldContext_DashboardWidget_showChange(ctx, field)
+	case "color":
+		return ec.fieldContext_DashboardWidget_color(ctx, field)
+	case "size":
+		return ec.fieldContext_DashboardWidget_size(ctx, field)
+	case "config":
+		return ec.fieldContext_DashboardWidget_config(ctx, field)
+	case "displayOrder":
+		return ec.fieldContext_DashboardWidget_displayOrder(ctx, field)
+	case "gridX":
+		return ec.fieldContext_DashboardWidget_gridX(ctx, field)
+	case "gridY":
+		return ec.fieldContext_DashboardWidget_gridY(ctx, field)
+	case "gridW":
+		return ec.fieldContext_DashboardWidget_gridW(ctx, field)
+	case "gridH":
+		return ec.fieldContext_DashboardWidget_gridH(ctx, field)
+	case "isShared":
+		return ec.fieldContext_DashboardWidget_isShared(ctx, field)
+	case "organization":
+		return ec.fieldContext_DashboardWidget_organization(ctx, field)
+	case "owner":
+		return ec.fieldContext_DashboardWidget_owner(ctx, field)
+	case "isOwner":
+		return ec.fieldContext_DashboardWidget_isOwner(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DashboardWidget", field.Name)
+}
+
+func (ec *executionContext) childFields_DashboardWidgetEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_DashboardWidgetEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_DashboardWidgetEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DashboardWidgetEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_Invitation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -16683,6 +17652,46 @@ func (ec *executionContext) childFields_WebhookSubscriptionEdge(ctx context.Cont
 	return nil, fmt.Errorf("no field named %q was found under type WebhookSubscriptionEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_WidgetData(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "widgetID":
+		return ec.fieldContext_WidgetData_widgetID(ctx, field)
+	case "value":
+		return ec.fieldContext_WidgetData_value(ctx, field)
+	case "prevValue":
+		return ec.fieldContext_WidgetData_prevValue(ctx, field)
+	case "change":
+		return ec.fieldContext_WidgetData_change(ctx, field)
+	case "chartData":
+		return ec.fieldContext_WidgetData_chartData(ctx, field)
+	case "dataPoints":
+		return ec.fieldContext_WidgetData_dataPoints(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WidgetData", field.Name)
+}
+
+func (ec *executionContext) childFields_WidgetDataSource(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_WidgetDataSource_name(ctx, field)
+	case "label":
+		return ec.fieldContext_WidgetDataSource_label(ctx, field)
+	case "fields":
+		return ec.fieldContext_WidgetDataSource_fields(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WidgetDataSource", field.Name)
+}
+
+func (ec *executionContext) childFields_WidgetPoint(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "label":
+		return ec.fieldContext_WidgetPoint_label(ctx, field)
+	case "value":
+		return ec.fieldContext_WidgetPoint_value(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WidgetPoint", field.Name)
+}
+
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "name":
@@ -16963,6 +17972,20 @@ func (ec *executionContext) field_Mutation_createContact_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createDashboardWidget_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (widgets.Input, error) {
+			return ec.unmarshalNDashboardWidgetInput2switchboardᚋwidgetsᚐInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createOrganization_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -17112,6 +18135,20 @@ func (ec *executionContext) field_Mutation_deleteContactNote_args(ctx context.Co
 }
 
 func (ec *executionContext) field_Mutation_deleteContact_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteDashboardWidget_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
@@ -17278,6 +18315,20 @@ func (ec *executionContext) field_Mutation_replayWebhookDelivery_args(ctx contex
 		return nil, err
 	}
 	args["deliveryId"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_saveDashboardLayout_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "items",
+		func(ctx context.Context, v any) ([]*widgets.LayoutItem, error) {
+			return ec.unmarshalNWidgetLayoutItemInput2ᚕᚖswitchboardᚋwidgetsᚐLayoutItemᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["items"] = arg0
 	return args, nil
 }
 
@@ -17519,6 +18570,28 @@ func (ec *executionContext) field_Mutation_updateContact_args(ctx context.Contex
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (UpdateContactInput, error) {
 			return ec.unmarshalNUpdateContactInput2switchboardᚋgraphᚐUpdateContactInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateDashboardWidget_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (widgets.Input, error) {
+			return ec.unmarshalNDashboardWidgetInput2switchboardᚋwidgetsᚐInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -18098,6 +19171,28 @@ func (ec *executionContext) field_Query_contacts_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["where"] = arg7
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_dashboardData_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg1
 	return args, nil
 }
 
@@ -18706,6 +19801,36 @@ func (ec *executionContext) field_Query_webhookSubscriptions_args(ctx context.Co
 		return nil, err
 	}
 	args["where"] = arg6
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_widgetData_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg2
 	return args, nil
 }
 
@@ -27020,6 +28145,787 @@ func (ec *executionContext) fieldContext_CustomAction_organization(_ context.Con
 	return fc, nil
 }
 
+func (ec *executionContext) _DashboardWidget_id(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardWidget_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardWidget_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardWidget", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardWidget_organizationID(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardWidget_organizationID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrganizationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardWidget_organizationID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardWidget", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardWidget_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardWidget_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardWidget_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardWidget", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardWidget_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardWidget_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardWidget_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardWidget", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardWidget_ownerID(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardWidget_ownerID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OwnerID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardWidget_ownerID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardWidget", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardWidget_name(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardWidget_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardWidget_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardWidget", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardWidget_description(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardWidget_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardWidget_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardWidget", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardWidget_dataSource(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardWidget_dataSource(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DataSource, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardWidget_dataSource(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardWidget", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardWidget_metric(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardWidget_metric(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Metric, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardWidget_metric(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardWidget", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardWidget_metricField(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardWidget_metricField(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MetricField, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardWidget_metricField(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardWidget", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardWidget_filters(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardWidget_filters(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Filters, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []map[string]any) graphql.Marshaler {
+			return ec.marshalNMap2ᚕmapᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardWidget_filters(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardWidget", field, false, false, errors.New("field of type Map does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardWidget_displayType(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardWidget_displayType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DisplayType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardWidget_displayType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardWidget", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardWidget_chartType(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardWidget_chartType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ChartType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardWidget_chartType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardWidget", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardWidget_groupByField(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardWidget_groupByField(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GroupByField, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardWidget_groupByField(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardWidget", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardWidget_showChange(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardWidget_showChange(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShowChange, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardWidget_showChange(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardWidget", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardWidget_color(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardWidget_color(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Color, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardWidget_color(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardWidget", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardWidget_size(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardWidget_size(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Size, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardWidget_size(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardWidget", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardWidget_config(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardWidget_config(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Config, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
+			return ec.marshalNMap2map(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardWidget_config(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardWidget", field, false, false, errors.New("field of type Map does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardWidget_displayOrder(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardWidget_displayOrder(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DisplayOrder, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardWidget_displayOrder(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardWidget", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardWidget_gridX(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardWidget_gridX(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GridX, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardWidget_gridX(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardWidget", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardWidget_gridY(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardWidget_gridY(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GridY, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardWidget_gridY(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardWidget", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardWidget_gridW(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardWidget_gridW(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GridW, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardWidget_gridW(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardWidget", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardWidget_gridH(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardWidget_gridH(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GridH, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardWidget_gridH(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardWidget", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardWidget_isShared(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardWidget_isShared(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsShared, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardWidget_isShared(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardWidget", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardWidget_organization(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardWidget_organization(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Organization(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Organization) graphql.Marshaler {
+			return ec.marshalNOrganization2ᚖswitchboardᚋentᚐOrganization(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardWidget_organization(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DashboardWidget",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Organization(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DashboardWidget_owner(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardWidget_owner(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Owner(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.User) graphql.Marshaler {
+			return ec.marshalOUser2ᚖswitchboardᚋentᚐUser(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardWidget_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DashboardWidget",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DashboardWidget_isOwner(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardWidget_isOwner(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.DashboardWidget().IsOwner(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardWidget_isOwner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardWidget", field, true, true, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardWidgetConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidgetConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardWidgetConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.DashboardWidgetEdge) graphql.Marshaler {
+			return ec.marshalODashboardWidgetEdge2ᚕᚖswitchboardᚋentᚐDashboardWidgetEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardWidgetConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DashboardWidgetConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DashboardWidgetEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DashboardWidgetConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidgetConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardWidgetConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardWidgetConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DashboardWidgetConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DashboardWidgetConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidgetConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardWidgetConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardWidgetConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardWidgetConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardWidgetEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidgetEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardWidgetEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.DashboardWidget) graphql.Marshaler {
+			return ec.marshalODashboardWidget2ᚖswitchboardᚋentᚐDashboardWidget(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardWidgetEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DashboardWidgetEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DashboardWidget(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DashboardWidgetEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidgetEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardWidgetEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardWidgetEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardWidgetEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
 func (ec *executionContext) _FormFlow_id(ctx context.Context, field graphql.CollectedField, obj *ent.FormFlow) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -32296,6 +34202,254 @@ func (ec *executionContext) fieldContext_Mutation_deleteContactNote(ctx context.
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createDashboardWidget(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createDashboardWidget(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateDashboardWidget(ctx, fc.Args["input"].(widgets.Input))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				permission, err := ec.unmarshalNString2string(ctx, "analytics:read")
+				if err != nil {
+					var zeroVal *ent.DashboardWidget
+					return zeroVal, err
+				}
+				if ec.Directives.HasPermission == nil {
+					var zeroVal *ent.DashboardWidget
+					return zeroVal, errors.New("directive hasPermission is not implemented")
+				}
+				return ec.Directives.HasPermission(ctx, nil, directive0, permission)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.DashboardWidget) graphql.Marshaler {
+			return ec.marshalNDashboardWidget2ᚖswitchboardᚋentᚐDashboardWidget(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createDashboardWidget(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DashboardWidget(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createDashboardWidget_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateDashboardWidget(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateDashboardWidget(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateDashboardWidget(ctx, fc.Args["id"].(uuid.UUID), fc.Args["input"].(widgets.Input))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				permission, err := ec.unmarshalNString2string(ctx, "analytics:read")
+				if err != nil {
+					var zeroVal *ent.DashboardWidget
+					return zeroVal, err
+				}
+				if ec.Directives.HasPermission == nil {
+					var zeroVal *ent.DashboardWidget
+					return zeroVal, errors.New("directive hasPermission is not implemented")
+				}
+				return ec.Directives.HasPermission(ctx, nil, directive0, permission)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.DashboardWidget) graphql.Marshaler {
+			return ec.marshalNDashboardWidget2ᚖswitchboardᚋentᚐDashboardWidget(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateDashboardWidget(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DashboardWidget(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateDashboardWidget_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteDashboardWidget(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteDashboardWidget(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteDashboardWidget(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				permission, err := ec.unmarshalNString2string(ctx, "analytics:read")
+				if err != nil {
+					var zeroVal bool
+					return zeroVal, err
+				}
+				if ec.Directives.HasPermission == nil {
+					var zeroVal bool
+					return zeroVal, errors.New("directive hasPermission is not implemented")
+				}
+				return ec.Directives.HasPermission(ctx, nil, directive0, permission)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteDashboardWidget(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteDashboardWidget_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_saveDashboardLayout(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_saveDashboardLayout(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SaveDashboardLayout(ctx, fc.Args["items"].([]*widgets.LayoutItem))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				permission, err := ec.unmarshalNString2string(ctx, "analytics:read")
+				if err != nil {
+					var zeroVal int
+					return zeroVal, err
+				}
+				if ec.Directives.HasPermission == nil {
+					var zeroVal int
+					return zeroVal, errors.New("directive hasPermission is not implemented")
+				}
+				return ec.Directives.HasPermission(ctx, nil, directive0, permission)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_saveDashboardLayout(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_saveDashboardLayout_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _MyOrganization_organization(ctx context.Context, field graphql.CollectedField, obj *model.MyOrganization) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -36539,6 +38693,230 @@ func (ec *executionContext) fieldContext_Query_contactNotes(ctx context.Context,
 	if fc.Args, err = ec.field_Query_contactNotes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_dashboardWidgets(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_dashboardWidgets(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().DashboardWidgets(ctx)
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				permission, err := ec.unmarshalNString2string(ctx, "analytics:read")
+				if err != nil {
+					var zeroVal []*ent.DashboardWidget
+					return zeroVal, err
+				}
+				if ec.Directives.HasPermission == nil {
+					var zeroVal []*ent.DashboardWidget
+					return zeroVal, errors.New("directive hasPermission is not implemented")
+				}
+				return ec.Directives.HasPermission(ctx, nil, directive0, permission)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.DashboardWidget) graphql.Marshaler {
+			return ec.marshalNDashboardWidget2ᚕᚖswitchboardᚋentᚐDashboardWidgetᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_dashboardWidgets(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DashboardWidget(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_widgetData(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_widgetData(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().WidgetData(ctx, fc.Args["id"].(uuid.UUID), fc.Args["from"].(*string), fc.Args["to"].(*string))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				permission, err := ec.unmarshalNString2string(ctx, "analytics:read")
+				if err != nil {
+					var zeroVal *widgets.Data
+					return zeroVal, err
+				}
+				if ec.Directives.HasPermission == nil {
+					var zeroVal *widgets.Data
+					return zeroVal, errors.New("directive hasPermission is not implemented")
+				}
+				return ec.Directives.HasPermission(ctx, nil, directive0, permission)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *widgets.Data) graphql.Marshaler {
+			return ec.marshalNWidgetData2ᚖswitchboardᚋwidgetsᚐData(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_widgetData(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WidgetData(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_widgetData_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_dashboardData(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_dashboardData(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().DashboardData(ctx, fc.Args["from"].(*string), fc.Args["to"].(*string))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				permission, err := ec.unmarshalNString2string(ctx, "analytics:read")
+				if err != nil {
+					var zeroVal []*widgets.Data
+					return zeroVal, err
+				}
+				if ec.Directives.HasPermission == nil {
+					var zeroVal []*widgets.Data
+					return zeroVal, errors.New("directive hasPermission is not implemented")
+				}
+				return ec.Directives.HasPermission(ctx, nil, directive0, permission)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v []*widgets.Data) graphql.Marshaler {
+			return ec.marshalNWidgetData2ᚕᚖswitchboardᚋwidgetsᚐDataᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_dashboardData(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WidgetData(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_dashboardData_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_widgetDataSources(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_widgetDataSources(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().WidgetDataSources(ctx)
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				permission, err := ec.unmarshalNString2string(ctx, "analytics:read")
+				if err != nil {
+					var zeroVal []*widgets.Source
+					return zeroVal, err
+				}
+				if ec.Directives.HasPermission == nil {
+					var zeroVal []*widgets.Source
+					return zeroVal, errors.New("directive hasPermission is not implemented")
+				}
+				return ec.Directives.HasPermission(ctx, nil, directive0, permission)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v []*widgets.Source) graphql.Marshaler {
+			return ec.marshalNWidgetDataSource2ᚕᚖswitchboardᚋwidgetsᚐSourceᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_widgetDataSources(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WidgetDataSource(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -41048,6 +43426,277 @@ func (ec *executionContext) _WebhookSubscriptionEdge_cursor(ctx context.Context,
 }
 func (ec *executionContext) fieldContext_WebhookSubscriptionEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WebhookSubscriptionEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _WidgetData_widgetID(ctx context.Context, field graphql.CollectedField, obj *widgets.Data) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WidgetData_widgetID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WidgetID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WidgetData_widgetID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WidgetData", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _WidgetData_value(ctx context.Context, field graphql.CollectedField, obj *widgets.Data) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WidgetData_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Value, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WidgetData_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WidgetData", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _WidgetData_prevValue(ctx context.Context, field graphql.CollectedField, obj *widgets.Data) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WidgetData_prevValue(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PrevValue, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WidgetData_prevValue(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WidgetData", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _WidgetData_change(ctx context.Context, field graphql.CollectedField, obj *widgets.Data) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WidgetData_change(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Change, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WidgetData_change(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WidgetData", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _WidgetData_chartData(ctx context.Context, field graphql.CollectedField, obj *widgets.Data) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WidgetData_chartData(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ChartData, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []widgets.Point) graphql.Marshaler {
+			return ec.marshalNWidgetPoint2ᚕswitchboardᚋwidgetsᚐPointᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WidgetData_chartData(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WidgetData",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WidgetPoint(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WidgetData_dataPoints(ctx context.Context, field graphql.CollectedField, obj *widgets.Data) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WidgetData_dataPoints(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DataPoints, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []widgets.Point) graphql.Marshaler {
+			return ec.marshalNWidgetPoint2ᚕswitchboardᚋwidgetsᚐPointᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WidgetData_dataPoints(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WidgetData",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WidgetPoint(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WidgetDataSource_name(ctx context.Context, field graphql.CollectedField, obj *widgets.Source) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WidgetDataSource_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WidgetDataSource_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WidgetDataSource", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WidgetDataSource_label(ctx context.Context, field graphql.CollectedField, obj *widgets.Source) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WidgetDataSource_label(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Label, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WidgetDataSource_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WidgetDataSource", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WidgetDataSource_fields(ctx context.Context, field graphql.CollectedField, obj *widgets.Source) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WidgetDataSource_fields(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Fields, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WidgetDataSource_fields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WidgetDataSource", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WidgetPoint_label(ctx context.Context, field graphql.CollectedField, obj *widgets.Point) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WidgetPoint_label(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Label, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WidgetPoint_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WidgetPoint", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WidgetPoint_value(ctx context.Context, field graphql.CollectedField, obj *widgets.Point) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WidgetPoint_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Value, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WidgetPoint_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WidgetPoint", field, false, false, errors.New("field of type Float does not have child fields"))
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -59167,6 +61816,1696 @@ func (ec *executionContext) unmarshalInputCustomActionWhereInput(ctx context.Con
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputDashboardWidgetInput(ctx context.Context, obj any) (widgets.Input, error) {
+	var it widgets.Input
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "description", "dataSource", "metric", "field", "filters", "displayType", "chartType", "groupByField", "showChange", "color", "size", "config", "isShared"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "dataSource":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dataSource"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DataSource = data
+		case "metric":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metric"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Metric = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		case "filters":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("filters"))
+			data, err := ec.unmarshalOWidgetFilterInput2ᚕswitchboardᚋwidgetsᚐFilterᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Filters = data
+		case "displayType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("displayType"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DisplayType = data
+		case "chartType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("chartType"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ChartType = data
+		case "groupByField":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupByField"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupByField = data
+		case "showChange":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("showChange"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ShowChange = data
+		case "color":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("color"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Color = data
+		case "size":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("size"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Size = data
+		case "config":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("config"))
+			data, err := ec.unmarshalOMap2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Config = data
+		case "isShared":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isShared"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsShared = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputDashboardWidgetOrder(ctx context.Context, obj any) (ent.DashboardWidgetOrder, error) {
+	var it ent.DashboardWidgetOrder
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"direction", "field"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalNDashboardWidgetOrderField2ᚖswitchboardᚋentᚐDashboardWidgetOrderField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputDashboardWidgetWhereInput(ctx context.Context, obj any) (ent.DashboardWidgetWhereInput, error) {
+	var it ent.DashboardWidgetWhereInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "organizationID", "organizationIDNEQ", "organizationIDIn", "organizationIDNotIn", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "ownerID", "ownerIDNEQ", "ownerIDIn", "ownerIDNotIn", "ownerIDIsNil", "ownerIDNotNil", "name", "nameNEQ", "nameIn", "nameNotIn", "nameGT", "nameGTE", "nameLT", "nameLTE", "nameContains", "nameHasPrefix", "nameHasSuffix", "nameEqualFold", "nameContainsFold", "description", "descriptionNEQ", "descriptionIn", "descriptionNotIn", "descriptionGT", "descriptionGTE", "descriptionLT", "descriptionLTE", "descriptionContains", "descriptionHasPrefix", "descriptionHasSuffix", "descriptionEqualFold", "descriptionContainsFold", "dataSource", "dataSourceNEQ", "dataSourceIn", "dataSourceNotIn", "dataSourceGT", "dataSourceGTE", "dataSourceLT", "dataSourceLTE", "dataSourceContains", "dataSourceHasPrefix", "dataSourceHasSuffix", "dataSourceEqualFold", "dataSourceContainsFold", "metric", "metricNEQ", "metricIn", "metricNotIn", "metricGT", "metricGTE", "metricLT", "metricLTE", "metricContains", "metricHasPrefix", "metricHasSuffix", "metricEqualFold", "metricContainsFold", "metricField", "metricFieldNEQ", "metricFieldIn", "metricFieldNotIn", "metricFieldGT", "metricFieldGTE", "metricFieldLT", "metricFieldLTE", "metricFieldContains", "metricFieldHasPrefix", "metricFieldHasSuffix", "metricFieldEqualFold", "metricFieldContainsFold", "displayType", "displayTypeNEQ", "displayTypeIn", "displayTypeNotIn", "displayTypeGT", "displayTypeGTE", "displayTypeLT", "displayTypeLTE", "displayTypeContains", "displayTypeHasPrefix", "displayTypeHasSuffix", "displayTypeEqualFold", "displayTypeContainsFold", "chartType", "chartTypeNEQ", "chartTypeIn", "chartTypeNotIn", "chartTypeGT", "chartTypeGTE", "chartTypeLT", "chartTypeLTE", "chartTypeContains", "chartTypeHasPrefix", "chartTypeHasSuffix", "chartTypeEqualFold", "chartTypeContainsFold", "groupByField", "groupByFieldNEQ", "groupByFieldIn", "groupByFieldNotIn", "groupByFieldGT", "groupByFieldGTE", "groupByFieldLT", "groupByFieldLTE", "groupByFieldContains", "groupByFieldHasPrefix", "groupByFieldHasSuffix", "groupByFieldEqualFold", "groupByFieldContainsFold", "showChange", "showChangeNEQ", "color", "colorNEQ", "colorIn", "colorNotIn", "colorGT", "colorGTE", "colorLT", "colorLTE", "colorContains", "colorHasPrefix", "colorHasSuffix", "colorEqualFold", "colorContainsFold", "size", "sizeNEQ", "sizeIn", "sizeNotIn", "sizeGT", "sizeGTE", "sizeLT", "sizeLTE", "sizeContains", "sizeHasPrefix", "sizeHasSuffix", "sizeEqualFold", "sizeContainsFold", "displayOrder", "displayOrderNEQ", "displayOrderIn", "displayOrderNotIn", "displayOrderGT", "displayOrderGTE", "displayOrderLT", "displayOrderLTE", "gridX", "gridXNEQ", "gridXIn", "gridXNotIn", "gridXGT", "gridXGTE", "gridXLT", "gridXLTE", "gridY", "gridYNEQ", "gridYIn", "gridYNotIn", "gridYGT", "gridYGTE", "gridYLT", "gridYLTE", "gridW", "gridWNEQ", "gridWIn", "gridWNotIn", "gridWGT", "gridWGTE", "gridWLT", "gridWLTE", "gridH", "gridHNEQ", "gridHIn", "gridHNotIn", "gridHGT", "gridHGTE", "gridHLT", "gridHLTE", "isShared", "isSharedNEQ", "hasOrganization", "hasOrganizationWith", "hasOwner", "hasOwnerWith"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "not":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("not"))
+			data, err := ec.unmarshalODashboardWidgetWhereInput2ᚖswitchboardᚋentᚐDashboardWidgetWhereInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Not = data
+		case "and":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("and"))
+			data, err := ec.unmarshalODashboardWidgetWhereInput2ᚕᚖswitchboardᚋentᚐDashboardWidgetWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.And = data
+		case "or":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("or"))
+			data, err := ec.unmarshalODashboardWidgetWhereInput2ᚕᚖswitchboardᚋentᚐDashboardWidgetWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Or = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "idNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDNEQ = data
+		case "idIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDIn = data
+		case "idNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDNotIn = data
+		case "idGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idGT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDGT = data
+		case "idGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idGTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDGTE = data
+		case "idLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idLT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDLT = data
+		case "idLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idLTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDLTE = data
+		case "organizationID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("organizationID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OrganizationID = data
+		case "organizationIDNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("organizationIDNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OrganizationIDNEQ = data
+		case "organizationIDIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("organizationIDIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OrganizationIDIn = data
+		case "organizationIDNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("organizationIDNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OrganizationIDNotIn = data
+		case "createdAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAt = data
+		case "createdAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtNEQ = data
+		case "createdAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtIn = data
+		case "createdAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtNotIn = data
+		case "createdAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtGT = data
+		case "createdAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtGTE = data
+		case "createdAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtLT = data
+		case "createdAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtLTE = data
+		case "updatedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAt = data
+		case "updatedAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtNEQ = data
+		case "updatedAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtIn = data
+		case "updatedAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtNotIn = data
+		case "updatedAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtGT = data
+		case "updatedAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtGTE = data
+		case "updatedAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtLT = data
+		case "updatedAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtLTE = data
+		case "ownerID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ownerID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OwnerID = data
+		case "ownerIDNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ownerIDNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OwnerIDNEQ = data
+		case "ownerIDIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ownerIDIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OwnerIDIn = data
+		case "ownerIDNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ownerIDNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OwnerIDNotIn = data
+		case "ownerIDIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ownerIDIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OwnerIDIsNil = data
+		case "ownerIDNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ownerIDNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OwnerIDNotNil = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "nameNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameNEQ = data
+		case "nameIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameIn = data
+		case "nameNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameNotIn = data
+		case "nameGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameGT = data
+		case "nameGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameGTE = data
+		case "nameLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameLT = data
+		case "nameLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameLTE = data
+		case "nameContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameContains = data
+		case "nameHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameHasPrefix = data
+		case "nameHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameHasSuffix = data
+		case "nameEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameEqualFold = data
+		case "nameContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameContainsFold = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "descriptionNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("descriptionNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DescriptionNEQ = data
+		case "descriptionIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("descriptionIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DescriptionIn = data
+		case "descriptionNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("descriptionNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DescriptionNotIn = data
+		case "descriptionGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("descriptionGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DescriptionGT = data
+		case "descriptionGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("descriptionGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DescriptionGTE = data
+		case "descriptionLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("descriptionLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DescriptionLT = data
+		case "descriptionLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("descriptionLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DescriptionLTE = data
+		case "descriptionContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("descriptionContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DescriptionContains = data
+		case "descriptionHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("descriptionHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DescriptionHasPrefix = data
+		case "descriptionHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("descriptionHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DescriptionHasSuffix = data
+		case "descriptionEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("descriptionEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DescriptionEqualFold = data
+		case "descriptionContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("descriptionContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DescriptionContainsFold = data
+		case "dataSource":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dataSource"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DataSource = data
+		case "dataSourceNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dataSourceNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DataSourceNEQ = data
+		case "dataSourceIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dataSourceIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DataSourceIn = data
+		case "dataSourceNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dataSourceNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DataSourceNotIn = data
+		case "dataSourceGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dataSourceGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DataSourceGT = data
+		case "dataSourceGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dataSourceGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DataSourceGTE = data
+		case "dataSourceLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dataSourceLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DataSourceLT = data
+		case "dataSourceLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dataSourceLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DataSourceLTE = data
+		case "dataSourceContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dataSourceContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DataSourceContains = data
+		case "dataSourceHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dataSourceHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DataSourceHasPrefix = data
+		case "dataSourceHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dataSourceHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DataSourceHasSuffix = data
+		case "dataSourceEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dataSourceEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DataSourceEqualFold = data
+		case "dataSourceContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dataSourceContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DataSourceContainsFold = data
+		case "metric":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metric"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Metric = data
+		case "metricNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metricNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MetricNEQ = data
+		case "metricIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metricIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MetricIn = data
+		case "metricNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metricNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MetricNotIn = data
+		case "metricGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metricGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MetricGT = data
+		case "metricGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metricGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MetricGTE = data
+		case "metricLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metricLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MetricLT = data
+		case "metricLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metricLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MetricLTE = data
+		case "metricContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metricContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MetricContains = data
+		case "metricHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metricHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MetricHasPrefix = data
+		case "metricHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metricHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MetricHasSuffix = data
+		case "metricEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metricEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MetricEqualFold = data
+		case "metricContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metricContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MetricContainsFold = data
+		case "metricField":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metricField"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MetricField = data
+		case "metricFieldNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metricFieldNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MetricFieldNEQ = data
+		case "metricFieldIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metricFieldIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MetricFieldIn = data
+		case "metricFieldNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metricFieldNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MetricFieldNotIn = data
+		case "metricFieldGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metricFieldGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MetricFieldGT = data
+		case "metricFieldGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metricFieldGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MetricFieldGTE = data
+		case "metricFieldLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metricFieldLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MetricFieldLT = data
+		case "metricFieldLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metricFieldLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MetricFieldLTE = data
+		case "metricFieldContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metricFieldContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MetricFieldContains = data
+		case "metricFieldHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metricFieldHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MetricFieldHasPrefix = data
+		case "metricFieldHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metricFieldHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MetricFieldHasSuffix = data
+		case "metricFieldEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metricFieldEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MetricFieldEqualFold = data
+		case "metricFieldContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metricFieldContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MetricFieldContainsFold = data
+		case "displayType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("displayType"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DisplayType = data
+		case "displayTypeNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("displayTypeNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DisplayTypeNEQ = data
+		case "displayTypeIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("displayTypeIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DisplayTypeIn = data
+		case "displayTypeNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("displayTypeNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DisplayTypeNotIn = data
+		case "displayTypeGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("displayTypeGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DisplayTypeGT = data
+		case "displayTypeGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("displayTypeGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DisplayTypeGTE = data
+		case "displayTypeLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("displayTypeLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DisplayTypeLT = data
+		case "displayTypeLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("displayTypeLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DisplayTypeLTE = data
+		case "displayTypeContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("displayTypeContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DisplayTypeContains = data
+		case "displayTypeHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("displayTypeHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DisplayTypeHasPrefix = data
+		case "displayTypeHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("displayTypeHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DisplayTypeHasSuffix = data
+		case "displayTypeEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("displayTypeEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DisplayTypeEqualFold = data
+		case "displayTypeContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("displayTypeContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DisplayTypeContainsFold = data
+		case "chartType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("chartType"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ChartType = data
+		case "chartTypeNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("chartTypeNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ChartTypeNEQ = data
+		case "chartTypeIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("chartTypeIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ChartTypeIn = data
+		case "chartTypeNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("chartTypeNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ChartTypeNotIn = data
+		case "chartTypeGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("chartTypeGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ChartTypeGT = data
+		case "chartTypeGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("chartTypeGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ChartTypeGTE = data
+		case "chartTypeLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("chartTypeLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ChartTypeLT = data
+		case "chartTypeLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("chartTypeLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ChartTypeLTE = data
+		case "chartTypeContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("chartTypeContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ChartTypeContains = data
+		case "chartTypeHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("chartTypeHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ChartTypeHasPrefix = data
+		case "chartTypeHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("chartTypeHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ChartTypeHasSuffix = data
+		case "chartTypeEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("chartTypeEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ChartTypeEqualFold = data
+		case "chartTypeContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("chartTypeContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ChartTypeContainsFold = data
+		case "groupByField":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupByField"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupByField = data
+		case "groupByFieldNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupByFieldNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupByFieldNEQ = data
+		case "groupByFieldIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupByFieldIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupByFieldIn = data
+		case "groupByFieldNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupByFieldNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupByFieldNotIn = data
+		case "groupByFieldGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupByFieldGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupByFieldGT = data
+		case "groupByFieldGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupByFieldGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupByFieldGTE = data
+		case "groupByFieldLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupByFieldLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupByFieldLT = data
+		case "groupByFieldLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupByFieldLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupByFieldLTE = data
+		case "groupByFieldContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupByFieldContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupByFieldContains = data
+		case "groupByFieldHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupByFieldHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupByFieldHasPrefix = data
+		case "groupByFieldHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupByFieldHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupByFieldHasSuffix = data
+		case "groupByFieldEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupByFieldEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupByFieldEqualFold = data
+		case "groupByFieldContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupByFieldContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupByFieldContainsFold = data
+		case "showChange":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("showChange"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ShowChange = data
+		case "showChangeNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("showChangeNEQ"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ShowChangeNEQ = data
+		case "color":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("color"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Color = data
+		case "colorNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("colorNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ColorNEQ = data
+		case "colorIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("colorIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ColorIn = data
+		case "colorNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("colorNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ColorNotIn = data
+		case "colorGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("colorGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ColorGT = data
+		case "colorGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("colorGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ColorGTE = data
+		case "colorLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("colorLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ColorLT = data
+		case "colorLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("colorLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ColorLTE = data
+		case "colorContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("colorContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ColorContains = data
+		case "colorHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("colorHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ColorHasPrefix = data
+		case "colorHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("colorHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ColorHasSuffix = data
+		case "colorEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("colorEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ColorEqualFold = data
+		case "colorContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("colorContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ColorContainsFold = data
+		case "size":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("size"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Size = data
+		case "sizeNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sizeNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SizeNEQ = data
+		case "sizeIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sizeIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SizeIn = data
+		case "sizeNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sizeNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SizeNotIn = data
+		case "sizeGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sizeGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SizeGT = data
+		case "sizeGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sizeGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SizeGTE = data
+		case "sizeLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sizeLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SizeLT = data
+		case "sizeLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sizeLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SizeLTE = data
+		case "sizeContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sizeContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SizeContains = data
+		case "sizeHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sizeHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SizeHasPrefix = data
+		case "sizeHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sizeHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SizeHasSuffix = data
+		case "sizeEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sizeEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SizeEqualFold = data
+		case "sizeContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sizeContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SizeContainsFold = data
+		case "displayOrder":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("displayOrder"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DisplayOrder = data
+		case "displayOrderNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("displayOrderNEQ"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DisplayOrderNEQ = data
+		case "displayOrderIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("displayOrderIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DisplayOrderIn = data
+		case "displayOrderNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("displayOrderNotIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DisplayOrderNotIn = data
+		case "displayOrderGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("displayOrderGT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DisplayOrderGT = data
+		case "displayOrderGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("displayOrderGTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DisplayOrderGTE = data
+		case "displayOrderLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("displayOrderLT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DisplayOrderLT = data
+		case "displayOrderLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("displayOrderLTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DisplayOrderLTE = data
+		case "gridX":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridX"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridX = data
+		case "gridXNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridXNEQ"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridXNEQ = data
+		case "gridXIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridXIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridXIn = data
+		case "gridXNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridXNotIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridXNotIn = data
+		case "gridXGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridXGT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridXGT = data
+		case "gridXGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridXGTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridXGTE = data
+		case "gridXLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridXLT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridXLT = data
+		case "gridXLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridXLTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridXLTE = data
+		case "gridY":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridY"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridY = data
+		case "gridYNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridYNEQ"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridYNEQ = data
+		case "gridYIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridYIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridYIn = data
+		case "gridYNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridYNotIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridYNotIn = data
+		case "gridYGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridYGT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridYGT = data
+		case "gridYGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridYGTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridYGTE = data
+		case "gridYLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridYLT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridYLT = data
+		case "gridYLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridYLTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridYLTE = data
+		case "gridW":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridW"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridW = data
+		case "gridWNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridWNEQ"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridWNEQ = data
+		case "gridWIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridWIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridWIn = data
+		case "gridWNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridWNotIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridWNotIn = data
+		case "gridWGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridWGT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridWGT = data
+		case "gridWGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridWGTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridWGTE = data
+		case "gridWLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridWLT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridWLT = data
+		case "gridWLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridWLTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridWLTE = data
+		case "gridH":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridH"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridH = data
+		case "gridHNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridHNEQ"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridHNEQ = data
+		case "gridHIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridHIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridHIn = data
+		case "gridHNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridHNotIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridHNotIn = data
+		case "gridHGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridHGT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridHGT = data
+		case "gridHGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridHGTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridHGTE = data
+		case "gridHLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridHLT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridHLT = data
+		case "gridHLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridHLTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridHLTE = data
+		case "isShared":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isShared"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsShared = data
+		case "isSharedNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isSharedNEQ"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsSharedNEQ = data
+		case "hasOrganization":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasOrganization"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasOrganization = data
+		case "hasOrganizationWith":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasOrganizationWith"))
+			data, err := ec.unmarshalOOrganizationWhereInput2ᚕᚖswitchboardᚋentᚐOrganizationWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasOrganizationWith = data
+		case "hasOwner":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasOwner"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasOwner = data
+		case "hasOwnerWith":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasOwnerWith"))
+			data, err := ec.unmarshalOUserWhereInput2ᚕᚖswitchboardᚋentᚐUserWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasOwnerWith = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputFormFlowOrder(ctx context.Context, obj any) (ent.FormFlowOrder, error) {
 	var it ent.FormFlowOrder
 	if obj == nil {
@@ -74463,6 +78802,108 @@ func (ec *executionContext) unmarshalInputWebhookSubscriptionWhereInput(ctx cont
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputWidgetFilterInput(ctx context.Context, obj any) (widgets.Filter, error) {
+	var it widgets.Filter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"field", "operator", "value"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		case "operator":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("operator"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Operator = data
+		case "value":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("value"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Value = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputWidgetLayoutItemInput(ctx context.Context, obj any) (widgets.LayoutItem, error) {
+	var it widgets.LayoutItem
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "gridX", "gridY", "gridW", "gridH"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "gridX":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridX"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridX = data
+		case "gridY":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridY"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridY = data
+		case "gridW":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridW"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridW = data
+		case "gridH":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gridH"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GridH = data
+		}
+	}
+	return it, nil
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -74566,6 +79007,11 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._FormFlow(ctx, sel, obj)
+	case *ent.DashboardWidget:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._DashboardWidget(ctx, sel, obj)
 	case *ent.CustomAction:
 		if obj == nil {
 			return graphql.Null
@@ -78692,6 +83138,364 @@ func (ec *executionContext) _CustomAction(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var dashboardWidgetImplementors = []string{"DashboardWidget", "Node"}
+
+func (ec *executionContext) _DashboardWidget(ctx context.Context, sel ast.SelectionSet, obj *ent.DashboardWidget) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, dashboardWidgetImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DashboardWidget")
+		case "id":
+			out.Values[i] = ec._DashboardWidget_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "organizationID":
+			out.Values[i] = ec._DashboardWidget_organizationID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._DashboardWidget_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._DashboardWidget_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "ownerID":
+			out.Values[i] = ec._DashboardWidget_ownerID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "name":
+			out.Values[i] = ec._DashboardWidget_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "description":
+			out.Values[i] = ec._DashboardWidget_description(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "dataSource":
+			out.Values[i] = ec._DashboardWidget_dataSource(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "metric":
+			out.Values[i] = ec._DashboardWidget_metric(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "metricField":
+			out.Values[i] = ec._DashboardWidget_metricField(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "filters":
+			out.Values[i] = ec._DashboardWidget_filters(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "displayType":
+			out.Values[i] = ec._DashboardWidget_displayType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "chartType":
+			out.Values[i] = ec._DashboardWidget_chartType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "groupByField":
+			out.Values[i] = ec._DashboardWidget_groupByField(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "showChange":
+			out.Values[i] = ec._DashboardWidget_showChange(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "color":
+			out.Values[i] = ec._DashboardWidget_color(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "size":
+			out.Values[i] = ec._DashboardWidget_size(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "config":
+			out.Values[i] = ec._DashboardWidget_config(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "displayOrder":
+			out.Values[i] = ec._DashboardWidget_displayOrder(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "gridX":
+			out.Values[i] = ec._DashboardWidget_gridX(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "gridY":
+			out.Values[i] = ec._DashboardWidget_gridY(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "gridW":
+			out.Values[i] = ec._DashboardWidget_gridW(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "gridH":
+			out.Values[i] = ec._DashboardWidget_gridH(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "isShared":
+			out.Values[i] = ec._DashboardWidget_isShared(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "organization":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._DashboardWidget_organization(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "owner":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._DashboardWidget_owner(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "isOwner":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._DashboardWidget_isOwner(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var dashboardWidgetConnectionImplementors = []string{"DashboardWidgetConnection"}
+
+func (ec *executionContext) _DashboardWidgetConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.DashboardWidgetConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, dashboardWidgetConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DashboardWidgetConnection")
+		case "edges":
+			out.Values[i] = ec._DashboardWidgetConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._DashboardWidgetConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._DashboardWidgetConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var dashboardWidgetEdgeImplementors = []string{"DashboardWidgetEdge"}
+
+func (ec *executionContext) _DashboardWidgetEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.DashboardWidgetEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, dashboardWidgetEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DashboardWidgetEdge")
+		case "node":
+			out.Values[i] = ec._DashboardWidgetEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._DashboardWidgetEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var formFlowImplementors = []string{"FormFlow", "Node"}
 
 func (ec *executionContext) _FormFlow(ctx context.Context, sel ast.SelectionSet, obj *ent.FormFlow) graphql.Marshaler {
@@ -79926,6 +84730,34 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "deleteContactNote":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteContactNote(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createDashboardWidget":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createDashboardWidget(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateDashboardWidget":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateDashboardWidget(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteDashboardWidget":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteDashboardWidget(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "saveDashboardLayout":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_saveDashboardLayout(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -82074,6 +86906,94 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_contactNotes(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "dashboardWidgets":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_dashboardWidgets(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "widgetData":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_widgetData(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "dashboardData":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_dashboardData(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "widgetDataSources":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_widgetDataSources(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -84617,6 +89537,160 @@ func (ec *executionContext) _WebhookSubscriptionEdge(ctx context.Context, sel as
 	return out
 }
 
+var widgetDataImplementors = []string{"WidgetData"}
+
+func (ec *executionContext) _WidgetData(ctx context.Context, sel ast.SelectionSet, obj *widgets.Data) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, widgetDataImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WidgetData")
+		case "widgetID":
+			out.Values[i] = ec._WidgetData_widgetID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "value":
+			out.Values[i] = ec._WidgetData_value(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "prevValue":
+			out.Values[i] = ec._WidgetData_prevValue(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "change":
+			out.Values[i] = ec._WidgetData_change(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "chartData":
+			out.Values[i] = ec._WidgetData_chartData(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "dataPoints":
+			out.Values[i] = ec._WidgetData_dataPoints(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var widgetDataSourceImplementors = []string{"WidgetDataSource"}
+
+func (ec *executionContext) _WidgetDataSource(ctx context.Context, sel ast.SelectionSet, obj *widgets.Source) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, widgetDataSourceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WidgetDataSource")
+		case "name":
+			out.Values[i] = ec._WidgetDataSource_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "label":
+			out.Values[i] = ec._WidgetDataSource_label(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fields":
+			out.Values[i] = ec._WidgetDataSource_fields(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var widgetPointImplementors = []string{"WidgetPoint"}
+
+func (ec *executionContext) _WidgetPoint(ctx context.Context, sel ast.SelectionSet, obj *widgets.Point) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, widgetPointImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WidgetPoint")
+		case "label":
+			out.Values[i] = ec._WidgetPoint_label(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "value":
+			out.Values[i] = ec._WidgetPoint_value(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var __DirectiveImplementors = []string{"__Directive"}
 
 func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionSet, obj *introspection.Directive) graphql.Marshaler {
@@ -85850,6 +90924,74 @@ func (ec *executionContext) unmarshalNCustomActionWhereInput2ᚖswitchboardᚋen
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNDashboardWidget2ᚕᚖswitchboardᚋentᚐDashboardWidgetᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.DashboardWidget) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDashboardWidget2ᚖswitchboardᚋentᚐDashboardWidget(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDashboardWidget2ᚖswitchboardᚋentᚐDashboardWidget(ctx context.Context, sel ast.SelectionSet, v *ent.DashboardWidget) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DashboardWidget(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDashboardWidgetInput2switchboardᚋwidgetsᚐInput(ctx context.Context, v any) (widgets.Input, error) {
+	res, err := ec.unmarshalInputDashboardWidgetInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNDashboardWidgetOrderField2ᚖswitchboardᚋentᚐDashboardWidgetOrderField(ctx context.Context, v any) (*ent.DashboardWidgetOrderField, error) {
+	var res = new(ent.DashboardWidgetOrderField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDashboardWidgetOrderField2ᚖswitchboardᚋentᚐDashboardWidgetOrderField(ctx context.Context, sel ast.SelectionSet, v *ent.DashboardWidgetOrderField) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalNDashboardWidgetWhereInput2ᚖswitchboardᚋentᚐDashboardWidgetWhereInput(ctx context.Context, v any) (*ent.DashboardWidgetWhereInput, error) {
+	res, err := ec.unmarshalInputDashboardWidgetWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNFloat2float64(ctx context.Context, v any) (float64, error) {
+	res, err := graphql.UnmarshalFloatContext(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFloat2float64(ctx context.Context, sel ast.SelectionSet, v float64) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalFloatContext(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return graphql.WrapContextMarshaler(ctx, res)
+}
+
 func (ec *executionContext) unmarshalNFormFlowOrderField2ᚖswitchboardᚋentᚐFormFlowOrderField(ctx context.Context, v any) (*ent.FormFlowOrderField, error) {
 	var res = new(ent.FormFlowOrderField)
 	err := res.UnmarshalGQL(v)
@@ -87072,6 +92214,102 @@ func (ec *executionContext) marshalNWebhookSubscriptionOrderField2ᚖswitchboard
 func (ec *executionContext) unmarshalNWebhookSubscriptionWhereInput2ᚖswitchboardᚋentᚐWebhookSubscriptionWhereInput(ctx context.Context, v any) (*ent.WebhookSubscriptionWhereInput, error) {
 	res, err := ec.unmarshalInputWebhookSubscriptionWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNWidgetData2ᚕᚖswitchboardᚋwidgetsᚐDataᚄ(ctx context.Context, sel ast.SelectionSet, v []*widgets.Data) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWidgetData2ᚖswitchboardᚋwidgetsᚐData(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNWidgetData2ᚖswitchboardᚋwidgetsᚐData(ctx context.Context, sel ast.SelectionSet, v *widgets.Data) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WidgetData(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWidgetDataSource2ᚕᚖswitchboardᚋwidgetsᚐSourceᚄ(ctx context.Context, sel ast.SelectionSet, v []*widgets.Source) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWidgetDataSource2ᚖswitchboardᚋwidgetsᚐSource(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNWidgetDataSource2ᚖswitchboardᚋwidgetsᚐSource(ctx context.Context, sel ast.SelectionSet, v *widgets.Source) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WidgetDataSource(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNWidgetFilterInput2switchboardᚋwidgetsᚐFilter(ctx context.Context, v any) (widgets.Filter, error) {
+	res, err := ec.unmarshalInputWidgetFilterInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNWidgetLayoutItemInput2ᚕᚖswitchboardᚋwidgetsᚐLayoutItemᚄ(ctx context.Context, v any) ([]*widgets.LayoutItem, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*widgets.LayoutItem, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNWidgetLayoutItemInput2ᚖswitchboardᚋwidgetsᚐLayoutItem(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNWidgetLayoutItemInput2ᚖswitchboardᚋwidgetsᚐLayoutItem(ctx context.Context, v any) (*widgets.LayoutItem, error) {
+	res, err := ec.unmarshalInputWidgetLayoutItemInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNWidgetPoint2switchboardᚋwidgetsᚐPoint(ctx context.Context, sel ast.SelectionSet, v widgets.Point) graphql.Marshaler {
+	return ec._WidgetPoint(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNWidgetPoint2ᚕswitchboardᚋwidgetsᚐPointᚄ(ctx context.Context, sel ast.SelectionSet, v []widgets.Point) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWidgetPoint2switchboardᚋwidgetsᚐPoint(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {
@@ -88575,6 +93813,58 @@ func (ec *executionContext) unmarshalOCustomActionWhereInput2ᚖswitchboardᚋen
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputCustomActionWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalODashboardWidget2ᚖswitchboardᚋentᚐDashboardWidget(ctx context.Context, sel ast.SelectionSet, v *ent.DashboardWidget) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._DashboardWidget(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalODashboardWidgetEdge2ᚕᚖswitchboardᚋentᚐDashboardWidgetEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.DashboardWidgetEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalODashboardWidgetEdge2ᚖswitchboardᚋentᚐDashboardWidgetEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalODashboardWidgetEdge2ᚖswitchboardᚋentᚐDashboardWidgetEdge(ctx context.Context, sel ast.SelectionSet, v *ent.DashboardWidgetEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._DashboardWidgetEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalODashboardWidgetWhereInput2ᚕᚖswitchboardᚋentᚐDashboardWidgetWhereInputᚄ(ctx context.Context, v any) ([]*ent.DashboardWidgetWhereInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*ent.DashboardWidgetWhereInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNDashboardWidgetWhereInput2ᚖswitchboardᚋentᚐDashboardWidgetWhereInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalODashboardWidgetWhereInput2ᚖswitchboardᚋentᚐDashboardWidgetWhereInput(ctx context.Context, v any) (*ent.DashboardWidgetWhereInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputDashboardWidgetWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -90434,6 +95724,23 @@ func (ec *executionContext) unmarshalOWebhookSubscriptionWhereInput2ᚖswitchboa
 	}
 	res, err := ec.unmarshalInputWebhookSubscriptionWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOWidgetFilterInput2ᚕswitchboardᚋwidgetsᚐFilterᚄ(ctx context.Context, v any) ([]widgets.Filter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]widgets.Filter, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNWidgetFilterInput2switchboardᚋwidgetsᚐFilter(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.EnumValue) graphql.Marshaler {

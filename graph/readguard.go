@@ -33,6 +33,7 @@ var readPermissions = map[string]string{
 	"Organization": "authenticated", "User": "authenticated", "Role": "authenticated", "Permission": "authenticated",
 	"SSOConfig": "settings:read", "Team": "teams:read", "TeamMember": "teams:read",
 	"Template": "templates:read", "Tag": "contacts:read", "ContactNote": "contacts:read",
+	"DashboardWidget":     "analytics:read",
 	"WebhookSubscription": "webhooks:read", "WebhookDelivery": "webhooks:read", "WebhookDeliveryAttempt": "webhooks:read",
 }
 

@@ -13,6 +13,7 @@ import (
 	"switchboard/secrets"
 	"switchboard/tags"
 	"switchboard/webhooks"
+	"switchboard/widgets"
 )
 
 // Resolver is the root of the operations. It holds the dependencies the
@@ -36,6 +37,8 @@ type Resolver struct {
 	Tags *tags.Service
 	// Notes are the internal notes on contacts.
 	Notes *notes.Service
+	// Widgets are the analytics dashboard's widgets.
+	Widgets *widgets.Service
 }
 
 // NoTxMutations are the mutations that call the platform, a webhook

@@ -50,7 +50,7 @@ func (a *API) Routes() []Route {
 		a.authRoutes(), a.meRoutes(), a.userRoutes(), a.apiKeyRoutes(),
 		a.organizationRoutes(), a.settingsRoutes(), a.roleRoutes(), a.teamRoutes(),
 		a.webhookRoutes(), a.contactRoutes(), a.messageRoutes(), a.cannedResponseRoutes(), a.accountRoutes(),
-		a.mediaRoutes(), a.webhookSubscriptionRoutes(), a.tagRoutes(), a.noteRoutes(),
+		a.mediaRoutes(), a.webhookSubscriptionRoutes(), a.tagRoutes(), a.noteRoutes(), a.widgetRoutes(),
 	} {
 		all = append(all, group...)
 	}

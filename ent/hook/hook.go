@@ -224,6 +224,18 @@ func (f CustomActionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.CustomActionMutation", m)
 }
 
+// The DashboardWidgetFunc type is an adapter to allow the use of ordinary
+// function as DashboardWidget mutator.
+type DashboardWidgetFunc func(context.Context, *ent.DashboardWidgetMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f DashboardWidgetFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.DashboardWidgetMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DashboardWidgetMutation", m)
+}
+
 // The FormFlowFunc type is an adapter to allow the use of ordinary
 // function as FormFlow mutator.
 type FormFlowFunc func(context.Context, *ent.FormFlowMutation) (ent.Value, error)

@@ -25,6 +25,7 @@ import (
 	"switchboard/ent/contact"
 	"switchboard/ent/contactnote"
 	"switchboard/ent/customaction"
+	"switchboard/ent/dashboardwidget"
 	"switchboard/ent/formflow"
 	"switchboard/ent/inboundevent"
 	"switchboard/ent/invitation"
@@ -592,6 +593,33 @@ func (f TraverseCustomAction) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.CustomActionQuery", q)
+}
+
+// The DashboardWidgetFunc type is an adapter to allow the use of ordinary function as a Querier.
+type DashboardWidgetFunc func(context.Context, *ent.DashboardWidgetQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f DashboardWidgetFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.DashboardWidgetQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.DashboardWidgetQuery", q)
+}
+
+// The TraverseDashboardWidget type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseDashboardWidget func(context.Context, *ent.DashboardWidgetQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseDashboardWidget) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseDashboardWidget) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.DashboardWidgetQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.DashboardWidgetQuery", q)
 }
 
 // The FormFlowFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1227,6 +1255,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.ContactNoteQuery, predicate.ContactNote, contactnote.OrderOption]{typ: ent.TypeContactNote, tq: q}, nil
 	case *ent.CustomActionQuery:
 		return &query[*ent.CustomActionQuery, predicate.CustomAction, customaction.OrderOption]{typ: ent.TypeCustomAction, tq: q}, nil
+	case *ent.DashboardWidgetQuery:
+		return &query[*ent.DashboardWidgetQuery, predicate.DashboardWidget, dashboardwidget.OrderOption]{typ: ent.TypeDashboardWidget, tq: q}, nil
 	case *ent.FormFlowQuery:
 		return &query[*ent.FormFlowQuery, predicate.FormFlow, formflow.OrderOption]{typ: ent.TypeFormFlow, tq: q}, nil
 	case *ent.IVRFlowQuery:

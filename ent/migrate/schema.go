@@ -894,6 +894,60 @@ var (
 			},
 		},
 	}
+	// DashboardWidgetsColumns holds the columns for the "dashboard_widgets" table.
+	DashboardWidgetsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "name", Type: field.TypeString},
+		{Name: "description", Type: field.TypeString, Default: ""},
+		{Name: "data_source", Type: field.TypeString, Default: ""},
+		{Name: "metric", Type: field.TypeString, Default: "count"},
+		{Name: "metric_field", Type: field.TypeString, Default: ""},
+		{Name: "filters", Type: field.TypeJSON},
+		{Name: "display_type", Type: field.TypeString, Default: "number"},
+		{Name: "chart_type", Type: field.TypeString, Default: ""},
+		{Name: "group_by_field", Type: field.TypeString, Default: ""},
+		{Name: "show_change", Type: field.TypeBool, Default: true},
+		{Name: "color", Type: field.TypeString, Default: "blue"},
+		{Name: "size", Type: field.TypeString, Default: "small"},
+		{Name: "config", Type: field.TypeJSON},
+		{Name: "display_order", Type: field.TypeInt, Default: 0},
+		{Name: "grid_x", Type: field.TypeInt, Default: 0},
+		{Name: "grid_y", Type: field.TypeInt, Default: 0},
+		{Name: "grid_w", Type: field.TypeInt, Default: 0},
+		{Name: "grid_h", Type: field.TypeInt, Default: 0},
+		{Name: "is_shared", Type: field.TypeBool, Default: false},
+		{Name: "organization_id", Type: field.TypeUUID},
+		{Name: "owner_id", Type: field.TypeUUID, Nullable: true},
+	}
+	// DashboardWidgetsTable holds the schema information for the "dashboard_widgets" table.
+	DashboardWidgetsTable = &schema.Table{
+		Name:       "dashboard_widgets",
+		Columns:    DashboardWidgetsColumns,
+		PrimaryKey: []*schema.Column{DashboardWidgetsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "dashboard_widgets_organizations_organization",
+				Columns:    []*schema.Column{DashboardWidgetsColumns[22]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "dashboard_widgets_users_owner",
+				Columns:    []*schema.Column{DashboardWidgetsColumns[23]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.SetNull,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "dashboardwidget_organization_id_owner_id",
+				Unique:  false,
+				Columns: []*schema.Column{DashboardWidgetsColumns[22], DashboardWidgetsColumns[23]},
+			},
+		},
+	}
 	// FormFlowsColumns holds the columns for the "form_flows" table.
 	FormFlowsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -1828,6 +1882,7 @@ var (
 		ContactsTable,
 		ContactNotesTable,
 		CustomActionsTable,
+		DashboardWidgetsTable,
 		FormFlowsTable,
 		IvrFlowsTable,
 		InboundEventsTable,
@@ -1882,6 +1937,8 @@ func init() {
 	ContactNotesTable.ForeignKeys[1].RefTable = OrganizationsTable
 	ContactNotesTable.ForeignKeys[2].RefTable = UsersTable
 	CustomActionsTable.ForeignKeys[0].RefTable = OrganizationsTable
+	DashboardWidgetsTable.ForeignKeys[0].RefTable = OrganizationsTable
+	DashboardWidgetsTable.ForeignKeys[1].RefTable = UsersTable
 	FormFlowsTable.ForeignKeys[0].RefTable = OrganizationsTable
 	IvrFlowsTable.ForeignKeys[0].RefTable = OrganizationsTable
 	InvitationsTable.ForeignKeys[0].RefTable = OrganizationsTable

@@ -60,6 +60,9 @@ type ContactNote func(*sql.Selector)
 // CustomAction is the predicate function for customaction builders.
 type CustomAction func(*sql.Selector)
 
+// DashboardWidget is the predicate function for dashboardwidget builders.
+type DashboardWidget func(*sql.Selector)
+
 // FormFlow is the predicate function for formflow builders.
 type FormFlow func(*sql.Selector)
 

@@ -543,6 +543,30 @@ func (f CustomActionMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mu
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.CustomActionMutation", m)
 }
 
+// The DashboardWidgetQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type DashboardWidgetQueryRuleFunc func(context.Context, *ent.DashboardWidgetQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f DashboardWidgetQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.DashboardWidgetQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.DashboardWidgetQuery", q)
+}
+
+// The DashboardWidgetMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type DashboardWidgetMutationRuleFunc func(context.Context, *ent.DashboardWidgetMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f DashboardWidgetMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.DashboardWidgetMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.DashboardWidgetMutation", m)
+}
+
 // The FormFlowQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type FormFlowQueryRuleFunc func(context.Context, *ent.FormFlowQuery) error
@@ -1142,6 +1166,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.CustomActionQuery:
 		return q.Filter(), nil
+	case *ent.DashboardWidgetQuery:
+		return q.Filter(), nil
 	case *ent.FormFlowQuery:
 		return q.Filter(), nil
 	case *ent.IVRFlowQuery:
@@ -1228,6 +1254,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.ContactNoteMutation:
 		return m.Filter(), nil
 	case *ent.CustomActionMutation:
+		return m.Filter(), nil
+	case *ent.DashboardWidgetMutation:
 		return m.Filter(), nil
 	case *ent.FormFlowMutation:
 		return m.Filter(), nil
