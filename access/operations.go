@@ -83,7 +83,8 @@ func buildOperations() map[string]Operation {
 	special("switchOrganization", Operation{Perm: Authenticated, NoTx: true, Only: sessionCookies})
 	special("wsToken", Operation{Perm: Authenticated, Only: restOnly("a GraphQL WebSocket authenticates in its init message")})
 	add(Authenticated, "viewer", "setAvailability", "changePassword", "myInvitations", "acceptInvitation",
-		"declineInvitation", "currentOrganization")
+		"declineInvitation", "currentOrganization", "updateMySettings")
+	special("myOrganizations", Operation{Perm: Authenticated, Only: restOnly("GraphQL reads viewer.organizations")})
 	for _, n := range []string{"node", "nodes"} {
 		// The entity read guard checks what is found.
 		special(n, Operation{Perm: Authenticated, Only: graphqlOnly("Relay's lookup of any entity by its id")})
@@ -126,6 +127,13 @@ func buildOperations() map[string]Operation {
 	add("messages:create", "sendMessage")
 	special("sendTemplateMessage", Operation{Perm: "messages:create", NoTx: true})
 	special("sendMediaMessage", Operation{Perm: "messages:create", NoTx: true, Only: multipart})
+	// Contact tags and notes. Agents, who answer conversations, write
+	// notes; changing someone else's note also needs contacts:update (the
+	// operation checks it).
+	add("contacts:read", "tags", "contactNotes")
+	add("contacts:update", "createTag", "updateTag", "deleteTag")
+	special("setContactTags", Operation{Perm: "contacts:update", Only: restOnly("GraphQL sets tags with updateContact")})
+	add("messages:create", "createContactNote", "updateContactNote", "deleteContactNote")
 	add("canned_responses:read", "cannedResponses", "cannedResponse", "useCannedResponse")
 	add("canned_responses:create", "createCannedResponse")
 	add("canned_responses:update", "updateCannedResponse")
@@ -140,6 +148,12 @@ func buildOperations() map[string]Operation {
 		special(n, Operation{Perm: "accounts:update", NoTx: true})
 	}
 	special("uploadAccountProfilePhoto", Operation{Perm: "accounts:update", NoTx: true, Only: multipart})
+
+	// Dashboard widgets: a member changes their own; sharing one with the
+	// organization also needs settings:update (the operation checks it).
+	add("analytics:read", "dashboardWidgets", "widgetDataSources", "dashboardData", "widgetData",
+		"createDashboardWidget", "updateDashboardWidget", "deleteDashboardWidget", "saveDashboardLayout")
+	special("dashboardWidget", Operation{Perm: "analytics:read", Only: restOnly("GraphQL lists them, and node(id:) reads one")})
 
 	// Outbound webhook subscriptions.
 	add("webhooks:read", "webhookSubscriptions", "webhookSubscription", "webhookDeliveries")
@@ -189,7 +203,8 @@ var entityReads = map[string]string{
 	"Invitation": "users:read", "OrganizationMember": "users:read",
 	"Organization": Authenticated, "User": Authenticated, "Role": Authenticated, "Permission": Authenticated,
 	"SSOConfig": "settings:read", "Team": "teams:read", "TeamMember": "teams:read",
-	"Template":            "templates:read",
+	"Template": "templates:read", "Tag": "contacts:read", "ContactNote": "contacts:read",
+	"DashboardWidget":     "analytics:read",
 	"WebhookSubscription": "webhooks:read", "WebhookDelivery": "webhooks:read", "WebhookDeliveryAttempt": "webhooks:read",
 }
 

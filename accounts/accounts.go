@@ -39,7 +39,7 @@ type Service struct {
 }
 
 // db returns the client of the caller's transaction, else the root client.
-func (s *Service) db(ctx context.Context) *ent.Client { return database.ClientOf(ctx, s.Client) }
+func (s *Service) db(ctx context.Context) *ent.Client { return database.ClientFor(ctx, s.Client) }
 
 // View is an account with the names of the users who created and
 // last updated it, as the API shows it.

@@ -28,11 +28,14 @@ import (
 	"switchboard/media"
 	"switchboard/messaging"
 	"switchboard/netguard"
+	"switchboard/notes"
 	"switchboard/provider"
 	"switchboard/ratelimit"
 	"switchboard/rest"
 	"switchboard/secrets"
+	"switchboard/tags"
 	"switchboard/webhooks"
+	"switchboard/widgets"
 	"switchboard/worker"
 )
 
@@ -145,6 +148,9 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	a.Events = events.New(a.KV.Client(), o.Namespace+"events", log)
 	a.startEvents()
 	a.Resolver.Events = a.Events
+	a.Resolver.Tags = &tags.Service{Client: a.DB.Client}
+	a.Resolver.Notes = &notes.Service{Client: a.DB.Client, Events: a.Events, Log: log}
+	a.Resolver.Widgets = &widgets.Service{Client: a.DB.Client}
 	a.Inbound = &inbound.Service{
 		Client: a.DB.Client, Secrets: box, Queue: a.Queue, Events: a.Events,
 		Provider: a.Resolver.Provider, Log: log,

@@ -27,13 +27,3 @@ func AfterCommit(ctx context.Context, fn func()) {
 		})
 	})
 }
-
-// ClientOf returns the client of the transaction ctx carries, else root:
-// an operation runs in its caller's transaction when there is one (a
-// mutating REST route's, a GraphQL mutation's, or its own).
-func ClientOf(ctx context.Context, root *ent.Client) *ent.Client {
-	if tx := ent.TxFromContext(ctx); tx != nil {
-		return tx.Client()
-	}
-	return root
-}

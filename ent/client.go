@@ -27,7 +27,9 @@ import (
 	"switchboard/ent/chatbotsession"
 	"switchboard/ent/chatbotsettings"
 	"switchboard/ent/contact"
+	"switchboard/ent/contactnote"
 	"switchboard/ent/customaction"
+	"switchboard/ent/dashboardwidget"
 	"switchboard/ent/formflow"
 	"switchboard/ent/inboundevent"
 	"switchboard/ent/invitation"
@@ -42,6 +44,7 @@ import (
 	"switchboard/ent/refreshtoken"
 	"switchboard/ent/role"
 	"switchboard/ent/ssoconfig"
+	"switchboard/ent/tag"
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
 	"switchboard/ent/template"
@@ -96,8 +99,12 @@ type Client struct {
 	ChatbotSettings *ChatbotSettingsClient
 	// Contact is the client for interacting with the Contact builders.
 	Contact *ContactClient
+	// ContactNote is the client for interacting with the ContactNote builders.
+	ContactNote *ContactNoteClient
 	// CustomAction is the client for interacting with the CustomAction builders.
 	CustomAction *CustomActionClient
+	// DashboardWidget is the client for interacting with the DashboardWidget builders.
+	DashboardWidget *DashboardWidgetClient
 	// FormFlow is the client for interacting with the FormFlow builders.
 	FormFlow *FormFlowClient
 	// IVRFlow is the client for interacting with the IVRFlow builders.
@@ -126,6 +133,8 @@ type Client struct {
 	Role *RoleClient
 	// SSOConfig is the client for interacting with the SSOConfig builders.
 	SSOConfig *SSOConfigClient
+	// Tag is the client for interacting with the Tag builders.
+	Tag *TagClient
 	// Team is the client for interacting with the Team builders.
 	Team *TeamClient
 	// TeamMember is the client for interacting with the TeamMember builders.
@@ -167,7 +176,9 @@ func (c *Client) init() {
 	c.ChatbotSession = NewChatbotSessionClient(c.config)
 	c.ChatbotSettings = NewChatbotSettingsClient(c.config)
 	c.Contact = NewContactClient(c.config)
+	c.ContactNote = NewContactNoteClient(c.config)
 	c.CustomAction = NewCustomActionClient(c.config)
+	c.DashboardWidget = NewDashboardWidgetClient(c.config)
 	c.FormFlow = NewFormFlowClient(c.config)
 	c.IVRFlow = NewIVRFlowClient(c.config)
 	c.InboundEvent = NewInboundEventClient(c.config)
@@ -182,6 +193,7 @@ func (c *Client) init() {
 	c.RefreshToken = NewRefreshTokenClient(c.config)
 	c.Role = NewRoleClient(c.config)
 	c.SSOConfig = NewSSOConfigClient(c.config)
+	c.Tag = NewTagClient(c.config)
 	c.Team = NewTeamClient(c.config)
 	c.TeamMember = NewTeamMemberClient(c.config)
 	c.Template = NewTemplateClient(c.config)
@@ -297,7 +309,9 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ChatbotSession:         NewChatbotSessionClient(cfg),
 		ChatbotSettings:        NewChatbotSettingsClient(cfg),
 		Contact:                NewContactClient(cfg),
+		ContactNote:            NewContactNoteClient(cfg),
 		CustomAction:           NewCustomActionClient(cfg),
+		DashboardWidget:        NewDashboardWidgetClient(cfg),
 		FormFlow:               NewFormFlowClient(cfg),
 		IVRFlow:                NewIVRFlowClient(cfg),
 		InboundEvent:           NewInboundEventClient(cfg),
@@ -312,6 +326,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		RefreshToken:           NewRefreshTokenClient(cfg),
 		Role:                   NewRoleClient(cfg),
 		SSOConfig:              NewSSOConfigClient(cfg),
+		Tag:                    NewTagClient(cfg),
 		Team:                   NewTeamClient(cfg),
 		TeamMember:             NewTeamMemberClient(cfg),
 		Template:               NewTemplateClient(cfg),
@@ -354,7 +369,9 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ChatbotSession:         NewChatbotSessionClient(cfg),
 		ChatbotSettings:        NewChatbotSettingsClient(cfg),
 		Contact:                NewContactClient(cfg),
+		ContactNote:            NewContactNoteClient(cfg),
 		CustomAction:           NewCustomActionClient(cfg),
+		DashboardWidget:        NewDashboardWidgetClient(cfg),
 		FormFlow:               NewFormFlowClient(cfg),
 		IVRFlow:                NewIVRFlowClient(cfg),
 		InboundEvent:           NewInboundEventClient(cfg),
@@ -369,6 +386,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		RefreshToken:           NewRefreshTokenClient(cfg),
 		Role:                   NewRoleClient(cfg),
 		SSOConfig:              NewSSOConfigClient(cfg),
+		Tag:                    NewTagClient(cfg),
 		Team:                   NewTeamClient(cfg),
 		TeamMember:             NewTeamMemberClient(cfg),
 		Template:               NewTemplateClient(cfg),
@@ -408,11 +426,11 @@ func (c *Client) Use(hooks ...Hook) {
 		c.AIContext, c.APIKey, c.Account, c.AgentBreak, c.AgentTransfer, c.CallLog,
 		c.CallPermission, c.CallTransfer, c.Campaign, c.CampaignRecipient,
 		c.CannedResponse, c.Catalog, c.ChatbotFlow, c.ChatbotSession,
-		c.ChatbotSettings, c.Contact, c.CustomAction, c.FormFlow, c.IVRFlow,
-		c.InboundEvent, c.Invitation, c.KeywordRule, c.Message, c.Organization,
-		c.OrganizationMember, c.ParkedStatus, c.Permission, c.Product, c.RefreshToken,
-		c.Role, c.SSOConfig, c.Team, c.TeamMember, c.Template, c.User,
-		c.WebhookDelivery, c.WebhookDeliveryAttempt, c.WebhookSubscription,
+		c.ChatbotSettings, c.Contact, c.ContactNote, c.CustomAction, c.DashboardWidget,
+		c.FormFlow, c.IVRFlow, c.InboundEvent, c.Invitation, c.KeywordRule, c.Message,
+		c.Organization, c.OrganizationMember, c.ParkedStatus, c.Permission, c.Product,
+		c.RefreshToken, c.Role, c.SSOConfig, c.Tag, c.Team, c.TeamMember, c.Template,
+		c.User, c.WebhookDelivery, c.WebhookDeliveryAttempt, c.WebhookSubscription,
 	} {
 		n.Use(hooks...)
 	}
@@ -425,11 +443,11 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.AIContext, c.APIKey, c.Account, c.AgentBreak, c.AgentTransfer, c.CallLog,
 		c.CallPermission, c.CallTransfer, c.Campaign, c.CampaignRecipient,
 		c.CannedResponse, c.Catalog, c.ChatbotFlow, c.ChatbotSession,
-		c.ChatbotSettings, c.Contact, c.CustomAction, c.FormFlow, c.IVRFlow,
-		c.InboundEvent, c.Invitation, c.KeywordRule, c.Message, c.Organization,
-		c.OrganizationMember, c.ParkedStatus, c.Permission, c.Product, c.RefreshToken,
-		c.Role, c.SSOConfig, c.Team, c.TeamMember, c.Template, c.User,
-		c.WebhookDelivery, c.WebhookDeliveryAttempt, c.WebhookSubscription,
+		c.ChatbotSettings, c.Contact, c.ContactNote, c.CustomAction, c.DashboardWidget,
+		c.FormFlow, c.IVRFlow, c.InboundEvent, c.Invitation, c.KeywordRule, c.Message,
+		c.Organization, c.OrganizationMember, c.ParkedStatus, c.Permission, c.Product,
+		c.RefreshToken, c.Role, c.SSOConfig, c.Tag, c.Team, c.TeamMember, c.Template,
+		c.User, c.WebhookDelivery, c.WebhookDeliveryAttempt, c.WebhookSubscription,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -470,8 +488,12 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.ChatbotSettings.mutate(ctx, m)
 	case *ContactMutation:
 		return c.Contact.mutate(ctx, m)
+	case *ContactNoteMutation:
+		return c.ContactNote.mutate(ctx, m)
 	case *CustomActionMutation:
 		return c.CustomAction.mutate(ctx, m)
+	case *DashboardWidgetMutation:
+		return c.DashboardWidget.mutate(ctx, m)
 	case *FormFlowMutation:
 		return c.FormFlow.mutate(ctx, m)
 	case *IVRFlowMutation:
@@ -500,6 +522,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Role.mutate(ctx, m)
 	case *SSOConfigMutation:
 		return c.SSOConfig.mutate(ctx, m)
+	case *TagMutation:
+		return c.Tag.mutate(ctx, m)
 	case *TeamMutation:
 		return c.Team.mutate(ctx, m)
 	case *TeamMemberMutation:
@@ -3117,6 +3141,22 @@ func (c *ContactClient) QueryCallPermissions(_m *Contact) *CallPermissionQuery {
 	return query
 }
 
+// QueryNotes queries the notes edge of a Contact.
+func (c *ContactClient) QueryNotes(_m *Contact) *ContactNoteQuery {
+	query := (&ContactNoteClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contact.Table, contact.FieldID, id),
+			sqlgraph.To(contactnote.Table, contactnote.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, contact.NotesTable, contact.NotesColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *ContactClient) Hooks() []Hook {
 	hooks := c.hooks.Contact
@@ -3140,6 +3180,188 @@ func (c *ContactClient) mutate(ctx context.Context, m *ContactMutation) (Value, 
 		return (&ContactDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Contact mutation op: %q", m.Op())
+	}
+}
+
+// ContactNoteClient is a client for the ContactNote schema.
+type ContactNoteClient struct {
+	config
+}
+
+// NewContactNoteClient returns a client for the ContactNote from the given config.
+func NewContactNoteClient(c config) *ContactNoteClient {
+	return &ContactNoteClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `contactnote.Hooks(f(g(h())))`.
+func (c *ContactNoteClient) Use(hooks ...Hook) {
+	c.hooks.ContactNote = append(c.hooks.ContactNote, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `contactnote.Intercept(f(g(h())))`.
+func (c *ContactNoteClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ContactNote = append(c.inters.ContactNote, interceptors...)
+}
+
+// Create returns a builder for creating a ContactNote entity.
+func (c *ContactNoteClient) Create() *ContactNoteCreate {
+	mutation := newContactNoteMutation(c.config, OpCreate)
+	return &ContactNoteCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ContactNote entities.
+func (c *ContactNoteClient) CreateBulk(builders ...*ContactNoteCreate) *ContactNoteCreateBulk {
+	return &ContactNoteCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ContactNoteClient) MapCreateBulk(slice any, setFunc func(*ContactNoteCreate, int)) *ContactNoteCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ContactNoteCreateBulk{err: fmt.Errorf("calling to ContactNoteClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ContactNoteCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ContactNoteCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ContactNote.
+func (c *ContactNoteClient) Update() *ContactNoteUpdate {
+	mutation := newContactNoteMutation(c.config, OpUpdate)
+	return &ContactNoteUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ContactNoteClient) UpdateOne(_m *ContactNote) *ContactNoteUpdateOne {
+	mutation := newContactNoteMutation(c.config, OpUpdateOne, withContactNote(_m))
+	return &ContactNoteUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ContactNoteClient) UpdateOneID(id uuid.UUID) *ContactNoteUpdateOne {
+	mutation := newContactNoteMutation(c.config, OpUpdateOne, withContactNoteID(id))
+	return &ContactNoteUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ContactNote.
+func (c *ContactNoteClient) Delete() *ContactNoteDelete {
+	mutation := newContactNoteMutation(c.config, OpDelete)
+	return &ContactNoteDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ContactNoteClient) DeleteOne(_m *ContactNote) *ContactNoteDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ContactNoteClient) DeleteOneID(id uuid.UUID) *ContactNoteDeleteOne {
+	builder := c.Delete().Where(contactnote.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ContactNoteDeleteOne{builder}
+}
+
+// Query returns a query builder for ContactNote.
+func (c *ContactNoteClient) Query() *ContactNoteQuery {
+	return &ContactNoteQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeContactNote},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ContactNote entity by its id.
+func (c *ContactNoteClient) Get(ctx context.Context, id uuid.UUID) (*ContactNote, error) {
+	return c.Query().Where(contactnote.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ContactNoteClient) GetX(ctx context.Context, id uuid.UUID) *ContactNote {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a ContactNote.
+func (c *ContactNoteClient) QueryOrganization(_m *ContactNote) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contactnote.Table, contactnote.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, contactnote.OrganizationTable, contactnote.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryContact queries the contact edge of a ContactNote.
+func (c *ContactNoteClient) QueryContact(_m *ContactNote) *ContactQuery {
+	query := (&ContactClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contactnote.Table, contactnote.FieldID, id),
+			sqlgraph.To(contact.Table, contact.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, contactnote.ContactTable, contactnote.ContactColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryAuthor queries the author edge of a ContactNote.
+func (c *ContactNoteClient) QueryAuthor(_m *ContactNote) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contactnote.Table, contactnote.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, contactnote.AuthorTable, contactnote.AuthorColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ContactNoteClient) Hooks() []Hook {
+	hooks := c.hooks.ContactNote
+	return append(hooks[:len(hooks):len(hooks)], contactnote.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ContactNoteClient) Interceptors() []Interceptor {
+	return c.inters.ContactNote
+}
+
+func (c *ContactNoteClient) mutate(ctx context.Context, m *ContactNoteMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ContactNoteCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ContactNoteUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ContactNoteUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ContactNoteDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ContactNote mutation op: %q", m.Op())
 	}
 }
 
@@ -3290,6 +3512,172 @@ func (c *CustomActionClient) mutate(ctx context.Context, m *CustomActionMutation
 		return (&CustomActionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown CustomAction mutation op: %q", m.Op())
+	}
+}
+
+// DashboardWidgetClient is a client for the DashboardWidget schema.
+type DashboardWidgetClient struct {
+	config
+}
+
+// NewDashboardWidgetClient returns a client for the DashboardWidget from the given config.
+func NewDashboardWidgetClient(c config) *DashboardWidgetClient {
+	return &DashboardWidgetClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `dashboardwidget.Hooks(f(g(h())))`.
+func (c *DashboardWidgetClient) Use(hooks ...Hook) {
+	c.hooks.DashboardWidget = append(c.hooks.DashboardWidget, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `dashboardwidget.Intercept(f(g(h())))`.
+func (c *DashboardWidgetClient) Intercept(interceptors ...Interceptor) {
+	c.inters.DashboardWidget = append(c.inters.DashboardWidget, interceptors...)
+}
+
+// Create returns a builder for creating a DashboardWidget entity.
+func (c *DashboardWidgetClient) Create() *DashboardWidgetCreate {
+	mutation := newDashboardWidgetMutation(c.config, OpCreate)
+	return &DashboardWidgetCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of DashboardWidget entities.
+func (c *DashboardWidgetClient) CreateBulk(builders ...*DashboardWidgetCreate) *DashboardWidgetCreateBulk {
+	return &DashboardWidgetCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *DashboardWidgetClient) MapCreateBulk(slice any, setFunc func(*DashboardWidgetCreate, int)) *DashboardWidgetCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &DashboardWidgetCreateBulk{err: fmt.Errorf("calling to DashboardWidgetClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*DashboardWidgetCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &DashboardWidgetCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for DashboardWidget.
+func (c *DashboardWidgetClient) Update() *DashboardWidgetUpdate {
+	mutation := newDashboardWidgetMutation(c.config, OpUpdate)
+	return &DashboardWidgetUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *DashboardWidgetClient) UpdateOne(_m *DashboardWidget) *DashboardWidgetUpdateOne {
+	mutation := newDashboardWidgetMutation(c.config, OpUpdateOne, withDashboardWidget(_m))
+	return &DashboardWidgetUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *DashboardWidgetClient) UpdateOneID(id uuid.UUID) *DashboardWidgetUpdateOne {
+	mutation := newDashboardWidgetMutation(c.config, OpUpdateOne, withDashboardWidgetID(id))
+	return &DashboardWidgetUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for DashboardWidget.
+func (c *DashboardWidgetClient) Delete() *DashboardWidgetDelete {
+	mutation := newDashboardWidgetMutation(c.config, OpDelete)
+	return &DashboardWidgetDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *DashboardWidgetClient) DeleteOne(_m *DashboardWidget) *DashboardWidgetDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *DashboardWidgetClient) DeleteOneID(id uuid.UUID) *DashboardWidgetDeleteOne {
+	builder := c.Delete().Where(dashboardwidget.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &DashboardWidgetDeleteOne{builder}
+}
+
+// Query returns a query builder for DashboardWidget.
+func (c *DashboardWidgetClient) Query() *DashboardWidgetQuery {
+	return &DashboardWidgetQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeDashboardWidget},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a DashboardWidget entity by its id.
+func (c *DashboardWidgetClient) Get(ctx context.Context, id uuid.UUID) (*DashboardWidget, error) {
+	return c.Query().Where(dashboardwidget.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *DashboardWidgetClient) GetX(ctx context.Context, id uuid.UUID) *DashboardWidget {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a DashboardWidget.
+func (c *DashboardWidgetClient) QueryOrganization(_m *DashboardWidget) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(dashboardwidget.Table, dashboardwidget.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, dashboardwidget.OrganizationTable, dashboardwidget.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryOwner queries the owner edge of a DashboardWidget.
+func (c *DashboardWidgetClient) QueryOwner(_m *DashboardWidget) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(dashboardwidget.Table, dashboardwidget.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, dashboardwidget.OwnerTable, dashboardwidget.OwnerColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *DashboardWidgetClient) Hooks() []Hook {
+	hooks := c.hooks.DashboardWidget
+	return append(hooks[:len(hooks):len(hooks)], dashboardwidget.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *DashboardWidgetClient) Interceptors() []Interceptor {
+	return c.inters.DashboardWidget
+}
+
+func (c *DashboardWidgetClient) mutate(ctx context.Context, m *DashboardWidgetMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&DashboardWidgetCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&DashboardWidgetUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&DashboardWidgetUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&DashboardWidgetDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown DashboardWidget mutation op: %q", m.Op())
 	}
 }
 
@@ -5473,6 +5861,156 @@ func (c *SSOConfigClient) mutate(ctx context.Context, m *SSOConfigMutation) (Val
 	}
 }
 
+// TagClient is a client for the Tag schema.
+type TagClient struct {
+	config
+}
+
+// NewTagClient returns a client for the Tag from the given config.
+func NewTagClient(c config) *TagClient {
+	return &TagClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `tag.Hooks(f(g(h())))`.
+func (c *TagClient) Use(hooks ...Hook) {
+	c.hooks.Tag = append(c.hooks.Tag, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `tag.Intercept(f(g(h())))`.
+func (c *TagClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Tag = append(c.inters.Tag, interceptors...)
+}
+
+// Create returns a builder for creating a Tag entity.
+func (c *TagClient) Create() *TagCreate {
+	mutation := newTagMutation(c.config, OpCreate)
+	return &TagCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Tag entities.
+func (c *TagClient) CreateBulk(builders ...*TagCreate) *TagCreateBulk {
+	return &TagCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *TagClient) MapCreateBulk(slice any, setFunc func(*TagCreate, int)) *TagCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &TagCreateBulk{err: fmt.Errorf("calling to TagClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*TagCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &TagCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Tag.
+func (c *TagClient) Update() *TagUpdate {
+	mutation := newTagMutation(c.config, OpUpdate)
+	return &TagUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *TagClient) UpdateOne(_m *Tag) *TagUpdateOne {
+	mutation := newTagMutation(c.config, OpUpdateOne, withTag(_m))
+	return &TagUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *TagClient) UpdateOneID(id uuid.UUID) *TagUpdateOne {
+	mutation := newTagMutation(c.config, OpUpdateOne, withTagID(id))
+	return &TagUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Tag.
+func (c *TagClient) Delete() *TagDelete {
+	mutation := newTagMutation(c.config, OpDelete)
+	return &TagDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *TagClient) DeleteOne(_m *Tag) *TagDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *TagClient) DeleteOneID(id uuid.UUID) *TagDeleteOne {
+	builder := c.Delete().Where(tag.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &TagDeleteOne{builder}
+}
+
+// Query returns a query builder for Tag.
+func (c *TagClient) Query() *TagQuery {
+	return &TagQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeTag},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Tag entity by its id.
+func (c *TagClient) Get(ctx context.Context, id uuid.UUID) (*Tag, error) {
+	return c.Query().Where(tag.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *TagClient) GetX(ctx context.Context, id uuid.UUID) *Tag {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a Tag.
+func (c *TagClient) QueryOrganization(_m *Tag) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(tag.Table, tag.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, tag.OrganizationTable, tag.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *TagClient) Hooks() []Hook {
+	hooks := c.hooks.Tag
+	return append(hooks[:len(hooks):len(hooks)], tag.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *TagClient) Interceptors() []Interceptor {
+	return c.inters.Tag
+}
+
+func (c *TagClient) mutate(ctx context.Context, m *TagMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&TagCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&TagUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&TagUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&TagDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Tag mutation op: %q", m.Op())
+	}
+}
+
 // TeamClient is a client for the Team schema.
 type TeamClient struct {
 	config
@@ -6673,20 +7211,22 @@ type (
 	hooks struct {
 		AIContext, APIKey, Account, AgentBreak, AgentTransfer, CallLog, CallPermission,
 		CallTransfer, Campaign, CampaignRecipient, CannedResponse, Catalog,
-		ChatbotFlow, ChatbotSession, ChatbotSettings, Contact, CustomAction, FormFlow,
-		IVRFlow, InboundEvent, Invitation, KeywordRule, Message, Organization,
-		OrganizationMember, ParkedStatus, Permission, Product, RefreshToken, Role,
-		SSOConfig, Team, TeamMember, Template, User, WebhookDelivery,
-		WebhookDeliveryAttempt, WebhookSubscription []ent.Hook
+		ChatbotFlow, ChatbotSession, ChatbotSettings, Contact, ContactNote,
+		CustomAction, DashboardWidget, FormFlow, IVRFlow, InboundEvent, Invitation,
+		KeywordRule, Message, Organization, OrganizationMember, ParkedStatus,
+		Permission, Product, RefreshToken, Role, SSOConfig, Tag, Team, TeamMember,
+		Template, User, WebhookDelivery, WebhookDeliveryAttempt,
+		WebhookSubscription []ent.Hook
 	}
 	inters struct {
 		AIContext, APIKey, Account, AgentBreak, AgentTransfer, CallLog, CallPermission,
 		CallTransfer, Campaign, CampaignRecipient, CannedResponse, Catalog,
-		ChatbotFlow, ChatbotSession, ChatbotSettings, Contact, CustomAction, FormFlow,
-		IVRFlow, InboundEvent, Invitation, KeywordRule, Message, Organization,
-		OrganizationMember, ParkedStatus, Permission, Product, RefreshToken, Role,
-		SSOConfig, Team, TeamMember, Template, User, WebhookDelivery,
-		WebhookDeliveryAttempt, WebhookSubscription []ent.Interceptor
+		ChatbotFlow, ChatbotSession, ChatbotSettings, Contact, ContactNote,
+		CustomAction, DashboardWidget, FormFlow, IVRFlow, InboundEvent, Invitation,
+		KeywordRule, Message, Organization, OrganizationMember, ParkedStatus,
+		Permission, Product, RefreshToken, Role, SSOConfig, Tag, Team, TeamMember,
+		Template, User, WebhookDelivery, WebhookDeliveryAttempt,
+		WebhookSubscription []ent.Interceptor
 	}
 )
 

@@ -72,16 +72,19 @@ type ContactEdges struct {
 	ChatbotSessions []*ChatbotSession `json:"chatbot_sessions,omitempty"`
 	// CallPermissions holds the value of the call_permissions edge.
 	CallPermissions []*CallPermission `json:"call_permissions,omitempty"`
+	// Notes holds the value of the notes edge.
+	Notes []*ContactNote `json:"notes,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [5]bool
+	loadedTypes [6]bool
 	// totalCount holds the count of the edges above.
-	totalCount [5]map[string]int
+	totalCount [6]map[string]int
 
 	namedMessages        map[string][]*Message
 	namedAgentTransfers  map[string][]*AgentTransfer
 	namedChatbotSessions map[string][]*ChatbotSession
 	namedCallPermissions map[string][]*CallPermission
+	namedNotes           map[string][]*ContactNote
 }
 
 // OrganizationOrErr returns the Organization value or an error if the edge
@@ -129,6 +132,15 @@ func (e ContactEdges) CallPermissionsOrErr() ([]*CallPermission, error) {
 		return e.CallPermissions, nil
 	}
 	return nil, &NotLoadedError{edge: "call_permissions"}
+}
+
+// NotesOrErr returns the Notes value or an error if the edge
+// was not loaded in eager-loading.
+func (e ContactEdges) NotesOrErr() ([]*ContactNote, error) {
+	if e.loadedTypes[5] {
+		return e.Notes, nil
+	}
+	return nil, &NotLoadedError{edge: "notes"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -318,6 +330,11 @@ func (_m *Contact) QueryCallPermissions() *CallPermissionQuery {
 	return NewContactClient(_m.config).QueryCallPermissions(_m)
 }
 
+// QueryNotes queries the "notes" edge of the Contact entity.
+func (_m *Contact) QueryNotes() *ContactNoteQuery {
+	return NewContactClient(_m.config).QueryNotes(_m)
+}
+
 // Update returns a builder for updating this Contact.
 // Note that you need to call Contact.Unwrap() before calling this method if this Contact
 // was returned from a transaction, and the transaction was committed or rolled back.
@@ -494,6 +511,30 @@ func (_m *Contact) appendNamedCallPermissions(name string, edges ...*CallPermiss
 		_m.Edges.namedCallPermissions[name] = []*CallPermission{}
 	} else {
 		_m.Edges.namedCallPermissions[name] = append(_m.Edges.namedCallPermissions[name], edges...)
+	}
+}
+
+// NamedNotes returns the Notes named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Contact) NamedNotes(name string) ([]*ContactNote, error) {
+	if _m.Edges.namedNotes == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedNotes[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Contact) appendNamedNotes(name string, edges ...*ContactNote) {
+	if _m.Edges.namedNotes == nil {
+		_m.Edges.namedNotes = make(map[string][]*ContactNote)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedNotes[name] = []*ContactNote{}
+	} else {
+		_m.Edges.namedNotes[name] = append(_m.Edges.namedNotes[name], edges...)
 	}
 }
 

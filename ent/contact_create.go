@@ -10,6 +10,7 @@ import (
 	"switchboard/ent/callpermission"
 	"switchboard/ent/chatbotsession"
 	"switchboard/ent/contact"
+	"switchboard/ent/contactnote"
 	"switchboard/ent/message"
 	"switchboard/ent/organization"
 	"time"
@@ -312,6 +313,21 @@ func (_c *ContactCreate) AddCallPermissions(v ...*CallPermission) *ContactCreate
 		ids[i] = v[i].ID
 	}
 	return _c.AddCallPermissionIDs(ids...)
+}
+
+// AddNoteIDs adds the "notes" edge to the ContactNote entity by IDs.
+func (_c *ContactCreate) AddNoteIDs(ids ...uuid.UUID) *ContactCreate {
+	_c.mutation.AddNoteIDs(ids...)
+	return _c
+}
+
+// AddNotes adds the "notes" edges to the ContactNote entity.
+func (_c *ContactCreate) AddNotes(v ...*ContactNote) *ContactCreate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddNoteIDs(ids...)
 }
 
 // Mutation returns the ContactMutation object of the builder.
@@ -649,6 +665,22 @@ func (_c *ContactCreate) createSpec() (*Contact, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(callpermission.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.NotesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   contact.NotesTable,
+			Columns: []string{contact.NotesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(contactnote.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {

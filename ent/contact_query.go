@@ -12,6 +12,7 @@ import (
 	"switchboard/ent/callpermission"
 	"switchboard/ent/chatbotsession"
 	"switchboard/ent/contact"
+	"switchboard/ent/contactnote"
 	"switchboard/ent/message"
 	"switchboard/ent/organization"
 	"switchboard/ent/predicate"
@@ -36,12 +37,14 @@ type ContactQuery struct {
 	withAgentTransfers       *AgentTransferQuery
 	withChatbotSessions      *ChatbotSessionQuery
 	withCallPermissions      *CallPermissionQuery
+	withNotes                *ContactNoteQuery
 	loadTotal                []func(context.Context, []*Contact) error
 	modifiers                []func(*sql.Selector)
 	withNamedMessages        map[string]*MessageQuery
 	withNamedAgentTransfers  map[string]*AgentTransferQuery
 	withNamedChatbotSessions map[string]*ChatbotSessionQuery
 	withNamedCallPermissions map[string]*CallPermissionQuery
+	withNamedNotes           map[string]*ContactNoteQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -181,6 +184,28 @@ func (_q *ContactQuery) QueryCallPermissions() *CallPermissionQuery {
 			sqlgraph.From(contact.Table, contact.FieldID, selector),
 			sqlgraph.To(callpermission.Table, callpermission.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, contact.CallPermissionsTable, contact.CallPermissionsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryNotes chains the current query on the "notes" edge.
+func (_q *ContactQuery) QueryNotes() *ContactNoteQuery {
+	query := (&ContactNoteClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contact.Table, contact.FieldID, selector),
+			sqlgraph.To(contactnote.Table, contactnote.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, contact.NotesTable, contact.NotesColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -385,6 +410,7 @@ func (_q *ContactQuery) Clone() *ContactQuery {
 		withAgentTransfers:  _q.withAgentTransfers.Clone(),
 		withChatbotSessions: _q.withChatbotSessions.Clone(),
 		withCallPermissions: _q.withCallPermissions.Clone(),
+		withNotes:           _q.withNotes.Clone(),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
 		path:      _q.path,
@@ -444,6 +470,17 @@ func (_q *ContactQuery) WithCallPermissions(opts ...func(*CallPermissionQuery)) 
 		opt(query)
 	}
 	_q.withCallPermissions = query
+	return _q
+}
+
+// WithNotes tells the query-builder to eager-load the nodes that are connected to
+// the "notes" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *ContactQuery) WithNotes(opts ...func(*ContactNoteQuery)) *ContactQuery {
+	query := (&ContactNoteClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withNotes = query
 	return _q
 }
 
@@ -531,12 +568,13 @@ func (_q *ContactQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Cont
 	var (
 		nodes       = []*Contact{}
 		_spec       = _q.querySpec()
-		loadedTypes = [5]bool{
+		loadedTypes = [6]bool{
 			_q.withOrganization != nil,
 			_q.withMessages != nil,
 			_q.withAgentTransfers != nil,
 			_q.withChatbotSessions != nil,
 			_q.withCallPermissions != nil,
+			_q.withNotes != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -594,6 +632,13 @@ func (_q *ContactQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Cont
 			return nil, err
 		}
 	}
+	if query := _q.withNotes; query != nil {
+		if err := _q.loadNotes(ctx, query, nodes,
+			func(n *Contact) { n.Edges.Notes = []*ContactNote{} },
+			func(n *Contact, e *ContactNote) { n.Edges.Notes = append(n.Edges.Notes, e) }); err != nil {
+			return nil, err
+		}
+	}
 	for name, query := range _q.withNamedMessages {
 		if err := _q.loadMessages(ctx, query, nodes,
 			func(n *Contact) { n.appendNamedMessages(name) },
@@ -619,6 +664,13 @@ func (_q *ContactQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Cont
 		if err := _q.loadCallPermissions(ctx, query, nodes,
 			func(n *Contact) { n.appendNamedCallPermissions(name) },
 			func(n *Contact, e *CallPermission) { n.appendNamedCallPermissions(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedNotes {
+		if err := _q.loadNotes(ctx, query, nodes,
+			func(n *Contact) { n.appendNamedNotes(name) },
+			func(n *Contact, e *ContactNote) { n.appendNamedNotes(name, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -764,6 +816,36 @@ func (_q *ContactQuery) loadCallPermissions(ctx context.Context, query *CallPerm
 	}
 	query.Where(predicate.CallPermission(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(contact.CallPermissionsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.ContactID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "contact_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *ContactQuery) loadNotes(ctx context.Context, query *ContactNoteQuery, nodes []*Contact, init func(*Contact), assign func(*Contact, *ContactNote)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*Contact)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(contactnote.FieldContactID)
+	}
+	query.Where(predicate.ContactNote(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(contact.NotesColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {
@@ -955,6 +1037,20 @@ func (_q *ContactQuery) WithNamedCallPermissions(name string, opts ...func(*Call
 		_q.withNamedCallPermissions = make(map[string]*CallPermissionQuery)
 	}
 	_q.withNamedCallPermissions[name] = query
+	return _q
+}
+
+// WithNamedNotes tells the query-builder to eager-load the nodes that are connected to the "notes"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *ContactQuery) WithNamedNotes(name string, opts ...func(*ContactNoteQuery)) *ContactQuery {
+	query := (&ContactNoteClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedNotes == nil {
+		_q.withNamedNotes = make(map[string]*ContactNoteQuery)
+	}
+	_q.withNamedNotes[name] = query
 	return _q
 }
 

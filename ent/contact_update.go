@@ -10,6 +10,7 @@ import (
 	"switchboard/ent/callpermission"
 	"switchboard/ent/chatbotsession"
 	"switchboard/ent/contact"
+	"switchboard/ent/contactnote"
 	"switchboard/ent/message"
 	"switchboard/ent/predicate"
 	"time"
@@ -312,6 +313,21 @@ func (_u *ContactUpdate) AddCallPermissions(v ...*CallPermission) *ContactUpdate
 	return _u.AddCallPermissionIDs(ids...)
 }
 
+// AddNoteIDs adds the "notes" edge to the ContactNote entity by IDs.
+func (_u *ContactUpdate) AddNoteIDs(ids ...uuid.UUID) *ContactUpdate {
+	_u.mutation.AddNoteIDs(ids...)
+	return _u
+}
+
+// AddNotes adds the "notes" edges to the ContactNote entity.
+func (_u *ContactUpdate) AddNotes(v ...*ContactNote) *ContactUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddNoteIDs(ids...)
+}
+
 // Mutation returns the ContactMutation object of the builder.
 func (_u *ContactUpdate) Mutation() *ContactMutation {
 	return _u.mutation
@@ -399,6 +415,27 @@ func (_u *ContactUpdate) RemoveCallPermissions(v ...*CallPermission) *ContactUpd
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveCallPermissionIDs(ids...)
+}
+
+// ClearNotes clears all "notes" edges to the ContactNote entity.
+func (_u *ContactUpdate) ClearNotes() *ContactUpdate {
+	_u.mutation.ClearNotes()
+	return _u
+}
+
+// RemoveNoteIDs removes the "notes" edge to ContactNote entities by IDs.
+func (_u *ContactUpdate) RemoveNoteIDs(ids ...uuid.UUID) *ContactUpdate {
+	_u.mutation.RemoveNoteIDs(ids...)
+	return _u
+}
+
+// RemoveNotes removes "notes" edges to ContactNote entities.
+func (_u *ContactUpdate) RemoveNotes(v ...*ContactNote) *ContactUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveNoteIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -721,6 +758,51 @@ func (_u *ContactUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.NotesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   contact.NotesTable,
+			Columns: []string{contact.NotesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(contactnote.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedNotesIDs(); len(nodes) > 0 && !_u.mutation.NotesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   contact.NotesTable,
+			Columns: []string{contact.NotesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(contactnote.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.NotesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   contact.NotesTable,
+			Columns: []string{contact.NotesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(contactnote.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -1020,6 +1102,21 @@ func (_u *ContactUpdateOne) AddCallPermissions(v ...*CallPermission) *ContactUpd
 	return _u.AddCallPermissionIDs(ids...)
 }
 
+// AddNoteIDs adds the "notes" edge to the ContactNote entity by IDs.
+func (_u *ContactUpdateOne) AddNoteIDs(ids ...uuid.UUID) *ContactUpdateOne {
+	_u.mutation.AddNoteIDs(ids...)
+	return _u
+}
+
+// AddNotes adds the "notes" edges to the ContactNote entity.
+func (_u *ContactUpdateOne) AddNotes(v ...*ContactNote) *ContactUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddNoteIDs(ids...)
+}
+
 // Mutation returns the ContactMutation object of the builder.
 func (_u *ContactUpdateOne) Mutation() *ContactMutation {
 	return _u.mutation
@@ -1107,6 +1204,27 @@ func (_u *ContactUpdateOne) RemoveCallPermissions(v ...*CallPermission) *Contact
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveCallPermissionIDs(ids...)
+}
+
+// ClearNotes clears all "notes" edges to the ContactNote entity.
+func (_u *ContactUpdateOne) ClearNotes() *ContactUpdateOne {
+	_u.mutation.ClearNotes()
+	return _u
+}
+
+// RemoveNoteIDs removes the "notes" edge to ContactNote entities by IDs.
+func (_u *ContactUpdateOne) RemoveNoteIDs(ids ...uuid.UUID) *ContactUpdateOne {
+	_u.mutation.RemoveNoteIDs(ids...)
+	return _u
+}
+
+// RemoveNotes removes "notes" edges to ContactNote entities.
+func (_u *ContactUpdateOne) RemoveNotes(v ...*ContactNote) *ContactUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveNoteIDs(ids...)
 }
 
 // Where appends a list predicates to the ContactUpdate builder.
@@ -1452,6 +1570,51 @@ func (_u *ContactUpdateOne) sqlSave(ctx context.Context) (_node *Contact, err er
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(callpermission.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.NotesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   contact.NotesTable,
+			Columns: []string{contact.NotesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(contactnote.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedNotesIDs(); len(nodes) > 0 && !_u.mutation.NotesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   contact.NotesTable,
+			Columns: []string{contact.NotesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(contactnote.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.NotesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   contact.NotesTable,
+			Columns: []string{contact.NotesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(contactnote.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {

@@ -23,7 +23,9 @@ import (
 	"switchboard/ent/chatbotsession"
 	"switchboard/ent/chatbotsettings"
 	"switchboard/ent/contact"
+	"switchboard/ent/contactnote"
 	"switchboard/ent/customaction"
+	"switchboard/ent/dashboardwidget"
 	"switchboard/ent/formflow"
 	"switchboard/ent/inboundevent"
 	"switchboard/ent/invitation"
@@ -38,6 +40,7 @@ import (
 	"switchboard/ent/refreshtoken"
 	"switchboard/ent/role"
 	"switchboard/ent/ssoconfig"
+	"switchboard/ent/tag"
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
 	"switchboard/ent/template"
@@ -126,7 +129,9 @@ func checkColumn(t, c string) error {
 			chatbotsession.Table:         chatbotsession.ValidColumn,
 			chatbotsettings.Table:        chatbotsettings.ValidColumn,
 			contact.Table:                contact.ValidColumn,
+			contactnote.Table:            contactnote.ValidColumn,
 			customaction.Table:           customaction.ValidColumn,
+			dashboardwidget.Table:        dashboardwidget.ValidColumn,
 			formflow.Table:               formflow.ValidColumn,
 			ivrflow.Table:                ivrflow.ValidColumn,
 			inboundevent.Table:           inboundevent.ValidColumn,
@@ -141,6 +146,7 @@ func checkColumn(t, c string) error {
 			refreshtoken.Table:           refreshtoken.ValidColumn,
 			role.Table:                   role.ValidColumn,
 			ssoconfig.Table:              ssoconfig.ValidColumn,
+			tag.Table:                    tag.ValidColumn,
 			team.Table:                   team.ValidColumn,
 			teammember.Table:             teammember.ValidColumn,
 			template.Table:               template.ValidColumn,

@@ -19,7 +19,9 @@ import (
 	"switchboard/ent/chatbotsession"
 	"switchboard/ent/chatbotsettings"
 	"switchboard/ent/contact"
+	"switchboard/ent/contactnote"
 	"switchboard/ent/customaction"
+	"switchboard/ent/dashboardwidget"
 	"switchboard/ent/formflow"
 	"switchboard/ent/inboundevent"
 	"switchboard/ent/invitation"
@@ -35,6 +37,7 @@ import (
 	"switchboard/ent/refreshtoken"
 	"switchboard/ent/role"
 	"switchboard/ent/ssoconfig"
+	"switchboard/ent/tag"
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
 	"switchboard/ent/template"
@@ -51,7 +54,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 38)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 41)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   aicontext.Table,
@@ -490,6 +493,25 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   contactnote.Table,
+			Columns: contactnote.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: contactnote.FieldID,
+			},
+		},
+		Type: "ContactNote",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			contactnote.FieldOrganizationID: {Type: field.TypeUUID, Column: contactnote.FieldOrganizationID},
+			contactnote.FieldCreatedAt:      {Type: field.TypeTime, Column: contactnote.FieldCreatedAt},
+			contactnote.FieldUpdatedAt:      {Type: field.TypeTime, Column: contactnote.FieldUpdatedAt},
+			contactnote.FieldContactID:      {Type: field.TypeUUID, Column: contactnote.FieldContactID},
+			contactnote.FieldAuthorID:       {Type: field.TypeUUID, Column: contactnote.FieldAuthorID},
+			contactnote.FieldContent:        {Type: field.TypeString, Column: contactnote.FieldContent},
+		},
+	}
+	graph.Nodes[17] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   customaction.Table,
 			Columns: customaction.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -510,7 +532,43 @@ var schemaGraph = func() *sqlgraph.Schema {
 			customaction.FieldDisplayOrder:   {Type: field.TypeInt, Column: customaction.FieldDisplayOrder},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   dashboardwidget.Table,
+			Columns: dashboardwidget.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: dashboardwidget.FieldID,
+			},
+		},
+		Type: "DashboardWidget",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			dashboardwidget.FieldOrganizationID: {Type: field.TypeUUID, Column: dashboardwidget.FieldOrganizationID},
+			dashboardwidget.FieldCreatedAt:      {Type: field.TypeTime, Column: dashboardwidget.FieldCreatedAt},
+			dashboardwidget.FieldUpdatedAt:      {Type: field.TypeTime, Column: dashboardwidget.FieldUpdatedAt},
+			dashboardwidget.FieldOwnerID:        {Type: field.TypeUUID, Column: dashboardwidget.FieldOwnerID},
+			dashboardwidget.FieldName:           {Type: field.TypeString, Column: dashboardwidget.FieldName},
+			dashboardwidget.FieldDescription:    {Type: field.TypeString, Column: dashboardwidget.FieldDescription},
+			dashboardwidget.FieldDataSource:     {Type: field.TypeString, Column: dashboardwidget.FieldDataSource},
+			dashboardwidget.FieldMetric:         {Type: field.TypeString, Column: dashboardwidget.FieldMetric},
+			dashboardwidget.FieldMetricField:    {Type: field.TypeString, Column: dashboardwidget.FieldMetricField},
+			dashboardwidget.FieldFilters:        {Type: field.TypeJSON, Column: dashboardwidget.FieldFilters},
+			dashboardwidget.FieldDisplayType:    {Type: field.TypeString, Column: dashboardwidget.FieldDisplayType},
+			dashboardwidget.FieldChartType:      {Type: field.TypeString, Column: dashboardwidget.FieldChartType},
+			dashboardwidget.FieldGroupByField:   {Type: field.TypeString, Column: dashboardwidget.FieldGroupByField},
+			dashboardwidget.FieldShowChange:     {Type: field.TypeBool, Column: dashboardwidget.FieldShowChange},
+			dashboardwidget.FieldColor:          {Type: field.TypeString, Column: dashboardwidget.FieldColor},
+			dashboardwidget.FieldSize:           {Type: field.TypeString, Column: dashboardwidget.FieldSize},
+			dashboardwidget.FieldConfig:         {Type: field.TypeJSON, Column: dashboardwidget.FieldConfig},
+			dashboardwidget.FieldDisplayOrder:   {Type: field.TypeInt, Column: dashboardwidget.FieldDisplayOrder},
+			dashboardwidget.FieldGridX:          {Type: field.TypeInt, Column: dashboardwidget.FieldGridX},
+			dashboardwidget.FieldGridY:          {Type: field.TypeInt, Column: dashboardwidget.FieldGridY},
+			dashboardwidget.FieldGridW:          {Type: field.TypeInt, Column: dashboardwidget.FieldGridW},
+			dashboardwidget.FieldGridH:          {Type: field.TypeInt, Column: dashboardwidget.FieldGridH},
+			dashboardwidget.FieldIsShared:       {Type: field.TypeBool, Column: dashboardwidget.FieldIsShared},
+		},
+	}
+	graph.Nodes[19] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   formflow.Table,
 			Columns: formflow.Columns,
@@ -537,7 +595,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			formflow.FieldDeletedAt:       {Type: field.TypeTime, Column: formflow.FieldDeletedAt},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[20] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   ivrflow.Table,
 			Columns: ivrflow.Columns,
@@ -564,7 +622,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			ivrflow.FieldDeletedAt:       {Type: field.TypeTime, Column: ivrflow.FieldDeletedAt},
 		},
 	}
-	graph.Nodes[19] = &sqlgraph.Node{
+	graph.Nodes[21] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   inboundevent.Table,
 			Columns: inboundevent.Columns,
@@ -588,7 +646,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			inboundevent.FieldProcessedAt:    {Type: field.TypeTime, Column: inboundevent.FieldProcessedAt},
 		},
 	}
-	graph.Nodes[20] = &sqlgraph.Node{
+	graph.Nodes[22] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   invitation.Table,
 			Columns: invitation.Columns,
@@ -609,7 +667,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			invitation.FieldAcceptedAt:     {Type: field.TypeTime, Column: invitation.FieldAcceptedAt},
 		},
 	}
-	graph.Nodes[21] = &sqlgraph.Node{
+	graph.Nodes[23] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   keywordrule.Table,
 			Columns: keywordrule.Columns,
@@ -632,7 +690,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			keywordrule.FieldEnabled:         {Type: field.TypeBool, Column: keywordrule.FieldEnabled},
 		},
 	}
-	graph.Nodes[22] = &sqlgraph.Node{
+	graph.Nodes[24] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   message.Table,
 			Columns: message.Columns,
@@ -663,7 +721,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			message.FieldReplyToID:         {Type: field.TypeUUID, Column: message.FieldReplyToID},
 		},
 	}
-	graph.Nodes[23] = &sqlgraph.Node{
+	graph.Nodes[25] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   organization.Table,
 			Columns: organization.Columns,
@@ -689,7 +747,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			organization.FieldAllowOpenRegistration: {Type: field.TypeBool, Column: organization.FieldAllowOpenRegistration},
 		},
 	}
-	graph.Nodes[24] = &sqlgraph.Node{
+	graph.Nodes[26] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   organizationmember.Table,
 			Columns: organizationmember.Columns,
@@ -708,7 +766,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			organizationmember.FieldIsDefault:      {Type: field.TypeBool, Column: organizationmember.FieldIsDefault},
 		},
 	}
-	graph.Nodes[25] = &sqlgraph.Node{
+	graph.Nodes[27] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   parkedstatus.Table,
 			Columns: parkedstatus.Columns,
@@ -728,7 +786,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			parkedstatus.FieldPlatformTimestamp: {Type: field.TypeTime, Column: parkedstatus.FieldPlatformTimestamp},
 		},
 	}
-	graph.Nodes[26] = &sqlgraph.Node{
+	graph.Nodes[28] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   permission.Table,
 			Columns: permission.Columns,
@@ -744,7 +802,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			permission.FieldDescription: {Type: field.TypeString, Column: permission.FieldDescription},
 		},
 	}
-	graph.Nodes[27] = &sqlgraph.Node{
+	graph.Nodes[29] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   product.Table,
 			Columns: product.Columns,
@@ -770,7 +828,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			product.FieldIsActive:          {Type: field.TypeBool, Column: product.FieldIsActive},
 		},
 	}
-	graph.Nodes[28] = &sqlgraph.Node{
+	graph.Nodes[30] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   refreshtoken.Table,
 			Columns: refreshtoken.Columns,
@@ -791,7 +849,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			refreshtoken.FieldRevokedAt:      {Type: field.TypeTime, Column: refreshtoken.FieldRevokedAt},
 		},
 	}
-	graph.Nodes[29] = &sqlgraph.Node{
+	graph.Nodes[31] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   role.Table,
 			Columns: role.Columns,
@@ -811,7 +869,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			role.FieldIsDefault:      {Type: field.TypeBool, Column: role.FieldIsDefault},
 		},
 	}
-	graph.Nodes[30] = &sqlgraph.Node{
+	graph.Nodes[32] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   ssoconfig.Table,
 			Columns: ssoconfig.Columns,
@@ -837,7 +895,25 @@ var schemaGraph = func() *sqlgraph.Schema {
 			ssoconfig.FieldUserInfoURL:           {Type: field.TypeString, Column: ssoconfig.FieldUserInfoURL},
 		},
 	}
-	graph.Nodes[31] = &sqlgraph.Node{
+	graph.Nodes[33] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   tag.Table,
+			Columns: tag.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: tag.FieldID,
+			},
+		},
+		Type: "Tag",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			tag.FieldOrganizationID: {Type: field.TypeUUID, Column: tag.FieldOrganizationID},
+			tag.FieldCreatedAt:      {Type: field.TypeTime, Column: tag.FieldCreatedAt},
+			tag.FieldUpdatedAt:      {Type: field.TypeTime, Column: tag.FieldUpdatedAt},
+			tag.FieldName:           {Type: field.TypeString, Column: tag.FieldName},
+			tag.FieldColor:          {Type: field.TypeString, Column: tag.FieldColor},
+		},
+	}
+	graph.Nodes[34] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   team.Table,
 			Columns: team.Columns,
@@ -859,7 +935,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			team.FieldCreatedByID:         {Type: field.TypeUUID, Column: team.FieldCreatedByID},
 		},
 	}
-	graph.Nodes[32] = &sqlgraph.Node{
+	graph.Nodes[35] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   teammember.Table,
 			Columns: teammember.Columns,
@@ -879,7 +955,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			teammember.FieldLastAssignedAt: {Type: field.TypeTime, Column: teammember.FieldLastAssignedAt},
 		},
 	}
-	graph.Nodes[33] = &sqlgraph.Node{
+	graph.Nodes[36] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   template.Table,
 			Columns: template.Columns,
@@ -913,7 +989,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			template.FieldUpdatedByID:               {Type: field.TypeUUID, Column: template.FieldUpdatedByID},
 		},
 	}
-	graph.Nodes[34] = &sqlgraph.Node{
+	graph.Nodes[37] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -933,9 +1009,10 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldIsAvailable:  {Type: field.TypeBool, Column: user.FieldIsAvailable},
 			user.FieldIsSuperAdmin: {Type: field.TypeBool, Column: user.FieldIsSuperAdmin},
 			user.FieldLastLoginAt:  {Type: field.TypeTime, Column: user.FieldLastLoginAt},
+			user.FieldSettings:     {Type: field.TypeJSON, Column: user.FieldSettings},
 		},
 	}
-	graph.Nodes[35] = &sqlgraph.Node{
+	graph.Nodes[38] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -961,7 +1038,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldCompletedAt:    {Type: field.TypeTime, Column: webhookdelivery.FieldCompletedAt},
 		},
 	}
-	graph.Nodes[36] = &sqlgraph.Node{
+	graph.Nodes[39] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdeliveryattempt.Table,
 			Columns: webhookdeliveryattempt.Columns,
@@ -982,7 +1059,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdeliveryattempt.FieldError:          {Type: field.TypeString, Column: webhookdeliveryattempt.FieldError},
 		},
 	}
-	graph.Nodes[37] = &sqlgraph.Node{
+	graph.Nodes[40] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhooksubscription.Table,
 			Columns: webhooksubscription.Columns,
@@ -1367,6 +1444,54 @@ var schemaGraph = func() *sqlgraph.Schema {
 		"CallPermission",
 	)
 	graph.MustAddE(
+		"notes",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   contact.NotesTable,
+			Columns: []string{contact.NotesColumn},
+			Bidi:    false,
+		},
+		"Contact",
+		"ContactNote",
+	)
+	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   contactnote.OrganizationTable,
+			Columns: []string{contactnote.OrganizationColumn},
+			Bidi:    false,
+		},
+		"ContactNote",
+		"Organization",
+	)
+	graph.MustAddE(
+		"contact",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   contactnote.ContactTable,
+			Columns: []string{contactnote.ContactColumn},
+			Bidi:    false,
+		},
+		"ContactNote",
+		"Contact",
+	)
+	graph.MustAddE(
+		"author",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   contactnote.AuthorTable,
+			Columns: []string{contactnote.AuthorColumn},
+			Bidi:    false,
+		},
+		"ContactNote",
+		"User",
+	)
+	graph.MustAddE(
 		"organization",
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -1377,6 +1502,30 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"CustomAction",
 		"Organization",
+	)
+	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   dashboardwidget.OrganizationTable,
+			Columns: []string{dashboardwidget.OrganizationColumn},
+			Bidi:    false,
+		},
+		"DashboardWidget",
+		"Organization",
+	)
+	graph.MustAddE(
+		"owner",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   dashboardwidget.OwnerTable,
+			Columns: []string{dashboardwidget.OwnerColumn},
+			Bidi:    false,
+		},
+		"DashboardWidget",
+		"User",
 	)
 	graph.MustAddE(
 		"organization",
@@ -1604,6 +1753,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 			Bidi:    false,
 		},
 		"SSOConfig",
+		"Organization",
+	)
+	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   tag.OrganizationTable,
+			Columns: []string{tag.OrganizationColumn},
+			Bidi:    false,
+		},
+		"Tag",
 		"Organization",
 	)
 	graph.MustAddE(
@@ -4007,6 +4168,132 @@ func (f *ContactFilter) WhereHasCallPermissionsWith(preds ...predicate.CallPermi
 	})))
 }
 
+// WhereHasNotes applies a predicate to check if query has an edge notes.
+func (f *ContactFilter) WhereHasNotes() {
+	f.Where(entql.HasEdge("notes"))
+}
+
+// WhereHasNotesWith applies a predicate to check if query has an edge notes with a given conditions (other predicates).
+func (f *ContactFilter) WhereHasNotesWith(preds ...predicate.ContactNote) {
+	f.Where(entql.HasEdgeWith("notes", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *ContactNoteQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ContactNoteQuery builder.
+func (_q *ContactNoteQuery) Filter() *ContactNoteFilter {
+	return &ContactNoteFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ContactNoteMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ContactNoteMutation builder.
+func (m *ContactNoteMutation) Filter() *ContactNoteFilter {
+	return &ContactNoteFilter{config: m.config, predicateAdder: m}
+}
+
+// ContactNoteFilter provides a generic filtering capability at runtime for ContactNoteQuery.
+type ContactNoteFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ContactNoteFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *ContactNoteFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(contactnote.FieldID))
+}
+
+// WhereOrganizationID applies the entql [16]byte predicate on the organization_id field.
+func (f *ContactNoteFilter) WhereOrganizationID(p entql.ValueP) {
+	f.Where(p.Field(contactnote.FieldOrganizationID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *ContactNoteFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(contactnote.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *ContactNoteFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(contactnote.FieldUpdatedAt))
+}
+
+// WhereContactID applies the entql [16]byte predicate on the contact_id field.
+func (f *ContactNoteFilter) WhereContactID(p entql.ValueP) {
+	f.Where(p.Field(contactnote.FieldContactID))
+}
+
+// WhereAuthorID applies the entql [16]byte predicate on the author_id field.
+func (f *ContactNoteFilter) WhereAuthorID(p entql.ValueP) {
+	f.Where(p.Field(contactnote.FieldAuthorID))
+}
+
+// WhereContent applies the entql string predicate on the content field.
+func (f *ContactNoteFilter) WhereContent(p entql.StringP) {
+	f.Where(p.Field(contactnote.FieldContent))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *ContactNoteFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *ContactNoteFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasContact applies a predicate to check if query has an edge contact.
+func (f *ContactNoteFilter) WhereHasContact() {
+	f.Where(entql.HasEdge("contact"))
+}
+
+// WhereHasContactWith applies a predicate to check if query has an edge contact with a given conditions (other predicates).
+func (f *ContactNoteFilter) WhereHasContactWith(preds ...predicate.Contact) {
+	f.Where(entql.HasEdgeWith("contact", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasAuthor applies a predicate to check if query has an edge author.
+func (f *ContactNoteFilter) WhereHasAuthor() {
+	f.Where(entql.HasEdge("author"))
+}
+
+// WhereHasAuthorWith applies a predicate to check if query has an edge author with a given conditions (other predicates).
+func (f *ContactNoteFilter) WhereHasAuthorWith(preds ...predicate.User) {
+	f.Where(entql.HasEdgeWith("author", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
 // addPredicate implements the predicateAdder interface.
 func (_q *CustomActionQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
@@ -4036,7 +4323,7 @@ type CustomActionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CustomActionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4107,6 +4394,189 @@ func (f *CustomActionFilter) WhereHasOrganizationWith(preds ...predicate.Organiz
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *DashboardWidgetQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the DashboardWidgetQuery builder.
+func (_q *DashboardWidgetQuery) Filter() *DashboardWidgetFilter {
+	return &DashboardWidgetFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *DashboardWidgetMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the DashboardWidgetMutation builder.
+func (m *DashboardWidgetMutation) Filter() *DashboardWidgetFilter {
+	return &DashboardWidgetFilter{config: m.config, predicateAdder: m}
+}
+
+// DashboardWidgetFilter provides a generic filtering capability at runtime for DashboardWidgetQuery.
+type DashboardWidgetFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *DashboardWidgetFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *DashboardWidgetFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(dashboardwidget.FieldID))
+}
+
+// WhereOrganizationID applies the entql [16]byte predicate on the organization_id field.
+func (f *DashboardWidgetFilter) WhereOrganizationID(p entql.ValueP) {
+	f.Where(p.Field(dashboardwidget.FieldOrganizationID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *DashboardWidgetFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(dashboardwidget.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *DashboardWidgetFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(dashboardwidget.FieldUpdatedAt))
+}
+
+// WhereOwnerID applies the entql [16]byte predicate on the owner_id field.
+func (f *DashboardWidgetFilter) WhereOwnerID(p entql.ValueP) {
+	f.Where(p.Field(dashboardwidget.FieldOwnerID))
+}
+
+// WhereName applies the entql string predicate on the name field.
+func (f *DashboardWidgetFilter) WhereName(p entql.StringP) {
+	f.Where(p.Field(dashboardwidget.FieldName))
+}
+
+// WhereDescription applies the entql string predicate on the description field.
+func (f *DashboardWidgetFilter) WhereDescription(p entql.StringP) {
+	f.Where(p.Field(dashboardwidget.FieldDescription))
+}
+
+// WhereDataSource applies the entql string predicate on the data_source field.
+func (f *DashboardWidgetFilter) WhereDataSource(p entql.StringP) {
+	f.Where(p.Field(dashboardwidget.FieldDataSource))
+}
+
+// WhereMetric applies the entql string predicate on the metric field.
+func (f *DashboardWidgetFilter) WhereMetric(p entql.StringP) {
+	f.Where(p.Field(dashboardwidget.FieldMetric))
+}
+
+// WhereMetricField applies the entql string predicate on the metric_field field.
+func (f *DashboardWidgetFilter) WhereMetricField(p entql.StringP) {
+	f.Where(p.Field(dashboardwidget.FieldMetricField))
+}
+
+// WhereFilters applies the entql json.RawMessage predicate on the filters field.
+func (f *DashboardWidgetFilter) WhereFilters(p entql.BytesP) {
+	f.Where(p.Field(dashboardwidget.FieldFilters))
+}
+
+// WhereDisplayType applies the entql string predicate on the display_type field.
+func (f *DashboardWidgetFilter) WhereDisplayType(p entql.StringP) {
+	f.Where(p.Field(dashboardwidget.FieldDisplayType))
+}
+
+// WhereChartType applies the entql string predicate on the chart_type field.
+func (f *DashboardWidgetFilter) WhereChartType(p entql.StringP) {
+	f.Where(p.Field(dashboardwidget.FieldChartType))
+}
+
+// WhereGroupByField applies the entql string predicate on the group_by_field field.
+func (f *DashboardWidgetFilter) WhereGroupByField(p entql.StringP) {
+	f.Where(p.Field(dashboardwidget.FieldGroupByField))
+}
+
+// WhereShowChange applies the entql bool predicate on the show_change field.
+func (f *DashboardWidgetFilter) WhereShowChange(p entql.BoolP) {
+	f.Where(p.Field(dashboardwidget.FieldShowChange))
+}
+
+// WhereColor applies the entql string predicate on the color field.
+func (f *DashboardWidgetFilter) WhereColor(p entql.StringP) {
+	f.Where(p.Field(dashboardwidget.FieldColor))
+}
+
+// WhereSize applies the entql string predicate on the size field.
+func (f *DashboardWidgetFilter) WhereSize(p entql.StringP) {
+	f.Where(p.Field(dashboardwidget.FieldSize))
+}
+
+// WhereConfig applies the entql json.RawMessage predicate on the config field.
+func (f *DashboardWidgetFilter) WhereConfig(p entql.BytesP) {
+	f.Where(p.Field(dashboardwidget.FieldConfig))
+}
+
+// WhereDisplayOrder applies the entql int predicate on the display_order field.
+func (f *DashboardWidgetFilter) WhereDisplayOrder(p entql.IntP) {
+	f.Where(p.Field(dashboardwidget.FieldDisplayOrder))
+}
+
+// WhereGridX applies the entql int predicate on the grid_x field.
+func (f *DashboardWidgetFilter) WhereGridX(p entql.IntP) {
+	f.Where(p.Field(dashboardwidget.FieldGridX))
+}
+
+// WhereGridY applies the entql int predicate on the grid_y field.
+func (f *DashboardWidgetFilter) WhereGridY(p entql.IntP) {
+	f.Where(p.Field(dashboardwidget.FieldGridY))
+}
+
+// WhereGridW applies the entql int predicate on the grid_w field.
+func (f *DashboardWidgetFilter) WhereGridW(p entql.IntP) {
+	f.Where(p.Field(dashboardwidget.FieldGridW))
+}
+
+// WhereGridH applies the entql int predicate on the grid_h field.
+func (f *DashboardWidgetFilter) WhereGridH(p entql.IntP) {
+	f.Where(p.Field(dashboardwidget.FieldGridH))
+}
+
+// WhereIsShared applies the entql bool predicate on the is_shared field.
+func (f *DashboardWidgetFilter) WhereIsShared(p entql.BoolP) {
+	f.Where(p.Field(dashboardwidget.FieldIsShared))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *DashboardWidgetFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *DashboardWidgetFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasOwner applies a predicate to check if query has an edge owner.
+func (f *DashboardWidgetFilter) WhereHasOwner() {
+	f.Where(entql.HasEdge("owner"))
+}
+
+// WhereHasOwnerWith applies a predicate to check if query has an edge owner with a given conditions (other predicates).
+func (f *DashboardWidgetFilter) WhereHasOwnerWith(preds ...predicate.User) {
+	f.Where(entql.HasEdgeWith("owner", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *FormFlowQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -4135,7 +4605,7 @@ type FormFlowFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *FormFlowFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4259,7 +4729,7 @@ type IVRFlowFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *IVRFlowFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4383,7 +4853,7 @@ type InboundEventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InboundEventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4478,7 +4948,7 @@ type InvitationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InvitationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4572,7 +5042,7 @@ type KeywordRuleFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *KeywordRuleFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4676,7 +5146,7 @@ type MessageFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *MessageFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4834,7 +5304,7 @@ type OrganizationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OrganizationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4981,7 +5451,7 @@ type OrganizationMemberFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OrganizationMemberFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5093,7 +5563,7 @@ type ParkedStatusFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ParkedStatusFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5182,7 +5652,7 @@ type PermissionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PermissionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5251,7 +5721,7 @@ type ProductFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5384,7 +5854,7 @@ type RefreshTokenFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *RefreshTokenFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5464,7 +5934,7 @@ type RoleFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *RoleFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5567,7 +6037,7 @@ type SSOConfigFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SSOConfigFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5658,6 +6128,85 @@ func (f *SSOConfigFilter) WhereHasOrganizationWith(preds ...predicate.Organizati
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *TagQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the TagQuery builder.
+func (_q *TagQuery) Filter() *TagFilter {
+	return &TagFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *TagMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the TagMutation builder.
+func (m *TagMutation) Filter() *TagFilter {
+	return &TagFilter{config: m.config, predicateAdder: m}
+}
+
+// TagFilter provides a generic filtering capability at runtime for TagQuery.
+type TagFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *TagFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *TagFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(tag.FieldID))
+}
+
+// WhereOrganizationID applies the entql [16]byte predicate on the organization_id field.
+func (f *TagFilter) WhereOrganizationID(p entql.ValueP) {
+	f.Where(p.Field(tag.FieldOrganizationID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *TagFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(tag.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *TagFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(tag.FieldUpdatedAt))
+}
+
+// WhereName applies the entql string predicate on the name field.
+func (f *TagFilter) WhereName(p entql.StringP) {
+	f.Where(p.Field(tag.FieldName))
+}
+
+// WhereColor applies the entql string predicate on the color field.
+func (f *TagFilter) WhereColor(p entql.StringP) {
+	f.Where(p.Field(tag.FieldColor))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *TagFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *TagFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *TeamQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -5686,7 +6235,7 @@ type TeamFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TeamFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5813,7 +6362,7 @@ type TeamMemberFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TeamMemberFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[35].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5930,7 +6479,7 @@ type TemplateFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TemplateFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[36].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6103,7 +6652,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[37].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6159,6 +6708,11 @@ func (f *UserFilter) WhereLastLoginAt(p entql.TimeP) {
 	f.Where(p.Field(user.FieldLastLoginAt))
 }
 
+// WhereSettings applies the entql json.RawMessage predicate on the settings field.
+func (f *UserFilter) WhereSettings(p entql.BytesP) {
+	f.Where(p.Field(user.FieldSettings))
+}
+
 // WhereHasMemberships applies a predicate to check if query has an edge memberships.
 func (f *UserFilter) WhereHasMemberships() {
 	f.Where(entql.HasEdge("memberships"))
@@ -6202,7 +6756,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[35].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[38].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6349,7 +6903,7 @@ type WebhookDeliveryAttemptFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryAttemptFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[36].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[39].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6457,7 +7011,7 @@ type WebhookSubscriptionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookSubscriptionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[37].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[40].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

@@ -22,7 +22,9 @@ import (
 	"switchboard/ent/chatbotsession"
 	"switchboard/ent/chatbotsettings"
 	"switchboard/ent/contact"
+	"switchboard/ent/contactnote"
 	"switchboard/ent/customaction"
+	"switchboard/ent/dashboardwidget"
 	"switchboard/ent/formflow"
 	"switchboard/ent/invitation"
 	"switchboard/ent/ivrflow"
@@ -34,6 +36,7 @@ import (
 	"switchboard/ent/product"
 	"switchboard/ent/role"
 	"switchboard/ent/ssoconfig"
+	"switchboard/ent/tag"
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
 	"switchboard/ent/template"
@@ -2780,6 +2783,19 @@ func (_q *ContactQuery) collectField(ctx context.Context, oneNode bool, opCtx *g
 			_q.WithNamedCallPermissions(alias, func(wq *CallPermissionQuery) {
 				*wq = *query
 			})
+
+		case "notes":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&ContactNoteClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, false, opCtx, field, path, mayAddCondition(satisfies, contactnoteImplementors)...); err != nil {
+				return err
+			}
+			_q.WithNamedNotes(alias, func(wq *ContactNoteQuery) {
+				*wq = *query
+			})
 		case "organizationID":
 			if _, ok := fieldSeen[contact.FieldOrganizationID]; !ok {
 				selectedFields = append(selectedFields, contact.FieldOrganizationID)
@@ -2929,6 +2945,165 @@ func newContactPaginateArgs(rv map[string]any) *contactPaginateArgs {
 }
 
 // CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *ContactNoteQuery) CollectFields(ctx context.Context, satisfies ...string) (*ContactNoteQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *ContactNoteQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(contactnote.Columns))
+		selectedFields = []string{contactnote.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+
+		case "organization":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&OrganizationClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, organizationImplementors)...); err != nil {
+				return err
+			}
+			_q.withOrganization = query
+			if _, ok := fieldSeen[contactnote.FieldOrganizationID]; !ok {
+				selectedFields = append(selectedFields, contactnote.FieldOrganizationID)
+				fieldSeen[contactnote.FieldOrganizationID] = struct{}{}
+			}
+
+		case "contact":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&ContactClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, contactImplementors)...); err != nil {
+				return err
+			}
+			_q.withContact = query
+			if _, ok := fieldSeen[contactnote.FieldContactID]; !ok {
+				selectedFields = append(selectedFields, contactnote.FieldContactID)
+				fieldSeen[contactnote.FieldContactID] = struct{}{}
+			}
+
+		case "author":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&UserClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, userImplementors)...); err != nil {
+				return err
+			}
+			_q.withAuthor = query
+			if _, ok := fieldSeen[contactnote.FieldAuthorID]; !ok {
+				selectedFields = append(selectedFields, contactnote.FieldAuthorID)
+				fieldSeen[contactnote.FieldAuthorID] = struct{}{}
+			}
+		case "organizationID":
+			if _, ok := fieldSeen[contactnote.FieldOrganizationID]; !ok {
+				selectedFields = append(selectedFields, contactnote.FieldOrganizationID)
+				fieldSeen[contactnote.FieldOrganizationID] = struct{}{}
+			}
+		case "createdAt":
+			if _, ok := fieldSeen[contactnote.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, contactnote.FieldCreatedAt)
+				fieldSeen[contactnote.FieldCreatedAt] = struct{}{}
+			}
+		case "updatedAt":
+			if _, ok := fieldSeen[contactnote.FieldUpdatedAt]; !ok {
+				selectedFields = append(selectedFields, contactnote.FieldUpdatedAt)
+				fieldSeen[contactnote.FieldUpdatedAt] = struct{}{}
+			}
+		case "contactID":
+			if _, ok := fieldSeen[contactnote.FieldContactID]; !ok {
+				selectedFields = append(selectedFields, contactnote.FieldContactID)
+				fieldSeen[contactnote.FieldContactID] = struct{}{}
+			}
+		case "authorID":
+			if _, ok := fieldSeen[contactnote.FieldAuthorID]; !ok {
+				selectedFields = append(selectedFields, contactnote.FieldAuthorID)
+				fieldSeen[contactnote.FieldAuthorID] = struct{}{}
+			}
+		case "content":
+			if _, ok := fieldSeen[contactnote.FieldContent]; !ok {
+				selectedFields = append(selectedFields, contactnote.FieldContent)
+				fieldSeen[contactnote.FieldContent] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type contactnotePaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []ContactNotePaginateOption
+}
+
+func newContactNotePaginateArgs(rv map[string]any) *contactnotePaginateArgs {
+	args := &contactnotePaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &ContactNoteOrder{Field: &ContactNoteOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithContactNoteOrder(order))
+			}
+		case *ContactNoteOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithContactNoteOrder(v))
+			}
+		}
+	}
+	if v, ok := rv[whereField].(*ContactNoteWhereInput); ok {
+		args.opts = append(args.opts, WithContactNoteFilter(v.Filter))
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
 func (_q *CustomActionQuery) CollectFields(ctx context.Context, satisfies ...string) (*CustomActionQuery, error) {
 	fc := graphql.GetFieldContext(ctx)
 	if fc == nil {
@@ -3068,6 +3243,235 @@ func newCustomActionPaginateArgs(rv map[string]any) *customactionPaginateArgs {
 	}
 	if v, ok := rv[whereField].(*CustomActionWhereInput); ok {
 		args.opts = append(args.opts, WithCustomActionFilter(v.Filter))
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *DashboardWidgetQuery) CollectFields(ctx context.Context, satisfies ...string) (*DashboardWidgetQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *DashboardWidgetQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(dashboardwidget.Columns))
+		selectedFields = []string{dashboardwidget.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+
+		case "organization":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&OrganizationClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, organizationImplementors)...); err != nil {
+				return err
+			}
+			_q.withOrganization = query
+			if _, ok := fieldSeen[dashboardwidget.FieldOrganizationID]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldOrganizationID)
+				fieldSeen[dashboardwidget.FieldOrganizationID] = struct{}{}
+			}
+
+		case "owner":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&UserClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, userImplementors)...); err != nil {
+				return err
+			}
+			_q.withOwner = query
+			if _, ok := fieldSeen[dashboardwidget.FieldOwnerID]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldOwnerID)
+				fieldSeen[dashboardwidget.FieldOwnerID] = struct{}{}
+			}
+		case "organizationID":
+			if _, ok := fieldSeen[dashboardwidget.FieldOrganizationID]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldOrganizationID)
+				fieldSeen[dashboardwidget.FieldOrganizationID] = struct{}{}
+			}
+		case "createdAt":
+			if _, ok := fieldSeen[dashboardwidget.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldCreatedAt)
+				fieldSeen[dashboardwidget.FieldCreatedAt] = struct{}{}
+			}
+		case "updatedAt":
+			if _, ok := fieldSeen[dashboardwidget.FieldUpdatedAt]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldUpdatedAt)
+				fieldSeen[dashboardwidget.FieldUpdatedAt] = struct{}{}
+			}
+		case "ownerID":
+			if _, ok := fieldSeen[dashboardwidget.FieldOwnerID]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldOwnerID)
+				fieldSeen[dashboardwidget.FieldOwnerID] = struct{}{}
+			}
+		case "name":
+			if _, ok := fieldSeen[dashboardwidget.FieldName]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldName)
+				fieldSeen[dashboardwidget.FieldName] = struct{}{}
+			}
+		case "description":
+			if _, ok := fieldSeen[dashboardwidget.FieldDescription]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldDescription)
+				fieldSeen[dashboardwidget.FieldDescription] = struct{}{}
+			}
+		case "dataSource":
+			if _, ok := fieldSeen[dashboardwidget.FieldDataSource]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldDataSource)
+				fieldSeen[dashboardwidget.FieldDataSource] = struct{}{}
+			}
+		case "metric":
+			if _, ok := fieldSeen[dashboardwidget.FieldMetric]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldMetric)
+				fieldSeen[dashboardwidget.FieldMetric] = struct{}{}
+			}
+		case "metricField":
+			if _, ok := fieldSeen[dashboardwidget.FieldMetricField]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldMetricField)
+				fieldSeen[dashboardwidget.FieldMetricField] = struct{}{}
+			}
+		case "filters":
+			if _, ok := fieldSeen[dashboardwidget.FieldFilters]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldFilters)
+				fieldSeen[dashboardwidget.FieldFilters] = struct{}{}
+			}
+		case "displayType":
+			if _, ok := fieldSeen[dashboardwidget.FieldDisplayType]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldDisplayType)
+				fieldSeen[dashboardwidget.FieldDisplayType] = struct{}{}
+			}
+		case "chartType":
+			if _, ok := fieldSeen[dashboardwidget.FieldChartType]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldChartType)
+				fieldSeen[dashboardwidget.FieldChartType] = struct{}{}
+			}
+		case "groupByField":
+			if _, ok := fieldSeen[dashboardwidget.FieldGroupByField]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldGroupByField)
+				fieldSeen[dashboardwidget.FieldGroupByField] = struct{}{}
+			}
+		case "showChange":
+			if _, ok := fieldSeen[dashboardwidget.FieldShowChange]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldShowChange)
+				fieldSeen[dashboardwidget.FieldShowChange] = struct{}{}
+			}
+		case "color":
+			if _, ok := fieldSeen[dashboardwidget.FieldColor]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldColor)
+				fieldSeen[dashboardwidget.FieldColor] = struct{}{}
+			}
+		case "size":
+			if _, ok := fieldSeen[dashboardwidget.FieldSize]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldSize)
+				fieldSeen[dashboardwidget.FieldSize] = struct{}{}
+			}
+		case "config":
+			if _, ok := fieldSeen[dashboardwidget.FieldConfig]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldConfig)
+				fieldSeen[dashboardwidget.FieldConfig] = struct{}{}
+			}
+		case "displayOrder":
+			if _, ok := fieldSeen[dashboardwidget.FieldDisplayOrder]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldDisplayOrder)
+				fieldSeen[dashboardwidget.FieldDisplayOrder] = struct{}{}
+			}
+		case "gridX":
+			if _, ok := fieldSeen[dashboardwidget.FieldGridX]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldGridX)
+				fieldSeen[dashboardwidget.FieldGridX] = struct{}{}
+			}
+		case "gridY":
+			if _, ok := fieldSeen[dashboardwidget.FieldGridY]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldGridY)
+				fieldSeen[dashboardwidget.FieldGridY] = struct{}{}
+			}
+		case "gridW":
+			if _, ok := fieldSeen[dashboardwidget.FieldGridW]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldGridW)
+				fieldSeen[dashboardwidget.FieldGridW] = struct{}{}
+			}
+		case "gridH":
+			if _, ok := fieldSeen[dashboardwidget.FieldGridH]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldGridH)
+				fieldSeen[dashboardwidget.FieldGridH] = struct{}{}
+			}
+		case "isShared":
+			if _, ok := fieldSeen[dashboardwidget.FieldIsShared]; !ok {
+				selectedFields = append(selectedFields, dashboardwidget.FieldIsShared)
+				fieldSeen[dashboardwidget.FieldIsShared] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type dashboardwidgetPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []DashboardWidgetPaginateOption
+}
+
+func newDashboardWidgetPaginateArgs(rv map[string]any) *dashboardwidgetPaginateArgs {
+	args := &dashboardwidgetPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &DashboardWidgetOrder{Field: &DashboardWidgetOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithDashboardWidgetOrder(order))
+			}
+		case *DashboardWidgetOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithDashboardWidgetOrder(v))
+			}
+		}
+	}
+	if v, ok := rv[whereField].(*DashboardWidgetWhereInput); ok {
+		args.opts = append(args.opts, WithDashboardWidgetFilter(v.Filter))
 	}
 	return args
 }
@@ -4883,6 +5287,130 @@ func newSSOConfigPaginateArgs(rv map[string]any) *ssoconfigPaginateArgs {
 	}
 	if v, ok := rv[whereField].(*SSOConfigWhereInput); ok {
 		args.opts = append(args.opts, WithSSOConfigFilter(v.Filter))
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *TagQuery) CollectFields(ctx context.Context, satisfies ...string) (*TagQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *TagQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(tag.Columns))
+		selectedFields = []string{tag.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+
+		case "organization":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&OrganizationClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, organizationImplementors)...); err != nil {
+				return err
+			}
+			_q.withOrganization = query
+			if _, ok := fieldSeen[tag.FieldOrganizationID]; !ok {
+				selectedFields = append(selectedFields, tag.FieldOrganizationID)
+				fieldSeen[tag.FieldOrganizationID] = struct{}{}
+			}
+		case "organizationID":
+			if _, ok := fieldSeen[tag.FieldOrganizationID]; !ok {
+				selectedFields = append(selectedFields, tag.FieldOrganizationID)
+				fieldSeen[tag.FieldOrganizationID] = struct{}{}
+			}
+		case "createdAt":
+			if _, ok := fieldSeen[tag.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, tag.FieldCreatedAt)
+				fieldSeen[tag.FieldCreatedAt] = struct{}{}
+			}
+		case "updatedAt":
+			if _, ok := fieldSeen[tag.FieldUpdatedAt]; !ok {
+				selectedFields = append(selectedFields, tag.FieldUpdatedAt)
+				fieldSeen[tag.FieldUpdatedAt] = struct{}{}
+			}
+		case "name":
+			if _, ok := fieldSeen[tag.FieldName]; !ok {
+				selectedFields = append(selectedFields, tag.FieldName)
+				fieldSeen[tag.FieldName] = struct{}{}
+			}
+		case "color":
+			if _, ok := fieldSeen[tag.FieldColor]; !ok {
+				selectedFields = append(selectedFields, tag.FieldColor)
+				fieldSeen[tag.FieldColor] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type tagPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []TagPaginateOption
+}
+
+func newTagPaginateArgs(rv map[string]any) *tagPaginateArgs {
+	args := &tagPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &TagOrder{Field: &TagOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithTagOrder(order))
+			}
+		case *TagOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithTagOrder(v))
+			}
+		}
+	}
+	if v, ok := rv[whereField].(*TagWhereInput); ok {
+		args.opts = append(args.opts, WithTagFilter(v.Filter))
 	}
 	return args
 }

@@ -268,12 +268,64 @@ func (_m *Contact) CallPermissions(ctx context.Context) (result []*CallPermissio
 	return result, err
 }
 
+func (_m *Contact) Notes(ctx context.Context) (result []*ContactNote, err error) {
+	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
+		result, err = _m.NamedNotes(graphql.GetFieldContext(ctx).Field.Alias)
+	} else {
+		result, err = _m.Edges.NotesOrErr()
+	}
+	if IsNotLoaded(err) {
+		result, err = _m.QueryNotes().All(ctx)
+	}
+	return result, err
+}
+
+func (_m *ContactNote) Organization(ctx context.Context) (*Organization, error) {
+	result, err := _m.Edges.OrganizationOrErr()
+	if IsNotLoaded(err) {
+		result, err = _m.QueryOrganization().Only(ctx)
+	}
+	return result, err
+}
+
+func (_m *ContactNote) Contact(ctx context.Context) (*Contact, error) {
+	result, err := _m.Edges.ContactOrErr()
+	if IsNotLoaded(err) {
+		result, err = _m.QueryContact().Only(ctx)
+	}
+	return result, err
+}
+
+func (_m *ContactNote) Author(ctx context.Context) (*User, error) {
+	result, err := _m.Edges.AuthorOrErr()
+	if IsNotLoaded(err) {
+		result, err = _m.QueryAuthor().Only(ctx)
+	}
+	return result, MaskNotFound(err)
+}
+
 func (_m *CustomAction) Organization(ctx context.Context) (*Organization, error) {
 	result, err := _m.Edges.OrganizationOrErr()
 	if IsNotLoaded(err) {
 		result, err = _m.QueryOrganization().Only(ctx)
 	}
 	return result, err
+}
+
+func (_m *DashboardWidget) Organization(ctx context.Context) (*Organization, error) {
+	result, err := _m.Edges.OrganizationOrErr()
+	if IsNotLoaded(err) {
+		result, err = _m.QueryOrganization().Only(ctx)
+	}
+	return result, err
+}
+
+func (_m *DashboardWidget) Owner(ctx context.Context) (*User, error) {
+	result, err := _m.Edges.OwnerOrErr()
+	if IsNotLoaded(err) {
+		result, err = _m.QueryOwner().Only(ctx)
+	}
+	return result, MaskNotFound(err)
 }
 
 func (_m *FormFlow) Organization(ctx context.Context) (*Organization, error) {
@@ -430,6 +482,14 @@ func (_m *Role) Permissions(ctx context.Context) (result []*Permission, err erro
 }
 
 func (_m *SSOConfig) Organization(ctx context.Context) (*Organization, error) {
+	result, err := _m.Edges.OrganizationOrErr()
+	if IsNotLoaded(err) {
+		result, err = _m.QueryOrganization().Only(ctx)
+	}
+	return result, err
+}
+
+func (_m *Tag) Organization(ctx context.Context) (*Organization, error) {
 	result, err := _m.Edges.OrganizationOrErr()
 	if IsNotLoaded(err) {
 		result, err = _m.QueryOrganization().Only(ctx)

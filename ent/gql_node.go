@@ -21,7 +21,9 @@ import (
 	"switchboard/ent/chatbotsession"
 	"switchboard/ent/chatbotsettings"
 	"switchboard/ent/contact"
+	"switchboard/ent/contactnote"
 	"switchboard/ent/customaction"
+	"switchboard/ent/dashboardwidget"
 	"switchboard/ent/formflow"
 	"switchboard/ent/invitation"
 	"switchboard/ent/ivrflow"
@@ -33,6 +35,7 @@ import (
 	"switchboard/ent/product"
 	"switchboard/ent/role"
 	"switchboard/ent/ssoconfig"
+	"switchboard/ent/tag"
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
 	"switchboard/ent/template"
@@ -132,10 +135,20 @@ var contactImplementors = []string{"Contact", "Node"}
 // IsNode implements the Node interface check for GQLGen.
 func (*Contact) IsNode() {}
 
+var contactnoteImplementors = []string{"ContactNote", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*ContactNote) IsNode() {}
+
 var customactionImplementors = []string{"CustomAction", "Node"}
 
 // IsNode implements the Node interface check for GQLGen.
 func (*CustomAction) IsNode() {}
+
+var dashboardwidgetImplementors = []string{"DashboardWidget", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*DashboardWidget) IsNode() {}
 
 var formflowImplementors = []string{"FormFlow", "Node"}
 
@@ -191,6 +204,11 @@ var ssoconfigImplementors = []string{"SSOConfig", "Node"}
 
 // IsNode implements the Node interface check for GQLGen.
 func (*SSOConfig) IsNode() {}
+
+var tagImplementors = []string{"Tag", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*Tag) IsNode() {}
 
 var teamImplementors = []string{"Team", "Node"}
 
@@ -429,11 +447,29 @@ func (c *Client) noder(ctx context.Context, table string, id uuid.UUID) (Noder, 
 			}
 		}
 		return query.Only(ctx)
+	case contactnote.Table:
+		query := c.ContactNote.Query().
+			Where(contactnote.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, contactnoteImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
 	case customaction.Table:
 		query := c.CustomAction.Query().
 			Where(customaction.ID(id))
 		if fc := graphql.GetFieldContext(ctx); fc != nil {
 			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, customactionImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
+	case dashboardwidget.Table:
+		query := c.DashboardWidget.Query().
+			Where(dashboardwidget.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, dashboardwidgetImplementors...); err != nil {
 				return nil, err
 			}
 		}
@@ -533,6 +569,15 @@ func (c *Client) noder(ctx context.Context, table string, id uuid.UUID) (Noder, 
 			Where(ssoconfig.ID(id))
 		if fc := graphql.GetFieldContext(ctx); fc != nil {
 			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, ssoconfigImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
+	case tag.Table:
+		query := c.Tag.Query().
+			Where(tag.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, tagImplementors...); err != nil {
 				return nil, err
 			}
 		}
@@ -929,10 +974,42 @@ func (c *Client) noders(ctx context.Context, table string, ids []uuid.UUID) ([]N
 				*noder = node
 			}
 		}
+	case contactnote.Table:
+		query := c.ContactNote.Query().
+			Where(contactnote.IDIn(ids...))
+		query, err := query.CollectFields(ctx, contactnoteImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
 	case customaction.Table:
 		query := c.CustomAction.Query().
 			Where(customaction.IDIn(ids...))
 		query, err := query.CollectFields(ctx, customactionImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
+	case dashboardwidget.Table:
+		query := c.DashboardWidget.Query().
+			Where(dashboardwidget.IDIn(ids...))
+		query, err := query.CollectFields(ctx, dashboardwidgetImplementors...)
 		if err != nil {
 			return nil, err
 		}
@@ -1109,6 +1186,22 @@ func (c *Client) noders(ctx context.Context, table string, ids []uuid.UUID) ([]N
 		query := c.SSOConfig.Query().
 			Where(ssoconfig.IDIn(ids...))
 		query, err := query.CollectFields(ctx, ssoconfigImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
+	case tag.Table:
+		query := c.Tag.Query().
+			Where(tag.IDIn(ids...))
+		query, err := query.CollectFields(ctx, tagImplementors...)
 		if err != nil {
 			return nil, err
 		}

@@ -24,7 +24,9 @@ import (
 	"switchboard/ent/chatbotsession"
 	"switchboard/ent/chatbotsettings"
 	"switchboard/ent/contact"
+	"switchboard/ent/contactnote"
 	"switchboard/ent/customaction"
+	"switchboard/ent/dashboardwidget"
 	"switchboard/ent/formflow"
 	"switchboard/ent/invitation"
 	"switchboard/ent/ivrflow"
@@ -36,6 +38,7 @@ import (
 	"switchboard/ent/product"
 	"switchboard/ent/role"
 	"switchboard/ent/ssoconfig"
+	"switchboard/ent/tag"
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
 	"switchboard/ent/template"
@@ -5517,6 +5520,320 @@ func (_m *Contact) ToEdge(order *ContactOrder) *ContactEdge {
 	}
 }
 
+// ContactNoteEdge is the edge representation of ContactNote.
+type ContactNoteEdge struct {
+	Node   *ContactNote `json:"node"`
+	Cursor Cursor       `json:"cursor"`
+}
+
+// ContactNoteConnection is the connection containing edges to ContactNote.
+type ContactNoteConnection struct {
+	Edges      []*ContactNoteEdge `json:"edges"`
+	PageInfo   PageInfo           `json:"pageInfo"`
+	TotalCount int                `json:"totalCount"`
+}
+
+func (c *ContactNoteConnection) build(nodes []*ContactNote, pager *contactnotePager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *ContactNote
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *ContactNote {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *ContactNote {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*ContactNoteEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &ContactNoteEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// ContactNotePaginateOption enables pagination customization.
+type ContactNotePaginateOption func(*contactnotePager) error
+
+// WithContactNoteOrder configures pagination ordering.
+func WithContactNoteOrder(order *ContactNoteOrder) ContactNotePaginateOption {
+	if order == nil {
+		order = DefaultContactNoteOrder
+	}
+	o := *order
+	return func(pager *contactnotePager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultContactNoteOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithContactNoteFilter configures pagination filter.
+func WithContactNoteFilter(filter func(*ContactNoteQuery) (*ContactNoteQuery, error)) ContactNotePaginateOption {
+	return func(pager *contactnotePager) error {
+		if filter == nil {
+			return errors.New("ContactNoteQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type contactnotePager struct {
+	reverse bool
+	order   *ContactNoteOrder
+	filter  func(*ContactNoteQuery) (*ContactNoteQuery, error)
+}
+
+func newContactNotePager(opts []ContactNotePaginateOption, reverse bool) (*contactnotePager, error) {
+	pager := &contactnotePager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultContactNoteOrder
+	}
+	return pager, nil
+}
+
+func (p *contactnotePager) applyFilter(query *ContactNoteQuery) (*ContactNoteQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *contactnotePager) toCursor(_m *ContactNote) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *contactnotePager) applyCursors(query *ContactNoteQuery, after, before *Cursor) (*ContactNoteQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultContactNoteOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *contactnotePager) applyOrder(query *ContactNoteQuery) *ContactNoteQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultContactNoteOrder.Field {
+		query = query.Order(DefaultContactNoteOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *contactnotePager) orderExpr(query *ContactNoteQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultContactNoteOrder.Field {
+			b.Comma().Ident(DefaultContactNoteOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to ContactNote.
+func (_m *ContactNoteQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...ContactNotePaginateOption,
+) (*ContactNoteConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newContactNotePager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &ContactNoteConnection{Edges: []*ContactNoteEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+var (
+	// ContactNoteOrderFieldCreatedAt orders ContactNote by created_at.
+	ContactNoteOrderFieldCreatedAt = &ContactNoteOrderField{
+		Value: func(_m *ContactNote) (ent.Value, error) {
+			return _m.CreatedAt, nil
+		},
+		column: contactnote.FieldCreatedAt,
+		toTerm: contactnote.ByCreatedAt,
+		toCursor: func(_m *ContactNote) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.CreatedAt,
+			}
+		},
+	}
+	// ContactNoteOrderFieldUpdatedAt orders ContactNote by updated_at.
+	ContactNoteOrderFieldUpdatedAt = &ContactNoteOrderField{
+		Value: func(_m *ContactNote) (ent.Value, error) {
+			return _m.UpdatedAt, nil
+		},
+		column: contactnote.FieldUpdatedAt,
+		toTerm: contactnote.ByUpdatedAt,
+		toCursor: func(_m *ContactNote) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.UpdatedAt,
+			}
+		},
+	}
+)
+
+// String implement fmt.Stringer interface.
+func (f ContactNoteOrderField) String() string {
+	var str string
+	switch f.column {
+	case ContactNoteOrderFieldCreatedAt.column:
+		str = "CREATED_AT"
+	case ContactNoteOrderFieldUpdatedAt.column:
+		str = "UPDATED_AT"
+	}
+	return str
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (f ContactNoteOrderField) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(f.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (f *ContactNoteOrderField) UnmarshalGQL(v interface{}) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("ContactNoteOrderField %T must be a string", v)
+	}
+	switch str {
+	case "CREATED_AT":
+		*f = *ContactNoteOrderFieldCreatedAt
+	case "UPDATED_AT":
+		*f = *ContactNoteOrderFieldUpdatedAt
+	default:
+		return fmt.Errorf("%s is not a valid ContactNoteOrderField", str)
+	}
+	return nil
+}
+
+// ContactNoteOrderField defines the ordering field of ContactNote.
+type ContactNoteOrderField struct {
+	// Value extracts the ordering value from the given ContactNote.
+	Value    func(*ContactNote) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) contactnote.OrderOption
+	toCursor func(*ContactNote) Cursor
+}
+
+// ContactNoteOrder defines the ordering of ContactNote.
+type ContactNoteOrder struct {
+	Direction OrderDirection         `json:"direction"`
+	Field     *ContactNoteOrderField `json:"field"`
+}
+
+// DefaultContactNoteOrder is the default ordering of ContactNote.
+var DefaultContactNoteOrder = &ContactNoteOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &ContactNoteOrderField{
+		Value: func(_m *ContactNote) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: contactnote.FieldID,
+		toTerm: contactnote.ByID,
+		toCursor: func(_m *ContactNote) Cursor {
+			return Cursor{ID: _m.ID}
+		},
+	},
+}
+
+// ToEdge converts ContactNote into ContactNoteEdge.
+func (_m *ContactNote) ToEdge(order *ContactNoteOrder) *ContactNoteEdge {
+	if order == nil {
+		order = DefaultContactNoteOrder
+	}
+	return &ContactNoteEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
+}
+
 // CustomActionEdge is the edge representation of CustomAction.
 type CustomActionEdge struct {
 	Node   *CustomAction `json:"node"`
@@ -5862,6 +6179,320 @@ func (_m *CustomAction) ToEdge(order *CustomActionOrder) *CustomActionEdge {
 		order = DefaultCustomActionOrder
 	}
 	return &CustomActionEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
+}
+
+// DashboardWidgetEdge is the edge representation of DashboardWidget.
+type DashboardWidgetEdge struct {
+	Node   *DashboardWidget `json:"node"`
+	Cursor Cursor           `json:"cursor"`
+}
+
+// DashboardWidgetConnection is the connection containing edges to DashboardWidget.
+type DashboardWidgetConnection struct {
+	Edges      []*DashboardWidgetEdge `json:"edges"`
+	PageInfo   PageInfo               `json:"pageInfo"`
+	TotalCount int                    `json:"totalCount"`
+}
+
+func (c *DashboardWidgetConnection) build(nodes []*DashboardWidget, pager *dashboardwidgetPager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *DashboardWidget
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *DashboardWidget {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *DashboardWidget {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*DashboardWidgetEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &DashboardWidgetEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// DashboardWidgetPaginateOption enables pagination customization.
+type DashboardWidgetPaginateOption func(*dashboardwidgetPager) error
+
+// WithDashboardWidgetOrder configures pagination ordering.
+func WithDashboardWidgetOrder(order *DashboardWidgetOrder) DashboardWidgetPaginateOption {
+	if order == nil {
+		order = DefaultDashboardWidgetOrder
+	}
+	o := *order
+	return func(pager *dashboardwidgetPager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultDashboardWidgetOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithDashboardWidgetFilter configures pagination filter.
+func WithDashboardWidgetFilter(filter func(*DashboardWidgetQuery) (*DashboardWidgetQuery, error)) DashboardWidgetPaginateOption {
+	return func(pager *dashboardwidgetPager) error {
+		if filter == nil {
+			return errors.New("DashboardWidgetQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type dashboardwidgetPager struct {
+	reverse bool
+	order   *DashboardWidgetOrder
+	filter  func(*DashboardWidgetQuery) (*DashboardWidgetQuery, error)
+}
+
+func newDashboardWidgetPager(opts []DashboardWidgetPaginateOption, reverse bool) (*dashboardwidgetPager, error) {
+	pager := &dashboardwidgetPager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultDashboardWidgetOrder
+	}
+	return pager, nil
+}
+
+func (p *dashboardwidgetPager) applyFilter(query *DashboardWidgetQuery) (*DashboardWidgetQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *dashboardwidgetPager) toCursor(_m *DashboardWidget) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *dashboardwidgetPager) applyCursors(query *DashboardWidgetQuery, after, before *Cursor) (*DashboardWidgetQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultDashboardWidgetOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *dashboardwidgetPager) applyOrder(query *DashboardWidgetQuery) *DashboardWidgetQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultDashboardWidgetOrder.Field {
+		query = query.Order(DefaultDashboardWidgetOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *dashboardwidgetPager) orderExpr(query *DashboardWidgetQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultDashboardWidgetOrder.Field {
+			b.Comma().Ident(DefaultDashboardWidgetOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to DashboardWidget.
+func (_m *DashboardWidgetQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...DashboardWidgetPaginateOption,
+) (*DashboardWidgetConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newDashboardWidgetPager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &DashboardWidgetConnection{Edges: []*DashboardWidgetEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+var (
+	// DashboardWidgetOrderFieldCreatedAt orders DashboardWidget by created_at.
+	DashboardWidgetOrderFieldCreatedAt = &DashboardWidgetOrderField{
+		Value: func(_m *DashboardWidget) (ent.Value, error) {
+			return _m.CreatedAt, nil
+		},
+		column: dashboardwidget.FieldCreatedAt,
+		toTerm: dashboardwidget.ByCreatedAt,
+		toCursor: func(_m *DashboardWidget) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.CreatedAt,
+			}
+		},
+	}
+	// DashboardWidgetOrderFieldUpdatedAt orders DashboardWidget by updated_at.
+	DashboardWidgetOrderFieldUpdatedAt = &DashboardWidgetOrderField{
+		Value: func(_m *DashboardWidget) (ent.Value, error) {
+			return _m.UpdatedAt, nil
+		},
+		column: dashboardwidget.FieldUpdatedAt,
+		toTerm: dashboardwidget.ByUpdatedAt,
+		toCursor: func(_m *DashboardWidget) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.UpdatedAt,
+			}
+		},
+	}
+)
+
+// String implement fmt.Stringer interface.
+func (f DashboardWidgetOrderField) String() string {
+	var str string
+	switch f.column {
+	case DashboardWidgetOrderFieldCreatedAt.column:
+		str = "CREATED_AT"
+	case DashboardWidgetOrderFieldUpdatedAt.column:
+		str = "UPDATED_AT"
+	}
+	return str
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (f DashboardWidgetOrderField) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(f.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (f *DashboardWidgetOrderField) UnmarshalGQL(v interface{}) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("DashboardWidgetOrderField %T must be a string", v)
+	}
+	switch str {
+	case "CREATED_AT":
+		*f = *DashboardWidgetOrderFieldCreatedAt
+	case "UPDATED_AT":
+		*f = *DashboardWidgetOrderFieldUpdatedAt
+	default:
+		return fmt.Errorf("%s is not a valid DashboardWidgetOrderField", str)
+	}
+	return nil
+}
+
+// DashboardWidgetOrderField defines the ordering field of DashboardWidget.
+type DashboardWidgetOrderField struct {
+	// Value extracts the ordering value from the given DashboardWidget.
+	Value    func(*DashboardWidget) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) dashboardwidget.OrderOption
+	toCursor func(*DashboardWidget) Cursor
+}
+
+// DashboardWidgetOrder defines the ordering of DashboardWidget.
+type DashboardWidgetOrder struct {
+	Direction OrderDirection             `json:"direction"`
+	Field     *DashboardWidgetOrderField `json:"field"`
+}
+
+// DefaultDashboardWidgetOrder is the default ordering of DashboardWidget.
+var DefaultDashboardWidgetOrder = &DashboardWidgetOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &DashboardWidgetOrderField{
+		Value: func(_m *DashboardWidget) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: dashboardwidget.FieldID,
+		toTerm: dashboardwidget.ByID,
+		toCursor: func(_m *DashboardWidget) Cursor {
+			return Cursor{ID: _m.ID}
+		},
+	},
+}
+
+// ToEdge converts DashboardWidget into DashboardWidgetEdge.
+func (_m *DashboardWidget) ToEdge(order *DashboardWidgetOrder) *DashboardWidgetEdge {
+	if order == nil {
+		order = DefaultDashboardWidgetOrder
+	}
+	return &DashboardWidgetEdge{
 		Node:   _m,
 		Cursor: order.Field.toCursor(_m),
 	}
@@ -9395,6 +10026,338 @@ func (_m *SSOConfig) ToEdge(order *SSOConfigOrder) *SSOConfigEdge {
 		order = DefaultSSOConfigOrder
 	}
 	return &SSOConfigEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
+}
+
+// TagEdge is the edge representation of Tag.
+type TagEdge struct {
+	Node   *Tag   `json:"node"`
+	Cursor Cursor `json:"cursor"`
+}
+
+// TagConnection is the connection containing edges to Tag.
+type TagConnection struct {
+	Edges      []*TagEdge `json:"edges"`
+	PageInfo   PageInfo   `json:"pageInfo"`
+	TotalCount int        `json:"totalCount"`
+}
+
+func (c *TagConnection) build(nodes []*Tag, pager *tagPager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *Tag
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *Tag {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *Tag {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*TagEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &TagEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// TagPaginateOption enables pagination customization.
+type TagPaginateOption func(*tagPager) error
+
+// WithTagOrder configures pagination ordering.
+func WithTagOrder(order *TagOrder) TagPaginateOption {
+	if order == nil {
+		order = DefaultTagOrder
+	}
+	o := *order
+	return func(pager *tagPager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultTagOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithTagFilter configures pagination filter.
+func WithTagFilter(filter func(*TagQuery) (*TagQuery, error)) TagPaginateOption {
+	return func(pager *tagPager) error {
+		if filter == nil {
+			return errors.New("TagQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type tagPager struct {
+	reverse bool
+	order   *TagOrder
+	filter  func(*TagQuery) (*TagQuery, error)
+}
+
+func newTagPager(opts []TagPaginateOption, reverse bool) (*tagPager, error) {
+	pager := &tagPager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultTagOrder
+	}
+	return pager, nil
+}
+
+func (p *tagPager) applyFilter(query *TagQuery) (*TagQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *tagPager) toCursor(_m *Tag) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *tagPager) applyCursors(query *TagQuery, after, before *Cursor) (*TagQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultTagOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *tagPager) applyOrder(query *TagQuery) *TagQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultTagOrder.Field {
+		query = query.Order(DefaultTagOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *tagPager) orderExpr(query *TagQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultTagOrder.Field {
+			b.Comma().Ident(DefaultTagOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to Tag.
+func (_m *TagQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...TagPaginateOption,
+) (*TagConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newTagPager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &TagConnection{Edges: []*TagEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+var (
+	// TagOrderFieldCreatedAt orders Tag by created_at.
+	TagOrderFieldCreatedAt = &TagOrderField{
+		Value: func(_m *Tag) (ent.Value, error) {
+			return _m.CreatedAt, nil
+		},
+		column: tag.FieldCreatedAt,
+		toTerm: tag.ByCreatedAt,
+		toCursor: func(_m *Tag) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.CreatedAt,
+			}
+		},
+	}
+	// TagOrderFieldUpdatedAt orders Tag by updated_at.
+	TagOrderFieldUpdatedAt = &TagOrderField{
+		Value: func(_m *Tag) (ent.Value, error) {
+			return _m.UpdatedAt, nil
+		},
+		column: tag.FieldUpdatedAt,
+		toTerm: tag.ByUpdatedAt,
+		toCursor: func(_m *Tag) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.UpdatedAt,
+			}
+		},
+	}
+	// TagOrderFieldName orders Tag by name.
+	TagOrderFieldName = &TagOrderField{
+		Value: func(_m *Tag) (ent.Value, error) {
+			return _m.Name, nil
+		},
+		column: tag.FieldName,
+		toTerm: tag.ByName,
+		toCursor: func(_m *Tag) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.Name,
+			}
+		},
+	}
+)
+
+// String implement fmt.Stringer interface.
+func (f TagOrderField) String() string {
+	var str string
+	switch f.column {
+	case TagOrderFieldCreatedAt.column:
+		str = "CREATED_AT"
+	case TagOrderFieldUpdatedAt.column:
+		str = "UPDATED_AT"
+	case TagOrderFieldName.column:
+		str = "NAME"
+	}
+	return str
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (f TagOrderField) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(f.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (f *TagOrderField) UnmarshalGQL(v interface{}) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("TagOrderField %T must be a string", v)
+	}
+	switch str {
+	case "CREATED_AT":
+		*f = *TagOrderFieldCreatedAt
+	case "UPDATED_AT":
+		*f = *TagOrderFieldUpdatedAt
+	case "NAME":
+		*f = *TagOrderFieldName
+	default:
+		return fmt.Errorf("%s is not a valid TagOrderField", str)
+	}
+	return nil
+}
+
+// TagOrderField defines the ordering field of Tag.
+type TagOrderField struct {
+	// Value extracts the ordering value from the given Tag.
+	Value    func(*Tag) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) tag.OrderOption
+	toCursor func(*Tag) Cursor
+}
+
+// TagOrder defines the ordering of Tag.
+type TagOrder struct {
+	Direction OrderDirection `json:"direction"`
+	Field     *TagOrderField `json:"field"`
+}
+
+// DefaultTagOrder is the default ordering of Tag.
+var DefaultTagOrder = &TagOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &TagOrderField{
+		Value: func(_m *Tag) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: tag.FieldID,
+		toTerm: tag.ByID,
+		toCursor: func(_m *Tag) Cursor {
+			return Cursor{ID: _m.ID}
+		},
+	},
+}
+
+// ToEdge converts Tag into TagEdge.
+func (_m *Tag) ToEdge(order *TagOrder) *TagEdge {
+	if order == nil {
+		order = DefaultTagOrder
+	}
+	return &TagEdge{
 		Node:   _m,
 		Cursor: order.Field.toCursor(_m),
 	}

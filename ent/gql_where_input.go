@@ -21,7 +21,9 @@ import (
 	"switchboard/ent/chatbotsession"
 	"switchboard/ent/chatbotsettings"
 	"switchboard/ent/contact"
+	"switchboard/ent/contactnote"
 	"switchboard/ent/customaction"
+	"switchboard/ent/dashboardwidget"
 	"switchboard/ent/formflow"
 	"switchboard/ent/invitation"
 	"switchboard/ent/ivrflow"
@@ -34,6 +36,7 @@ import (
 	"switchboard/ent/product"
 	"switchboard/ent/role"
 	"switchboard/ent/ssoconfig"
+	"switchboard/ent/tag"
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
 	"switchboard/ent/template"
@@ -9639,6 +9642,10 @@ type ContactWhereInput struct {
 	// "call_permissions" edge predicates.
 	HasCallPermissions     *bool                       `json:"hasCallPermissions,omitempty"`
 	HasCallPermissionsWith []*CallPermissionWhereInput `json:"hasCallPermissionsWith,omitempty"`
+
+	// "notes" edge predicates.
+	HasNotes     *bool                    `json:"hasNotes,omitempty"`
+	HasNotesWith []*ContactNoteWhereInput `json:"hasNotesWith,omitempty"`
 }
 
 // AddPredicates adds custom predicates to the where input to be used during the filtering phase.
@@ -10280,6 +10287,24 @@ func (i *ContactWhereInput) P() (predicate.Contact, error) {
 		}
 		predicates = append(predicates, contact.HasCallPermissionsWith(with...))
 	}
+	if i.HasNotes != nil {
+		p := contact.HasNotes()
+		if !*i.HasNotes {
+			p = contact.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasNotesWith) > 0 {
+		with := make([]predicate.ContactNote, 0, len(i.HasNotesWith))
+		for _, w := range i.HasNotesWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasNotesWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, contact.HasNotesWith(with...))
+	}
 	switch len(predicates) {
 	case 0:
 		return nil, ErrEmptyContactWhereInput
@@ -10287,6 +10312,380 @@ func (i *ContactWhereInput) P() (predicate.Contact, error) {
 		return predicates[0], nil
 	default:
 		return contact.And(predicates...), nil
+	}
+}
+
+// ContactNoteWhereInput represents a where input for filtering ContactNote queries.
+type ContactNoteWhereInput struct {
+	Predicates []predicate.ContactNote  `json:"-"`
+	Not        *ContactNoteWhereInput   `json:"not,omitempty"`
+	Or         []*ContactNoteWhereInput `json:"or,omitempty"`
+	And        []*ContactNoteWhereInput `json:"and,omitempty"`
+
+	// "id" field predicates.
+	ID      *uuid.UUID  `json:"id,omitempty"`
+	IDNEQ   *uuid.UUID  `json:"idNEQ,omitempty"`
+	IDIn    []uuid.UUID `json:"idIn,omitempty"`
+	IDNotIn []uuid.UUID `json:"idNotIn,omitempty"`
+	IDGT    *uuid.UUID  `json:"idGT,omitempty"`
+	IDGTE   *uuid.UUID  `json:"idGTE,omitempty"`
+	IDLT    *uuid.UUID  `json:"idLT,omitempty"`
+	IDLTE   *uuid.UUID  `json:"idLTE,omitempty"`
+
+	// "organization_id" field predicates.
+	OrganizationID      *uuid.UUID  `json:"organizationID,omitempty"`
+	OrganizationIDNEQ   *uuid.UUID  `json:"organizationIDNEQ,omitempty"`
+	OrganizationIDIn    []uuid.UUID `json:"organizationIDIn,omitempty"`
+	OrganizationIDNotIn []uuid.UUID `json:"organizationIDNotIn,omitempty"`
+
+	// "created_at" field predicates.
+	CreatedAt      *time.Time  `json:"createdAt,omitempty"`
+	CreatedAtNEQ   *time.Time  `json:"createdAtNEQ,omitempty"`
+	CreatedAtIn    []time.Time `json:"createdAtIn,omitempty"`
+	CreatedAtNotIn []time.Time `json:"createdAtNotIn,omitempty"`
+	CreatedAtGT    *time.Time  `json:"createdAtGT,omitempty"`
+	CreatedAtGTE   *time.Time  `json:"createdAtGTE,omitempty"`
+	CreatedAtLT    *time.Time  `json:"createdAtLT,omitempty"`
+	CreatedAtLTE   *time.Time  `json:"createdAtLTE,omitempty"`
+
+	// "updated_at" field predicates.
+	UpdatedAt      *time.Time  `json:"updatedAt,omitempty"`
+	UpdatedAtNEQ   *time.Time  `json:"updatedAtNEQ,omitempty"`
+	UpdatedAtIn    []time.Time `json:"updatedAtIn,omitempty"`
+	UpdatedAtNotIn []time.Time `json:"updatedAtNotIn,omitempty"`
+	UpdatedAtGT    *time.Time  `json:"updatedAtGT,omitempty"`
+	UpdatedAtGTE   *time.Time  `json:"updatedAtGTE,omitempty"`
+	UpdatedAtLT    *time.Time  `json:"updatedAtLT,omitempty"`
+	UpdatedAtLTE   *time.Time  `json:"updatedAtLTE,omitempty"`
+
+	// "contact_id" field predicates.
+	ContactID      *uuid.UUID  `json:"contactID,omitempty"`
+	ContactIDNEQ   *uuid.UUID  `json:"contactIDNEQ,omitempty"`
+	ContactIDIn    []uuid.UUID `json:"contactIDIn,omitempty"`
+	ContactIDNotIn []uuid.UUID `json:"contactIDNotIn,omitempty"`
+
+	// "author_id" field predicates.
+	AuthorID       *uuid.UUID  `json:"authorID,omitempty"`
+	AuthorIDNEQ    *uuid.UUID  `json:"authorIDNEQ,omitempty"`
+	AuthorIDIn     []uuid.UUID `json:"authorIDIn,omitempty"`
+	AuthorIDNotIn  []uuid.UUID `json:"authorIDNotIn,omitempty"`
+	AuthorIDIsNil  bool        `json:"authorIDIsNil,omitempty"`
+	AuthorIDNotNil bool        `json:"authorIDNotNil,omitempty"`
+
+	// "content" field predicates.
+	Content             *string  `json:"content,omitempty"`
+	ContentNEQ          *string  `json:"contentNEQ,omitempty"`
+	ContentIn           []string `json:"contentIn,omitempty"`
+	ContentNotIn        []string `json:"contentNotIn,omitempty"`
+	ContentGT           *string  `json:"contentGT,omitempty"`
+	ContentGTE          *string  `json:"contentGTE,omitempty"`
+	ContentLT           *string  `json:"contentLT,omitempty"`
+	ContentLTE          *string  `json:"contentLTE,omitempty"`
+	ContentContains     *string  `json:"contentContains,omitempty"`
+	ContentHasPrefix    *string  `json:"contentHasPrefix,omitempty"`
+	ContentHasSuffix    *string  `json:"contentHasSuffix,omitempty"`
+	ContentEqualFold    *string  `json:"contentEqualFold,omitempty"`
+	ContentContainsFold *string  `json:"contentContainsFold,omitempty"`
+
+	// "organization" edge predicates.
+	HasOrganization     *bool                     `json:"hasOrganization,omitempty"`
+	HasOrganizationWith []*OrganizationWhereInput `json:"hasOrganizationWith,omitempty"`
+
+	// "contact" edge predicates.
+	HasContact     *bool                `json:"hasContact,omitempty"`
+	HasContactWith []*ContactWhereInput `json:"hasContactWith,omitempty"`
+
+	// "author" edge predicates.
+	HasAuthor     *bool             `json:"hasAuthor,omitempty"`
+	HasAuthorWith []*UserWhereInput `json:"hasAuthorWith,omitempty"`
+}
+
+// AddPredicates adds custom predicates to the where input to be used during the filtering phase.
+func (i *ContactNoteWhereInput) AddPredicates(predicates ...predicate.ContactNote) {
+	i.Predicates = append(i.Predicates, predicates...)
+}
+
+// Filter applies the ContactNoteWhereInput filter on the ContactNoteQuery builder.
+func (i *ContactNoteWhereInput) Filter(q *ContactNoteQuery) (*ContactNoteQuery, error) {
+	if i == nil {
+		return q, nil
+	}
+	p, err := i.P()
+	if err != nil {
+		if err == ErrEmptyContactNoteWhereInput {
+			return q, nil
+		}
+		return nil, err
+	}
+	return q.Where(p), nil
+}
+
+// ErrEmptyContactNoteWhereInput is returned in case the ContactNoteWhereInput is empty.
+var ErrEmptyContactNoteWhereInput = errors.New("ent: empty predicate ContactNoteWhereInput")
+
+// P returns a predicate for filtering contactnotes.
+// An error is returned if the input is empty or invalid.
+func (i *ContactNoteWhereInput) P() (predicate.ContactNote, error) {
+	var predicates []predicate.ContactNote
+	if i.Not != nil {
+		p, err := i.Not.P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'not'", err)
+		}
+		predicates = append(predicates, contactnote.Not(p))
+	}
+	switch n := len(i.Or); {
+	case n == 1:
+		p, err := i.Or[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'or'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		or := make([]predicate.ContactNote, 0, n)
+		for _, w := range i.Or {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'or'", err)
+			}
+			or = append(or, p)
+		}
+		predicates = append(predicates, contactnote.Or(or...))
+	}
+	switch n := len(i.And); {
+	case n == 1:
+		p, err := i.And[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'and'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		and := make([]predicate.ContactNote, 0, n)
+		for _, w := range i.And {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'and'", err)
+			}
+			and = append(and, p)
+		}
+		predicates = append(predicates, contactnote.And(and...))
+	}
+	predicates = append(predicates, i.Predicates...)
+	if i.ID != nil {
+		predicates = append(predicates, contactnote.IDEQ(*i.ID))
+	}
+	if i.IDNEQ != nil {
+		predicates = append(predicates, contactnote.IDNEQ(*i.IDNEQ))
+	}
+	if len(i.IDIn) > 0 {
+		predicates = append(predicates, contactnote.IDIn(i.IDIn...))
+	}
+	if len(i.IDNotIn) > 0 {
+		predicates = append(predicates, contactnote.IDNotIn(i.IDNotIn...))
+	}
+	if i.IDGT != nil {
+		predicates = append(predicates, contactnote.IDGT(*i.IDGT))
+	}
+	if i.IDGTE != nil {
+		predicates = append(predicates, contactnote.IDGTE(*i.IDGTE))
+	}
+	if i.IDLT != nil {
+		predicates = append(predicates, contactnote.IDLT(*i.IDLT))
+	}
+	if i.IDLTE != nil {
+		predicates = append(predicates, contactnote.IDLTE(*i.IDLTE))
+	}
+	if i.OrganizationID != nil {
+		predicates = append(predicates, contactnote.OrganizationIDEQ(*i.OrganizationID))
+	}
+	if i.OrganizationIDNEQ != nil {
+		predicates = append(predicates, contactnote.OrganizationIDNEQ(*i.OrganizationIDNEQ))
+	}
+	if len(i.OrganizationIDIn) > 0 {
+		predicates = append(predicates, contactnote.OrganizationIDIn(i.OrganizationIDIn...))
+	}
+	if len(i.OrganizationIDNotIn) > 0 {
+		predicates = append(predicates, contactnote.OrganizationIDNotIn(i.OrganizationIDNotIn...))
+	}
+	if i.CreatedAt != nil {
+		predicates = append(predicates, contactnote.CreatedAtEQ(*i.CreatedAt))
+	}
+	if i.CreatedAtNEQ != nil {
+		predicates = append(predicates, contactnote.CreatedAtNEQ(*i.CreatedAtNEQ))
+	}
+	if len(i.CreatedAtIn) > 0 {
+		predicates = append(predicates, contactnote.CreatedAtIn(i.CreatedAtIn...))
+	}
+	if len(i.CreatedAtNotIn) > 0 {
+		predicates = append(predicates, contactnote.CreatedAtNotIn(i.CreatedAtNotIn...))
+	}
+	if i.CreatedAtGT != nil {
+		predicates = append(predicates, contactnote.CreatedAtGT(*i.CreatedAtGT))
+	}
+	if i.CreatedAtGTE != nil {
+		predicates = append(predicates, contactnote.CreatedAtGTE(*i.CreatedAtGTE))
+	}
+	if i.CreatedAtLT != nil {
+		predicates = append(predicates, contactnote.CreatedAtLT(*i.CreatedAtLT))
+	}
+	if i.CreatedAtLTE != nil {
+		predicates = append(predicates, contactnote.CreatedAtLTE(*i.CreatedAtLTE))
+	}
+	if i.UpdatedAt != nil {
+		predicates = append(predicates, contactnote.UpdatedAtEQ(*i.UpdatedAt))
+	}
+	if i.UpdatedAtNEQ != nil {
+		predicates = append(predicates, contactnote.UpdatedAtNEQ(*i.UpdatedAtNEQ))
+	}
+	if len(i.UpdatedAtIn) > 0 {
+		predicates = append(predicates, contactnote.UpdatedAtIn(i.UpdatedAtIn...))
+	}
+	if len(i.UpdatedAtNotIn) > 0 {
+		predicates = append(predicates, contactnote.UpdatedAtNotIn(i.UpdatedAtNotIn...))
+	}
+	if i.UpdatedAtGT != nil {
+		predicates = append(predicates, contactnote.UpdatedAtGT(*i.UpdatedAtGT))
+	}
+	if i.UpdatedAtGTE != nil {
+		predicates = append(predicates, contactnote.UpdatedAtGTE(*i.UpdatedAtGTE))
+	}
+	if i.UpdatedAtLT != nil {
+		predicates = append(predicates, contactnote.UpdatedAtLT(*i.UpdatedAtLT))
+	}
+	if i.UpdatedAtLTE != nil {
+		predicates = append(predicates, contactnote.UpdatedAtLTE(*i.UpdatedAtLTE))
+	}
+	if i.ContactID != nil {
+		predicates = append(predicates, contactnote.ContactIDEQ(*i.ContactID))
+	}
+	if i.ContactIDNEQ != nil {
+		predicates = append(predicates, contactnote.ContactIDNEQ(*i.ContactIDNEQ))
+	}
+	if len(i.ContactIDIn) > 0 {
+		predicates = append(predicates, contactnote.ContactIDIn(i.ContactIDIn...))
+	}
+	if len(i.ContactIDNotIn) > 0 {
+		predicates = append(predicates, contactnote.ContactIDNotIn(i.ContactIDNotIn...))
+	}
+	if i.AuthorID != nil {
+		predicates = append(predicates, contactnote.AuthorIDEQ(*i.AuthorID))
+	}
+	if i.AuthorIDNEQ != nil {
+		predicates = append(predicates, contactnote.AuthorIDNEQ(*i.AuthorIDNEQ))
+	}
+	if len(i.AuthorIDIn) > 0 {
+		predicates = append(predicates, contactnote.AuthorIDIn(i.AuthorIDIn...))
+	}
+	if len(i.AuthorIDNotIn) > 0 {
+		predicates = append(predicates, contactnote.AuthorIDNotIn(i.AuthorIDNotIn...))
+	}
+	if i.AuthorIDIsNil {
+		predicates = append(predicates, contactnote.AuthorIDIsNil())
+	}
+	if i.AuthorIDNotNil {
+		predicates = append(predicates, contactnote.AuthorIDNotNil())
+	}
+	if i.Content != nil {
+		predicates = append(predicates, contactnote.ContentEQ(*i.Content))
+	}
+	if i.ContentNEQ != nil {
+		predicates = append(predicates, contactnote.ContentNEQ(*i.ContentNEQ))
+	}
+	if len(i.ContentIn) > 0 {
+		predicates = append(predicates, contactnote.ContentIn(i.ContentIn...))
+	}
+	if len(i.ContentNotIn) > 0 {
+		predicates = append(predicates, contactnote.ContentNotIn(i.ContentNotIn...))
+	}
+	if i.ContentGT != nil {
+		predicates = append(predicates, contactnote.ContentGT(*i.ContentGT))
+	}
+	if i.ContentGTE != nil {
+		predicates = append(predicates, contactnote.ContentGTE(*i.ContentGTE))
+	}
+	if i.ContentLT != nil {
+		predicates = append(predicates, contactnote.ContentLT(*i.ContentLT))
+	}
+	if i.ContentLTE != nil {
+		predicates = append(predicates, contactnote.ContentLTE(*i.ContentLTE))
+	}
+	if i.ContentContains != nil {
+		predicates = append(predicates, contactnote.ContentContains(*i.ContentContains))
+	}
+	if i.ContentHasPrefix != nil {
+		predicates = append(predicates, contactnote.ContentHasPrefix(*i.ContentHasPrefix))
+	}
+	if i.ContentHasSuffix != nil {
+		predicates = append(predicates, contactnote.ContentHasSuffix(*i.ContentHasSuffix))
+	}
+	if i.ContentEqualFold != nil {
+		predicates = append(predicates, contactnote.ContentEqualFold(*i.ContentEqualFold))
+	}
+	if i.ContentContainsFold != nil {
+		predicates = append(predicates, contactnote.ContentContainsFold(*i.ContentContainsFold))
+	}
+
+	if i.HasOrganization != nil {
+		p := contactnote.HasOrganization()
+		if !*i.HasOrganization {
+			p = contactnote.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasOrganizationWith) > 0 {
+		with := make([]predicate.Organization, 0, len(i.HasOrganizationWith))
+		for _, w := range i.HasOrganizationWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasOrganizationWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, contactnote.HasOrganizationWith(with...))
+	}
+	if i.HasContact != nil {
+		p := contactnote.HasContact()
+		if !*i.HasContact {
+			p = contactnote.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasContactWith) > 0 {
+		with := make([]predicate.Contact, 0, len(i.HasContactWith))
+		for _, w := range i.HasContactWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasContactWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, contactnote.HasContactWith(with...))
+	}
+	if i.HasAuthor != nil {
+		p := contactnote.HasAuthor()
+		if !*i.HasAuthor {
+			p = contactnote.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasAuthorWith) > 0 {
+		with := make([]predicate.User, 0, len(i.HasAuthorWith))
+		for _, w := range i.HasAuthorWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasAuthorWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, contactnote.HasAuthorWith(with...))
+	}
+	switch len(predicates) {
+	case 0:
+		return nil, ErrEmptyContactNoteWhereInput
+	case 1:
+		return predicates[0], nil
+	default:
+		return contactnote.And(predicates...), nil
 	}
 }
 
@@ -10635,6 +11034,1016 @@ func (i *CustomActionWhereInput) P() (predicate.CustomAction, error) {
 		return predicates[0], nil
 	default:
 		return customaction.And(predicates...), nil
+	}
+}
+
+// DashboardWidgetWhereInput represents a where input for filtering DashboardWidget queries.
+type DashboardWidgetWhereInput struct {
+	Predicates []predicate.DashboardWidget  `json:"-"`
+	Not        *DashboardWidgetWhereInput   `json:"not,omitempty"`
+	Or         []*DashboardWidgetWhereInput `json:"or,omitempty"`
+	And        []*DashboardWidgetWhereInput `json:"and,omitempty"`
+
+	// "id" field predicates.
+	ID      *uuid.UUID  `json:"id,omitempty"`
+	IDNEQ   *uuid.UUID  `json:"idNEQ,omitempty"`
+	IDIn    []uuid.UUID `json:"idIn,omitempty"`
+	IDNotIn []uuid.UUID `json:"idNotIn,omitempty"`
+	IDGT    *uuid.UUID  `json:"idGT,omitempty"`
+	IDGTE   *uuid.UUID  `json:"idGTE,omitempty"`
+	IDLT    *uuid.UUID  `json:"idLT,omitempty"`
+	IDLTE   *uuid.UUID  `json:"idLTE,omitempty"`
+
+	// "organization_id" field predicates.
+	OrganizationID      *uuid.UUID  `json:"organizationID,omitempty"`
+	OrganizationIDNEQ   *uuid.UUID  `json:"organizationIDNEQ,omitempty"`
+	OrganizationIDIn    []uuid.UUID `json:"organizationIDIn,omitempty"`
+	OrganizationIDNotIn []uuid.UUID `json:"organizationIDNotIn,omitempty"`
+
+	// "created_at" field predicates.
+	CreatedAt      *time.Time  `json:"createdAt,omitempty"`
+	CreatedAtNEQ   *time.Time  `json:"createdAtNEQ,omitempty"`
+	CreatedAtIn    []time.Time `json:"createdAtIn,omitempty"`
+	CreatedAtNotIn []time.Time `json:"createdAtNotIn,omitempty"`
+	CreatedAtGT    *time.Time  `json:"createdAtGT,omitempty"`
+	CreatedAtGTE   *time.Time  `json:"createdAtGTE,omitempty"`
+	CreatedAtLT    *time.Time  `json:"createdAtLT,omitempty"`
+	CreatedAtLTE   *time.Time  `json:"createdAtLTE,omitempty"`
+
+	// "updated_at" field predicates.
+	UpdatedAt      *time.Time  `json:"updatedAt,omitempty"`
+	UpdatedAtNEQ   *time.Time  `json:"updatedAtNEQ,omitempty"`
+	UpdatedAtIn    []time.Time `json:"updatedAtIn,omitempty"`
+	UpdatedAtNotIn []time.Time `json:"updatedAtNotIn,omitempty"`
+	UpdatedAtGT    *time.Time  `json:"updatedAtGT,omitempty"`
+	UpdatedAtGTE   *time.Time  `json:"updatedAtGTE,omitempty"`
+	UpdatedAtLT    *time.Time  `json:"updatedAtLT,omitempty"`
+	UpdatedAtLTE   *time.Time  `json:"updatedAtLTE,omitempty"`
+
+	// "owner_id" field predicates.
+	OwnerID       *uuid.UUID  `json:"ownerID,omitempty"`
+	OwnerIDNEQ    *uuid.UUID  `json:"ownerIDNEQ,omitempty"`
+	OwnerIDIn     []uuid.UUID `json:"ownerIDIn,omitempty"`
+	OwnerIDNotIn  []uuid.UUID `json:"ownerIDNotIn,omitempty"`
+	OwnerIDIsNil  bool        `json:"ownerIDIsNil,omitempty"`
+	OwnerIDNotNil bool        `json:"ownerIDNotNil,omitempty"`
+
+	// "name" field predicates.
+	Name             *string  `json:"name,omitempty"`
+	NameNEQ          *string  `json:"nameNEQ,omitempty"`
+	NameIn           []string `json:"nameIn,omitempty"`
+	NameNotIn        []string `json:"nameNotIn,omitempty"`
+	NameGT           *string  `json:"nameGT,omitempty"`
+	NameGTE          *string  `json:"nameGTE,omitempty"`
+	NameLT           *string  `json:"nameLT,omitempty"`
+	NameLTE          *string  `json:"nameLTE,omitempty"`
+	NameContains     *string  `json:"nameContains,omitempty"`
+	NameHasPrefix    *string  `json:"nameHasPrefix,omitempty"`
+	NameHasSuffix    *string  `json:"nameHasSuffix,omitempty"`
+	NameEqualFold    *string  `json:"nameEqualFold,omitempty"`
+	NameContainsFold *string  `json:"nameContainsFold,omitempty"`
+
+	// "description" field predicates.
+	Description             *string  `json:"description,omitempty"`
+	DescriptionNEQ          *string  `json:"descriptionNEQ,omitempty"`
+	DescriptionIn           []string `json:"descriptionIn,omitempty"`
+	DescriptionNotIn        []string `json:"descriptionNotIn,omitempty"`
+	DescriptionGT           *string  `json:"descriptionGT,omitempty"`
+	DescriptionGTE          *string  `json:"descriptionGTE,omitempty"`
+	DescriptionLT           *string  `json:"descriptionLT,omitempty"`
+	DescriptionLTE          *string  `json:"descriptionLTE,omitempty"`
+	DescriptionContains     *string  `json:"descriptionContains,omitempty"`
+	DescriptionHasPrefix    *string  `json:"descriptionHasPrefix,omitempty"`
+	DescriptionHasSuffix    *string  `json:"descriptionHasSuffix,omitempty"`
+	DescriptionEqualFold    *string  `json:"descriptionEqualFold,omitempty"`
+	DescriptionContainsFold *string  `json:"descriptionContainsFold,omitempty"`
+
+	// "data_source" field predicates.
+	DataSource             *string  `json:"dataSource,omitempty"`
+	DataSourceNEQ          *string  `json:"dataSourceNEQ,omitempty"`
+	DataSourceIn           []string `json:"dataSourceIn,omitempty"`
+	DataSourceNotIn        []string `json:"dataSourceNotIn,omitempty"`
+	DataSourceGT           *string  `json:"dataSourceGT,omitempty"`
+	DataSourceGTE          *string  `json:"dataSourceGTE,omitempty"`
+	DataSourceLT           *string  `json:"dataSourceLT,omitempty"`
+	DataSourceLTE          *string  `json:"dataSourceLTE,omitempty"`
+	DataSourceContains     *string  `json:"dataSourceContains,omitempty"`
+	DataSourceHasPrefix    *string  `json:"dataSourceHasPrefix,omitempty"`
+	DataSourceHasSuffix    *string  `json:"dataSourceHasSuffix,omitempty"`
+	DataSourceEqualFold    *string  `json:"dataSourceEqualFold,omitempty"`
+	DataSourceContainsFold *string  `json:"dataSourceContainsFold,omitempty"`
+
+	// "metric" field predicates.
+	Metric             *string  `json:"metric,omitempty"`
+	MetricNEQ          *string  `json:"metricNEQ,omitempty"`
+	MetricIn           []string `json:"metricIn,omitempty"`
+	MetricNotIn        []string `json:"metricNotIn,omitempty"`
+	MetricGT           *string  `json:"metricGT,omitempty"`
+	MetricGTE          *string  `json:"metricGTE,omitempty"`
+	MetricLT           *string  `json:"metricLT,omitempty"`
+	MetricLTE          *string  `json:"metricLTE,omitempty"`
+	MetricContains     *string  `json:"metricContains,omitempty"`
+	MetricHasPrefix    *string  `json:"metricHasPrefix,omitempty"`
+	MetricHasSuffix    *string  `json:"metricHasSuffix,omitempty"`
+	MetricEqualFold    *string  `json:"metricEqualFold,omitempty"`
+	MetricContainsFold *string  `json:"metricContainsFold,omitempty"`
+
+	// "metric_field" field predicates.
+	MetricField             *string  `json:"metricField,omitempty"`
+	MetricFieldNEQ          *string  `json:"metricFieldNEQ,omitempty"`
+	MetricFieldIn           []string `json:"metricFieldIn,omitempty"`
+	MetricFieldNotIn        []string `json:"metricFieldNotIn,omitempty"`
+	MetricFieldGT           *string  `json:"metricFieldGT,omitempty"`
+	MetricFieldGTE          *string  `json:"metricFieldGTE,omitempty"`
+	MetricFieldLT           *string  `json:"metricFieldLT,omitempty"`
+	MetricFieldLTE          *string  `json:"metricFieldLTE,omitempty"`
+	MetricFieldContains     *string  `json:"metricFieldContains,omitempty"`
+	MetricFieldHasPrefix    *string  `json:"metricFieldHasPrefix,omitempty"`
+	MetricFieldHasSuffix    *string  `json:"metricFieldHasSuffix,omitempty"`
+	MetricFieldEqualFold    *string  `json:"metricFieldEqualFold,omitempty"`
+	MetricFieldContainsFold *string  `json:"metricFieldContainsFold,omitempty"`
+
+	// "display_type" field predicates.
+	DisplayType             *string  `json:"displayType,omitempty"`
+	DisplayTypeNEQ          *string  `json:"displayTypeNEQ,omitempty"`
+	DisplayTypeIn           []string `json:"displayTypeIn,omitempty"`
+	DisplayTypeNotIn        []string `json:"displayTypeNotIn,omitempty"`
+	DisplayTypeGT           *string  `json:"displayTypeGT,omitempty"`
+	DisplayTypeGTE          *string  `json:"displayTypeGTE,omitempty"`
+	DisplayTypeLT           *string  `json:"displayTypeLT,omitempty"`
+	DisplayTypeLTE          *string  `json:"displayTypeLTE,omitempty"`
+	DisplayTypeContains     *string  `json:"displayTypeContains,omitempty"`
+	DisplayTypeHasPrefix    *string  `json:"displayTypeHasPrefix,omitempty"`
+	DisplayTypeHasSuffix    *string  `json:"displayTypeHasSuffix,omitempty"`
+	DisplayTypeEqualFold    *string  `json:"displayTypeEqualFold,omitempty"`
+	DisplayTypeContainsFold *string  `json:"displayTypeContainsFold,omitempty"`
+
+	// "chart_type" field predicates.
+	ChartType             *string  `json:"chartType,omitempty"`
+	ChartTypeNEQ          *string  `json:"chartTypeNEQ,omitempty"`
+	ChartTypeIn           []string `json:"chartTypeIn,omitempty"`
+	ChartTypeNotIn        []string `json:"chartTypeNotIn,omitempty"`
+	ChartTypeGT           *string  `json:"chartTypeGT,omitempty"`
+	ChartTypeGTE          *string  `json:"chartTypeGTE,omitempty"`
+	ChartTypeLT           *string  `json:"chartTypeLT,omitempty"`
+	ChartTypeLTE          *string  `json:"chartTypeLTE,omitempty"`
+	ChartTypeContains     *string  `json:"chartTypeContains,omitempty"`
+	ChartTypeHasPrefix    *string  `json:"chartTypeHasPrefix,omitempty"`
+	ChartTypeHasSuffix    *string  `json:"chartTypeHasSuffix,omitempty"`
+	ChartTypeEqualFold    *string  `json:"chartTypeEqualFold,omitempty"`
+	ChartTypeContainsFold *string  `json:"chartTypeContainsFold,omitempty"`
+
+	// "group_by_field" field predicates.
+	GroupByField             *string  `json:"groupByField,omitempty"`
+	GroupByFieldNEQ          *string  `json:"groupByFieldNEQ,omitempty"`
+	GroupByFieldIn           []string `json:"groupByFieldIn,omitempty"`
+	GroupByFieldNotIn        []string `json:"groupByFieldNotIn,omitempty"`
+	GroupByFieldGT           *string  `json:"groupByFieldGT,omitempty"`
+	GroupByFieldGTE          *string  `json:"groupByFieldGTE,omitempty"`
+	GroupByFieldLT           *string  `json:"groupByFieldLT,omitempty"`
+	GroupByFieldLTE          *string  `json:"groupByFieldLTE,omitempty"`
+	GroupByFieldContains     *string  `json:"groupByFieldContains,omitempty"`
+	GroupByFieldHasPrefix    *string  `json:"groupByFieldHasPrefix,omitempty"`
+	GroupByFieldHasSuffix    *string  `json:"groupByFieldHasSuffix,omitempty"`
+	GroupByFieldEqualFold    *string  `json:"groupByFieldEqualFold,omitempty"`
+	GroupByFieldContainsFold *string  `json:"groupByFieldContainsFold,omitempty"`
+
+	// "show_change" field predicates.
+	ShowChange    *bool `json:"showChange,omitempty"`
+	ShowChangeNEQ *bool `json:"showChangeNEQ,omitempty"`
+
+	// "color" field predicates.
+	Color             *string  `json:"color,omitempty"`
+	ColorNEQ          *string  `json:"colorNEQ,omitempty"`
+	ColorIn           []string `json:"colorIn,omitempty"`
+	ColorNotIn        []string `json:"colorNotIn,omitempty"`
+	ColorGT           *string  `json:"colorGT,omitempty"`
+	ColorGTE          *string  `json:"colorGTE,omitempty"`
+	ColorLT           *string  `json:"colorLT,omitempty"`
+	ColorLTE          *string  `json:"colorLTE,omitempty"`
+	ColorContains     *string  `json:"colorContains,omitempty"`
+	ColorHasPrefix    *string  `json:"colorHasPrefix,omitempty"`
+	ColorHasSuffix    *string  `json:"colorHasSuffix,omitempty"`
+	ColorEqualFold    *string  `json:"colorEqualFold,omitempty"`
+	ColorContainsFold *string  `json:"colorContainsFold,omitempty"`
+
+	// "size" field predicates.
+	Size             *string  `json:"size,omitempty"`
+	SizeNEQ          *string  `json:"sizeNEQ,omitempty"`
+	SizeIn           []string `json:"sizeIn,omitempty"`
+	SizeNotIn        []string `json:"sizeNotIn,omitempty"`
+	SizeGT           *string  `json:"sizeGT,omitempty"`
+	SizeGTE          *string  `json:"sizeGTE,omitempty"`
+	SizeLT           *string  `json:"sizeLT,omitempty"`
+	SizeLTE          *string  `json:"sizeLTE,omitempty"`
+	SizeContains     *string  `json:"sizeContains,omitempty"`
+	SizeHasPrefix    *string  `json:"sizeHasPrefix,omitempty"`
+	SizeHasSuffix    *string  `json:"sizeHasSuffix,omitempty"`
+	SizeEqualFold    *string  `json:"sizeEqualFold,omitempty"`
+	SizeContainsFold *string  `json:"sizeContainsFold,omitempty"`
+
+	// "display_order" field predicates.
+	DisplayOrder      *int  `json:"displayOrder,omitempty"`
+	DisplayOrderNEQ   *int  `json:"displayOrderNEQ,omitempty"`
+	DisplayOrderIn    []int `json:"displayOrderIn,omitempty"`
+	DisplayOrderNotIn []int `json:"displayOrderNotIn,omitempty"`
+	DisplayOrderGT    *int  `json:"displayOrderGT,omitempty"`
+	DisplayOrderGTE   *int  `json:"displayOrderGTE,omitempty"`
+	DisplayOrderLT    *int  `json:"displayOrderLT,omitempty"`
+	DisplayOrderLTE   *int  `json:"displayOrderLTE,omitempty"`
+
+	// "grid_x" field predicates.
+	GridX      *int  `json:"gridX,omitempty"`
+	GridXNEQ   *int  `json:"gridXNEQ,omitempty"`
+	GridXIn    []int `json:"gridXIn,omitempty"`
+	GridXNotIn []int `json:"gridXNotIn,omitempty"`
+	GridXGT    *int  `json:"gridXGT,omitempty"`
+	GridXGTE   *int  `json:"gridXGTE,omitempty"`
+	GridXLT    *int  `json:"gridXLT,omitempty"`
+	GridXLTE   *int  `json:"gridXLTE,omitempty"`
+
+	// "grid_y" field predicates.
+	GridY      *int  `json:"gridY,omitempty"`
+	GridYNEQ   *int  `json:"gridYNEQ,omitempty"`
+	GridYIn    []int `json:"gridYIn,omitempty"`
+	GridYNotIn []int `json:"gridYNotIn,omitempty"`
+	GridYGT    *int  `json:"gridYGT,omitempty"`
+	GridYGTE   *int  `json:"gridYGTE,omitempty"`
+	GridYLT    *int  `json:"gridYLT,omitempty"`
+	GridYLTE   *int  `json:"gridYLTE,omitempty"`
+
+	// "grid_w" field predicates.
+	GridW      *int  `json:"gridW,omitempty"`
+	GridWNEQ   *int  `json:"gridWNEQ,omitempty"`
+	GridWIn    []int `json:"gridWIn,omitempty"`
+	GridWNotIn []int `json:"gridWNotIn,omitempty"`
+	GridWGT    *int  `json:"gridWGT,omitempty"`
+	GridWGTE   *int  `json:"gridWGTE,omitempty"`
+	GridWLT    *int  `json:"gridWLT,omitempty"`
+	GridWLTE   *int  `json:"gridWLTE,omitempty"`
+
+	// "grid_h" field predicates.
+	GridH      *int  `json:"gridH,omitempty"`
+	GridHNEQ   *int  `json:"gridHNEQ,omitempty"`
+	GridHIn    []int `json:"gridHIn,omitempty"`
+	GridHNotIn []int `json:"gridHNotIn,omitempty"`
+	GridHGT    *int  `json:"gridHGT,omitempty"`
+	GridHGTE   *int  `json:"gridHGTE,omitempty"`
+	GridHLT    *int  `json:"gridHLT,omitempty"`
+	GridHLTE   *int  `json:"gridHLTE,omitempty"`
+
+	// "is_shared" field predicates.
+	IsShared    *bool `json:"isShared,omitempty"`
+	IsSharedNEQ *bool `json:"isSharedNEQ,omitempty"`
+
+	// "organization" edge predicates.
+	HasOrganization     *bool                     `json:"hasOrganization,omitempty"`
+	HasOrganizationWith []*OrganizationWhereInput `json:"hasOrganizationWith,omitempty"`
+
+	// "owner" edge predicates.
+	HasOwner     *bool             `json:"hasOwner,omitempty"`
+	HasOwnerWith []*UserWhereInput `json:"hasOwnerWith,omitempty"`
+}
+
+// AddPredicates adds custom predicates to the where input to be used during the filtering phase.
+func (i *DashboardWidgetWhereInput) AddPredicates(predicates ...predicate.DashboardWidget) {
+	i.Predicates = append(i.Predicates, predicates...)
+}
+
+// Filter applies the DashboardWidgetWhereInput filter on the DashboardWidgetQuery builder.
+func (i *DashboardWidgetWhereInput) Filter(q *DashboardWidgetQuery) (*DashboardWidgetQuery, error) {
+	if i == nil {
+		return q, nil
+	}
+	p, err := i.P()
+	if err != nil {
+		if err == ErrEmptyDashboardWidgetWhereInput {
+			return q, nil
+		}
+		return nil, err
+	}
+	return q.Where(p), nil
+}
+
+// ErrEmptyDashboardWidgetWhereInput is returned in case the DashboardWidgetWhereInput is empty.
+var ErrEmptyDashboardWidgetWhereInput = errors.New("ent: empty predicate DashboardWidgetWhereInput")
+
+// P returns a predicate for filtering dashboardwidgets.
+// An error is returned if the input is empty or invalid.
+func (i *DashboardWidgetWhereInput) P() (predicate.DashboardWidget, error) {
+	var predicates []predicate.DashboardWidget
+	if i.Not != nil {
+		p, err := i.Not.P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'not'", err)
+		}
+		predicates = append(predicates, dashboardwidget.Not(p))
+	}
+	switch n := len(i.Or); {
+	case n == 1:
+		p, err := i.Or[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'or'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		or := make([]predicate.DashboardWidget, 0, n)
+		for _, w := range i.Or {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'or'", err)
+			}
+			or = append(or, p)
+		}
+		predicates = append(predicates, dashboardwidget.Or(or...))
+	}
+	switch n := len(i.And); {
+	case n == 1:
+		p, err := i.And[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'and'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		and := make([]predicate.DashboardWidget, 0, n)
+		for _, w := range i.And {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'and'", err)
+			}
+			and = append(and, p)
+		}
+		predicates = append(predicates, dashboardwidget.And(and...))
+	}
+	predicates = append(predicates, i.Predicates...)
+	if i.ID != nil {
+		predicates = append(predicates, dashboardwidget.IDEQ(*i.ID))
+	}
+	if i.IDNEQ != nil {
+		predicates = append(predicates, dashboardwidget.IDNEQ(*i.IDNEQ))
+	}
+	if len(i.IDIn) > 0 {
+		predicates = append(predicates, dashboardwidget.IDIn(i.IDIn...))
+	}
+	if len(i.IDNotIn) > 0 {
+		predicates = append(predicates, dashboardwidget.IDNotIn(i.IDNotIn...))
+	}
+	if i.IDGT != nil {
+		predicates = append(predicates, dashboardwidget.IDGT(*i.IDGT))
+	}
+	if i.IDGTE != nil {
+		predicates = append(predicates, dashboardwidget.IDGTE(*i.IDGTE))
+	}
+	if i.IDLT != nil {
+		predicates = append(predicates, dashboardwidget.IDLT(*i.IDLT))
+	}
+	if i.IDLTE != nil {
+		predicates = append(predicates, dashboardwidget.IDLTE(*i.IDLTE))
+	}
+	if i.OrganizationID != nil {
+		predicates = append(predicates, dashboardwidget.OrganizationIDEQ(*i.OrganizationID))
+	}
+	if i.OrganizationIDNEQ != nil {
+		predicates = append(predicates, dashboardwidget.OrganizationIDNEQ(*i.OrganizationIDNEQ))
+	}
+	if len(i.OrganizationIDIn) > 0 {
+		predicates = append(predicates, dashboardwidget.OrganizationIDIn(i.OrganizationIDIn...))
+	}
+	if len(i.OrganizationIDNotIn) > 0 {
+		predicates = append(predicates, dashboardwidget.OrganizationIDNotIn(i.OrganizationIDNotIn...))
+	}
+	if i.CreatedAt != nil {
+		predicates = append(predicates, dashboardwidget.CreatedAtEQ(*i.CreatedAt))
+	}
+	if i.CreatedAtNEQ != nil {
+		predicates = append(predicates, dashboardwidget.CreatedAtNEQ(*i.CreatedAtNEQ))
+	}
+	if len(i.CreatedAtIn) > 0 {
+		predicates = append(predicates, dashboardwidget.CreatedAtIn(i.CreatedAtIn...))
+	}
+	if len(i.CreatedAtNotIn) > 0 {
+		predicates = append(predicates, dashboardwidget.CreatedAtNotIn(i.CreatedAtNotIn...))
+	}
+	if i.CreatedAtGT != nil {
+		predicates = append(predicates, dashboardwidget.CreatedAtGT(*i.CreatedAtGT))
+	}
+	if i.CreatedAtGTE != nil {
+		predicates = append(predicates, dashboardwidget.CreatedAtGTE(*i.CreatedAtGTE))
+	}
+	if i.CreatedAtLT != nil {
+		predicates = append(predicates, dashboardwidget.CreatedAtLT(*i.CreatedAtLT))
+	}
+	if i.CreatedAtLTE != nil {
+		predicates = append(predicates, dashboardwidget.CreatedAtLTE(*i.CreatedAtLTE))
+	}
+	if i.UpdatedAt != nil {
+		predicates = append(predicates, dashboardwidget.UpdatedAtEQ(*i.UpdatedAt))
+	}
+	if i.UpdatedAtNEQ != nil {
+		predicates = append(predicates, dashboardwidget.UpdatedAtNEQ(*i.UpdatedAtNEQ))
+	}
+	if len(i.UpdatedAtIn) > 0 {
+		predicates = append(predicates, dashboardwidget.UpdatedAtIn(i.UpdatedAtIn...))
+	}
+	if len(i.UpdatedAtNotIn) > 0 {
+		predicates = append(predicates, dashboardwidget.UpdatedAtNotIn(i.UpdatedAtNotIn...))
+	}
+	if i.UpdatedAtGT != nil {
+		predicates = append(predicates, dashboardwidget.UpdatedAtGT(*i.UpdatedAtGT))
+	}
+	if i.UpdatedAtGTE != nil {
+		predicates = append(predicates, dashboardwidget.UpdatedAtGTE(*i.UpdatedAtGTE))
+	}
+	if i.UpdatedAtLT != nil {
+		predicates = append(predicates, dashboardwidget.UpdatedAtLT(*i.UpdatedAtLT))
+	}
+	if i.UpdatedAtLTE != nil {
+		predicates = append(predicates, dashboardwidget.UpdatedAtLTE(*i.UpdatedAtLTE))
+	}
+	if i.OwnerID != nil {
+		predicates = append(predicates, dashboardwidget.OwnerIDEQ(*i.OwnerID))
+	}
+	if i.OwnerIDNEQ != nil {
+		predicates = append(predicates, dashboardwidget.OwnerIDNEQ(*i.OwnerIDNEQ))
+	}
+	if len(i.OwnerIDIn) > 0 {
+		predicates = append(predicates, dashboardwidget.OwnerIDIn(i.OwnerIDIn...))
+	}
+	if len(i.OwnerIDNotIn) > 0 {
+		predicates = append(predicates, dashboardwidget.OwnerIDNotIn(i.OwnerIDNotIn...))
+	}
+	if i.OwnerIDIsNil {
+		predicates = append(predicates, dashboardwidget.OwnerIDIsNil())
+	}
+	if i.OwnerIDNotNil {
+		predicates = append(predicates, dashboardwidget.OwnerIDNotNil())
+	}
+	if i.Name != nil {
+		predicates = append(predicates, dashboardwidget.NameEQ(*i.Name))
+	}
+	if i.NameNEQ != nil {
+		predicates = append(predicates, dashboardwidget.NameNEQ(*i.NameNEQ))
+	}
+	if len(i.NameIn) > 0 {
+		predicates = append(predicates, dashboardwidget.NameIn(i.NameIn...))
+	}
+	if len(i.NameNotIn) > 0 {
+		predicates = append(predicates, dashboardwidget.NameNotIn(i.NameNotIn...))
+	}
+	if i.NameGT != nil {
+		predicates = append(predicates, dashboardwidget.NameGT(*i.NameGT))
+	}
+	if i.NameGTE != nil {
+		predicates = append(predicates, dashboardwidget.NameGTE(*i.NameGTE))
+	}
+	if i.NameLT != nil {
+		predicates = append(predicates, dashboardwidget.NameLT(*i.NameLT))
+	}
+	if i.NameLTE != nil {
+		predicates = append(predicates, dashboardwidget.NameLTE(*i.NameLTE))
+	}
+	if i.NameContains != nil {
+		predicates = append(predicates, dashboardwidget.NameContains(*i.NameContains))
+	}
+	if i.NameHasPrefix != nil {
+		predicates = append(predicates, dashboardwidget.NameHasPrefix(*i.NameHasPrefix))
+	}
+	if i.NameHasSuffix != nil {
+		predicates = append(predicates, dashboardwidget.NameHasSuffix(*i.NameHasSuffix))
+	}
+	if i.NameEqualFold != nil {
+		predicates = append(predicates, dashboardwidget.NameEqualFold(*i.NameEqualFold))
+	}
+	if i.NameContainsFold != nil {
+		predicates = append(predicates, dashboardwidget.NameContainsFold(*i.NameContainsFold))
+	}
+	if i.Description != nil {
+		predicates = append(predicates, dashboardwidget.DescriptionEQ(*i.Description))
+	}
+	if i.DescriptionNEQ != nil {
+		predicates = append(predicates, dashboardwidget.DescriptionNEQ(*i.DescriptionNEQ))
+	}
+	if len(i.DescriptionIn) > 0 {
+		predicates = append(predicates, dashboardwidget.DescriptionIn(i.DescriptionIn...))
+	}
+	if len(i.DescriptionNotIn) > 0 {
+		predicates = append(predicates, dashboardwidget.DescriptionNotIn(i.DescriptionNotIn...))
+	}
+	if i.DescriptionGT != nil {
+		predicates = append(predicates, dashboardwidget.DescriptionGT(*i.DescriptionGT))
+	}
+	if i.DescriptionGTE != nil {
+		predicates = append(predicates, dashboardwidget.DescriptionGTE(*i.DescriptionGTE))
+	}
+	if i.DescriptionLT != nil {
+		predicates = append(predicates, dashboardwidget.DescriptionLT(*i.DescriptionLT))
+	}
+	if i.DescriptionLTE != nil {
+		predicates = append(predicates, dashboardwidget.DescriptionLTE(*i.DescriptionLTE))
+	}
+	if i.DescriptionContains != nil {
+		predicates = append(predicates, dashboardwidget.DescriptionContains(*i.DescriptionContains))
+	}
+	if i.DescriptionHasPrefix != nil {
+		predicates = append(predicates, dashboardwidget.DescriptionHasPrefix(*i.DescriptionHasPrefix))
+	}
+	if i.DescriptionHasSuffix != nil {
+		predicates = append(predicates, dashboardwidget.DescriptionHasSuffix(*i.DescriptionHasSuffix))
+	}
+	if i.DescriptionEqualFold != nil {
+		predicates = append(predicates, dashboardwidget.DescriptionEqualFold(*i.DescriptionEqualFold))
+	}
+	if i.DescriptionContainsFold != nil {
+		predicates = append(predicates, dashboardwidget.DescriptionContainsFold(*i.DescriptionContainsFold))
+	}
+	if i.DataSource != nil {
+		predicates = append(predicates, dashboardwidget.DataSourceEQ(*i.DataSource))
+	}
+	if i.DataSourceNEQ != nil {
+		predicates = append(predicates, dashboardwidget.DataSourceNEQ(*i.DataSourceNEQ))
+	}
+	if len(i.DataSourceIn) > 0 {
+		predicates = append(predicates, dashboardwidget.DataSourceIn(i.DataSourceIn...))
+	}
+	if len(i.DataSourceNotIn) > 0 {
+		predicates = append(predicates, dashboardwidget.DataSourceNotIn(i.DataSourceNotIn...))
+	}
+	if i.DataSourceGT != nil {
+		predicates = append(predicates, dashboardwidget.DataSourceGT(*i.DataSourceGT))
+	}
+	if i.DataSourceGTE != nil {
+		predicates = append(predicates, dashboardwidget.DataSourceGTE(*i.DataSourceGTE))
+	}
+	if i.DataSourceLT != nil {
+		predicates = append(predicates, dashboardwidget.DataSourceLT(*i.DataSourceLT))
+	}
+	if i.DataSourceLTE != nil {
+		predicates = append(predicates, dashboardwidget.DataSourceLTE(*i.DataSourceLTE))
+	}
+	if i.DataSourceContains != nil {
+		predicates = append(predicates, dashboardwidget.DataSourceContains(*i.DataSourceContains))
+	}
+	if i.DataSourceHasPrefix != nil {
+		predicates = append(predicates, dashboardwidget.DataSourceHasPrefix(*i.DataSourceHasPrefix))
+	}
+	if i.DataSourceHasSuffix != nil {
+		predicates = append(predicates, dashboardwidget.DataSourceHasSuffix(*i.DataSourceHasSuffix))
+	}
+	if i.DataSourceEqualFold != nil {
+		predicates = append(predicates, dashboardwidget.DataSourceEqualFold(*i.DataSourceEqualFold))
+	}
+	if i.DataSourceContainsFold != nil {
+		predicates = append(predicates, dashboardwidget.DataSourceContainsFold(*i.DataSourceContainsFold))
+	}
+	if i.Metric != nil {
+		predicates = append(predicates, dashboardwidget.MetricEQ(*i.Metric))
+	}
+	if i.MetricNEQ != nil {
+		predicates = append(predicates, dashboardwidget.MetricNEQ(*i.MetricNEQ))
+	}
+	if len(i.MetricIn) > 0 {
+		predicates = append(predicates, dashboardwidget.MetricIn(i.MetricIn...))
+	}
+	if len(i.MetricNotIn) > 0 {
+		predicates = append(predicates, dashboardwidget.MetricNotIn(i.MetricNotIn...))
+	}
+	if i.MetricGT != nil {
+		predicates = append(predicates, dashboardwidget.MetricGT(*i.MetricGT))
+	}
+	if i.MetricGTE != nil {
+		predicates = append(predicates, dashboardwidget.MetricGTE(*i.MetricGTE))
+	}
+	if i.MetricLT != nil {
+		predicates = append(predicates, dashboardwidget.MetricLT(*i.MetricLT))
+	}
+	if i.MetricLTE != nil {
+		predicates = append(predicates, dashboardwidget.MetricLTE(*i.MetricLTE))
+	}
+	if i.MetricContains != nil {
+		predicates = append(predicates, dashboardwidget.MetricContains(*i.MetricContains))
+	}
+	if i.MetricHasPrefix != nil {
+		predicates = append(predicates, dashboardwidget.MetricHasPrefix(*i.MetricHasPrefix))
+	}
+	if i.MetricHasSuffix != nil {
+		predicates = append(predicates, dashboardwidget.MetricHasSuffix(*i.MetricHasSuffix))
+	}
+	if i.MetricEqualFold != nil {
+		predicates = append(predicates, dashboardwidget.MetricEqualFold(*i.MetricEqualFold))
+	}
+	if i.MetricContainsFold != nil {
+		predicates = append(predicates, dashboardwidget.MetricContainsFold(*i.MetricContainsFold))
+	}
+	if i.MetricField != nil {
+		predicates = append(predicates, dashboardwidget.MetricFieldEQ(*i.MetricField))
+	}
+	if i.MetricFieldNEQ != nil {
+		predicates = append(predicates, dashboardwidget.MetricFieldNEQ(*i.MetricFieldNEQ))
+	}
+	if len(i.MetricFieldIn) > 0 {
+		predicates = append(predicates, dashboardwidget.MetricFieldIn(i.MetricFieldIn...))
+	}
+	if len(i.MetricFieldNotIn) > 0 {
+		predicates = append(predicates, dashboardwidget.MetricFieldNotIn(i.MetricFieldNotIn...))
+	}
+	if i.MetricFieldGT != nil {
+		predicates = append(predicates, dashboardwidget.MetricFieldGT(*i.MetricFieldGT))
+	}
+	if i.MetricFieldGTE != nil {
+		predicates = append(predicates, dashboardwidget.MetricFieldGTE(*i.MetricFieldGTE))
+	}
+	if i.MetricFieldLT != nil {
+		predicates = append(predicates, dashboardwidget.MetricFieldLT(*i.MetricFieldLT))
+	}
+	if i.MetricFieldLTE != nil {
+		predicates = append(predicates, dashboardwidget.MetricFieldLTE(*i.MetricFieldLTE))
+	}
+	if i.MetricFieldContains != nil {
+		predicates = append(predicates, dashboardwidget.MetricFieldContains(*i.MetricFieldContains))
+	}
+	if i.MetricFieldHasPrefix != nil {
+		predicates = append(predicates, dashboardwidget.MetricFieldHasPrefix(*i.MetricFieldHasPrefix))
+	}
+	if i.MetricFieldHasSuffix != nil {
+		predicates = append(predicates, dashboardwidget.MetricFieldHasSuffix(*i.MetricFieldHasSuffix))
+	}
+	if i.MetricFieldEqualFold != nil {
+		predicates = append(predicates, dashboardwidget.MetricFieldEqualFold(*i.MetricFieldEqualFold))
+	}
+	if i.MetricFieldContainsFold != nil {
+		predicates = append(predicates, dashboardwidget.MetricFieldContainsFold(*i.MetricFieldContainsFold))
+	}
+	if i.DisplayType != nil {
+		predicates = append(predicates, dashboardwidget.DisplayTypeEQ(*i.DisplayType))
+	}
+	if i.DisplayTypeNEQ != nil {
+		predicates = append(predicates, dashboardwidget.DisplayTypeNEQ(*i.DisplayTypeNEQ))
+	}
+	if len(i.DisplayTypeIn) > 0 {
+		predicates = append(predicates, dashboardwidget.DisplayTypeIn(i.DisplayTypeIn...))
+	}
+	if len(i.DisplayTypeNotIn) > 0 {
+		predicates = append(predicates, dashboardwidget.DisplayTypeNotIn(i.DisplayTypeNotIn...))
+	}
+	if i.DisplayTypeGT != nil {
+		predicates = append(predicates, dashboardwidget.DisplayTypeGT(*i.DisplayTypeGT))
+	}
+	if i.DisplayTypeGTE != nil {
+		predicates = append(predicates, dashboardwidget.DisplayTypeGTE(*i.DisplayTypeGTE))
+	}
+	if i.DisplayTypeLT != nil {
+		predicates = append(predicates, dashboardwidget.DisplayTypeLT(*i.DisplayTypeLT))
+	}
+	if i.DisplayTypeLTE != nil {
+		predicates = append(predicates, dashboardwidget.DisplayTypeLTE(*i.DisplayTypeLTE))
+	}
+	if i.DisplayTypeContains != nil {
+		predicates = append(predicates, dashboardwidget.DisplayTypeContains(*i.DisplayTypeContains))
+	}
+	if i.DisplayTypeHasPrefix != nil {
+		predicates = append(predicates, dashboardwidget.DisplayTypeHasPrefix(*i.DisplayTypeHasPrefix))
+	}
+	if i.DisplayTypeHasSuffix != nil {
+		predicates = append(predicates, dashboardwidget.DisplayTypeHasSuffix(*i.DisplayTypeHasSuffix))
+	}
+	if i.DisplayTypeEqualFold != nil {
+		predicates = append(predicates, dashboardwidget.DisplayTypeEqualFold(*i.DisplayTypeEqualFold))
+	}
+	if i.DisplayTypeContainsFold != nil {
+		predicates = append(predicates, dashboardwidget.DisplayTypeContainsFold(*i.DisplayTypeContainsFold))
+	}
+	if i.ChartType != nil {
+		predicates = append(predicates, dashboardwidget.ChartTypeEQ(*i.ChartType))
+	}
+	if i.ChartTypeNEQ != nil {
+		predicates = append(predicates, dashboardwidget.ChartTypeNEQ(*i.ChartTypeNEQ))
+	}
+	if len(i.ChartTypeIn) > 0 {
+		predicates = append(predicates, dashboardwidget.ChartTypeIn(i.ChartTypeIn...))
+	}
+	if len(i.ChartTypeNotIn) > 0 {
+		predicates = append(predicates, dashboardwidget.ChartTypeNotIn(i.ChartTypeNotIn...))
+	}
+	if i.ChartTypeGT != nil {
+		predicates = append(predicates, dashboardwidget.ChartTypeGT(*i.ChartTypeGT))
+	}
+	if i.ChartTypeGTE != nil {
+		predicates = append(predicates, dashboardwidget.ChartTypeGTE(*i.ChartTypeGTE))
+	}
+	if i.ChartTypeLT != nil {
+		predicates = append(predicates, dashboardwidget.ChartTypeLT(*i.ChartTypeLT))
+	}
+	if i.ChartTypeLTE != nil {
+		predicates = append(predicates, dashboardwidget.ChartTypeLTE(*i.ChartTypeLTE))
+	}
+	if i.ChartTypeContains != nil {
+		predicates = append(predicates, dashboardwidget.ChartTypeContains(*i.ChartTypeContains))
+	}
+	if i.ChartTypeHasPrefix != nil {
+		predicates = append(predicates, dashboardwidget.ChartTypeHasPrefix(*i.ChartTypeHasPrefix))
+	}
+	if i.ChartTypeHasSuffix != nil {
+		predicates = append(predicates, dashboardwidget.ChartTypeHasSuffix(*i.ChartTypeHasSuffix))
+	}
+	if i.ChartTypeEqualFold != nil {
+		predicates = append(predicates, dashboardwidget.ChartTypeEqualFold(*i.ChartTypeEqualFold))
+	}
+	if i.ChartTypeContainsFold != nil {
+		predicates = append(predicates, dashboardwidget.ChartTypeContainsFold(*i.ChartTypeContainsFold))
+	}
+	if i.GroupByField != nil {
+		predicates = append(predicates, dashboardwidget.GroupByFieldEQ(*i.GroupByField))
+	}
+	if i.GroupByFieldNEQ != nil {
+		predicates = append(predicates, dashboardwidget.GroupByFieldNEQ(*i.GroupByFieldNEQ))
+	}
+	if len(i.GroupByFieldIn) > 0 {
+		predicates = append(predicates, dashboardwidget.GroupByFieldIn(i.GroupByFieldIn...))
+	}
+	if len(i.GroupByFieldNotIn) > 0 {
+		predicates = append(predicates, dashboardwidget.GroupByFieldNotIn(i.GroupByFieldNotIn...))
+	}
+	if i.GroupByFieldGT != nil {
+		predicates = append(predicates, dashboardwidget.GroupByFieldGT(*i.GroupByFieldGT))
+	}
+	if i.GroupByFieldGTE != nil {
+		predicates = append(predicates, dashboardwidget.GroupByFieldGTE(*i.GroupByFieldGTE))
+	}
+	if i.GroupByFieldLT != nil {
+		predicates = append(predicates, dashboardwidget.GroupByFieldLT(*i.GroupByFieldLT))
+	}
+	if i.GroupByFieldLTE != nil {
+		predicates = append(predicates, dashboardwidget.GroupByFieldLTE(*i.GroupByFieldLTE))
+	}
+	if i.GroupByFieldContains != nil {
+		predicates = append(predicates, dashboardwidget.GroupByFieldContains(*i.GroupByFieldContains))
+	}
+	if i.GroupByFieldHasPrefix != nil {
+		predicates = append(predicates, dashboardwidget.GroupByFieldHasPrefix(*i.GroupByFieldHasPrefix))
+	}
+	if i.GroupByFieldHasSuffix != nil {
+		predicates = append(predicates, dashboardwidget.GroupByFieldHasSuffix(*i.GroupByFieldHasSuffix))
+	}
+	if i.GroupByFieldEqualFold != nil {
+		predicates = append(predicates, dashboardwidget.GroupByFieldEqualFold(*i.GroupByFieldEqualFold))
+	}
+	if i.GroupByFieldContainsFold != nil {
+		predicates = append(predicates, dashboardwidget.GroupByFieldContainsFold(*i.GroupByFieldContainsFold))
+	}
+	if i.ShowChange != nil {
+		predicates = append(predicates, dashboardwidget.ShowChangeEQ(*i.ShowChange))
+	}
+	if i.ShowChangeNEQ != nil {
+		predicates = append(predicates, dashboardwidget.ShowChangeNEQ(*i.ShowChangeNEQ))
+	}
+	if i.Color != nil {
+		predicates = append(predicates, dashboardwidget.ColorEQ(*i.Color))
+	}
+	if i.ColorNEQ != nil {
+		predicates = append(predicates, dashboardwidget.ColorNEQ(*i.ColorNEQ))
+	}
+	if len(i.ColorIn) > 0 {
+		predicates = append(predicates, dashboardwidget.ColorIn(i.ColorIn...))
+	}
+	if len(i.ColorNotIn) > 0 {
+		predicates = append(predicates, dashboardwidget.ColorNotIn(i.ColorNotIn...))
+	}
+	if i.ColorGT != nil {
+		predicates = append(predicates, dashboardwidget.ColorGT(*i.ColorGT))
+	}
+	if i.ColorGTE != nil {
+		predicates = append(predicates, dashboardwidget.ColorGTE(*i.ColorGTE))
+	}
+	if i.ColorLT != nil {
+		predicates = append(predicates, dashboardwidget.ColorLT(*i.ColorLT))
+	}
+	if i.ColorLTE != nil {
+		predicates = append(predicates, dashboardwidget.ColorLTE(*i.ColorLTE))
+	}
+	if i.ColorContains != nil {
+		predicates = append(predicates, dashboardwidget.ColorContains(*i.ColorContains))
+	}
+	if i.ColorHasPrefix != nil {
+		predicates = append(predicates, dashboardwidget.ColorHasPrefix(*i.ColorHasPrefix))
+	}
+	if i.ColorHasSuffix != nil {
+		predicates = append(predicates, dashboardwidget.ColorHasSuffix(*i.ColorHasSuffix))
+	}
+	if i.ColorEqualFold != nil {
+		predicates = append(predicates, dashboardwidget.ColorEqualFold(*i.ColorEqualFold))
+	}
+	if i.ColorContainsFold != nil {
+		predicates = append(predicates, dashboardwidget.ColorContainsFold(*i.ColorContainsFold))
+	}
+	if i.Size != nil {
+		predicates = append(predicates, dashboardwidget.SizeEQ(*i.Size))
+	}
+	if i.SizeNEQ != nil {
+		predicates = append(predicates, dashboardwidget.SizeNEQ(*i.SizeNEQ))
+	}
+	if len(i.SizeIn) > 0 {
+		predicates = append(predicates, dashboardwidget.SizeIn(i.SizeIn...))
+	}
+	if len(i.SizeNotIn) > 0 {
+		predicates = append(predicates, dashboardwidget.SizeNotIn(i.SizeNotIn...))
+	}
+	if i.SizeGT != nil {
+		predicates = append(predicates, dashboardwidget.SizeGT(*i.SizeGT))
+	}
+	if i.SizeGTE != nil {
+		predicates = append(predicates, dashboardwidget.SizeGTE(*i.SizeGTE))
+	}
+	if i.SizeLT != nil {
+		predicates = append(predicates, dashboardwidget.SizeLT(*i.SizeLT))
+	}
+	if i.SizeLTE != nil {
+		predicates = append(predicates, dashboardwidget.SizeLTE(*i.SizeLTE))
+	}
+	if i.SizeContains != nil {
+		predicates = append(predicates, dashboardwidget.SizeContains(*i.SizeContains))
+	}
+	if i.SizeHasPrefix != nil {
+		predicates = append(predicates, dashboardwidget.SizeHasPrefix(*i.SizeHasPrefix))
+	}
+	if i.SizeHasSuffix != nil {
+		predicates = append(predicates, dashboardwidget.SizeHasSuffix(*i.SizeHasSuffix))
+	}
+	if i.SizeEqualFold != nil {
+		predicates = append(predicates, dashboardwidget.SizeEqualFold(*i.SizeEqualFold))
+	}
+	if i.SizeContainsFold != nil {
+		predicates = append(predicates, dashboardwidget.SizeContainsFold(*i.SizeContainsFold))
+	}
+	if i.DisplayOrder != nil {
+		predicates = append(predicates, dashboardwidget.DisplayOrderEQ(*i.DisplayOrder))
+	}
+	if i.DisplayOrderNEQ != nil {
+		predicates = append(predicates, dashboardwidget.DisplayOrderNEQ(*i.DisplayOrderNEQ))
+	}
+	if len(i.DisplayOrderIn) > 0 {
+		predicates = append(predicates, dashboardwidget.DisplayOrderIn(i.DisplayOrderIn...))
+	}
+	if len(i.DisplayOrderNotIn) > 0 {
+		predicates = append(predicates, dashboardwidget.DisplayOrderNotIn(i.DisplayOrderNotIn...))
+	}
+	if i.DisplayOrderGT != nil {
+		predicates = append(predicates, dashboardwidget.DisplayOrderGT(*i.DisplayOrderGT))
+	}
+	if i.DisplayOrderGTE != nil {
+		predicates = append(predicates, dashboardwidget.DisplayOrderGTE(*i.DisplayOrderGTE))
+	}
+	if i.DisplayOrderLT != nil {
+		predicates = append(predicates, dashboardwidget.DisplayOrderLT(*i.DisplayOrderLT))
+	}
+	if i.DisplayOrderLTE != nil {
+		predicates = append(predicates, dashboardwidget.DisplayOrderLTE(*i.DisplayOrderLTE))
+	}
+	if i.GridX != nil {
+		predicates = append(predicates, dashboardwidget.GridXEQ(*i.GridX))
+	}
+	if i.GridXNEQ != nil {
+		predicates = append(predicates, dashboardwidget.GridXNEQ(*i.GridXNEQ))
+	}
+	if len(i.GridXIn) > 0 {
+		predicates = append(predicates, dashboardwidget.GridXIn(i.GridXIn...))
+	}
+	if len(i.GridXNotIn) > 0 {
+		predicates = append(predicates, dashboardwidget.GridXNotIn(i.GridXNotIn...))
+	}
+	if i.GridXGT != nil {
+		predicates = append(predicates, dashboardwidget.GridXGT(*i.GridXGT))
+	}
+	if i.GridXGTE != nil {
+		predicates = append(predicates, dashboardwidget.GridXGTE(*i.GridXGTE))
+	}
+	if i.GridXLT != nil {
+		predicates = append(predicates, dashboardwidget.GridXLT(*i.GridXLT))
+	}
+	if i.GridXLTE != nil {
+		predicates = append(predicates, dashboardwidget.GridXLTE(*i.GridXLTE))
+	}
+	if i.GridY != nil {
+		predicates = append(predicates, dashboardwidget.GridYEQ(*i.GridY))
+	}
+	if i.GridYNEQ != nil {
+		predicates = append(predicates, dashboardwidget.GridYNEQ(*i.GridYNEQ))
+	}
+	if len(i.GridYIn) > 0 {
+		predicates = append(predicates, dashboardwidget.GridYIn(i.GridYIn...))
+	}
+	if len(i.GridYNotIn) > 0 {
+		predicates = append(predicates, dashboardwidget.GridYNotIn(i.GridYNotIn...))
+	}
+	if i.GridYGT != nil {
+		predicates = append(predicates, dashboardwidget.GridYGT(*i.GridYGT))
+	}
+	if i.GridYGTE != nil {
+		predicates = append(predicates, dashboardwidget.GridYGTE(*i.GridYGTE))
+	}
+	if i.GridYLT != nil {
+		predicates = append(predicates, dashboardwidget.GridYLT(*i.GridYLT))
+	}
+	if i.GridYLTE != nil {
+		predicates = append(predicates, dashboardwidget.GridYLTE(*i.GridYLTE))
+	}
+	if i.GridW != nil {
+		predicates = append(predicates, dashboardwidget.GridWEQ(*i.GridW))
+	}
+	if i.GridWNEQ != nil {
+		predicates = append(predicates, dashboardwidget.GridWNEQ(*i.GridWNEQ))
+	}
+	if len(i.GridWIn) > 0 {
+		predicates = append(predicates, dashboardwidget.GridWIn(i.GridWIn...))
+	}
+	if len(i.GridWNotIn) > 0 {
+		predicates = append(predicates, dashboardwidget.GridWNotIn(i.GridWNotIn...))
+	}
+	if i.GridWGT != nil {
+		predicates = append(predicates, dashboardwidget.GridWGT(*i.GridWGT))
+	}
+	if i.GridWGTE != nil {
+		predicates = append(predicates, dashboardwidget.GridWGTE(*i.GridWGTE))
+	}
+	if i.GridWLT != nil {
+		predicates = append(predicates, dashboardwidget.GridWLT(*i.GridWLT))
+	}
+	if i.GridWLTE != nil {
+		predicates = append(predicates, dashboardwidget.GridWLTE(*i.GridWLTE))
+	}
+	if i.GridH != nil {
+		predicates = append(predicates, dashboardwidget.GridHEQ(*i.GridH))
+	}
+	if i.GridHNEQ != nil {
+		predicates = append(predicates, dashboardwidget.GridHNEQ(*i.GridHNEQ))
+	}
+	if len(i.GridHIn) > 0 {
+		predicates = append(predicates, dashboardwidget.GridHIn(i.GridHIn...))
+	}
+	if len(i.GridHNotIn) > 0 {
+		predicates = append(predicates, dashboardwidget.GridHNotIn(i.GridHNotIn...))
+	}
+	if i.GridHGT != nil {
+		predicates = append(predicates, dashboardwidget.GridHGT(*i.GridHGT))
+	}
+	if i.GridHGTE != nil {
+		predicates = append(predicates, dashboardwidget.GridHGTE(*i.GridHGTE))
+	}
+	if i.GridHLT != nil {
+		predicates = append(predicates, dashboardwidget.GridHLT(*i.GridHLT))
+	}
+	if i.GridHLTE != nil {
+		predicates = append(predicates, dashboardwidget.GridHLTE(*i.GridHLTE))
+	}
+	if i.IsShared != nil {
+		predicates = append(predicates, dashboardwidget.IsSharedEQ(*i.IsShared))
+	}
+	if i.IsSharedNEQ != nil {
+		predicates = append(predicates, dashboardwidget.IsSharedNEQ(*i.IsSharedNEQ))
+	}
+
+	if i.HasOrganization != nil {
+		p := dashboardwidget.HasOrganization()
+		if !*i.HasOrganization {
+			p = dashboardwidget.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasOrganizationWith) > 0 {
+		with := make([]predicate.Organization, 0, len(i.HasOrganizationWith))
+		for _, w := range i.HasOrganizationWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasOrganizationWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, dashboardwidget.HasOrganizationWith(with...))
+	}
+	if i.HasOwner != nil {
+		p := dashboardwidget.HasOwner()
+		if !*i.HasOwner {
+			p = dashboardwidget.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasOwnerWith) > 0 {
+		with := make([]predicate.User, 0, len(i.HasOwnerWith))
+		for _, w := range i.HasOwnerWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasOwnerWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, dashboardwidget.HasOwnerWith(with...))
+	}
+	switch len(predicates) {
+	case 0:
+		return nil, ErrEmptyDashboardWidgetWhereInput
+	case 1:
+		return predicates[0], nil
+	default:
+		return dashboardwidget.And(predicates...), nil
 	}
 }
 
@@ -16483,6 +17892,346 @@ func (i *SSOConfigWhereInput) P() (predicate.SSOConfig, error) {
 		return predicates[0], nil
 	default:
 		return ssoconfig.And(predicates...), nil
+	}
+}
+
+// TagWhereInput represents a where input for filtering Tag queries.
+type TagWhereInput struct {
+	Predicates []predicate.Tag  `json:"-"`
+	Not        *TagWhereInput   `json:"not,omitempty"`
+	Or         []*TagWhereInput `json:"or,omitempty"`
+	And        []*TagWhereInput `json:"and,omitempty"`
+
+	// "id" field predicates.
+	ID      *uuid.UUID  `json:"id,omitempty"`
+	IDNEQ   *uuid.UUID  `json:"idNEQ,omitempty"`
+	IDIn    []uuid.UUID `json:"idIn,omitempty"`
+	IDNotIn []uuid.UUID `json:"idNotIn,omitempty"`
+	IDGT    *uuid.UUID  `json:"idGT,omitempty"`
+	IDGTE   *uuid.UUID  `json:"idGTE,omitempty"`
+	IDLT    *uuid.UUID  `json:"idLT,omitempty"`
+	IDLTE   *uuid.UUID  `json:"idLTE,omitempty"`
+
+	// "organization_id" field predicates.
+	OrganizationID      *uuid.UUID  `json:"organizationID,omitempty"`
+	OrganizationIDNEQ   *uuid.UUID  `json:"organizationIDNEQ,omitempty"`
+	OrganizationIDIn    []uuid.UUID `json:"organizationIDIn,omitempty"`
+	OrganizationIDNotIn []uuid.UUID `json:"organizationIDNotIn,omitempty"`
+
+	// "created_at" field predicates.
+	CreatedAt      *time.Time  `json:"createdAt,omitempty"`
+	CreatedAtNEQ   *time.Time  `json:"createdAtNEQ,omitempty"`
+	CreatedAtIn    []time.Time `json:"createdAtIn,omitempty"`
+	CreatedAtNotIn []time.Time `json:"createdAtNotIn,omitempty"`
+	CreatedAtGT    *time.Time  `json:"createdAtGT,omitempty"`
+	CreatedAtGTE   *time.Time  `json:"createdAtGTE,omitempty"`
+	CreatedAtLT    *time.Time  `json:"createdAtLT,omitempty"`
+	CreatedAtLTE   *time.Time  `json:"createdAtLTE,omitempty"`
+
+	// "updated_at" field predicates.
+	UpdatedAt      *time.Time  `json:"updatedAt,omitempty"`
+	UpdatedAtNEQ   *time.Time  `json:"updatedAtNEQ,omitempty"`
+	UpdatedAtIn    []time.Time `json:"updatedAtIn,omitempty"`
+	UpdatedAtNotIn []time.Time `json:"updatedAtNotIn,omitempty"`
+	UpdatedAtGT    *time.Time  `json:"updatedAtGT,omitempty"`
+	UpdatedAtGTE   *time.Time  `json:"updatedAtGTE,omitempty"`
+	UpdatedAtLT    *time.Time  `json:"updatedAtLT,omitempty"`
+	UpdatedAtLTE   *time.Time  `json:"updatedAtLTE,omitempty"`
+
+	// "name" field predicates.
+	Name             *string  `json:"name,omitempty"`
+	NameNEQ          *string  `json:"nameNEQ,omitempty"`
+	NameIn           []string `json:"nameIn,omitempty"`
+	NameNotIn        []string `json:"nameNotIn,omitempty"`
+	NameGT           *string  `json:"nameGT,omitempty"`
+	NameGTE          *string  `json:"nameGTE,omitempty"`
+	NameLT           *string  `json:"nameLT,omitempty"`
+	NameLTE          *string  `json:"nameLTE,omitempty"`
+	NameContains     *string  `json:"nameContains,omitempty"`
+	NameHasPrefix    *string  `json:"nameHasPrefix,omitempty"`
+	NameHasSuffix    *string  `json:"nameHasSuffix,omitempty"`
+	NameEqualFold    *string  `json:"nameEqualFold,omitempty"`
+	NameContainsFold *string  `json:"nameContainsFold,omitempty"`
+
+	// "color" field predicates.
+	Color             *string  `json:"color,omitempty"`
+	ColorNEQ          *string  `json:"colorNEQ,omitempty"`
+	ColorIn           []string `json:"colorIn,omitempty"`
+	ColorNotIn        []string `json:"colorNotIn,omitempty"`
+	ColorGT           *string  `json:"colorGT,omitempty"`
+	ColorGTE          *string  `json:"colorGTE,omitempty"`
+	ColorLT           *string  `json:"colorLT,omitempty"`
+	ColorLTE          *string  `json:"colorLTE,omitempty"`
+	ColorContains     *string  `json:"colorContains,omitempty"`
+	ColorHasPrefix    *string  `json:"colorHasPrefix,omitempty"`
+	ColorHasSuffix    *string  `json:"colorHasSuffix,omitempty"`
+	ColorEqualFold    *string  `json:"colorEqualFold,omitempty"`
+	ColorContainsFold *string  `json:"colorContainsFold,omitempty"`
+
+	// "organization" edge predicates.
+	HasOrganization     *bool                     `json:"hasOrganization,omitempty"`
+	HasOrganizationWith []*OrganizationWhereInput `json:"hasOrganizationWith,omitempty"`
+}
+
+// AddPredicates adds custom predicates to the where input to be used during the filtering phase.
+func (i *TagWhereInput) AddPredicates(predicates ...predicate.Tag) {
+	i.Predicates = append(i.Predicates, predicates...)
+}
+
+// Filter applies the TagWhereInput filter on the TagQuery builder.
+func (i *TagWhereInput) Filter(q *TagQuery) (*TagQuery, error) {
+	if i == nil {
+		return q, nil
+	}
+	p, err := i.P()
+	if err != nil {
+		if err == ErrEmptyTagWhereInput {
+			return q, nil
+		}
+		return nil, err
+	}
+	return q.Where(p), nil
+}
+
+// ErrEmptyTagWhereInput is returned in case the TagWhereInput is empty.
+var ErrEmptyTagWhereInput = errors.New("ent: empty predicate TagWhereInput")
+
+// P returns a predicate for filtering tags.
+// An error is returned if the input is empty or invalid.
+func (i *TagWhereInput) P() (predicate.Tag, error) {
+	var predicates []predicate.Tag
+	if i.Not != nil {
+		p, err := i.Not.P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'not'", err)
+		}
+		predicates = append(predicates, tag.Not(p))
+	}
+	switch n := len(i.Or); {
+	case n == 1:
+		p, err := i.Or[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'or'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		or := make([]predicate.Tag, 0, n)
+		for _, w := range i.Or {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'or'", err)
+			}
+			or = append(or, p)
+		}
+		predicates = append(predicates, tag.Or(or...))
+	}
+	switch n := len(i.And); {
+	case n == 1:
+		p, err := i.And[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'and'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		and := make([]predicate.Tag, 0, n)
+		for _, w := range i.And {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'and'", err)
+			}
+			and = append(and, p)
+		}
+		predicates = append(predicates, tag.And(and...))
+	}
+	predicates = append(predicates, i.Predicates...)
+	if i.ID != nil {
+		predicates = append(predicates, tag.IDEQ(*i.ID))
+	}
+	if i.IDNEQ != nil {
+		predicates = append(predicates, tag.IDNEQ(*i.IDNEQ))
+	}
+	if len(i.IDIn) > 0 {
+		predicates = append(predicates, tag.IDIn(i.IDIn...))
+	}
+	if len(i.IDNotIn) > 0 {
+		predicates = append(predicates, tag.IDNotIn(i.IDNotIn...))
+	}
+	if i.IDGT != nil {
+		predicates = append(predicates, tag.IDGT(*i.IDGT))
+	}
+	if i.IDGTE != nil {
+		predicates = append(predicates, tag.IDGTE(*i.IDGTE))
+	}
+	if i.IDLT != nil {
+		predicates = append(predicates, tag.IDLT(*i.IDLT))
+	}
+	if i.IDLTE != nil {
+		predicates = append(predicates, tag.IDLTE(*i.IDLTE))
+	}
+	if i.OrganizationID != nil {
+		predicates = append(predicates, tag.OrganizationIDEQ(*i.OrganizationID))
+	}
+	if i.OrganizationIDNEQ != nil {
+		predicates = append(predicates, tag.OrganizationIDNEQ(*i.OrganizationIDNEQ))
+	}
+	if len(i.OrganizationIDIn) > 0 {
+		predicates = append(predicates, tag.OrganizationIDIn(i.OrganizationIDIn...))
+	}
+	if len(i.OrganizationIDNotIn) > 0 {
+		predicates = append(predicates, tag.OrganizationIDNotIn(i.OrganizationIDNotIn...))
+	}
+	if i.CreatedAt != nil {
+		predicates = append(predicates, tag.CreatedAtEQ(*i.CreatedAt))
+	}
+	if i.CreatedAtNEQ != nil {
+		predicates = append(predicates, tag.CreatedAtNEQ(*i.CreatedAtNEQ))
+	}
+	if len(i.CreatedAtIn) > 0 {
+		predicates = append(predicates, tag.CreatedAtIn(i.CreatedAtIn...))
+	}
+	if len(i.CreatedAtNotIn) > 0 {
+		predicates = append(predicates, tag.CreatedAtNotIn(i.CreatedAtNotIn...))
+	}
+	if i.CreatedAtGT != nil {
+		predicates = append(predicates, tag.CreatedAtGT(*i.CreatedAtGT))
+	}
+	if i.CreatedAtGTE != nil {
+		predicates = append(predicates, tag.CreatedAtGTE(*i.CreatedAtGTE))
+	}
+	if i.CreatedAtLT != nil {
+		predicates = append(predicates, tag.CreatedAtLT(*i.CreatedAtLT))
+	}
+	if i.CreatedAtLTE != nil {
+		predicates = append(predicates, tag.CreatedAtLTE(*i.CreatedAtLTE))
+	}
+	if i.UpdatedAt != nil {
+		predicates = append(predicates, tag.UpdatedAtEQ(*i.UpdatedAt))
+	}
+	if i.UpdatedAtNEQ != nil {
+		predicates = append(predicates, tag.UpdatedAtNEQ(*i.UpdatedAtNEQ))
+	}
+	if len(i.UpdatedAtIn) > 0 {
+		predicates = append(predicates, tag.UpdatedAtIn(i.UpdatedAtIn...))
+	}
+	if len(i.UpdatedAtNotIn) > 0 {
+		predicates = append(predicates, tag.UpdatedAtNotIn(i.UpdatedAtNotIn...))
+	}
+	if i.UpdatedAtGT != nil {
+		predicates = append(predicates, tag.UpdatedAtGT(*i.UpdatedAtGT))
+	}
+	if i.UpdatedAtGTE != nil {
+		predicates = append(predicates, tag.UpdatedAtGTE(*i.UpdatedAtGTE))
+	}
+	if i.UpdatedAtLT != nil {
+		predicates = append(predicates, tag.UpdatedAtLT(*i.UpdatedAtLT))
+	}
+	if i.UpdatedAtLTE != nil {
+		predicates = append(predicates, tag.UpdatedAtLTE(*i.UpdatedAtLTE))
+	}
+	if i.Name != nil {
+		predicates = append(predicates, tag.NameEQ(*i.Name))
+	}
+	if i.NameNEQ != nil {
+		predicates = append(predicates, tag.NameNEQ(*i.NameNEQ))
+	}
+	if len(i.NameIn) > 0 {
+		predicates = append(predicates, tag.NameIn(i.NameIn...))
+	}
+	if len(i.NameNotIn) > 0 {
+		predicates = append(predicates, tag.NameNotIn(i.NameNotIn...))
+	}
+	if i.NameGT != nil {
+		predicates = append(predicates, tag.NameGT(*i.NameGT))
+	}
+	if i.NameGTE != nil {
+		predicates = append(predicates, tag.NameGTE(*i.NameGTE))
+	}
+	if i.NameLT != nil {
+		predicates = append(predicates, tag.NameLT(*i.NameLT))
+	}
+	if i.NameLTE != nil {
+		predicates = append(predicates, tag.NameLTE(*i.NameLTE))
+	}
+	if i.NameContains != nil {
+		predicates = append(predicates, tag.NameContains(*i.NameContains))
+	}
+	if i.NameHasPrefix != nil {
+		predicates = append(predicates, tag.NameHasPrefix(*i.NameHasPrefix))
+	}
+	if i.NameHasSuffix != nil {
+		predicates = append(predicates, tag.NameHasSuffix(*i.NameHasSuffix))
+	}
+	if i.NameEqualFold != nil {
+		predicates = append(predicates, tag.NameEqualFold(*i.NameEqualFold))
+	}
+	if i.NameContainsFold != nil {
+		predicates = append(predicates, tag.NameContainsFold(*i.NameContainsFold))
+	}
+	if i.Color != nil {
+		predicates = append(predicates, tag.ColorEQ(*i.Color))
+	}
+	if i.ColorNEQ != nil {
+		predicates = append(predicates, tag.ColorNEQ(*i.ColorNEQ))
+	}
+	if len(i.ColorIn) > 0 {
+		predicates = append(predicates, tag.ColorIn(i.ColorIn...))
+	}
+	if len(i.ColorNotIn) > 0 {
+		predicates = append(predicates, tag.ColorNotIn(i.ColorNotIn...))
+	}
+	if i.ColorGT != nil {
+		predicates = append(predicates, tag.ColorGT(*i.ColorGT))
+	}
+	if i.ColorGTE != nil {
+		predicates = append(predicates, tag.ColorGTE(*i.ColorGTE))
+	}
+	if i.ColorLT != nil {
+		predicates = append(predicates, tag.ColorLT(*i.ColorLT))
+	}
+	if i.ColorLTE != nil {
+		predicates = append(predicates, tag.ColorLTE(*i.ColorLTE))
+	}
+	if i.ColorContains != nil {
+		predicates = append(predicates, tag.ColorContains(*i.ColorContains))
+	}
+	if i.ColorHasPrefix != nil {
+		predicates = append(predicates, tag.ColorHasPrefix(*i.ColorHasPrefix))
+	}
+	if i.ColorHasSuffix != nil {
+		predicates = append(predicates, tag.ColorHasSuffix(*i.ColorHasSuffix))
+	}
+	if i.ColorEqualFold != nil {
+		predicates = append(predicates, tag.ColorEqualFold(*i.ColorEqualFold))
+	}
+	if i.ColorContainsFold != nil {
+		predicates = append(predicates, tag.ColorContainsFold(*i.ColorContainsFold))
+	}
+
+	if i.HasOrganization != nil {
+		p := tag.HasOrganization()
+		if !*i.HasOrganization {
+			p = tag.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasOrganizationWith) > 0 {
+		with := make([]predicate.Organization, 0, len(i.HasOrganizationWith))
+		for _, w := range i.HasOrganizationWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasOrganizationWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, tag.HasOrganizationWith(with...))
+	}
+	switch len(predicates) {
+	case 0:
+		return nil, ErrEmptyTagWhereInput
+	case 1:
+		return predicates[0], nil
+	default:
+		return tag.And(predicates...), nil
 	}
 }
 

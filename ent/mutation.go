@@ -22,7 +22,9 @@ import (
 	"switchboard/ent/chatbotsession"
 	"switchboard/ent/chatbotsettings"
 	"switchboard/ent/contact"
+	"switchboard/ent/contactnote"
 	"switchboard/ent/customaction"
+	"switchboard/ent/dashboardwidget"
 	"switchboard/ent/formflow"
 	"switchboard/ent/inboundevent"
 	"switchboard/ent/invitation"
@@ -38,6 +40,7 @@ import (
 	"switchboard/ent/refreshtoken"
 	"switchboard/ent/role"
 	"switchboard/ent/ssoconfig"
+	"switchboard/ent/tag"
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
 	"switchboard/ent/template"
@@ -78,7 +81,9 @@ const (
 	TypeChatbotSession         = "ChatbotSession"
 	TypeChatbotSettings        = "ChatbotSettings"
 	TypeContact                = "Contact"
+	TypeContactNote            = "ContactNote"
 	TypeCustomAction           = "CustomAction"
+	TypeDashboardWidget        = "DashboardWidget"
 	TypeFormFlow               = "FormFlow"
 	TypeIVRFlow                = "IVRFlow"
 	TypeInboundEvent           = "InboundEvent"
@@ -93,6 +98,7 @@ const (
 	TypeRefreshToken           = "RefreshToken"
 	TypeRole                   = "Role"
 	TypeSSOConfig              = "SSOConfig"
+	TypeTag                    = "Tag"
 	TypeTeam                   = "Team"
 	TypeTeamMember             = "TeamMember"
 	TypeTemplate               = "Template"
@@ -18686,6 +18692,9 @@ type ContactMutation struct {
 	call_permissions        map[uuid.UUID]struct{}
 	removedcall_permissions map[uuid.UUID]struct{}
 	clearedcall_permissions bool
+	notes                   map[uuid.UUID]struct{}
+	removednotes            map[uuid.UUID]struct{}
+	clearednotes            bool
 	done                    bool
 	oldValue                func(context.Context) (*Contact, error)
 	predicates              []predicate.Contact
@@ -19724,6 +19733,60 @@ func (m *ContactMutation) ResetCallPermissions() {
 	m.removedcall_permissions = nil
 }
 
+// AddNoteIDs adds the "notes" edge to the ContactNote entity by ids.
+func (m *ContactMutation) AddNoteIDs(ids ...uuid.UUID) {
+	if m.notes == nil {
+		m.notes = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.notes[ids[i]] = struct{}{}
+	}
+}
+
+// ClearNotes clears the "notes" edge to the ContactNote entity.
+func (m *ContactMutation) ClearNotes() {
+	m.clearednotes = true
+}
+
+// NotesCleared reports if the "notes" edge to the ContactNote entity was cleared.
+func (m *ContactMutation) NotesCleared() bool {
+	return m.clearednotes
+}
+
+// RemoveNoteIDs removes the "notes" edge to the ContactNote entity by IDs.
+func (m *ContactMutation) RemoveNoteIDs(ids ...uuid.UUID) {
+	if m.removednotes == nil {
+		m.removednotes = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.notes, ids[i])
+		m.removednotes[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedNotes returns the removed IDs of the "notes" edge to the ContactNote entity.
+func (m *ContactMutation) RemovedNotesIDs() (ids []uuid.UUID) {
+	for id := range m.removednotes {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// NotesIDs returns the "notes" edge IDs in the mutation.
+func (m *ContactMutation) NotesIDs() (ids []uuid.UUID) {
+	for id := range m.notes {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetNotes resets all changes to the "notes" edge.
+func (m *ContactMutation) ResetNotes() {
+	m.notes = nil
+	m.clearednotes = false
+	m.removednotes = nil
+}
+
 // Where appends a list predicates to the ContactMutation builder.
 func (m *ContactMutation) Where(ps ...predicate.Contact) {
 	m.predicates = append(m.predicates, ps...)
@@ -20165,7 +20228,7 @@ func (m *ContactMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *ContactMutation) AddedEdges() []string {
-	edges := make([]string, 0, 5)
+	edges := make([]string, 0, 6)
 	if m.organization != nil {
 		edges = append(edges, contact.EdgeOrganization)
 	}
@@ -20180,6 +20243,9 @@ func (m *ContactMutation) AddedEdges() []string {
 	}
 	if m.call_permissions != nil {
 		edges = append(edges, contact.EdgeCallPermissions)
+	}
+	if m.notes != nil {
+		edges = append(edges, contact.EdgeNotes)
 	}
 	return edges
 }
@@ -20216,13 +20282,19 @@ func (m *ContactMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case contact.EdgeNotes:
+		ids := make([]ent.Value, 0, len(m.notes))
+		for id := range m.notes {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *ContactMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 5)
+	edges := make([]string, 0, 6)
 	if m.removedmessages != nil {
 		edges = append(edges, contact.EdgeMessages)
 	}
@@ -20234,6 +20306,9 @@ func (m *ContactMutation) RemovedEdges() []string {
 	}
 	if m.removedcall_permissions != nil {
 		edges = append(edges, contact.EdgeCallPermissions)
+	}
+	if m.removednotes != nil {
+		edges = append(edges, contact.EdgeNotes)
 	}
 	return edges
 }
@@ -20266,13 +20341,19 @@ func (m *ContactMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case contact.EdgeNotes:
+		ids := make([]ent.Value, 0, len(m.removednotes))
+		for id := range m.removednotes {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *ContactMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 5)
+	edges := make([]string, 0, 6)
 	if m.clearedorganization {
 		edges = append(edges, contact.EdgeOrganization)
 	}
@@ -20287,6 +20368,9 @@ func (m *ContactMutation) ClearedEdges() []string {
 	}
 	if m.clearedcall_permissions {
 		edges = append(edges, contact.EdgeCallPermissions)
+	}
+	if m.clearednotes {
+		edges = append(edges, contact.EdgeNotes)
 	}
 	return edges
 }
@@ -20305,6 +20389,8 @@ func (m *ContactMutation) EdgeCleared(name string) bool {
 		return m.clearedchatbot_sessions
 	case contact.EdgeCallPermissions:
 		return m.clearedcall_permissions
+	case contact.EdgeNotes:
+		return m.clearednotes
 	}
 	return false
 }
@@ -20339,8 +20425,781 @@ func (m *ContactMutation) ResetEdge(name string) error {
 	case contact.EdgeCallPermissions:
 		m.ResetCallPermissions()
 		return nil
+	case contact.EdgeNotes:
+		m.ResetNotes()
+		return nil
 	}
 	return fmt.Errorf("unknown Contact edge %s", name)
+}
+
+// ContactNoteMutation represents an operation that mutates the ContactNote nodes in the graph.
+type ContactNoteMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	created_at          *time.Time
+	updated_at          *time.Time
+	content             *string
+	clearedFields       map[string]struct{}
+	organization        *uuid.UUID
+	clearedorganization bool
+	contact             *uuid.UUID
+	clearedcontact      bool
+	author              *uuid.UUID
+	clearedauthor       bool
+	done                bool
+	oldValue            func(context.Context) (*ContactNote, error)
+	predicates          []predicate.ContactNote
+}
+
+var _ ent.Mutation = (*ContactNoteMutation)(nil)
+
+// contactnoteOption allows management of the mutation configuration using functional options.
+type contactnoteOption func(*ContactNoteMutation)
+
+// newContactNoteMutation creates new mutation for the ContactNote entity.
+func newContactNoteMutation(c config, op Op, opts ...contactnoteOption) *ContactNoteMutation {
+	m := &ContactNoteMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeContactNote,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withContactNoteID sets the ID field of the mutation.
+func withContactNoteID(id uuid.UUID) contactnoteOption {
+	return func(m *ContactNoteMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ContactNote
+		)
+		m.oldValue = func(ctx context.Context) (*ContactNote, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ContactNote.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withContactNote sets the old ContactNote of the mutation.
+func withContactNote(node *ContactNote) contactnoteOption {
+	return func(m *ContactNoteMutation) {
+		m.oldValue = func(context.Context) (*ContactNote, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ContactNoteMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ContactNoteMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of ContactNote entities.
+func (m *ContactNoteMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ContactNoteMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ContactNoteMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ContactNote.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *ContactNoteMutation) SetOrganizationID(u uuid.UUID) {
+	m.organization = &u
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *ContactNoteMutation) OrganizationID() (r uuid.UUID, exists bool) {
+	v := m.organization
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the ContactNote entity.
+// If the ContactNote object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactNoteMutation) OldOrganizationID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *ContactNoteMutation) ResetOrganizationID() {
+	m.organization = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ContactNoteMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ContactNoteMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the ContactNote entity.
+// If the ContactNote object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactNoteMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ContactNoteMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *ContactNoteMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *ContactNoteMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the ContactNote entity.
+// If the ContactNote object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactNoteMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *ContactNoteMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetContactID sets the "contact_id" field.
+func (m *ContactNoteMutation) SetContactID(u uuid.UUID) {
+	m.contact = &u
+}
+
+// ContactID returns the value of the "contact_id" field in the mutation.
+func (m *ContactNoteMutation) ContactID() (r uuid.UUID, exists bool) {
+	v := m.contact
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContactID returns the old "contact_id" field's value of the ContactNote entity.
+// If the ContactNote object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactNoteMutation) OldContactID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContactID: %w", err)
+	}
+	return oldValue.ContactID, nil
+}
+
+// ResetContactID resets all changes to the "contact_id" field.
+func (m *ContactNoteMutation) ResetContactID() {
+	m.contact = nil
+}
+
+// SetAuthorID sets the "author_id" field.
+func (m *ContactNoteMutation) SetAuthorID(u uuid.UUID) {
+	m.author = &u
+}
+
+// AuthorID returns the value of the "author_id" field in the mutation.
+func (m *ContactNoteMutation) AuthorID() (r uuid.UUID, exists bool) {
+	v := m.author
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAuthorID returns the old "author_id" field's value of the ContactNote entity.
+// If the ContactNote object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactNoteMutation) OldAuthorID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAuthorID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAuthorID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAuthorID: %w", err)
+	}
+	return oldValue.AuthorID, nil
+}
+
+// ClearAuthorID clears the value of the "author_id" field.
+func (m *ContactNoteMutation) ClearAuthorID() {
+	m.author = nil
+	m.clearedFields[contactnote.FieldAuthorID] = struct{}{}
+}
+
+// AuthorIDCleared returns if the "author_id" field was cleared in this mutation.
+func (m *ContactNoteMutation) AuthorIDCleared() bool {
+	_, ok := m.clearedFields[contactnote.FieldAuthorID]
+	return ok
+}
+
+// ResetAuthorID resets all changes to the "author_id" field.
+func (m *ContactNoteMutation) ResetAuthorID() {
+	m.author = nil
+	delete(m.clearedFields, contactnote.FieldAuthorID)
+}
+
+// SetContent sets the "content" field.
+func (m *ContactNoteMutation) SetContent(s string) {
+	m.content = &s
+}
+
+// Content returns the value of the "content" field in the mutation.
+func (m *ContactNoteMutation) Content() (r string, exists bool) {
+	v := m.content
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContent returns the old "content" field's value of the ContactNote entity.
+// If the ContactNote object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactNoteMutation) OldContent(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContent is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContent requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContent: %w", err)
+	}
+	return oldValue.Content, nil
+}
+
+// ResetContent resets all changes to the "content" field.
+func (m *ContactNoteMutation) ResetContent() {
+	m.content = nil
+}
+
+// ClearOrganization clears the "organization" edge to the Organization entity.
+func (m *ContactNoteMutation) ClearOrganization() {
+	m.clearedorganization = true
+	m.clearedFields[contactnote.FieldOrganizationID] = struct{}{}
+}
+
+// OrganizationCleared reports if the "organization" edge to the Organization entity was cleared.
+func (m *ContactNoteMutation) OrganizationCleared() bool {
+	return m.clearedorganization
+}
+
+// OrganizationIDs returns the "organization" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OrganizationID instead. It exists only for internal usage by the builders.
+func (m *ContactNoteMutation) OrganizationIDs() (ids []uuid.UUID) {
+	if id := m.organization; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOrganization resets all changes to the "organization" edge.
+func (m *ContactNoteMutation) ResetOrganization() {
+	m.organization = nil
+	m.clearedorganization = false
+}
+
+// ClearContact clears the "contact" edge to the Contact entity.
+func (m *ContactNoteMutation) ClearContact() {
+	m.clearedcontact = true
+	m.clearedFields[contactnote.FieldContactID] = struct{}{}
+}
+
+// ContactCleared reports if the "contact" edge to the Contact entity was cleared.
+func (m *ContactNoteMutation) ContactCleared() bool {
+	return m.clearedcontact
+}
+
+// ContactIDs returns the "contact" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ContactID instead. It exists only for internal usage by the builders.
+func (m *ContactNoteMutation) ContactIDs() (ids []uuid.UUID) {
+	if id := m.contact; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetContact resets all changes to the "contact" edge.
+func (m *ContactNoteMutation) ResetContact() {
+	m.contact = nil
+	m.clearedcontact = false
+}
+
+// ClearAuthor clears the "author" edge to the User entity.
+func (m *ContactNoteMutation) ClearAuthor() {
+	m.clearedauthor = true
+	m.clearedFields[contactnote.FieldAuthorID] = struct{}{}
+}
+
+// AuthorCleared reports if the "author" edge to the User entity was cleared.
+func (m *ContactNoteMutation) AuthorCleared() bool {
+	return m.AuthorIDCleared() || m.clearedauthor
+}
+
+// AuthorIDs returns the "author" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AuthorID instead. It exists only for internal usage by the builders.
+func (m *ContactNoteMutation) AuthorIDs() (ids []uuid.UUID) {
+	if id := m.author; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAuthor resets all changes to the "author" edge.
+func (m *ContactNoteMutation) ResetAuthor() {
+	m.author = nil
+	m.clearedauthor = false
+}
+
+// Where appends a list predicates to the ContactNoteMutation builder.
+func (m *ContactNoteMutation) Where(ps ...predicate.ContactNote) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ContactNoteMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ContactNoteMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ContactNote, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ContactNoteMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ContactNoteMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ContactNote).
+func (m *ContactNoteMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ContactNoteMutation) Fields() []string {
+	fields := make([]string, 0, 6)
+	if m.organization != nil {
+		fields = append(fields, contactnote.FieldOrganizationID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, contactnote.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, contactnote.FieldUpdatedAt)
+	}
+	if m.contact != nil {
+		fields = append(fields, contactnote.FieldContactID)
+	}
+	if m.author != nil {
+		fields = append(fields, contactnote.FieldAuthorID)
+	}
+	if m.content != nil {
+		fields = append(fields, contactnote.FieldContent)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ContactNoteMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case contactnote.FieldOrganizationID:
+		return m.OrganizationID()
+	case contactnote.FieldCreatedAt:
+		return m.CreatedAt()
+	case contactnote.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case contactnote.FieldContactID:
+		return m.ContactID()
+	case contactnote.FieldAuthorID:
+		return m.AuthorID()
+	case contactnote.FieldContent:
+		return m.Content()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ContactNoteMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case contactnote.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case contactnote.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case contactnote.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case contactnote.FieldContactID:
+		return m.OldContactID(ctx)
+	case contactnote.FieldAuthorID:
+		return m.OldAuthorID(ctx)
+	case contactnote.FieldContent:
+		return m.OldContent(ctx)
+	}
+	return nil, fmt.Errorf("unknown ContactNote field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContactNoteMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case contactnote.FieldOrganizationID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case contactnote.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case contactnote.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case contactnote.FieldContactID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContactID(v)
+		return nil
+	case contactnote.FieldAuthorID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAuthorID(v)
+		return nil
+	case contactnote.FieldContent:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContent(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ContactNote field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ContactNoteMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ContactNoteMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContactNoteMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown ContactNote numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ContactNoteMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(contactnote.FieldAuthorID) {
+		fields = append(fields, contactnote.FieldAuthorID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ContactNoteMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ContactNoteMutation) ClearField(name string) error {
+	switch name {
+	case contactnote.FieldAuthorID:
+		m.ClearAuthorID()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactNote nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ContactNoteMutation) ResetField(name string) error {
+	switch name {
+	case contactnote.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case contactnote.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case contactnote.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case contactnote.FieldContactID:
+		m.ResetContactID()
+		return nil
+	case contactnote.FieldAuthorID:
+		m.ResetAuthorID()
+		return nil
+	case contactnote.FieldContent:
+		m.ResetContent()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactNote field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ContactNoteMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.organization != nil {
+		edges = append(edges, contactnote.EdgeOrganization)
+	}
+	if m.contact != nil {
+		edges = append(edges, contactnote.EdgeContact)
+	}
+	if m.author != nil {
+		edges = append(edges, contactnote.EdgeAuthor)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ContactNoteMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case contactnote.EdgeOrganization:
+		if id := m.organization; id != nil {
+			return []ent.Value{*id}
+		}
+	case contactnote.EdgeContact:
+		if id := m.contact; id != nil {
+			return []ent.Value{*id}
+		}
+	case contactnote.EdgeAuthor:
+		if id := m.author; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ContactNoteMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ContactNoteMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ContactNoteMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedorganization {
+		edges = append(edges, contactnote.EdgeOrganization)
+	}
+	if m.clearedcontact {
+		edges = append(edges, contactnote.EdgeContact)
+	}
+	if m.clearedauthor {
+		edges = append(edges, contactnote.EdgeAuthor)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ContactNoteMutation) EdgeCleared(name string) bool {
+	switch name {
+	case contactnote.EdgeOrganization:
+		return m.clearedorganization
+	case contactnote.EdgeContact:
+		return m.clearedcontact
+	case contactnote.EdgeAuthor:
+		return m.clearedauthor
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ContactNoteMutation) ClearEdge(name string) error {
+	switch name {
+	case contactnote.EdgeOrganization:
+		m.ClearOrganization()
+		return nil
+	case contactnote.EdgeContact:
+		m.ClearContact()
+		return nil
+	case contactnote.EdgeAuthor:
+		m.ClearAuthor()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactNote unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ContactNoteMutation) ResetEdge(name string) error {
+	switch name {
+	case contactnote.EdgeOrganization:
+		m.ResetOrganization()
+		return nil
+	case contactnote.EdgeContact:
+		m.ResetContact()
+		return nil
+	case contactnote.EdgeAuthor:
+		m.ResetAuthor()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactNote edge %s", name)
 }
 
 // CustomActionMutation represents an operation that mutates the CustomAction nodes in the graph.
@@ -21195,6 +22054,1832 @@ func (m *CustomActionMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown CustomAction edge %s", name)
+}
+
+// DashboardWidgetMutation represents an operation that mutates the DashboardWidget nodes in the graph.
+type DashboardWidgetMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	created_at          *time.Time
+	updated_at          *time.Time
+	name                *string
+	description         *string
+	data_source         *string
+	metric              *string
+	metric_field        *string
+	filters             *[]map[string]interface{}
+	appendfilters       []map[string]interface{}
+	display_type        *string
+	chart_type          *string
+	group_by_field      *string
+	show_change         *bool
+	color               *string
+	size                *string
+	_config             *map[string]interface{}
+	display_order       *int
+	adddisplay_order    *int
+	grid_x              *int
+	addgrid_x           *int
+	grid_y              *int
+	addgrid_y           *int
+	grid_w              *int
+	addgrid_w           *int
+	grid_h              *int
+	addgrid_h           *int
+	is_shared           *bool
+	clearedFields       map[string]struct{}
+	organization        *uuid.UUID
+	clearedorganization bool
+	owner               *uuid.UUID
+	clearedowner        bool
+	done                bool
+	oldValue            func(context.Context) (*DashboardWidget, error)
+	predicates          []predicate.DashboardWidget
+}
+
+var _ ent.Mutation = (*DashboardWidgetMutation)(nil)
+
+// dashboardwidgetOption allows management of the mutation configuration using functional options.
+type dashboardwidgetOption func(*DashboardWidgetMutation)
+
+// newDashboardWidgetMutation creates new mutation for the DashboardWidget entity.
+func newDashboardWidgetMutation(c config, op Op, opts ...dashboardwidgetOption) *DashboardWidgetMutation {
+	m := &DashboardWidgetMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeDashboardWidget,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withDashboardWidgetID sets the ID field of the mutation.
+func withDashboardWidgetID(id uuid.UUID) dashboardwidgetOption {
+	return func(m *DashboardWidgetMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *DashboardWidget
+		)
+		m.oldValue = func(ctx context.Context) (*DashboardWidget, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().DashboardWidget.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withDashboardWidget sets the old DashboardWidget of the mutation.
+func withDashboardWidget(node *DashboardWidget) dashboardwidgetOption {
+	return func(m *DashboardWidgetMutation) {
+		m.oldValue = func(context.Context) (*DashboardWidget, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m DashboardWidgetMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m DashboardWidgetMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of DashboardWidget entities.
+func (m *DashboardWidgetMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *DashboardWidgetMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *DashboardWidgetMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().DashboardWidget.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *DashboardWidgetMutation) SetOrganizationID(u uuid.UUID) {
+	m.organization = &u
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *DashboardWidgetMutation) OrganizationID() (r uuid.UUID, exists bool) {
+	v := m.organization
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the DashboardWidget entity.
+// If the DashboardWidget object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DashboardWidgetMutation) OldOrganizationID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *DashboardWidgetMutation) ResetOrganizationID() {
+	m.organization = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *DashboardWidgetMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *DashboardWidgetMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the DashboardWidget entity.
+// If the DashboardWidget object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DashboardWidgetMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *DashboardWidgetMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *DashboardWidgetMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *DashboardWidgetMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the DashboardWidget entity.
+// If the DashboardWidget object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DashboardWidgetMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *DashboardWidgetMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOwnerID sets the "owner_id" field.
+func (m *DashboardWidgetMutation) SetOwnerID(u uuid.UUID) {
+	m.owner = &u
+}
+
+// OwnerID returns the value of the "owner_id" field in the mutation.
+func (m *DashboardWidgetMutation) OwnerID() (r uuid.UUID, exists bool) {
+	v := m.owner
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOwnerID returns the old "owner_id" field's value of the DashboardWidget entity.
+// If the DashboardWidget object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DashboardWidgetMutation) OldOwnerID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOwnerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOwnerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOwnerID: %w", err)
+	}
+	return oldValue.OwnerID, nil
+}
+
+// ClearOwnerID clears the value of the "owner_id" field.
+func (m *DashboardWidgetMutation) ClearOwnerID() {
+	m.owner = nil
+	m.clearedFields[dashboardwidget.FieldOwnerID] = struct{}{}
+}
+
+// OwnerIDCleared returns if the "owner_id" field was cleared in this mutation.
+func (m *DashboardWidgetMutation) OwnerIDCleared() bool {
+	_, ok := m.clearedFields[dashboardwidget.FieldOwnerID]
+	return ok
+}
+
+// ResetOwnerID resets all changes to the "owner_id" field.
+func (m *DashboardWidgetMutation) ResetOwnerID() {
+	m.owner = nil
+	delete(m.clearedFields, dashboardwidget.FieldOwnerID)
+}
+
+// SetName sets the "name" field.
+func (m *DashboardWidgetMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *DashboardWidgetMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the DashboardWidget entity.
+// If the DashboardWidget object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DashboardWidgetMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *DashboardWidgetMutation) ResetName() {
+	m.name = nil
+}
+
+// SetDescription sets the "description" field.
+func (m *DashboardWidgetMutation) SetDescription(s string) {
+	m.description = &s
+}
+
+// Description returns the value of the "description" field in the mutation.
+func (m *DashboardWidgetMutation) Description() (r string, exists bool) {
+	v := m.description
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDescription returns the old "description" field's value of the DashboardWidget entity.
+// If the DashboardWidget object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DashboardWidgetMutation) OldDescription(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDescription is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDescription requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDescription: %w", err)
+	}
+	return oldValue.Description, nil
+}
+
+// ResetDescription resets all changes to the "description" field.
+func (m *DashboardWidgetMutation) ResetDescription() {
+	m.description = nil
+}
+
+// SetDataSource sets the "data_source" field.
+func (m *DashboardWidgetMutation) SetDataSource(s string) {
+	m.data_source = &s
+}
+
+// DataSource returns the value of the "data_source" field in the mutation.
+func (m *DashboardWidgetMutation) DataSource() (r string, exists bool) {
+	v := m.data_source
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDataSource returns the old "data_source" field's value of the DashboardWidget entity.
+// If the DashboardWidget object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DashboardWidgetMutation) OldDataSource(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDataSource is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDataSource requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDataSource: %w", err)
+	}
+	return oldValue.DataSource, nil
+}
+
+// ResetDataSource resets all changes to the "data_source" field.
+func (m *DashboardWidgetMutation) ResetDataSource() {
+	m.data_source = nil
+}
+
+// SetMetric sets the "metric" field.
+func (m *DashboardWidgetMutation) SetMetric(s string) {
+	m.metric = &s
+}
+
+// Metric returns the value of the "metric" field in the mutation.
+func (m *DashboardWidgetMutation) Metric() (r string, exists bool) {
+	v := m.metric
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMetric returns the old "metric" field's value of the DashboardWidget entity.
+// If the DashboardWidget object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DashboardWidgetMutation) OldMetric(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMetric is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMetric requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMetric: %w", err)
+	}
+	return oldValue.Metric, nil
+}
+
+// ResetMetric resets all changes to the "metric" field.
+func (m *DashboardWidgetMutation) ResetMetric() {
+	m.metric = nil
+}
+
+// SetMetricField sets the "metric_field" field.
+func (m *DashboardWidgetMutation) SetMetricField(s string) {
+	m.metric_field = &s
+}
+
+// MetricField returns the value of the "metric_field" field in the mutation.
+func (m *DashboardWidgetMutation) MetricField() (r string, exists bool) {
+	v := m.metric_field
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMetricField returns the old "metric_field" field's value of the DashboardWidget entity.
+// If the DashboardWidget object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DashboardWidgetMutation) OldMetricField(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMetricField is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMetricField requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMetricField: %w", err)
+	}
+	return oldValue.MetricField, nil
+}
+
+// ResetMetricField resets all changes to the "metric_field" field.
+func (m *DashboardWidgetMutation) ResetMetricField() {
+	m.metric_field = nil
+}
+
+// SetFilters sets the "filters" field.
+func (m *DashboardWidgetMutation) SetFilters(value []map[string]interface{}) {
+	m.filters = &value
+	m.appendfilters = nil
+}
+
+// Filters returns the value of the "filters" field in the mutation.
+func (m *DashboardWidgetMutation) Filters() (r []map[string]interface{}, exists bool) {
+	v := m.filters
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFilters returns the old "filters" field's value of the DashboardWidget entity.
+// If the DashboardWidget object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DashboardWidgetMutation) OldFilters(ctx context.Context) (v []map[string]interface{}, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFilters is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFilters requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFilters: %w", err)
+	}
+	return oldValue.Filters, nil
+}
+
+// AppendFilters adds value to the "filters" field.
+func (m *DashboardWidgetMutation) AppendFilters(value []map[string]interface{}) {
+	m.appendfilters = append(m.appendfilters, value...)
+}
+
+// AppendedFilters returns the list of values that were appended to the "filters" field in this mutation.
+func (m *DashboardWidgetMutation) AppendedFilters() ([]map[string]interface{}, bool) {
+	if len(m.appendfilters) == 0 {
+		return nil, false
+	}
+	return m.appendfilters, true
+}
+
+// ResetFilters resets all changes to the "filters" field.
+func (m *DashboardWidgetMutation) ResetFilters() {
+	m.filters = nil
+	m.appendfilters = nil
+}
+
+// SetDisplayType sets the "display_type" field.
+func (m *DashboardWidgetMutation) SetDisplayType(s string) {
+	m.display_type = &s
+}
+
+// DisplayType returns the value of the "display_type" field in the mutation.
+func (m *DashboardWidgetMutation) DisplayType() (r string, exists bool) {
+	v := m.display_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDisplayType returns the old "display_type" field's value of the DashboardWidget entity.
+// If the DashboardWidget object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DashboardWidgetMutation) OldDisplayType(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDisplayType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDisplayType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDisplayType: %w", err)
+	}
+	return oldValue.DisplayType, nil
+}
+
+// ResetDisplayType resets all changes to the "display_type" field.
+func (m *DashboardWidgetMutation) ResetDisplayType() {
+	m.display_type = nil
+}
+
+// SetChartType sets the "chart_type" field.
+func (m *DashboardWidgetMutation) SetChartType(s string) {
+	m.chart_type = &s
+}
+
+// ChartType returns the value of the "chart_type" field in the mutation.
+func (m *DashboardWidgetMutation) ChartType() (r string, exists bool) {
+	v := m.chart_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldChartType returns the old "chart_type" field's value of the DashboardWidget entity.
+// If the DashboardWidget object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DashboardWidgetMutation) OldChartType(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldChartType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldChartType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldChartType: %w", err)
+	}
+	return oldValue.ChartType, nil
+}
+
+// ResetChartType resets all changes to the "chart_type" field.
+func (m *DashboardWidgetMutation) ResetChartType() {
+	m.chart_type = nil
+}
+
+// SetGroupByField sets the "group_by_field" field.
+func (m *DashboardWidgetMutation) SetGroupByField(s string) {
+	m.group_by_field = &s
+}
+
+// GroupByField returns the value of the "group_by_field" field in the mutation.
+func (m *DashboardWidgetMutation) GroupByField() (r string, exists bool) {
+	v := m.group_by_field
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldGroupByField returns the old "group_by_field" field's value of the DashboardWidget entity.
+// If the DashboardWidget object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DashboardWidgetMutation) OldGroupByField(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldGroupByField is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldGroupByField requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldGroupByField: %w", err)
+	}
+	return oldValue.GroupByField, nil
+}
+
+// ResetGroupByField resets all changes to the "group_by_field" field.
+func (m *DashboardWidgetMutation) ResetGroupByField() {
+	m.group_by_field = nil
+}
+
+// SetShowChange sets the "show_change" field.
+func (m *DashboardWidgetMutation) SetShowChange(b bool) {
+	m.show_change = &b
+}
+
+// ShowChange returns the value of the "show_change" field in the mutation.
+func (m *DashboardWidgetMutation) ShowChange() (r bool, exists bool) {
+	v := m.show_change
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldShowChange returns the old "show_change" field's value of the DashboardWidget entity.
+// If the DashboardWidget object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DashboardWidgetMutation) OldShowChange(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldShowChange is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldShowChange requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldShowChange: %w", err)
+	}
+	return oldValue.ShowChange, nil
+}
+
+// ResetShowChange resets all changes to the "show_change" field.
+func (m *DashboardWidgetMutation) ResetShowChange() {
+	m.show_change = nil
+}
+
+// SetColor sets the "color" field.
+func (m *DashboardWidgetMutation) SetColor(s string) {
+	m.color = &s
+}
+
+// Color returns the value of the "color" field in the mutation.
+func (m *DashboardWidgetMutation) Color() (r string, exists bool) {
+	v := m.color
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldColor returns the old "color" field's value of the DashboardWidget entity.
+// If the DashboardWidget object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DashboardWidgetMutation) OldColor(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldColor is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldColor requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldColor: %w", err)
+	}
+	return oldValue.Color, nil
+}
+
+// ResetColor resets all changes to the "color" field.
+func (m *DashboardWidgetMutation) ResetColor() {
+	m.color = nil
+}
+
+// SetSize sets the "size" field.
+func (m *DashboardWidgetMutation) SetSize(s string) {
+	m.size = &s
+}
+
+// Size returns the value of the "size" field in the mutation.
+func (m *DashboardWidgetMutation) Size() (r string, exists bool) {
+	v := m.size
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSize returns the old "size" field's value of the DashboardWidget entity.
+// If the DashboardWidget object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DashboardWidgetMutation) OldSize(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSize is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSize requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSize: %w", err)
+	}
+	return oldValue.Size, nil
+}
+
+// ResetSize resets all changes to the "size" field.
+func (m *DashboardWidgetMutation) ResetSize() {
+	m.size = nil
+}
+
+// SetConfig sets the "config" field.
+func (m *DashboardWidgetMutation) SetConfig(value map[string]interface{}) {
+	m._config = &value
+}
+
+// Config returns the value of the "config" field in the mutation.
+func (m *DashboardWidgetMutation) Config() (r map[string]interface{}, exists bool) {
+	v := m._config
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldConfig returns the old "config" field's value of the DashboardWidget entity.
+// If the DashboardWidget object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DashboardWidgetMutation) OldConfig(ctx context.Context) (v map[string]interface{}, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldConfig is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldConfig requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldConfig: %w", err)
+	}
+	return oldValue.Config, nil
+}
+
+// ResetConfig resets all changes to the "config" field.
+func (m *DashboardWidgetMutation) ResetConfig() {
+	m._config = nil
+}
+
+// SetDisplayOrder sets the "display_order" field.
+func (m *DashboardWidgetMutation) SetDisplayOrder(i int) {
+	m.display_order = &i
+	m.adddisplay_order = nil
+}
+
+// DisplayOrder returns the value of the "display_order" field in the mutation.
+func (m *DashboardWidgetMutation) DisplayOrder() (r int, exists bool) {
+	v := m.display_order
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDisplayOrder returns the old "display_order" field's value of the DashboardWidget entity.
+// If the DashboardWidget object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DashboardWidgetMutation) OldDisplayOrder(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDisplayOrder is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDisplayOrder requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDisplayOrder: %w", err)
+	}
+	return oldValue.DisplayOrder, nil
+}
+
+// AddDisplayOrder adds i to the "display_order" field.
+func (m *DashboardWidgetMutation) AddDisplayOrder(i int) {
+	if m.adddisplay_order != nil {
+		*m.adddisplay_order += i
+	} else {
+		m.adddisplay_order = &i
+	}
+}
+
+// AddedDisplayOrder returns the value that was added to the "display_order" field in this mutation.
+func (m *DashboardWidgetMutation) AddedDisplayOrder() (r int, exists bool) {
+	v := m.adddisplay_order
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDisplayOrder resets all changes to the "display_order" field.
+func (m *DashboardWidgetMutation) ResetDisplayOrder() {
+	m.display_order = nil
+	m.adddisplay_order = nil
+}
+
+// SetGridX sets the "grid_x" field.
+func (m *DashboardWidgetMutation) SetGridX(i int) {
+	m.grid_x = &i
+	m.addgrid_x = nil
+}
+
+// GridX returns the value of the "grid_x" field in the mutation.
+func (m *DashboardWidgetMutation) GridX() (r int, exists bool) {
+	v := m.grid_x
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldGridX returns the old "grid_x" field's value of the DashboardWidget entity.
+// If the DashboardWidget object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DashboardWidgetMutation) OldGridX(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldGridX is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldGridX requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldGridX: %w", err)
+	}
+	return oldValue.GridX, nil
+}
+
+// AddGridX adds i to the "grid_x" field.
+func (m *DashboardWidgetMutation) AddGridX(i int) {
+	if m.addgrid_x != nil {
+		*m.addgrid_x += i
+	} else {
+		m.addgrid_x = &i
+	}
+}
+
+// AddedGridX returns the value that was added to the "grid_x" field in this mutation.
+func (m *DashboardWidgetMutation) AddedGridX() (r int, exists bool) {
+	v := m.addgrid_x
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetGridX resets all changes to the "grid_x" field.
+func (m *DashboardWidgetMutation) ResetGridX() {
+	m.grid_x = nil
+	m.addgrid_x = nil
+}
+
+// SetGridY sets the "grid_y" field.
+func (m *DashboardWidgetMutation) SetGridY(i int) {
+	m.grid_y = &i
+	m.addgrid_y = nil
+}
+
+// GridY returns the value of the "grid_y" field in the mutation.
+func (m *DashboardWidgetMutation) GridY() (r int, exists bool) {
+	v := m.grid_y
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldGridY returns the old "grid_y" field's value of the DashboardWidget entity.
+// If the DashboardWidget object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DashboardWidgetMutation) OldGridY(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldGridY is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldGridY requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldGridY: %w", err)
+	}
+	return oldValue.GridY, nil
+}
+
+// AddGridY adds i to the "grid_y" field.
+func (m *DashboardWidgetMutation) AddGridY(i int) {
+	if m.addgrid_y != nil {
+		*m.addgrid_y += i
+	} else {
+		m.addgrid_y = &i
+	}
+}
+
+// AddedGridY returns the value that was added to the "grid_y" field in this mutation.
+func (m *DashboardWidgetMutation) AddedGridY() (r int, exists bool) {
+	v := m.addgrid_y
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetGridY resets all changes to the "grid_y" field.
+func (m *DashboardWidgetMutation) ResetGridY() {
+	m.grid_y = nil
+	m.addgrid_y = nil
+}
+
+// SetGridW sets the "grid_w" field.
+func (m *DashboardWidgetMutation) SetGridW(i int) {
+	m.grid_w = &i
+	m.addgrid_w = nil
+}
+
+// GridW returns the value of the "grid_w" field in the mutation.
+func (m *DashboardWidgetMutation) GridW() (r int, exists bool) {
+	v := m.grid_w
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldGridW returns the old "grid_w" field's value of the DashboardWidget entity.
+// If the DashboardWidget object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DashboardWidgetMutation) OldGridW(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldGridW is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldGridW requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldGridW: %w", err)
+	}
+	return oldValue.GridW, nil
+}
+
+// AddGridW adds i to the "grid_w" field.
+func (m *DashboardWidgetMutation) AddGridW(i int) {
+	if m.addgrid_w != nil {
+		*m.addgrid_w += i
+	} else {
+		m.addgrid_w = &i
+	}
+}
+
+// AddedGridW returns the value that was added to the "grid_w" field in this mutation.
+func (m *DashboardWidgetMutation) AddedGridW() (r int, exists bool) {
+	v := m.addgrid_w
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetGridW resets all changes to the "grid_w" field.
+func (m *DashboardWidgetMutation) ResetGridW() {
+	m.grid_w = nil
+	m.addgrid_w = nil
+}
+
+// SetGridH sets the "grid_h" field.
+func (m *DashboardWidgetMutation) SetGridH(i int) {
+	m.grid_h = &i
+	m.addgrid_h = nil
+}
+
+// GridH returns the value of the "grid_h" field in the mutation.
+func (m *DashboardWidgetMutation) GridH() (r int, exists bool) {
+	v := m.grid_h
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldGridH returns the old "grid_h" field's value of the DashboardWidget entity.
+// If the DashboardWidget object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DashboardWidgetMutation) OldGridH(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldGridH is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldGridH requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldGridH: %w", err)
+	}
+	return oldValue.GridH, nil
+}
+
+// AddGridH adds i to the "grid_h" field.
+func (m *DashboardWidgetMutation) AddGridH(i int) {
+	if m.addgrid_h != nil {
+		*m.addgrid_h += i
+	} else {
+		m.addgrid_h = &i
+	}
+}
+
+// AddedGridH returns the value that was added to the "grid_h" field in this mutation.
+func (m *DashboardWidgetMutation) AddedGridH() (r int, exists bool) {
+	v := m.addgrid_h
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetGridH resets all changes to the "grid_h" field.
+func (m *DashboardWidgetMutation) ResetGridH() {
+	m.grid_h = nil
+	m.addgrid_h = nil
+}
+
+// SetIsShared sets the "is_shared" field.
+func (m *DashboardWidgetMutation) SetIsShared(b bool) {
+	m.is_shared = &b
+}
+
+// IsShared returns the value of the "is_shared" field in the mutation.
+func (m *DashboardWidgetMutation) IsShared() (r bool, exists bool) {
+	v := m.is_shared
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIsShared returns the old "is_shared" field's value of the DashboardWidget entity.
+// If the DashboardWidget object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DashboardWidgetMutation) OldIsShared(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIsShared is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIsShared requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIsShared: %w", err)
+	}
+	return oldValue.IsShared, nil
+}
+
+// ResetIsShared resets all changes to the "is_shared" field.
+func (m *DashboardWidgetMutation) ResetIsShared() {
+	m.is_shared = nil
+}
+
+// ClearOrganization clears the "organization" edge to the Organization entity.
+func (m *DashboardWidgetMutation) ClearOrganization() {
+	m.clearedorganization = true
+	m.clearedFields[dashboardwidget.FieldOrganizationID] = struct{}{}
+}
+
+// OrganizationCleared reports if the "organization" edge to the Organization entity was cleared.
+func (m *DashboardWidgetMutation) OrganizationCleared() bool {
+	return m.clearedorganization
+}
+
+// OrganizationIDs returns the "organization" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OrganizationID instead. It exists only for internal usage by the builders.
+func (m *DashboardWidgetMutation) OrganizationIDs() (ids []uuid.UUID) {
+	if id := m.organization; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOrganization resets all changes to the "organization" edge.
+func (m *DashboardWidgetMutation) ResetOrganization() {
+	m.organization = nil
+	m.clearedorganization = false
+}
+
+// ClearOwner clears the "owner" edge to the User entity.
+func (m *DashboardWidgetMutation) ClearOwner() {
+	m.clearedowner = true
+	m.clearedFields[dashboardwidget.FieldOwnerID] = struct{}{}
+}
+
+// OwnerCleared reports if the "owner" edge to the User entity was cleared.
+func (m *DashboardWidgetMutation) OwnerCleared() bool {
+	return m.OwnerIDCleared() || m.clearedowner
+}
+
+// OwnerIDs returns the "owner" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OwnerID instead. It exists only for internal usage by the builders.
+func (m *DashboardWidgetMutation) OwnerIDs() (ids []uuid.UUID) {
+	if id := m.owner; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOwner resets all changes to the "owner" edge.
+func (m *DashboardWidgetMutation) ResetOwner() {
+	m.owner = nil
+	m.clearedowner = false
+}
+
+// Where appends a list predicates to the DashboardWidgetMutation builder.
+func (m *DashboardWidgetMutation) Where(ps ...predicate.DashboardWidget) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the DashboardWidgetMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *DashboardWidgetMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.DashboardWidget, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *DashboardWidgetMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *DashboardWidgetMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (DashboardWidget).
+func (m *DashboardWidgetMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *DashboardWidgetMutation) Fields() []string {
+	fields := make([]string, 0, 23)
+	if m.organization != nil {
+		fields = append(fields, dashboardwidget.FieldOrganizationID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, dashboardwidget.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, dashboardwidget.FieldUpdatedAt)
+	}
+	if m.owner != nil {
+		fields = append(fields, dashboardwidget.FieldOwnerID)
+	}
+	if m.name != nil {
+		fields = append(fields, dashboardwidget.FieldName)
+	}
+	if m.description != nil {
+		fields = append(fields, dashboardwidget.FieldDescription)
+	}
+	if m.data_source != nil {
+		fields = append(fields, dashboardwidget.FieldDataSource)
+	}
+	if m.metric != nil {
+		fields = append(fields, dashboardwidget.FieldMetric)
+	}
+	if m.metric_field != nil {
+		fields = append(fields, dashboardwidget.FieldMetricField)
+	}
+	if m.filters != nil {
+		fields = append(fields, dashboardwidget.FieldFilters)
+	}
+	if m.display_type != nil {
+		fields = append(fields, dashboardwidget.FieldDisplayType)
+	}
+	if m.chart_type != nil {
+		fields = append(fields, dashboardwidget.FieldChartType)
+	}
+	if m.group_by_field != nil {
+		fields = append(fields, dashboardwidget.FieldGroupByField)
+	}
+	if m.show_change != nil {
+		fields = append(fields, dashboardwidget.FieldShowChange)
+	}
+	if m.color != nil {
+		fields = append(fields, dashboardwidget.FieldColor)
+	}
+	if m.size != nil {
+		fields = append(fields, dashboardwidget.FieldSize)
+	}
+	if m._config != nil {
+		fields = append(fields, dashboardwidget.FieldConfig)
+	}
+	if m.display_order != nil {
+		fields = append(fields, dashboardwidget.FieldDisplayOrder)
+	}
+	if m.grid_x != nil {
+		fields = append(fields, dashboardwidget.FieldGridX)
+	}
+	if m.grid_y != nil {
+		fields = append(fields, dashboardwidget.FieldGridY)
+	}
+	if m.grid_w != nil {
+		fields = append(fields, dashboardwidget.FieldGridW)
+	}
+	if m.grid_h != nil {
+		fields = append(fields, dashboardwidget.FieldGridH)
+	}
+	if m.is_shared != nil {
+		fields = append(fields, dashboardwidget.FieldIsShared)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *DashboardWidgetMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case dashboardwidget.FieldOrganizationID:
+		return m.OrganizationID()
+	case dashboardwidget.FieldCreatedAt:
+		return m.CreatedAt()
+	case dashboardwidget.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case dashboardwidget.FieldOwnerID:
+		return m.OwnerID()
+	case dashboardwidget.FieldName:
+		return m.Name()
+	case dashboardwidget.FieldDescription:
+		return m.Description()
+	case dashboardwidget.FieldDataSource:
+		return m.DataSource()
+	case dashboardwidget.FieldMetric:
+		return m.Metric()
+	case dashboardwidget.FieldMetricField:
+		return m.MetricField()
+	case dashboardwidget.FieldFilters:
+		return m.Filters()
+	case dashboardwidget.FieldDisplayType:
+		return m.DisplayType()
+	case dashboardwidget.FieldChartType:
+		return m.ChartType()
+	case dashboardwidget.FieldGroupByField:
+		return m.GroupByField()
+	case dashboardwidget.FieldShowChange:
+		return m.ShowChange()
+	case dashboardwidget.FieldColor:
+		return m.Color()
+	case dashboardwidget.FieldSize:
+		return m.Size()
+	case dashboardwidget.FieldConfig:
+		return m.Config()
+	case dashboardwidget.FieldDisplayOrder:
+		return m.DisplayOrder()
+	case dashboardwidget.FieldGridX:
+		return m.GridX()
+	case dashboardwidget.FieldGridY:
+		return m.GridY()
+	case dashboardwidget.FieldGridW:
+		return m.GridW()
+	case dashboardwidget.FieldGridH:
+		return m.GridH()
+	case dashboardwidget.FieldIsShared:
+		return m.IsShared()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *DashboardWidgetMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case dashboardwidget.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case dashboardwidget.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case dashboardwidget.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case dashboardwidget.FieldOwnerID:
+		return m.OldOwnerID(ctx)
+	case dashboardwidget.FieldName:
+		return m.OldName(ctx)
+	case dashboardwidget.FieldDescription:
+		return m.OldDescription(ctx)
+	case dashboardwidget.FieldDataSource:
+		return m.OldDataSource(ctx)
+	case dashboardwidget.FieldMetric:
+		return m.OldMetric(ctx)
+	case dashboardwidget.FieldMetricField:
+		return m.OldMetricField(ctx)
+	case dashboardwidget.FieldFilters:
+		return m.OldFilters(ctx)
+	case dashboardwidget.FieldDisplayType:
+		return m.OldDisplayType(ctx)
+	case dashboardwidget.FieldChartType:
+		return m.OldChartType(ctx)
+	case dashboardwidget.FieldGroupByField:
+		return m.OldGroupByField(ctx)
+	case dashboardwidget.FieldShowChange:
+		return m.OldShowChange(ctx)
+	case dashboardwidget.FieldColor:
+		return m.OldColor(ctx)
+	case dashboardwidget.FieldSize:
+		return m.OldSize(ctx)
+	case dashboardwidget.FieldConfig:
+		return m.OldConfig(ctx)
+	case dashboardwidget.FieldDisplayOrder:
+		return m.OldDisplayOrder(ctx)
+	case dashboardwidget.FieldGridX:
+		return m.OldGridX(ctx)
+	case dashboardwidget.FieldGridY:
+		return m.OldGridY(ctx)
+	case dashboardwidget.FieldGridW:
+		return m.OldGridW(ctx)
+	case dashboardwidget.FieldGridH:
+		return m.OldGridH(ctx)
+	case dashboardwidget.FieldIsShared:
+		return m.OldIsShared(ctx)
+	}
+	return nil, fmt.Errorf("unknown DashboardWidget field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DashboardWidgetMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case dashboardwidget.FieldOrganizationID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case dashboardwidget.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case dashboardwidget.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case dashboardwidget.FieldOwnerID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOwnerID(v)
+		return nil
+	case dashboardwidget.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case dashboardwidget.FieldDescription:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDescription(v)
+		return nil
+	case dashboardwidget.FieldDataSource:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDataSource(v)
+		return nil
+	case dashboardwidget.FieldMetric:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMetric(v)
+		return nil
+	case dashboardwidget.FieldMetricField:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMetricField(v)
+		return nil
+	case dashboardwidget.FieldFilters:
+		v, ok := value.([]map[string]interface{})
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFilters(v)
+		return nil
+	case dashboardwidget.FieldDisplayType:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDisplayType(v)
+		return nil
+	case dashboardwidget.FieldChartType:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetChartType(v)
+		return nil
+	case dashboardwidget.FieldGroupByField:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetGroupByField(v)
+		return nil
+	case dashboardwidget.FieldShowChange:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetShowChange(v)
+		return nil
+	case dashboardwidget.FieldColor:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetColor(v)
+		return nil
+	case dashboardwidget.FieldSize:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSize(v)
+		return nil
+	case dashboardwidget.FieldConfig:
+		v, ok := value.(map[string]interface{})
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetConfig(v)
+		return nil
+	case dashboardwidget.FieldDisplayOrder:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDisplayOrder(v)
+		return nil
+	case dashboardwidget.FieldGridX:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetGridX(v)
+		return nil
+	case dashboardwidget.FieldGridY:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetGridY(v)
+		return nil
+	case dashboardwidget.FieldGridW:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetGridW(v)
+		return nil
+	case dashboardwidget.FieldGridH:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetGridH(v)
+		return nil
+	case dashboardwidget.FieldIsShared:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIsShared(v)
+		return nil
+	}
+	return fmt.Errorf("unknown DashboardWidget field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *DashboardWidgetMutation) AddedFields() []string {
+	var fields []string
+	if m.adddisplay_order != nil {
+		fields = append(fields, dashboardwidget.FieldDisplayOrder)
+	}
+	if m.addgrid_x != nil {
+		fields = append(fields, dashboardwidget.FieldGridX)
+	}
+	if m.addgrid_y != nil {
+		fields = append(fields, dashboardwidget.FieldGridY)
+	}
+	if m.addgrid_w != nil {
+		fields = append(fields, dashboardwidget.FieldGridW)
+	}
+	if m.addgrid_h != nil {
+		fields = append(fields, dashboardwidget.FieldGridH)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *DashboardWidgetMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case dashboardwidget.FieldDisplayOrder:
+		return m.AddedDisplayOrder()
+	case dashboardwidget.FieldGridX:
+		return m.AddedGridX()
+	case dashboardwidget.FieldGridY:
+		return m.AddedGridY()
+	case dashboardwidget.FieldGridW:
+		return m.AddedGridW()
+	case dashboardwidget.FieldGridH:
+		return m.AddedGridH()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DashboardWidgetMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case dashboardwidget.FieldDisplayOrder:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDisplayOrder(v)
+		return nil
+	case dashboardwidget.FieldGridX:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddGridX(v)
+		return nil
+	case dashboardwidget.FieldGridY:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddGridY(v)
+		return nil
+	case dashboardwidget.FieldGridW:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddGridW(v)
+		return nil
+	case dashboardwidget.FieldGridH:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddGridH(v)
+		return nil
+	}
+	return fmt.Errorf("unknown DashboardWidget numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *DashboardWidgetMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(dashboardwidget.FieldOwnerID) {
+		fields = append(fields, dashboardwidget.FieldOwnerID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *DashboardWidgetMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *DashboardWidgetMutation) ClearField(name string) error {
+	switch name {
+	case dashboardwidget.FieldOwnerID:
+		m.ClearOwnerID()
+		return nil
+	}
+	return fmt.Errorf("unknown DashboardWidget nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *DashboardWidgetMutation) ResetField(name string) error {
+	switch name {
+	case dashboardwidget.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case dashboardwidget.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case dashboardwidget.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case dashboardwidget.FieldOwnerID:
+		m.ResetOwnerID()
+		return nil
+	case dashboardwidget.FieldName:
+		m.ResetName()
+		return nil
+	case dashboardwidget.FieldDescription:
+		m.ResetDescription()
+		return nil
+	case dashboardwidget.FieldDataSource:
+		m.ResetDataSource()
+		return nil
+	case dashboardwidget.FieldMetric:
+		m.ResetMetric()
+		return nil
+	case dashboardwidget.FieldMetricField:
+		m.ResetMetricField()
+		return nil
+	case dashboardwidget.FieldFilters:
+		m.ResetFilters()
+		return nil
+	case dashboardwidget.FieldDisplayType:
+		m.ResetDisplayType()
+		return nil
+	case dashboardwidget.FieldChartType:
+		m.ResetChartType()
+		return nil
+	case dashboardwidget.FieldGroupByField:
+		m.ResetGroupByField()
+		return nil
+	case dashboardwidget.FieldShowChange:
+		m.ResetShowChange()
+		return nil
+	case dashboardwidget.FieldColor:
+		m.ResetColor()
+		return nil
+	case dashboardwidget.FieldSize:
+		m.ResetSize()
+		return nil
+	case dashboardwidget.FieldConfig:
+		m.ResetConfig()
+		return nil
+	case dashboardwidget.FieldDisplayOrder:
+		m.ResetDisplayOrder()
+		return nil
+	case dashboardwidget.FieldGridX:
+		m.ResetGridX()
+		return nil
+	case dashboardwidget.FieldGridY:
+		m.ResetGridY()
+		return nil
+	case dashboardwidget.FieldGridW:
+		m.ResetGridW()
+		return nil
+	case dashboardwidget.FieldGridH:
+		m.ResetGridH()
+		return nil
+	case dashboardwidget.FieldIsShared:
+		m.ResetIsShared()
+		return nil
+	}
+	return fmt.Errorf("unknown DashboardWidget field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *DashboardWidgetMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.organization != nil {
+		edges = append(edges, dashboardwidget.EdgeOrganization)
+	}
+	if m.owner != nil {
+		edges = append(edges, dashboardwidget.EdgeOwner)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *DashboardWidgetMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case dashboardwidget.EdgeOrganization:
+		if id := m.organization; id != nil {
+			return []ent.Value{*id}
+		}
+	case dashboardwidget.EdgeOwner:
+		if id := m.owner; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *DashboardWidgetMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *DashboardWidgetMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *DashboardWidgetMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.clearedorganization {
+		edges = append(edges, dashboardwidget.EdgeOrganization)
+	}
+	if m.clearedowner {
+		edges = append(edges, dashboardwidget.EdgeOwner)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *DashboardWidgetMutation) EdgeCleared(name string) bool {
+	switch name {
+	case dashboardwidget.EdgeOrganization:
+		return m.clearedorganization
+	case dashboardwidget.EdgeOwner:
+		return m.clearedowner
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *DashboardWidgetMutation) ClearEdge(name string) error {
+	switch name {
+	case dashboardwidget.EdgeOrganization:
+		m.ClearOrganization()
+		return nil
+	case dashboardwidget.EdgeOwner:
+		m.ClearOwner()
+		return nil
+	}
+	return fmt.Errorf("unknown DashboardWidget unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *DashboardWidgetMutation) ResetEdge(name string) error {
+	switch name {
+	case dashboardwidget.EdgeOrganization:
+		m.ResetOrganization()
+		return nil
+	case dashboardwidget.EdgeOwner:
+		m.ResetOwner()
+		return nil
+	}
+	return fmt.Errorf("unknown DashboardWidget edge %s", name)
 }
 
 // FormFlowMutation represents an operation that mutates the FormFlow nodes in the graph.
@@ -34669,6 +37354,608 @@ func (m *SSOConfigMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown SSOConfig edge %s", name)
 }
 
+// TagMutation represents an operation that mutates the Tag nodes in the graph.
+type TagMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	created_at          *time.Time
+	updated_at          *time.Time
+	name                *string
+	color               *string
+	clearedFields       map[string]struct{}
+	organization        *uuid.UUID
+	clearedorganization bool
+	done                bool
+	oldValue            func(context.Context) (*Tag, error)
+	predicates          []predicate.Tag
+}
+
+var _ ent.Mutation = (*TagMutation)(nil)
+
+// tagOption allows management of the mutation configuration using functional options.
+type tagOption func(*TagMutation)
+
+// newTagMutation creates new mutation for the Tag entity.
+func newTagMutation(c config, op Op, opts ...tagOption) *TagMutation {
+	m := &TagMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeTag,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withTagID sets the ID field of the mutation.
+func withTagID(id uuid.UUID) tagOption {
+	return func(m *TagMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Tag
+		)
+		m.oldValue = func(ctx context.Context) (*Tag, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Tag.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withTag sets the old Tag of the mutation.
+func withTag(node *Tag) tagOption {
+	return func(m *TagMutation) {
+		m.oldValue = func(context.Context) (*Tag, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m TagMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m TagMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Tag entities.
+func (m *TagMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *TagMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *TagMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Tag.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *TagMutation) SetOrganizationID(u uuid.UUID) {
+	m.organization = &u
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *TagMutation) OrganizationID() (r uuid.UUID, exists bool) {
+	v := m.organization
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the Tag entity.
+// If the Tag object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TagMutation) OldOrganizationID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *TagMutation) ResetOrganizationID() {
+	m.organization = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *TagMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *TagMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Tag entity.
+// If the Tag object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TagMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *TagMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *TagMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *TagMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Tag entity.
+// If the Tag object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TagMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *TagMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetName sets the "name" field.
+func (m *TagMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *TagMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the Tag entity.
+// If the Tag object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TagMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *TagMutation) ResetName() {
+	m.name = nil
+}
+
+// SetColor sets the "color" field.
+func (m *TagMutation) SetColor(s string) {
+	m.color = &s
+}
+
+// Color returns the value of the "color" field in the mutation.
+func (m *TagMutation) Color() (r string, exists bool) {
+	v := m.color
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldColor returns the old "color" field's value of the Tag entity.
+// If the Tag object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TagMutation) OldColor(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldColor is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldColor requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldColor: %w", err)
+	}
+	return oldValue.Color, nil
+}
+
+// ResetColor resets all changes to the "color" field.
+func (m *TagMutation) ResetColor() {
+	m.color = nil
+}
+
+// ClearOrganization clears the "organization" edge to the Organization entity.
+func (m *TagMutation) ClearOrganization() {
+	m.clearedorganization = true
+	m.clearedFields[tag.FieldOrganizationID] = struct{}{}
+}
+
+// OrganizationCleared reports if the "organization" edge to the Organization entity was cleared.
+func (m *TagMutation) OrganizationCleared() bool {
+	return m.clearedorganization
+}
+
+// OrganizationIDs returns the "organization" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OrganizationID instead. It exists only for internal usage by the builders.
+func (m *TagMutation) OrganizationIDs() (ids []uuid.UUID) {
+	if id := m.organization; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOrganization resets all changes to the "organization" edge.
+func (m *TagMutation) ResetOrganization() {
+	m.organization = nil
+	m.clearedorganization = false
+}
+
+// Where appends a list predicates to the TagMutation builder.
+func (m *TagMutation) Where(ps ...predicate.Tag) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the TagMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *TagMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Tag, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *TagMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *TagMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Tag).
+func (m *TagMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *TagMutation) Fields() []string {
+	fields := make([]string, 0, 5)
+	if m.organization != nil {
+		fields = append(fields, tag.FieldOrganizationID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, tag.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, tag.FieldUpdatedAt)
+	}
+	if m.name != nil {
+		fields = append(fields, tag.FieldName)
+	}
+	if m.color != nil {
+		fields = append(fields, tag.FieldColor)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *TagMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case tag.FieldOrganizationID:
+		return m.OrganizationID()
+	case tag.FieldCreatedAt:
+		return m.CreatedAt()
+	case tag.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case tag.FieldName:
+		return m.Name()
+	case tag.FieldColor:
+		return m.Color()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *TagMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case tag.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case tag.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case tag.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case tag.FieldName:
+		return m.OldName(ctx)
+	case tag.FieldColor:
+		return m.OldColor(ctx)
+	}
+	return nil, fmt.Errorf("unknown Tag field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *TagMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case tag.FieldOrganizationID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case tag.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case tag.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case tag.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case tag.FieldColor:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetColor(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Tag field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *TagMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *TagMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *TagMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown Tag numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *TagMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *TagMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *TagMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown Tag nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *TagMutation) ResetField(name string) error {
+	switch name {
+	case tag.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case tag.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case tag.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case tag.FieldName:
+		m.ResetName()
+		return nil
+	case tag.FieldColor:
+		m.ResetColor()
+		return nil
+	}
+	return fmt.Errorf("unknown Tag field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *TagMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.organization != nil {
+		edges = append(edges, tag.EdgeOrganization)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *TagMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case tag.EdgeOrganization:
+		if id := m.organization; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *TagMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *TagMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *TagMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedorganization {
+		edges = append(edges, tag.EdgeOrganization)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *TagMutation) EdgeCleared(name string) bool {
+	switch name {
+	case tag.EdgeOrganization:
+		return m.clearedorganization
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *TagMutation) ClearEdge(name string) error {
+	switch name {
+	case tag.EdgeOrganization:
+		m.ClearOrganization()
+		return nil
+	}
+	return fmt.Errorf("unknown Tag unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *TagMutation) ResetEdge(name string) error {
+	switch name {
+	case tag.EdgeOrganization:
+		m.ResetOrganization()
+		return nil
+	}
+	return fmt.Errorf("unknown Tag edge %s", name)
+}
+
 // TeamMutation represents an operation that mutates the Team nodes in the graph.
 type TeamMutation struct {
 	config
@@ -38195,6 +41482,7 @@ type UserMutation struct {
 	is_available       *bool
 	is_super_admin     *bool
 	last_login_at      *time.Time
+	settings           *map[string]interface{}
 	clearedFields      map[string]struct{}
 	memberships        map[uuid.UUID]struct{}
 	removedmemberships map[uuid.UUID]struct{}
@@ -38658,6 +41946,55 @@ func (m *UserMutation) ResetLastLoginAt() {
 	delete(m.clearedFields, user.FieldLastLoginAt)
 }
 
+// SetSettings sets the "settings" field.
+func (m *UserMutation) SetSettings(value map[string]interface{}) {
+	m.settings = &value
+}
+
+// Settings returns the value of the "settings" field in the mutation.
+func (m *UserMutation) Settings() (r map[string]interface{}, exists bool) {
+	v := m.settings
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSettings returns the old "settings" field's value of the User entity.
+// If the User object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserMutation) OldSettings(ctx context.Context) (v map[string]interface{}, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSettings is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSettings requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSettings: %w", err)
+	}
+	return oldValue.Settings, nil
+}
+
+// ClearSettings clears the value of the "settings" field.
+func (m *UserMutation) ClearSettings() {
+	m.settings = nil
+	m.clearedFields[user.FieldSettings] = struct{}{}
+}
+
+// SettingsCleared returns if the "settings" field was cleared in this mutation.
+func (m *UserMutation) SettingsCleared() bool {
+	_, ok := m.clearedFields[user.FieldSettings]
+	return ok
+}
+
+// ResetSettings resets all changes to the "settings" field.
+func (m *UserMutation) ResetSettings() {
+	m.settings = nil
+	delete(m.clearedFields, user.FieldSettings)
+}
+
 // AddMembershipIDs adds the "memberships" edge to the OrganizationMember entity by ids.
 func (m *UserMutation) AddMembershipIDs(ids ...uuid.UUID) {
 	if m.memberships == nil {
@@ -38746,7 +42083,7 @@ func (m *UserMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *UserMutation) Fields() []string {
-	fields := make([]string, 0, 9)
+	fields := make([]string, 0, 10)
 	if m.created_at != nil {
 		fields = append(fields, user.FieldCreatedAt)
 	}
@@ -38774,6 +42111,9 @@ func (m *UserMutation) Fields() []string {
 	if m.last_login_at != nil {
 		fields = append(fields, user.FieldLastLoginAt)
 	}
+	if m.settings != nil {
+		fields = append(fields, user.FieldSettings)
+	}
 	return fields
 }
 
@@ -38800,6 +42140,8 @@ func (m *UserMutation) Field(name string) (ent.Value, bool) {
 		return m.IsSuperAdmin()
 	case user.FieldLastLoginAt:
 		return m.LastLoginAt()
+	case user.FieldSettings:
+		return m.Settings()
 	}
 	return nil, false
 }
@@ -38827,6 +42169,8 @@ func (m *UserMutation) OldField(ctx context.Context, name string) (ent.Value, er
 		return m.OldIsSuperAdmin(ctx)
 	case user.FieldLastLoginAt:
 		return m.OldLastLoginAt(ctx)
+	case user.FieldSettings:
+		return m.OldSettings(ctx)
 	}
 	return nil, fmt.Errorf("unknown User field %s", name)
 }
@@ -38899,6 +42243,13 @@ func (m *UserMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetLastLoginAt(v)
 		return nil
+	case user.FieldSettings:
+		v, ok := value.(map[string]interface{})
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSettings(v)
+		return nil
 	}
 	return fmt.Errorf("unknown User field %s", name)
 }
@@ -38935,6 +42286,9 @@ func (m *UserMutation) ClearedFields() []string {
 	if m.FieldCleared(user.FieldLastLoginAt) {
 		fields = append(fields, user.FieldLastLoginAt)
 	}
+	if m.FieldCleared(user.FieldSettings) {
+		fields = append(fields, user.FieldSettings)
+	}
 	return fields
 }
 
@@ -38954,6 +42308,9 @@ func (m *UserMutation) ClearField(name string) error {
 		return nil
 	case user.FieldLastLoginAt:
 		m.ClearLastLoginAt()
+		return nil
+	case user.FieldSettings:
+		m.ClearSettings()
 		return nil
 	}
 	return fmt.Errorf("unknown User nullable field %s", name)
@@ -38989,6 +42346,9 @@ func (m *UserMutation) ResetField(name string) error {
 		return nil
 	case user.FieldLastLoginAt:
 		m.ResetLastLoginAt()
+		return nil
+	case user.FieldSettings:
+		m.ResetSettings()
 		return nil
 	}
 	return fmt.Errorf("unknown User field %s", name)

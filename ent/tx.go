@@ -46,8 +46,12 @@ type Tx struct {
 	ChatbotSettings *ChatbotSettingsClient
 	// Contact is the client for interacting with the Contact builders.
 	Contact *ContactClient
+	// ContactNote is the client for interacting with the ContactNote builders.
+	ContactNote *ContactNoteClient
 	// CustomAction is the client for interacting with the CustomAction builders.
 	CustomAction *CustomActionClient
+	// DashboardWidget is the client for interacting with the DashboardWidget builders.
+	DashboardWidget *DashboardWidgetClient
 	// FormFlow is the client for interacting with the FormFlow builders.
 	FormFlow *FormFlowClient
 	// IVRFlow is the client for interacting with the IVRFlow builders.
@@ -76,6 +80,8 @@ type Tx struct {
 	Role *RoleClient
 	// SSOConfig is the client for interacting with the SSOConfig builders.
 	SSOConfig *SSOConfigClient
+	// Tag is the client for interacting with the Tag builders.
+	Tag *TagClient
 	// Team is the client for interacting with the Team builders.
 	Team *TeamClient
 	// TeamMember is the client for interacting with the TeamMember builders.
@@ -237,7 +243,9 @@ func (tx *Tx) init() {
 	tx.ChatbotSession = NewChatbotSessionClient(tx.config)
 	tx.ChatbotSettings = NewChatbotSettingsClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)
+	tx.ContactNote = NewContactNoteClient(tx.config)
 	tx.CustomAction = NewCustomActionClient(tx.config)
+	tx.DashboardWidget = NewDashboardWidgetClient(tx.config)
 	tx.FormFlow = NewFormFlowClient(tx.config)
 	tx.IVRFlow = NewIVRFlowClient(tx.config)
 	tx.InboundEvent = NewInboundEventClient(tx.config)
@@ -252,6 +260,7 @@ func (tx *Tx) init() {
 	tx.RefreshToken = NewRefreshTokenClient(tx.config)
 	tx.Role = NewRoleClient(tx.config)
 	tx.SSOConfig = NewSSOConfigClient(tx.config)
+	tx.Tag = NewTagClient(tx.config)
 	tx.Team = NewTeamClient(tx.config)
 	tx.TeamMember = NewTeamMemberClient(tx.config)
 	tx.Template = NewTemplateClient(tx.config)

@@ -143,6 +143,12 @@ func (_c *UserCreate) SetNillableLastLoginAt(v *time.Time) *UserCreate {
 	return _c
 }
 
+// SetSettings sets the "settings" field.
+func (_c *UserCreate) SetSettings(v map[string]interface{}) *UserCreate {
+	_c.mutation.SetSettings(v)
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *UserCreate) SetID(v uuid.UUID) *UserCreate {
 	_c.mutation.SetID(v)
@@ -354,6 +360,10 @@ func (_c *UserCreate) createSpec() (*User, *sqlgraph.CreateSpec) {
 		_spec.SetField(user.FieldLastLoginAt, field.TypeTime, value)
 		_node.LastLoginAt = &value
 	}
+	if value, ok := _c.mutation.Settings(); ok {
+		_spec.SetField(user.FieldSettings, field.TypeJSON, value)
+		_node.Settings = value
+	}
 	if nodes := _c.mutation.MembershipsIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -527,6 +537,24 @@ func (u *UserUpsert) UpdateLastLoginAt() *UserUpsert {
 // ClearLastLoginAt clears the value of the "last_login_at" field.
 func (u *UserUpsert) ClearLastLoginAt() *UserUpsert {
 	u.SetNull(user.FieldLastLoginAt)
+	return u
+}
+
+// SetSettings sets the "settings" field.
+func (u *UserUpsert) SetSettings(v map[string]interface{}) *UserUpsert {
+	u.Set(user.FieldSettings, v)
+	return u
+}
+
+// UpdateSettings sets the "settings" field to the value that was provided on create.
+func (u *UserUpsert) UpdateSettings() *UserUpsert {
+	u.SetExcluded(user.FieldSettings)
+	return u
+}
+
+// ClearSettings clears the value of the "settings" field.
+func (u *UserUpsert) ClearSettings() *UserUpsert {
+	u.SetNull(user.FieldSettings)
 	return u
 }
 
@@ -704,6 +732,27 @@ func (u *UserUpsertOne) UpdateLastLoginAt() *UserUpsertOne {
 func (u *UserUpsertOne) ClearLastLoginAt() *UserUpsertOne {
 	return u.Update(func(s *UserUpsert) {
 		s.ClearLastLoginAt()
+	})
+}
+
+// SetSettings sets the "settings" field.
+func (u *UserUpsertOne) SetSettings(v map[string]interface{}) *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.SetSettings(v)
+	})
+}
+
+// UpdateSettings sets the "settings" field to the value that was provided on create.
+func (u *UserUpsertOne) UpdateSettings() *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.UpdateSettings()
+	})
+}
+
+// ClearSettings clears the value of the "settings" field.
+func (u *UserUpsertOne) ClearSettings() *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.ClearSettings()
 	})
 }
 
@@ -1048,6 +1097,27 @@ func (u *UserUpsertBulk) UpdateLastLoginAt() *UserUpsertBulk {
 func (u *UserUpsertBulk) ClearLastLoginAt() *UserUpsertBulk {
 	return u.Update(func(s *UserUpsert) {
 		s.ClearLastLoginAt()
+	})
+}
+
+// SetSettings sets the "settings" field.
+func (u *UserUpsertBulk) SetSettings(v map[string]interface{}) *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.SetSettings(v)
+	})
+}
+
+// UpdateSettings sets the "settings" field to the value that was provided on create.
+func (u *UserUpsertBulk) UpdateSettings() *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.UpdateSettings()
+	})
+}
+
+// ClearSettings clears the value of the "settings" field.
+func (u *UserUpsertBulk) ClearSettings() *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.ClearSettings()
 	})
 }
 

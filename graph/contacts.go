@@ -13,7 +13,6 @@ import (
 	"unicode/utf8"
 
 	"entgo.io/ent/dialect/sql"
-	"entgo.io/ent/dialect/sql/sqljson"
 	"github.com/google/uuid"
 
 	"switchboard/apperr"
@@ -27,6 +26,7 @@ import (
 	"switchboard/events"
 	"switchboard/inbound"
 	"switchboard/messaging"
+	tagspkg "switchboard/tags"
 )
 
 // Limits of a contact's fields.
@@ -34,7 +34,6 @@ const (
 	minPhoneDigits  = messaging.MinPhoneDigits
 	maxPhoneDigits  = messaging.MaxPhoneDigits
 	maxContactTags  = 50
-	maxTagLength    = 64
 	maxContactField = 255
 )
 
@@ -110,21 +109,13 @@ func (r *Resolver) ContactsQuery(ctx context.Context, f ContactFilter) (*ent.Con
 	var tags []predicate.Contact
 	for _, t := range f.Tags {
 		if t = strings.TrimSpace(t); t != "" {
-			tags = append(tags, hasTag(t))
+			tags = append(tags, tagspkg.HasTag(t))
 		}
 	}
 	if len(tags) > 0 {
 		q = q.Where(contact.Or(tags...))
 	}
 	return q, nil
-}
-
-// hasTag matches contacts whose tags array holds tag (JSON containment on
-// PostgreSQL, json_each on SQLite).
-func hasTag(tag string) predicate.Contact {
-	return func(s *sql.Selector) {
-		s.Where(sqljson.ValueContains(s.C(contact.FieldTags), tag))
-	}
 }
 
 func onlyDigits(s string) string {
@@ -356,20 +347,15 @@ func (r *Resolver) ContactSessionData(ctx context.Context, id uuid.UUID) (*Conta
 }
 
 // NormalizeTags trims tags and drops duplicates, keeping the first
-// occurrence. Errors: invalid (an empty tag, a tag over 64 characters, more
-// than 50 tags).
+// occurrence. Errors: invalid (a tag tags.NormalizeName refuses, more than
+// 50 tags).
 func NormalizeTags(tags []string) ([]string, error) {
 	out := make([]string, 0, len(tags))
 	seen := make(map[string]bool, len(tags))
 	for _, t := range tags {
-		t = strings.TrimSpace(t)
-		switch {
-		case t == "":
-			return nil, apperr.Invalidf("tags must be non-empty strings")
-		case utf8.RuneCountInString(t) > maxTagLength:
-			return nil, apperr.Invalidf("each tag must be at most %d characters", maxTagLength)
-		case strings.ContainsRune(t, 0):
-			return nil, apperr.Invalidf("tags must not contain NUL characters")
+		t, err := tagspkg.NormalizeName(t)
+		if err != nil {
+			return nil, err
 		}
 		if !seen[t] {
 			seen[t] = true

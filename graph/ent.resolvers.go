@@ -28,6 +28,9 @@ func (r *Resolver) Account() AccountResolver { return &accountResolver{r} }
 // Contact returns ContactResolver implementation.
 func (r *Resolver) Contact() ContactResolver { return &contactResolver{r} }
 
+// DashboardWidget returns DashboardWidgetResolver implementation.
+func (r *Resolver) DashboardWidget() DashboardWidgetResolver { return &dashboardWidgetResolver{r} }
+
 // OrganizationMember returns OrganizationMemberResolver implementation.
 func (r *Resolver) OrganizationMember() OrganizationMemberResolver {
 	return &organizationMemberResolver{r}
@@ -59,6 +62,7 @@ func (r *Resolver) WebhookSubscription() WebhookSubscriptionResolver {
 type (
 	accountResolver             struct{ *Resolver }
 	contactResolver             struct{ *Resolver }
+	dashboardWidgetResolver     struct{ *Resolver }
 	organizationMemberResolver  struct{ *Resolver }
 	queryResolver               struct{ *Resolver }
 	roleResolver                struct{ *Resolver }

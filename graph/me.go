@@ -13,15 +13,18 @@ import (
 	"switchboard/ent"
 	"switchboard/ent/agentbreak"
 	"switchboard/ent/organizationmember"
+	"switchboard/ent/permission"
 	"switchboard/ent/role"
 	"switchboard/ent/rule"
 	"switchboard/ent/user"
 	"switchboard/ent/viewer"
 	"switchboard/graph/model"
+	"switchboard/usersettings"
 )
 
 // Viewer returns the current principal: the user, the current organization,
-// the role there with its permissions, and every organization the user
+// the role there with its permissions, the permissions granted (as
+// catalogue entries), the user's settings, and every organization the user
 // belongs to. Errors: unauthenticated (no viewer).
 func (r *Resolver) Viewer(ctx context.Context) (*model.Me, error) {
 	v := viewer.FromContext(ctx)
@@ -37,16 +40,59 @@ func (r *Resolver) Viewer(ctx context.Context) (*model.Me, error) {
 	if err != nil {
 		return nil, apperr.Wrap(err, "organization")
 	}
-	me := &model.Me{User: u, Organization: org, Permissions: permissionList(v)}
+	settings := usersettings.Of(u.Settings)
+	me := &model.Me{User: u, Organization: org, Permissions: permissionList(v), Settings: &settings}
 	if v.RoleID != uuid.Nil {
 		me.Role, err = db.Role.Query().Where(role.ID(v.RoleID)).WithPermissions().Only(ctx)
 		if err != nil {
 			return nil, apperr.Wrap(err, "role")
 		}
 	}
+	if me.GrantedPermissions, err = r.grantedPermissions(ctx, me); err != nil {
+		return nil, err
+	}
+	if me.Organizations, err = r.MyOrganizations(ctx); err != nil {
+		return nil, err
+	}
+	return me, nil
+}
+
+// grantedPermissions returns the catalogue entries of the viewer's
+// permissions: the role's own when they are exactly what the viewer holds,
+// else (a super admin, with or without a role here) looked up by key.
+func (r *Resolver) grantedPermissions(ctx context.Context, me *model.Me) ([]*ent.Permission, error) {
+	if me.Role != nil && len(me.Role.Edges.Permissions) == len(me.Permissions) {
+		return me.Role.Edges.Permissions, nil
+	}
+	all, err := r.db(ctx).Permission.Query().
+		Order(ent.Asc(permission.FieldResource), ent.Asc(permission.FieldAction)).All(ctx)
+	if err != nil {
+		return nil, apperr.Wrap(err, "permission")
+	}
+	held := make(map[string]bool, len(me.Permissions))
+	for _, p := range me.Permissions {
+		held[p] = true
+	}
+	out := make([]*ent.Permission, 0, len(me.Permissions))
+	for _, p := range all {
+		if held[p.Resource+":"+p.Action] {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// MyOrganizations returns every organization the viewer belongs to, oldest
+// membership first, with the role there and the default flag. Errors:
+// unauthenticated (no user behind the viewer).
+func (r *Resolver) MyOrganizations(ctx context.Context) ([]*model.MyOrganization, error) {
+	v := viewer.FromContext(ctx)
+	if v == nil || v.UserID == uuid.Nil {
+		return nil, apperr.New(apperr.Unauthenticated, "authentication required")
+	}
 	// The viewer's own memberships span organizations: a named bypass,
 	// filtered to the viewer's user id.
-	ms, err := db.OrganizationMember.Query().
+	ms, err := r.db(ctx).OrganizationMember.Query().
 		Where(organizationmember.UserID(v.UserID)).
 		WithOrganization().WithRole().
 		Order(ent.Asc(organizationmember.FieldCreatedAt)).
@@ -54,14 +100,34 @@ func (r *Resolver) Viewer(ctx context.Context) (*model.Me, error) {
 	if err != nil {
 		return nil, apperr.Wrap(err, "membership")
 	}
+	out := make([]*model.MyOrganization, 0, len(ms))
 	for _, m := range ms {
 		mo := &model.MyOrganization{Organization: m.Edges.Organization, IsDefault: m.IsDefault}
 		if m.Edges.Role != nil {
 			mo.RoleName = m.Edges.Role.Name
 		}
-		me.Organizations = append(me.Organizations, mo)
+		out = append(out, mo)
 	}
-	return me, nil
+	return out, nil
+}
+
+// UpdateMySettings applies changes to the viewer's own preferences and
+// returns the effective settings. Errors: unauthenticated, invalid (see
+// usersettings.Changes.Validate).
+func (r *Resolver) UpdateMySettings(ctx context.Context, c usersettings.Changes) (*usersettings.Settings, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	_, u, err := r.viewerUser(ctx)
+	if err != nil {
+		return nil, err
+	}
+	stored := usersettings.Apply(u.Settings, c)
+	if err := r.db(ctx).User.UpdateOne(u).SetSettings(stored).Exec(ctx); err != nil {
+		return nil, apperr.Wrap(err, "user")
+	}
+	s := usersettings.Of(stored)
+	return &s, nil
 }
 
 func permissionList(v *viewer.Viewer) []string {

@@ -9,9 +9,12 @@ import (
 	"switchboard/ent"
 	"switchboard/events"
 	"switchboard/messaging"
+	"switchboard/notes"
 	"switchboard/provider"
 	"switchboard/secrets"
+	"switchboard/tags"
 	"switchboard/webhooks"
+	"switchboard/widgets"
 )
 
 // Resolver is the root of the operations. It holds the dependencies the
@@ -33,6 +36,12 @@ type Resolver struct {
 	// Webhooks emits events to outbound webhook subscriptions and delivers
 	// them; nil emits nothing.
 	Webhooks *webhooks.Dispatcher
+	// Tags is the organization's tag catalogue.
+	Tags *tags.Service
+	// Notes are the internal notes on contacts.
+	Notes *notes.Service
+	// Widgets are the analytics dashboard's widgets.
+	Widgets *widgets.Service
 }
 
 // db returns the transaction's client when ctx carries one, the root

@@ -14,6 +14,7 @@ import (
 	"switchboard/graph/model"
 	"switchboard/messaging"
 	"switchboard/provider"
+	"switchboard/usersettings"
 	"switchboard/webhooks"
 	"time"
 
@@ -183,6 +184,11 @@ func (r *mutationResolver) SetAvailability(ctx context.Context, isAvailable bool
 // ChangePassword is the resolver for the changePassword field.
 func (r *mutationResolver) ChangePassword(ctx context.Context, input model.ChangePasswordInput) (bool, error) {
 	return ok(r.Resolver.ChangePassword(ctx, input))
+}
+
+// UpdateMySettings is the resolver for the updateMySettings field.
+func (r *mutationResolver) UpdateMySettings(ctx context.Context, input usersettings.Changes) (*usersettings.Settings, error) {
+	return r.Resolver.UpdateMySettings(ctx, input)
 }
 
 // CreateContact is the resolver for the createContact field.

@@ -187,7 +187,7 @@ func TestSwitchOrganization(t *testing.T) {
 		admin := *env.Admin
 		admin.Org = other.OrgID.String()
 		me := admin.Do(http.MethodGet, "/api/me", nil).ExpectStatus(t, http.StatusOK)
-		if me.String("data.organization.id") != other.OrgID.String() {
+		if me.String("data.organization_id") != other.OrgID.String() || me.String("data.organization_name") != "Other Org" {
 			t.Errorf("X-Organization-ID ignored: %s", me.Raw)
 		}
 	})

@@ -3,7 +3,6 @@ package rest
 import (
 	"context"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -14,33 +13,40 @@ import (
 	"switchboard/ent"
 	"switchboard/ent/viewer"
 	"switchboard/graph/model"
+	"switchboard/usersettings"
 )
 
+// permissionRefJSON is a permission of a user's role.
 type permissionRefJSON struct {
-	Resource string `json:"resource"`
-	Action   string `json:"action"`
+	ID       uuid.UUID `json:"id"`
+	Resource string    `json:"resource"`
+	Action   string    `json:"action"`
 }
 
 type userRoleJSON struct {
 	ID          uuid.UUID            `json:"id"`
 	Name        string               `json:"name"`
 	Description string               `json:"description"`
+	IsSystem    bool                 `json:"is_system"`
 	Permissions *[]permissionRefJSON `json:"permissions,omitempty"`
 }
 
-// userJSON is the spec's User as returned by authentication.
+// userJSON is the spec's User as returned by authentication. The signed-in
+// user's own answers (login, /api/me) add organization_name and settings.
 type userJSON struct {
-	ID             uuid.UUID     `json:"id"`
-	OrganizationID uuid.UUID     `json:"organization_id"`
-	Email          string        `json:"email"`
-	FullName       string        `json:"full_name"`
-	RoleID         *uuid.UUID    `json:"role_id"`
-	IsActive       bool          `json:"is_active"`
-	IsAvailable    bool          `json:"is_available"`
-	IsSuperAdmin   bool          `json:"is_super_admin"`
-	CreatedAt      time.Time     `json:"created_at"`
-	UpdatedAt      time.Time     `json:"updated_at"`
-	Role           *userRoleJSON `json:"role,omitempty"`
+	ID               uuid.UUID              `json:"id"`
+	OrganizationID   uuid.UUID              `json:"organization_id"`
+	OrganizationName string                 `json:"organization_name,omitempty"`
+	Email            string                 `json:"email"`
+	FullName         string                 `json:"full_name"`
+	RoleID           *uuid.UUID             `json:"role_id"`
+	IsActive         bool                   `json:"is_active"`
+	IsAvailable      bool                   `json:"is_available"`
+	IsSuperAdmin     bool                   `json:"is_super_admin"`
+	Settings         *usersettings.Settings `json:"settings,omitempty"`
+	CreatedAt        time.Time              `json:"created_at"`
+	UpdatedAt        time.Time              `json:"updated_at"`
+	Role             *userRoleJSON          `json:"role,omitempty"`
 }
 
 func presentUser(u *ent.User, orgID uuid.UUID, r *ent.Role, withPermissions bool) userJSON {
@@ -51,7 +57,7 @@ func presentUser(u *ent.User, orgID uuid.UUID, r *ent.Role, withPermissions bool
 	}
 	if r != nil {
 		out.RoleID = &r.ID
-		out.Role = &userRoleJSON{ID: r.ID, Name: r.Name, Description: r.Description}
+		out.Role = &userRoleJSON{ID: r.ID, Name: r.Name, Description: r.Description, IsSystem: r.IsSystem}
 		if withPermissions {
 			ps := presentPermissionRefs(r.Edges.Permissions)
 			out.Role.Permissions = &ps
@@ -63,46 +69,41 @@ func presentUser(u *ent.User, orgID uuid.UUID, r *ent.Role, withPermissions bool
 func presentPermissionRefs(ps []*ent.Permission) []permissionRefJSON {
 	out := make([]permissionRefJSON, len(ps))
 	for i, p := range ps {
-		out[i] = permissionRefJSON{Resource: p.Resource, Action: p.Action}
+		out[i] = permissionRefJSON{ID: p.ID, Resource: p.Resource, Action: p.Action}
 	}
 	return out
 }
 
-// permissionRefsFromKeys renders "resource:action" keys; a super admin
-// without a role there still sees what they may do.
-func permissionRefsFromKeys(keys []string) []permissionRefJSON {
-	out := make([]permissionRefJSON, 0, len(keys))
-	for _, k := range keys {
-		res, act, _ := strings.Cut(k, ":")
-		out = append(out, permissionRefJSON{Resource: res, Action: act})
+// presentMe renders the signed-in user as the spec's User with the role's
+// permissions, the organization's name and the user's settings. A super
+// admin without a role here is shown as an Admin holding every permission
+// granted.
+func presentMe(me *model.Me, withPermissions bool) userJSON {
+	u := presentUser(me.User, me.Organization.ID, me.Role, withPermissions)
+	u.OrganizationName = me.Organization.Name
+	u.Settings = me.Settings
+	if u.Role == nil && withPermissions {
+		ps := presentPermissionRefs(me.GrantedPermissions)
+		u.Role = &userRoleJSON{Name: access.RoleAdmin, IsSystem: true, Permissions: &ps}
 	}
-	return out
+	return u
 }
 
-type myOrgJSON struct {
-	ID        uuid.UUID `json:"id"`
-	Name      string    `json:"name"`
-	Slug      string    `json:"slug"`
-	RoleName  string    `json:"role_name"`
-	IsDefault bool      `json:"is_default"`
+// myOrganizationJSON is an organization the signed-in user belongs to.
+type myOrganizationJSON struct {
+	OrganizationID uuid.UUID `json:"organization_id"`
+	Name           string    `json:"name"`
+	Slug           string    `json:"slug"`
+	RoleName       string    `json:"role_name"`
+	IsDefault      bool      `json:"is_default"`
 }
 
-func presentMe(me *model.Me) gin.H {
-	u := presentUser(me.User, me.Organization.ID, me.Role, true)
-	if u.Role == nil {
-		ps := permissionRefsFromKeys(me.Permissions)
-		u.Role = &userRoleJSON{Name: access.RoleAdmin, Permissions: &ps}
+func presentMyOrganizations(os []*model.MyOrganization) []myOrganizationJSON {
+	out := make([]myOrganizationJSON, len(os))
+	for i, o := range os {
+		out[i] = myOrganizationJSON{OrganizationID: o.Organization.ID, Name: o.Organization.Name,
+			Slug: o.Organization.Slug, RoleName: o.RoleName, IsDefault: o.IsDefault}
 	}
-	orgs := make([]myOrgJSON, 0, len(me.Organizations))
-	for _, o := range me.Organizations {
-		orgs = append(orgs, myOrgJSON{ID: o.Organization.ID, Name: o.Organization.Name,
-			Slug: o.Organization.Slug, RoleName: o.RoleName, IsDefault: o.IsDefault})
-	}
-	out := gin.H{}
-	out["user"] = u
-	out["organization"] = presentOrganization(me.Organization)
-	out["permissions"] = me.Permissions
-	out["organizations"] = orgs
 	return out
 }
 
@@ -117,21 +118,40 @@ func (a *API) me(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, presentMe(me), nil
+	return http.StatusOK, presentMe(me, true), nil
 }
 
-// currentUserJSON is the user of a session response.
+// currentUser is the user of a session response.
 func (a *API) currentUser(ctx context.Context, withPermissions bool) (userJSON, error) {
 	me, err := a.R.Viewer(ctx)
 	if err != nil {
 		return userJSON{}, err
 	}
-	u := presentUser(me.User, me.Organization.ID, me.Role, withPermissions)
-	if u.Role == nil && withPermissions {
-		ps := permissionRefsFromKeys(me.Permissions)
-		u.Role = &userRoleJSON{Name: access.RoleAdmin, Permissions: &ps}
+	return presentMe(me, withPermissions), nil
+}
+
+func (a *API) myOrganizations(c *gin.Context) (int, any, error) {
+	os, err := a.R.MyOrganizations(ctx(c))
+	if err != nil {
+		return 0, nil, err
 	}
-	return u, nil
+	return http.StatusOK, gin.H{"organizations": presentMyOrganizations(os)}, nil
+}
+
+func (a *API) updateMySettings(c *gin.Context) (int, any, error) {
+	var b map[string]any
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	changes, err := usersettings.ChangesFromJSON(b)
+	if err != nil {
+		return 0, nil, err
+	}
+	s, err := a.R.UpdateMySettings(ctx(c), changes)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, s, nil
 }
 
 func (a *API) setAvailability(c *gin.Context) (int, any, error) {
@@ -182,5 +202,7 @@ func (a *API) meRoutes() []Route {
 		{Method: get, Path: "/api/me", Op: "viewer", Handle: a.me},
 		{Method: put, Path: "/api/me/availability", Op: "setAvailability", Handle: a.setAvailability},
 		{Method: put, Path: "/api/me/password", Op: "changePassword", Handle: a.changePassword},
+		{Method: get, Path: "/api/me/organizations", Op: "myOrganizations", Handle: a.myOrganizations},
+		{Method: put, Path: "/api/me/settings", Op: "updateMySettings", Handle: a.updateMySettings},
 	}
 }

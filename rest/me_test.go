@@ -56,7 +56,7 @@ func TestMe(t *testing.T) {
 				t.Fatalf("breaks: %+v", bs)
 			}
 			me := agent.Do(http.MethodGet, "/api/me", nil).ExpectStatus(t, http.StatusOK)
-			if me.Get("data.user.is_available") != false {
+			if me.Get("data.is_available") != false {
 				t.Errorf("me: %s", me.Raw)
 			}
 		})

@@ -158,8 +158,9 @@ func TestOrganizations(t *testing.T) {
 			}
 			// The creator's default organization does not change.
 			me := agent.Do(http.MethodGet, "/api/me", nil).ExpectStatus(t, http.StatusOK)
-			if me.String("data.organization.id") != env.OrgID.String() || me.Len("data.organizations") != 2 {
-				t.Fatalf("me: %s", me.Raw)
+			mine := agent.Do(http.MethodGet, "/api/me/organizations", nil).ExpectStatus(t, http.StatusOK)
+			if me.String("data.organization_id") != env.OrgID.String() || mine.Len("data.organizations") != 2 {
+				t.Fatalf("me: %s; organizations: %s", me.Raw, mine.Raw)
 			}
 		})
 		t.Run("ErrAPIKeyForbidden", func(t *testing.T) {

@@ -60,6 +60,8 @@ const (
 	EdgeChatbotSessions = "chatbot_sessions"
 	// EdgeCallPermissions holds the string denoting the call_permissions edge name in mutations.
 	EdgeCallPermissions = "call_permissions"
+	// EdgeNotes holds the string denoting the notes edge name in mutations.
+	EdgeNotes = "notes"
 	// Table holds the table name of the contact in the database.
 	Table = "contacts"
 	// OrganizationTable is the table that holds the organization relation/edge.
@@ -97,6 +99,13 @@ const (
 	CallPermissionsInverseTable = "call_permissions"
 	// CallPermissionsColumn is the table column denoting the call_permissions relation/edge.
 	CallPermissionsColumn = "contact_id"
+	// NotesTable is the table that holds the notes relation/edge.
+	NotesTable = "contact_notes"
+	// NotesInverseTable is the table name for the ContactNote entity.
+	// It exists in this package in order to avoid circular dependency with the "contactnote" package.
+	NotesInverseTable = "contact_notes"
+	// NotesColumn is the table column denoting the notes relation/edge.
+	NotesColumn = "contact_id"
 )
 
 // Columns holds all SQL columns for contact fields.
@@ -318,6 +327,20 @@ func ByCallPermissions(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newCallPermissionsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByNotesCount orders the results by notes count.
+func ByNotesCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newNotesStep(), opts...)
+	}
+}
+
+// ByNotes orders the results by notes terms.
+func ByNotes(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newNotesStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newOrganizationStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -351,5 +374,12 @@ func newCallPermissionsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(CallPermissionsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, CallPermissionsTable, CallPermissionsColumn),
+	)
+}
+func newNotesStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(NotesInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, NotesTable, NotesColumn),
 	)
 }

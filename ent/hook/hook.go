@@ -200,6 +200,18 @@ func (f ContactFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, err
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContactMutation", m)
 }
 
+// The ContactNoteFunc type is an adapter to allow the use of ordinary
+// function as ContactNote mutator.
+type ContactNoteFunc func(context.Context, *ent.ContactNoteMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ContactNoteFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ContactNoteMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContactNoteMutation", m)
+}
+
 // The CustomActionFunc type is an adapter to allow the use of ordinary
 // function as CustomAction mutator.
 type CustomActionFunc func(context.Context, *ent.CustomActionMutation) (ent.Value, error)
@@ -210,6 +222,18 @@ func (f CustomActionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.CustomActionMutation", m)
+}
+
+// The DashboardWidgetFunc type is an adapter to allow the use of ordinary
+// function as DashboardWidget mutator.
+type DashboardWidgetFunc func(context.Context, *ent.DashboardWidgetMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f DashboardWidgetFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.DashboardWidgetMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DashboardWidgetMutation", m)
 }
 
 // The FormFlowFunc type is an adapter to allow the use of ordinary
@@ -378,6 +402,18 @@ func (f SSOConfigFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, e
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.SSOConfigMutation", m)
+}
+
+// The TagFunc type is an adapter to allow the use of ordinary
+// function as Tag mutator.
+type TagFunc func(context.Context, *ent.TagMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f TagFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.TagMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.TagMutation", m)
 }
 
 // The TeamFunc type is an adapter to allow the use of ordinary

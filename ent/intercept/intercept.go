@@ -23,7 +23,9 @@ import (
 	"switchboard/ent/chatbotsession"
 	"switchboard/ent/chatbotsettings"
 	"switchboard/ent/contact"
+	"switchboard/ent/contactnote"
 	"switchboard/ent/customaction"
+	"switchboard/ent/dashboardwidget"
 	"switchboard/ent/formflow"
 	"switchboard/ent/inboundevent"
 	"switchboard/ent/invitation"
@@ -39,6 +41,7 @@ import (
 	"switchboard/ent/refreshtoken"
 	"switchboard/ent/role"
 	"switchboard/ent/ssoconfig"
+	"switchboard/ent/tag"
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
 	"switchboard/ent/template"
@@ -538,6 +541,33 @@ func (f TraverseContact) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.ContactQuery", q)
 }
 
+// The ContactNoteFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ContactNoteFunc func(context.Context, *ent.ContactNoteQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ContactNoteFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ContactNoteQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ContactNoteQuery", q)
+}
+
+// The TraverseContactNote type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseContactNote func(context.Context, *ent.ContactNoteQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseContactNote) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseContactNote) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ContactNoteQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ContactNoteQuery", q)
+}
+
 // The CustomActionFunc type is an adapter to allow the use of ordinary function as a Querier.
 type CustomActionFunc func(context.Context, *ent.CustomActionQuery) (ent.Value, error)
 
@@ -563,6 +593,33 @@ func (f TraverseCustomAction) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.CustomActionQuery", q)
+}
+
+// The DashboardWidgetFunc type is an adapter to allow the use of ordinary function as a Querier.
+type DashboardWidgetFunc func(context.Context, *ent.DashboardWidgetQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f DashboardWidgetFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.DashboardWidgetQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.DashboardWidgetQuery", q)
+}
+
+// The TraverseDashboardWidget type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseDashboardWidget func(context.Context, *ent.DashboardWidgetQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseDashboardWidget) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseDashboardWidget) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.DashboardWidgetQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.DashboardWidgetQuery", q)
 }
 
 // The FormFlowFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -943,6 +1000,33 @@ func (f TraverseSSOConfig) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.SSOConfigQuery", q)
 }
 
+// The TagFunc type is an adapter to allow the use of ordinary function as a Querier.
+type TagFunc func(context.Context, *ent.TagQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f TagFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.TagQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.TagQuery", q)
+}
+
+// The TraverseTag type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseTag func(context.Context, *ent.TagQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseTag) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseTag) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.TagQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.TagQuery", q)
+}
+
 // The TeamFunc type is an adapter to allow the use of ordinary function as a Querier.
 type TeamFunc func(context.Context, *ent.TeamQuery) (ent.Value, error)
 
@@ -1167,8 +1251,12 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.ChatbotSettingsQuery, predicate.ChatbotSettings, chatbotsettings.OrderOption]{typ: ent.TypeChatbotSettings, tq: q}, nil
 	case *ent.ContactQuery:
 		return &query[*ent.ContactQuery, predicate.Contact, contact.OrderOption]{typ: ent.TypeContact, tq: q}, nil
+	case *ent.ContactNoteQuery:
+		return &query[*ent.ContactNoteQuery, predicate.ContactNote, contactnote.OrderOption]{typ: ent.TypeContactNote, tq: q}, nil
 	case *ent.CustomActionQuery:
 		return &query[*ent.CustomActionQuery, predicate.CustomAction, customaction.OrderOption]{typ: ent.TypeCustomAction, tq: q}, nil
+	case *ent.DashboardWidgetQuery:
+		return &query[*ent.DashboardWidgetQuery, predicate.DashboardWidget, dashboardwidget.OrderOption]{typ: ent.TypeDashboardWidget, tq: q}, nil
 	case *ent.FormFlowQuery:
 		return &query[*ent.FormFlowQuery, predicate.FormFlow, formflow.OrderOption]{typ: ent.TypeFormFlow, tq: q}, nil
 	case *ent.IVRFlowQuery:
@@ -1197,6 +1285,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.RoleQuery, predicate.Role, role.OrderOption]{typ: ent.TypeRole, tq: q}, nil
 	case *ent.SSOConfigQuery:
 		return &query[*ent.SSOConfigQuery, predicate.SSOConfig, ssoconfig.OrderOption]{typ: ent.TypeSSOConfig, tq: q}, nil
+	case *ent.TagQuery:
+		return &query[*ent.TagQuery, predicate.Tag, tag.OrderOption]{typ: ent.TypeTag, tq: q}, nil
 	case *ent.TeamQuery:
 		return &query[*ent.TeamQuery, predicate.Team, team.OrderOption]{typ: ent.TypeTeam, tq: q}, nil
 	case *ent.TeamMemberQuery:

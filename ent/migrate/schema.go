@@ -808,6 +808,54 @@ var (
 			},
 		},
 	}
+	// ContactNotesColumns holds the columns for the "contact_notes" table.
+	ContactNotesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "content", Type: field.TypeString, Size: 2147483647},
+		{Name: "contact_id", Type: field.TypeUUID},
+		{Name: "organization_id", Type: field.TypeUUID},
+		{Name: "author_id", Type: field.TypeUUID, Nullable: true},
+	}
+	// ContactNotesTable holds the schema information for the "contact_notes" table.
+	ContactNotesTable = &schema.Table{
+		Name:       "contact_notes",
+		Columns:    ContactNotesColumns,
+		PrimaryKey: []*schema.Column{ContactNotesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "contact_notes_contacts_notes",
+				Columns:    []*schema.Column{ContactNotesColumns[4]},
+				RefColumns: []*schema.Column{ContactsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "contact_notes_organizations_organization",
+				Columns:    []*schema.Column{ContactNotesColumns[5]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "contact_notes_users_author",
+				Columns:    []*schema.Column{ContactNotesColumns[6]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.SetNull,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "contactnote_organization_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContactNotesColumns[5]},
+			},
+			{
+				Name:    "contactnote_contact_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{ContactNotesColumns[4], ContactNotesColumns[1]},
+			},
+		},
+	}
 	// CustomActionsColumns holds the columns for the "custom_actions" table.
 	CustomActionsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -844,6 +892,60 @@ var (
 				Name:    "customaction_organization_id_display_order",
 				Unique:  false,
 				Columns: []*schema.Column{CustomActionsColumns[9], CustomActionsColumns[8]},
+			},
+		},
+	}
+	// DashboardWidgetsColumns holds the columns for the "dashboard_widgets" table.
+	DashboardWidgetsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "name", Type: field.TypeString},
+		{Name: "description", Type: field.TypeString, Default: ""},
+		{Name: "data_source", Type: field.TypeString, Default: ""},
+		{Name: "metric", Type: field.TypeString, Default: "count"},
+		{Name: "metric_field", Type: field.TypeString, Default: ""},
+		{Name: "filters", Type: field.TypeJSON},
+		{Name: "display_type", Type: field.TypeString, Default: "number"},
+		{Name: "chart_type", Type: field.TypeString, Default: ""},
+		{Name: "group_by_field", Type: field.TypeString, Default: ""},
+		{Name: "show_change", Type: field.TypeBool, Default: true},
+		{Name: "color", Type: field.TypeString, Default: "blue"},
+		{Name: "size", Type: field.TypeString, Default: "small"},
+		{Name: "config", Type: field.TypeJSON},
+		{Name: "display_order", Type: field.TypeInt, Default: 0},
+		{Name: "grid_x", Type: field.TypeInt, Default: 0},
+		{Name: "grid_y", Type: field.TypeInt, Default: 0},
+		{Name: "grid_w", Type: field.TypeInt, Default: 0},
+		{Name: "grid_h", Type: field.TypeInt, Default: 0},
+		{Name: "is_shared", Type: field.TypeBool, Default: false},
+		{Name: "organization_id", Type: field.TypeUUID},
+		{Name: "owner_id", Type: field.TypeUUID, Nullable: true},
+	}
+	// DashboardWidgetsTable holds the schema information for the "dashboard_widgets" table.
+	DashboardWidgetsTable = &schema.Table{
+		Name:       "dashboard_widgets",
+		Columns:    DashboardWidgetsColumns,
+		PrimaryKey: []*schema.Column{DashboardWidgetsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "dashboard_widgets_organizations_organization",
+				Columns:    []*schema.Column{DashboardWidgetsColumns[22]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "dashboard_widgets_users_owner",
+				Columns:    []*schema.Column{DashboardWidgetsColumns[23]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.SetNull,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "dashboardwidget_organization_id_owner_id",
+				Unique:  false,
+				Columns: []*schema.Column{DashboardWidgetsColumns[22], DashboardWidgetsColumns[23]},
 			},
 		},
 	}
@@ -1392,6 +1494,36 @@ var (
 			},
 		},
 	}
+	// TagsColumns holds the columns for the "tags" table.
+	TagsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "name", Type: field.TypeString, Size: 64},
+		{Name: "color", Type: field.TypeString, Default: "gray"},
+		{Name: "organization_id", Type: field.TypeUUID},
+	}
+	// TagsTable holds the schema information for the "tags" table.
+	TagsTable = &schema.Table{
+		Name:       "tags",
+		Columns:    TagsColumns,
+		PrimaryKey: []*schema.Column{TagsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "tags_organizations_organization",
+				Columns:    []*schema.Column{TagsColumns[5]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "tag_organization_id_name",
+				Unique:  true,
+				Columns: []*schema.Column{TagsColumns[5], TagsColumns[3]},
+			},
+		},
+	}
 	// TeamsColumns holds the columns for the "teams" table.
 	TeamsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -1564,6 +1696,7 @@ var (
 		{Name: "is_available", Type: field.TypeBool, Default: true},
 		{Name: "is_super_admin", Type: field.TypeBool, Default: false},
 		{Name: "last_login_at", Type: field.TypeTime, Nullable: true},
+		{Name: "settings", Type: field.TypeJSON, Nullable: true},
 	}
 	// UsersTable holds the schema information for the "users" table.
 	UsersTable = &schema.Table{
@@ -1748,7 +1881,9 @@ var (
 		ChatbotSessionsTable,
 		ChatbotSettingsTable,
 		ContactsTable,
+		ContactNotesTable,
 		CustomActionsTable,
+		DashboardWidgetsTable,
 		FormFlowsTable,
 		IvrFlowsTable,
 		InboundEventsTable,
@@ -1763,6 +1898,7 @@ var (
 		RefreshTokensTable,
 		RolesTable,
 		SSOConfigsTable,
+		TagsTable,
 		TeamsTable,
 		TeamMembersTable,
 		TemplatesTable,
@@ -1798,7 +1934,12 @@ func init() {
 	ChatbotSessionsTable.ForeignKeys[1].RefTable = ContactsTable
 	ChatbotSettingsTable.ForeignKeys[0].RefTable = OrganizationsTable
 	ContactsTable.ForeignKeys[0].RefTable = OrganizationsTable
+	ContactNotesTable.ForeignKeys[0].RefTable = ContactsTable
+	ContactNotesTable.ForeignKeys[1].RefTable = OrganizationsTable
+	ContactNotesTable.ForeignKeys[2].RefTable = UsersTable
 	CustomActionsTable.ForeignKeys[0].RefTable = OrganizationsTable
+	DashboardWidgetsTable.ForeignKeys[0].RefTable = OrganizationsTable
+	DashboardWidgetsTable.ForeignKeys[1].RefTable = UsersTable
 	FormFlowsTable.ForeignKeys[0].RefTable = OrganizationsTable
 	IvrFlowsTable.ForeignKeys[0].RefTable = OrganizationsTable
 	InvitationsTable.ForeignKeys[0].RefTable = OrganizationsTable
@@ -1813,6 +1954,7 @@ func init() {
 	ProductsTable.ForeignKeys[1].RefTable = OrganizationsTable
 	RolesTable.ForeignKeys[0].RefTable = OrganizationsTable
 	SSOConfigsTable.ForeignKeys[0].RefTable = OrganizationsTable
+	TagsTable.ForeignKeys[0].RefTable = OrganizationsTable
 	TeamsTable.ForeignKeys[0].RefTable = OrganizationsTable
 	TeamsTable.ForeignKeys[1].RefTable = UsersTable
 	TeamMembersTable.ForeignKeys[0].RefTable = TeamsTable

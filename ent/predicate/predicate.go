@@ -54,8 +54,14 @@ type ChatbotSettings func(*sql.Selector)
 // Contact is the predicate function for contact builders.
 type Contact func(*sql.Selector)
 
+// ContactNote is the predicate function for contactnote builders.
+type ContactNote func(*sql.Selector)
+
 // CustomAction is the predicate function for customaction builders.
 type CustomAction func(*sql.Selector)
+
+// DashboardWidget is the predicate function for dashboardwidget builders.
+type DashboardWidget func(*sql.Selector)
 
 // FormFlow is the predicate function for formflow builders.
 type FormFlow func(*sql.Selector)
@@ -98,6 +104,9 @@ type Role func(*sql.Selector)
 
 // SSOConfig is the predicate function for ssoconfig builders.
 type SSOConfig func(*sql.Selector)
+
+// Tag is the predicate function for tag builders.
+type Tag func(*sql.Selector)
 
 // Team is the predicate function for team builders.
 type Team func(*sql.Selector)

@@ -495,6 +495,30 @@ func (f ContactMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutatio
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ContactMutation", m)
 }
 
+// The ContactNoteQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ContactNoteQueryRuleFunc func(context.Context, *ent.ContactNoteQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ContactNoteQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ContactNoteQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ContactNoteQuery", q)
+}
+
+// The ContactNoteMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ContactNoteMutationRuleFunc func(context.Context, *ent.ContactNoteMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ContactNoteMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ContactNoteMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ContactNoteMutation", m)
+}
+
 // The CustomActionQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type CustomActionQueryRuleFunc func(context.Context, *ent.CustomActionQuery) error
@@ -517,6 +541,30 @@ func (f CustomActionMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mu
 		return f(ctx, m)
 	}
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.CustomActionMutation", m)
+}
+
+// The DashboardWidgetQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type DashboardWidgetQueryRuleFunc func(context.Context, *ent.DashboardWidgetQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f DashboardWidgetQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.DashboardWidgetQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.DashboardWidgetQuery", q)
+}
+
+// The DashboardWidgetMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type DashboardWidgetMutationRuleFunc func(context.Context, *ent.DashboardWidgetMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f DashboardWidgetMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.DashboardWidgetMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.DashboardWidgetMutation", m)
 }
 
 // The FormFlowQueryRuleFunc type is an adapter to allow the use of ordinary
@@ -855,6 +903,30 @@ func (f SSOConfigMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutat
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.SSOConfigMutation", m)
 }
 
+// The TagQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type TagQueryRuleFunc func(context.Context, *ent.TagQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f TagQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.TagQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.TagQuery", q)
+}
+
+// The TagMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type TagMutationRuleFunc func(context.Context, *ent.TagMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f TagMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.TagMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.TagMutation", m)
+}
+
 // The TeamQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type TeamQueryRuleFunc func(context.Context, *ent.TeamQuery) error
@@ -1090,7 +1162,11 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.ContactQuery:
 		return q.Filter(), nil
+	case *ent.ContactNoteQuery:
+		return q.Filter(), nil
 	case *ent.CustomActionQuery:
+		return q.Filter(), nil
+	case *ent.DashboardWidgetQuery:
 		return q.Filter(), nil
 	case *ent.FormFlowQuery:
 		return q.Filter(), nil
@@ -1119,6 +1195,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 	case *ent.RoleQuery:
 		return q.Filter(), nil
 	case *ent.SSOConfigQuery:
+		return q.Filter(), nil
+	case *ent.TagQuery:
 		return q.Filter(), nil
 	case *ent.TeamQuery:
 		return q.Filter(), nil
@@ -1173,7 +1251,11 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 		return m.Filter(), nil
 	case *ent.ContactMutation:
 		return m.Filter(), nil
+	case *ent.ContactNoteMutation:
+		return m.Filter(), nil
 	case *ent.CustomActionMutation:
+		return m.Filter(), nil
+	case *ent.DashboardWidgetMutation:
 		return m.Filter(), nil
 	case *ent.FormFlowMutation:
 		return m.Filter(), nil
@@ -1202,6 +1284,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.RoleMutation:
 		return m.Filter(), nil
 	case *ent.SSOConfigMutation:
+		return m.Filter(), nil
+	case *ent.TagMutation:
 		return m.Filter(), nil
 	case *ent.TeamMutation:
 		return m.Filter(), nil

@@ -20,7 +20,9 @@ import (
 	"switchboard/ent/chatbotsession"
 	"switchboard/ent/chatbotsettings"
 	"switchboard/ent/contact"
+	"switchboard/ent/contactnote"
 	"switchboard/ent/customaction"
+	"switchboard/ent/dashboardwidget"
 	"switchboard/ent/formflow"
 	"switchboard/ent/inboundevent"
 	"switchboard/ent/invitation"
@@ -36,6 +38,7 @@ import (
 	"switchboard/ent/role"
 	"switchboard/ent/schema"
 	"switchboard/ent/ssoconfig"
+	"switchboard/ent/tag"
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
 	"switchboard/ent/template"
@@ -1074,6 +1077,41 @@ func init() {
 	contactDescID := contactFields[0].Descriptor()
 	// contact.DefaultID holds the default value on creation for the id field.
 	contact.DefaultID = contactDescID.Default.(func() uuid.UUID)
+	contactnoteMixin := schema.ContactNote{}.Mixin()
+	contactnote.Policy = privacy.NewPolicies(contactnoteMixin[0], schema.ContactNote{})
+	contactnote.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := contactnote.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	contactnoteMixinHooks0 := contactnoteMixin[0].Hooks()
+
+	contactnote.Hooks[1] = contactnoteMixinHooks0[0]
+	contactnoteMixinFields1 := contactnoteMixin[1].Fields()
+	_ = contactnoteMixinFields1
+	contactnoteFields := schema.ContactNote{}.Fields()
+	_ = contactnoteFields
+	// contactnoteDescCreatedAt is the schema descriptor for created_at field.
+	contactnoteDescCreatedAt := contactnoteMixinFields1[0].Descriptor()
+	// contactnote.DefaultCreatedAt holds the default value on creation for the created_at field.
+	contactnote.DefaultCreatedAt = contactnoteDescCreatedAt.Default.(func() time.Time)
+	// contactnoteDescUpdatedAt is the schema descriptor for updated_at field.
+	contactnoteDescUpdatedAt := contactnoteMixinFields1[1].Descriptor()
+	// contactnote.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	contactnote.DefaultUpdatedAt = contactnoteDescUpdatedAt.Default.(func() time.Time)
+	// contactnote.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	contactnote.UpdateDefaultUpdatedAt = contactnoteDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// contactnoteDescContent is the schema descriptor for content field.
+	contactnoteDescContent := contactnoteFields[3].Descriptor()
+	// contactnote.ContentValidator is a validator for the "content" field. It is called by the builders before save.
+	contactnote.ContentValidator = contactnoteDescContent.Validators[0].(func(string) error)
+	// contactnoteDescID is the schema descriptor for id field.
+	contactnoteDescID := contactnoteFields[0].Descriptor()
+	// contactnote.DefaultID holds the default value on creation for the id field.
+	contactnote.DefaultID = contactnoteDescID.Default.(func() uuid.UUID)
 	customactionMixin := schema.CustomAction{}.Mixin()
 	customaction.Policy = privacy.NewPolicies(customactionMixin[0], schema.CustomAction{})
 	customaction.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -1121,6 +1159,121 @@ func init() {
 	customactionDescID := customactionFields[0].Descriptor()
 	// customaction.DefaultID holds the default value on creation for the id field.
 	customaction.DefaultID = customactionDescID.Default.(func() uuid.UUID)
+	dashboardwidgetMixin := schema.DashboardWidget{}.Mixin()
+	dashboardwidget.Policy = privacy.NewPolicies(dashboardwidgetMixin[0], schema.DashboardWidget{})
+	dashboardwidget.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := dashboardwidget.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	dashboardwidgetMixinHooks0 := dashboardwidgetMixin[0].Hooks()
+
+	dashboardwidget.Hooks[1] = dashboardwidgetMixinHooks0[0]
+	dashboardwidgetMixinFields1 := dashboardwidgetMixin[1].Fields()
+	_ = dashboardwidgetMixinFields1
+	dashboardwidgetFields := schema.DashboardWidget{}.Fields()
+	_ = dashboardwidgetFields
+	// dashboardwidgetDescCreatedAt is the schema descriptor for created_at field.
+	dashboardwidgetDescCreatedAt := dashboardwidgetMixinFields1[0].Descriptor()
+	// dashboardwidget.DefaultCreatedAt holds the default value on creation for the created_at field.
+	dashboardwidget.DefaultCreatedAt = dashboardwidgetDescCreatedAt.Default.(func() time.Time)
+	// dashboardwidgetDescUpdatedAt is the schema descriptor for updated_at field.
+	dashboardwidgetDescUpdatedAt := dashboardwidgetMixinFields1[1].Descriptor()
+	// dashboardwidget.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	dashboardwidget.DefaultUpdatedAt = dashboardwidgetDescUpdatedAt.Default.(func() time.Time)
+	// dashboardwidget.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	dashboardwidget.UpdateDefaultUpdatedAt = dashboardwidgetDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// dashboardwidgetDescName is the schema descriptor for name field.
+	dashboardwidgetDescName := dashboardwidgetFields[2].Descriptor()
+	// dashboardwidget.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	dashboardwidget.NameValidator = dashboardwidgetDescName.Validators[0].(func(string) error)
+	// dashboardwidgetDescDescription is the schema descriptor for description field.
+	dashboardwidgetDescDescription := dashboardwidgetFields[3].Descriptor()
+	// dashboardwidget.DefaultDescription holds the default value on creation for the description field.
+	dashboardwidget.DefaultDescription = dashboardwidgetDescDescription.Default.(string)
+	// dashboardwidgetDescDataSource is the schema descriptor for data_source field.
+	dashboardwidgetDescDataSource := dashboardwidgetFields[4].Descriptor()
+	// dashboardwidget.DefaultDataSource holds the default value on creation for the data_source field.
+	dashboardwidget.DefaultDataSource = dashboardwidgetDescDataSource.Default.(string)
+	// dashboardwidgetDescMetric is the schema descriptor for metric field.
+	dashboardwidgetDescMetric := dashboardwidgetFields[5].Descriptor()
+	// dashboardwidget.DefaultMetric holds the default value on creation for the metric field.
+	dashboardwidget.DefaultMetric = dashboardwidgetDescMetric.Default.(string)
+	// dashboardwidgetDescMetricField is the schema descriptor for metric_field field.
+	dashboardwidgetDescMetricField := dashboardwidgetFields[6].Descriptor()
+	// dashboardwidget.DefaultMetricField holds the default value on creation for the metric_field field.
+	dashboardwidget.DefaultMetricField = dashboardwidgetDescMetricField.Default.(string)
+	// dashboardwidgetDescFilters is the schema descriptor for filters field.
+	dashboardwidgetDescFilters := dashboardwidgetFields[7].Descriptor()
+	// dashboardwidget.DefaultFilters holds the default value on creation for the filters field.
+	dashboardwidget.DefaultFilters = dashboardwidgetDescFilters.Default.(func() []map[string]interface{})
+	// dashboardwidgetDescDisplayType is the schema descriptor for display_type field.
+	dashboardwidgetDescDisplayType := dashboardwidgetFields[8].Descriptor()
+	// dashboardwidget.DefaultDisplayType holds the default value on creation for the display_type field.
+	dashboardwidget.DefaultDisplayType = dashboardwidgetDescDisplayType.Default.(string)
+	// dashboardwidgetDescChartType is the schema descriptor for chart_type field.
+	dashboardwidgetDescChartType := dashboardwidgetFields[9].Descriptor()
+	// dashboardwidget.DefaultChartType holds the default value on creation for the chart_type field.
+	dashboardwidget.DefaultChartType = dashboardwidgetDescChartType.Default.(string)
+	// dashboardwidgetDescGroupByField is the schema descriptor for group_by_field field.
+	dashboardwidgetDescGroupByField := dashboardwidgetFields[10].Descriptor()
+	// dashboardwidget.DefaultGroupByField holds the default value on creation for the group_by_field field.
+	dashboardwidget.DefaultGroupByField = dashboardwidgetDescGroupByField.Default.(string)
+	// dashboardwidgetDescShowChange is the schema descriptor for show_change field.
+	dashboardwidgetDescShowChange := dashboardwidgetFields[11].Descriptor()
+	// dashboardwidget.DefaultShowChange holds the default value on creation for the show_change field.
+	dashboardwidget.DefaultShowChange = dashboardwidgetDescShowChange.Default.(bool)
+	// dashboardwidgetDescColor is the schema descriptor for color field.
+	dashboardwidgetDescColor := dashboardwidgetFields[12].Descriptor()
+	// dashboardwidget.DefaultColor holds the default value on creation for the color field.
+	dashboardwidget.DefaultColor = dashboardwidgetDescColor.Default.(string)
+	// dashboardwidgetDescSize is the schema descriptor for size field.
+	dashboardwidgetDescSize := dashboardwidgetFields[13].Descriptor()
+	// dashboardwidget.DefaultSize holds the default value on creation for the size field.
+	dashboardwidget.DefaultSize = dashboardwidgetDescSize.Default.(string)
+	// dashboardwidgetDescConfig is the schema descriptor for config field.
+	dashboardwidgetDescConfig := dashboardwidgetFields[14].Descriptor()
+	// dashboardwidget.DefaultConfig holds the default value on creation for the config field.
+	dashboardwidget.DefaultConfig = dashboardwidgetDescConfig.Default.(func() map[string]interface{})
+	// dashboardwidgetDescDisplayOrder is the schema descriptor for display_order field.
+	dashboardwidgetDescDisplayOrder := dashboardwidgetFields[15].Descriptor()
+	// dashboardwidget.DefaultDisplayOrder holds the default value on creation for the display_order field.
+	dashboardwidget.DefaultDisplayOrder = dashboardwidgetDescDisplayOrder.Default.(int)
+	// dashboardwidgetDescGridX is the schema descriptor for grid_x field.
+	dashboardwidgetDescGridX := dashboardwidgetFields[16].Descriptor()
+	// dashboardwidget.DefaultGridX holds the default value on creation for the grid_x field.
+	dashboardwidget.DefaultGridX = dashboardwidgetDescGridX.Default.(int)
+	// dashboardwidget.GridXValidator is a validator for the "grid_x" field. It is called by the builders before save.
+	dashboardwidget.GridXValidator = dashboardwidgetDescGridX.Validators[0].(func(int) error)
+	// dashboardwidgetDescGridY is the schema descriptor for grid_y field.
+	dashboardwidgetDescGridY := dashboardwidgetFields[17].Descriptor()
+	// dashboardwidget.DefaultGridY holds the default value on creation for the grid_y field.
+	dashboardwidget.DefaultGridY = dashboardwidgetDescGridY.Default.(int)
+	// dashboardwidget.GridYValidator is a validator for the "grid_y" field. It is called by the builders before save.
+	dashboardwidget.GridYValidator = dashboardwidgetDescGridY.Validators[0].(func(int) error)
+	// dashboardwidgetDescGridW is the schema descriptor for grid_w field.
+	dashboardwidgetDescGridW := dashboardwidgetFields[18].Descriptor()
+	// dashboardwidget.DefaultGridW holds the default value on creation for the grid_w field.
+	dashboardwidget.DefaultGridW = dashboardwidgetDescGridW.Default.(int)
+	// dashboardwidget.GridWValidator is a validator for the "grid_w" field. It is called by the builders before save.
+	dashboardwidget.GridWValidator = dashboardwidgetDescGridW.Validators[0].(func(int) error)
+	// dashboardwidgetDescGridH is the schema descriptor for grid_h field.
+	dashboardwidgetDescGridH := dashboardwidgetFields[19].Descriptor()
+	// dashboardwidget.DefaultGridH holds the default value on creation for the grid_h field.
+	dashboardwidget.DefaultGridH = dashboardwidgetDescGridH.Default.(int)
+	// dashboardwidget.GridHValidator is a validator for the "grid_h" field. It is called by the builders before save.
+	dashboardwidget.GridHValidator = dashboardwidgetDescGridH.Validators[0].(func(int) error)
+	// dashboardwidgetDescIsShared is the schema descriptor for is_shared field.
+	dashboardwidgetDescIsShared := dashboardwidgetFields[20].Descriptor()
+	// dashboardwidget.DefaultIsShared holds the default value on creation for the is_shared field.
+	dashboardwidget.DefaultIsShared = dashboardwidgetDescIsShared.Default.(bool)
+	// dashboardwidgetDescID is the schema descriptor for id field.
+	dashboardwidgetDescID := dashboardwidgetFields[0].Descriptor()
+	// dashboardwidget.DefaultID holds the default value on creation for the id field.
+	dashboardwidget.DefaultID = dashboardwidgetDescID.Default.(func() uuid.UUID)
 	formflowMixin := schema.FormFlow{}.Mixin()
 	formflow.Policy = privacy.NewPolicies(formflowMixin[0], schema.FormFlow{})
 	formflow.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -1881,6 +2034,61 @@ func init() {
 	ssoconfigDescID := ssoconfigMixinFields0[0].Descriptor()
 	// ssoconfig.DefaultID holds the default value on creation for the id field.
 	ssoconfig.DefaultID = ssoconfigDescID.Default.(func() uuid.UUID)
+	tagMixin := schema.Tag{}.Mixin()
+	tag.Policy = privacy.NewPolicies(tagMixin[0], schema.Tag{})
+	tag.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := tag.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	tagMixinHooks0 := tagMixin[0].Hooks()
+
+	tag.Hooks[1] = tagMixinHooks0[0]
+	tagMixinFields1 := tagMixin[1].Fields()
+	_ = tagMixinFields1
+	tagFields := schema.Tag{}.Fields()
+	_ = tagFields
+	// tagDescCreatedAt is the schema descriptor for created_at field.
+	tagDescCreatedAt := tagMixinFields1[0].Descriptor()
+	// tag.DefaultCreatedAt holds the default value on creation for the created_at field.
+	tag.DefaultCreatedAt = tagDescCreatedAt.Default.(func() time.Time)
+	// tagDescUpdatedAt is the schema descriptor for updated_at field.
+	tagDescUpdatedAt := tagMixinFields1[1].Descriptor()
+	// tag.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	tag.DefaultUpdatedAt = tagDescUpdatedAt.Default.(func() time.Time)
+	// tag.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	tag.UpdateDefaultUpdatedAt = tagDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// tagDescName is the schema descriptor for name field.
+	tagDescName := tagFields[1].Descriptor()
+	// tag.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	tag.NameValidator = func() func(string) error {
+		validators := tagDescName.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(name string) error {
+			for _, fn := range fns {
+				if err := fn(name); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// tagDescColor is the schema descriptor for color field.
+	tagDescColor := tagFields[2].Descriptor()
+	// tag.DefaultColor holds the default value on creation for the color field.
+	tag.DefaultColor = tagDescColor.Default.(string)
+	// tag.ColorValidator is a validator for the "color" field. It is called by the builders before save.
+	tag.ColorValidator = tagDescColor.Validators[0].(func(string) error)
+	// tagDescID is the schema descriptor for id field.
+	tagDescID := tagFields[0].Descriptor()
+	// tag.DefaultID holds the default value on creation for the id field.
+	tag.DefaultID = tagDescID.Default.(func() uuid.UUID)
 	teamMixin := schema.Team{}.Mixin()
 	team.Policy = privacy.NewPolicies(teamMixin[1], schema.Team{})
 	team.Hooks[0] = func(next ent.Mutator) ent.Mutator {

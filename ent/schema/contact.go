@@ -13,8 +13,8 @@ import (
 
 // Contact holds the schema definition for the Contact entity: a person the
 // organization talks to, identified by phone number. Deleting a contact
-// deletes its messages, chatbot sessions, agent transfers and call
-// permissions. service_window_open is derived from last_inbound_at.
+// deletes its messages, chatbot sessions, agent transfers, call
+// permissions and notes. service_window_open is derived from last_inbound_at.
 type Contact struct {
 	ent.Schema
 }
@@ -59,6 +59,8 @@ func (Contact) Edges() []ent.Edge {
 		edge.To("chatbot_sessions", ChatbotSession.Type).
 			Annotations(entsql.OnDelete(entsql.Cascade)),
 		edge.To("call_permissions", CallPermission.Type).
+			Annotations(entsql.OnDelete(entsql.Cascade)),
+		edge.To("notes", ContactNote.Type).
 			Annotations(entsql.OnDelete(entsql.Cascade)),
 	}
 }

@@ -32,6 +32,9 @@ func (User) Fields() []ent.Field {
 		field.Bool("is_available").Default(true),
 		field.Bool("is_super_admin").Default(false),
 		field.Time("last_login_at").Optional().Nillable(),
+		// The user's own preferences (usersettings): only what they chose;
+		// private to them, so not a field of the GraphQL User.
+		field.JSON("settings", map[string]any{}).Optional().Annotations(entgql.Skip()),
 	}
 }
 

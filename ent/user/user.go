@@ -34,6 +34,8 @@ const (
 	FieldIsSuperAdmin = "is_super_admin"
 	// FieldLastLoginAt holds the string denoting the last_login_at field in the database.
 	FieldLastLoginAt = "last_login_at"
+	// FieldSettings holds the string denoting the settings field in the database.
+	FieldSettings = "settings"
 	// EdgeMemberships holds the string denoting the memberships edge name in mutations.
 	EdgeMemberships = "memberships"
 	// Table holds the table name of the user in the database.
@@ -59,6 +61,7 @@ var Columns = []string{
 	FieldIsAvailable,
 	FieldIsSuperAdmin,
 	FieldLastLoginAt,
+	FieldSettings,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).

@@ -7,6 +7,7 @@ import (
 	"switchboard/ent/ssoconfig"
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
+	"switchboard/usersettings"
 	"time"
 
 	"github.com/google/uuid"
@@ -74,11 +75,16 @@ type CreatedAPIKey struct {
 
 // The current principal: the user, their role and permissions in the current organization.
 type Me struct {
-	User          *ent.User         `json:"user"`
-	Organization  *ent.Organization `json:"organization"`
-	Role          *ent.Role         `json:"role,omitempty"`
-	Permissions   []string          `json:"permissions"`
-	Organizations []*MyOrganization `json:"organizations"`
+	User         *ent.User         `json:"user"`
+	Organization *ent.Organization `json:"organization"`
+	Role         *ent.Role         `json:"role,omitempty"`
+	Permissions  []string          `json:"permissions"`
+	// The permissions the viewer holds here, as catalogue entries (a super
+	//   admin holds all of them, with or without a role).
+	GrantedPermissions []*ent.Permission `json:"grantedPermissions"`
+	// The user's own preferences.
+	Settings      *usersettings.Settings `json:"settings"`
+	Organizations []*MyOrganization      `json:"organizations"`
 }
 
 type MyOrganization struct {

@@ -1,0 +1,2 @@
+-- reverse: modify "users" table
+ALTER TABLE "users" DROP COLUMN "settings";

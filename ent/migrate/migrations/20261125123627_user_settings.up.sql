@@ -1,0 +1,2 @@
+-- modify "users" table
+ALTER TABLE "users" ADD COLUMN "settings" jsonb NULL;

@@ -1,0 +1,303 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"switchboard/apperr"
+	"switchboard/ent"
+	"switchboard/widgets"
+)
+
+type widgetFilterJSON struct {
+	Field    string `json:"field"`
+	Operator string `json:"operator"`
+	Value    string `json:"value"`
+}
+
+// widgetJSON is a dashboard widget.
+type widgetJSON struct {
+	ID           uuid.UUID          `json:"id"`
+	Name         string             `json:"name"`
+	Description  string             `json:"description"`
+	DataSource   string             `json:"data_source"`
+	Metric       string             `json:"metric"`
+	Field        string             `json:"field"`
+	Filters      []widgetFilterJSON `json:"filters"`
+	DisplayType  string             `json:"display_type"`
+	ChartType    string             `json:"chart_type"`
+	GroupByField string             `json:"group_by_field"`
+	ShowChange   bool               `json:"show_change"`
+	Color        string             `json:"color"`
+	Size         string             `json:"size"`
+	Config       map[string]any     `json:"config"`
+	DisplayOrder int                `json:"display_order"`
+	GridX        int                `json:"grid_x"`
+	GridY        int                `json:"grid_y"`
+	GridW        int                `json:"grid_w"`
+	GridH        int                `json:"grid_h"`
+	IsShared     bool               `json:"is_shared"`
+	IsDefault    bool               `json:"is_default"`
+	IsOwner      bool               `json:"is_owner"`
+	CreatedBy    *uuid.UUID         `json:"created_by"`
+	CreatedAt    time.Time          `json:"created_at"`
+	UpdatedAt    time.Time          `json:"updated_at"`
+}
+
+func presentWidget(ctx context.Context, w *ent.DashboardWidget) widgetJSON {
+	out := widgetJSON{
+		ID: w.ID, Name: w.Name, Description: w.Description, DataSource: w.DataSource, Metric: w.Metric,
+		Field: w.MetricField, Filters: []widgetFilterJSON{}, DisplayType: w.DisplayType, ChartType: w.ChartType,
+		GroupByField: w.GroupByField, ShowChange: w.ShowChange, Color: w.Color, Size: w.Size, Config: w.Config,
+		DisplayOrder: w.DisplayOrder, GridX: w.GridX, GridY: w.GridY, GridW: w.GridW, GridH: w.GridH,
+		IsShared: w.IsShared, IsOwner: widgets.IsOwner(ctx, w), CreatedBy: w.OwnerID,
+		CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt,
+	}
+	for _, f := range widgets.FiltersOf(w) {
+		out.Filters = append(out.Filters, widgetFilterJSON{Field: f.Field, Operator: f.Operator, Value: f.Value})
+	}
+	if out.Config == nil {
+		out.Config = map[string]any{}
+	}
+	return out
+}
+
+type widgetPointJSON struct {
+	Label string  `json:"label"`
+	Value float64 `json:"value"`
+}
+
+// widgetDataJSON is a widget's numbers for a period.
+type widgetDataJSON struct {
+	WidgetID   uuid.UUID         `json:"widget_id"`
+	Value      float64           `json:"value"`
+	Change     float64           `json:"change"`
+	PrevValue  float64           `json:"prev_value"`
+	ChartData  []widgetPointJSON `json:"chart_data"`
+	DataPoints []widgetPointJSON `json:"data_points"`
+}
+
+func presentPoints(ps []widgets.Point) []widgetPointJSON {
+	out := make([]widgetPointJSON, len(ps))
+	for i, p := range ps {
+		out[i] = widgetPointJSON{Label: p.Label, Value: p.Value}
+	}
+	return out
+}
+
+func presentWidgetData(d *widgets.Data) widgetDataJSON {
+	return widgetDataJSON{WidgetID: d.WidgetID, Value: d.Value, Change: d.Change, PrevValue: d.PrevValue,
+		ChartData: presentPoints(d.ChartData), DataPoints: presentPoints(d.DataPoints)}
+}
+
+// widgetBody is the JSON of widget create and update.
+type widgetBody struct {
+	Name         *string            `json:"name"`
+	Description  *string            `json:"description"`
+	DataSource   *string            `json:"data_source"`
+	Metric       *string            `json:"metric"`
+	Field        *string            `json:"field"`
+	Filters      []widgetFilterJSON `json:"filters"`
+	DisplayType  *string            `json:"display_type"`
+	ChartType    *string            `json:"chart_type"`
+	GroupByField *string            `json:"group_by_field"`
+	ShowChange   *bool              `json:"show_change"`
+	Color        *string            `json:"color"`
+	Size         *string            `json:"size"`
+	Config       map[string]any     `json:"config"`
+	IsShared     *bool              `json:"is_shared"`
+}
+
+func (b widgetBody) input() widgets.Input {
+	in := widgets.Input{
+		Name: b.Name, Description: b.Description, DataSource: b.DataSource, Metric: b.Metric, Field: b.Field,
+		DisplayType: b.DisplayType, ChartType: b.ChartType, GroupByField: b.GroupByField, ShowChange: b.ShowChange,
+		Color: b.Color, Size: b.Size, Config: b.Config, IsShared: b.IsShared,
+	}
+	if b.Filters != nil {
+		in.Filters = make([]widgets.Filter, len(b.Filters))
+		for i, f := range b.Filters {
+			in.Filters[i] = widgets.Filter{Field: f.Field, Operator: f.Operator, Value: f.Value}
+		}
+	}
+	return in
+}
+
+func (a *API) listWidgets(c *gin.Context) (int, any, error) {
+	ws, err := a.R.Widgets.List(ctx(c))
+	if err != nil {
+		return 0, nil, err
+	}
+	out := make([]widgetJSON, len(ws))
+	for i, w := range ws {
+		out[i] = presentWidget(ctx(c), w)
+	}
+	return http.StatusOK, gin.H{"widgets": out}, nil
+}
+
+func (a *API) getWidget(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	w, err := a.R.Widgets.Get(ctx(c), id)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentWidget(ctx(c), w), nil
+}
+
+func (a *API) createWidget(c *gin.Context) (int, any, error) {
+	var b widgetBody
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	w, err := a.R.Widgets.Create(ctx(c), b.input())
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, presentWidget(ctx(c), w), nil
+}
+
+func (a *API) updateWidget(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	var b widgetBody
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	w, err := a.R.Widgets.Update(ctx(c), id, b.input())
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentWidget(ctx(c), w), nil
+}
+
+func (a *API) deleteWidget(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := a.R.Widgets.Delete(ctx(c), id); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"message": "Widget deleted"}, nil
+}
+
+func widgetPeriod(c *gin.Context) (widgets.Period, error) {
+	return widgets.ParsePeriod(c.Query("from"), c.Query("to"), time.Now())
+}
+
+func (a *API) widgetData(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	p, err := widgetPeriod(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	d, err := a.R.Widgets.Data(ctx(c), id, p)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentWidgetData(d), nil
+}
+
+// allWidgetData answers the data of every widget by widget id.
+func (a *API) allWidgetData(c *gin.Context) (int, any, error) {
+	p, err := widgetPeriod(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	ds, err := a.R.Widgets.AllData(ctx(c), p)
+	if err != nil {
+		return 0, nil, err
+	}
+	out := make(map[string]widgetDataJSON, len(ds))
+	for _, d := range ds {
+		out[d.WidgetID.String()] = presentWidgetData(d)
+	}
+	return http.StatusOK, gin.H{"data": out}, nil
+}
+
+type widgetSourceJSON struct {
+	Name   string   `json:"name"`
+	Label  string   `json:"label"`
+	Fields []string `json:"fields"`
+}
+
+type widgetOperatorJSON struct {
+	Value string `json:"value"`
+	Label string `json:"label"`
+}
+
+func (a *API) widgetDataSources(*gin.Context) (int, any, error) {
+	sources := make([]widgetSourceJSON, len(widgets.Sources))
+	for i, s := range widgets.Sources {
+		sources[i] = widgetSourceJSON{Name: s.Name, Label: s.Label, Fields: s.Fields}
+	}
+	ops := make([]widgetOperatorJSON, len(widgets.Operators))
+	for i, o := range widgets.Operators {
+		ops[i] = widgetOperatorJSON{Value: o.Value, Label: o.Label}
+	}
+	return http.StatusOK, gin.H{
+		"data_sources": sources, "metrics": widgets.Metrics, "display_types": widgets.Displays,
+		"chart_types": widgets.ChartTypes, "operators": ops,
+	}, nil
+}
+
+func (a *API) saveWidgetLayout(c *gin.Context) (int, any, error) {
+	var b struct {
+		Layout []struct {
+			ID    string `json:"id"`
+			GridX int    `json:"grid_x"`
+			GridY int    `json:"grid_y"`
+			GridW int    `json:"grid_w"`
+			GridH int    `json:"grid_h"`
+		} `json:"layout"`
+	}
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	if b.Layout == nil {
+		return 0, nil, apperr.Invalidf("layout is required (an array of {id, grid_x, grid_y, grid_w, grid_h})")
+	}
+	items := make([]widgets.LayoutItem, len(b.Layout))
+	for i, it := range b.Layout {
+		id, err := uuid.Parse(it.ID)
+		if err != nil {
+			return 0, nil, apperr.Invalidf("layout[%d].id must be a valid UUID", i)
+		}
+		items[i] = widgets.LayoutItem{ID: id, GridX: it.GridX, GridY: it.GridY, GridW: it.GridW, GridH: it.GridH}
+	}
+	n, err := a.R.Widgets.SaveLayout(ctx(c), items)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"message": "Layout saved", "updated": n}, nil
+}
+
+// widgetRoutes: the dashboard is analytics; anyone who reads analytics
+// keeps their own widgets (the operations let only a widget's owner change
+// it, and sharing one with the organization needs settings:update).
+func (a *API) widgetRoutes() []Route {
+	return []Route{
+		{Method: get, Path: "/api/widgets", Op: "dashboardWidgets", Handle: a.listWidgets},
+		{Method: post, Path: "/api/widgets", Op: "createDashboardWidget", Handle: a.createWidget},
+		{Method: get, Path: "/api/widgets/data-sources", Op: "widgetDataSources", Handle: a.widgetDataSources},
+		{Method: get, Path: "/api/widgets/data", Op: "dashboardData", Handle: a.allWidgetData},
+		{Method: post, Path: "/api/widgets/layout", Op: "saveDashboardLayout", Handle: a.saveWidgetLayout},
+		{Method: put, Path: "/api/widgets/layout", Op: "saveDashboardLayout", Handle: a.saveWidgetLayout},
+		{Method: get, Path: "/api/widgets/:id", Op: "dashboardWidget", Handle: a.getWidget},
+		{Method: put, Path: "/api/widgets/:id", Op: "updateDashboardWidget", Handle: a.updateWidget},
+		{Method: del, Path: "/api/widgets/:id", Op: "deleteDashboardWidget", Handle: a.deleteWidget},
+		{Method: get, Path: "/api/widgets/:id/data", Op: "widgetData", Handle: a.widgetData},
+	}
+}
