@@ -140,7 +140,16 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 		Client: a.DB.Client, Secrets: box,
 		Provider: provider.New(provider.Options{BaseURL: cfg.ProviderBaseURL, Logger: log}),
 	}
-	a.Events = events.New(a.KV.Client(), o.Namespace+"events", log)
+	a.Webhooks = webhooks.New(webhooks.Options{
+		Client: a.DB.Client, Secrets: box, Queue: a.Queue, AllowPrivate: cfg.OutboundAllowPrivate, Log: log,
+	})
+	a.Webhooks.Register(a.Worker)
+	a.Resolver.Webhooks = a.Webhooks
+	// Every domain event goes through the bus: its webhook deliveries are
+	// written by the dispatcher, its frame published to every node.
+	a.Events = events.New(events.Options{
+		Redis: a.KV.Client(), Channel: o.Namespace + "events", Hooks: a.Webhooks, Log: log,
+	})
 	a.startEvents()
 	a.Resolver.Events = a.Events
 	a.Inbound = &inbound.Service{
@@ -164,14 +173,6 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 		Tasks: a.Queue, Log: log,
 	}
 	a.Media.Register(a.Worker)
-	a.Webhooks = webhooks.New(webhooks.Options{
-		Client: a.DB.Client, Secrets: box, Queue: a.Queue, AllowPrivate: cfg.OutboundAllowPrivate, Log: log,
-	})
-	a.Webhooks.Register(a.Worker)
-	a.Resolver.Webhooks = a.Webhooks
-	// Inbound messages, new contacts and sends reach the subscriptions.
-	a.Inbound.Hooks = a.Webhooks
-	a.Messaging.Hooks = a.Webhooks
 	// Inbound processing queues the fetch of each incoming media message
 	// after its commit; a failure is left to the recovery sweep.
 	a.Inbound.FetchMedia = func(ctx context.Context, org, id uuid.UUID) {

@@ -23,12 +23,13 @@ type Resolver struct {
 	// Provider calls the chat platform's Graph API for account checks,
 	// webhook subscription and the business profile.
 	Provider *provider.Client
-	// Events feeds GraphQL subscriptions.
+	// Events records the operations' domain events and feeds GraphQL
+	// subscriptions.
 	Events *events.Bus
 	// Messaging sends messages (the send operations delegate to it).
 	Messaging *messaging.Service
-	// Webhooks emits events to outbound webhook subscriptions and delivers
-	// them; nil emits nothing.
+	// Webhooks manages outbound webhook subscriptions and their
+	// deliveries (events reach them through Events).
 	Webhooks *webhooks.Dispatcher
 }
 

@@ -37,10 +37,10 @@ type orgWork struct {
 	statuses []statusUpdate
 }
 
-// notes is what a committed batch announces: live events, read receipts
-// and media downloads.
+// notes is what a batch causes: domain events, recorded before its
+// commit, and read receipts and media downloads, queued after it.
 type notes struct {
-	events   []events.Outgoing
+	events   []events.Event
 	receipts []markReadTask
 	media    []mediaFetch
 }
@@ -68,6 +68,12 @@ func (s *Service) processBatch(ctx context.Context, tx *ent.Tx, evs []*ent.Inbou
 		if err := s.applyStatuses(octx, tx.Client(), w, out); err != nil {
 			return nil, err
 		}
+	}
+	// The batch's events in one call: their webhook deliveries are
+	// written in this transaction, their frames published in one
+	// pipeline once it commits.
+	if err := s.Events.Record(ent.NewTxContext(ctx, tx), out.events...); err != nil {
+		return nil, err
 	}
 	ids := make([]uuid.UUID, len(evs))
 	for i, ev := range evs {
@@ -192,7 +198,8 @@ func (s *Service) storeMessages(ctx context.Context, c *ent.Client, w *orgWork, 
 	if err := c.Message.CreateBulk(builders...).OnConflictColumns(message.FieldChatMessageID).DoNothing().Exec(ctx); err != nil {
 		return err
 	}
-	return s.announceMessages(ctx, w.org, msgs, contacts, created, out)
+	s.announceMessages(w.org, msgs, contacts, created, out)
+	return nil
 }
 
 // newMessages drops messages already stored (redeliveries) and repeated
@@ -307,19 +314,15 @@ func mergeContact(u *sql.UpdateSet) {
 	u.SetExcluded(contact.FieldUpdatedAt)
 }
 
-// announceMessages emits the outbound webhook events in the transaction
-// and gathers the live events, receipts and media downloads for after the
-// commit.
-func (s *Service) announceMessages(ctx context.Context, org uuid.UUID, msgs []incoming, contacts map[string]*ent.Contact, created map[string]bool, out *notes) error {
+// announceMessages gathers the domain events of stored messages and their
+// senders, and the receipts and media downloads for after the commit.
+func (s *Service) announceMessages(org uuid.UUID, msgs []incoming, contacts map[string]*ent.Contact, created map[string]bool, out *notes) {
 	for _, m := range msgs {
 		ev := MessageEvent{
 			ID: m.id, ContactID: contacts[m.from].ID, Direction: string(message.DirectionIncoming), Type: m.c.Type,
 			Content: m.c.Body, Status: string(message.StatusDelivered), ChatMessageID: m.wamid, Timestamp: m.ts,
 		}
-		out.events = append(out.events, events.Outgoing{OrgID: org, Type: events.MessageNew, Payload: ev})
-		if err := s.emit(ctx, org, events.HookMessageIncoming, ev); err != nil {
-			return err
-		}
+		out.events = append(out.events, events.Event{Type: events.MessageReceived, OrgID: org, Payload: ev})
 		if m.acc.AutoReadReceipt {
 			out.receipts = append(out.receipts, markReadTask{OrgID: org, AccountID: m.acc.ID, ChatMessageID: m.wamid})
 		}
@@ -330,21 +333,10 @@ func (s *Service) announceMessages(ctx context.Context, org uuid.UUID, msgs []in
 	for phone, ct := range contacts {
 		typ := events.ContactUpdated
 		if created[phone] {
-			typ = events.ContactNew
-			if err := s.emit(ctx, org, events.HookContactCreated, contactEvent(ct)); err != nil {
-				return err
-			}
+			typ = events.ContactCreated
 		}
-		out.events = append(out.events, events.Outgoing{OrgID: org, Type: typ, Payload: contactEvent(ct)})
+		out.events = append(out.events, events.Event{Type: typ, OrgID: org, Payload: contactEvent(ct)})
 	}
-	return nil
-}
-
-func (s *Service) emit(ctx context.Context, org uuid.UUID, event string, data any) error {
-	if s.Hooks == nil {
-		return nil
-	}
-	return s.Hooks.Emit(ctx, org, event, data)
 }
 
 // applyStatuses moves messages forward; a status for a message not stored
@@ -374,7 +366,7 @@ func (s *Service) applyStatuses(ctx context.Context, c *ent.Client, w *orgWork, 
 	}
 	msgs, err := c.Message.Query().Where(message.ChatMessageIDIn(changed...)).All(ctx)
 	for _, m := range msgs {
-		out.events = append(out.events, events.Outgoing{OrgID: w.org, Type: events.MessageStatus, Payload: messageEvent(m)})
+		out.events = append(out.events, events.Event{Type: events.MessageStatusChanged, OrgID: w.org, Payload: messageEvent(m)})
 	}
 	return err
 }
@@ -398,18 +390,12 @@ func (s *Service) park(ctx context.Context, c *ent.Client, st statusUpdate, stat
 	return err
 }
 
-// deliverNotes publishes a committed batch's live events in one round
-// trip and queues its receipts and media downloads. Failures are logged:
-// the data is stored; a live notification may be lost, a receipt is best
-// effort, and the media sweep retries downloads.
+// deliverNotes queues a committed batch's receipts and media downloads
+// (its events were recorded in its transaction). Failures are logged: a
+// receipt is best effort, and the media sweep retries downloads.
 func (s *Service) deliverNotes(ctx context.Context, n *notes) {
 	if n == nil {
 		return
-	}
-	if s.Events != nil {
-		if err := s.Events.PublishBatch(ctx, n.events); err != nil {
-			s.Log.Warn("publishing events", "count", len(n.events), "err", err)
-		}
 	}
 	for _, r := range n.receipts {
 		s.queueReadReceipt(ctx, r)
@@ -448,20 +434,24 @@ func ApplyStatus(ctx context.Context, c *ent.Client, chatMessageID string, statu
 }
 
 // ApplyParked applies the statuses that arrived before the message with
-// platform id chatMessageID was stored, in order, and forgets them. The
-// send path calls it once it has stored the platform's message id.
-func ApplyParked(ctx context.Context, c *ent.Client, chatMessageID string) error {
+// platform id chatMessageID was stored, in order, and forgets them. It
+// reports whether the message changed. The send path calls it once it
+// has stored the platform's message id.
+func ApplyParked(ctx context.Context, c *ent.Client, chatMessageID string) (bool, error) {
 	parked, err := c.ParkedStatus.Query().Where(parkedstatus.ChatMessageID(chatMessageID)).All(ctx)
 	if err != nil || len(parked) == 0 {
-		return err
+		return false, err
 	}
 	order := map[parkedstatus.Status]int{"sent": 1, "delivered": 2, "read": 3, "failed": 4}
 	sort.Slice(parked, func(i, j int) bool { return order[parked[i].Status] < order[parked[j].Status] })
+	changed := false
 	for _, p := range parked {
-		if _, err := ApplyStatus(ctx, c, chatMessageID, message.Status(p.Status), p.ErrorMessage); err != nil {
-			return err
+		applied, err := ApplyStatus(ctx, c, chatMessageID, message.Status(p.Status), p.ErrorMessage)
+		if err != nil {
+			return false, err
 		}
+		changed = changed || applied
 	}
 	_, err = c.ParkedStatus.Delete().Where(parkedstatus.ChatMessageID(chatMessageID)).Exec(ctx)
-	return err
+	return changed, err
 }

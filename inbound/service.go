@@ -31,10 +31,8 @@ type Service struct {
 	Client  *ent.Client
 	Secrets *secrets.Box
 	Queue   *worker.Client
-	Events  *events.Bus
-	// Hooks emits message:incoming and contact:created to outbound
-	// webhook subscriptions, in the processing transaction.
-	Hooks events.Hooks
+	// Events records the domain events of every processed batch.
+	Events *events.Bus
 	// Provider sends read receipts for accounts that ask for them.
 	Provider *provider.Client
 	// FetchMedia queues the download of an incoming media message.

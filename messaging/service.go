@@ -36,15 +36,15 @@ const TaskSend = "message:send"
 // about 13 minutes, after which the message is marked failed.
 const sendMaxRetry = 10
 
-// Service sends messages. Hooks may be nil (no outbound webhooks).
+// Service sends messages.
 type Service struct {
 	Client   *ent.Client
 	Queue    *worker.Client
 	Provider *provider.Client
 	Secrets  *secrets.Box
 	Media    *media.Store
-	Events   *events.Bus
-	Hooks    events.Hooks
+	// Events records the domain events of sends.
+	Events *events.Bus
 	// Fetch downloads header_media_url files; it must be an SSRF-guarded
 	// client (netguard.NewClient).
 	Fetch *http.Client
@@ -77,7 +77,7 @@ func (s *Service) db(ctx context.Context) *ent.Client {
 
 // inTx runs fn in the transaction ctx carries, or in a new one that is
 // committed when fn succeeds. The ctx given to fn carries the transaction,
-// so database.AfterCommit and Hooks.Emit see it.
+// so database.AfterCommit and Events.Record see it.
 func (s *Service) inTx(ctx context.Context, fn func(ctx context.Context, db *ent.Client) error) error {
 	if tx := ent.TxFromContext(ctx); tx != nil {
 		return fn(ctx, tx.Client())
@@ -107,17 +107,6 @@ func (s *Service) enqueue(ctx context.Context, orgID, messageID uuid.UUID) {
 		asynq.TaskID("send:"+messageID.String()), asynq.Queue(worker.QueueCritical), asynq.MaxRetry(sendMaxRetry))
 	if err != nil && !errors.Is(err, asynq.ErrTaskIDConflict) && !errors.Is(err, asynq.ErrDuplicateTask) {
 		s.log().Error("queueing a message send; the recovery sweep will retry", "message_id", messageID, "err", err)
-	}
-}
-
-// publish sends a live event; a failure is logged (the data is stored,
-// only the notification is lost).
-func (s *Service) publish(ctx context.Context, orgID uuid.UUID, typ string, payload any) {
-	if s.Events == nil {
-		return
-	}
-	if err := s.Events.Publish(ctx, orgID, typ, payload); err != nil {
-		s.log().Warn("publishing event", "type", typ, "err", err)
 	}
 }
 

@@ -14,17 +14,19 @@ import (
 
 	"switchboard/ent/inboundevent"
 	"switchboard/ent/rule"
-	"switchboard/inbound"
+	"switchboard/events"
 	"switchboard/internal/apitest"
 )
 
-// failingHooks refuses to emit the incoming message whose platform id is
-// poison, as a broken dependency would.
+// failingHooks refuses the webhook deliveries of the incoming message
+// whose platform id is poison, as a broken dependency would.
 type failingHooks struct{ poison string }
 
-func (h failingHooks) Emit(_ context.Context, _ uuid.UUID, _ string, data any) error {
-	if m, ok := data.(inbound.MessageEvent); ok && m.ChatMessageID == h.poison {
-		return errors.New("emitting failed")
+func (h failingHooks) WriteDeliveries(_ context.Context, evs []events.HookEvent) error {
+	for _, ev := range evs {
+		if strings.Contains(string(ev.Data), `"chat_message_id":"`+h.poison+`"`) {
+			return errors.New("writing deliveries failed")
+		}
 	}
 	return nil
 }
@@ -33,7 +35,9 @@ func (h failingHooks) Emit(_ context.Context, _ uuid.UUID, _ string, data any) e
 // deliveries around it in its lane are stored, in order.
 func TestWebhookPoisonDeliverySetAside(t *testing.T) {
 	e := newWebhookEnv(t)
-	e.App.Inbound.Hooks = failingHooks{poison: "wamid.poison"}
+	e.App.Inbound.Events = events.New(events.Options{
+		Redis: e.App.KV.Client(), Channel: "test:" + uuid.NewString(), Hooks: failingHooks{poison: "wamid.poison"},
+	})
 	now := time.Now().Unix()
 	for _, id := range []string{"wamid.before", "wamid.poison", "wamid.after"} {
 		body := messagesPayload("15551230000", "Ann", textMessage("15551230000", id, now, id))

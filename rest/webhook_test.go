@@ -305,8 +305,8 @@ func TestWebhookStatuses(t *testing.T) {
 		deliver("wamid.s3", "delivered", now)
 		deliver("wamid.s3", "sent", now-1)
 		m := outgoing("wamid.s3")
-		if err := inbound.ApplyParked(e.ctx, e.Client(), "wamid.s3"); err != nil {
-			t.Fatal(err)
+		if changed, err := inbound.ApplyParked(e.ctx, e.Client(), "wamid.s3"); err != nil || !changed {
+			t.Fatalf("ApplyParked: changed %v, %v", changed, err)
 		}
 		if st, _ := status("wamid.s3"); st != message.StatusDelivered {
 			t.Fatalf("parked statuses not applied: %s (%s)", st, m.ID)

@@ -1,7 +1,8 @@
 // Package webhooks delivers the organization's events to its outbound
-// webhook subscriptions. Emit stores one delivery per subscribed active
-// subscription, in the caller's transaction, and queues it after the
-// commit; the delivery task posts the signed body through the SSRF guard,
+// webhook subscriptions. WriteDeliveries (called by events.Bus.Record for
+// the domain events that have a webhook name) stores one delivery per
+// subscribed active subscription, in the caller's transaction, and queues
+// it after the commit; the delivery task posts the signed body through the SSRF guard,
 // records every attempt and retries on the contract's schedule. Recover
 // and the periodic sweep queue again what a crash or a lost Redis left
 // behind; Replay sends a finished delivery once more.
@@ -75,7 +76,7 @@ type Dispatcher struct {
 	cache        *subscriptionCache
 }
 
-var _ events.Hooks = (*Dispatcher)(nil)
+var _ events.HookWriter = (*Dispatcher)(nil)
 
 // New returns a Dispatcher. Register its task handler on the worker.
 func New(o Options) *Dispatcher {
