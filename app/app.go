@@ -152,12 +152,6 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	})
 	a.startEvents()
 	a.Resolver.Events = a.Events
-	a.Inbound = &inbound.Service{
-		Client: a.DB.Client, Secrets: box, Queue: a.Queue, Events: a.Events,
-		Provider: a.Resolver.Provider, Log: log,
-		Redis: a.KV.Client(), Prefix: o.Namespace, Postgres: a.DB.Postgres(),
-	}
-	a.Inbound.Register(a.Worker)
 	store := media.New(cfg.DataDir)
 	a.Messaging = &messaging.Service{
 		Client: a.DB.Client, Queue: a.Queue, Provider: a.Resolver.Provider, Secrets: box,
@@ -173,12 +167,18 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 		Tasks: a.Queue, Log: log,
 	}
 	a.Media.Register(a.Worker)
-	// Inbound processing queues the fetch of each incoming media message
-	// after its commit; a failure is left to the recovery sweep.
-	a.Inbound.FetchMedia = func(ctx context.Context, org, id uuid.UUID) {
+	// A stored media message queues its download after the commit; a
+	// failure is left to the recovery sweep.
+	a.Messaging.FetchMedia = func(ctx context.Context, org, id uuid.UUID) {
 		if err := a.Media.Queue(ctx, org, id); err != nil {
 			log.Warn("queueing a media fetch; the recovery sweep will retry it", "message_id", id, "err", err)
 		}
+	}
+	// The platform's webhooks are parsed and routed by inbound and stored
+	// by messaging.
+	a.Inbound = &inbound.Service{
+		Client: a.DB.Client, Secrets: box, Messaging: a.Messaging, Log: log,
+		Redis: a.KV.Client(), Prefix: o.Namespace, Postgres: a.DB.Postgres(),
 	}
 	a.Metrics = newMetrics(a)
 	api := &rest.API{

@@ -25,7 +25,6 @@ import (
 	"switchboard/ent/organizationmember"
 	"switchboard/ent/predicate"
 	"switchboard/events"
-	"switchboard/inbound"
 	"switchboard/messaging"
 )
 
@@ -274,7 +273,7 @@ func (r *Resolver) UpdateContact(ctx context.Context, id uuid.UUID, in UpdateCon
 // record records a contact's domain event in the transaction of ctx: a
 // rolled-back change announces nothing.
 func (r *Resolver) record(ctx context.Context, typ events.Type, c *ent.Contact) error {
-	err := r.Events.Record(ctx, events.Event{Type: typ, OrgID: c.OrganizationID, Payload: inbound.NewContactEvent(c)})
+	err := r.Events.Record(ctx, events.Event{Type: typ, OrgID: c.OrganizationID, Payload: messaging.NewContactEvent(c)})
 	return apperr.Wrap(err, "event")
 }
 

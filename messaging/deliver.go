@@ -17,7 +17,6 @@ import (
 	"switchboard/ent/message"
 	"switchboard/ent/viewer"
 	"switchboard/events"
-	"switchboard/inbound"
 	"switchboard/media"
 	"switchboard/provider"
 )
@@ -303,7 +302,7 @@ func (s *Service) markSent(ctx context.Context, m *ent.Message, c *ent.Contact, 
 		return err
 	}
 	// A status parked while the transaction ran is applied now.
-	changed, err := inbound.ApplyParked(ctx, s.Client, wamid)
+	changed, err := ApplyParked(ctx, s.Client, wamid)
 	if err != nil {
 		s.log().Warn("applying parked statuses", "message_id", m.ID, "err", err)
 	}
@@ -311,7 +310,7 @@ func (s *Service) markSent(ctx context.Context, m *ent.Message, c *ent.Contact, 
 		return nil
 	}
 	if late, err := s.Client.Message.Get(ctx, m.ID); err == nil {
-		s.record(ctx, events.Event{Type: events.MessageStatusChanged, OrgID: m.OrganizationID, Payload: messageEvent(late)})
+		s.record(ctx, events.Event{Type: events.MessageStatusChanged, OrgID: m.OrganizationID, Payload: NewMessageEvent(late)})
 	}
 	return nil
 }
@@ -343,7 +342,7 @@ func (s *Service) storeSent(ctx context.Context, m *ent.Message, c *ent.Contact,
 		if n == 0 {
 			return errNotPending
 		}
-		if _, err := inbound.ApplyParked(tctx, tx.Client(), wamid); err != nil {
+		if _, err := ApplyParked(tctx, tx.Client(), wamid); err != nil {
 			return err
 		}
 		sent, err := tx.Message.Get(tctx, m.ID)
@@ -351,7 +350,7 @@ func (s *Service) storeSent(ctx context.Context, m *ent.Message, c *ent.Contact,
 			return err
 		}
 		return s.Events.Record(tctx, events.Event{Type: typ, OrgID: m.OrganizationID, Payload: sentEvent{
-			MessageEvent: messageEvent(sent), ChatAccount: sent.ChatAccount,
+			MessageEvent: NewMessageEvent(sent), ChatAccount: sent.ChatAccount,
 			PhoneNumber: c.PhoneNumber, SentByUserID: sent.SentByUserID,
 		}})
 	}()
@@ -360,16 +359,6 @@ func (s *Service) storeSent(ctx context.Context, m *ent.Message, c *ent.Contact,
 		return err
 	}
 	return tx.Commit()
-}
-
-// sentEvent is the payload of MessageSent (the message:sent webhook and
-// the message:status frame): the message event plus the account, the
-// recipient and the sending user.
-type sentEvent struct {
-	inbound.MessageEvent
-	ChatAccount  string     `json:"chat_account"`
-	PhoneNumber  string     `json:"phone_number"`
-	SentByUserID *uuid.UUID `json:"sent_by_user_id"`
 }
 
 // markFailed records a failed send with its reason and its
@@ -382,7 +371,7 @@ func (s *Service) markFailed(ctx context.Context, m *ent.Message, reason string)
 		return err
 	}
 	if failed, err := s.Client.Message.Get(ctx, m.ID); err == nil {
-		s.record(ctx, events.Event{Type: events.MessageStatusChanged, OrgID: m.OrganizationID, Payload: messageEvent(failed)})
+		s.record(ctx, events.Event{Type: events.MessageStatusChanged, OrgID: m.OrganizationID, Payload: NewMessageEvent(failed)})
 	}
 	return nil
 }

@@ -16,7 +16,6 @@ import (
 	"switchboard/ent/message"
 	"switchboard/ent/viewer"
 	"switchboard/events"
-	"switchboard/inbound"
 )
 
 // Limits of free-form messages, as the platform documents them.
@@ -318,8 +317,8 @@ func (s *Service) store(ctx context.Context, db *ent.Client, d draft) (*ent.Mess
 		contactEvent = events.ContactCreated
 	}
 	err = s.Events.Record(ctx,
-		events.Event{Type: events.MessageQueued, OrgID: m.OrganizationID, Payload: messageEvent(m)},
-		events.Event{Type: contactEvent, OrgID: m.OrganizationID, Payload: inbound.NewContactEvent(c)})
+		events.Event{Type: events.MessageQueued, OrgID: m.OrganizationID, Payload: NewMessageEvent(m)},
+		events.Event{Type: contactEvent, OrgID: m.OrganizationID, Payload: NewContactEvent(c)})
 	if err != nil {
 		return nil, apperr.Wrap(err, "event")
 	}

@@ -1,10 +1,15 @@
-// Package messaging sends messages to contacts: text, interactive, template
-// and media messages. A send validates its input, checks the customer
-// service window, stores the message pending in the caller's transaction
-// and queues a task; the task's worker calls the provider, stores the
-// platform's message id and moves the message to sent or failed. The REST
-// and GraphQL operations (graph/) and the background workers (chatbot,
-// campaigns) share this package, so it must not import graph/ or rest/.
+// Package messaging owns the message lifecycle. It sends messages to
+// contacts (text, interactive, template and media): a send validates its
+// input, checks the customer service window, stores the message pending in
+// the caller's transaction and queues a task; the task's worker calls the
+// provider, stores the platform's message id and moves the message to
+// sent or failed. It stores what the platform delivers (StoreReceived:
+// received messages, their senders' contacts, status reports), keeps the
+// status machine (forward only, failed from any state), and builds the
+// messages' and contacts' domain events. The REST and GraphQL operations
+// (graph/), the inbound webhook (inbound/ parses and routes to it) and
+// the background workers (chatbot, campaigns) share this package, so it
+// must not import graph/, rest/ or inbound/.
 package messaging
 
 import (
@@ -22,7 +27,6 @@ import (
 	"switchboard/ent/message"
 	"switchboard/ent/rule"
 	"switchboard/events"
-	"switchboard/inbound"
 	"switchboard/media"
 	"switchboard/provider"
 	"switchboard/secrets"
@@ -43,8 +47,10 @@ type Service struct {
 	Provider *provider.Client
 	Secrets  *secrets.Box
 	Media    *media.Store
-	// Events records the domain events of sends.
+	// Events records the domain events of sends and received messages.
 	Events *events.Bus
+	// FetchMedia queues the download of a received media message.
+	FetchMedia func(ctx context.Context, org, message uuid.UUID)
 	// Fetch downloads header_media_url files; it must be an SSRF-guarded
 	// client (netguard.NewClient).
 	Fetch *http.Client
@@ -110,9 +116,10 @@ func (s *Service) enqueue(ctx context.Context, orgID, messageID uuid.UUID) {
 	}
 }
 
-// Register installs the send handler on w.
+// Register installs the send and read receipt handlers on w.
 func (s *Service) Register(w *worker.Worker) {
 	w.HandleFunc(TaskSend, s.handleSend)
+	w.HandleFunc(TaskMarkRead, s.sendReadReceipt)
 }
 
 // Recover queues every outgoing message still pending without a platform
@@ -149,7 +156,3 @@ func RetryDelay(n int, err error, t *asynq.Task) time.Duration {
 	}
 	return d
 }
-
-// messageEvent is the payload of message:new and message:status, the
-// same inbound publishes.
-func messageEvent(m *ent.Message) inbound.MessageEvent { return inbound.NewMessageEvent(m) }

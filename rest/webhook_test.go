@@ -18,8 +18,8 @@ import (
 	"switchboard/ent/message"
 	"switchboard/ent/rule"
 	"switchboard/ent/viewer"
-	"switchboard/inbound"
 	"switchboard/internal/apitest"
+	"switchboard/messaging"
 	"switchboard/provider/providertest"
 )
 
@@ -305,7 +305,7 @@ func TestWebhookStatuses(t *testing.T) {
 		deliver("wamid.s3", "delivered", now)
 		deliver("wamid.s3", "sent", now-1)
 		m := outgoing("wamid.s3")
-		if changed, err := inbound.ApplyParked(e.ctx, e.Client(), "wamid.s3"); err != nil || !changed {
+		if changed, err := messaging.ApplyParked(e.ctx, e.Client(), "wamid.s3"); err != nil || !changed {
 			t.Fatalf("ApplyParked: changed %v, %v", changed, err)
 		}
 		if st, _ := status("wamid.s3"); st != message.StatusDelivered {
