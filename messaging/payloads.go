@@ -27,6 +27,7 @@ type MessageEvent struct {
 type ContactEvent struct {
 	ID                 uuid.UUID  `json:"id"`
 	PhoneNumber        string     `json:"phone_number"`
+	Name               string     `json:"name"`
 	ProfileName        string     `json:"profile_name"`
 	LastMessageAt      *time.Time `json:"last_message_at"`
 	LastMessagePreview string     `json:"last_message_preview"`
@@ -49,7 +50,7 @@ func NewMessageEvent(m *ent.Message) MessageEvent {
 // NewContactEvent is the event payload of c.
 func NewContactEvent(c *ent.Contact) ContactEvent {
 	return ContactEvent{
-		ID: c.ID, PhoneNumber: c.PhoneNumber, ProfileName: c.ProfileName, LastMessageAt: c.LastMessageAt,
+		ID: c.ID, PhoneNumber: c.PhoneNumber, Name: c.Name, ProfileName: c.ProfileName, LastMessageAt: c.LastMessageAt,
 		LastMessagePreview: c.LastMessagePreview, UnreadCount: c.UnreadCount, LastInboundAt: c.LastInboundAt,
 	}
 }

@@ -210,10 +210,11 @@ type sender struct {
 
 // upsertSenders creates or updates the senders' contacts in one statement
 // (per chunk of the parameter limit): concurrent first messages of a new
-// sender meet on the unique (org, phone) index; the unread count grows by
-// the new messages, and the last message moves forward only (a late older
-// message does not replace it). It returns the contacts by phone and the
-// phones created now.
+// sender meet on the unique (org, phone) index; a new contact is named
+// after the sender's profile, as is one still without a name; the unread
+// count grows by the new messages, and the last message moves forward
+// only (a late older message does not replace it). It returns the
+// contacts by phone and the phones created now.
 func (s *Service) upsertSenders(ctx context.Context, db *ent.Client, msgs []Received) (map[string]*ent.Contact, map[string]bool, error) {
 	bySender := map[string]*sender{}
 	var order []string
@@ -238,7 +239,7 @@ func (s *Service) upsertSenders(ctx context.Context, db *ent.Client, msgs []Rece
 	builders := make([]*ent.ContactCreate, len(order))
 	for i, phone := range order {
 		sd := bySender[phone]
-		builders[i] = db.Contact.Create().SetPhoneNumber(phone).SetProfileName(sd.name).SetChatAccount(sd.account).
+		builders[i] = db.Contact.Create().SetPhoneNumber(phone).SetName(sd.name).SetProfileName(sd.name).SetChatAccount(sd.account).
 			SetUnreadCount(sd.count).SetLastMessageAt(sd.last).SetLastMessagePreview(sd.preview).
 			SetLastInboundAt(sd.last).SetCreatedAt(stamp).SetUpdatedAt(stamp)
 	}
@@ -285,5 +286,7 @@ func mergeContact(u *sql.UpdateSet) {
 		" THEN "+col(x, contact.FieldLastInboundAt)+" ELSE "+col(t, contact.FieldLastInboundAt)+" END"))
 	u.Set(contact.FieldProfileName, sql.Expr("CASE WHEN "+col(x, contact.FieldProfileName)+" <> '' THEN "+
 		col(x, contact.FieldProfileName)+" ELSE "+col(t, contact.FieldProfileName)+" END"))
+	u.Set(contact.FieldName, sql.Expr("CASE WHEN "+col(t, contact.FieldName)+" = '' THEN "+
+		col(x, contact.FieldName)+" ELSE "+col(t, contact.FieldName)+" END"))
 	u.SetExcluded(contact.FieldUpdatedAt)
 }
