@@ -85,16 +85,23 @@ type HookWriter interface {
 func (b *Bus) Record(ctx context.Context, evs ...Event) error {
 	frames := make([][]byte, 0, len(evs))
 	var hooks []HookEvent
+	// One encoder for the batch, without HTML escaping (neither /ws
+	// clients nor webhook receivers need it); encode copies the payload
+	// into the frame.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
 	for _, e := range evs {
-		raw, err := marshal(e.Payload)
-		if err != nil {
+		buf.Reset()
+		if err := enc.Encode(e.Payload); err != nil {
 			return fmt.Errorf("events: encoding a %s payload: %w", e.Type.Frame+e.Type.Hook, err)
 		}
+		raw := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 		if e.Type.Frame != "" {
 			frames = append(frames, encode(e.OrgID, e.Type.Frame, raw))
 		}
 		if e.Type.Hook != "" && b.hooks != nil {
-			hooks = append(hooks, HookEvent{OrgID: e.OrgID, Name: e.Type.Hook, Data: raw})
+			hooks = append(hooks, HookEvent{OrgID: e.OrgID, Name: e.Type.Hook, Data: bytes.Clone(raw)})
 		}
 	}
 	if len(hooks) > 0 {
@@ -164,16 +171,4 @@ func (b *Bus) publish(ctx context.Context, frames [][]byte) {
 	if _, err := pipe.Exec(ctx); err != nil {
 		b.log.Warn("events: publishing", "count", len(frames), "err", err)
 	}
-}
-
-// marshal is json.Marshal without HTML escaping (neither /ws clients nor
-// webhook receivers need it) and without the encoder's newline.
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

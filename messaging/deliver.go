@@ -48,8 +48,8 @@ func permanent(format string, args ...any) error {
 // records the outcome. It is idempotent: a message that is no longer
 // pending, or already has a platform id, is left alone. On success it
 // stores the platform id and status sent, applies statuses that arrived
-// before the id, and emits message:sent to outbound webhooks, in one
-// transaction. A definitive refusal (a 4xx answer, a missing account or
+// before the id, and records MessageSent (the message:sent webhook), in
+// one transaction. A definitive refusal (a 4xx answer, a missing account or
 // file) marks the message failed with the reason; a transient failure
 // (429, 5xx, network) is returned for the queue to retry, and marks the
 // message failed when lastAttempt.
