@@ -17,6 +17,7 @@ import (
 
 	"switchboard/ent"
 	"switchboard/ent/message"
+	"switchboard/ent/rule"
 	"switchboard/provider/providertest"
 )
 
@@ -294,6 +295,12 @@ func TestOneEventPath(t *testing.T) {
 			gqlOK(t, res, res.Raw)
 			waitSent(t, res.String("data.sendMessage.id"))
 		}},
+		{"MessageSent/Media/REST", send, func(t *testing.T) {
+			res := postForm(t, e.Env, e.Admin, "/api/messages/media", map[string]string{"contact_id": contactID},
+				&formFileSpec{field: "file", name: "photo.png", data: tinyPNG(t), contentType: "image/png"}).
+				ExpectStatus(t, http.StatusCreated)
+			waitSent(t, res.String("data.id"))
+		}},
 		{"MessageSentToNewContact/REST", sendToNew, func(t *testing.T) {
 			res := e.Admin.Do(http.MethodPost, "/api/messages/template",
 				map[string]any{"phone_number": "+1 555 300 0004", "template_name": "welcome"}).ExpectStatus(t, http.StatusCreated)
@@ -319,7 +326,10 @@ func TestOneEventPath(t *testing.T) {
 		{"MessageStatusOlder/Webhook", tallyOf(nil, nil, nil), func(t *testing.T) {
 			// A status behind the message's changes nothing and announces nothing.
 			w.inbound(t, `"statuses":[{"id":"`+sent+`","status":"sent","timestamp":"`+fmt.Sprint(time.Now().Unix())+`","recipient_id":"15553000001"}]`)
-			time.Sleep(300 * time.Millisecond)
+			eventually(t, "the delivery processed", func() bool {
+				n, err := e.Client().InboundEvent.Query().Count(rule.Bypass(e.ctx, "test"))
+				return err == nil && n == 0
+			})
 		}},
 	}
 	for _, c := range cases {
