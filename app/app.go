@@ -145,18 +145,21 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 		Provider: provider.New(provider.Options{BaseURL: cfg.ProviderBaseURL, Logger: log}),
 	}
 	a.Resolver.Accounts = &accounts.Service{Client: a.DB.Client, Secrets: box, Provider: a.Resolver.Provider}
-	a.Events = events.New(a.KV.Client(), o.Namespace+"events", log)
+	a.Webhooks = webhooks.New(webhooks.Options{
+		Client: a.DB.Client, Secrets: box, Queue: a.Queue, AllowPrivate: cfg.OutboundAllowPrivate, Log: log,
+	})
+	a.Webhooks.Register(a.Worker)
+	a.Resolver.Webhooks = a.Webhooks
+	// Every domain event goes through the bus: its webhook deliveries are
+	// written by the dispatcher, its frame published to every node.
+	a.Events = events.New(events.Options{
+		Redis: a.KV.Client(), Channel: o.Namespace + "events", Hooks: a.Webhooks, Log: log,
+	})
 	a.startEvents()
 	a.Resolver.Events = a.Events
-	a.Resolver.Tags = &tags.Service{Client: a.DB.Client}
-	a.Resolver.Notes = &notes.Service{Client: a.DB.Client, Events: a.Events, Log: log}
+	a.Resolver.Tags = &tags.Service{Client: a.DB.Client, Events: a.Events}
+	a.Resolver.Notes = &notes.Service{Client: a.DB.Client, Events: a.Events}
 	a.Resolver.Widgets = &widgets.Service{Client: a.DB.Client}
-	a.Inbound = &inbound.Service{
-		Client: a.DB.Client, Secrets: box, Queue: a.Queue, Events: a.Events,
-		Provider: a.Resolver.Provider, Log: log,
-		Redis: a.KV.Client(), Prefix: o.Namespace, Postgres: a.DB.Postgres(),
-	}
-	a.Inbound.Register(a.Worker)
 	store := media.New(cfg.DataDir)
 	a.Messaging = &messaging.Service{
 		Client: a.DB.Client, Queue: a.Queue, Provider: a.Resolver.Provider, Secrets: box,
@@ -172,20 +175,18 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 		Tasks: a.Queue, Log: log,
 	}
 	a.Media.Register(a.Worker)
-	a.Webhooks = webhooks.New(webhooks.Options{
-		Client: a.DB.Client, Secrets: box, Queue: a.Queue, AllowPrivate: cfg.OutboundAllowPrivate, Log: log,
-	})
-	a.Webhooks.Register(a.Worker)
-	a.Resolver.Webhooks = a.Webhooks
-	// Inbound messages, new contacts and sends reach the subscriptions.
-	a.Inbound.Hooks = a.Webhooks
-	a.Messaging.Hooks = a.Webhooks
-	// Inbound processing queues the fetch of each incoming media message
-	// after its commit; a failure is left to the recovery sweep.
-	a.Inbound.FetchMedia = func(ctx context.Context, org, id uuid.UUID) {
+	// A stored media message queues its download after the commit; a
+	// failure is left to the recovery sweep.
+	a.Messaging.FetchMedia = func(ctx context.Context, org, id uuid.UUID) {
 		if err := a.Media.Queue(ctx, org, id); err != nil {
 			log.Warn("queueing a media fetch; the recovery sweep will retry it", "message_id", id, "err", err)
 		}
+	}
+	// The platform's webhooks are parsed and routed by inbound and stored
+	// by messaging.
+	a.Inbound = &inbound.Service{
+		Client: a.DB.Client, Secrets: box, Messaging: a.Messaging, Log: log,
+		Redis: a.KV.Client(), Prefix: o.Namespace, Postgres: a.DB.Postgres(),
 	}
 	a.Metrics = newMetrics(a)
 	api := &rest.API{

@@ -1,14 +1,15 @@
-// Package events is the one publisher of domain events (message:new,
-// message:status, contact:new, contact:updated, ...). An event is published
-// once to Redis pub/sub; every node subscribes and fans it out to its own
-// WebSocket clients and GraphQL subscribers of that organization, so any
-// number of nodes see every event.
+// Package events is the one path of domain events (message:new,
+// message:status, contact:new, contact:updated, ...). An operation records
+// each event once (Bus.Record): the outbound webhook deliveries it causes
+// are written in the operation's transaction, and after the commit its
+// /ws frame is published once to Redis pub/sub; every node subscribes and
+// fans it out to its own WebSocket clients and GraphQL subscribers of that
+// organization, so any number of nodes see every event.
 package events
 
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,25 +17,20 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/redis/go-redis/v9"
+
+	"switchboard/ent"
 )
 
-// Event types.
-const (
-	MessageNew     = "message:new"
-	MessageStatus  = "message:status"
-	ContactNew     = "contact:new"
-	ContactUpdated = "contact:updated"
-)
-
-// Event is one domain event of an organization.
-type Event struct {
+// Received is an event as a subscriber receives it.
+type Received struct {
+	// Type is the /ws frame type.
 	Type  string
 	OrgID uuid.UUID
 	// Frame is the event as /ws clients receive it, {"type":...,
 	// "payload":...}, built once by the publisher; Payload is the payload
 	// within it.
 	Frame   []byte
-	Payload json.RawMessage
+	Payload []byte
 }
 
 // The wire form of an event on the Redis channel is its organization id
@@ -48,7 +44,7 @@ const (
 )
 
 // encode builds the wire form of an event whose payload is already JSON.
-// Event types are constants without characters JSON would escape.
+// Frame types are constants without characters JSON would escape.
 func encode(orgID uuid.UUID, typ string, payload []byte) []byte {
 	msg := make([]byte, 0, orgIDLen+len(framePrefix)+len(typ)+len(typeEnd)+len(payload)+1)
 	msg = append(msg, orgID.String()...)
@@ -61,72 +57,60 @@ func encode(orgID uuid.UUID, typ string, payload []byte) []byte {
 
 // decode takes a wire message apart. It checks the frame's shape, not its
 // JSON: only this package's publishers write the channel.
-func decode(msg []byte) (Event, error) {
+func decode(msg []byte) (Received, error) {
 	if len(msg) < orgIDLen+len(framePrefix)+len(typeEnd)+2 {
-		return Event{}, errors.New("events: message too short")
+		return Received{}, errors.New("events: message too short")
 	}
 	org, err := uuid.ParseBytes(msg[:orgIDLen])
 	if err != nil {
-		return Event{}, fmt.Errorf("events: organization id: %w", err)
+		return Received{}, fmt.Errorf("events: organization id: %w", err)
 	}
 	frame := msg[orgIDLen:]
 	rest, ok := bytes.CutPrefix(frame, []byte(framePrefix))
 	end := bytes.Index(rest, []byte(typeEnd))
 	if !ok || end <= 0 || frame[len(frame)-1] != '}' {
-		return Event{}, errors.New("events: malformed frame")
+		return Received{}, errors.New("events: malformed frame")
 	}
 	payload := rest[end+len(typeEnd) : len(rest)-1]
-	return Event{Type: string(rest[:end]), OrgID: org, Frame: frame, Payload: payload}, nil
+	return Received{Type: string(rest[:end]), OrgID: org, Frame: frame, Payload: payload}, nil
 }
 
-// Bus publishes events through Redis and delivers them to local
-// subscribers.
+// Bus records domain events, publishes their frames through Redis and
+// delivers the frames of every node to local subscribers.
 type Bus struct {
 	rdb     *redis.Client
 	channel string
 	log     *slog.Logger
+	hooks   HookWriter
 
 	mu   sync.RWMutex
 	subs map[uuid.UUID]map[*Subscription]struct{}
+
+	// pending holds the frames of transactions not committed yet.
+	txMu    sync.Mutex
+	pending map[*ent.Tx]*pendingFrames
 }
 
-// New returns a bus on channel (namespaced per deployment).
-func New(rdb *redis.Client, channel string, log *slog.Logger) *Bus {
-	return &Bus{rdb: rdb, channel: channel, log: log, subs: map[uuid.UUID]map[*Subscription]struct{}{}}
+// Options configure a Bus.
+type Options struct {
+	Redis *redis.Client
+	// Channel is the Redis channel (namespaced per deployment).
+	Channel string
+	// Hooks writes outbound webhook deliveries; nil writes none.
+	Hooks HookWriter
+	Log   *slog.Logger
 }
 
-// Publish sends an event of orgID to every node. payload is marshalled to
-// JSON.
-func (b *Bus) Publish(ctx context.Context, orgID uuid.UUID, typ string, payload any) error {
-	raw, err := json.Marshal(payload)
-	if err != nil {
-		return err
+// New returns a bus.
+func New(o Options) *Bus {
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
 	}
-	return b.rdb.Publish(ctx, b.channel, encode(orgID, typ, raw)).Err()
-}
-
-// Outgoing is one event to publish with PublishBatch.
-type Outgoing struct {
-	OrgID   uuid.UUID
-	Type    string
-	Payload any
-}
-
-// PublishBatch publishes events in one round trip, in order.
-func (b *Bus) PublishBatch(ctx context.Context, evs []Outgoing) error {
-	if len(evs) == 0 {
-		return nil
+	return &Bus{
+		rdb: o.Redis, channel: o.Channel, log: log, hooks: o.Hooks,
+		subs: map[uuid.UUID]map[*Subscription]struct{}{}, pending: map[*ent.Tx]*pendingFrames{},
 	}
-	pipe := b.rdb.Pipeline()
-	for _, e := range evs {
-		raw, err := json.Marshal(e.Payload)
-		if err != nil {
-			return err
-		}
-		pipe.Publish(ctx, b.channel, encode(e.OrgID, e.Type, raw))
-	}
-	_, err := pipe.Exec(ctx)
-	return err
 }
 
 // Run receives the events of every node and hands them to local
@@ -161,7 +145,7 @@ func (b *Bus) Run(ctx context.Context, ready chan<- struct{}) {
 
 // deliver hands ev to the subscribers of its organization without ever
 // blocking: a subscriber whose buffer is full is dropped.
-func (b *Bus) deliver(ev Event) {
+func (b *Bus) deliver(ev Received) {
 	b.mu.RLock()
 	var slow []*Subscription
 	for s := range b.subs[ev.OrgID] {
@@ -182,7 +166,7 @@ func (b *Bus) deliver(ev Event) {
 type Subscription struct {
 	bus  *Bus
 	org  uuid.UUID
-	c    chan Event
+	c    chan Received
 	once sync.Once
 }
 
@@ -190,7 +174,7 @@ type Subscription struct {
 // events. The channel is closed when the subscription ends (Close, or the
 // subscriber was too slow).
 func (b *Bus) Subscribe(orgID uuid.UUID, n int) *Subscription {
-	s := &Subscription{bus: b, org: orgID, c: make(chan Event, n)}
+	s := &Subscription{bus: b, org: orgID, c: make(chan Received, n)}
 	b.mu.Lock()
 	if b.subs[orgID] == nil {
 		b.subs[orgID] = map[*Subscription]struct{}{}
@@ -201,7 +185,7 @@ func (b *Bus) Subscribe(orgID uuid.UUID, n int) *Subscription {
 }
 
 // C is the subscription's event channel.
-func (s *Subscription) C() <-chan Event { return s.c }
+func (s *Subscription) C() <-chan Received { return s.c }
 
 // Close ends the subscription; it is safe to call more than once.
 func (s *Subscription) Close() {

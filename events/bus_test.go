@@ -11,11 +11,11 @@ import (
 func TestWireFormatRoundTrip(t *testing.T) {
 	org := uuid.New()
 	payload := []byte(`{"id":"x","content":{"body":"a \"quoted\" } brace"}}`)
-	ev, err := decode(encode(org, MessageNew, payload))
+	ev, err := decode(encode(org, FrameMessageNew, payload))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ev.OrgID != org || ev.Type != MessageNew || string(ev.Payload) != string(payload) {
+	if ev.OrgID != org || ev.Type != FrameMessageNew || string(ev.Payload) != string(payload) {
 		t.Fatalf("decoded %+v", ev)
 	}
 	var frame struct {
@@ -25,7 +25,7 @@ func TestWireFormatRoundTrip(t *testing.T) {
 	if err := json.Unmarshal(ev.Frame, &frame); err != nil {
 		t.Fatalf("frame %s is not JSON: %v", ev.Frame, err)
 	}
-	if frame.Type != MessageNew || string(frame.Payload) != string(payload) {
+	if frame.Type != FrameMessageNew || string(frame.Payload) != string(payload) {
 		t.Fatalf("frame %s", ev.Frame)
 	}
 }
@@ -49,12 +49,12 @@ func TestDecodeRefusesMalformedMessages(t *testing.T) {
 // TestSlowSubscriberDropped: delivery never waits for a subscriber; one
 // whose buffer is full is closed, the others keep receiving.
 func TestSlowSubscriberDropped(t *testing.T) {
-	b := New(nil, "test", slog.New(slog.DiscardHandler))
+	b := New(Options{Channel: "test", Log: slog.New(slog.DiscardHandler)})
 	org := uuid.New()
 	slow, fast := b.Subscribe(org, 1), b.Subscribe(org, 4)
 	defer fast.Close()
 	for range 2 {
-		b.deliver(Event{Type: MessageNew, OrgID: org})
+		b.deliver(Received{Type: FrameMessageNew, OrgID: org})
 	}
 	if _, ok := <-slow.C(); !ok {
 		t.Fatal("the slow subscriber lost the event it had room for")
@@ -63,11 +63,11 @@ func TestSlowSubscriberDropped(t *testing.T) {
 		t.Fatal("the slow subscriber was not closed")
 	}
 	for range 2 {
-		if ev := <-fast.C(); ev.Type != MessageNew {
+		if ev := <-fast.C(); ev.Type != FrameMessageNew {
 			t.Fatalf("fast subscriber got %+v", ev)
 		}
 	}
-	b.deliver(Event{Type: MessageNew, OrgID: uuid.New()}) // another organization's: nobody here
+	b.deliver(Received{Type: FrameMessageNew, OrgID: uuid.New()}) // another organization's: nobody here
 	select {
 	case ev := <-fast.C():
 		t.Fatalf("received another organization's event %+v", ev)

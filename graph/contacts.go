@@ -24,7 +24,6 @@ import (
 	"switchboard/ent/organizationmember"
 	"switchboard/ent/predicate"
 	"switchboard/events"
-	"switchboard/inbound"
 	"switchboard/messaging"
 	tagspkg "switchboard/tags"
 )
@@ -200,9 +199,7 @@ func (r *Resolver) CreateContact(ctx context.Context, in CreateContactInput) (*e
 	if err != nil {
 		return nil, err
 	}
-	// Outbound webhooks get the event in the same transaction: a rolled
-	// back create emits nothing.
-	if err := r.emitHook(ctx, created.OrganizationID, events.HookContactCreated, inbound.NewContactEvent(created)); err != nil {
+	if err := r.record(ctx, events.ContactCreated, created); err != nil {
 		return nil, err
 	}
 	return created, nil
@@ -251,7 +248,18 @@ func (r *Resolver) UpdateContact(ctx context.Context, id uuid.UUID, in UpdateCon
 	if _, err := u.Save(ctx); err != nil {
 		return nil, apperr.Wrap(err, "contact")
 	}
-	return r.GetContact(ctx, id)
+	c, err := r.GetContact(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return c, r.record(ctx, events.ContactUpdated, c)
+}
+
+// record records a contact's domain event in the transaction of ctx: a
+// rolled-back change announces nothing.
+func (r *Resolver) record(ctx context.Context, typ events.Type, c *ent.Contact) error {
+	err := r.Events.Record(ctx, events.Event{Type: typ, OrgID: c.OrganizationID, Payload: messaging.NewContactEvent(c)})
+	return apperr.Wrap(err, "event")
 }
 
 // AssignContact assigns the contact to a member of the organization, or
@@ -268,7 +276,10 @@ func (r *Resolver) AssignContact(ctx context.Context, id uuid.UUID, userID *uuid
 		u.SetAssignedUserID(*userID)
 	}
 	c, err := u.Save(ctx)
-	return c, apperr.Wrap(err, "contact")
+	if err != nil {
+		return nil, apperr.Wrap(err, "contact")
+	}
+	return c, r.record(ctx, events.ContactUpdated, c)
 }
 
 // requireMember checks that userID is a member of the viewer's
@@ -296,14 +307,18 @@ func (r *Resolver) DeleteContact(ctx context.Context, id uuid.UUID) error {
 // Errors: not_found.
 func (r *Resolver) MarkContactRead(ctx context.Context, id uuid.UUID) error {
 	db := r.db(ctx)
-	if err := db.Contact.UpdateOneID(id).SetUnreadCount(0).Exec(ctx); err != nil {
+	c, err := db.Contact.UpdateOneID(id).SetUnreadCount(0).Save(ctx)
+	if err != nil {
 		return apperr.Wrap(err, "contact")
 	}
-	_, err := db.Message.Update().
+	_, err = db.Message.Update().
 		Where(message.ContactID(id), message.DirectionEQ(message.DirectionIncoming),
 			message.StatusNotIn(message.StatusRead, message.StatusFailed)).
 		SetStatus(message.StatusRead).Save(ctx)
-	return apperr.Wrap(err, "message")
+	if err != nil {
+		return apperr.Wrap(err, "message")
+	}
+	return r.record(ctx, events.ContactUpdated, c)
 }
 
 // ContactSessionData is what the contact info panel shows: the contact's

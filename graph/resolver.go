@@ -5,6 +5,7 @@ package graph
 import (
 	"context"
 	"switchboard/accounts"
+	"switchboard/database"
 
 	"switchboard/ent"
 	"switchboard/events"
@@ -27,14 +28,15 @@ type Resolver struct {
 	// Provider calls the chat platform's Graph API for account checks,
 	// webhook subscription and the business profile.
 	Provider *provider.Client
-	// Events feeds GraphQL subscriptions.
+	// Events records the operations' domain events and feeds GraphQL
+	// subscriptions.
 	Events *events.Bus
 	// Messaging sends messages (the send operations delegate to it).
 	Messaging *messaging.Service
 	// Accounts holds the account operations (business phone numbers).
 	Accounts *accounts.Service
-	// Webhooks emits events to outbound webhook subscriptions and delivers
-	// them; nil emits nothing.
+	// Webhooks manages outbound webhook subscriptions and their
+	// deliveries (events reach them through Events).
 	Webhooks *webhooks.Dispatcher
 	// Tags is the organization's tag catalogue.
 	Tags *tags.Service
@@ -46,9 +48,4 @@ type Resolver struct {
 
 // db returns the transaction's client when ctx carries one, the root
 // client otherwise.
-func (r *Resolver) db(ctx context.Context) *ent.Client {
-	if tx := ent.TxFromContext(ctx); tx != nil {
-		return tx.Client()
-	}
-	return r.Client
-}
+func (r *Resolver) db(ctx context.Context) *ent.Client { return database.ClientFor(ctx, r.Client) }

@@ -532,12 +532,12 @@ func (r *sSOConfigResolver) HasSecret(ctx context.Context, obj *ent.SSOConfig) (
 
 // MessageAdded is the resolver for the messageAdded field.
 func (r *subscriptionResolver) MessageAdded(ctx context.Context, contactID *uuid.UUID) (<-chan *ent.Message, error) {
-	return r.MessagesOf(ctx, events.MessageNew, contactID)
+	return r.MessagesOf(ctx, events.FrameMessageNew, contactID)
 }
 
 // MessageStatusChanged is the resolver for the messageStatusChanged field.
 func (r *subscriptionResolver) MessageStatusChanged(ctx context.Context, contactID *uuid.UUID) (<-chan *ent.Message, error) {
-	return r.MessagesOf(ctx, events.MessageStatus, contactID)
+	return r.MessagesOf(ctx, events.FrameMessageStatus, contactID)
 }
 
 // ContactChanged is the resolver for the contactChanged field.

@@ -86,6 +86,6 @@ func (r *Resolver) MessagesOf(ctx context.Context, typ string, contactID *uuid.U
 // ContactChanges streams contacts as they are created or changed.
 func (r *Resolver) ContactChanges(ctx context.Context) (<-chan *ent.Contact, error) {
 	keep := func(eventRef) bool { return true }
-	return subscribe(ctx, r.Events, []string{events.ContactNew, events.ContactUpdated}, keep,
+	return subscribe(ctx, r.Events, []string{events.FrameContactNew, events.FrameContactUpdated}, keep,
 		func(ctx context.Context, id uuid.UUID) (*ent.Contact, error) { return r.Client.Contact.Get(ctx, id) })
 }

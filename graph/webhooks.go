@@ -315,18 +315,6 @@ func (r *Resolver) ReplayWebhookDelivery(ctx context.Context, id, deliveryID uui
 	return r.Webhooks.Replay(ctx, deliveryID)
 }
 
-// emitHook emits an outbound webhook event in the transaction of ctx when
-// a dispatcher is configured.
-func (r *Resolver) emitHook(ctx context.Context, orgID uuid.UUID, event string, data any) error {
-	if r.Webhooks == nil {
-		return nil
-	}
-	if err := r.Webhooks.Emit(ctx, orgID, event, data); err != nil {
-		return apperr.Wrap(err, "webhook")
-	}
-	return nil
-}
-
 // invalidateWebhooks drops the dispatcher's cached subscriptions of the
 // organization once the change is committed.
 func (r *Resolver) invalidateWebhooks(ctx context.Context, orgID uuid.UUID) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"switchboard/apperr"
+	"switchboard/database"
 	"switchboard/ent"
 	"switchboard/ent/account"
 	"switchboard/ent/inboundevent"
@@ -219,8 +220,10 @@ func (s *Service) insert(ctx context.Context, batch []*delivery) error {
 	for i, d := range sorted {
 		builders[i] = d.create
 	}
-	return s.Client.InboundEvent.CreateBulk(builders...).
-		OnConflictColumns(inboundevent.FieldDedupeKey).DoNothing().Exec(ctx)
+	return database.InChunks(builders, len(inboundevent.Columns), func(part []*ent.InboundEventCreate) error {
+		return s.Client.InboundEvent.CreateBulk(part...).
+			OnConflictColumns(inboundevent.FieldDedupeKey).DoNothing().Exec(ctx)
+	})
 }
 
 // signers returns the accounts of phone number ids with their secrets,

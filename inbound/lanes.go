@@ -161,8 +161,7 @@ func (s *Service) drainOnce(ctx context.Context, i int) (n int, busy bool, err e
 	if err != nil || len(evs) == 0 {
 		return 0, false, err
 	}
-	out, perr := s.processBatch(ctx, tx, evs)
-	if perr != nil {
+	if perr := s.processBatch(ctx, tx, evs); perr != nil {
 		_ = tx.Rollback()
 		return len(evs), false, s.processOneByOne(ctx, evs, perr)
 	}
@@ -170,7 +169,6 @@ func (s *Service) drainOnce(ctx context.Context, i int) (n int, busy bool, err e
 		return 0, false, err
 	}
 	s.observeDrain(len(evs), start, evs[0].CreatedAt)
-	s.deliverNotes(ctx, out)
 	return len(evs), false, nil
 }
 
@@ -181,9 +179,8 @@ func (s *Service) drainOnce(ctx context.Context, i int) (n int, busy bool, err e
 func (s *Service) processOneByOne(ctx context.Context, evs []*ent.InboundEvent, batchErr error) error {
 	bctx := rule.Bypass(ctx, "retrying stored webhook deliveries one by one")
 	for _, ev := range evs {
-		out, err := s.processAlone(ctx, ev)
+		err := s.processAlone(ctx, ev)
 		if err == nil {
-			s.deliverNotes(ctx, out)
 			continue
 		}
 		upd := s.Client.InboundEvent.UpdateOneID(ev.ID).AddAttempts(1).SetError(truncate(err.Error(), 1000))
@@ -201,17 +198,16 @@ func (s *Service) processOneByOne(ctx context.Context, evs []*ent.InboundEvent, 
 	return nil
 }
 
-func (s *Service) processAlone(ctx context.Context, ev *ent.InboundEvent) (*notes, error) {
+func (s *Service) processAlone(ctx context.Context, ev *ent.InboundEvent) error {
 	tx, err := s.Client.Tx(rule.Bypass(ctx, "processing one stored webhook delivery"))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	out, err := s.processBatch(ctx, tx, []*ent.InboundEvent{ev})
-	if err != nil {
+	if err := s.processBatch(ctx, tx, []*ent.InboundEvent{ev}); err != nil {
 		_ = tx.Rollback()
-		return nil, err
+		return err
 	}
-	return out, tx.Commit()
+	return tx.Commit()
 }
 
 // tryLock takes drainer i's advisory lock for the transaction, and makes

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"switchboard/messaging"
 )
 
 // payload is the platform's webhook body: entries of changes.
@@ -174,23 +176,11 @@ func replaceNULEscapes(body []byte) []byte {
 	return out
 }
 
-// content is what a message stores: its type, a content object (text:
-// {body}), media fields, interactive data and a preview for the inbox.
-type content struct {
-	Type        string
-	Body        map[string]any
-	MediaID     string
-	MimeType    string
-	Filename    string
-	Interactive map[string]any
-	Preview     string
-}
-
 // extractContent maps every platform message type to what we store. Types
 // not known here keep their raw object under content.raw.
-func extractContent(m rawMessage) content {
+func extractContent(m rawMessage) messaging.Content {
 	typ := m.str("type")
-	c := content{Type: typ, Body: map[string]any{}}
+	c := messaging.Content{Type: typ, Body: map[string]any{}}
 	switch typ {
 	case "text":
 		body, _ := m.obj("text")["body"].(string)

@@ -1,44 +1,34 @@
 // Package inbound receives the platform's webhooks: it verifies the
 // subscription and the signature of every delivery, makes the delivery
-// durable in the database before acknowledging it, and processes it in a
-// worker: messages of every type are stored once (unique platform message
-// id), contacts are created or updated, and status updates move messages
-// forward only.
+// durable in the database before acknowledging it, and drains the stored
+// deliveries in lanes: it parses them and routes their messages and status
+// reports to their organizations' messaging.Service.StoreReceived, which
+// owns what storing them means. Nothing but the app's wiring and the
+// webhook route may import it.
 package inbound
 
 import (
 	"context"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/redis/go-redis/v9"
 
 	"switchboard/apperr"
 	"switchboard/ent"
 	"switchboard/ent/account"
 	"switchboard/ent/rule"
-	"switchboard/events"
-	"switchboard/provider"
+	"switchboard/messaging"
 	"switchboard/secrets"
-	"switchboard/worker"
 )
 
-// Service receives and processes platform webhooks.
+// Service receives platform webhooks and routes them to messaging.
 type Service struct {
 	Client  *ent.Client
 	Secrets *secrets.Box
-	Queue   *worker.Client
-	Events  *events.Bus
-	// Hooks emits message:incoming and contact:created to outbound
-	// webhook subscriptions, in the processing transaction.
-	Hooks events.Hooks
-	// Provider sends read receipts for accounts that ask for them.
-	Provider *provider.Client
-	// FetchMedia queues the download of an incoming media message.
-	FetchMedia func(ctx context.Context, org, message uuid.UUID)
+	// Messaging stores what the deliveries bring.
+	Messaging *messaging.Service
 	// Redis carries wakes between nodes (nil: one node).
 	Redis  *redis.Client
 	Prefix string
@@ -77,14 +67,4 @@ func (s *Service) Verify(ctx context.Context, mode, token, challenge string) (st
 		return "", apperr.Forbiddenf("verification failed")
 	}
 	return challenge, nil
-}
-
-// isNoRows reports ent's answer to an upsert that did nothing.
-func isNoRows(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "no rows in result set")
-}
-
-// Register installs the task handlers on w.
-func (s *Service) Register(w *worker.Worker) {
-	w.HandleFunc(TaskMarkRead, s.sendReadReceipt)
 }

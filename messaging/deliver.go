@@ -17,7 +17,6 @@ import (
 	"switchboard/ent/message"
 	"switchboard/ent/viewer"
 	"switchboard/events"
-	"switchboard/inbound"
 	"switchboard/media"
 	"switchboard/provider"
 )
@@ -49,8 +48,8 @@ func permanent(format string, args ...any) error {
 // records the outcome. It is idempotent: a message that is no longer
 // pending, or already has a platform id, is left alone. On success it
 // stores the platform id and status sent, applies statuses that arrived
-// before the id, and emits message:sent to outbound webhooks, in one
-// transaction. A definitive refusal (a 4xx answer, a missing account or
+// before the id, and records MessageSent (the message:sent webhook), in
+// one transaction. A definitive refusal (a 4xx answer, a missing account or
 // file) marks the message failed with the reason; a transient failure
 // (429, 5xx, network) is returned for the queue to retry, and marks the
 // message failed when lastAttempt.
@@ -286,14 +285,15 @@ func (s *Service) uploadedMediaID(ctx context.Context, acc provider.Account, m *
 }
 
 // markSent stores the platform id and status sent, applies the statuses
-// parked for that id and emits message:sent, in one transaction; then it
-// publishes message:status. Should the hook fail, the id is stored
-// without it: losing the webhook is better than sending twice.
+// parked for that id and records MessageSent, in one transaction. Should
+// its webhook deliveries fail to be written, the id is stored with
+// MessageStatusChanged instead: losing the webhook is better than sending
+// twice.
 func (s *Service) markSent(ctx context.Context, m *ent.Message, c *ent.Contact, wamid string) error {
-	err := s.storeSent(ctx, m, c, wamid, true)
+	err := s.storeSent(ctx, m, c, wamid, events.MessageSent)
 	if err != nil && !errors.Is(err, errNotPending) {
 		s.log().Error("recording a sent message with its webhook; recording it without", "message_id", m.ID, "err", err)
-		err = s.storeSent(ctx, m, c, wamid, false)
+		err = s.storeSent(ctx, m, c, wamid, events.MessageStatusChanged)
 	}
 	if errors.Is(err, errNotPending) {
 		return nil
@@ -302,19 +302,31 @@ func (s *Service) markSent(ctx context.Context, m *ent.Message, c *ent.Contact, 
 		return err
 	}
 	// A status parked while the transaction ran is applied now.
-	if err := inbound.ApplyParked(ctx, s.Client, wamid); err != nil {
+	changed, err := ApplyParked(ctx, s.Client, wamid)
+	if err != nil {
 		s.log().Warn("applying parked statuses", "message_id", m.ID, "err", err)
 	}
-	if sent, err := s.Client.Message.Get(ctx, m.ID); err == nil {
-		s.publish(ctx, m.OrganizationID, events.MessageStatus, messageEvent(sent))
+	if !changed {
+		return nil
+	}
+	if late, err := s.Client.Message.Get(ctx, m.ID); err == nil {
+		s.record(ctx, events.Event{Type: events.MessageStatusChanged, OrgID: m.OrganizationID, Payload: NewMessageEvent(late)})
 	}
 	return nil
+}
+
+// record records events of a change already stored; a failure is logged
+// (the events have no webhook, so only a live notification is lost).
+func (s *Service) record(ctx context.Context, evs ...events.Event) {
+	if err := s.Events.Record(ctx, evs...); err != nil {
+		s.log().Warn("recording events", "err", err)
+	}
 }
 
 // errNotPending: the message left pending meanwhile (another run sent it).
 var errNotPending = errors.New("messaging: message is no longer pending")
 
-func (s *Service) storeSent(ctx context.Context, m *ent.Message, c *ent.Contact, wamid string, hook bool) error {
+func (s *Service) storeSent(ctx context.Context, m *ent.Message, c *ent.Contact, wamid string, typ events.Type) error {
 	tx, err := s.Client.Tx(ctx)
 	if err != nil {
 		return err
@@ -330,20 +342,17 @@ func (s *Service) storeSent(ctx context.Context, m *ent.Message, c *ent.Contact,
 		if n == 0 {
 			return errNotPending
 		}
-		if err := inbound.ApplyParked(tctx, tx.Client(), wamid); err != nil {
+		if _, err := ApplyParked(tctx, tx.Client(), wamid); err != nil {
 			return err
-		}
-		if !hook || s.Hooks == nil {
-			return nil
 		}
 		sent, err := tx.Message.Get(tctx, m.ID)
 		if err != nil {
 			return err
 		}
-		return s.Hooks.Emit(tctx, m.OrganizationID, events.HookMessageSent, sentHook{
-			MessageEvent: messageEvent(sent), ChatAccount: sent.ChatAccount,
+		return s.Events.Record(tctx, events.Event{Type: typ, OrgID: m.OrganizationID, Payload: sentEvent{
+			MessageEvent: NewMessageEvent(sent), ChatAccount: sent.ChatAccount,
 			PhoneNumber: c.PhoneNumber, SentByUserID: sent.SentByUserID,
-		})
+		}})
 	}()
 	if err != nil {
 		_ = tx.Rollback()
@@ -352,17 +361,8 @@ func (s *Service) storeSent(ctx context.Context, m *ent.Message, c *ent.Contact,
 	return tx.Commit()
 }
 
-// sentHook is the data of the message:sent outbound webhook: the message
-// event plus the account, the recipient and the sending user.
-type sentHook struct {
-	inbound.MessageEvent
-	ChatAccount  string     `json:"chat_account"`
-	PhoneNumber  string     `json:"phone_number"`
-	SentByUserID *uuid.UUID `json:"sent_by_user_id"`
-}
-
-// markFailed records a failed send with its reason and publishes
-// message:status.
+// markFailed records a failed send with its reason and its
+// MessageStatusChanged event.
 func (s *Service) markFailed(ctx context.Context, m *ent.Message, reason string) error {
 	n, err := s.Client.Message.Update().
 		Where(message.ID(m.ID), message.StatusEQ(message.StatusPending), message.ChatMessageIDIsNil()).
@@ -371,7 +371,7 @@ func (s *Service) markFailed(ctx context.Context, m *ent.Message, reason string)
 		return err
 	}
 	if failed, err := s.Client.Message.Get(ctx, m.ID); err == nil {
-		s.publish(ctx, m.OrganizationID, events.MessageStatus, messageEvent(failed))
+		s.record(ctx, events.Event{Type: events.MessageStatusChanged, OrgID: m.OrganizationID, Payload: NewMessageEvent(failed)})
 	}
 	return nil
 }

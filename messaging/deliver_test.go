@@ -27,31 +27,32 @@ import (
 	"switchboard/provider/providertest"
 )
 
-// hookCall is one Emit a recordingHooks received.
+// hookCall is one event a recordingHooks received.
 type hookCall struct {
 	event string
 	data  map[string]any
 	inTx  bool
 }
 
-// recordingHooks records emitted outbound webhook events; err makes Emit
-// fail.
+// recordingHooks records the outbound webhook events the bus hands it;
+// err makes WriteDeliveries fail.
 type recordingHooks struct {
 	mu    sync.Mutex
 	calls []hookCall
 	err   error
 }
 
-func (h *recordingHooks) Emit(ctx context.Context, _ uuid.UUID, event string, data any) error {
+func (h *recordingHooks) WriteDeliveries(ctx context.Context, evs []events.HookEvent) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.err != nil {
 		return h.err
 	}
-	b, _ := json.Marshal(data)
-	var m map[string]any
-	_ = json.Unmarshal(b, &m)
-	h.calls = append(h.calls, hookCall{event: event, data: m, inTx: ent.TxFromContext(ctx) != nil})
+	for _, ev := range evs {
+		var m map[string]any
+		_ = json.Unmarshal(ev.Data, &m)
+		h.calls = append(h.calls, hookCall{event: ev.Name, data: m, inTx: ent.TxFromContext(ctx) != nil})
+	}
 	return nil
 }
 
@@ -98,7 +99,8 @@ func newDeliverEnv(t *testing.T) *deliverEnv {
 	}
 	hooks := &recordingHooks{}
 	svc := &messaging.Service{
-		Client: env.Client(), Queue: env.App.Queue, Secrets: box, Events: env.App.Events, Hooks: hooks,
+		Client: env.Client(), Queue: env.App.Queue, Secrets: box,
+		Events:   events.New(events.Options{Redis: env.App.KV.Client(), Channel: "test:" + uuid.NewString(), Hooks: hooks}),
 		Provider: fake.Client(provider.Options{MaxRetries: -1}), Media: media.New(t.TempDir()),
 		Log: slog.New(slog.DiscardHandler),
 	}

@@ -16,7 +16,6 @@ import (
 	"switchboard/ent/message"
 	"switchboard/ent/viewer"
 	"switchboard/events"
-	"switchboard/inbound"
 )
 
 // Limits of free-form messages, as the platform documents them.
@@ -282,8 +281,8 @@ func (s *Service) resolveAccount(ctx context.Context, db *ent.Client, name strin
 }
 
 // store inserts d as a pending outgoing message, moves the contact's last
-// message forward, and after the commit queues the send and publishes the
-// events. ctx carries the transaction of db.
+// message forward and records their events, and after the commit queues
+// the send. ctx carries the transaction of db.
 func (s *Service) store(ctx context.Context, db *ent.Client, d draft) (*ent.Message, error) {
 	if d.saveMedia != nil {
 		var err error
@@ -313,21 +312,17 @@ func (s *Service) store(ctx context.Context, db *ent.Client, d draft) (*ent.Mess
 	if err != nil {
 		return nil, apperr.Wrap(err, "contact")
 	}
-	if d.newContact && s.Hooks != nil {
-		if err := s.Hooks.Emit(ctx, m.OrganizationID, events.HookContactCreated, inbound.NewContactEvent(c)); err != nil {
-			return nil, apperr.Wrap(err, "webhook delivery")
-		}
-	}
 	contactEvent := events.ContactUpdated
 	if d.newContact {
-		contactEvent = events.ContactNew
+		contactEvent = events.ContactCreated
 	}
-	database.AfterCommit(ctx, func() {
-		bg := context.WithoutCancel(ctx)
-		s.enqueue(bg, m.OrganizationID, m.ID)
-		s.publish(bg, m.OrganizationID, events.MessageNew, messageEvent(m))
-		s.publish(bg, m.OrganizationID, contactEvent, inbound.NewContactEvent(c))
-	})
+	err = s.Events.Record(ctx,
+		events.Event{Type: events.MessageQueued, OrgID: m.OrganizationID, Payload: NewMessageEvent(m)},
+		events.Event{Type: contactEvent, OrgID: m.OrganizationID, Payload: NewContactEvent(c)})
+	if err != nil {
+		return nil, apperr.Wrap(err, "event")
+	}
+	database.AfterCommit(ctx, func() { s.enqueue(context.WithoutCancel(ctx), m.OrganizationID, m.ID) })
 	return m, nil
 }
 

@@ -1,10 +1,15 @@
-// Package messaging sends messages to contacts: text, interactive, template
-// and media messages. A send validates its input, checks the customer
-// service window, stores the message pending in the caller's transaction
-// and queues a task; the task's worker calls the provider, stores the
-// platform's message id and moves the message to sent or failed. The REST
-// and GraphQL operations (graph/) and the background workers (chatbot,
-// campaigns) share this package, so it must not import graph/ or rest/.
+// Package messaging owns the message lifecycle. It sends messages to
+// contacts (text, interactive, template and media): a send validates its
+// input, checks the customer service window, stores the message pending in
+// the caller's transaction and queues a task; the task's worker calls the
+// provider, stores the platform's message id and moves the message to
+// sent or failed. It stores what the platform delivers (StoreReceived:
+// received messages, their senders' contacts, status reports), keeps the
+// status machine (forward only, failed from any state), and builds the
+// messages' and contacts' domain events. The REST and GraphQL operations
+// (graph/), the inbound webhook (inbound/ parses and routes to it) and
+// the background workers (chatbot, campaigns) share this package, so it
+// must not import graph/, rest/ or inbound/.
 package messaging
 
 import (
@@ -18,11 +23,11 @@ import (
 	"github.com/google/uuid"
 	"github.com/hibiken/asynq"
 
+	"switchboard/database"
 	"switchboard/ent"
 	"switchboard/ent/message"
 	"switchboard/ent/rule"
 	"switchboard/events"
-	"switchboard/inbound"
 	"switchboard/media"
 	"switchboard/provider"
 	"switchboard/secrets"
@@ -36,15 +41,17 @@ const TaskSend = "message:send"
 // about 13 minutes, after which the message is marked failed.
 const sendMaxRetry = 10
 
-// Service sends messages. Hooks may be nil (no outbound webhooks).
+// Service sends messages.
 type Service struct {
 	Client   *ent.Client
 	Queue    *worker.Client
 	Provider *provider.Client
 	Secrets  *secrets.Box
 	Media    *media.Store
-	Events   *events.Bus
-	Hooks    events.Hooks
+	// Events records the domain events of sends and received messages.
+	Events *events.Bus
+	// FetchMedia queues the download of a received media message.
+	FetchMedia func(ctx context.Context, org, message uuid.UUID)
 	// Fetch downloads header_media_url files; it must be an SSRF-guarded
 	// client (netguard.NewClient).
 	Fetch *http.Client
@@ -68,29 +75,13 @@ func (s *Service) log() *slog.Logger {
 
 // db returns the transaction's client when ctx carries one, the root
 // client otherwise.
-func (s *Service) db(ctx context.Context) *ent.Client {
-	if tx := ent.TxFromContext(ctx); tx != nil {
-		return tx.Client()
-	}
-	return s.Client
-}
+func (s *Service) db(ctx context.Context) *ent.Client { return database.ClientFor(ctx, s.Client) }
 
 // inTx runs fn in the transaction ctx carries, or in a new one that is
 // committed when fn succeeds. The ctx given to fn carries the transaction,
-// so database.AfterCommit and Hooks.Emit see it.
+// so database.AfterCommit and Events.Record see it.
 func (s *Service) inTx(ctx context.Context, fn func(ctx context.Context, db *ent.Client) error) error {
-	if tx := ent.TxFromContext(ctx); tx != nil {
-		return fn(ctx, tx.Client())
-	}
-	tx, err := s.Client.Tx(ctx)
-	if err != nil {
-		return err
-	}
-	if err := fn(ent.NewTxContext(ctx, tx), tx.Client()); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	return tx.Commit()
+	return database.InTx(ctx, s.Client, fn)
 }
 
 // sendTask is the payload of TaskSend: ids only, the row is the truth.
@@ -110,20 +101,10 @@ func (s *Service) enqueue(ctx context.Context, orgID, messageID uuid.UUID) {
 	}
 }
 
-// publish sends a live event; a failure is logged (the data is stored,
-// only the notification is lost).
-func (s *Service) publish(ctx context.Context, orgID uuid.UUID, typ string, payload any) {
-	if s.Events == nil {
-		return
-	}
-	if err := s.Events.Publish(ctx, orgID, typ, payload); err != nil {
-		s.log().Warn("publishing event", "type", typ, "err", err)
-	}
-}
-
-// Register installs the send handler on w.
+// Register installs the send and read receipt handlers on w.
 func (s *Service) Register(w *worker.Worker) {
 	w.HandleFunc(TaskSend, s.handleSend)
+	w.HandleFunc(TaskMarkRead, s.sendReadReceipt)
 }
 
 // Recover queues every outgoing message still pending without a platform
@@ -160,7 +141,3 @@ func RetryDelay(n int, err error, t *asynq.Task) time.Duration {
 	}
 	return d
 }
-
-// messageEvent is the payload of message:new and message:status, the
-// same inbound publishes.
-func messageEvent(m *ent.Message) inbound.MessageEvent { return inbound.NewMessageEvent(m) }

@@ -6,7 +6,6 @@ package notes
 
 import (
 	"context"
-	"log/slog"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -29,14 +28,6 @@ const (
 	MaxPageSize      = 100
 )
 
-// Live events of notes on /ws. The payload of created and updated is a
-// Payload, of deleted a DeletedPayload.
-const (
-	EventCreated = "contact_note:created"
-	EventUpdated = "contact_note:updated"
-	EventDeleted = "contact_note:deleted"
-)
-
 // moderatePermission lets a member change notes of others.
 const moderatePermission = "contacts:update"
 
@@ -45,7 +36,6 @@ type Service struct {
 	Client *ent.Client
 	// Events carries the live events; nil publishes none.
 	Events *events.Bus
-	Log    *slog.Logger
 }
 
 // Page is a page of a contact's notes, oldest first. Total counts all the
@@ -172,8 +162,7 @@ func (s *Service) Create(ctx context.Context, contactID uuid.UUID, text string) 
 		if out, err = s.load(ctx, db, n.ID); err != nil {
 			return err
 		}
-		s.publishAfterCommit(ctx, out.OrganizationID, EventCreated, NewPayload(out))
-		return nil
+		return s.record(ctx, events.ContactNoteCreated, out.OrganizationID, NewPayload(out))
 	})
 	return out, err
 }
@@ -198,8 +187,7 @@ func (s *Service) Update(ctx context.Context, contactID, noteID uuid.UUID, text 
 		if out, err = s.load(ctx, db, n.ID); err != nil {
 			return err
 		}
-		s.publishAfterCommit(ctx, out.OrganizationID, EventUpdated, NewPayload(out))
-		return nil
+		return s.record(ctx, events.ContactNoteUpdated, out.OrganizationID, NewPayload(out))
 	})
 	return out, err
 }
@@ -215,8 +203,7 @@ func (s *Service) Delete(ctx context.Context, contactID, noteID uuid.UUID) error
 		if err := db.ContactNote.DeleteOne(n).Exec(ctx); err != nil {
 			return apperr.Wrap(err, "note")
 		}
-		s.publishAfterCommit(ctx, n.OrganizationID, EventDeleted, DeletedPayload{ID: n.ID, ContactID: n.ContactID})
-		return nil
+		return s.record(ctx, events.ContactNoteDeleted, n.OrganizationID, DeletedPayload{ID: n.ID, ContactID: n.ContactID})
 	})
 }
 
@@ -241,16 +228,11 @@ func (s *Service) load(ctx context.Context, db *ent.Client, id uuid.UUID) (*ent.
 	return n, apperr.Wrap(err, "note")
 }
 
-// publishAfterCommit announces a change once its transaction commits; a
-// failure to publish is logged (the change is stored, only the
-// notification is lost).
-func (s *Service) publishAfterCommit(ctx context.Context, orgID uuid.UUID, typ string, payload any) {
+// record records a note's domain event in the operation's transaction
+// (the one path of every event: its /ws frame goes out after the commit).
+func (s *Service) record(ctx context.Context, typ events.Type, orgID uuid.UUID, payload any) error {
 	if s.Events == nil {
-		return
+		return nil
 	}
-	database.AfterCommit(ctx, func() {
-		if err := s.Events.Publish(context.WithoutCancel(ctx), orgID, typ, payload); err != nil && s.Log != nil {
-			s.Log.Warn("publishing event", "type", typ, "err", err)
-		}
-	})
+	return s.Events.Record(ctx, events.Event{Type: typ, OrgID: orgID, Payload: payload})
 }

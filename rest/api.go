@@ -18,7 +18,6 @@ import (
 	"switchboard/ent/viewer"
 	"switchboard/events"
 	"switchboard/graph"
-	"switchboard/inbound"
 	"switchboard/media"
 	"switchboard/ratelimit"
 )
@@ -37,7 +36,7 @@ type API struct {
 	R      *graph.Resolver
 	Access *access.Service
 	// Inbound receives the platform's webhooks.
-	Inbound *inbound.Service
+	Inbound PlatformWebhooks
 	// Events feeds /ws.
 	Events *events.Bus
 	// Media serves stored message media.

@@ -12,19 +12,23 @@ import (
 
 	"github.com/google/uuid"
 
+	"switchboard/ent"
 	"switchboard/ent/inboundevent"
+	"switchboard/ent/message"
 	"switchboard/ent/rule"
-	"switchboard/inbound"
+	"switchboard/events"
 	"switchboard/internal/apitest"
 )
 
-// failingHooks refuses to emit the incoming message whose platform id is
-// poison, as a broken dependency would.
+// failingHooks refuses the webhook deliveries of the incoming message
+// whose platform id is poison, as a broken dependency would.
 type failingHooks struct{ poison string }
 
-func (h failingHooks) Emit(_ context.Context, _ uuid.UUID, _ string, data any) error {
-	if m, ok := data.(inbound.MessageEvent); ok && m.ChatMessageID == h.poison {
-		return errors.New("emitting failed")
+func (h failingHooks) WriteDeliveries(_ context.Context, evs []events.HookEvent) error {
+	for _, ev := range evs {
+		if strings.Contains(string(ev.Data), `"chat_message_id":"`+h.poison+`"`) {
+			return errors.New("writing deliveries failed")
+		}
 	}
 	return nil
 }
@@ -33,7 +37,9 @@ func (h failingHooks) Emit(_ context.Context, _ uuid.UUID, _ string, data any) e
 // deliveries around it in its lane are stored, in order.
 func TestWebhookPoisonDeliverySetAside(t *testing.T) {
 	e := newWebhookEnv(t)
-	e.App.Inbound.Hooks = failingHooks{poison: "wamid.poison"}
+	e.App.Messaging.Events = events.New(events.Options{
+		Redis: e.App.KV.Client(), Channel: "test:" + uuid.NewString(), Hooks: failingHooks{poison: "wamid.poison"},
+	})
 	now := time.Now().Unix()
 	for _, id := range []string{"wamid.before", "wamid.poison", "wamid.after"} {
 		body := messagesPayload("15551230000", "Ann", textMessage("15551230000", id, now, id))
@@ -137,4 +143,111 @@ func TestWebhookNULPhoneNumberID(t *testing.T) {
 	e := newWebhookEnv(t)
 	body := `{"object":"whatsapp_business_account","entry":[{"id":"1","changes":[{"field":"messages","value":{"metadata":{"phone_number_id":"1\u0000"},"messages":[{"from":"1","id":"wamid.x"}]}}]}]}`
 	e.post(t, body, sign(body)).ExpectStatus(t, http.StatusOK)
+}
+
+// settled waits (up to two minutes: a large delivery takes a while under
+// the race detector) until no stored delivery is pending, and fails if
+// one was set aside.
+func (e *webhookEnv) settled(t *testing.T) {
+	t.Helper()
+	bctx := rule.Bypass(e.ctx, "test")
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		n, err := e.Client().InboundEvent.Query().Where(inboundevent.StatusEQ(inboundevent.StatusPending)).Count(bctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d deliveries still pending", n)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	failed, err := e.Client().InboundEvent.Query().Where(inboundevent.StatusEQ(inboundevent.StatusFailed)).All(bctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range failed {
+		t.Errorf("delivery set aside after %d attempts: %s", ev.Attempts, ev.Error)
+	}
+}
+
+// Nothing acknowledged is dropped: one signed delivery of 10,000 messages
+// from 10,000 new senders (about 1.7 MB; the platform webhook's body cap
+// is maxWebhookBody, 4 MiB), and one of 10,000 status reports, are stored
+// completely, however many bind parameters their rows need together.
+func TestWebhookLargeDeliveries(t *testing.T) {
+	const n = 10000
+	e := newWebhookEnv(t)
+	hook := newHookReceiver(t)
+	hook.answer(http.StatusGone) // the first attempt disables it: 20,000 deliveries are stored, not sent
+	mustCreateWebhook(t, e.Admin, webhookBody("CRM", hook.URL, map[string]any{
+		"events": []string{"message:incoming", "contact:created"}}))
+	now := time.Now().Unix()
+	value := func(parts ...string) string {
+		return `{"object":"whatsapp_business_account","entry":[{"id":"987654321","changes":[{"field":"messages","value":{
+"messaging_product":"whatsapp","metadata":{"display_phone_number":"15550001111","phone_number_id":"` + testPhoneID + `"},` +
+			strings.Join(parts, ",") + `}}]}]}`
+	}
+
+	t.Run("TenThousandMessages", func(t *testing.T) {
+		contacts, messages := make([]string, n), make([]string, n)
+		for i := range n {
+			from := fmt.Sprintf("1555%07d", i)
+			contacts[i] = fmt.Sprintf(`{"profile":{"name":"Sender %d"},"wa_id":%q}`, i, from)
+			messages[i] = textMessage(from, fmt.Sprintf("wamid.big-%05d", i), now, fmt.Sprint("m", i))
+		}
+		body := value(`"contacts":[`+strings.Join(contacts, ",")+`]`, `"messages":[`+strings.Join(messages, ",")+`]`)
+		if len(body) > 4<<20 {
+			t.Fatalf("the delivery is %d bytes, over the webhook's body cap", len(body))
+		}
+		e.post(t, body, sign(body)).ExpectStatus(t, http.StatusOK)
+		e.settled(t)
+		if got, err := e.Client().Message.Query().Count(e.ctx); err != nil || got != n {
+			t.Fatalf("%d messages stored (%v), want %d", got, err, n)
+		}
+		if got, err := e.Client().Contact.Query().Count(e.ctx); err != nil || got != n {
+			t.Fatalf("%d contacts stored (%v), want %d", got, err, n)
+		}
+		if got, err := e.Client().WebhookDelivery.Query().Count(e.ctx); err != nil || got != 2*n {
+			t.Fatalf("%d outbound deliveries stored (%v), want %d", got, err, 2*n)
+		}
+	})
+
+	t.Run("TenThousandStatuses", func(t *testing.T) {
+		// Half of them report on stored outgoing messages, half on messages
+		// not stored yet (parked for the send path).
+		c, err := e.Client().Contact.Query().First(e.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		creates := make([]*ent.MessageCreate, n/2)
+		statuses := make([]string, n)
+		for i := range n {
+			id := fmt.Sprintf("wamid.out-%05d", i)
+			if i < n/2 {
+				creates[i] = e.Client().Message.Create().SetContactID(c.ID).SetDirection(message.DirectionOutgoing).
+					SetMessageType("text").SetStatus(message.StatusSent).SetChatMessageID(id)
+			}
+			statuses[i] = fmt.Sprintf(`{"id":%q,"status":"delivered","timestamp":"%d","recipient_id":%q}`, id, now, c.PhoneNumber)
+		}
+		for i := 0; i < len(creates); i += 1000 {
+			if err := e.Client().Message.CreateBulk(creates[i : i+1000]...).Exec(e.ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		body := value(`"statuses":[` + strings.Join(statuses, ",") + `]`)
+		e.post(t, body, sign(body)).ExpectStatus(t, http.StatusOK)
+		e.settled(t)
+		delivered, err := e.Client().Message.Query().
+			Where(message.DirectionEQ(message.DirectionOutgoing), message.StatusEQ(message.StatusDelivered)).Count(e.ctx)
+		if err != nil || delivered != n/2 {
+			t.Fatalf("%d messages delivered (%v), want %d", delivered, err, n/2)
+		}
+		if parked, err := e.Client().ParkedStatus.Query().Count(e.ctx); err != nil || parked != n/2 {
+			t.Fatalf("%d statuses parked (%v), want %d", parked, err, n/2)
+		}
+	})
 }

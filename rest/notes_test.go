@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"switchboard/access"
+	"switchboard/events"
 	"switchboard/internal/apitest"
 	"switchboard/notes"
 )
@@ -36,7 +37,7 @@ func TestContactNotes(t *testing.T) {
 			res.String("data.created_by_id") != author.UserID.String() || res.String("data.created_by_name") != "Agent User" {
 			t.Fatalf("note: %s", res.Raw)
 		}
-		ev := wsWaitFor(t, live, notes.EventCreated)
+		ev := wsWaitFor(t, live, events.FrameContactNoteCreated)
 		if ev.Payload["id"] != noteID || ev.Payload["contact_id"] != contactID || ev.Payload["content"] != "Called back, wants a refund" {
 			t.Errorf("event: %+v", ev)
 		}
@@ -97,7 +98,7 @@ func TestContactNotes(t *testing.T) {
 		if res.String("data.content") != "Refund sent" || res.String("data.created_by_id") != author.UserID.String() {
 			t.Fatalf("note: %s", res.Raw)
 		}
-		if ev := wsWaitFor(t, live, notes.EventUpdated); ev.Payload["id"] != noteID || ev.Payload["content"] != "Refund sent" {
+		if ev := wsWaitFor(t, live, events.FrameContactNoteUpdated); ev.Payload["id"] != noteID || ev.Payload["content"] != "Refund sent" {
 			t.Errorf("event: %+v", ev)
 		}
 		t.Run("ErrNotTheAuthor", func(t *testing.T) {
@@ -127,7 +128,7 @@ func TestContactNotes(t *testing.T) {
 		if res.String("data.message") == "" {
 			t.Errorf("delete: %s", res.Raw)
 		}
-		if ev := wsWaitFor(t, live, notes.EventDeleted); ev.Payload["id"] != noteID || ev.Payload["contact_id"] != contactID {
+		if ev := wsWaitFor(t, live, events.FrameContactNoteDeleted); ev.Payload["id"] != noteID || ev.Payload["contact_id"] != contactID {
 			t.Errorf("event: %+v", ev)
 		}
 		author.Do(http.MethodDelete, path+"/"+noteID, nil).ExpectError(t, http.StatusNotFound)
@@ -138,7 +139,7 @@ func TestContactNotes(t *testing.T) {
 		// other organization, it would come before this one.
 		other.Do(http.MethodPost, "/api/contacts/"+theirContact+"/notes", map[string]any{"content": "theirs"}).
 			ExpectStatus(t, http.StatusCreated)
-		if ev := wsRead(t, foreign); ev.Type != notes.EventCreated || ev.Payload["content"] != "theirs" {
+		if ev := wsRead(t, foreign); ev.Type != events.FrameContactNoteCreated || ev.Payload["content"] != "theirs" {
 			t.Fatalf("first event of the other organization: %+v", ev)
 		}
 	})

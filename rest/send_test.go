@@ -171,15 +171,15 @@ func TestSendText(t *testing.T) {
 
 	seen := map[string]bool{}
 	timeout := time.After(5 * time.Second)
-	for !seen[events.MessageNew] || !seen[events.MessageStatus] {
+	for !seen[events.FrameMessageNew] || !seen[events.FrameMessageStatus] {
 		select {
 		case ev := <-sub.C():
 			var p map[string]any
 			_ = json.Unmarshal(ev.Payload, &p)
-			if p["id"] == id || ev.Type == events.ContactUpdated {
+			if p["id"] == id || ev.Type == events.FrameContactUpdated {
 				seen[ev.Type] = true
 			}
-			if ev.Type == events.MessageNew && (p["direction"] != "outgoing" || p["type"] != "text" || p["contact_id"] != c.ID.String()) {
+			if ev.Type == events.FrameMessageNew && (p["direction"] != "outgoing" || p["type"] != "text" || p["contact_id"] != c.ID.String()) {
 				t.Errorf("message:new payload %s", ev.Payload)
 			}
 		case <-timeout:

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"context"
 	"io"
 	"net/http"
 
@@ -8,6 +9,14 @@ import (
 
 	"switchboard/apperr"
 )
+
+// PlatformWebhooks receives the platform's webhooks (inbound.Service).
+type PlatformWebhooks interface {
+	// Verify answers the subscription check with the challenge.
+	Verify(ctx context.Context, mode, token, challenge string) (string, error)
+	// Receive stores a signed delivery durably before it returns.
+	Receive(ctx context.Context, body []byte, signature string) error
+}
 
 // maxWebhookBody bounds a platform webhook delivery.
 const maxWebhookBody = 4 << 20

@@ -18,8 +18,8 @@ import (
 	"switchboard/ent/message"
 	"switchboard/ent/rule"
 	"switchboard/ent/viewer"
-	"switchboard/inbound"
 	"switchboard/internal/apitest"
+	"switchboard/messaging"
 	"switchboard/provider/providertest"
 )
 
@@ -305,8 +305,8 @@ func TestWebhookStatuses(t *testing.T) {
 		deliver("wamid.s3", "delivered", now)
 		deliver("wamid.s3", "sent", now-1)
 		m := outgoing("wamid.s3")
-		if err := inbound.ApplyParked(e.ctx, e.Client(), "wamid.s3"); err != nil {
-			t.Fatal(err)
+		if changed, err := messaging.ApplyParked(e.ctx, e.Client(), "wamid.s3"); err != nil || !changed {
+			t.Fatalf("ApplyParked: changed %v, %v", changed, err)
 		}
 		if st, _ := status("wamid.s3"); st != message.StatusDelivered {
 			t.Fatalf("parked statuses not applied: %s (%s)", st, m.ID)
@@ -341,4 +341,42 @@ func TestAutoReadReceipt(t *testing.T) {
 		}
 		return false
 	})
+}
+
+// A contact created from an inbound message is named after the sender's
+// profile; an existing contact without a name gets it too, a named one
+// keeps its name.
+func TestContactNameFromProfile(t *testing.T) {
+	e := newWebhookEnv(t)
+	now := time.Now().Unix()
+	unnamed := mustCreateContact(t, e.Admin, map[string]any{"phone_number": "15554440002"})
+	named, err := e.Client().Contact.Create().SetPhoneNumber("15554440003").SetName("Dr. Named").Save(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tc := range []struct {
+		name, phone, profile, want string
+	}{
+		{"NewSender", "15554440001", "Wanda Maximoff", "Wanda Maximoff"},
+		{"ExistingWithoutName", "15554440002", "Una", "Una"},
+		{"ExistingWithName", "15554440003", "Nick", "Dr. Named"},
+		{"NewSenderWithoutProfile", "15554440004", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := messagesPayload(tc.phone, tc.profile, textMessage(tc.phone, fmt.Sprint("wamid.name", i), now, "hi"))
+			e.post(t, body, sign(body)).ExpectStatus(t, http.StatusOK)
+			e.drained(t)
+			c := e.contact(t, tc.phone)
+			res := e.Admin.Do(http.MethodGet, "/api/contacts/"+c.ID.String(), nil).ExpectStatus(t, http.StatusOK)
+			if got := res.String("data.name"); got != tc.want {
+				t.Errorf("name %q, want %q (%s)", got, tc.want, res.Raw)
+			}
+			if got := res.String("data.profile_name"); tc.profile != "" && got != tc.profile {
+				t.Errorf("profile_name %q, want %q", got, tc.profile)
+			}
+		})
+	}
+	if unnamed == "" || named == nil {
+		t.Fatal("fixtures missing")
+	}
 }

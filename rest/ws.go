@@ -137,7 +137,7 @@ const wsBurst = 256
 
 // wsWriteEvents writes ev and the events already waiting after it, then
 // sends them at once. It reports false when the connection is done with.
-func wsWriteEvents(conn *websocket.Conn, cork *corkedConn, sub *events.Subscription, ev events.Event) bool {
+func wsWriteEvents(conn *websocket.Conn, cork *corkedConn, sub *events.Subscription, ev events.Received) bool {
 	_ = conn.SetWriteDeadline(time.Now().Add(wsWriteWait))
 	cork.cork()
 	ok := conn.WriteMessage(websocket.TextMessage, ev.Frame) == nil

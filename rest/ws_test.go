@@ -224,16 +224,16 @@ func TestWebSocketBurst(t *testing.T) {
 	env := apitest.New(t)
 	conn := wsDial(t, env.Server.URL, env.Admin, true)
 	const n = 700
-	evs := make([]events.Outgoing, n)
+	evs := make([]events.Event, n)
 	for i := range evs {
-		evs[i] = events.Outgoing{OrgID: env.OrgID, Type: events.ContactUpdated, Payload: map[string]int{"seq": i}}
+		evs[i] = events.Event{Type: events.ContactUpdated, OrgID: env.OrgID, Payload: map[string]int{"seq": i}}
 	}
-	if err := env.App.Events.PublishBatch(context.Background(), evs); err != nil {
+	if err := env.App.Events.Record(context.Background(), evs...); err != nil {
 		t.Fatal(err)
 	}
 	for i := range n {
 		m := wsRead(t, conn)
-		if m.Type != events.ContactUpdated || m.Payload["seq"] != float64(i) {
+		if m.Type != events.FrameContactUpdated || m.Payload["seq"] != float64(i) {
 			t.Fatalf("event %d: %+v", i, m)
 		}
 	}

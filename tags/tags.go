@@ -22,6 +22,8 @@ import (
 	"switchboard/ent/contact"
 	"switchboard/ent/predicate"
 	"switchboard/ent/tag"
+	"switchboard/events"
+	"switchboard/messaging"
 )
 
 // MaxNameLength bounds a tag name, in a contact's tags as in the catalogue.
@@ -39,6 +41,9 @@ const errDuplicate = "a tag with this name already exists"
 // Service is the tag catalogue's operations.
 type Service struct {
 	Client *ent.Client
+	// Events records contact:updated for contacts a rename or delete
+	// rewrites.
+	Events *events.Bus
 }
 
 // Filter selects tags of a list.
@@ -186,7 +191,7 @@ func (s *Service) Update(ctx context.Context, name string, in UpdateInput) (*ent
 			return conflictOr(err)
 		}
 		if renamed {
-			return rewriteContacts(ctx, db, t.Name, newName)
+			return s.rewriteContacts(ctx, db, t.Name, newName)
 		}
 		return nil
 	})
@@ -204,7 +209,7 @@ func (s *Service) Delete(ctx context.Context, name string) error {
 		if err := db.Tag.DeleteOne(t).Exec(ctx); err != nil {
 			return apperr.Wrap(err, "tag")
 		}
-		return rewriteContacts(ctx, db, t.Name, "")
+		return s.rewriteContacts(ctx, db, t.Name, "")
 	})
 }
 
@@ -222,8 +227,9 @@ const updateChunk = 5000
 // rewriteContacts replaces the tag old by renamed on every contact that
 // carries it, or removes it when renamed is empty. The contacts are locked
 // (on PostgreSQL) while read, so a concurrent rewrite waits; contacts that
-// end up with the same tags are updated by one statement.
-func rewriteContacts(ctx context.Context, db *ent.Client, old, renamed string) error {
+// end up with the same tags are updated by one statement. Each rewritten
+// contact announces contact:updated.
+func (s *Service) rewriteContacts(ctx context.Context, db *ent.Client, old, renamed string) error {
 	cs, err := db.Contact.Query().Where(HasTag(old)).
 		Select(contact.FieldID, contact.FieldTags).
 		Modify(func(s *sql.Selector) {
@@ -251,6 +257,32 @@ func rewriteContacts(ctx context.Context, db *ent.Client, old, renamed string) e
 			if err := db.Contact.Update().Where(contact.IDIn(chunk...)).SetTags(next).Exec(ctx); err != nil {
 				return apperr.Wrap(err, "contact")
 			}
+		}
+	}
+	return s.announce(ctx, db, cs)
+}
+
+// announce records contact:updated for each rewritten contact, as it now
+// reads.
+func (s *Service) announce(ctx context.Context, db *ent.Client, rewritten []*ent.Contact) error {
+	if s.Events == nil {
+		return nil
+	}
+	ids := make([]uuid.UUID, len(rewritten))
+	for i, c := range rewritten {
+		ids[i] = c.ID
+	}
+	for chunk := range slices.Chunk(ids, updateChunk) {
+		cs, err := db.Contact.Query().Where(contact.IDIn(chunk...)).All(ctx)
+		if err != nil {
+			return apperr.Wrap(err, "contact")
+		}
+		evs := make([]events.Event, len(cs))
+		for i, c := range cs {
+			evs[i] = events.Event{Type: events.ContactUpdated, OrgID: c.OrganizationID, Payload: messaging.NewContactEvent(c)}
+		}
+		if err := s.Events.Record(ctx, evs...); err != nil {
+			return apperr.Wrap(err, "event")
 		}
 	}
 	return nil

@@ -14,7 +14,7 @@ import (
 // changes made by another process are seen after at most this long.
 const DefaultCacheTTL = 5 * time.Second
 
-// activeSubscription is what Emit needs to know of a subscription.
+// activeSubscription is what WriteDeliveries needs to know of a subscription.
 type activeSubscription struct {
 	ID     uuid.UUID
 	Events []string

@@ -2,8 +2,8 @@ package webhooks
 
 import "switchboard/events"
 
-// Event names of the chatbot's transfers, which events/hooks.go does not
-// name yet (the chatbot emits them).
+// Event names of the chatbot's transfers, which the domain-event table of
+// events/record.go does not hold yet (they come with the chatbot).
 const (
 	EventTransferCreated  = "transfer:created"
 	EventTransferAssigned = "transfer:assigned"

@@ -29,7 +29,7 @@ func TestDeliverySignedWithCustomHeaders(t *testing.T) {
 		})
 
 	data := map[string]any{"id": "c1", "phone_number": "15550001111", "profile_name": "Ada <&>"}
-	if err := e.d.Emit(ctx, org, events.HookContactCreated, data); err != nil {
+	if err := emit(e.d, ctx, org, events.HookContactCreated, data); err != nil {
 		t.Fatal(err)
 	}
 	del := e.waitDelivery(t, ctx, e.onlyDelivery(t, ctx, sub.ID).ID, "succeeded", isStatus(webhookdelivery.StatusSucceeded))
@@ -94,7 +94,7 @@ func TestDeliveryRetriesWithSameEventID(t *testing.T) {
 	rcv := newReceiver(t, reply{status: http.StatusInternalServerError}, reply{status: http.StatusBadGateway}, reply{status: http.StatusNoContent})
 	sub, secret := e.subscribe(t, ctx, rcv.URL, []string{events.HookMessageIncoming}, nil)
 
-	if err := e.d.Emit(ctx, org, events.HookMessageIncoming, map[string]any{"text": "hi"}); err != nil {
+	if err := emit(e.d, ctx, org, events.HookMessageIncoming, map[string]any{"text": "hi"}); err != nil {
 		t.Fatal(err)
 	}
 	del := e.waitDelivery(t, ctx, e.onlyDelivery(t, ctx, sub.ID).ID, "succeeded", isStatus(webhookdelivery.StatusSucceeded))
@@ -143,7 +143,7 @@ func TestRetryAfterHonoured(t *testing.T) {
 			sub, _ := e.subscribe(t, ctx, rcv.URL, []string{events.HookMessageSent}, nil)
 
 			before := time.Now()
-			if err := e.d.Emit(ctx, org, events.HookMessageSent, nil); err != nil {
+			if err := emit(e.d, ctx, org, events.HookMessageSent, nil); err != nil {
 				t.Fatal(err)
 			}
 			del := e.waitDelivery(t, ctx, e.onlyDelivery(t, ctx, sub.ID).ID, "retrying", isStatus(webhookdelivery.StatusRetrying))
@@ -171,7 +171,7 @@ func TestGoneDisablesSubscription(t *testing.T) {
 	rcv := newReceiver(t, reply{status: http.StatusGone})
 	sub, _ := e.subscribe(t, ctx, rcv.URL, []string{events.HookContactCreated}, nil)
 
-	if err := e.d.Emit(ctx, org, events.HookContactCreated, nil); err != nil {
+	if err := emit(e.d, ctx, org, events.HookContactCreated, nil); err != nil {
 		t.Fatal(err)
 	}
 	del := e.waitDelivery(t, ctx, e.onlyDelivery(t, ctx, sub.ID).ID, "failed", isStatus(webhookdelivery.StatusFailed))
@@ -187,7 +187,7 @@ func TestGoneDisablesSubscription(t *testing.T) {
 	}
 
 	// The disabled subscription gets no more events.
-	if err := e.d.Emit(ctx, org, events.HookContactCreated, nil); err != nil {
+	if err := emit(e.d, ctx, org, events.HookContactCreated, nil); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(e.deliveries(t, ctx, sub.ID)); n != 1 {
@@ -207,7 +207,7 @@ func TestEmitOnlyToActiveSubscribers(t *testing.T) {
 	otherEvent, _ := e.subscribe(t, ctx, rcv.URL+"/other-event", []string{events.HookMessageIncoming}, nil)
 	otherOrg, _ := e.subscribe(t, otherCtx, rcv.URL+"/other-org", []string{events.HookContactCreated}, nil)
 
-	if err := e.d.Emit(ctx, org, events.HookContactCreated, map[string]any{"id": "c9"}); err != nil {
+	if err := emit(e.d, ctx, org, events.HookContactCreated, map[string]any{"id": "c9"}); err != nil {
 		t.Fatal(err)
 	}
 	a := e.waitDelivery(t, ctx, e.onlyDelivery(t, ctx, first.ID).ID, "succeeded", isStatus(webhookdelivery.StatusSucceeded))
@@ -243,7 +243,7 @@ func TestEmitFollowsTransaction(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := e.d.Emit(ent.NewTxContext(ctx, tx), org, events.HookContactCreated, nil); err != nil {
+		if err := emit(e.d, ent.NewTxContext(ctx, tx), org, events.HookContactCreated, nil); err != nil {
 			t.Fatal(err)
 		}
 		return tx
@@ -358,7 +358,7 @@ func TestGiveUpThenReplay(t *testing.T) {
 	org, ctx := e.newOrg(t)
 	rcv := newReceiver(t, reply{status: http.StatusInternalServerError})
 	sub, secret := e.subscribe(t, ctx, rcv.URL, []string{events.HookMessageSent}, nil)
-	if err := e.d.Emit(ctx, org, events.HookMessageSent, map[string]any{"id": "m1"}); err != nil {
+	if err := emit(e.d, ctx, org, events.HookMessageSent, map[string]any{"id": "m1"}); err != nil {
 		t.Fatal(err)
 	}
 	failed := e.waitDelivery(t, ctx, e.onlyDelivery(t, ctx, sub.ID).ID, "failed", isStatus(webhookdelivery.StatusFailed))
@@ -421,7 +421,7 @@ func TestDeliveryRefusesPrivateAddress(t *testing.T) {
 	rcv := newReceiver(t)
 	sub, _ := e.subscribe(t, ctx, rcv.URL, []string{events.HookContactCreated}, nil)
 
-	if err := e.d.Emit(ctx, org, events.HookContactCreated, nil); err != nil {
+	if err := emit(e.d, ctx, org, events.HookContactCreated, nil); err != nil {
 		t.Fatal(err)
 	}
 	del := e.waitDelivery(t, ctx, e.onlyDelivery(t, ctx, sub.ID).ID, "retried", func(d *ent.WebhookDelivery) bool {
@@ -449,7 +449,7 @@ func TestEmitWithStaleCache(t *testing.T) {
 	deleted, _ := e.subscribe(t, ctx, rcv.URL+"/deleted", []string{events.HookContactCreated}, nil)
 	deactivated, _ := e.subscribe(t, ctx, rcv.URL+"/deactivated", []string{events.HookContactCreated}, nil)
 	kept, _ := e.subscribe(t, ctx, rcv.URL+"/kept", []string{events.HookContactCreated}, nil)
-	if err := e.d.Emit(ctx, org, events.HookMessageSent, nil); err != nil { // fills the cache
+	if err := emit(e.d, ctx, org, events.HookMessageSent, nil); err != nil { // fills the cache
 		t.Fatal(err)
 	}
 	if err := e.Client().WebhookSubscription.DeleteOneID(deleted.ID).Exec(ctx); err != nil {
@@ -463,7 +463,7 @@ func TestEmitWithStaleCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.d.Emit(ent.NewTxContext(ctx, tx), org, events.HookContactCreated, nil); err != nil {
+	if err := emit(e.d, ent.NewTxContext(ctx, tx), org, events.HookContactCreated, nil); err != nil {
 		_ = tx.Rollback()
 		t.Fatalf("Emit with a stale cache = %v", err)
 	}

@@ -1,7 +1,8 @@
 // Package webhooks delivers the organization's events to its outbound
-// webhook subscriptions. Emit stores one delivery per subscribed active
-// subscription, in the caller's transaction, and queues it after the
-// commit; the delivery task posts the signed body through the SSRF guard,
+// webhook subscriptions. WriteDeliveries (called by events.Bus.Record for
+// the domain events that have a webhook name) stores one delivery per
+// subscribed active subscription, in the caller's transaction, and queues
+// it after the commit; the delivery task posts the signed body through the SSRF guard,
 // records every attempt and retries on the contract's schedule. Recover
 // and the periodic sweep queue again what a crash or a lost Redis left
 // behind; Replay sends a finished delivery once more.
@@ -19,6 +20,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"switchboard/database"
 	"switchboard/ent"
 	"switchboard/ent/viewer"
 	"switchboard/events"
@@ -75,7 +77,7 @@ type Dispatcher struct {
 	cache        *subscriptionCache
 }
 
-var _ events.Hooks = (*Dispatcher)(nil)
+var _ events.HookWriter = (*Dispatcher)(nil)
 
 // New returns a Dispatcher. Register its task handler on the worker.
 func New(o Options) *Dispatcher {
@@ -131,11 +133,6 @@ func orgContext(ctx context.Context, orgID uuid.UUID) context.Context {
 
 // db returns the transaction's client when ctx carries one, the root
 // client otherwise.
-func (d *Dispatcher) db(ctx context.Context) *ent.Client {
-	if tx := ent.TxFromContext(ctx); tx != nil {
-		return tx.Client()
-	}
-	return d.client
-}
+func (d *Dispatcher) db(ctx context.Context) *ent.Client { return database.ClientFor(ctx, d.client) }
 
 func now() time.Time { return time.Now().UTC() }

@@ -1,8 +1,10 @@
 package webhooks
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"slices"
 
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
@@ -11,37 +13,89 @@ import (
 	"switchboard/database"
 	"switchboard/ent"
 	"switchboard/ent/viewer"
+	"switchboard/ent/webhookdelivery"
 	"switchboard/ent/webhooksubscription"
+	"switchboard/events"
 	"switchboard/outbound"
 )
 
-// Emit stores one delivery of event for every active subscription of the
-// organization that subscribes to it, all with the same event id and the
-// same body, and queues them once the transaction of ctx commits (at once
-// without one). The body is built here, once, and stored: every attempt
-// sends exactly those bytes. An organization without such subscriptions
-// costs no query while its subscriptions are cached (DefaultCacheTTL). It
-// fails only when the subscriptions cannot be read, data cannot be encoded
-// as a JSON object, or the deliveries cannot be stored.
-func (d *Dispatcher) Emit(ctx context.Context, orgID uuid.UUID, event string, data any) error {
+// WriteDeliveries stores one delivery of each event for every active
+// subscription of its organization that subscribes to it, and queues them
+// once the transaction of ctx commits (at once without one). It
+// implements events.HookWriter: operations record domain events with
+// events.Bus.Record, which calls it. Every delivery of an event has the
+// same event id and body, built here once and stored: every attempt sends
+// exactly those bytes. An organization without such subscriptions costs
+// no query while its subscriptions are cached (DefaultCacheTTL). It fails
+// only when the subscriptions cannot be read, data is not a JSON object,
+// or the deliveries cannot be stored.
+func (d *Dispatcher) WriteDeliveries(ctx context.Context, evs []events.HookEvent) error {
+	byOrg := map[uuid.UUID][]events.HookEvent{}
+	var orgs []uuid.UUID
+	for _, ev := range evs {
+		if byOrg[ev.OrgID] == nil {
+			orgs = append(orgs, ev.OrgID)
+		}
+		byOrg[ev.OrgID] = append(byOrg[ev.OrgID], ev)
+	}
+	for _, org := range orgs {
+		if err := d.writeOrgDeliveries(ctx, org, byOrg[org]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeOrgDeliveries is WriteDeliveries for the events of one
+// organization: one query checks the subscriptions they need, and the
+// deliveries are inserted in as few statements as the parameter limit
+// allows.
+func (d *Dispatcher) writeOrgDeliveries(ctx context.Context, orgID uuid.UUID, evs []events.HookEvent) error {
 	octx := orgContext(ctx, orgID)
-	targets, err := d.subscribers(octx, orgID, event)
-	if err != nil || len(targets) == 0 {
+	subs, err := d.cache.get(octx, orgID)
+	if err != nil {
+		return fmt.Errorf("webhooks: read subscriptions: %w", err)
+	}
+	targets := make([][]uuid.UUID, len(evs))
+	var wanted []uuid.UUID
+	for i, ev := range evs {
+		for _, s := range subs {
+			if s.wants(ev.Name) {
+				targets[i] = append(targets[i], s.ID)
+				wanted = append(wanted, s.ID)
+			}
+		}
+	}
+	if len(wanted) == 0 {
+		return nil
+	}
+	active, err := stillActive(octx, d.db(ctx), slices.Compact(slices.SortedFunc(slices.Values(wanted), compareIDs)))
+	if err != nil {
 		return err
 	}
-	eventID, at := uuid.New(), now()
-	body, err := outbound.Envelope(eventID.String(), event, at, orgID.String(), data)
-	if err != nil {
-		return fmt.Errorf("webhooks: %s: %w", event, err)
+	at := now()
+	var builders []*ent.WebhookDeliveryCreate
+	for i, ev := range evs {
+		eventID := uuid.New()
+		body, err := outbound.Envelope(eventID.String(), ev.Name, at, orgID.String(), ev.Data)
+		if err != nil {
+			return fmt.Errorf("webhooks: %s: %w", ev.Name, err)
+		}
+		for _, sub := range targets[i] {
+			if slices.Contains(active, sub) {
+				builders = append(builders, d.db(ctx).WebhookDelivery.Create().
+					SetSubscriptionID(sub).SetEventID(eventID).SetEvent(ev.Name).SetPayload(body).SetNextAttemptAt(at))
+			}
+		}
 	}
-	builders := make([]*ent.WebhookDeliveryCreate, len(targets))
-	for i, sub := range targets {
-		builders[i] = d.db(ctx).WebhookDelivery.Create().
-			SetSubscriptionID(sub).SetEventID(eventID).SetEvent(event).SetPayload(body).SetNextAttemptAt(at)
-	}
-	created, err := d.db(ctx).WebhookDelivery.CreateBulk(builders...).Save(octx)
+	var created []*ent.WebhookDelivery
+	err = database.InChunks(builders, len(webhookdelivery.Columns), func(part []*ent.WebhookDeliveryCreate) error {
+		rows, err := d.db(ctx).WebhookDelivery.CreateBulk(part...).Save(octx)
+		created = append(created, rows...)
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("webhooks: store %s deliveries: %w", event, err)
+		return fmt.Errorf("webhooks: store deliveries: %w", err)
 	}
 	qctx := context.WithoutCancel(ctx)
 	database.AfterCommit(ctx, func() {
@@ -52,25 +106,7 @@ func (d *Dispatcher) Emit(ctx context.Context, orgID uuid.UUID, event string, da
 	return nil
 }
 
-// subscribers returns the ids of the organization's active subscriptions
-// to event: from the cache, then checked in the caller's transaction when
-// there are any.
-func (d *Dispatcher) subscribers(ctx context.Context, orgID uuid.UUID, event string) ([]uuid.UUID, error) {
-	subs, err := d.cache.get(ctx, orgID)
-	if err != nil {
-		return nil, fmt.Errorf("webhooks: read subscriptions: %w", err)
-	}
-	var ids []uuid.UUID
-	for _, s := range subs {
-		if s.wants(event) {
-			ids = append(ids, s.ID)
-		}
-	}
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	return stillActive(ctx, d.db(ctx), ids)
-}
+func compareIDs(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) }
 
 // stillActive narrows cached subscription ids to those still active, in
 // the caller's transaction. The cache may hold a subscription another node

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -20,6 +21,7 @@ import (
 	"switchboard/ent/viewer"
 	"switchboard/ent/webhookdelivery"
 	"switchboard/ent/webhookdeliveryattempt"
+	"switchboard/events"
 	"switchboard/internal/apitest"
 	"switchboard/outbound"
 	"switchboard/webhooks"
@@ -231,4 +233,13 @@ func verifySignatures(t *testing.T, secret string, r received) {
 	if got, want := r.header.Get("X-Webhook-Signature"), "sha256="+hex.EncodeToString(compat.Sum(nil)); got != want {
 		t.Errorf("X-Webhook-Signature = %q, want %q", got, want)
 	}
+}
+
+// emit writes the deliveries of one event as events.Bus.Record does.
+func emit(d *webhooks.Dispatcher, ctx context.Context, org uuid.UUID, name string, data any) error {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return err
+	}
+	return d.WriteDeliveries(ctx, []events.HookEvent{{OrgID: org, Name: name, Data: raw}})
 }

@@ -1,4 +1,4 @@
-package inbound
+package messaging
 
 import (
 	"time"
@@ -8,7 +8,8 @@ import (
 	"switchboard/ent"
 )
 
-// MessageEvent is the payload of message:new and message:status.
+// MessageEvent is the payload of a message's domain events (message:new,
+// message:status, the message:incoming webhook).
 type MessageEvent struct {
 	ID            uuid.UUID      `json:"id"`
 	ContactID     uuid.UUID      `json:"contact_id"`
@@ -21,10 +22,12 @@ type MessageEvent struct {
 	Timestamp     time.Time      `json:"timestamp"`
 }
 
-// ContactEvent is the payload of contact:new and contact:updated.
+// ContactEvent is the payload of a contact's domain events (contact:new,
+// contact:updated, the contact:created webhook).
 type ContactEvent struct {
 	ID                 uuid.UUID  `json:"id"`
 	PhoneNumber        string     `json:"phone_number"`
+	Name               string     `json:"name"`
 	ProfileName        string     `json:"profile_name"`
 	LastMessageAt      *time.Time `json:"last_message_at"`
 	LastMessagePreview string     `json:"last_message_preview"`
@@ -32,7 +35,8 @@ type ContactEvent struct {
 	LastInboundAt      *time.Time `json:"last_inbound_at"`
 }
 
-func messageEvent(m *ent.Message) MessageEvent {
+// NewMessageEvent is the event payload of m.
+func NewMessageEvent(m *ent.Message) MessageEvent {
 	ev := MessageEvent{
 		ID: m.ID, ContactID: m.ContactID, Direction: string(m.Direction), Type: m.MessageType,
 		Content: m.Content, Status: string(m.Status), ErrorMessage: m.ErrorMessage, Timestamp: m.CreatedAt,
@@ -43,16 +47,20 @@ func messageEvent(m *ent.Message) MessageEvent {
 	return ev
 }
 
-func contactEvent(c *ent.Contact) ContactEvent {
+// NewContactEvent is the event payload of c.
+func NewContactEvent(c *ent.Contact) ContactEvent {
 	return ContactEvent{
-		ID: c.ID, PhoneNumber: c.PhoneNumber, ProfileName: c.ProfileName, LastMessageAt: c.LastMessageAt,
+		ID: c.ID, PhoneNumber: c.PhoneNumber, Name: c.Name, ProfileName: c.ProfileName, LastMessageAt: c.LastMessageAt,
 		LastMessagePreview: c.LastMessagePreview, UnreadCount: c.UnreadCount, LastInboundAt: c.LastInboundAt,
 	}
 }
 
-// NewMessageEvent is the message:new and message:status payload of m, for
-// the other publishers of message events (the send path).
-func NewMessageEvent(m *ent.Message) MessageEvent { return messageEvent(m) }
-
-// NewContactEvent is the contact:new and contact:updated payload of c.
-func NewContactEvent(c *ent.Contact) ContactEvent { return contactEvent(c) }
+// sentEvent is the payload of MessageSent (the message:sent webhook and
+// the message:status frame): the message event plus the account, the
+// recipient and the sending user.
+type sentEvent struct {
+	MessageEvent
+	ChatAccount  string     `json:"chat_account"`
+	PhoneNumber  string     `json:"phone_number"`
+	SentByUserID *uuid.UUID `json:"sent_by_user_id"`
+}

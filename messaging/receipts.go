@@ -1,4 +1,4 @@
-package inbound
+package messaging
 
 import (
 	"context"
@@ -16,7 +16,8 @@ import (
 )
 
 // TaskMarkRead sends the platform a read receipt for an incoming message
-// of an account that asks for automatic receipts.
+// of an account that asks for automatic receipts. (The name is kept from
+// when the inbound package queued them: tasks already queued still run.)
 const TaskMarkRead = "inbound:mark_read"
 
 type markReadTask struct {
@@ -34,7 +35,7 @@ func (s *Service) queueReadReceipt(ctx context.Context, task markReadTask) {
 	payload, _ := json.Marshal(task)
 	_, err := s.Queue.Enqueue(ctx, asynq.NewTask(TaskMarkRead, payload), asynq.Queue(worker.QueueDefault), asynq.MaxRetry(5))
 	if err != nil {
-		s.Log.Warn("queueing a read receipt", "err", err)
+		s.log().Warn("queueing a read receipt", "err", err)
 	}
 }
 
@@ -42,7 +43,7 @@ func (s *Service) queueReadReceipt(ctx context.Context, task markReadTask) {
 func (s *Service) sendReadReceipt(ctx context.Context, t *asynq.Task) error {
 	var task markReadTask
 	if err := json.Unmarshal(t.Payload(), &task); err != nil {
-		return fmt.Errorf("inbound: bad read receipt task: %w: %w", err, asynq.SkipRetry)
+		return fmt.Errorf("messaging: bad read receipt task: %w: %w", err, asynq.SkipRetry)
 	}
 	octx := viewer.SystemContext(ctx, task.OrgID)
 	acc, err := s.Client.Account.Get(octx, task.AccountID)
@@ -54,7 +55,7 @@ func (s *Service) sendReadReceipt(ctx context.Context, t *asynq.Task) error {
 	}
 	token, err := s.Secrets.Open(acc.AccessTokenEncrypted)
 	if err != nil {
-		return fmt.Errorf("inbound: opening access token: %w: %w", err, asynq.SkipRetry)
+		return fmt.Errorf("messaging: opening access token: %w: %w", err, asynq.SkipRetry)
 	}
 	err = s.Provider.MarkRead(ctx, provider.Account{
 		PhoneID: acc.PhoneID, BusinessID: acc.BusinessID, AccessToken: string(token), APIVersion: acc.APIVersion,
@@ -62,7 +63,7 @@ func (s *Service) sendReadReceipt(ctx context.Context, t *asynq.Task) error {
 	if err != nil && !provider.IsRetryable(err) {
 		var pe *provider.Error
 		if errors.As(err, &pe) {
-			s.Log.Warn("read receipt refused by the platform", "err", err)
+			s.log().Warn("read receipt refused by the platform", "err", err)
 			return nil
 		}
 	}
