@@ -31,7 +31,7 @@ func (a *App) routes(api *rest.API) http.Handler {
 	e.Use(requestID(), a.Metrics.middleware(), rest.Recovery(a.Log), accessLog(a.Log))
 	e.GET("/healthz", a.healthz)
 	e.GET("/metrics", gin.WrapH(a.Metrics.handler()))
-	e.Any("/graphql", api.GraphQLGuard(a.graphqlHandler(api)))
+	e.Any("/graphql", api.GraphQLGuard(graphqlRequests(a.graphqlHandler(api))))
 	e.GET("/ws", api.WebSocket)
 	api.Mount(e)
 	e.NoRoute(api.NotFound)
@@ -40,9 +40,9 @@ func (a *App) routes(api *rest.API) http.Handler {
 }
 
 func (a *App) graphqlHandler(api *rest.API) http.Handler {
-	srv := handler.New(graph.NewExecutableSchema(graph.Config{
+	srv := handler.New(graph.CostedSchema(graph.NewExecutableSchema(graph.Config{
 		Resolvers: a.Resolver, Directives: graph.Directives(),
-	}))
+	})))
 	// The WebSocket transport comes before GET, or GET swallows the upgrade.
 	srv.AddTransport(transport.Websocket{
 		// Browsers send their page's origin; the single-use token in the
@@ -66,9 +66,14 @@ func (a *App) graphqlHandler(api *rest.API) http.Handler {
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	// The bounds of an operation (graph/limits.go): tokens while parsing,
+	// then fields, depth and NUL characters, then complexity.
+	srv.SetParserTokenLimit(graph.MaxTokens)
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
-	srv.Use(entgql.Transactioner{TxOpener: a.DB.Client, SkipTxFunc: entgql.SkipIfHasFields(graph.NoTxMutations...)})
+	srv.Use(graph.Limits{})
+	srv.Use(extension.FixedComplexityLimit(graph.MaxComplexity))
+	srv.Use(transactioner{entgql.Transactioner{TxOpener: a.DB.Client, SkipTxFunc: entgql.SkipIfHasFields(graph.NoTxMutations...)}})
 	srv.AroundFields(graph.ReadGuard)
 	srv.SetErrorPresenter(graph.ErrorPresenter(a.Log))
 	return srv

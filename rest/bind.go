@@ -16,19 +16,19 @@ import (
 	"switchboard/apperr"
 )
 
-// maxJSONBody bounds JSON request bodies.
-const maxJSONBody = 1 << 20
+// MaxJSONBody bounds JSON request bodies (GraphQL POST bodies too).
+const MaxJSONBody = 1 << 20
 
 // bindJSON decodes the request body into dst, answering malformed JSON,
 // wrong types and trailing data with a clear invalid error. An empty body
 // decodes as {} when optional is true.
 func bindJSON(c *gin.Context, dst any, optional bool) error {
-	body, err := io.ReadAll(io.LimitReader(c.Request.Body, maxJSONBody+1))
+	body, err := io.ReadAll(io.LimitReader(c.Request.Body, MaxJSONBody+1))
 	if err != nil {
 		return apperr.Invalidf("could not read request body")
 	}
-	if len(body) > maxJSONBody {
-		return apperr.Invalidf("request body too large (max %d bytes)", maxJSONBody)
+	if len(body) > MaxJSONBody {
+		return apperr.Invalidf("request body too large (max %d bytes)", MaxJSONBody)
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		if optional {

@@ -1,0 +1,116 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"entgo.io/contrib/entgql"
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"switchboard/rest"
+)
+
+// graphqlRequests checks a GraphQL POST body before gqlgen reads it: at
+// most rest.MaxJSONBody bytes, one JSON object (batches are not served)
+// whose fields have their types. Each refusal is a 400 with a GraphQL
+// error. It also answers 400 where gqlgen answers 422 (a query that does
+// not parse, validate or fit graph.Limits, NUL characters included), so
+// every bad request gets one status whatever the Accept header.
+func graphqlRequests(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if r.Method == http.MethodPost {
+			body, err := io.ReadAll(io.LimitReader(r.Body, rest.MaxJSONBody+1))
+			if err != nil {
+				graphqlRefuse(w, "could not read request body")
+				return
+			}
+			if msg := checkGraphQLBody(body); msg != "" {
+				graphqlRefuse(w, msg)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		next.ServeHTTP(&badRequestWriter{ResponseWriter: w}, r)
+	})
+}
+
+// checkGraphQLBody says what is wrong with a POST body, or "".
+func checkGraphQLBody(body []byte) string {
+	if len(body) > rest.MaxJSONBody {
+		return fmt.Sprintf("request body too large (max %d bytes)", rest.MaxJSONBody)
+	}
+	trimmed := bytes.TrimSpace(body)
+	switch {
+	case len(trimmed) == 0:
+		return "request body is required: {\"query\": \"...\", \"variables\": {...}}"
+	case trimmed[0] == '[':
+		return "batched requests are not supported: send one operation per request"
+	case trimmed[0] != '{':
+		return "request body must be a JSON object: {\"query\": \"...\", \"variables\": {...}}"
+	}
+	var params struct {
+		Query         *string        `json:"query"`
+		OperationName *string        `json:"operationName"`
+		Variables     map[string]any `json:"variables"`
+		Extensions    map[string]any `json:"extensions"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.UseNumber()
+	if err := dec.Decode(&params); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return "field " + te.Field + " has the wrong type"
+		}
+		return "invalid JSON body"
+	}
+	if dec.More() {
+		return "invalid JSON body: unexpected data after the JSON value"
+	}
+	return ""
+}
+
+// graphqlRefuse answers 400 with one GraphQL error of code invalid.
+func graphqlRefuse(w http.ResponseWriter, msg string) {
+	b, _ := json.Marshal(graphql.Response{Errors: gqlerror.List{{
+		Message: msg, Extensions: map[string]any{"code": "invalid"},
+	}}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	_, _ = w.Write(b)
+}
+
+// badRequestWriter turns gqlgen's 422 into 400.
+type badRequestWriter struct{ http.ResponseWriter }
+
+func (w *badRequestWriter) WriteHeader(code int) {
+	if code == http.StatusUnprocessableEntity {
+		code = http.StatusBadRequest
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *badRequestWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// transactioner is entgql's Transactioner, minus its panic on a response
+// to a request that never had an operation (gqlgen answers those without
+// one).
+type transactioner struct{ entgql.Transactioner }
+
+func (t transactioner) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	if !graphql.HasOperationContext(ctx) {
+		return next(ctx)
+	}
+	return t.Transactioner.InterceptResponse(ctx, next)
+}
