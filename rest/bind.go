@@ -109,16 +109,24 @@ type page struct {
 // Offset is the number of rows to skip.
 func (p page) Offset() int { return (p.Page - 1) * p.Limit }
 
-// maxPageSize caps every list's limit.
-const maxPageSize = 100
+// maxPageSize caps every list's limit; maxPage bounds page, so that the
+// offset stays far from overflowing (a larger page is refused, not
+// clamped: its answer would name another page).
+const (
+	maxPageSize = 100
+	maxPage     = 1_000_000
+)
 
-// bindPage reads page (default 1) and limit (default def, capped at
-// maxPageSize); non-numeric or non-positive values are invalid.
+// bindPage reads page (default 1, at most maxPage) and limit (default def,
+// capped at maxPageSize); non-numeric or non-positive values are invalid.
 func bindPage(c *gin.Context, def int) (page, error) {
 	p := page{Page: 1, Limit: def}
 	var err error
 	if p.Page, err = queryInt(c, "page", 1); err != nil {
 		return p, err
+	}
+	if p.Page > maxPage {
+		return p, apperr.Invalidf("page must be at most %d", maxPage)
 	}
 	if p.Limit, err = queryInt(c, "limit", def); err != nil {
 		return p, err
