@@ -137,6 +137,7 @@ func TestGraphQLBadRequests(t *testing.T) {
 		{"RawNULByte", "{\"query\":\"{ viewer { user { id } } }\x00\"}"},
 		{"ParseError", `{"query":"{ viewer { "}`},
 		{"UnknownField", `{"query":"{ nope }"}`},
+		{"SubscriptionOverPOST", `{"query":"subscription { contactChanged { id } }"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			expectRefused(t, admin.Do(http.MethodPost, "/graphql", tc.body), "")

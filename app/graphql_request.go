@@ -12,8 +12,11 @@ import (
 
 	"entgo.io/contrib/entgql"
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/errcode"
+	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"switchboard/apperr"
 	"switchboard/rest"
 )
 
@@ -41,6 +44,7 @@ func graphqlRequests(next http.Handler) http.Handler {
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
+		r = r.WithContext(context.WithValue(r.Context(), plainHTTPKey{}, true))
 		next.ServeHTTP(&badRequestWriter{ResponseWriter: w}, r)
 	})
 }
@@ -88,6 +92,28 @@ func graphqlRefuse(w http.ResponseWriter, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusBadRequest)
 	_, _ = w.Write(b)
+}
+
+// plainHTTPKey marks the context of a GraphQL request that is not a
+// WebSocket.
+type plainHTTPKey struct{}
+
+// subscriptionsOverWebSocket refuses a subscription sent as a plain HTTP
+// request: gqlgen would hold the request open until the first event.
+type subscriptionsOverWebSocket struct{}
+
+func (subscriptionsOverWebSocket) ExtensionName() string { return "SubscriptionsOverWebSocket" }
+
+func (subscriptionsOverWebSocket) Validate(graphql.ExecutableSchema) error { return nil }
+
+func (subscriptionsOverWebSocket) MutateOperationContext(ctx context.Context, oc *graphql.OperationContext) *gqlerror.Error {
+	if oc.Operation.Operation != ast.Subscription || ctx.Value(plainHTTPKey{}) == nil {
+		return nil
+	}
+	err := gqlerror.Errorf("subscriptions are served over the WebSocket (graphql-transport-ws) at this path only")
+	// graph registers "invalid" as an operation-level (HTTP 4xx) error.
+	errcode.Set(err, string(apperr.Invalid))
+	return err
 }
 
 // badRequestWriter turns gqlgen's 422 into 400.

@@ -72,6 +72,7 @@ func (a *App) graphqlHandler(api *rest.API) http.Handler {
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
 	srv.Use(graph.Limits{})
+	srv.Use(subscriptionsOverWebSocket{})
 	srv.Use(extension.FixedComplexityLimit(graph.MaxComplexity))
 	srv.Use(transactioner{entgql.Transactioner{TxOpener: a.DB.Client, SkipTxFunc: entgql.SkipIfHasFields(graph.NoTxMutations...)}})
 	srv.AroundFields(graph.ReadGuard)
