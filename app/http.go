@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -25,18 +26,27 @@ func init() { gin.SetMode(gin.ReleaseMode) }
 
 // routes builds the HTTP handler: operational endpoints, GraphQL and the
 // REST route table.
-func (a *App) routes(api *rest.API) http.Handler {
+func (a *App) routes(api *rest.API) (http.Handler, error) {
 	e := gin.New()
 	e.ContextWithFallback = true
-	e.Use(requestID(), a.Metrics.middleware(), rest.Recovery(a.Log), accessLog(a.Log))
+	// The client address is the TCP peer unless the peer is a trusted
+	// proxy; then it is what that proxy forwards.
+	e.ForwardedByClientIP = true
+	e.RemoteIPHeaders = []string{"X-Forwarded-For", "X-Real-IP"}
+	if err := e.SetTrustedProxies(a.Cfg.TrustedProxies); err != nil {
+		return nil, fmt.Errorf("TRUSTED_PROXIES: %w", err)
+	}
+	e.Use(requestID(), securityHeaders(), a.connectionDeadlines(), a.Metrics.middleware(), rest.Recovery(a.Log), accessLog(a.Log))
 	e.GET("/healthz", a.healthz)
-	e.GET("/metrics", gin.WrapH(a.Metrics.handler()))
+	if a.Cfg.MetricsAddr == "" {
+		e.GET("/metrics", gin.WrapH(a.metricsEndpoint()))
+	}
 	e.Any("/graphql", api.GraphQLGuard(graphqlRequests(a.graphqlHandler(api))))
 	e.GET("/ws", api.WebSocket)
 	api.Mount(e)
 	e.NoRoute(api.NotFound)
 	e.NoMethod(api.NotFound)
-	return e
+	return e, nil
 }
 
 func (a *App) graphqlHandler(api *rest.API) http.Handler {
