@@ -185,6 +185,10 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 		Media:      a.Media.Store,
 		Limiter:    ratelimit.New(a.KV.Client(), o.Namespace+"ratelimit"),
 		UsedTokens: auth.NewRedisUsedTokens(a.KV.Client(), o.Namespace+"wsused:"),
+		Sockets: rest.SocketLimits{
+			Leases:  ratelimit.NewLeases(a.KV.Client(), o.Namespace+"sockets", 0),
+			PerUser: cfg.WSMaxPerUser, PerAddress: cfg.WSMaxPerAddress,
+		},
 		Opts: rest.Options{
 			CookieSecure: cfg.CookieSecure, RatePerMinute: cfg.RateLimitPerMinute,
 			AnonRatePerMinute: cfg.RateLimitAnonPerMinute,

@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/vektah/gqlparser/v2/ast"
 
+	"switchboard/apperr"
 	"switchboard/ent/viewer"
 	"switchboard/graph"
 	"switchboard/rest"
@@ -49,6 +50,9 @@ func (a *App) routes(api *rest.API) (http.Handler, error) {
 	return e, nil
 }
 
+// graphqlWSReadLimit bounds a frame a GraphQL WebSocket client sends.
+var graphqlWSReadLimit int64 = 64 << 10
+
 func (a *App) graphqlHandler(api *rest.API) http.Handler {
 	srv := handler.New(graph.CostedSchema(graph.NewExecutableSchema(graph.Config{
 		Resolvers: a.Resolver, Directives: graph.Directives(),
@@ -61,9 +65,17 @@ func (a *App) graphqlHandler(api *rest.API) http.Handler {
 			AcceptOptions: websocket.AcceptOptions{OriginPatterns: []string{"*"}},
 		},
 		KeepAlivePingInterval: 15 * time.Second,
-		InitTimeout:           5 * time.Second,
+		// A subscribe message holds one operation (graph.MaxTokens);
+		// a larger frame closes the socket.
+		PayloadReadLimit: &graphqlWSReadLimit,
+		InitTimeout:      5 * time.Second,
 		InitFunc: func(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
 			v, err := api.AuthenticateInit(ctx, p.GetString("token"), p.Authorization(), p.GetString("apiKey"))
+			if apperr.CodeOf(err) == apperr.TooMany {
+				// Like HTTP 429: the user holds all their sockets.
+				ctx = transport.WithWebsocketCloseCode(ctx, 4429)
+				return transport.AppendCloseReason(ctx, "too many open WebSocket connections for this user"), nil, err
+			}
 			if err != nil {
 				// graphql-transport-ws expects 4403 for refused credentials.
 				ctx = transport.WithWebsocketCloseCode(ctx, 4403)
