@@ -194,12 +194,18 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 		Media:      a.Media.Store,
 		Limiter:    ratelimit.New(a.KV.Client(), o.Namespace+"ratelimit"),
 		UsedTokens: auth.NewRedisUsedTokens(a.KV.Client(), o.Namespace+"wsused:"),
+		Sockets: rest.SocketLimits{
+			Leases:  ratelimit.NewLeases(a.KV.Client(), o.Namespace+"sockets", 0),
+			PerUser: cfg.WSMaxPerUser, PerAddress: cfg.WSMaxPerAddress,
+		},
 		Opts: rest.Options{
 			CookieSecure: cfg.CookieSecure, RatePerMinute: cfg.RateLimitPerMinute,
 			AnonRatePerMinute: cfg.RateLimitAnonPerMinute,
 		},
 	}
-	a.Handler = a.routes(api)
+	if a.Handler, err = a.routes(api); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 
@@ -221,16 +227,25 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 			return err
 		}
 	}
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
+	if a.Cfg.MetricsAddr != "" {
+		mln, err := net.Listen("tcp", a.Cfg.MetricsAddr)
+		if err != nil {
+			return fmt.Errorf("listen %s (METRICS_ADDR): %w", a.Cfg.MetricsAddr, err)
+		}
+		go func() { errc <- a.ServeMetrics(ctx, mln) }()
+		a.Log.Info("serving /metrics", "addr", mln.Addr().String())
+	}
 	if a.Cfg.RunsHTTP() {
-		a.server = &http.Server{Handler: a.Handler, ReadHeaderTimeout: 10 * time.Second}
+		a.server = a.NewHTTPServer()
 		go func() { errc <- a.server.Serve(ln) }()
 		a.Log.Info("listening", "addr", ln.Addr().String())
 	}
 	select {
 	case <-ctx.Done():
 	case err := <-errc:
-		if !errors.Is(err, http.ErrServerClosed) {
+		if err != nil && !errors.Is(err, http.ErrServerClosed) {
+			_ = a.shutdown()
 			return err
 		}
 	}

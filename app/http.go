@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/vektah/gqlparser/v2/ast"
 
+	"switchboard/apperr"
 	"switchboard/ent/viewer"
 	"switchboard/graph"
 	"switchboard/rest"
@@ -24,24 +26,36 @@ func init() { gin.SetMode(gin.ReleaseMode) }
 
 // routes builds the HTTP handler: operational endpoints, GraphQL and the
 // REST route table.
-func (a *App) routes(api *rest.API) http.Handler {
+func (a *App) routes(api *rest.API) (http.Handler, error) {
 	e := gin.New()
 	e.ContextWithFallback = true
-	e.Use(requestID(), a.Metrics.middleware(), rest.Recovery(a.Log), accessLog(a.Log))
+	// The client address is the TCP peer unless the peer is a trusted
+	// proxy; then it is what that proxy forwards.
+	e.ForwardedByClientIP = true
+	e.RemoteIPHeaders = []string{"X-Forwarded-For", "X-Real-IP"}
+	if err := e.SetTrustedProxies(a.Cfg.TrustedProxies); err != nil {
+		return nil, fmt.Errorf("TRUSTED_PROXIES: %w", err)
+	}
+	e.Use(requestID(), securityHeaders(), a.connectionDeadlines(), a.Metrics.middleware(), rest.Recovery(a.Log), accessLog(a.Log))
 	e.GET("/healthz", a.healthz)
-	e.GET("/metrics", gin.WrapH(a.Metrics.handler()))
-	e.Any("/graphql", api.GraphQLGuard(a.graphqlHandler(api)))
+	if a.Cfg.MetricsAddr == "" {
+		e.GET("/metrics", gin.WrapH(a.metricsEndpoint()))
+	}
+	e.Any("/graphql", api.GraphQLGuard(graphqlRequests(a.graphqlHandler(api))))
 	e.GET("/ws", api.WebSocket)
 	api.Mount(e)
 	e.NoRoute(api.NotFound)
 	e.NoMethod(api.NotFound)
-	return e
+	return e, nil
 }
 
+// graphqlWSReadLimit bounds a frame a GraphQL WebSocket client sends.
+var graphqlWSReadLimit int64 = 64 << 10
+
 func (a *App) graphqlHandler(api *rest.API) http.Handler {
-	srv := handler.New(graph.NewExecutableSchema(graph.Config{
+	srv := handler.New(graph.CostedSchema(graph.NewExecutableSchema(graph.Config{
 		Resolvers: a.Resolver,
-	}))
+	})))
 	// The WebSocket transport comes before GET, or GET swallows the upgrade.
 	srv.AddTransport(transport.Websocket{
 		// Browsers send their page's origin; the single-use token in the
@@ -50,9 +64,17 @@ func (a *App) graphqlHandler(api *rest.API) http.Handler {
 			AcceptOptions: websocket.AcceptOptions{OriginPatterns: []string{"*"}},
 		},
 		KeepAlivePingInterval: 15 * time.Second,
-		InitTimeout:           5 * time.Second,
+		// A subscribe message holds one operation (graph.MaxTokens);
+		// a larger frame closes the socket.
+		PayloadReadLimit: &graphqlWSReadLimit,
+		InitTimeout:      5 * time.Second,
 		InitFunc: func(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
 			v, err := api.AuthenticateInit(ctx, p.GetString("token"), p.Authorization(), p.GetString("apiKey"))
+			if apperr.CodeOf(err) == apperr.TooMany {
+				// Like HTTP 429: the user holds all their sockets.
+				ctx = transport.WithWebsocketCloseCode(ctx, 4429)
+				return transport.AppendCloseReason(ctx, "too many open WebSocket connections for this user"), nil, err
+			}
 			if err != nil {
 				// graphql-transport-ws expects 4403 for refused credentials.
 				ctx = transport.WithWebsocketCloseCode(ctx, 4403)
@@ -65,8 +87,14 @@ func (a *App) graphqlHandler(api *rest.API) http.Handler {
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	// The bounds of an operation (graph/limits.go): tokens while parsing,
+	// then fields, depth and NUL characters, then complexity.
+	srv.SetParserTokenLimit(graph.MaxTokens)
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
+	srv.Use(graph.Limits{})
+	srv.Use(subscriptionsOverWebSocket{})
+	srv.Use(extension.FixedComplexityLimit(graph.MaxComplexity))
 	srv.Use(graph.Transaction{Client: a.DB.Client, Skip: graph.SkipTransaction})
 	srv.AroundFields(graph.Guard)
 	srv.AroundOperations(a.Resolver.WithLoaders)

@@ -67,6 +67,19 @@ type Config struct {
 	RateLimitAnonPerMinute int // per client IP, unauthenticated requests
 	AccessTokenTTL         time.Duration
 	RefreshTokenTTL        time.Duration
+
+	// TrustedProxies are CIDRs or addresses whose forwarding headers are
+	// believed.
+	TrustedProxies        []string
+	HTTPReadHeaderTimeout time.Duration
+	HTTPReadTimeout       time.Duration
+	HTTPUploadTimeout     time.Duration // multipart uploads and media downloads
+	HTTPWriteTimeout      time.Duration
+	HTTPIdleTimeout       time.Duration
+	WSMaxPerUser          int    // open WebSockets per principal, all nodes
+	WSMaxPerAddress       int    // open WebSockets per client address, all nodes
+	MetricsAddr           string // empty: /metrics on ListenAddr
+	MetricsToken          string // empty: /metrics needs no token
 }
 
 // FromEnv loads the configuration from the process environment and from a

@@ -58,6 +58,13 @@ func TestLoad(t *testing.T) {
 		RateLimitAnonPerMinute: 120,
 		AccessTokenTTL:         time.Hour,
 		RefreshTokenTTL:        168 * time.Hour,
+		HTTPReadHeaderTimeout:  10 * time.Second,
+		HTTPReadTimeout:        time.Minute,
+		HTTPUploadTimeout:      10 * time.Minute,
+		HTTPWriteTimeout:       2 * time.Minute,
+		HTTPIdleTimeout:        2 * time.Minute,
+		WSMaxPerUser:           20,
+		WSMaxPerAddress:        50,
 	}
 	with := func(change func(c *config.Config)) *config.Config {
 		c := defaults
@@ -84,7 +91,10 @@ func TestLoad(t *testing.T) {
 				"AI_ANTHROPIC_BASE_URL": "http://ai/anthropic", "AI_GOOGLE_BASE_URL": "http://ai/google",
 				"OUTBOUND_ALLOW_PRIVATE": "true", "LOG_LEVEL": "debug", "LOG_FORMAT": "text", "RUN_MODE": "worker",
 				"WORKER_CONCURRENCY": "3", "RATE_LIMIT_PER_MINUTE": "60", "RATE_LIMIT_ANON_PER_MINUTE": "6",
-				"ACCESS_TOKEN_TTL": "15m", "REFRESH_TOKEN_TTL": "24h",
+				"ACCESS_TOKEN_TTL": "15m", "REFRESH_TOKEN_TTL": "24h", "TRUSTED_PROXIES": " 10.0.0.0/8, ,fd00::/8,192.0.2.7 ",
+				"HTTP_READ_HEADER_TIMEOUT": "2s", "HTTP_READ_TIMEOUT": "3s", "HTTP_UPLOAD_TIMEOUT": "4s",
+				"HTTP_WRITE_TIMEOUT": "5s", "HTTP_IDLE_TIMEOUT": "6s", "WS_MAX_PER_USER": "7", "WS_MAX_PER_ADDRESS": "8",
+				"METRICS_ADDR": "127.0.0.1:9100", "METRICS_TOKEN": "m",
 			},
 			want: &config.Config{
 				ListenAddr: "127.0.0.1:9000", DatabaseURL: "postgres://u:p@db/app", RedisURL: "redis://cache:6379/2",
@@ -95,6 +105,10 @@ func TestLoad(t *testing.T) {
 				OutboundAllowPrivate: true, LogLevel: slog.LevelDebug, LogFormat: "text", RunMode: "worker",
 				WorkerConcurrency: 3, RateLimitPerMinute: 60, RateLimitAnonPerMinute: 6,
 				AccessTokenTTL: 15 * time.Minute, RefreshTokenTTL: 24 * time.Hour,
+				TrustedProxies:        []string{"10.0.0.0/8", "fd00::/8", "192.0.2.7"},
+				HTTPReadHeaderTimeout: 2 * time.Second, HTTPReadTimeout: 3 * time.Second, HTTPUploadTimeout: 4 * time.Second,
+				HTTPWriteTimeout: 5 * time.Second, HTTPIdleTimeout: 6 * time.Second, WSMaxPerUser: 7, WSMaxPerAddress: 8,
+				MetricsAddr: "127.0.0.1:9100", MetricsToken: "m",
 			},
 		},
 		{
@@ -201,6 +215,14 @@ func TestValidate(t *testing.T) {
 		{"ErrAccessTTL", func(c *config.Config) { c.AccessTokenTTL = -time.Minute }, "ACCESS_TOKEN_TTL: must be positive"},
 		{"ErrRefreshTTL", func(c *config.Config) { c.RefreshTokenTTL = 0 }, "REFRESH_TOKEN_TTL: must be positive"},
 		{"ErrRefreshNotLonger", func(c *config.Config) { c.RefreshTokenTTL = c.AccessTokenTTL }, "REFRESH_TOKEN_TTL: must be longer"},
+		{"OKTrustedProxies", func(c *config.Config) { c.TrustedProxies = []string{"10.0.0.0/8", "::1", "2001:db8::/32"} }, ""},
+		{"ErrTrustedProxyNotCIDR", func(c *config.Config) { c.TrustedProxies = []string{"10.0.0.0/8", "proxy.local"} }, "TRUSTED_PROXIES: want a CIDR"},
+		{"ErrTrustedProxyBadMask", func(c *config.Config) { c.TrustedProxies = []string{"10.0.0.0/33"} }, "TRUSTED_PROXIES"},
+		{"ErrReadTimeout", func(c *config.Config) { c.HTTPReadTimeout = 0 }, "HTTP_READ_TIMEOUT: must be positive"},
+		{"ErrWriteTimeout", func(c *config.Config) { c.HTTPWriteTimeout = -time.Second }, "HTTP_WRITE_TIMEOUT: must be positive"},
+		{"ErrWSMaxPerUser", func(c *config.Config) { c.WSMaxPerUser = 0 }, "WS_MAX_PER_USER"},
+		{"ErrMetricsAddr", func(c *config.Config) { c.MetricsAddr = "9100" }, "METRICS_ADDR"},
+		{"ErrMetricsAddrIsListenAddr", func(c *config.Config) { c.MetricsAddr = c.ListenAddr }, "METRICS_ADDR: must differ"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -163,6 +163,56 @@ var options = []Option{
 		Description: "Lifetime of refresh tokens; longer than `ACCESS_TOKEN_TTL`.",
 		bind:        durationVar(func(c *Config) *time.Duration { return &c.RefreshTokenTTL }),
 	},
+	{
+		Name:        "TRUSTED_PROXIES",
+		Description: "Comma-separated CIDRs (or addresses) of reverse proxies whose `X-Forwarded-For` / `X-Real-IP` give the client address; empty: the client address is the TCP peer, and those headers are ignored.",
+		bind:        listVar(func(c *Config) *[]string { return &c.TrustedProxies }),
+	},
+	{
+		Name: "HTTP_READ_HEADER_TIMEOUT", Default: "10s",
+		Description: "Time a client has to send a request's headers.",
+		bind:        durationVar(func(c *Config) *time.Duration { return &c.HTTPReadHeaderTimeout }),
+	},
+	{
+		Name: "HTTP_READ_TIMEOUT", Default: "60s",
+		Description: "Time a client has to send a whole request, body included (media uploads get `HTTP_UPLOAD_TIMEOUT`); WebSocket connections are exempt.",
+		bind:        durationVar(func(c *Config) *time.Duration { return &c.HTTPReadTimeout }),
+	},
+	{
+		Name: "HTTP_UPLOAD_TIMEOUT", Default: "10m",
+		Description: "Time a client has to send a multipart upload (media and template sends, the profile photo) and to read a stored media file.",
+		bind:        durationVar(func(c *Config) *time.Duration { return &c.HTTPUploadTimeout }),
+	},
+	{
+		Name: "HTTP_WRITE_TIMEOUT", Default: "120s",
+		Description: "Time from the end of a request's headers until its answer is written (longer than the 60 s of the slowest outbound call a request makes); WebSocket connections are exempt.",
+		bind:        durationVar(func(c *Config) *time.Duration { return &c.HTTPWriteTimeout }),
+	},
+	{
+		Name: "HTTP_IDLE_TIMEOUT", Default: "120s",
+		Description: "How long an idle keep-alive connection is kept open.",
+		bind:        durationVar(func(c *Config) *time.Duration { return &c.HTTPIdleTimeout }),
+	},
+	{
+		Name: "WS_MAX_PER_USER", Default: "20",
+		Description: "Open WebSocket connections (`/ws` and GraphQL subscriptions together) allowed per user or API key, across all server processes.",
+		bind:        intVar(func(c *Config) *int { return &c.WSMaxPerUser }),
+	},
+	{
+		Name: "WS_MAX_PER_ADDRESS", Default: "50",
+		Description: "Open WebSocket connections allowed per client address, across all server processes.",
+		bind:        intVar(func(c *Config) *int { return &c.WSMaxPerAddress }),
+	},
+	{
+		Name:        "METRICS_ADDR",
+		Description: "Listen address of a separate listener for `/metrics`; empty serves `/metrics` on `LISTEN_ADDR`.",
+		bind:        stringVar(func(c *Config) *string { return &c.MetricsAddr }),
+	},
+	{
+		Name: "METRICS_TOKEN", Secret: true,
+		Description: "When set, `/metrics` needs `Authorization: Bearer <token>`; empty leaves it open to anyone who reaches its listener.",
+		bind:        stringVar(func(c *Config) *string { return &c.MetricsToken }),
+	},
 }
 
 func stringVar(field func(*Config) *string) binding {
@@ -185,6 +235,23 @@ func baseURLVar(field func(*Config) *string) binding {
 	return binding{
 		set: func(c *Config, raw string) error { *field(c) = strings.TrimRight(raw, "/"); return nil },
 		get: func(c *Config) string { return *field(c) },
+	}
+}
+
+// listVar reads a comma-separated list, dropping blank items.
+func listVar(field func(*Config) *[]string) binding {
+	return binding{
+		set: func(c *Config, raw string) error {
+			var items []string
+			for _, item := range strings.Split(raw, ",") {
+				if item = strings.TrimSpace(item); item != "" {
+					items = append(items, item)
+				}
+			}
+			*field(c) = items
+			return nil
+		},
+		get: func(c *Config) string { return strings.Join(*field(c), ",") },
 	}
 }
 

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"net"
 	"net/mail"
+	"net/netip"
 	"net/url"
 	"strings"
+	"time"
 )
 
 // Validate checks each option and the options against each other, and
@@ -64,10 +66,45 @@ func (c *Config) Validate() error {
 		check("REFRESH_TOKEN_TTL", fmt.Errorf("must be longer than ACCESS_TOKEN_TTL (%s), got %s", c.AccessTokenTTL, c.RefreshTokenTTL))
 	}
 
+	for _, p := range c.TrustedProxies {
+		check("TRUSTED_PROXIES", validCIDR(p))
+	}
+	for _, t := range []struct {
+		name string
+		d    time.Duration
+	}{
+		{"HTTP_READ_HEADER_TIMEOUT", c.HTTPReadHeaderTimeout}, {"HTTP_READ_TIMEOUT", c.HTTPReadTimeout},
+		{"HTTP_UPLOAD_TIMEOUT", c.HTTPUploadTimeout}, {"HTTP_WRITE_TIMEOUT", c.HTTPWriteTimeout},
+		{"HTTP_IDLE_TIMEOUT", c.HTTPIdleTimeout},
+	} {
+		if t.d <= 0 {
+			check(t.name, fmt.Errorf("must be positive, got %s", t.d))
+		}
+	}
+	check("WS_MAX_PER_USER", positive(c.WSMaxPerUser))
+	check("WS_MAX_PER_ADDRESS", positive(c.WSMaxPerAddress))
+	if c.MetricsAddr != "" {
+		check("METRICS_ADDR", validListenAddr(c.MetricsAddr))
+		if c.MetricsAddr == c.ListenAddr {
+			check("METRICS_ADDR", errors.New("must differ from LISTEN_ADDR (leave it empty to serve /metrics there)"))
+		}
+	}
+
 	if len(errs) > 0 {
 		return fmt.Errorf("config: %w", errors.Join(errs...))
 	}
 	return nil
+}
+
+// validCIDR accepts a CIDR such as 10.0.0.0/8 or a single address.
+func validCIDR(s string) error {
+	if _, err := netip.ParsePrefix(s); err == nil {
+		return nil
+	}
+	if _, err := netip.ParseAddr(s); err == nil {
+		return nil
+	}
+	return fmt.Errorf("want a CIDR such as 10.0.0.0/8 or an IP address, got %q", s)
 }
 
 func validListenAddr(addr string) error {

@@ -60,7 +60,9 @@ func (t Transaction) MutateOperationContext(_ context.Context, oc *graphql.Opera
 
 // InterceptResponse implements graphql.ResponseInterceptor.
 func (t Transaction) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
-	if !t.inTx(graphql.GetOperationContext(ctx).Operation) {
+	// A request refused before it became an operation (a malformed
+	// body) has no operation context.
+	if !graphql.HasOperationContext(ctx) || !t.inTx(graphql.GetOperationContext(ctx).Operation) {
 		return next(ctx)
 	}
 	tx, err := t.Client.Tx(ctx)

@@ -240,19 +240,15 @@ func lastSegment(u *url.URL) string {
 	return u.Path
 }
 
-// downloadError explains a failed download; the SSRF guard's messages
-// name only the refused destination.
+// downloadError explains a failed download in the SSRF guard's public
+// words (never what a host name resolved to); err stays the cause.
 func downloadError(field string, err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err
-	}
 	switch {
 	case errors.Is(err, netguard.ErrBlockedAddress), errors.Is(err, netguard.ErrInvalidURL),
 		errors.Is(err, netguard.ErrTooManyRedirects):
-		return &apperr.Error{Code: apperr.Invalid, Message: field + ": " + err.Error(), Err: err}
+		return &apperr.Error{Code: apperr.Invalid, Message: field + ": " + netguard.PublicMessage(err), Err: err}
 	case errors.Is(err, netguard.ErrResponseTooLarge):
 		return &apperr.Error{Code: apperr.Invalid, Message: field + ": the file is too large", Err: err}
 	}
-	return &apperr.Error{Code: apperr.Invalid, Message: field + " could not be downloaded: " + err.Error(), Err: err}
+	return &apperr.Error{Code: apperr.Invalid, Message: field + " could not be downloaded: " + netguard.PublicMessage(err), Err: err}
 }

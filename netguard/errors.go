@@ -1,14 +1,20 @@
 package netguard
 
 import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
 	"net/netip"
+	"syscall"
 )
 
 // Sentinel errors. Every error the package returns matches one of them with
-// errors.Is, and its message is safe to show to the user who configured the
-// URL: it names the destination and why it was refused, nothing of ours.
+// errors.Is. Its message names the destination and why it was refused,
+// which may include the addresses a host name resolved to: log it, and
+// show the user PublicMessage.
 var (
 	// ErrBlockedAddress: the destination is loopback, private, link-local,
 	// a metadata service or otherwise not a public address.
@@ -75,4 +81,54 @@ func (e *ResponseTooLargeError) Is(target error) bool { return target == ErrResp
 
 func invalidURL(format string, args ...any) error {
 	return &InvalidURLError{Reason: fmt.Sprintf(format, args...)}
+}
+
+// PublicMessage says why a request made through the guard failed, in
+// words safe to show to the user who configured the URL: the kind of
+// failure only, never the addresses a host name resolved to, our
+// resolver, or other internals (log err itself for those).
+func PublicMessage(err error) string {
+	var (
+		dnsErr *net.DNSError
+		netErr net.Error
+		opErr  *net.OpError
+		iu     *InvalidURLError
+	)
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, ErrBlockedAddress):
+		return "destination not allowed"
+	case errors.As(err, &iu):
+		return iu.Error()
+	case errors.Is(err, ErrTooManyRedirects):
+		return "too many redirects"
+	case errors.Is(err, ErrResponseTooLarge):
+		return "the response is too large"
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return "the destination did not answer in time"
+	case errors.As(err, &dnsErr):
+		return "the destination's host name could not be resolved"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "the destination refused the connection"
+	case isTLSError(err):
+		return "TLS handshake with the destination failed"
+	case errors.As(err, &opErr):
+		return "could not connect to the destination"
+	}
+	return "the request to the destination failed"
+}
+
+// isTLSError reports a failed TLS handshake or certificate check.
+func isTLSError(err error) bool {
+	var (
+		recordErr   tls.RecordHeaderError
+		alertErr    tls.AlertError
+		certErr     *tls.CertificateVerificationError
+		unknownAuth x509.UnknownAuthorityError
+		hostErr     x509.HostnameError
+		invalidErr  x509.CertificateInvalidError
+	)
+	return errors.As(err, &recordErr) || errors.As(err, &alertErr) || errors.As(err, &certErr) ||
+		errors.As(err, &unknownAuth) || errors.As(err, &hostErr) || errors.As(err, &invalidErr)
 }

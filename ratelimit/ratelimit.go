@@ -1,5 +1,7 @@
 // Package ratelimit counts requests in a sliding window kept in Redis, so
-// that every process sharing the Redis enforces one limit per key.
+// that every process sharing the Redis enforces one limit per key; and it
+// counts long-lived things, such as open connections, with leases
+// (leases.go) that lapse when their process dies.
 //
 // The window is a log: a sorted set per key holding one member per allowed
 // request, scored by its time. One Lua script trims, counts and adds

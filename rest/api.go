@@ -44,8 +44,10 @@ type API struct {
 	Limiter *ratelimit.Limiter
 	// UsedTokens spends single-use WebSocket tokens.
 	UsedTokens auth.UsedTokens
-	Opts       Options
-	Log        *slog.Logger
+	// Sockets bounds open WebSockets per user and per address.
+	Sockets SocketLimits
+	Opts    Options
+	Log     *slog.Logger
 }
 
 // Cookie and header names of the contract.

@@ -16,19 +16,19 @@ import (
 	"switchboard/apperr"
 )
 
-// maxJSONBody bounds JSON request bodies.
-const maxJSONBody = 1 << 20
+// MaxJSONBody bounds JSON request bodies (GraphQL POST bodies too).
+const MaxJSONBody = 1 << 20
 
 // bindJSON decodes the request body into dst, answering malformed JSON,
 // wrong types and trailing data with a clear invalid error. An empty body
 // decodes as {} when optional is true.
 func bindJSON(c *gin.Context, dst any, optional bool) error {
-	body, err := io.ReadAll(io.LimitReader(c.Request.Body, maxJSONBody+1))
+	body, err := io.ReadAll(io.LimitReader(c.Request.Body, MaxJSONBody+1))
 	if err != nil {
 		return apperr.Invalidf("could not read request body")
 	}
-	if len(body) > maxJSONBody {
-		return apperr.Invalidf("request body too large (max %d bytes)", maxJSONBody)
+	if len(body) > MaxJSONBody {
+		return apperr.Invalidf("request body too large (max %d bytes)", MaxJSONBody)
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		if optional {
@@ -109,16 +109,24 @@ type page struct {
 // Offset is the number of rows to skip.
 func (p page) Offset() int { return (p.Page - 1) * p.Limit }
 
-// maxPageSize caps every list's limit.
-const maxPageSize = 100
+// maxPageSize caps every list's limit; maxPage bounds page, so that the
+// offset stays far from overflowing (a larger page is refused, not
+// clamped: its answer would name another page).
+const (
+	maxPageSize = 100
+	maxPage     = 1_000_000
+)
 
-// bindPage reads page (default 1) and limit (default def, capped at
-// maxPageSize); non-numeric or non-positive values are invalid.
+// bindPage reads page (default 1, at most maxPage) and limit (default def,
+// capped at maxPageSize); non-numeric or non-positive values are invalid.
 func bindPage(c *gin.Context, def int) (page, error) {
 	p := page{Page: 1, Limit: def}
 	var err error
 	if p.Page, err = queryInt(c, "page", 1); err != nil {
 		return p, err
+	}
+	if p.Page > maxPage {
+		return p, apperr.Invalidf("page must be at most %d", maxPage)
 	}
 	if p.Limit, err = queryInt(c, "limit", def); err != nil {
 		return p, err

@@ -37,6 +37,14 @@ func (a *API) NotFound(c *gin.Context) {
 func (a *API) GraphQLGuard(h http.Handler) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if strings.EqualFold(c.GetHeader("Upgrade"), "websocket") {
+			// The user is known at the init message (AuthenticateInit);
+			// the address's place and the rate limit come first.
+			lease, ok := a.openSocket(c, "")
+			if !ok {
+				return
+			}
+			defer lease.release()
+			c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), socketLeaseKey{}, lease))
 			h.ServeHTTP(c.Writer, c.Request)
 			return
 		}
@@ -56,8 +64,25 @@ func (a *API) GraphQLGuard(h http.Handler) gin.HandlerFunc {
 }
 
 // AuthenticateInit authenticates a GraphQL WebSocket from its init
-// payload: a single-use ws token, a bearer access token or an API key.
+// payload (a single-use ws token, a bearer access token or an API key) and
+// takes the socket's place among its user's. Errors: unauthenticated, or
+// rate_limited when the user holds all their sockets.
 func (a *API) AuthenticateInit(ctx context.Context, wsToken, authorization, apiKey string) (*viewer.Viewer, error) {
+	lease, _ := ctx.Value(socketLeaseKey{}).(*socketLease)
+	v, err := a.authenticateInit(ctx, wsToken, authorization, apiKey)
+	if err == nil {
+		err = lease.addUser(ctx, v.UserID.String())
+	}
+	if err != nil {
+		// The socket closes: its places are free before the client
+		// hears of it.
+		lease.release()
+		return nil, err
+	}
+	return v, nil
+}
+
+func (a *API) authenticateInit(ctx context.Context, wsToken, authorization, apiKey string) (*viewer.Viewer, error) {
 	switch {
 	case wsToken != "":
 		return a.Access.ConsumeWSToken(ctx, a.UsedTokens, wsToken)

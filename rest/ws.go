@@ -12,6 +12,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/gorilla/websocket"
 
+	"switchboard/apperr"
 	"switchboard/ent/viewer"
 	"switchboard/events"
 )
@@ -25,6 +26,9 @@ const (
 	wsPongWait   = 60 * time.Second
 	wsWriteWait  = 10 * time.Second
 	wsBuffer     = 4096
+	// wsReadLimit bounds a frame from the client; a larger one closes
+	// the socket (1009).
+	wsReadLimit = 4096
 )
 
 var upgrader = websocket.Upgrader{
@@ -44,20 +48,39 @@ type wsMessage struct {
 // WebSocket serves /ws: the client authenticates with a ws-token, given as
 // the query parameter token or as the first message
 // {"type":"auth","payload":{"token":"..."}} within five seconds; then it
-// receives its organization's events as {type, payload}.
+// receives its organization's events as {type, payload}. The socket counts
+// against its user's and its address's open sockets (openSocket): with a
+// token in the query a refusal is an HTTP 429 before the upgrade, else a
+// close frame after the auth message.
 func (a *API) WebSocket(c *gin.Context) {
+	token := c.Query("token")
+	user := wsTokenUser(a, token)
+	lease, open := a.openSocket(c, user)
+	if !open {
+		return
+	}
+	defer lease.release()
 	hw := &corkingWriter{ResponseWriter: c.Writer}
 	conn, err := upgrader.Upgrade(hw, c.Request, nil)
 	if err != nil {
 		return // the upgrader answered the client
 	}
 	defer conn.Close()
+	// Every frame the client sends is small, the auth message included.
+	conn.SetReadLimit(wsReadLimit)
 	cork := hw.conn
-	v, err := a.wsAuthenticate(c.Request.Context(), conn, c.Query("token"))
+	v, err := a.wsAuthenticate(c.Request.Context(), conn, token)
+	if err == nil && user == "" {
+		err = lease.addUser(c.Request.Context(), v.UserID.String())
+	}
 	if err != nil {
-		deadline := time.Now().Add(wsWriteWait)
-		_ = conn.WriteControl(websocket.CloseMessage,
-			websocket.FormatCloseMessage(websocket.ClosePolicyViolation, "authentication failed"), deadline)
+		// Its places are free again before the client hears of it.
+		lease.release()
+		code, reason := websocket.ClosePolicyViolation, "authentication failed"
+		if apperr.CodeOf(err) == apperr.TooMany {
+			code, reason = websocket.CloseTryAgainLater, closeMessage(err)
+		}
+		_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(wsWriteWait))
 		return
 	}
 	sub := a.Events.Subscribe(v.OrgID, wsBuffer)
@@ -96,7 +119,6 @@ func (a *API) wsAuthenticate(ctx context.Context, conn *websocket.Conn, token st
 // closes done when the client goes away.
 func wsReadLoop(conn *websocket.Conn, done chan<- struct{}) {
 	defer close(done)
-	conn.SetReadLimit(4096)
 	_ = conn.SetReadDeadline(time.Now().Add(wsPongWait))
 	conn.SetPongHandler(func(string) error { return conn.SetReadDeadline(time.Now().Add(wsPongWait)) })
 	for {

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"switchboard/ent"
+	"switchboard/netguard"
 	"switchboard/outbound"
 )
 
@@ -47,7 +48,14 @@ func (d *Dispatcher) post(ctx context.Context, sub *ent.WebhookSubscription, eve
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
-	return outbound.NewOutcome(resp, err, time.Since(start))
+	o := outbound.NewOutcome(resp, err, time.Since(start))
+	if err != nil {
+		// The attempt's error is shown to the subscription's owners: it
+		// says what kind of failure, the log says which addresses.
+		d.log.Info("webhook attempt failed", "subscription_id", sub.ID, "event", event, "err", err)
+		o.Error = netguard.PublicMessage(err)
+	}
+	return o
 }
 
 // secretOf opens a subscription's signing secret: its HMAC key, or nil when

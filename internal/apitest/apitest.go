@@ -93,7 +93,10 @@ func (e *Env) start() (*app.App, *httptest.Server) {
 	if err := a.StartWorkers(context.Background()); err != nil {
 		e.T.Fatalf("workers: %v", err)
 	}
-	srv := httptest.NewServer(a.Handler)
+	// The application's own server, with its timeouts.
+	srv := httptest.NewUnstartedServer(a.Handler)
+	srv.Config = a.NewHTTPServer()
+	srv.Start()
 	e.T.Cleanup(func() {
 		srv.Close()
 		a.StopWorkers()

@@ -1,0 +1,4 @@
+package app
+
+// LongTransfers exposes longTransfers to the external tests.
+var LongTransfers = longTransfers
