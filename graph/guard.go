@@ -39,6 +39,9 @@ func Guard(ctx context.Context, next graphql.Resolver) (any, error) {
 	if err := requireOperation(ctx, entityName(fc.Field.Definition.Type.Name()), false); err != nil {
 		return nil, err
 	}
+	if err := boundPage(fc); err != nil {
+		return nil, err
+	}
 	res, err := next(ctx)
 	if err != nil || fc.Field.Definition.Type.Name() != "Node" {
 		return res, err
@@ -55,6 +58,33 @@ func Guard(ctx context.Context, next graphql.Resolver) (any, error) {
 		}
 	}
 	return res, nil
+}
+
+// MaxPageSize is the largest page a connection serves, as REST caps limit.
+const MaxPageSize = 100
+
+// boundPage gives a connection asked without first or last a page of
+// AssumedListSize (what its cost assumed), and refuses one above
+// MaxPageSize: a connection never returns every row at once.
+func boundPage(fc *graphql.FieldContext) error {
+	if !strings.HasSuffix(fc.Field.Definition.Type.Name(), "Connection") || fc.Args == nil {
+		return nil
+	}
+	first, hasFirst := fc.Args["first"].(*int)
+	last, hasLast := fc.Args["last"].(*int)
+	if !hasFirst && !hasLast {
+		return nil
+	}
+	for name, n := range map[string]*int{"first": first, "last": last} {
+		if n != nil && (*n < 0 || *n > MaxPageSize) {
+			return apperr.Invalidf("%s must be between 0 and %d", name, MaxPageSize)
+		}
+	}
+	if first == nil && last == nil && hasFirst {
+		n := AssumedListSize
+		fc.Args["first"] = &n
+	}
+	return nil
 }
 
 func isRoot(object string) bool {

@@ -169,3 +169,24 @@ func literal(schema *ast.Schema, t *ast.Type) string {
 	}
 	return `"x"`
 }
+
+// TestConnectionPagesAreBounded: a connection asked without first or last
+// returns a page of AssumedListSize (as its cost assumes), not every row;
+// a page above MaxPageSize is refused, as REST caps limit.
+func TestConnectionPagesAreBounded(t *testing.T) {
+	env := apitest.New(t)
+	seedLists(t, env)
+	res := mustGraphQL(t, env.Admin, `{ contacts { edges { node { id } } pageInfo { hasNextPage } } }`, nil)
+	if n := len(res.Get("data.contacts.edges").([]any)); n != graph.AssumedListSize || res.Get("data.contacts.pageInfo.hasNextPage") != true {
+		t.Fatalf("unpaged: %d edges: %s", n, res.Raw)
+	}
+	res = mustGraphQL(t, env.Admin, `{ contacts(last: 3) { edges { node { id } } } }`, nil)
+	if n := len(res.Get("data.contacts.edges").([]any)); n != 3 {
+		t.Fatalf("last 3: %d edges", n)
+	}
+	for _, q := range []string{`{ contacts(first: 101) { totalCount } }`, `{ teams(last: 500) { totalCount } }`} {
+		if code := env.Admin.GraphQL(q, nil).GraphQLErrorCode(); code != "invalid" {
+			t.Errorf("%s: code %q, want invalid", q, code)
+		}
+	}
+}
