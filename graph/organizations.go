@@ -61,12 +61,23 @@ func (r *Resolver) CreateOrganization(ctx context.Context, in model.CreateOrgani
 	return access.CreateOrganization(ctx, r.db(ctx), in.Name, v.UserID, false)
 }
 
-// MembersQuery returns the memberships of the viewer's organization whose
-// user matches search (full name or email, case-insensitive).
-func (r *Resolver) MembersQuery(ctx context.Context, search string) *ent.OrganizationMemberQuery {
+// MemberFilter narrows the memberships of the viewer's organization.
+type MemberFilter struct {
+	// Search matches the user's full name or email, case-insensitively.
+	Search string
+	// RoleID, when set, keeps the members holding that role.
+	RoleID *uuid.UUID
+}
+
+// MembersQuery returns the memberships of the viewer's organization that
+// match f.
+func (r *Resolver) MembersQuery(ctx context.Context, f MemberFilter) *ent.OrganizationMemberQuery {
 	q := r.db(ctx).OrganizationMember.Query()
-	if s := strings.TrimSpace(search); s != "" {
+	if s := strings.TrimSpace(f.Search); s != "" {
 		q = q.Where(organizationmember.HasUserWith(user.Or(user.FullNameContainsFold(s), user.EmailContainsFold(s))))
+	}
+	if f.RoleID != nil {
+		q = q.Where(organizationmember.RoleID(*f.RoleID))
 	}
 	return q
 }
@@ -79,8 +90,8 @@ type MemberPage struct {
 
 // ListMembers returns a page of MembersQuery, oldest membership first, with
 // each member's user and role.
-func (r *Resolver) ListMembers(ctx context.Context, search string, offset, limit int) (*MemberPage, error) {
-	q := r.MembersQuery(ctx, search).WithUser().WithRole().
+func (r *Resolver) ListMembers(ctx context.Context, f MemberFilter, offset, limit int) (*MemberPage, error) {
+	q := r.MembersQuery(ctx, f).WithUser().WithRole().
 		Order(ent.Asc(organizationmember.FieldCreatedAt), ent.Asc(organizationmember.FieldID))
 	ms, total, err := offsetPage(ctx, q, offset, limit, "member")
 	if err != nil {

@@ -75,6 +75,26 @@ func (r *Resolver) RolePermissionCounts(ctx context.Context, ids []uuid.UUID) (m
 	return out, nil
 }
 
+// RoleUserCounts counts the members of the viewer's organization holding
+// each role in ids with one query; roles nobody holds are absent from the
+// map.
+func (r *Resolver) RoleUserCounts(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]int, error) {
+	var rows []struct {
+		RoleID uuid.UUID `json:"role_id"`
+		Count  int       `json:"count"`
+	}
+	err := r.db(ctx).OrganizationMember.Query().Where(organizationmember.RoleIDIn(ids...)).
+		GroupBy(organizationmember.FieldRoleID).Aggregate(ent.Count()).Scan(ctx, &rows)
+	if err != nil {
+		return nil, apperr.Wrap(err, "member")
+	}
+	out := make(map[uuid.UUID]int, len(rows))
+	for _, row := range rows {
+		out[row.RoleID] = row.Count
+	}
+	return out, nil
+}
+
 // GetRole returns a role with its permissions sorted by resource and
 // action. Errors: not_found.
 func (r *Resolver) GetRole(ctx context.Context, id uuid.UUID) (*ent.Role, error) {

@@ -360,7 +360,7 @@ func (r *queryResolver) MyInvitations(ctx context.Context) ([]*model.PendingInvi
 
 // Members is the resolver for the members field.
 func (r *queryResolver) Members(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.OrganizationMemberOrder, where *ent.OrganizationMemberWhereInput) (*ent.OrganizationMemberConnection, error) {
-	return r.MembersQuery(ctx, deref(search)).WithUser().WithRole().
+	return r.MembersQuery(ctx, MemberFilter{Search: deref(search)}).WithUser().WithRole().
 		Paginate(ctx, after, first, before, last,
 			ent.WithOrganizationMemberOrder(orderBy), ent.WithOrganizationMemberFilter(where.Filter))
 }

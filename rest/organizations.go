@@ -105,7 +105,7 @@ func (a *API) listMembers(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	pg, err := a.R.ListMembers(ctx(c), c.Query("search"), p.Offset(), p.Limit)
+	pg, err := a.R.ListMembers(ctx(c), graph.MemberFilter{Search: c.Query("search")}, p.Offset(), p.Limit)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"switchboard/ent"
+	"switchboard/graph"
 	"switchboard/graph/model"
 )
 
@@ -39,7 +40,13 @@ func (a *API) listUsers(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	pg, err := a.R.ListMembers(ctx(c), c.Query("search"), p.Offset(), p.Limit)
+	// role_id is the web client's role filter (the spec shows no users
+	// endpoint).
+	roleID, err := optionalUUID("role_id", c.Query("role_id"))
+	if err != nil {
+		return 0, nil, err
+	}
+	pg, err := a.R.ListMembers(ctx(c), graph.MemberFilter{Search: c.Query("search"), RoleID: roleID}, p.Offset(), p.Limit)
 	if err != nil {
 		return 0, nil, err
 	}

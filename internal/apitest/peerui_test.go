@@ -7,12 +7,14 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gorilla/websocket"
 
+	"switchboard/access"
 	"switchboard/internal/apitest"
 )
 
@@ -226,4 +228,84 @@ func TestPeerWebClientSequence(t *testing.T) {
 	if status, _ := b.do(http.MethodGet, "/api/me", nil); status != http.StatusUnauthorized {
 		t.Errorf("/api/me after logout: %d", status)
 	}
+}
+
+// TestPeerWebClientRolesAndUsers covers what the web client's roles and
+// users pages read beyond the spec: how many members hold each role, and
+// the users list filtered by role.
+func TestPeerWebClientRolesAndUsers(t *testing.T) {
+	env := apitest.New(t)
+	env.NewUser(env.OrgID, access.RoleAgent)
+	env.NewUser(env.OrgID, access.RoleAgent)
+	env.NewUser(env.OrgID, access.RoleManager)
+	other := env.NewOrg("Elsewhere")
+	other.Do(http.MethodPost, "/api/roles", map[string]any{"name": "Theirs", "permissions": []string{"teams:read"}}).
+		ExpectStatus(t, http.StatusCreated)
+	env.Admin.Do(http.MethodPost, "/api/roles", map[string]any{"name": "Unused", "permissions": []string{"teams:read"}}).
+		ExpectStatus(t, http.StatusCreated)
+
+	// What each role should count: the organization's members holding it.
+	holders := map[string]int{}
+	members := env.Admin.Do(http.MethodGet, "/api/organizations/members?limit=100", nil).ExpectStatus(t, http.StatusOK)
+	for i := range members.Len("data.members") {
+		holders[members.String("data.members."+strconv.Itoa(i)+".role_id")]++
+	}
+	roles := env.Admin.Do(http.MethodGet, "/api/roles", nil).ExpectStatus(t, http.StatusOK)
+	roleIDs := map[string]string{}
+	for i := range roles.Len("data.roles") {
+		roleIDs[roles.String("data.roles."+strconv.Itoa(i)+".name")] = roles.String("data.roles." + strconv.Itoa(i) + ".id")
+	}
+	want := map[string]int{access.RoleAgent: 2, access.RoleManager: 1, "Unused": 0}
+	for name, n := range want {
+		if holders[roleIDs[name]] != n {
+			t.Fatalf("setup: %d members hold %s, want %d", holders[roleIDs[name]], name, n)
+		}
+	}
+
+	t.Run("role list counts each role's members", func(t *testing.T) {
+		for i := range roles.Len("data.roles") {
+			r := "data.roles." + strconv.Itoa(i)
+			got, ok := roles.Get(r + ".user_count").(float64)
+			if !ok || int(got) != holders[roles.String(r+".id")] {
+				t.Errorf("%s user_count = %v, want %d", roles.String(r+".name"), roles.Get(r+".user_count"), holders[roles.String(r+".id")])
+			}
+		}
+	})
+	t.Run("single role counts its members", func(t *testing.T) {
+		res := env.Admin.Do(http.MethodGet, "/api/roles/"+roleIDs[access.RoleAgent], nil).ExpectStatus(t, http.StatusOK)
+		if got, ok := res.Get("data.user_count").(float64); !ok || int(got) != 2 {
+			t.Errorf("agent role user_count = %v, want 2", res.Get("data.user_count"))
+		}
+	})
+
+	for _, tc := range []struct {
+		name, role string
+		want       int
+	}{
+		{"users filtered by a role", access.RoleAgent, 2},
+		{"users filtered by another role", access.RoleManager, 1},
+		{"users filtered by a role nobody holds", "Unused", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := env.Admin.Do(http.MethodGet, "/api/users?role_id="+roleIDs[tc.role], nil).ExpectStatus(t, http.StatusOK)
+			if int(res.Number("data.total")) != tc.want || res.Len("data.users") != tc.want {
+				t.Fatalf("total %v, %d users, want %d: %s", res.Get("data.total"), res.Len("data.users"), tc.want, res.Raw)
+			}
+			for i := range res.Len("data.users") {
+				if got := res.String("data.users." + strconv.Itoa(i) + ".role_id"); got != roleIDs[tc.role] {
+					t.Errorf("user %d has role %s", i, got)
+				}
+			}
+		})
+	}
+	t.Run("users filtered by another organization's role", func(t *testing.T) {
+		theirs := other.Do(http.MethodGet, "/api/roles?search=Theirs", nil).ExpectStatus(t, http.StatusOK).String("data.roles.0.id")
+		res := env.Admin.Do(http.MethodGet, "/api/users?role_id="+theirs, nil).ExpectStatus(t, http.StatusOK)
+		if res.Number("data.total") != 0 {
+			t.Errorf("another organization's role matched: %s", res.Raw)
+		}
+	})
+	t.Run("users filtered by a malformed role id", func(t *testing.T) {
+		env.Admin.Do(http.MethodGet, "/api/users?role_id=not-a-uuid", nil).ExpectError(t, http.StatusBadRequest)
+	})
 }
