@@ -19,18 +19,21 @@ import (
 	"switchboard/ent/viewer"
 )
 
-// EnsurePermissions inserts any catalogue entry missing from the database.
-// It is idempotent and runs at every start.
-func EnsurePermissions(ctx context.Context, c *ent.Client) error {
+// EnsurePermissions inserts any catalogue entry missing from the database
+// and returns the keys it inserted (when two processes start at once, only
+// the one that inserts an entry returns it). It is idempotent and runs at
+// every start.
+func EnsurePermissions(ctx context.Context, c *ent.Client) ([]string, error) {
 	bctx := rule.Bypass(ctx, "seeding the permission catalogue")
 	existing, err := c.Permission.Query().All(bctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	have := map[string]bool{}
 	for _, p := range existing {
 		have[p.Resource+":"+p.Action] = true
 	}
+	var added []string
 	for _, p := range Catalogue {
 		if have[p.Key()] {
 			continue
@@ -39,18 +42,30 @@ func EnsurePermissions(ctx context.Context, c *ent.Client) error {
 			SetDescription(p.Description).
 			OnConflictColumns(permission.FieldResource, permission.FieldAction).DoNothing().
 			Exec(bctx)
-		if err != nil && !isNoRows(err) {
-			return fmt.Errorf("seeding permission %s: %w", p.Key(), err)
+		switch {
+		case err == nil:
+			added = append(added, p.Key())
+		case !isNoRows(err):
+			return nil, fmt.Errorf("seeding permission %s: %w", p.Key(), err)
 		}
 	}
-	return nil
+	return added, nil
 }
 
-// EnsureSystemRoles gives every organization's system roles the
-// permissions their definition has gained since they were seeded (a new
-// catalogue entry). System roles cannot be edited, so nothing an
-// administrator chose is undone. It is idempotent and runs at every start.
-func EnsureSystemRoles(ctx context.Context, c *ent.Client) error {
+// EnsureSystemRoles grants the catalogue entries that have just joined
+// it (added, from EnsurePermissions) to every organization's system roles
+// whose definition holds them, so existing organizations get what a new
+// one would. Only new entries are granted, once: an administrator may have
+// edited a system role's permissions (Manager's, Agent's), and that choice
+// stays.
+func EnsureSystemRoles(ctx context.Context, c *ent.Client, added []string) error {
+	if len(added) == 0 {
+		return nil
+	}
+	isNew := map[string]bool{}
+	for _, k := range added {
+		isNew[k] = true
+	}
 	bctx := rule.Bypass(ctx, "bringing the system roles up to date")
 	perms, err := c.Permission.Query().All(bctx)
 	if err != nil {
@@ -72,7 +87,7 @@ func EnsureSystemRoles(ctx context.Context, c *ent.Client) error {
 			}
 			var missing []uuid.UUID
 			for _, k := range sr.Permissions {
-				if id, ok := byKey[k]; ok && !have[id] {
+				if id, ok := byKey[k]; ok && isNew[k] && !have[id] {
 					missing = append(missing, id)
 				}
 			}
@@ -203,10 +218,11 @@ type BootstrapResult struct {
 // on first start (no users) a super admin, an organization with its roles
 // and defaults, and the admin as its Admin. Idempotent.
 func Bootstrap(ctx context.Context, c *ent.Client, email, password, orgName string) (*BootstrapResult, error) {
-	if err := EnsurePermissions(ctx, c); err != nil {
+	added, err := EnsurePermissions(ctx, c)
+	if err != nil {
 		return nil, err
 	}
-	if err := EnsureSystemRoles(ctx, c); err != nil {
+	if err := EnsureSystemRoles(ctx, c, added); err != nil {
 		return nil, err
 	}
 	bctx := rule.Bypass(ctx, "bootstrap")

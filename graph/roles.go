@@ -46,9 +46,9 @@ func (r *Resolver) RolesQuery(ctx context.Context, search string) *ent.RoleQuery
 }
 
 // ListRoles returns a page of RolesQuery, system roles first and then by
-// name, with the total of the filter.
+// name, each with its permissions, and the total of the filter.
 func (r *Resolver) ListRoles(ctx context.Context, search string, offset, limit int) ([]*ent.Role, int, error) {
-	q := r.RolesQuery(ctx, search).Order(ent.Desc(role.FieldIsSystem), ent.Asc(role.FieldName), ent.Asc(role.FieldID))
+	q := r.RolesQuery(ctx, search).WithPermissions().Order(ent.Desc(role.FieldIsSystem), ent.Asc(role.FieldName), ent.Asc(role.FieldID))
 	return offsetPage(ctx, q, offset, limit, "role")
 }
 

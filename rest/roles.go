@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"encoding/json"
 	"net/http"
 	"time"
 
@@ -99,10 +100,41 @@ func (a *API) roleAnswer(c *gin.Context, status int, r *ent.Role) (int, any, err
 // roleBody is the JSON of role create and update. Permissions stays nil
 // when the field is absent, so an update can tell "keep" from "none".
 type roleBody struct {
-	Name        *string  `json:"name"`
-	Description *string  `json:"description"`
-	Permissions []string `json:"permissions"`
-	IsDefault   *bool    `json:"is_default"`
+	Name        *string        `json:"name"`
+	Description *string        `json:"description"`
+	Permissions permissionKeys `json:"permissions"`
+	IsDefault   *bool          `json:"is_default"`
+}
+
+// permissionKeys are a role's permissions as written: "resource:action"
+// keys, or the permission objects ({resource, action}) a role is read with,
+// which clients send back as they got them.
+type permissionKeys []string
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (k *permissionKeys) UnmarshalJSON(b []byte) error {
+	var items []json.RawMessage
+	if err := json.Unmarshal(b, &items); err != nil {
+		return apperr.Invalidf("permissions must be an array of resource:action keys or {resource, action} objects")
+	}
+	if items == nil {
+		return nil
+	}
+	out := make(permissionKeys, 0, len(items))
+	for _, raw := range items {
+		var key string
+		if json.Unmarshal(raw, &key) == nil {
+			out = append(out, key)
+			continue
+		}
+		var p struct{ Resource, Action string }
+		if err := json.Unmarshal(raw, &p); err != nil || p.Resource == "" || p.Action == "" {
+			return apperr.Invalidf("permissions must be an array of resource:action keys or {resource, action} objects")
+		}
+		out = append(out, p.Resource+":"+p.Action)
+	}
+	*k = out
+	return nil
 }
 
 func (a *API) listPermissions(c *gin.Context) (int, any, error) {
@@ -122,7 +154,9 @@ func (a *API) listRoles(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	out, err := a.presentRoles(c, roles, false)
+	// The spec lists permission_count; the peer web client also reads
+	// each role's permissions in its list.
+	out, err := a.presentRoles(c, roles, true)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -96,8 +96,13 @@ func TestRoles(t *testing.T) {
 			if int(r["permission_count"].(float64)) != want[name] {
 				t.Errorf("%s permission_count %v, want %d", name, r["permission_count"], want[name])
 			}
-			if _, ok := r["permissions"]; ok {
-				t.Errorf("%s: list carries permissions", name)
+			// Beyond the spec, for the peer web client, which counts
+			// them in its roles column: the permissions, as in a single
+			// read.
+			if ps, ok := r["permissions"].([]any); !ok || len(ps) != want[name] {
+				t.Errorf("%s: list carries permissions %v, want %d", name, r["permissions"], want[name])
+			} else if p, _ := ps[0].(map[string]any); p["resource"] == nil || p["action"] == nil || p["id"] == nil {
+				t.Errorf("%s: permission %v", name, ps[0])
 			}
 			if r["is_system"] != (name != "Support Lead") {
 				t.Errorf("%s is_system %v", name, r["is_system"])
@@ -172,6 +177,23 @@ func TestRoles(t *testing.T) {
 		}).ExpectStatus(t, http.StatusOK)
 		if res.Number("data.permission_count") != 1 || res.String("data.permissions.0.resource") != "messages" {
 			t.Fatalf("permissions not replaced: %s", res.Raw)
+		}
+		// The permission objects a role is read with are taken back as
+		// they are (the peer web client saves a role that way).
+		res = admin.Do(http.MethodPut, "/api/roles/"+leadID, map[string]any{
+			"permissions": []map[string]any{{"id": "x", "resource": "teams", "action": "read"}, {"resource": "messages", "action": "read"}},
+		}).ExpectStatus(t, http.StatusOK)
+		if res.Number("data.permission_count") != 2 {
+			t.Fatalf("permission objects: %s", res.Raw)
+		}
+		for name, body := range map[string]string{
+			"ObjectWithoutAction": `{"permissions": [{"resource": "teams"}]}`,
+			"NumberInList":        `{"permissions": [5]}`,
+			"UnknownPermission":   `{"permissions": [{"resource": "teams", "action": "fly"}]}`,
+		} {
+			t.Run(name, func(t *testing.T) {
+				admin.Do(http.MethodPut, "/api/roles/"+leadID, body).ExpectError(t, http.StatusBadRequest)
+			})
 		}
 	})
 	t.Run("SystemRoles", func(t *testing.T) {
