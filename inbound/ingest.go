@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
+
 	"switchboard/apperr"
 	"switchboard/database"
 	"switchboard/ent"
@@ -73,10 +75,12 @@ type receiver struct {
 
 // delivery is one signed webhook waiting for its durable INSERT.
 type delivery struct {
-	create *ent.InboundEventCreate
-	key    string // dedupe key
-	lane   int
-	done   chan error
+	payload []byte
+	org     uuid.UUID
+	phoneID string
+	key     string // dedupe key
+	lane    int
+	done    chan error
 }
 
 // Receive checks a delivery's signature and stores it durably before it
@@ -109,11 +113,8 @@ func (s *Service) Receive(ctx context.Context, body []byte, signature string) er
 	sum := sha256.Sum256(body)
 	key, lane := hex.EncodeToString(sum[:]), p.lane()
 	d := &delivery{
-		create: s.Client.InboundEvent.Create().SetPayload(body).SetOrganizationID(signers[0].acc.OrganizationID).
-			SetAccountPhoneID(ids[0]).SetDedupeKey(key).SetLane(lane),
-		key:  key,
-		lane: lane,
-		done: make(chan error, 1),
+		payload: body, org: signers[0].acc.OrganizationID, phoneID: ids[0],
+		key: key, lane: lane, done: make(chan error, 1),
 	}
 	return s.commit(ctx, d)
 }
@@ -216,9 +217,13 @@ func (s *Service) insert(ctx context.Context, batch []*delivery) error {
 	sorted := slices.Clone(batch)
 	slices.SortFunc(sorted, func(a, b *delivery) int { return strings.Compare(a.key, b.key) })
 	sorted = slices.CompactFunc(sorted, func(a, b *delivery) bool { return a.key == b.key })
+	if s.Postgres {
+		return s.pgInsert(ctx, sorted)
+	}
 	builders := make([]*ent.InboundEventCreate, len(sorted))
 	for i, d := range sorted {
-		builders[i] = d.create
+		builders[i] = s.Client.InboundEvent.Create().SetPayload(d.payload).SetOrganizationID(d.org).
+			SetAccountPhoneID(d.phoneID).SetDedupeKey(d.key).SetLane(d.lane)
 	}
 	return database.InChunks(builders, len(inboundevent.Columns), func(part []*ent.InboundEventCreate) error {
 		return s.Client.InboundEvent.CreateBulk(part...).

@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"switchboard/database"
 	"switchboard/ent"
 	"switchboard/ent/inboundevent"
 	"switchboard/ent/rule"
@@ -23,15 +24,15 @@ func (s *Service) processBatch(ctx context.Context, tx *ent.Tx, evs []*ent.Inbou
 	if err := s.Messaging.StoreReceived(ent.NewTxContext(ctx, tx), inboxes); err != nil {
 		return err
 	}
-	ids := make([]uuid.UUID, len(evs))
+	ids := make([]string, len(evs))
 	for i, ev := range evs {
-		ids[i] = ev.ID
+		ids[i] = ev.ID.String()
 	}
 	// Processed deliveries leave the table in the same transaction: it is a
 	// queue, and a DELETE costs the database far less than an UPDATE of
 	// every row and index. A later redelivery of the same payload is
 	// stored again and stores nothing new (message ids are unique).
-	_, err = tx.InboundEvent.Delete().Where(inboundevent.IDIn(ids...)).
+	_, err = tx.InboundEvent.Delete().Where(database.AnyOf(inboundevent.FieldID, ids)).
 		Exec(rule.Bypass(ctx, "removing processed webhook deliveries"))
 	return err
 }
