@@ -68,7 +68,10 @@ type receiver struct {
 	stopOnce  sync.Once
 
 	// signals wake this node's drainers (nil while they do not run).
-	signals  []chan struct{}
+	signals []chan struct{}
+	// parsed hands the deliveries this node stored, parsed, to its
+	// drainers.
+	parsed   parsedCache
 	node     string
 	nodeOnce sync.Once
 }
@@ -76,6 +79,7 @@ type receiver struct {
 // delivery is one signed webhook waiting for its durable INSERT.
 type delivery struct {
 	payload []byte
+	parsed  *payload // nil when only its envelope parsed
 	org     uuid.UUID
 	phoneID string
 	key     string // dedupe key
@@ -90,13 +94,13 @@ type delivery struct {
 // has are logged and acknowledged. Errors: unauthenticated (bad or
 // missing signature), invalid (not JSON).
 func (s *Service) Receive(ctx context.Context, body []byte, signature string) error {
-	p, err := parseEnvelope(body)
+	p, full, err := parseDelivery(body)
 	if err != nil {
 		return apperr.Invalidf("webhook body is not valid JSON")
 	}
 	ids := p.phoneIDs()
 	if len(ids) == 0 {
-		s.Log.Info("webhook without phone number id acknowledged", "object", p.Object)
+		s.Log.Info("webhook without phone number id acknowledged", "object", p.object())
 		return nil
 	}
 	signers, err := s.signers(ctx, ids)
@@ -113,7 +117,7 @@ func (s *Service) Receive(ctx context.Context, body []byte, signature string) er
 	sum := sha256.Sum256(body)
 	key, lane := hex.EncodeToString(sum[:]), p.lane()
 	d := &delivery{
-		payload: body, org: signers[0].acc.OrganizationID, phoneID: ids[0],
+		payload: body, parsed: full, org: signers[0].acc.OrganizationID, phoneID: ids[0],
 		key: key, lane: lane, done: make(chan error, 1),
 	}
 	return s.commit(ctx, d)
@@ -199,6 +203,9 @@ func (s *Service) store(ctx context.Context, batch []*delivery) {
 	s.observeCommit(len(batch), start)
 	if err != nil {
 		err = apperr.Wrap(err, "webhook event")
+	}
+	if err == nil && s.drainsHere() {
+		s.recv.parsed.put(batch, time.Now())
 	}
 	lanes := make([]int, 0, len(batch))
 	for _, d := range batch {

@@ -285,6 +285,13 @@ func (s *Service) wake(ctx context.Context, lanes []int) {
 	}
 }
 
+// drainsHere reports whether this node runs drainers.
+func (s *Service) drainsHere() bool {
+	s.recv.mu.Lock()
+	defer s.recv.mu.Unlock()
+	return s.recv.signals != nil
+}
+
 // listenWakes turns other nodes' wakes into local signals.
 func (s *Service) listenWakes(ctx context.Context, signals []chan struct{}) {
 	for ctx.Err() == nil {

@@ -43,10 +43,13 @@ func (s *Service) collect(ctx context.Context, evs []*ent.InboundEvent) ([]messa
 	var changes []changeValue
 	phoneIDs := map[string]bool{}
 	for _, ev := range evs {
-		p, err := parsePayload(ev.Payload)
-		if err != nil {
-			s.Log.Warn("stored webhook delivery is not valid JSON; skipped", "event_id", ev.ID)
-			continue
+		p := s.recv.parsed.take(ev.DedupeKey)
+		if p == nil {
+			var err error
+			if p, err = parsePayload(ev.Payload); err != nil {
+				s.Log.Warn("stored webhook delivery is not valid JSON; skipped", "event_id", ev.ID)
+				continue
+			}
 		}
 		for _, e := range p.Entry {
 			for _, ch := range e.Changes {
