@@ -17,7 +17,11 @@ import (
 // whatever the batch's size, idempotent), and removes the deliveries in
 // the same transaction.
 func (s *Service) processBatch(ctx context.Context, tx *ent.Tx, evs []*ent.InboundEvent) error {
-	inboxes, err := s.collect(ctx, evs)
+	parsed, err := s.parsedPayloads(ctx, tx, evs)
+	if err != nil {
+		return err
+	}
+	inboxes, err := s.collect(ctx, parsed)
 	if err != nil {
 		return err
 	}
@@ -37,19 +41,51 @@ func (s *Service) processBatch(ctx context.Context, tx *ent.Tx, evs []*ent.Inbou
 	return err
 }
 
-// collect parses the deliveries and routes their messages and statuses to
-// the organizations of their accounts, in delivery order.
-func (s *Service) collect(ctx context.Context, evs []*ent.InboundEvent) ([]messaging.Inbox, error) {
+// parsedPayloads returns the parse of each delivery: the one this node's
+// ack path made (parsedCache), or else the stored payload, read in one
+// query for the batch (the drainer's query leaves it out) and parsed. A
+// payload that is not JSON has none (nil), and is skipped.
+func (s *Service) parsedPayloads(ctx context.Context, tx *ent.Tx, evs []*ent.InboundEvent) ([]*payload, error) {
+	out := make([]*payload, len(evs))
+	var missing []string
+	for i, ev := range evs {
+		if out[i] = s.recv.parsed.take(ev.DedupeKey); out[i] == nil {
+			missing = append(missing, ev.ID.String())
+		}
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	stored, err := tx.InboundEvent.Query().Where(database.AnyOf(inboundevent.FieldID, missing)).
+		Select(inboundevent.FieldID, inboundevent.FieldPayload).
+		All(rule.Bypass(ctx, "reading stored webhook deliveries"))
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[uuid.UUID][]byte, len(stored))
+	for _, ev := range stored {
+		byID[ev.ID] = ev.Payload
+	}
+	for i, ev := range evs {
+		if out[i] != nil {
+			continue
+		}
+		if out[i], err = parsePayload(byID[ev.ID]); err != nil {
+			out[i] = nil
+			s.Log.Warn("stored webhook delivery is not valid JSON; skipped", "event_id", ev.ID)
+		}
+	}
+	return out, nil
+}
+
+// collect routes the deliveries' messages and statuses to the
+// organizations of their accounts, in delivery order.
+func (s *Service) collect(ctx context.Context, parsed []*payload) ([]messaging.Inbox, error) {
 	var changes []changeValue
 	phoneIDs := map[string]bool{}
-	for _, ev := range evs {
-		p := s.recv.parsed.take(ev.DedupeKey)
+	for _, p := range parsed {
 		if p == nil {
-			var err error
-			if p, err = parsePayload(ev.Payload); err != nil {
-				s.Log.Warn("stored webhook delivery is not valid JSON; skipped", "event_id", ev.ID)
-				continue
-			}
+			continue
 		}
 		for _, e := range p.Entry {
 			for _, ch := range e.Changes {
