@@ -38,7 +38,7 @@ const pollInterval = time.Second
 // the deliveries of drainGather, and the fixed cost of its transaction
 // and statements is shared by all of them, at a latency of at most
 // drainGather.
-const drainGather = 20 * time.Millisecond
+const drainGather = 40 * time.Millisecond
 
 // busyRetry is the pause before a drainer retries a lane another node is
 // draining.
