@@ -163,7 +163,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	store := media.New(cfg.DataDir)
 	a.Messaging = &messaging.Service{
 		Client: a.DB.Client, Queue: a.Queue, Provider: a.Resolver.Provider, Secrets: box,
-		Media: store, Events: a.Events, Log: log,
+		Media: store, Events: a.Events, Log: log, Postgres: a.DB.Postgres(),
 		Fetch: netguard.NewClient(netguard.Options{
 			AllowPrivate: cfg.OutboundAllowPrivate, Timeout: time.Minute, MaxResponseBytes: messaging.MaxUploadBytes,
 		}),

@@ -89,6 +89,10 @@ func accessLog(log *slog.Logger) gin.HandlerFunc {
 		if status >= 500 {
 			level = slog.LevelError
 		}
+		if !log.Enabled(c.Request.Context(), level) {
+			// Spares building the record of every request.
+			return
+		}
 		log.Log(c.Request.Context(), level, "http request", "method", c.Request.Method,
 			"route", c.FullPath(), "status", status, "duration_ms", time.Since(start).Milliseconds(),
 			"request_id", c.GetString("request_id"))

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"sort"
+	"sync"
 	"sync/atomic"
 
 	"entgo.io/ent/dialect"
@@ -11,11 +13,29 @@ import (
 
 // Statements counts the SQL statements that the work of a context sends
 // through the ent client: tests show with it that a list costs a fixed
-// number of statements whatever its page size.
-type Statements struct{ n atomic.Int64 }
+// number of statements whatever its page size. It also keeps their
+// distinct texts (whether a bulk write is one prepared statement
+// whatever its size).
+type Statements struct {
+	n     atomic.Int64
+	mu    sync.Mutex
+	texts map[string]bool
+}
 
 // N is the number of statements counted so far.
 func (s *Statements) N() int64 { return s.n.Load() }
+
+// Texts are the distinct statement texts counted so far, sorted.
+func (s *Statements) Texts() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.texts))
+	for t := range s.texts {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
 
 type statementsKey struct{}
 
@@ -24,9 +44,15 @@ func CountStatements(ctx context.Context, s *Statements) context.Context {
 	return context.WithValue(ctx, statementsKey{}, s)
 }
 
-func countStatement(ctx context.Context) {
+func countStatement(ctx context.Context, query string) {
 	if s, ok := ctx.Value(statementsKey{}).(*Statements); ok {
 		s.n.Add(1)
+		s.mu.Lock()
+		if s.texts == nil {
+			s.texts = map[string]bool{}
+		}
+		s.texts[query] = true
+		s.mu.Unlock()
 	}
 }
 
@@ -35,12 +61,12 @@ func countStatement(ctx context.Context) {
 type countingDriver struct{ dialect.Driver }
 
 func (d countingDriver) Exec(ctx context.Context, query string, args, v any) error {
-	countStatement(ctx)
+	countStatement(ctx, query)
 	return d.Driver.Exec(ctx, query, args, v)
 }
 
 func (d countingDriver) Query(ctx context.Context, query string, args, v any) error {
-	countStatement(ctx)
+	countStatement(ctx, query)
 	return d.Driver.Query(ctx, query, args, v)
 }
 
@@ -65,12 +91,12 @@ func (d countingDriver) BeginTx(ctx context.Context, opts *sql.TxOptions) (diale
 type countingTx struct{ dialect.Tx }
 
 func (t countingTx) Exec(ctx context.Context, query string, args, v any) error {
-	countStatement(ctx)
+	countStatement(ctx, query)
 	return t.Tx.Exec(ctx, query, args, v)
 }
 
 func (t countingTx) Query(ctx context.Context, query string, args, v any) error {
-	countStatement(ctx)
+	countStatement(ctx, query)
 	return t.Tx.Query(ctx, query, args, v)
 }
 
@@ -84,7 +110,7 @@ type execQuerier interface {
 var errNoRawSQL = errors.New("database: the driver offers no raw SQL access")
 
 func execContext(d any, ctx context.Context, query string, args []any) (sql.Result, error) {
-	countStatement(ctx)
+	countStatement(ctx, query)
 	if eq, ok := d.(execQuerier); ok {
 		return eq.ExecContext(ctx, query, args...)
 	}
@@ -92,7 +118,7 @@ func execContext(d any, ctx context.Context, query string, args []any) (sql.Resu
 }
 
 func queryContext(d any, ctx context.Context, query string, args []any) (*sql.Rows, error) {
-	countStatement(ctx)
+	countStatement(ctx, query)
 	if eq, ok := d.(execQuerier); ok {
 		return eq.QueryContext(ctx, query, args...)
 	}

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
+
 	"switchboard/apperr"
 	"switchboard/database"
 	"switchboard/ent"
@@ -66,17 +68,23 @@ type receiver struct {
 	stopOnce  sync.Once
 
 	// signals wake this node's drainers (nil while they do not run).
-	signals  []chan struct{}
+	signals []chan struct{}
+	// parsed hands the deliveries this node stored, parsed, to its
+	// drainers.
+	parsed   parsedCache
 	node     string
 	nodeOnce sync.Once
 }
 
 // delivery is one signed webhook waiting for its durable INSERT.
 type delivery struct {
-	create *ent.InboundEventCreate
-	key    string // dedupe key
-	lane   int
-	done   chan error
+	payload []byte
+	parsed  *payload // nil when only its envelope parsed
+	org     uuid.UUID
+	phoneID string
+	key     string // dedupe key
+	lane    int
+	done    chan error
 }
 
 // Receive checks a delivery's signature and stores it durably before it
@@ -86,13 +94,13 @@ type delivery struct {
 // has are logged and acknowledged. Errors: unauthenticated (bad or
 // missing signature), invalid (not JSON).
 func (s *Service) Receive(ctx context.Context, body []byte, signature string) error {
-	p, err := parseEnvelope(body)
+	p, full, err := parseDelivery(body)
 	if err != nil {
 		return apperr.Invalidf("webhook body is not valid JSON")
 	}
 	ids := p.phoneIDs()
 	if len(ids) == 0 {
-		s.Log.Info("webhook without phone number id acknowledged", "object", p.Object)
+		s.Log.Info("webhook without phone number id acknowledged", "object", p.object())
 		return nil
 	}
 	signers, err := s.signers(ctx, ids)
@@ -109,11 +117,8 @@ func (s *Service) Receive(ctx context.Context, body []byte, signature string) er
 	sum := sha256.Sum256(body)
 	key, lane := hex.EncodeToString(sum[:]), p.lane()
 	d := &delivery{
-		create: s.Client.InboundEvent.Create().SetPayload(body).SetOrganizationID(signers[0].acc.OrganizationID).
-			SetAccountPhoneID(ids[0]).SetDedupeKey(key).SetLane(lane),
-		key:  key,
-		lane: lane,
-		done: make(chan error, 1),
+		payload: body, parsed: full, org: signers[0].acc.OrganizationID, phoneID: ids[0],
+		key: key, lane: lane, done: make(chan error, 1),
 	}
 	return s.commit(ctx, d)
 }
@@ -199,6 +204,9 @@ func (s *Service) store(ctx context.Context, batch []*delivery) {
 	if err != nil {
 		err = apperr.Wrap(err, "webhook event")
 	}
+	if err == nil && s.drainsHere() {
+		s.recv.parsed.put(batch, time.Now())
+	}
 	lanes := make([]int, 0, len(batch))
 	for _, d := range batch {
 		d.done <- err
@@ -216,9 +224,13 @@ func (s *Service) insert(ctx context.Context, batch []*delivery) error {
 	sorted := slices.Clone(batch)
 	slices.SortFunc(sorted, func(a, b *delivery) int { return strings.Compare(a.key, b.key) })
 	sorted = slices.CompactFunc(sorted, func(a, b *delivery) bool { return a.key == b.key })
+	if s.Postgres {
+		return s.pgInsert(ctx, sorted)
+	}
 	builders := make([]*ent.InboundEventCreate, len(sorted))
 	for i, d := range sorted {
-		builders[i] = d.create
+		builders[i] = s.Client.InboundEvent.Create().SetPayload(d.payload).SetOrganizationID(d.org).
+			SetAccountPhoneID(d.phoneID).SetDedupeKey(d.key).SetLane(d.lane)
 	}
 	return database.InChunks(builders, len(inboundevent.Columns), func(part []*ent.InboundEventCreate) error {
 		return s.Client.InboundEvent.CreateBulk(part...).

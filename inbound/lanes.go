@@ -38,7 +38,7 @@ const pollInterval = time.Second
 // the deliveries of drainGather, and the fixed cost of its transaction
 // and statements is shared by all of them, at a latency of at most
 // drainGather.
-const drainGather = 20 * time.Millisecond
+const drainGather = 40 * time.Millisecond
 
 // busyRetry is the pause before a drainer retries a lane another node is
 // draining.
@@ -157,7 +157,12 @@ func (s *Service) drainOnce(ctx context.Context, i int) (n int, busy bool, err e
 	evs, err := tx.InboundEvent.Query().
 		Where(inboundevent.StatusEQ(inboundevent.StatusPending), inboundevent.LaneIn(lanesOf(i)...)).
 		Order(ent.Asc(inboundevent.FieldCreatedAt), ent.Asc(inboundevent.FieldID)).
-		Limit(drainBatch).All(bctx)
+		Limit(drainBatch).
+		// What processing reads: the payloads only for the deliveries
+		// whose parse is not in parsedCache (parsedPayloads).
+		Select(inboundevent.FieldID, inboundevent.FieldCreatedAt, inboundevent.FieldAttempts,
+			inboundevent.FieldDedupeKey).
+		All(bctx)
 	if err != nil || len(evs) == 0 {
 		return 0, false, err
 	}
@@ -283,6 +288,13 @@ func (s *Service) wake(ctx context.Context, lanes []int) {
 	if err := s.Redis.Publish(ctx, s.wakeChannel(), msg).Err(); err != nil {
 		s.Log.Debug("inbound: publishing a wake", "err", err)
 	}
+}
+
+// drainsHere reports whether this node runs drainers.
+func (s *Service) drainsHere() bool {
+	s.recv.mu.Lock()
+	defer s.recv.mu.Unlock()
+	return s.recv.signals != nil
 }
 
 // listenWakes turns other nodes' wakes into local signals.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -141,6 +142,67 @@ func (p *envelope) phoneIDs() []string {
 		}
 	}
 	return ids
+}
+
+// route is what the ack path reads of a delivery: the phone number ids
+// it is for and its lane.
+type route interface {
+	phoneIDs() []string
+	lane() int
+	object() string
+}
+
+// parseDelivery parses a delivery on the ack path. The whole payload is
+// parsed here, once (full; the drainers of this node take it from
+// parsedCache). A body whose messages or statuses do not have the
+// platform's shape is still stored when its envelope parses, as before
+// (the drainer then skips what it cannot read): only a body that is not
+// JSON is refused.
+func parseDelivery(body []byte) (r route, full *payload, err error) {
+	if p, err := parsePayload(body); err == nil {
+		return p, p, nil
+	}
+	e, err := parseEnvelope(body)
+	if err != nil {
+		return nil, nil, err
+	}
+	return e, nil, nil
+}
+
+func (p *envelope) object() string { return p.Object }
+
+func (p *payload) object() string { return p.Object }
+
+// phoneIDs lists the distinct phone number ids of the delivery's changes.
+func (p *payload) phoneIDs() []string {
+	var ids []string
+	for _, e := range p.Entry {
+		for _, c := range e.Changes {
+			if id := c.Value.Metadata.PhoneNumberID; id != "" && !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
+}
+
+// lane is the processing lane of a delivery (see envelope.lane).
+func (p *payload) lane() int {
+	for _, e := range p.Entry {
+		for _, c := range e.Changes {
+			for _, m := range c.Value.Messages {
+				if from := m.str("from"); from != "" {
+					return hashLane(from)
+				}
+			}
+			for _, st := range c.Value.Statuses {
+				if st.RecipientID != "" {
+					return hashLane(st.RecipientID)
+				}
+			}
+		}
+	}
+	return 0
 }
 
 func parsePayload(body []byte) (*payload, error) {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"switchboard/database"
 	"switchboard/ent"
 	"switchboard/ent/inboundevent"
 	"switchboard/ent/rule"
@@ -16,35 +17,74 @@ import (
 // whatever the batch's size, idempotent), and removes the deliveries in
 // the same transaction.
 func (s *Service) processBatch(ctx context.Context, tx *ent.Tx, evs []*ent.InboundEvent) error {
-	inboxes, err := s.collect(ctx, evs)
+	parsed, err := s.parsedPayloads(ctx, tx, evs)
+	if err != nil {
+		return err
+	}
+	inboxes, err := s.collect(ctx, parsed)
 	if err != nil {
 		return err
 	}
 	if err := s.Messaging.StoreReceived(ent.NewTxContext(ctx, tx), inboxes); err != nil {
 		return err
 	}
-	ids := make([]uuid.UUID, len(evs))
+	ids := make([]string, len(evs))
 	for i, ev := range evs {
-		ids[i] = ev.ID
+		ids[i] = ev.ID.String()
 	}
 	// Processed deliveries leave the table in the same transaction: it is a
 	// queue, and a DELETE costs the database far less than an UPDATE of
 	// every row and index. A later redelivery of the same payload is
 	// stored again and stores nothing new (message ids are unique).
-	_, err = tx.InboundEvent.Delete().Where(inboundevent.IDIn(ids...)).
+	_, err = tx.InboundEvent.Delete().Where(database.AnyOf(inboundevent.FieldID, ids)).
 		Exec(rule.Bypass(ctx, "removing processed webhook deliveries"))
 	return err
 }
 
-// collect parses the deliveries and routes their messages and statuses to
-// the organizations of their accounts, in delivery order.
-func (s *Service) collect(ctx context.Context, evs []*ent.InboundEvent) ([]messaging.Inbox, error) {
+// parsedPayloads returns the parse of each delivery: the one this node's
+// ack path made (parsedCache), or else the stored payload, read in one
+// query for the batch (the drainer's query leaves it out) and parsed. A
+// payload that is not JSON has none (nil), and is skipped.
+func (s *Service) parsedPayloads(ctx context.Context, tx *ent.Tx, evs []*ent.InboundEvent) ([]*payload, error) {
+	out := make([]*payload, len(evs))
+	var missing []string
+	for i, ev := range evs {
+		if out[i] = s.recv.parsed.take(ev.DedupeKey); out[i] == nil {
+			missing = append(missing, ev.ID.String())
+		}
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	stored, err := tx.InboundEvent.Query().Where(database.AnyOf(inboundevent.FieldID, missing)).
+		Select(inboundevent.FieldID, inboundevent.FieldPayload).
+		All(rule.Bypass(ctx, "reading stored webhook deliveries"))
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[uuid.UUID][]byte, len(stored))
+	for _, ev := range stored {
+		byID[ev.ID] = ev.Payload
+	}
+	for i, ev := range evs {
+		if out[i] != nil {
+			continue
+		}
+		if out[i], err = parsePayload(byID[ev.ID]); err != nil {
+			out[i] = nil
+			s.Log.Warn("stored webhook delivery is not valid JSON; skipped", "event_id", ev.ID)
+		}
+	}
+	return out, nil
+}
+
+// collect routes the deliveries' messages and statuses to the
+// organizations of their accounts, in delivery order.
+func (s *Service) collect(ctx context.Context, parsed []*payload) ([]messaging.Inbox, error) {
 	var changes []changeValue
 	phoneIDs := map[string]bool{}
-	for _, ev := range evs {
-		p, err := parsePayload(ev.Payload)
-		if err != nil {
-			s.Log.Warn("stored webhook delivery is not valid JSON; skipped", "event_id", ev.ID)
+	for _, p := range parsed {
+		if p == nil {
 			continue
 		}
 		for _, e := range p.Entry {

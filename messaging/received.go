@@ -127,23 +127,14 @@ func (s *Service) storeMessages(ctx context.Context, db *ent.Client, in Inbox, a
 		return nil, err
 	}
 	ids := make([]uuid.UUID, len(msgs))
-	builders := make([]*ent.MessageCreate, len(msgs))
-	for i := range msgs {
-		m := &msgs[i]
+	for i := range ids {
 		ids[i] = schema.NewID()
-		b := db.Message.Create().SetID(ids[i]).SetContactID(contacts[m.From].ID).
-			SetDirection(message.DirectionIncoming).SetMessageType(m.Content.Type).SetContent(m.Content.Body).
-			SetStatus(message.StatusDelivered).SetChatMessageID(m.ChatMessageID).SetChatAccount(m.Account.Name).
-			SetPlatformTimestamp(m.Timestamp).SetCreatedAt(m.Timestamp).
-			SetMediaMimeType(m.Content.MimeType).SetMediaFilename(m.Content.Filename)
-		if m.Content.Interactive != nil {
-			b.SetInteractiveData(m.Content.Interactive)
-		}
-		builders[i] = b
 	}
-	err = database.InChunks(builders, len(message.Columns), func(part []*ent.MessageCreate) error {
-		return db.Message.CreateBulk(part...).OnConflictColumns(message.FieldChatMessageID).DoNothing().Exec(ctx)
-	})
+	if s.Postgres {
+		err = pgInsertReceived(ctx, db, msgs, ids, contacts)
+	} else {
+		err = insertReceived(ctx, db, msgs, ids, contacts)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -170,6 +161,27 @@ func (s *Service) storeMessages(ctx context.Context, db *ent.Client, in Inbox, a
 	return evs, nil
 }
 
+// insertReceived inserts msgs with ent's builders (the embedded SQLite;
+// PostgreSQL has pgInsertReceived).
+func insertReceived(ctx context.Context, db *ent.Client, msgs []Received, ids []uuid.UUID, contacts map[string]*ent.Contact) error {
+	builders := make([]*ent.MessageCreate, len(msgs))
+	for i := range msgs {
+		m := &msgs[i]
+		b := db.Message.Create().SetID(ids[i]).SetContactID(contacts[m.From].ID).
+			SetDirection(message.DirectionIncoming).SetMessageType(m.Content.Type).SetContent(m.Content.Body).
+			SetStatus(message.StatusDelivered).SetChatMessageID(m.ChatMessageID).SetChatAccount(m.Account.Name).
+			SetPlatformTimestamp(m.Timestamp).SetCreatedAt(m.Timestamp).
+			SetMediaMimeType(m.Content.MimeType).SetMediaFilename(m.Content.Filename)
+		if m.Content.Interactive != nil {
+			b.SetInteractiveData(m.Content.Interactive)
+		}
+		builders[i] = b
+	}
+	return database.InChunks(builders, len(message.Columns), func(part []*ent.MessageCreate) error {
+		return db.Message.CreateBulk(part...).OnConflictColumns(message.FieldChatMessageID).DoNothing().Exec(ctx)
+	})
+}
+
 // newMessages drops messages already stored (redeliveries) and repeated
 // ones, and orders the rest by platform timestamp, stably.
 func newMessages(ctx context.Context, db *ent.Client, in []Received) ([]Received, error) {
@@ -179,7 +191,7 @@ func newMessages(ctx context.Context, db *ent.Client, in []Received) ([]Received
 	}
 	seen := make(map[string]bool, len(in))
 	err := database.InChunks(wamids, 1, func(part []string) error {
-		stored, err := db.Message.Query().Where(message.ChatMessageIDIn(part...)).
+		stored, err := db.Message.Query().Where(database.AnyOf(message.FieldChatMessageID, part)).
 			Select(message.FieldChatMessageID).
 			Strings(rule.Bypass(ctx, "platform message ids are unique across organizations"))
 		for _, id := range stored {
@@ -209,7 +221,8 @@ type sender struct {
 }
 
 // upsertSenders creates or updates the senders' contacts in one statement
-// (per chunk of the parameter limit): concurrent first messages of a new
+// (on SQLite, per chunk of the parameter limit; on PostgreSQL
+// pgUpsertSenders, which also returns them): concurrent first messages of a new
 // sender meet on the unique (org, phone) index; a new contact is named
 // after the sender's profile, as is one still without a name; the unread
 // count grows by the new messages, and the last message moves forward
@@ -236,6 +249,13 @@ func (s *Service) upsertSenders(ctx context.Context, db *ent.Client, msgs []Rece
 	// created_at is stamped with the batch's instant: a contact whose
 	// created_at equals it was inserted by this statement.
 	stamp := s.now().Truncate(time.Microsecond)
+	if s.Postgres {
+		senders := make([]*sender, len(order))
+		for i, phone := range order {
+			senders[i] = bySender[phone]
+		}
+		return pgUpsertSenders(ctx, db, senders, stamp)
+	}
 	builders := make([]*ent.ContactCreate, len(order))
 	for i, phone := range order {
 		sd := bySender[phone]
@@ -254,7 +274,7 @@ func (s *Service) upsertSenders(ctx context.Context, db *ent.Client, msgs []Rece
 	contacts := make(map[string]*ent.Contact, len(order))
 	created := map[string]bool{}
 	err = database.InChunks(order, 1, func(part []string) error {
-		list, err := db.Contact.Query().Where(contact.PhoneNumberIn(part...)).All(ctx)
+		list, err := db.Contact.Query().Where(database.AnyOf(contact.FieldPhoneNumber, part)).All(ctx)
 		for _, ct := range list {
 			contacts[ct.PhoneNumber] = ct
 			if ct.CreatedAt.Equal(stamp) {

@@ -57,6 +57,9 @@ type Service struct {
 	Fetch *http.Client
 	Log   *slog.Logger
 	Now   func() time.Time
+	// Postgres stores received messages with the array statements of
+	// received_pg.go; otherwise with ent's builders.
+	Postgres bool
 }
 
 func (s *Service) now() time.Time {

@@ -177,7 +177,7 @@ func writeMoves(ctx context.Context, db *ent.Client, moves map[string]moved) err
 	for mv, ids := range groups {
 		err := database.InChunks(ids, 1, func(part []string) error {
 			upd := db.Message.Update().
-				Where(message.ChatMessageIDIn(part...), message.StatusIn(earlier[mv.status]...)).SetStatus(mv.status)
+				Where(database.AnyOf(message.FieldChatMessageID, part), message.StatusIn(earlier[mv.status]...)).SetStatus(mv.status)
 			if mv.status == message.StatusFailed {
 				upd.SetErrorMessage(truncate(mv.reason, maxErrorMessage))
 			}
@@ -194,7 +194,7 @@ func writeMoves(ctx context.Context, db *ent.Client, moves map[string]moved) err
 func messagesByChatID(ctx context.Context, db *ent.Client, ids []string) (map[string]*ent.Message, error) {
 	out := make(map[string]*ent.Message, len(ids))
 	err := database.InChunks(ids, 1, func(part []string) error {
-		ms, err := db.Message.Query().Where(message.ChatMessageIDIn(part...)).All(ctx)
+		ms, err := db.Message.Query().Where(database.AnyOf(message.FieldChatMessageID, part)).All(ctx)
 		for _, m := range ms {
 			out[*m.ChatMessageID] = m
 		}

@@ -34,8 +34,19 @@ var statusOf = map[apperr.Code]int{
 
 // writeOK writes a success envelope.
 func writeOK(c *gin.Context, status int, data any) {
+	if data == nil {
+		// The answer of every platform webhook delivery: no encoding.
+		c.Data(status, jsonContentType, okWithoutData)
+		return
+	}
 	c.JSON(status, envelope{Status: "success", Data: data})
 }
+
+// okWithoutData is the success envelope without data, as c.JSON writes it.
+var okWithoutData = []byte(`{"status":"success","data":null}`)
+
+// jsonContentType is the Content-Type gin's c.JSON writes.
+const jsonContentType = "application/json; charset=utf-8"
 
 // writeError maps err to its status and writes the error envelope. Internal
 // errors are logged with the request id and shown as "internal error".

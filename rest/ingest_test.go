@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -250,4 +251,48 @@ func TestWebhookLargeDeliveries(t *testing.T) {
 			t.Fatalf("%d statuses parked (%v), want %d", parked, err, n/2)
 		}
 	})
+}
+
+// The ack path parses a delivery whole and hands the parse to the
+// drainers; a delivery that is JSON with the platform's envelope but
+// whose messages or statuses have another shape is still acknowledged
+// and stored, and the drainers skip what they cannot read and go on. A
+// body without a Content-Length is read as well; one over the cap, or not
+// JSON, is refused.
+func TestWebhookDeliveryShapes(t *testing.T) {
+	e := newWebhookEnv(t)
+	now := time.Now().Unix()
+	odd := strings.Replace(statusPayload("wamid.none", "failed", now), `"code":131026`, `"code":"131026"`, 1)
+	for _, tc := range []struct {
+		name    string
+		body    string
+		chunked bool
+		status  int
+		stored  string // the platform id stored, if any
+	}{
+		{"status of another shape", odd, false, http.StatusOK, ""},
+		{"sender not a string", messagesPayload("15551230010", "Dee", `{"from":15551230010,"id":"wamid.num","type":"text","text":{"body":"x"}}`), false, http.StatusOK, ""},
+		{"without Content-Length", messagesPayload("15551230011", "Eve", textMessage("15551230011", "wamid.chunked", now, "hi")), true, http.StatusOK, "wamid.chunked"},
+		{"after the odd ones", messagesPayload("15551230012", "Fay", textMessage("15551230012", "wamid.after-odd", now, "hi")), false, http.StatusOK, "wamid.after-odd"},
+		{"not JSON", `{"object":`, false, http.StatusBadRequest, ""},
+		{"over the cap", `{"object":"` + strings.Repeat("x", 4<<20) + `"}`, false, http.StatusBadRequest, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var body io.Reader = strings.NewReader(tc.body)
+			if tc.chunked {
+				body = io.MultiReader(body) // no length known: sent chunked
+			}
+			req, _ := http.NewRequest(http.MethodPost, e.Server.URL+"/api/webhook", body)
+			req.Header.Set("X-Hub-Signature-256", sign(tc.body))
+			e.Send(req).ExpectStatus(t, tc.status)
+			e.drained(t)
+			if tc.stored == "" {
+				return
+			}
+			n, err := e.Client().Message.Query().Where(message.ChatMessageID(tc.stored)).Count(e.ctx)
+			if err != nil || n != 1 {
+				t.Fatalf("%d messages %s stored (%v)", n, tc.stored, err)
+			}
+		})
+	}
 }

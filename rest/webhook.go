@@ -43,15 +43,36 @@ func (a *API) verifyWebhook(c *gin.Context) (int, any, error) {
 // receiveWebhook acknowledges a delivery once it is stored; processing
 // happens in a worker.
 func (a *API) receiveWebhook(c *gin.Context) (int, any, error) {
-	body, err := io.ReadAll(io.LimitReader(c.Request.Body, maxWebhookBody+1))
+	body, err := readWebhookBody(c.Request)
 	if err != nil {
-		return 0, nil, apperr.Invalidf("could not read request body")
-	}
-	if len(body) > maxWebhookBody {
-		return 0, nil, apperr.Invalidf("webhook body too large")
+		return 0, nil, err
 	}
 	if err := a.Inbound.Receive(ctx(c), body, c.GetHeader("X-Hub-Signature-256")); err != nil {
 		return 0, nil, err
 	}
 	return http.StatusOK, nil, nil
+}
+
+// readWebhookBody reads a delivery of at most maxWebhookBody bytes: into
+// a buffer of its Content-Length when it has one (the platform's always
+// do), which spares growing and copying one. Errors: invalid.
+func readWebhookBody(r *http.Request) ([]byte, error) {
+	if n := r.ContentLength; n > maxWebhookBody {
+		return nil, apperr.Invalidf("webhook body too large")
+	} else if n >= 0 {
+		// net/http's body ends at Content-Length: a shorter one fails here.
+		body := make([]byte, n)
+		if _, err := io.ReadFull(r.Body, body); err != nil {
+			return nil, apperr.Invalidf("could not read request body")
+		}
+		return body, nil
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxWebhookBody+1))
+	if err != nil {
+		return nil, apperr.Invalidf("could not read request body")
+	}
+	if len(body) > maxWebhookBody {
+		return nil, apperr.Invalidf("webhook body too large")
+	}
+	return body, nil
 }
