@@ -8,7 +8,11 @@
 // sender is held ("hold"). One Lua script reads the time from Redis (TIME, so
 // that node clocks do not matter), reserves the next free send slot and
 // answers how long the caller must wait for it; Wait sleeps that long (no
-// polling). Keys expire once their state no longer restricts anyone.
+// polling). A slot is reserved at most Options.MaxAhead ahead; a caller
+// whose slot would be further away is told when to ask again, and within a
+// process only one waiter per number asks again while the others queue
+// locally, so Redis sees about one call per send plus one per process and
+// interval. Keys expire once their state no longer restricts anyone.
 //
 // The package decides nothing about what is sent or how errors are retried;
 // that belongs to the sender (campaigns). It must not touch other keys.
@@ -86,6 +90,16 @@ type Redis struct {
 	mu    sync.Mutex
 	holds map[string]hold
 	slows atomic.Uint64 // Slow calls of this limiter, numbering holds
+	// gates let one waiter per number and process ask Redis while the
+	// number's reservations are full; the others queue here instead of
+	// asking again and again.
+	gates map[string]*gate
+}
+
+// gate is a number's local queue: a one-slot semaphore and its users.
+type gate struct {
+	ch    chan struct{}
+	users int
 }
 
 // hold is a pause seen by this process.
@@ -110,7 +124,7 @@ func New(rdb redis.UniversalClient, opts Options) *Redis {
 	if opts.Sleep == nil {
 		opts.Sleep = sleep
 	}
-	return &Redis{rdb: rdb, opts: opts, holds: map[string]hold{}}
+	return &Redis{rdb: rdb, opts: opts, holds: map[string]hold{}, gates: map[string]*gate{}}
 }
 
 // TierRate returns the sends per second for a phone number's messaging limit
@@ -272,15 +286,12 @@ func (l *Redis) Wait(ctx context.Context, phoneID string, perSecond float64) err
 			return err
 		}
 		seq := l.slows.Load()
-		r, err := l.Reserve(ctx, phoneID, perSecond)
+		r, err := l.reserveQueued(ctx, phoneID, perSecond)
 		if err != nil {
 			return err
 		}
 		if err := l.opts.Sleep(ctx, r.Delay); err != nil {
 			return err
-		}
-		if !r.OK {
-			continue
 		}
 		// A Slow of this process after the reservation holds now: the
 		// slot is void.
@@ -288,6 +299,52 @@ func (l *Redis) Wait(ctx context.Context, phoneID string, perSecond float64) err
 			continue
 		}
 		return nil
+	}
+}
+
+// reserveQueued reserves a slot, asking again after the delay Redis gives
+// while the reservations are full. Only one waiter per number and process
+// does so at a time; the others queue behind it.
+func (l *Redis) reserveQueued(ctx context.Context, phoneID string, perSecond float64) (Reservation, error) {
+	release, err := l.enter(ctx, phoneID)
+	if err != nil {
+		return Reservation{}, err
+	}
+	defer release()
+	for {
+		r, err := l.Reserve(ctx, phoneID, perSecond)
+		if err != nil || r.OK {
+			return r, err
+		}
+		if err := l.opts.Sleep(ctx, r.Delay); err != nil {
+			return Reservation{}, err
+		}
+	}
+}
+
+// enter takes phoneID's gate, or returns ctx's error when it ends first.
+func (l *Redis) enter(ctx context.Context, phoneID string) (release func(), err error) {
+	l.mu.Lock()
+	g, ok := l.gates[phoneID]
+	if !ok {
+		g = &gate{ch: make(chan struct{}, 1)}
+		l.gates[phoneID] = g
+	}
+	g.users++
+	l.mu.Unlock()
+	leave := func() {
+		l.mu.Lock()
+		if g.users--; g.users == 0 {
+			delete(l.gates, phoneID)
+		}
+		l.mu.Unlock()
+	}
+	select {
+	case g.ch <- struct{}{}:
+		return func() { <-g.ch; leave() }, nil
+	case <-ctx.Done():
+		leave()
+		return nil, ctx.Err()
 	}
 }
 
