@@ -54,7 +54,7 @@ type result struct {
 	Errors    int64   `json:"errors"`
 	FirstMS   float64 `json:"first_ms"` // first send, from the window's start
 	LastMS    float64 `json:"last_ms"`
-	HeldSends int64   `json:"held_sends"` // sends during the -slow-at hold (want 0 past the reservations ahead)
+	HeldSends int64   `json:"held_sends"`  // sends during the -slow-at hold (want 0 past the reservations ahead)
 	Calls     int64   `json:"redis_calls"` // commands sent to Redis (script runs), to show waiting does not poll
 }
 
