@@ -289,8 +289,9 @@ const ControlPrefix = "/_fake/"
 // Handler serves the fake's Graph API and, under ControlPrefix, endpoints
 // to steer it from another process (no token needed):
 //
-//	GET    /_fake/sends        SendStats totals, with the recipients and callbacks accepted twice
-//	                           (?full=1: every recipient's and callback's counts)
+//	GET    /_fake/sends        SendStats totals, how many recipients and callbacks were accepted
+//	                           twice (and the first 100 of each, sorted); ?full=1 adds every
+//	                           recipient's and callback's counts
 //	DELETE /_fake/sends        ResetSends
 //	POST   /_fake/faults       AddFault from {"code": 130429|131056|500|503, "times", "fraction",
 //	                           "to", "delay": "250ms"} (code 0: a delay only)
@@ -300,11 +301,12 @@ func (f *Fake) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+ControlPrefix+"sends", func(w http.ResponseWriter, r *http.Request) {
 		st := f.SendStats()
+		twiceR, twiceC := AcceptedTwice(st.ByRecipient), AcceptedTwice(st.ByCallback)
 		out := map[string]any{
 			"received": st.Received, "accepted": st.Accepted, "faulted": st.Faulted,
 			"recipients": len(st.ByRecipient), "callbacks": len(st.ByCallback),
-			"recipients_accepted_twice": nonNil(AcceptedTwice(st.ByRecipient)),
-			"callbacks_accepted_twice":  nonNil(AcceptedTwice(st.ByCallback)),
+			"recipients_accepted_twice": len(twiceR), "callbacks_accepted_twice": len(twiceC),
+			"recipients_accepted_twice_sample": sample(twiceR), "callbacks_accepted_twice_sample": sample(twiceC),
 		}
 		if r.URL.Query().Get("full") == "1" {
 			out["by_recipient"], out["by_callback"] = st.ByRecipient, st.ByCallback
@@ -341,11 +343,9 @@ func (f *Fake) Handler() http.Handler {
 	return mux
 }
 
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
+// sample returns at most the first 100 of s, never nil.
+func sample(s []string) []string {
+	return append([]string{}, s[:min(len(s), 100)]...)
 }
 
 // faultRequest is the JSON form of a Fault for the control endpoint.
