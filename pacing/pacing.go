@@ -233,7 +233,7 @@ func (l *Redis) interval(perSecond float64) (interval, tau int64, err error) {
 		return 0, 0, fmt.Errorf("%w, got %v", ErrRate, perSecond)
 	}
 	interval = max(1, int64(math.Round(1e6/perSecond)))
-	burst := max(1, int64(math.Floor(perSecond*l.opts.Burst.Seconds())))
+	burst := max(1, int64(math.Floor(perSecond*l.opts.Burst.Seconds()+1e-9))) // 0.1 s × 30/s is 3.0000000000000004
 	return interval, (burst - 1) * interval, nil
 }
 

@@ -145,6 +145,13 @@ func TestReserve(t *testing.T) {
 			},
 		},
 		{
+			name: "TIER_10K_BurstOfThree", rate: 30,
+			steps: []step{
+				{0, true, 0}, {0, true, 0}, {0, true, 0},
+				{0, true, 33333 * time.Microsecond},
+			},
+		},
+		{
 			name: "NoReservationAhead", rate: 10, opts: pacing.Options{MaxAhead: -1},
 			steps: []step{
 				{0, true, 0},
