@@ -80,6 +80,7 @@ type Config struct {
 	WSMaxPerAddress       int    // open WebSockets per client address, all nodes
 	MetricsAddr           string // empty: /metrics on ListenAddr
 	MetricsToken          string // empty: /metrics needs no token
+	PprofAddr             string // empty: no profiling endpoints
 }
 
 // FromEnv loads the configuration from the process environment and from a

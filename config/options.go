@@ -213,6 +213,11 @@ var options = []Option{
 		Description: "When set, `/metrics` needs `Authorization: Bearer <token>`; empty leaves it open to anyone who reaches its listener.",
 		bind:        stringVar(func(c *Config) *string { return &c.MetricsToken }),
 	},
+	{
+		Name:        "PPROF_ADDR",
+		Description: "Loopback listen address (for example `127.0.0.1:6060`) of a separate listener for Go's profiling endpoints `/debug/pprof/`; empty (the default) serves none. Only a loopback host is accepted: the profiles show the process's internals.",
+		bind:        stringVar(func(c *Config) *string { return &c.PprofAddr }),
+	},
 }
 
 func stringVar(field func(*Config) *string) binding {
