@@ -4,8 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/lib/pq"
-
+	"switchboard/database"
 	"switchboard/ent/schema"
 )
 
@@ -28,13 +27,20 @@ ON CONFLICT (dedupe_key) DO NOTHING`
 // order the drainers read them in.
 func (s *Service) pgInsert(ctx context.Context, batch []*delivery) error {
 	n := len(batch)
-	ids, orgs, payloads := make([]string, n), make([]string, n), make([][]byte, n)
-	phones, lanes, keys := make([]string, n), make([]int64, n), make([]string, n)
-	for i, d := range batch {
-		ids[i], orgs[i], payloads[i] = schema.NewID().String(), d.org.String(), d.payload
-		phones[i], lanes[i], keys[i] = d.phoneID, int64(d.lane), d.key
+	size := 0
+	for _, d := range batch {
+		size += 2*len(d.payload) + 8
 	}
-	_, err := s.Client.ExecContext(ctx, insertDeliveriesSQL, time.Now().UTC(), pq.Array(ids), pq.Array(orgs),
-		pq.Array(payloads), pq.Array(phones), pq.Array(lanes), pq.Array(keys))
+	ids, orgs, payloads := database.NewArray(37*n), database.NewArray(37*n), database.NewArray(size)
+	phones, lanes, keys := database.NewArray(24*n), database.NewArray(4*n), database.NewArray(67*n)
+	for _, d := range batch {
+		ids.UUID(schema.NewID())
+		orgs.UUID(d.org)
+		payloads.Bytea(d.payload)
+		phones.String(d.phoneID)
+		lanes.Int(int64(d.lane))
+		keys.String(d.key)
+	}
+	_, err := s.Client.ExecContext(ctx, insertDeliveriesSQL, time.Now().UTC(), ids, orgs, payloads, phones, lanes, keys)
 	return err
 }
