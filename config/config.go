@@ -81,6 +81,9 @@ type Config struct {
 	MetricsAddr           string // empty: /metrics on ListenAddr
 	MetricsToken          string // empty: /metrics needs no token
 	PprofAddr             string // empty: no profiling endpoints
+	// GCPercent is the garbage collector's target (debug.SetGCPercent;
+	// -1: off), applied by the server command at start.
+	GCPercent int
 }
 
 // FromEnv loads the configuration from the process environment and from a
