@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"switchboard/database"
+	"switchboard/ent"
 	"switchboard/ent/schema"
 )
 
@@ -43,4 +44,37 @@ func (s *Service) pgInsert(ctx context.Context, batch []*delivery) error {
 	}
 	_, err := s.Client.ExecContext(ctx, insertDeliveriesSQL, time.Now().UTC(), ids, orgs, payloads, phones, lanes, keys)
 	return err
+}
+
+// pendingSQL is a drainer's read of its lanes' oldest pending deliveries
+// on PostgreSQL: a fixed text with the lanes as one array, prepared once
+// per connection, and scanned without ent's query builder (which built
+// it anew for every batch). What processing reads: the payloads only for
+// the deliveries whose parse is not in parsedCache (parsedPayloads).
+const pendingSQL = `SELECT id, created_at, attempts, dedupe_key FROM inbound_events
+WHERE status = 'pending' AND lane = ANY($1::bigint[])
+ORDER BY created_at, id
+LIMIT $2`
+
+// pgPending returns up to limit pending deliveries of lanes, oldest
+// first.
+func pgPending(ctx context.Context, tx *ent.Tx, lanes []int, limit int) ([]*ent.InboundEvent, error) {
+	arr := database.NewArray(3 * len(lanes))
+	for _, l := range lanes {
+		arr.Int(int64(l))
+	}
+	rows, err := tx.QueryContext(ctx, pendingSQL, arr, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var evs []*ent.InboundEvent
+	for rows.Next() {
+		ev := &ent.InboundEvent{}
+		if err := rows.Scan(&ev.ID, &ev.CreatedAt, &ev.Attempts, &ev.DedupeKey); err != nil {
+			return nil, err
+		}
+		evs = append(evs, ev)
+	}
+	return evs, rows.Err()
 }
