@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"switchboard/app"
@@ -31,6 +32,7 @@ func run() error {
 	}
 	log := config.NewLogger(cfg, os.Stderr)
 	slog.SetDefault(log)
+	debug.SetGCPercent(cfg.GCPercent)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 

@@ -227,7 +227,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 			return err
 		}
 	}
-	errc := make(chan error, 2)
+	errc := make(chan error, 3)
 	if a.Cfg.MetricsAddr != "" {
 		mln, err := net.Listen("tcp", a.Cfg.MetricsAddr)
 		if err != nil {
@@ -235,6 +235,14 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 		}
 		go func() { errc <- a.ServeMetrics(ctx, mln) }()
 		a.Log.Info("serving /metrics", "addr", mln.Addr().String())
+	}
+	if a.Cfg.PprofAddr != "" {
+		pln, err := net.Listen("tcp", a.Cfg.PprofAddr)
+		if err != nil {
+			return fmt.Errorf("listen %s (PPROF_ADDR): %w", a.Cfg.PprofAddr, err)
+		}
+		go func() { errc <- a.ServePprof(ctx, pln) }()
+		a.Log.Info("serving /debug/pprof/", "addr", pln.Addr().String())
 	}
 	if a.Cfg.RunsHTTP() {
 		a.server = a.NewHTTPServer()

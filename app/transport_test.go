@@ -130,6 +130,29 @@ func TestMetricsProtection(t *testing.T) {
 	})
 }
 
+// TestPprofListener: the profiling endpoints are served only on their own
+// listener (PPROF_ADDR), never on the API's.
+func TestPprofListener(t *testing.T) {
+	env := apitest.New(t)
+	if code, body := get(t, env.Server.URL+"/debug/pprof/", ""); code != http.StatusNotFound || strings.Contains(body, "goroutine") {
+		t.Fatalf("/debug/pprof/ on the main listener: %d %.200s", code, body)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- env.App.ServePprof(ctx, ln) }()
+	t.Cleanup(func() { cancel(); <-done })
+	if code, body := get(t, "http://"+ln.Addr().String()+"/debug/pprof/", ""); code != http.StatusOK || !strings.Contains(body, "goroutine") {
+		t.Fatalf("/debug/pprof/ on PPROF_ADDR: %d %.200s", code, body)
+	}
+	if code, _ := get(t, "http://"+ln.Addr().String()+"/api/me", env.Admin.Token); code != http.StatusNotFound {
+		t.Fatalf("the API on PPROF_ADDR: %d", code)
+	}
+}
+
 // anonStatuses sends n anonymous requests, the i-th with header set to
 // value(i), and returns their statuses.
 func anonStatuses(t *testing.T, env *apitest.Env, n int, header string, value func(int) string) []int {

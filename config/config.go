@@ -80,6 +80,10 @@ type Config struct {
 	WSMaxPerAddress       int    // open WebSockets per client address, all nodes
 	MetricsAddr           string // empty: /metrics on ListenAddr
 	MetricsToken          string // empty: /metrics needs no token
+	PprofAddr             string // empty: no profiling endpoints
+	// GCPercent is the garbage collector's target (debug.SetGCPercent;
+	// -1: off), applied by the server command at start.
+	GCPercent int
 }
 
 // FromEnv loads the configuration from the process environment and from a

@@ -65,6 +65,7 @@ func TestLoad(t *testing.T) {
 		HTTPIdleTimeout:        2 * time.Minute,
 		WSMaxPerUser:           20,
 		WSMaxPerAddress:        50,
+		GCPercent:              150,
 	}
 	with := func(change func(c *config.Config)) *config.Config {
 		c := defaults
@@ -94,7 +95,7 @@ func TestLoad(t *testing.T) {
 				"ACCESS_TOKEN_TTL": "15m", "REFRESH_TOKEN_TTL": "24h", "TRUSTED_PROXIES": " 10.0.0.0/8, ,fd00::/8,192.0.2.7 ",
 				"HTTP_READ_HEADER_TIMEOUT": "2s", "HTTP_READ_TIMEOUT": "3s", "HTTP_UPLOAD_TIMEOUT": "4s",
 				"HTTP_WRITE_TIMEOUT": "5s", "HTTP_IDLE_TIMEOUT": "6s", "WS_MAX_PER_USER": "7", "WS_MAX_PER_ADDRESS": "8",
-				"METRICS_ADDR": "127.0.0.1:9100", "METRICS_TOKEN": "m",
+				"METRICS_ADDR": "127.0.0.1:9100", "METRICS_TOKEN": "m", "PPROF_ADDR": "127.0.0.1:6060", "GOGC": "off",
 			},
 			want: &config.Config{
 				ListenAddr: "127.0.0.1:9000", DatabaseURL: "postgres://u:p@db/app", RedisURL: "redis://cache:6379/2",
@@ -108,7 +109,7 @@ func TestLoad(t *testing.T) {
 				TrustedProxies:        []string{"10.0.0.0/8", "fd00::/8", "192.0.2.7"},
 				HTTPReadHeaderTimeout: 2 * time.Second, HTTPReadTimeout: 3 * time.Second, HTTPUploadTimeout: 4 * time.Second,
 				HTTPWriteTimeout: 5 * time.Second, HTTPIdleTimeout: 6 * time.Second, WSMaxPerUser: 7, WSMaxPerAddress: 8,
-				MetricsAddr: "127.0.0.1:9100", MetricsToken: "m",
+				MetricsAddr: "127.0.0.1:9100", MetricsToken: "m", PprofAddr: "127.0.0.1:6060", GCPercent: -1,
 			},
 		},
 		{
@@ -154,6 +155,16 @@ func TestLoad(t *testing.T) {
 			name:    "ErrUnparsableValues",
 			vars:    map[string]string{"COOKIE_SECURE": "yes please", "WORKER_CONCURRENCY": "ten", "ACCESS_TOKEN_TTL": "3600", "LOG_LEVEL": "loud"},
 			wantErr: []string{"COOKIE_SECURE", "WORKER_CONCURRENCY", "ACCESS_TOKEN_TTL", "LOG_LEVEL"},
+		},
+		{
+			name:    "ErrGOGC",
+			vars:    map[string]string{"GOGC": "-5"},
+			wantErr: []string{"GOGC: want a percentage"},
+		},
+		{
+			name: "GOGCOffAnyCase",
+			vars: map[string]string{"GOGC": "OFF"},
+			want: with(func(c *config.Config) { c.GCPercent = -1 }),
 		},
 		{
 			name:    "ErrInvalidCombination",
@@ -223,6 +234,12 @@ func TestValidate(t *testing.T) {
 		{"ErrWSMaxPerUser", func(c *config.Config) { c.WSMaxPerUser = 0 }, "WS_MAX_PER_USER"},
 		{"ErrMetricsAddr", func(c *config.Config) { c.MetricsAddr = "9100" }, "METRICS_ADDR"},
 		{"ErrMetricsAddrIsListenAddr", func(c *config.Config) { c.MetricsAddr = c.ListenAddr }, "METRICS_ADDR: must differ"},
+		{"OKPprofAddr", func(c *config.Config) { c.PprofAddr = "127.0.0.1:6060" }, ""},
+		{"OKPprofAddrLocalhost", func(c *config.Config) { c.PprofAddr = "localhost:6060" }, ""},
+		{"OKPprofAddrIPv6", func(c *config.Config) { c.PprofAddr = "[::1]:6060" }, ""},
+		{"ErrPprofAddrPublic", func(c *config.Config) { c.PprofAddr = ":6060" }, "PPROF_ADDR: host must be a loopback"},
+		{"ErrPprofAddrOtherHost", func(c *config.Config) { c.PprofAddr = "10.0.0.5:6060" }, "PPROF_ADDR: host must be a loopback"},
+		{"ErrPprofAddrIsListenAddr", func(c *config.Config) { c.ListenAddr = "127.0.0.1:8080"; c.PprofAddr = c.ListenAddr }, "PPROF_ADDR: must differ"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

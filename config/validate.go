@@ -89,6 +89,12 @@ func (c *Config) Validate() error {
 			check("METRICS_ADDR", errors.New("must differ from LISTEN_ADDR (leave it empty to serve /metrics there)"))
 		}
 	}
+	if c.PprofAddr != "" {
+		check("PPROF_ADDR", loopbackListenAddr(c.PprofAddr))
+		if c.PprofAddr == c.ListenAddr || c.PprofAddr == c.MetricsAddr {
+			check("PPROF_ADDR", errors.New("must differ from LISTEN_ADDR and METRICS_ADDR"))
+		}
+	}
 
 	if len(errs) > 0 {
 		return fmt.Errorf("config: %w", errors.Join(errs...))
@@ -114,6 +120,22 @@ func validListenAddr(addr string) error {
 	}
 	if port == "" {
 		return fmt.Errorf("missing port in %q", addr)
+	}
+	return nil
+}
+
+// loopbackListenAddr accepts host:port whose host is a loopback address
+// or localhost.
+func loopbackListenAddr(addr string) error {
+	if err := validListenAddr(addr); err != nil {
+		return err
+	}
+	host, _, _ := net.SplitHostPort(addr)
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("host must be a loopback address (127.0.0.1, ::1 or localhost), got %q", host)
 	}
 	return nil
 }

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/lib/pq"
-
+	"switchboard/database"
+	"switchboard/ent"
 	"switchboard/ent/schema"
 )
 
@@ -28,13 +28,53 @@ ON CONFLICT (dedupe_key) DO NOTHING`
 // order the drainers read them in.
 func (s *Service) pgInsert(ctx context.Context, batch []*delivery) error {
 	n := len(batch)
-	ids, orgs, payloads := make([]string, n), make([]string, n), make([][]byte, n)
-	phones, lanes, keys := make([]string, n), make([]int64, n), make([]string, n)
-	for i, d := range batch {
-		ids[i], orgs[i], payloads[i] = schema.NewID().String(), d.org.String(), d.payload
-		phones[i], lanes[i], keys[i] = d.phoneID, int64(d.lane), d.key
+	size := 0
+	for _, d := range batch {
+		size += 2*len(d.payload) + 8
 	}
-	_, err := s.Client.ExecContext(ctx, insertDeliveriesSQL, time.Now().UTC(), pq.Array(ids), pq.Array(orgs),
-		pq.Array(payloads), pq.Array(phones), pq.Array(lanes), pq.Array(keys))
+	ids, orgs, payloads := database.NewArray(37*n), database.NewArray(37*n), database.NewArray(size)
+	phones, lanes, keys := database.NewArray(24*n), database.NewArray(4*n), database.NewArray(67*n)
+	for _, d := range batch {
+		ids.UUID(schema.NewID())
+		orgs.UUID(d.org)
+		payloads.Bytea(d.payload)
+		phones.String(d.phoneID)
+		lanes.Int(int64(d.lane))
+		keys.String(d.key)
+	}
+	_, err := s.Client.ExecContext(ctx, insertDeliveriesSQL, time.Now().UTC(), ids, orgs, payloads, phones, lanes, keys)
 	return err
+}
+
+// pendingSQL is a drainer's read of its lanes' oldest pending deliveries
+// on PostgreSQL: a fixed text with the lanes as one array, prepared once
+// per connection, and scanned without ent's query builder (which built
+// it anew for every batch). What processing reads: the payloads only for
+// the deliveries whose parse is not in parsedCache (parsedPayloads).
+const pendingSQL = `SELECT id, created_at, attempts, dedupe_key FROM inbound_events
+WHERE status = 'pending' AND lane = ANY($1::bigint[])
+ORDER BY created_at, id
+LIMIT $2`
+
+// pgPending returns up to limit pending deliveries of lanes, oldest
+// first.
+func pgPending(ctx context.Context, tx *ent.Tx, lanes []int, limit int) ([]*ent.InboundEvent, error) {
+	arr := database.NewArray(3 * len(lanes))
+	for _, l := range lanes {
+		arr.Int(int64(l))
+	}
+	rows, err := tx.QueryContext(ctx, pendingSQL, arr, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var evs []*ent.InboundEvent
+	for rows.Next() {
+		ev := &ent.InboundEvent{}
+		if err := rows.Scan(&ev.ID, &ev.CreatedAt, &ev.Attempts, &ev.DedupeKey); err != nil {
+			return nil, err
+		}
+		evs = append(evs, ev)
+	}
+	return evs, rows.Err()
 }

@@ -154,15 +154,20 @@ func (s *Service) drainOnce(ctx context.Context, i int) (n int, busy bool, err e
 			return 0, err == nil, err
 		}
 	}
-	evs, err := tx.InboundEvent.Query().
-		Where(inboundevent.StatusEQ(inboundevent.StatusPending), inboundevent.LaneIn(lanesOf(i)...)).
-		Order(ent.Asc(inboundevent.FieldCreatedAt), ent.Asc(inboundevent.FieldID)).
-		Limit(drainBatch).
-		// What processing reads: the payloads only for the deliveries
-		// whose parse is not in parsedCache (parsedPayloads).
-		Select(inboundevent.FieldID, inboundevent.FieldCreatedAt, inboundevent.FieldAttempts,
-			inboundevent.FieldDedupeKey).
-		All(bctx)
+	var evs []*ent.InboundEvent
+	if s.Postgres {
+		evs, err = pgPending(bctx, tx, lanesOf(i), drainBatch)
+	} else {
+		evs, err = tx.InboundEvent.Query().
+			Where(inboundevent.StatusEQ(inboundevent.StatusPending), inboundevent.LaneIn(lanesOf(i)...)).
+			Order(ent.Asc(inboundevent.FieldCreatedAt), ent.Asc(inboundevent.FieldID)).
+			Limit(drainBatch).
+			// What processing reads: the payloads only for the deliveries
+			// whose parse is not in parsedCache (parsedPayloads).
+			Select(inboundevent.FieldID, inboundevent.FieldCreatedAt, inboundevent.FieldAttempts,
+				inboundevent.FieldDedupeKey).
+			All(bctx)
+	}
 	if err != nil || len(evs) == 0 {
 		return 0, false, err
 	}

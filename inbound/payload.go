@@ -14,12 +14,16 @@ import (
 )
 
 // payload is the platform's webhook body: entries of changes.
+// parsePayload reads the platform's shapes with decodePayload and
+// anything else with encoding/json, to the same result.
 type payload struct {
-	Object string `json:"object"`
-	Entry  []struct {
-		ID      string   `json:"id"`
-		Changes []change `json:"changes"`
-	} `json:"entry"`
+	Object string  `json:"object"`
+	Entry  []entry `json:"entry"`
+}
+
+type entry struct {
+	ID      string   `json:"id"`
+	Changes []change `json:"changes"`
 }
 
 type change struct {
@@ -28,48 +32,40 @@ type change struct {
 }
 
 type changeValue struct {
-	MessagingProduct string `json:"messaging_product"`
-	Metadata         struct {
-		DisplayPhoneNumber string `json:"display_phone_number"`
-		PhoneNumberID      string `json:"phone_number_id"`
-	} `json:"metadata"`
-	Contacts []struct {
-		Profile struct {
-			Name string `json:"name"`
-		} `json:"profile"`
-		WaID string `json:"wa_id"`
-	} `json:"contacts"`
-	Messages []rawMessage   `json:"messages"`
-	Statuses []statusUpdate `json:"statuses"`
+	MessagingProduct string          `json:"messaging_product"`
+	Metadata         changeMetadata  `json:"metadata"`
+	Contacts         []changeContact `json:"contacts"`
+	Messages         []rawMessage    `json:"messages"`
+	Statuses         []statusUpdate  `json:"statuses"`
 }
 
-// rawMessage keeps the whole message object: every type's content is
-// stored, including types this code does not know yet.
-type rawMessage map[string]any
-
-func (m rawMessage) str(key string) string {
-	s, _ := m[key].(string)
-	return s
+type changeMetadata struct {
+	DisplayPhoneNumber string `json:"display_phone_number"`
+	PhoneNumberID      string `json:"phone_number_id"`
 }
 
-func (m rawMessage) obj(key string) map[string]any {
-	o, _ := m[key].(map[string]any)
-	return o
+type changeContact struct {
+	Profile struct {
+		Name string `json:"name"`
+	} `json:"profile"`
+	WaID string `json:"wa_id"`
 }
 
 type statusUpdate struct {
-	ID          string `json:"id"`
-	Status      string `json:"status"`
-	Timestamp   string `json:"timestamp"`
-	RecipientID string `json:"recipient_id"`
-	Errors      []struct {
-		Code      int    `json:"code"`
-		Title     string `json:"title"`
-		Message   string `json:"message"`
-		ErrorData struct {
-			Details string `json:"details"`
-		} `json:"error_data"`
-	} `json:"errors"`
+	ID          string        `json:"id"`
+	Status      string        `json:"status"`
+	Timestamp   string        `json:"timestamp"`
+	RecipientID string        `json:"recipient_id"`
+	Errors      []statusError `json:"errors"`
+}
+
+type statusError struct {
+	Code      int    `json:"code"`
+	Title     string `json:"title"`
+	Message   string `json:"message"`
+	ErrorData struct {
+		Details string `json:"details"`
+	} `json:"error_data"`
 }
 
 // errorText is the platform's reason for a failed status.
@@ -206,8 +202,14 @@ func (p *payload) lane() int {
 }
 
 func parsePayload(body []byte) (*payload, error) {
+	body = replaceNULEscapes(body)
+	if json.Valid(body) {
+		if p, ok := decodePayload(body); ok {
+			return p, nil
+		}
+	}
 	var p payload
-	if err := json.Unmarshal(replaceNULEscapes(body), &p); err != nil {
+	if err := json.Unmarshal(body, &p); err != nil {
 		return nil, err
 	}
 	return &p, nil
@@ -241,6 +243,9 @@ func replaceNULEscapes(body []byte) []byte {
 // extractContent maps every platform message type to what we store. Types
 // not known here keep their raw object under content.raw.
 func extractContent(m rawMessage) messaging.Content {
+	if m.fields == nil {
+		return messaging.Content{Type: "text", Body: map[string]any{"body": m.text.body}, Preview: truncate(m.text.body, 200)}
+	}
 	typ := m.str("type")
 	c := messaging.Content{Type: typ, Body: map[string]any{}}
 	switch typ {
@@ -267,7 +272,7 @@ func extractContent(m rawMessage) messaging.Content {
 			c.Preview = "[location] " + name
 		}
 	case "contacts":
-		c.Body["contacts"] = m["contacts"]
+		c.Body["contacts"] = m.fields["contacts"]
 		c.Preview = "[contact card]"
 	case "interactive":
 		in := m.obj("interactive")
@@ -295,7 +300,7 @@ func extractContent(m rawMessage) messaging.Content {
 		c.Body = copyMap(m.obj("order"))
 		c.Preview = "[order]"
 	default:
-		c.Body["raw"] = map[string]any(m)
+		c.Body["raw"] = m.fields
 		c.Preview = "[" + typ + "]"
 	}
 	if ctx := m.obj("context"); ctx != nil {

@@ -1,6 +1,7 @@
 package messaging
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,8 +9,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/lib/pq"
 
+	"switchboard/database"
 	"switchboard/ent"
 	"switchboard/ent/schema"
 	"switchboard/ent/viewer"
@@ -66,10 +67,6 @@ ON CONFLICT (organization_id, phone_number) DO UPDATE SET
 RETURNING id, created_at, phone_number, name, profile_name, last_message_at, last_message_preview,
 	unread_count, last_inbound_at`
 
-// pgTime is how timestamps travel in the arrays: PostgreSQL parses the
-// offset, so nothing depends on the session's time zone.
-const pgTime = "2006-01-02 15:04:05.999999Z07:00"
-
 // viewerOrg is the organization the raw statements stamp: the viewer's,
 // as the tenant mixin's create hook stamps it.
 func viewerOrg(ctx context.Context) (uuid.UUID, error) {
@@ -88,32 +85,39 @@ func pgInsertReceived(ctx context.Context, db *ent.Client, msgs []Received, ids 
 		return err
 	}
 	n := len(msgs)
-	var (
-		idCol, at, contactCol = make([]string, n), make([]string, n), make([]string, n)
-		typ, content, wamid   = make([]string, n), make([]string, n), make([]string, n)
-		account, mime, fname  = make([]string, n), make([]string, n), make([]string, n)
-		interactive           = make([]string, n)
-	)
+	idCol, at, contactCol := database.NewArray(37*n), database.NewArray(36*n), database.NewArray(37*n)
+	typ, content, wamid := database.NewArray(8*n), database.NewArray(64*n), database.NewArray(48*n)
+	account, mime, fname := database.NewArray(16*n), database.NewArray(3*n), database.NewArray(3*n)
+	interactive := database.NewArray(5 * n)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	for i := range msgs {
 		m := &msgs[i]
-		body, err := json.Marshal(m.Content.Body)
-		if err != nil {
+		buf.Reset()
+		if err := enc.Encode(m.Content.Body); err != nil {
 			return fmt.Errorf("messaging: encoding a message's content: %w", err)
 		}
-		inter := []byte("{}")
+		content.Text(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 		if m.Content.Interactive != nil {
-			if inter, err = json.Marshal(m.Content.Interactive); err != nil {
+			inter, err := json.Marshal(m.Content.Interactive)
+			if err != nil {
 				return fmt.Errorf("messaging: encoding a message's interactive data: %w", err)
 			}
+			interactive.Text(inter)
+		} else {
+			interactive.String("{}")
 		}
-		idCol[i], at[i], contactCol[i] = ids[i].String(), m.Timestamp.Format(pgTime), contacts[m.From].ID.String()
-		typ[i], content[i], wamid[i] = m.Content.Type, string(body), m.ChatMessageID
-		account[i], mime[i], fname[i] = m.Account.Name, m.Content.MimeType, m.Content.Filename
-		interactive[i] = string(inter)
+		idCol.UUID(ids[i])
+		at.Time(m.Timestamp)
+		contactCol.UUID(contacts[m.From].ID)
+		typ.String(m.Content.Type)
+		wamid.String(m.ChatMessageID)
+		account.String(m.Account.Name)
+		mime.String(m.Content.MimeType)
+		fname.String(m.Content.Filename)
 	}
-	_, err = db.ExecContext(ctx, insertReceivedSQL, org, time.Now().UTC(), pq.Array(idCol), pq.Array(at),
-		pq.Array(contactCol), pq.Array(typ), pq.Array(content), pq.Array(wamid), pq.Array(account),
-		pq.Array(mime), pq.Array(fname), pq.Array(interactive))
+	_, err = db.ExecContext(ctx, insertReceivedSQL, org, time.Now().UTC(), idCol, at,
+		contactCol, typ, content, wamid, account, mime, fname, interactive)
 	return err
 }
 
@@ -126,17 +130,18 @@ func pgUpsertSenders(ctx context.Context, db *ent.Client, senders []*sender, sta
 		return nil, nil, err
 	}
 	n := len(senders)
-	var (
-		idCol, phone, name, last = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-		preview, account         = make([]string, n), make([]string, n)
-		unread                   = make([]int64, n)
-	)
-	for i, sd := range senders {
-		idCol[i], phone[i], name[i], last[i] = schema.NewID().String(), sd.phone, sd.name, sd.last.Format(pgTime)
-		preview[i], account[i], unread[i] = sd.preview, sd.account, int64(sd.count)
+	idCol, phone, name, last := database.NewArray(37*n), database.NewArray(24*n), database.NewArray(16*n), database.NewArray(36*n)
+	preview, account, unread := database.NewArray(32*n), database.NewArray(16*n), database.NewArray(3*n)
+	for _, sd := range senders {
+		idCol.UUID(schema.NewID())
+		phone.String(sd.phone)
+		name.String(sd.name)
+		last.Time(sd.last)
+		preview.String(sd.preview)
+		account.String(sd.account)
+		unread.Int(int64(sd.count))
 	}
-	rows, err := db.QueryContext(ctx, upsertSendersSQL, org, stamp, pq.Array(idCol), pq.Array(phone),
-		pq.Array(name), pq.Array(last), pq.Array(preview), pq.Array(unread), pq.Array(account))
+	rows, err := db.QueryContext(ctx, upsertSendersSQL, org, stamp, idCol, phone, name, last, preview, unread, account)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -131,7 +131,12 @@ func (r *report) print(w io.Writer) {
 	p("/ws p99 /%s   %s ms", tailWindow, formatSeries(r.WSP99ByWindow))
 	if r.RSSSamples > 0 {
 		p("server RSS     max %.1f MiB (%d samples)", r.MaxRSSMiB, r.RSSSamples)
-		p("server CPU     %.1f s over %.1f s (%.2f cores)", r.ServerCPU, r.WallSeconds, r.ServerCPU/r.WallSeconds)
+		perMsg := 0.0
+		if r.UniqueStored > 0 {
+			perMsg = r.ServerCPU * 1000 / float64(r.UniqueStored)
+		}
+		p("server CPU     %.1f s over %.1f s (%.2f cores; %.3f ms per stored message)",
+			r.ServerCPU, r.WallSeconds, r.ServerCPU/r.WallSeconds, perMsg)
 	}
 	p("client CPU     %.1f s (%.2f cores; it shares the machine)", r.ClientCPU, r.ClientCPU/r.WallSeconds)
 	if m := r.MachineBusy; m != nil {

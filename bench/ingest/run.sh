@@ -16,8 +16,10 @@
 # BENCH_PORT (18080), BENCH_REDIS_PORT (6390), BENCH_DB (switchboard_bench),
 # PGURL (postgres://postgres@127.0.0.1:5432), SERVER_SRC (the source tree the
 # server is built from, default this repository; for example an unpacked
-# `git archive` of another commit, to compare). Extra arguments go to the tool
-# (for example -json, -rate 1000).
+# `git archive` of another commit, to compare), SERVER_ENV (extra NAME=value
+# settings for the server alone, space-separated, for example "GOGC=200
+# PPROF_ADDR=127.0.0.1:6060"). Extra arguments go to the tool (for example
+# -json, -rate 1000).
 #
 # The bench Redis is a separate redis-server on BENCH_REDIS_PORT, started the
 # way .ci/run starts the machine's, so that restarting it disturbs nothing
@@ -64,7 +66,7 @@ start_server() {
   (
     cd "$BENCH_DIR"
     LISTEN_ADDR=127.0.0.1:$BENCH_PORT DATA_DIR=$BENCH_DIR/data LOG_LEVEL=warn COOKIE_SECURE=false \
-      PUBLIC_URL=http://127.0.0.1:$BENCH_PORT nohup "$server_bin" >>"$BENCH_DIR/server.log" 2>&1 &
+      PUBLIC_URL=http://127.0.0.1:$BENCH_PORT ${SERVER_ENV:+env $SERVER_ENV} nohup "$server_bin" >>"$BENCH_DIR/server.log" 2>&1 &
     echo $! >"$pid_file"
   )
   for _ in $(seq 1 300); do
