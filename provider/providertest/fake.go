@@ -100,6 +100,7 @@ type Fake struct {
 	sessions   map[string]*uploadSession
 	handles    map[string]string
 	sent       []any
+	templates  templateStore
 }
 
 type route struct {
