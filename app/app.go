@@ -189,7 +189,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	// The platform's webhooks are parsed and routed by inbound and stored
 	// by messaging.
 	a.Inbound = &inbound.Service{
-		Client: a.DB.Client, Secrets: box, Messaging: a.Messaging, Log: log,
+		Client: a.DB.Client, Secrets: box, Messaging: a.Messaging, Templates: a.Resolver.Templates, Log: log,
 		Redis: a.KV.Client(), Prefix: o.Namespace, Postgres: a.DB.Postgres(),
 	}
 	a.Metrics = newMetrics(a)
