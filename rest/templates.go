@@ -201,6 +201,22 @@ func (a *API) syncTemplates(c *gin.Context) (int, any, error) {
 	return http.StatusOK, gin.H{"message": "Templates synced", "count": n}, nil
 }
 
+func (a *API) uploadTemplateMedia(c *gin.Context) (int, any, error) {
+	name, data, fields, err := readUploadFields(c, "file", templates.MaxMediaBytes)
+	if err != nil {
+		return 0, nil, err
+	}
+	account := c.Query("account")
+	if account == "" {
+		account = fields["account"]
+	}
+	m, err := a.R.Templates.UploadMedia(ctx(c), account, name, data)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"handle": m.Handle, "filename": m.Filename, "mime_type": m.MimeType, "size": m.Size}, nil
+}
+
 // templateRoutes: reading is for every member who may read templates
 // (Agents included); writes need templates:create/update/delete. Calls
 // that reach the platform run without the request transaction.
@@ -209,6 +225,7 @@ func (a *API) templateRoutes() []Route {
 		{Method: get, Path: "/api/templates", Op: "templates", Handle: a.listTemplates},
 		{Method: post, Path: "/api/templates", Op: "createTemplate", Handle: a.createTemplate},
 		{Method: post, Path: "/api/templates/sync", Op: "syncTemplates", Handle: a.syncTemplates},
+		{Method: post, Path: "/api/templates/upload-media", Op: "uploadTemplateMedia", Handle: a.uploadTemplateMedia},
 		{Method: get, Path: "/api/templates/:id", Op: "template", Handle: a.getTemplate},
 		{Method: put, Path: "/api/templates/:id", Op: "updateTemplate", Handle: a.updateTemplate},
 		{Method: del, Path: "/api/templates/:id", Op: "deleteTemplate", Handle: a.deleteTemplate},
