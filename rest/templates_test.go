@@ -263,10 +263,28 @@ func TestTemplatesGraphQL(t *testing.T) {
 	if code := other.GraphQL(get, map[string]any{"id": id}).GraphQLErrorCode(); code != "not_found" {
 		t.Errorf("other tenant get: code %q", code)
 	}
+	pub := admin.GraphQL(`mutation($id: ID!) { publishTemplate(id: $id) { message providerTemplateID status template { id status providerTemplateID } } }`,
+		map[string]any{"id": id}).ExpectStatus(t, http.StatusOK)
+	if pub.String("data.publishTemplate.status") != "PENDING" || pub.String("data.publishTemplate.providerTemplateID") == "" ||
+		pub.String("data.publishTemplate.template.providerTemplateID") != pub.String("data.publishTemplate.providerTemplateID") {
+		t.Fatalf("publish: %s", pub.Raw)
+	}
+	if code := agent.GraphQL(`mutation { syncTemplates(chatAccount: "Main") }`, nil).GraphQLErrorCode(); code != "forbidden" {
+		t.Errorf("agent sync: code %q", code)
+	}
+	sync := admin.GraphQL(`mutation { syncTemplates(chatAccount: "Main") }`, nil).ExpectStatus(t, http.StatusOK)
+	if sync.Number("data.syncTemplates") != 1 {
+		t.Fatalf("sync: %s", sync.Raw)
+	}
 	in["bodyContent"], in["name"] = "Welcome home {{1}}!", "welcome_home"
-	upd := admin.GraphQL(`mutation($id: ID!, $in: TemplateInput!) { updateTemplate(id: $id, input: $in) { name bodyContent } }`,
-		map[string]any{"id": id, "in": in}).ExpectStatus(t, http.StatusOK)
-	if upd.String("data.updateTemplate.name") != "welcome_home" {
+	const update = `mutation($id: ID!, $in: TemplateInput!) { updateTemplate(id: $id, input: $in) { name bodyContent status } }`
+	// A submitted template keeps its name; its body is edited at the platform.
+	if code := admin.GraphQL(update, map[string]any{"id": id, "in": in}).GraphQLErrorCode(); code != "invalid" {
+		t.Errorf("renaming a submitted template: code %q", code)
+	}
+	in["name"] = "welcome_back"
+	upd := admin.GraphQL(update, map[string]any{"id": id, "in": in}).ExpectStatus(t, http.StatusOK)
+	if upd.String("data.updateTemplate.bodyContent") != "Welcome home {{1}}!" || upd.String("data.updateTemplate.status") != "PENDING" {
 		t.Fatalf("update: %s", upd.Raw)
 	}
 	del := admin.GraphQL(`mutation($id: ID!) { deleteTemplate(id: $id) }`, map[string]any{"id": id}).ExpectStatus(t, http.StatusOK)
