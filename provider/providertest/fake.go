@@ -100,7 +100,11 @@ type Fake struct {
 	sessions   map[string]*uploadSession
 	handles    map[string]string
 	sent       []any
-	templates  templateStore
+	// templates holds the message templates (templates.go).
+	templates templateStore
+
+	// sends holds fault injection and send counting (faults.go).
+	sends sendState
 }
 
 type route struct {
@@ -122,6 +126,15 @@ type uploadSession struct {
 // New starts a fake that stops when the test ends.
 func New(tb testing.TB) *Fake {
 	tb.Helper()
+	f := newFake()
+	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
+	f.URL = f.Server.URL
+	tb.Cleanup(f.Server.Close)
+	return f
+}
+
+// newFake returns a fake with its default state and no server.
+func newFake() *Fake {
 	f := &Fake{
 		routes:     map[string]*route{},
 		media:      map[string]*mediaObject{},
@@ -132,9 +145,6 @@ func New(tb testing.TB) *Fake {
 		profile:    defaultProfile(),
 	}
 	f.defaults = f.defaultRoutes()
-	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
-	f.URL = f.Server.URL
-	tb.Cleanup(f.Server.Close)
 	return f
 }
 
@@ -339,13 +349,18 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	rec.Form, rec.Files = parseMultipart(r.Header.Get("Content-Type"), body)
 
 	f.mu.Lock()
-	f.requests = append(f.requests, rec)
+	if !f.sends.unrecorded.Load() {
+		f.requests = append(f.requests, rec)
+	}
 	overrides := f.overrides
 	f.mu.Unlock()
 
 	r2 := r.Clone(context.WithValue(r.Context(), versionKey{}, rec.Version))
 	r2.URL.Path, r2.URL.RawPath = rec.Endpoint, ""
 	r2.Body = io.NopCloser(bytes.NewReader(body))
+	if f.interceptSend(w, r2, rec) {
+		return
+	}
 	if overrides != nil {
 		if _, pattern := overrides.Handler(r2); pattern != "" {
 			overrides.ServeHTTP(w, r2)

@@ -149,8 +149,11 @@ func (f *Fake) sendMessage(w http.ResponseWriter, r *http.Request) {
 	}
 	n := f.newID()
 	f.mu.Lock()
-	f.sent = append(f.sent, m)
+	if !f.sends.unrecorded.Load() {
+		f.sent = append(f.sent, m)
+	}
 	f.mu.Unlock()
+	f.countAccepted(m)
 	msg := map[string]any{"id": fmt.Sprintf("wamid.FAKE%016d", n)}
 	if typ == "template" {
 		msg["message_status"] = "accepted"
