@@ -3,7 +3,12 @@ package rest_test
 import (
 	"fmt"
 	"net/http"
+	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
 
 	"github.com/google/uuid"
 
@@ -11,6 +16,7 @@ import (
 	"switchboard/ent/template"
 	"switchboard/ent/viewer"
 	"switchboard/events"
+	"switchboard/internal/apitest"
 )
 
 // templateChange is a template webhook delivery of business account
@@ -23,6 +29,9 @@ func templateChange(field, value string) string {
 func TestTemplateWebhookUpdates(t *testing.T) {
 	e := newWebhookEnv(t)
 	live := wsDial(t, e.Server.URL, e.Admin, false)
+	mustCreateWebhook(t, e.Admin, webhookBody("Templates", "https://hooks.example.com/templates",
+		map[string]any{"events": []string{"template:status"}}))
+	subscribed := subscribeGraphQL(t, e.Env, `subscription { templateStatusChanged { id status qualityRating category } }`)
 	newTpl := func(name, platformID string) *ent.Template {
 		t.Helper()
 		tp, err := e.Client().Template.Create().SetChatAccount("Main").SetName(name).SetLanguage("en_US").
@@ -115,11 +124,78 @@ func TestTemplateWebhookUpdates(t *testing.T) {
 		e.post(t, unknown, "").ExpectStatus(t, http.StatusOK)
 		e.drained(t)
 	})
+	// Four changes: four outbound deliveries and four subscription payloads.
+	eventually(t, "four template:status deliveries and subscription payloads", func() bool {
+		n, err := e.Client().WebhookDelivery.Query().Count(e.ctx)
+		return err == nil && n == 4 && len(subscribed()) == 4
+	})
+	if got := subscribed()[3]; got["id"] != promo.ID.String() || got["category"] != "UTILITY" || got["qualityRating"] != "YELLOW" {
+		t.Errorf("last subscription payload: %v", got)
+	}
+	ds, err := e.Client().WebhookDelivery.Query().All(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range ds {
+		if d.Event != "template:status" {
+			t.Errorf("delivery of %s", d.Event)
+		}
+	}
 	tp, err := e.Client().Template.Get(octx, theirs.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if tp.Status != "PENDING" || tp.Category != template.CategoryMARKETING || tp.QualityRating != "UNKNOWN" {
 		t.Errorf("another organization's template changed: %+v", tp)
+	}
+}
+
+// subscribeGraphQL subscribes the Admin to one GraphQL subscription over
+// graphql-transport-ws and returns a function listing the payloads of its
+// one field received so far.
+func subscribeGraphQL(t *testing.T, env *apitest.Env, query string) func() []map[string]any {
+	t.Helper()
+	tok := env.Admin.Do(http.MethodGet, "/api/auth/ws-token", nil).ExpectStatus(t, http.StatusOK).String("data.token")
+	dialer := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}}
+	conn, _, err := dialer.Dial("ws"+strings.TrimPrefix(env.Server.URL, "http")+"/graphql", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if err := conn.WriteJSON(map[string]any{"type": "connection_init", "payload": map[string]any{"token": tok}}); err != nil {
+		t.Fatal(err)
+	}
+	var ack map[string]any
+	if err := conn.ReadJSON(&ack); err != nil || ack["type"] != "connection_ack" {
+		t.Fatalf("connection_init: %v %v", ack, err)
+	}
+	if err := conn.WriteJSON(map[string]any{"id": "1", "type": "subscribe", "payload": map[string]any{"query": query}}); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var got []map[string]any
+	go func() {
+		for {
+			var m struct {
+				Type    string `json:"type"`
+				Payload struct {
+					Data map[string]map[string]any `json:"data"`
+				} `json:"payload"`
+			}
+			if conn.ReadJSON(&m) != nil {
+				return
+			}
+			mu.Lock()
+			for _, v := range m.Payload.Data {
+				got = append(got, v)
+			}
+			mu.Unlock()
+		}
+	}()
+	time.Sleep(300 * time.Millisecond) // let the subscription register before the first event
+	return func() []map[string]any {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]map[string]any(nil), got...)
 	}
 }
