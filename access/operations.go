@@ -163,6 +163,18 @@ func buildOperations() map[string]Operation {
 	add("webhooks:delete", "deleteWebhookSubscription")
 	special("testWebhookSubscription", Operation{Perm: "webhooks:update", NoTx: true})
 
+	// Message templates. Changes that reach the platform (publish, sync,
+	// the edit and delete of a submitted template, the header sample
+	// upload) run without the request transaction.
+	add("templates:read", "templates", "template")
+	add("templates:create", "createTemplate")
+	special("publishTemplate", Operation{Perm: "templates:create", NoTx: true})
+	special("syncTemplates", Operation{Perm: "templates:create", NoTx: true})
+	special("uploadTemplateMedia", Operation{Perm: "templates:create", NoTx: true, Only: multipart})
+	special("updateTemplate", Operation{Perm: "templates:update", NoTx: true})
+	special("deleteTemplate", Operation{Perm: "templates:delete", NoTx: true})
+	special("templateStatusChanged", Operation{Perm: "templates:read", Only: realTimeGQL})
+
 	// The platform's webhook: signed by the platform, not a user.
 	special("verifyPlatformWebhook", Operation{Perm: Public, Only: platformHTTP})
 	special("receivePlatformWebhook", Operation{Perm: Public, NoTx: true, Only: platformHTTP})

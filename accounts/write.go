@@ -25,7 +25,8 @@ import (
 // becomes the default incoming and outgoing account; setting a default
 // clears it on the other accounts. Errors: invalid (a required field
 // missing, a malformed id, token or api_version, a duplicate name),
-// conflict (phone_id held by another account, of any organization).
+// conflict (phone_id held by another account, of any organization;
+// business_id held by another organization).
 func (s *Service) Create(ctx context.Context, in CreateInput) (*View, error) {
 	name, err := accountName(in.Name)
 	if err != nil {
@@ -102,6 +103,9 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*View, error) {
 	a, err := c.Save(ctx)
 	if err != nil {
 		return nil, accountWriteError(err)
+	}
+	if err := s.claimBusinessID(ctx, businessID); err != nil {
+		return nil, err
 	}
 	if err := s.clearOtherDefaults(ctx, a.ID, incoming, outgoing); err != nil {
 		return nil, err
@@ -218,8 +222,17 @@ func (s *Service) Update(ctx context.Context, id uuid.UUID, in UpdateInput) (*Vi
 	if v := viewer.FromContext(ctx); v.UserID != uuid.Nil {
 		u.SetUpdatedByID(v.UserID)
 	}
-	if _, err := u.Save(ctx); err != nil {
+	saved, err := u.Save(ctx)
+	if err != nil {
 		return nil, accountWriteError(err)
+	}
+	if saved.BusinessID != cur.BusinessID {
+		if err := s.claimBusinessID(ctx, saved.BusinessID); err != nil {
+			return nil, err
+		}
+		if err := s.releaseBusinessID(ctx, cur.BusinessID, id); err != nil {
+			return nil, err
+		}
 	}
 	if err := s.clearOtherDefaults(ctx, id, incoming, outgoing); err != nil {
 		return nil, err
@@ -240,6 +253,9 @@ func (s *Service) Delete(ctx context.Context, id uuid.UUID) error {
 	}
 	if err := db.Account.DeleteOneID(id).Exec(ctx); err != nil {
 		return apperr.Wrap(err, "account")
+	}
+	if err := s.releaseBusinessID(ctx, a.BusinessID, id); err != nil {
+		return err
 	}
 	if !a.IsDefaultIncoming && !a.IsDefaultOutgoing {
 		return nil

@@ -34,6 +34,7 @@ import (
 	"switchboard/rest"
 	"switchboard/secrets"
 	"switchboard/tags"
+	"switchboard/templates"
 	"switchboard/webhooks"
 	"switchboard/widgets"
 	"switchboard/worker"
@@ -160,6 +161,9 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	a.Resolver.Tags = &tags.Service{Client: a.DB.Client, Events: a.Events}
 	a.Resolver.Notes = &notes.Service{Client: a.DB.Client, Events: a.Events}
 	a.Resolver.Widgets = &widgets.Service{Client: a.DB.Client}
+	a.Resolver.Templates = &templates.Service{
+		Client: a.DB.Client, Secrets: box, Provider: a.Resolver.Provider, Events: a.Events,
+	}
 	store := media.New(cfg.DataDir)
 	a.Messaging = &messaging.Service{
 		Client: a.DB.Client, Queue: a.Queue, Provider: a.Resolver.Provider, Secrets: box,
@@ -185,7 +189,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	// The platform's webhooks are parsed and routed by inbound and stored
 	// by messaging.
 	a.Inbound = &inbound.Service{
-		Client: a.DB.Client, Secrets: box, Messaging: a.Messaging, Log: log,
+		Client: a.DB.Client, Secrets: box, Messaging: a.Messaging, Templates: a.Resolver.Templates, Log: log,
 		Redis: a.KV.Client(), Prefix: o.Namespace, Postgres: a.DB.Postgres(),
 	}
 	a.Metrics = newMetrics(a)

@@ -45,6 +45,7 @@ var longTransfers = []string{
 	http.MethodPost + " /api/messages/media",
 	http.MethodPost + " /api/messages/template",
 	http.MethodPost + " /api/accounts/:id/business_profile/photo",
+	http.MethodPost + " /api/templates/upload-media",
 	http.MethodGet + " " + media.URLPrefix + "*key",
 }
 

@@ -24,8 +24,11 @@ const (
 	Conflict        Code = "conflict"
 	TooMany         Code = "rate_limited"
 	Unavailable     Code = "unavailable"
-	NotImplemented  Code = "not_implemented"
-	Internal        Code = "internal"
+	// BadGateway: the platform answered with a failure that is not the
+	// caller's to fix (a 5xx, a malformed answer).
+	BadGateway     Code = "bad_gateway"
+	NotImplemented Code = "not_implemented"
+	Internal       Code = "internal"
 )
 
 // Error is an application error with a code and a safe message.

@@ -195,13 +195,14 @@ func TestCreateInAnotherOrganizationDenied(t *testing.T) {
 }
 
 // tenantTables counts the tables of tenant-owned entities: those with an
-// organization_id, except the two that carry one without being owned
+// organization_id, except those that carry one without being owned
 // (refresh tokens belong to a user's session, inbound events may arrive
-// before their organization is known).
+// before their organization is known, a business account hold says which
+// organization a business account id belongs to, across all of them).
 func tenantTables() int {
 	n := 0
 	for _, t := range migrate.Tables {
-		if t.Name == "refresh_tokens" || t.Name == "inbound_events" {
+		if t.Name == "refresh_tokens" || t.Name == "inbound_events" || t.Name == "business_account_holds" {
 			continue
 		}
 		for _, col := range t.Columns {

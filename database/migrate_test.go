@@ -89,8 +89,11 @@ func TestAccountPhoneIDUniqueMigration(t *testing.T) {
 	ids := map[string]uuid.UUID{}
 	for name, r := range rows {
 		ids[name] = uuid.New()
+		// One business account per organization: the later migration
+		// that gives each business account id to one organization leaves
+		// these rows alone.
 		mustExec(t, db, `INSERT INTO accounts (id, created_at, updated_at, name, phone_id, business_id, organization_id)
-			VALUES ($1, now() - $2::interval, now(), $3, $4, 'waba', $5)`, ids[name], r.age, name, r.phone, r.org)
+			VALUES ($1, now() - $2::interval, now(), $3, $4, $6, $5)`, ids[name], r.age, name, r.phone, r.org, "waba-"+r.org.String())
 	}
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
@@ -128,5 +131,73 @@ func mustExec(t *testing.T, db *database.DB, query string, args ...any) {
 	t.Helper()
 	if _, err := db.SQL.ExecContext(context.Background(), query, args...); err != nil {
 		t.Fatalf("%s: %v", query, err)
+	}
+}
+
+// TestBusinessAccountHoldMigration applies the migration that gives each
+// business account id to one organization over accounts of several
+// organizations sharing one: the organization of the oldest account holds
+// it, the accounts of other organizations with that id are suspended and
+// logged, and a second hold of the id is refused.
+func TestBusinessAccountHoldMigration(t *testing.T) {
+	url := testenv.PostgresURL(t)
+	if url == "" {
+		t.Skip("versioned migrations are PostgreSQL-only; PostgreSQL is not available")
+	}
+	ctx := context.Background()
+	var logged bytes.Buffer
+	db, err := database.Open(ctx, database.Options{URL: url, Log: slog.New(slog.NewTextHandler(&logged, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.MigrateTo(ctx, 20261125133224); err != nil {
+		t.Fatal(err)
+	}
+	orgA, orgB := uuid.New(), uuid.New()
+	for _, org := range []uuid.UUID{orgA, orgB} {
+		mustExec(t, db, `INSERT INTO organizations (id, created_at, updated_at, name, slug) VALUES ($1, now(), now(), 'Org', $2)`, org, org.String())
+	}
+	rows := map[string]struct {
+		org        uuid.UUID
+		phone, biz string
+		age        string
+	}{
+		"holder":        {orgA, "1001", "waba-1", "3 days"},
+		"other org":     {orgB, "1002", "waba-1", "2 days"},
+		"same org":      {orgA, "1003", "waba-1", "1 day"},
+		"own elsewhere": {orgB, "1004", "waba-2", "1 hour"},
+	}
+	ids := map[string]uuid.UUID{}
+	for name, r := range rows {
+		ids[name] = uuid.New()
+		mustExec(t, db, `INSERT INTO accounts (id, created_at, updated_at, name, phone_id, held_phone_id, business_id, organization_id)
+			VALUES ($1, now() - $2::interval, now(), $3, $4, $4, $5, $6)`, ids[name], r.age, name, r.phone, r.biz, r.org)
+	}
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"holder": "active", "other org": "suspended", "same org": "active", "own elsewhere": "active"} {
+		var status string
+		if err := db.SQL.QueryRowContext(ctx, `SELECT status FROM accounts WHERE id = $1`, ids[name]).Scan(&status); err != nil {
+			t.Fatal(err)
+		}
+		logged := strings.Contains(logged.String(), ids[name].String()+" of organization")
+		if status != want || logged != (want == "suspended") {
+			t.Errorf("%s: status %s, logged %v; want %s", name, status, logged, want)
+		}
+	}
+	for biz, org := range map[string]uuid.UUID{"waba-1": orgA, "waba-2": orgB} {
+		var holder uuid.UUID
+		if err := db.SQL.QueryRowContext(ctx, `SELECT organization_id FROM business_account_holds WHERE business_id = $1`, biz).Scan(&holder); err != nil {
+			t.Fatal(err)
+		}
+		if holder != org {
+			t.Errorf("%s held by %s, want %s", biz, holder, org)
+		}
+	}
+	if _, err := db.SQL.ExecContext(ctx, `INSERT INTO business_account_holds (id, created_at, updated_at, business_id, organization_id)
+		VALUES ($1, now(), now(), 'waba-1', $2)`, uuid.New(), orgB); err == nil {
+		t.Error("a second organization could hold waba-1")
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"switchboard/ent/agenttransfer"
 	"switchboard/ent/aicontext"
 	"switchboard/ent/apikey"
+	"switchboard/ent/businessaccounthold"
 	"switchboard/ent/calllog"
 	"switchboard/ent/callpermission"
 	"switchboard/ent/calltransfer"
@@ -77,6 +78,8 @@ type Client struct {
 	AgentBreak *AgentBreakClient
 	// AgentTransfer is the client for interacting with the AgentTransfer builders.
 	AgentTransfer *AgentTransferClient
+	// BusinessAccountHold is the client for interacting with the BusinessAccountHold builders.
+	BusinessAccountHold *BusinessAccountHoldClient
 	// CallLog is the client for interacting with the CallLog builders.
 	CallLog *CallLogClient
 	// CallPermission is the client for interacting with the CallPermission builders.
@@ -165,6 +168,7 @@ func (c *Client) init() {
 	c.Account = NewAccountClient(c.config)
 	c.AgentBreak = NewAgentBreakClient(c.config)
 	c.AgentTransfer = NewAgentTransferClient(c.config)
+	c.BusinessAccountHold = NewBusinessAccountHoldClient(c.config)
 	c.CallLog = NewCallLogClient(c.config)
 	c.CallPermission = NewCallPermissionClient(c.config)
 	c.CallTransfer = NewCallTransferClient(c.config)
@@ -298,6 +302,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Account:                NewAccountClient(cfg),
 		AgentBreak:             NewAgentBreakClient(cfg),
 		AgentTransfer:          NewAgentTransferClient(cfg),
+		BusinessAccountHold:    NewBusinessAccountHoldClient(cfg),
 		CallLog:                NewCallLogClient(cfg),
 		CallPermission:         NewCallPermissionClient(cfg),
 		CallTransfer:           NewCallTransferClient(cfg),
@@ -358,6 +363,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Account:                NewAccountClient(cfg),
 		AgentBreak:             NewAgentBreakClient(cfg),
 		AgentTransfer:          NewAgentTransferClient(cfg),
+		BusinessAccountHold:    NewBusinessAccountHoldClient(cfg),
 		CallLog:                NewCallLogClient(cfg),
 		CallPermission:         NewCallPermissionClient(cfg),
 		CallTransfer:           NewCallTransferClient(cfg),
@@ -423,14 +429,15 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.AIContext, c.APIKey, c.Account, c.AgentBreak, c.AgentTransfer, c.CallLog,
-		c.CallPermission, c.CallTransfer, c.Campaign, c.CampaignRecipient,
-		c.CannedResponse, c.Catalog, c.ChatbotFlow, c.ChatbotSession,
-		c.ChatbotSettings, c.Contact, c.ContactNote, c.CustomAction, c.DashboardWidget,
-		c.FormFlow, c.IVRFlow, c.InboundEvent, c.Invitation, c.KeywordRule, c.Message,
-		c.Organization, c.OrganizationMember, c.ParkedStatus, c.Permission, c.Product,
-		c.RefreshToken, c.Role, c.SSOConfig, c.Tag, c.Team, c.TeamMember, c.Template,
-		c.User, c.WebhookDelivery, c.WebhookDeliveryAttempt, c.WebhookSubscription,
+		c.AIContext, c.APIKey, c.Account, c.AgentBreak, c.AgentTransfer,
+		c.BusinessAccountHold, c.CallLog, c.CallPermission, c.CallTransfer, c.Campaign,
+		c.CampaignRecipient, c.CannedResponse, c.Catalog, c.ChatbotFlow,
+		c.ChatbotSession, c.ChatbotSettings, c.Contact, c.ContactNote, c.CustomAction,
+		c.DashboardWidget, c.FormFlow, c.IVRFlow, c.InboundEvent, c.Invitation,
+		c.KeywordRule, c.Message, c.Organization, c.OrganizationMember, c.ParkedStatus,
+		c.Permission, c.Product, c.RefreshToken, c.Role, c.SSOConfig, c.Tag, c.Team,
+		c.TeamMember, c.Template, c.User, c.WebhookDelivery, c.WebhookDeliveryAttempt,
+		c.WebhookSubscription,
 	} {
 		n.Use(hooks...)
 	}
@@ -440,14 +447,15 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.AIContext, c.APIKey, c.Account, c.AgentBreak, c.AgentTransfer, c.CallLog,
-		c.CallPermission, c.CallTransfer, c.Campaign, c.CampaignRecipient,
-		c.CannedResponse, c.Catalog, c.ChatbotFlow, c.ChatbotSession,
-		c.ChatbotSettings, c.Contact, c.ContactNote, c.CustomAction, c.DashboardWidget,
-		c.FormFlow, c.IVRFlow, c.InboundEvent, c.Invitation, c.KeywordRule, c.Message,
-		c.Organization, c.OrganizationMember, c.ParkedStatus, c.Permission, c.Product,
-		c.RefreshToken, c.Role, c.SSOConfig, c.Tag, c.Team, c.TeamMember, c.Template,
-		c.User, c.WebhookDelivery, c.WebhookDeliveryAttempt, c.WebhookSubscription,
+		c.AIContext, c.APIKey, c.Account, c.AgentBreak, c.AgentTransfer,
+		c.BusinessAccountHold, c.CallLog, c.CallPermission, c.CallTransfer, c.Campaign,
+		c.CampaignRecipient, c.CannedResponse, c.Catalog, c.ChatbotFlow,
+		c.ChatbotSession, c.ChatbotSettings, c.Contact, c.ContactNote, c.CustomAction,
+		c.DashboardWidget, c.FormFlow, c.IVRFlow, c.InboundEvent, c.Invitation,
+		c.KeywordRule, c.Message, c.Organization, c.OrganizationMember, c.ParkedStatus,
+		c.Permission, c.Product, c.RefreshToken, c.Role, c.SSOConfig, c.Tag, c.Team,
+		c.TeamMember, c.Template, c.User, c.WebhookDelivery, c.WebhookDeliveryAttempt,
+		c.WebhookSubscription,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -466,6 +474,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.AgentBreak.mutate(ctx, m)
 	case *AgentTransferMutation:
 		return c.AgentTransfer.mutate(ctx, m)
+	case *BusinessAccountHoldMutation:
+		return c.BusinessAccountHold.mutate(ctx, m)
 	case *CallLogMutation:
 		return c.CallLog.mutate(ctx, m)
 	case *CallPermissionMutation:
@@ -1322,6 +1332,140 @@ func (c *AgentTransferClient) mutate(ctx context.Context, m *AgentTransferMutati
 		return (&AgentTransferDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown AgentTransfer mutation op: %q", m.Op())
+	}
+}
+
+// BusinessAccountHoldClient is a client for the BusinessAccountHold schema.
+type BusinessAccountHoldClient struct {
+	config
+}
+
+// NewBusinessAccountHoldClient returns a client for the BusinessAccountHold from the given config.
+func NewBusinessAccountHoldClient(c config) *BusinessAccountHoldClient {
+	return &BusinessAccountHoldClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `businessaccounthold.Hooks(f(g(h())))`.
+func (c *BusinessAccountHoldClient) Use(hooks ...Hook) {
+	c.hooks.BusinessAccountHold = append(c.hooks.BusinessAccountHold, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `businessaccounthold.Intercept(f(g(h())))`.
+func (c *BusinessAccountHoldClient) Intercept(interceptors ...Interceptor) {
+	c.inters.BusinessAccountHold = append(c.inters.BusinessAccountHold, interceptors...)
+}
+
+// Create returns a builder for creating a BusinessAccountHold entity.
+func (c *BusinessAccountHoldClient) Create() *BusinessAccountHoldCreate {
+	mutation := newBusinessAccountHoldMutation(c.config, OpCreate)
+	return &BusinessAccountHoldCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of BusinessAccountHold entities.
+func (c *BusinessAccountHoldClient) CreateBulk(builders ...*BusinessAccountHoldCreate) *BusinessAccountHoldCreateBulk {
+	return &BusinessAccountHoldCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *BusinessAccountHoldClient) MapCreateBulk(slice any, setFunc func(*BusinessAccountHoldCreate, int)) *BusinessAccountHoldCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &BusinessAccountHoldCreateBulk{err: fmt.Errorf("calling to BusinessAccountHoldClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*BusinessAccountHoldCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &BusinessAccountHoldCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for BusinessAccountHold.
+func (c *BusinessAccountHoldClient) Update() *BusinessAccountHoldUpdate {
+	mutation := newBusinessAccountHoldMutation(c.config, OpUpdate)
+	return &BusinessAccountHoldUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *BusinessAccountHoldClient) UpdateOne(_m *BusinessAccountHold) *BusinessAccountHoldUpdateOne {
+	mutation := newBusinessAccountHoldMutation(c.config, OpUpdateOne, withBusinessAccountHold(_m))
+	return &BusinessAccountHoldUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *BusinessAccountHoldClient) UpdateOneID(id uuid.UUID) *BusinessAccountHoldUpdateOne {
+	mutation := newBusinessAccountHoldMutation(c.config, OpUpdateOne, withBusinessAccountHoldID(id))
+	return &BusinessAccountHoldUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for BusinessAccountHold.
+func (c *BusinessAccountHoldClient) Delete() *BusinessAccountHoldDelete {
+	mutation := newBusinessAccountHoldMutation(c.config, OpDelete)
+	return &BusinessAccountHoldDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *BusinessAccountHoldClient) DeleteOne(_m *BusinessAccountHold) *BusinessAccountHoldDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *BusinessAccountHoldClient) DeleteOneID(id uuid.UUID) *BusinessAccountHoldDeleteOne {
+	builder := c.Delete().Where(businessaccounthold.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &BusinessAccountHoldDeleteOne{builder}
+}
+
+// Query returns a query builder for BusinessAccountHold.
+func (c *BusinessAccountHoldClient) Query() *BusinessAccountHoldQuery {
+	return &BusinessAccountHoldQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeBusinessAccountHold},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a BusinessAccountHold entity by its id.
+func (c *BusinessAccountHoldClient) Get(ctx context.Context, id uuid.UUID) (*BusinessAccountHold, error) {
+	return c.Query().Where(businessaccounthold.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *BusinessAccountHoldClient) GetX(ctx context.Context, id uuid.UUID) *BusinessAccountHold {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *BusinessAccountHoldClient) Hooks() []Hook {
+	hooks := c.hooks.BusinessAccountHold
+	return append(hooks[:len(hooks):len(hooks)], businessaccounthold.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *BusinessAccountHoldClient) Interceptors() []Interceptor {
+	return c.inters.BusinessAccountHold
+}
+
+func (c *BusinessAccountHoldClient) mutate(ctx context.Context, m *BusinessAccountHoldMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&BusinessAccountHoldCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&BusinessAccountHoldUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&BusinessAccountHoldUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&BusinessAccountHoldDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown BusinessAccountHold mutation op: %q", m.Op())
 	}
 }
 
@@ -7209,23 +7353,23 @@ func (c *WebhookSubscriptionClient) mutate(ctx context.Context, m *WebhookSubscr
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		AIContext, APIKey, Account, AgentBreak, AgentTransfer, CallLog, CallPermission,
-		CallTransfer, Campaign, CampaignRecipient, CannedResponse, Catalog,
-		ChatbotFlow, ChatbotSession, ChatbotSettings, Contact, ContactNote,
-		CustomAction, DashboardWidget, FormFlow, IVRFlow, InboundEvent, Invitation,
-		KeywordRule, Message, Organization, OrganizationMember, ParkedStatus,
-		Permission, Product, RefreshToken, Role, SSOConfig, Tag, Team, TeamMember,
-		Template, User, WebhookDelivery, WebhookDeliveryAttempt,
+		AIContext, APIKey, Account, AgentBreak, AgentTransfer, BusinessAccountHold,
+		CallLog, CallPermission, CallTransfer, Campaign, CampaignRecipient,
+		CannedResponse, Catalog, ChatbotFlow, ChatbotSession, ChatbotSettings, Contact,
+		ContactNote, CustomAction, DashboardWidget, FormFlow, IVRFlow, InboundEvent,
+		Invitation, KeywordRule, Message, Organization, OrganizationMember,
+		ParkedStatus, Permission, Product, RefreshToken, Role, SSOConfig, Tag, Team,
+		TeamMember, Template, User, WebhookDelivery, WebhookDeliveryAttempt,
 		WebhookSubscription []ent.Hook
 	}
 	inters struct {
-		AIContext, APIKey, Account, AgentBreak, AgentTransfer, CallLog, CallPermission,
-		CallTransfer, Campaign, CampaignRecipient, CannedResponse, Catalog,
-		ChatbotFlow, ChatbotSession, ChatbotSettings, Contact, ContactNote,
-		CustomAction, DashboardWidget, FormFlow, IVRFlow, InboundEvent, Invitation,
-		KeywordRule, Message, Organization, OrganizationMember, ParkedStatus,
-		Permission, Product, RefreshToken, Role, SSOConfig, Tag, Team, TeamMember,
-		Template, User, WebhookDelivery, WebhookDeliveryAttempt,
+		AIContext, APIKey, Account, AgentBreak, AgentTransfer, BusinessAccountHold,
+		CallLog, CallPermission, CallTransfer, Campaign, CampaignRecipient,
+		CannedResponse, Catalog, ChatbotFlow, ChatbotSession, ChatbotSettings, Contact,
+		ContactNote, CustomAction, DashboardWidget, FormFlow, IVRFlow, InboundEvent,
+		Invitation, KeywordRule, Message, Organization, OrganizationMember,
+		ParkedStatus, Permission, Product, RefreshToken, Role, SSOConfig, Tag, Team,
+		TeamMember, Template, User, WebhookDelivery, WebhookDeliveryAttempt,
 		WebhookSubscription []ent.Interceptor
 	}
 )

@@ -12,6 +12,7 @@ import (
 	"switchboard/ent/agenttransfer"
 	"switchboard/ent/aicontext"
 	"switchboard/ent/apikey"
+	"switchboard/ent/businessaccounthold"
 	"switchboard/ent/calllog"
 	"switchboard/ent/callpermission"
 	"switchboard/ent/calltransfer"
@@ -118,6 +119,7 @@ func checkColumn(t, c string) error {
 			account.Table:                account.ValidColumn,
 			agentbreak.Table:             agentbreak.ValidColumn,
 			agenttransfer.Table:          agenttransfer.ValidColumn,
+			businessaccounthold.Table:    businessaccounthold.ValidColumn,
 			calllog.Table:                calllog.ValidColumn,
 			callpermission.Table:         callpermission.ValidColumn,
 			calltransfer.Table:           calltransfer.ValidColumn,

@@ -8,6 +8,7 @@ import (
 	"switchboard/ent/agenttransfer"
 	"switchboard/ent/aicontext"
 	"switchboard/ent/apikey"
+	"switchboard/ent/businessaccounthold"
 	"switchboard/ent/calllog"
 	"switchboard/ent/callpermission"
 	"switchboard/ent/calltransfer"
@@ -54,7 +55,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 41)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 42)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   aicontext.Table,
@@ -183,6 +184,23 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[5] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   businessaccounthold.Table,
+			Columns: businessaccounthold.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: businessaccounthold.FieldID,
+			},
+		},
+		Type: "BusinessAccountHold",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			businessaccounthold.FieldCreatedAt:      {Type: field.TypeTime, Column: businessaccounthold.FieldCreatedAt},
+			businessaccounthold.FieldUpdatedAt:      {Type: field.TypeTime, Column: businessaccounthold.FieldUpdatedAt},
+			businessaccounthold.FieldBusinessID:     {Type: field.TypeString, Column: businessaccounthold.FieldBusinessID},
+			businessaccounthold.FieldOrganizationID: {Type: field.TypeUUID, Column: businessaccounthold.FieldOrganizationID},
+		},
+	}
+	graph.Nodes[6] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   calllog.Table,
 			Columns: calllog.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -212,7 +230,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			calllog.FieldRecordingDuration:   {Type: field.TypeInt, Column: calllog.FieldRecordingDuration},
 		},
 	}
-	graph.Nodes[6] = &sqlgraph.Node{
+	graph.Nodes[7] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   callpermission.Table,
 			Columns: callpermission.Columns,
@@ -235,7 +253,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			callpermission.FieldMessageID:      {Type: field.TypeUUID, Column: callpermission.FieldMessageID},
 		},
 	}
-	graph.Nodes[7] = &sqlgraph.Node{
+	graph.Nodes[8] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   calltransfer.Table,
 			Columns: calltransfer.Columns,
@@ -264,7 +282,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			calltransfer.FieldTalkDuration:   {Type: field.TypeInt, Column: calltransfer.FieldTalkDuration},
 		},
 	}
-	graph.Nodes[8] = &sqlgraph.Node{
+	graph.Nodes[9] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   campaign.Table,
 			Columns: campaign.Columns,
@@ -294,7 +312,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			campaign.FieldCreatedByID:     {Type: field.TypeUUID, Column: campaign.FieldCreatedByID},
 		},
 	}
-	graph.Nodes[9] = &sqlgraph.Node{
+	graph.Nodes[10] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   campaignrecipient.Table,
 			Columns: campaignrecipient.Columns,
@@ -322,7 +340,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			campaignrecipient.FieldReadAt:         {Type: field.TypeTime, Column: campaignrecipient.FieldReadAt},
 		},
 	}
-	graph.Nodes[10] = &sqlgraph.Node{
+	graph.Nodes[11] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   cannedresponse.Table,
 			Columns: cannedresponse.Columns,
@@ -346,7 +364,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			cannedresponse.FieldCreatedByID:    {Type: field.TypeUUID, Column: cannedresponse.FieldCreatedByID},
 		},
 	}
-	graph.Nodes[11] = &sqlgraph.Node{
+	graph.Nodes[12] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   catalog.Table,
 			Columns: catalog.Columns,
@@ -366,7 +384,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			catalog.FieldIsActive:          {Type: field.TypeBool, Column: catalog.FieldIsActive},
 		},
 	}
-	graph.Nodes[12] = &sqlgraph.Node{
+	graph.Nodes[13] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   chatbotflow.Table,
 			Columns: chatbotflow.Columns,
@@ -388,7 +406,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			chatbotflow.FieldChatAccount:     {Type: field.TypeString, Column: chatbotflow.FieldChatAccount},
 		},
 	}
-	graph.Nodes[13] = &sqlgraph.Node{
+	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   chatbotsession.Table,
 			Columns: chatbotsession.Columns,
@@ -413,7 +431,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			chatbotsession.FieldCompletedAt:    {Type: field.TypeTime, Column: chatbotsession.FieldCompletedAt},
 		},
 	}
-	graph.Nodes[14] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   chatbotsettings.Table,
 			Columns: chatbotsettings.Columns,
@@ -461,7 +479,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			chatbotsettings.FieldAiAPIKeyEncrypted:            {Type: field.TypeBytes, Column: chatbotsettings.FieldAiAPIKeyEncrypted},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contact.Table,
 			Columns: contact.Columns,
@@ -491,7 +509,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contact.FieldMarketingOptOut:    {Type: field.TypeBool, Column: contact.FieldMarketingOptOut},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contactnote.Table,
 			Columns: contactnote.Columns,
@@ -510,7 +528,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contactnote.FieldContent:        {Type: field.TypeString, Column: contactnote.FieldContent},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   customaction.Table,
 			Columns: customaction.Columns,
@@ -532,7 +550,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			customaction.FieldDisplayOrder:   {Type: field.TypeInt, Column: customaction.FieldDisplayOrder},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[19] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   dashboardwidget.Table,
 			Columns: dashboardwidget.Columns,
@@ -568,7 +586,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			dashboardwidget.FieldIsShared:       {Type: field.TypeBool, Column: dashboardwidget.FieldIsShared},
 		},
 	}
-	graph.Nodes[19] = &sqlgraph.Node{
+	graph.Nodes[20] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   formflow.Table,
 			Columns: formflow.Columns,
@@ -595,7 +613,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			formflow.FieldDeletedAt:       {Type: field.TypeTime, Column: formflow.FieldDeletedAt},
 		},
 	}
-	graph.Nodes[20] = &sqlgraph.Node{
+	graph.Nodes[21] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   ivrflow.Table,
 			Columns: ivrflow.Columns,
@@ -622,7 +640,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			ivrflow.FieldDeletedAt:       {Type: field.TypeTime, Column: ivrflow.FieldDeletedAt},
 		},
 	}
-	graph.Nodes[21] = &sqlgraph.Node{
+	graph.Nodes[22] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   inboundevent.Table,
 			Columns: inboundevent.Columns,
@@ -646,7 +664,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			inboundevent.FieldProcessedAt:    {Type: field.TypeTime, Column: inboundevent.FieldProcessedAt},
 		},
 	}
-	graph.Nodes[22] = &sqlgraph.Node{
+	graph.Nodes[23] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   invitation.Table,
 			Columns: invitation.Columns,
@@ -667,7 +685,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			invitation.FieldAcceptedAt:     {Type: field.TypeTime, Column: invitation.FieldAcceptedAt},
 		},
 	}
-	graph.Nodes[23] = &sqlgraph.Node{
+	graph.Nodes[24] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   keywordrule.Table,
 			Columns: keywordrule.Columns,
@@ -690,7 +708,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			keywordrule.FieldEnabled:         {Type: field.TypeBool, Column: keywordrule.FieldEnabled},
 		},
 	}
-	graph.Nodes[24] = &sqlgraph.Node{
+	graph.Nodes[25] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   message.Table,
 			Columns: message.Columns,
@@ -721,7 +739,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			message.FieldReplyToID:         {Type: field.TypeUUID, Column: message.FieldReplyToID},
 		},
 	}
-	graph.Nodes[25] = &sqlgraph.Node{
+	graph.Nodes[26] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   organization.Table,
 			Columns: organization.Columns,
@@ -747,7 +765,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			organization.FieldAllowOpenRegistration: {Type: field.TypeBool, Column: organization.FieldAllowOpenRegistration},
 		},
 	}
-	graph.Nodes[26] = &sqlgraph.Node{
+	graph.Nodes[27] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   organizationmember.Table,
 			Columns: organizationmember.Columns,
@@ -766,7 +784,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			organizationmember.FieldIsDefault:      {Type: field.TypeBool, Column: organizationmember.FieldIsDefault},
 		},
 	}
-	graph.Nodes[27] = &sqlgraph.Node{
+	graph.Nodes[28] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   parkedstatus.Table,
 			Columns: parkedstatus.Columns,
@@ -786,7 +804,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			parkedstatus.FieldPlatformTimestamp: {Type: field.TypeTime, Column: parkedstatus.FieldPlatformTimestamp},
 		},
 	}
-	graph.Nodes[28] = &sqlgraph.Node{
+	graph.Nodes[29] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   permission.Table,
 			Columns: permission.Columns,
@@ -802,7 +820,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			permission.FieldDescription: {Type: field.TypeString, Column: permission.FieldDescription},
 		},
 	}
-	graph.Nodes[29] = &sqlgraph.Node{
+	graph.Nodes[30] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   product.Table,
 			Columns: product.Columns,
@@ -828,7 +846,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			product.FieldIsActive:          {Type: field.TypeBool, Column: product.FieldIsActive},
 		},
 	}
-	graph.Nodes[30] = &sqlgraph.Node{
+	graph.Nodes[31] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   refreshtoken.Table,
 			Columns: refreshtoken.Columns,
@@ -849,7 +867,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			refreshtoken.FieldRevokedAt:      {Type: field.TypeTime, Column: refreshtoken.FieldRevokedAt},
 		},
 	}
-	graph.Nodes[31] = &sqlgraph.Node{
+	graph.Nodes[32] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   role.Table,
 			Columns: role.Columns,
@@ -869,7 +887,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			role.FieldIsDefault:      {Type: field.TypeBool, Column: role.FieldIsDefault},
 		},
 	}
-	graph.Nodes[32] = &sqlgraph.Node{
+	graph.Nodes[33] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   ssoconfig.Table,
 			Columns: ssoconfig.Columns,
@@ -895,7 +913,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			ssoconfig.FieldUserInfoURL:           {Type: field.TypeString, Column: ssoconfig.FieldUserInfoURL},
 		},
 	}
-	graph.Nodes[33] = &sqlgraph.Node{
+	graph.Nodes[34] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tag.Table,
 			Columns: tag.Columns,
@@ -913,7 +931,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tag.FieldColor:          {Type: field.TypeString, Column: tag.FieldColor},
 		},
 	}
-	graph.Nodes[34] = &sqlgraph.Node{
+	graph.Nodes[35] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   team.Table,
 			Columns: team.Columns,
@@ -935,7 +953,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			team.FieldCreatedByID:         {Type: field.TypeUUID, Column: team.FieldCreatedByID},
 		},
 	}
-	graph.Nodes[35] = &sqlgraph.Node{
+	graph.Nodes[36] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   teammember.Table,
 			Columns: teammember.Columns,
@@ -955,7 +973,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			teammember.FieldLastAssignedAt: {Type: field.TypeTime, Column: teammember.FieldLastAssignedAt},
 		},
 	}
-	graph.Nodes[36] = &sqlgraph.Node{
+	graph.Nodes[37] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   template.Table,
 			Columns: template.Columns,
@@ -989,7 +1007,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			template.FieldUpdatedByID:               {Type: field.TypeUUID, Column: template.FieldUpdatedByID},
 		},
 	}
-	graph.Nodes[37] = &sqlgraph.Node{
+	graph.Nodes[38] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -1012,7 +1030,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldSettings:     {Type: field.TypeJSON, Column: user.FieldSettings},
 		},
 	}
-	graph.Nodes[38] = &sqlgraph.Node{
+	graph.Nodes[39] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -1038,7 +1056,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldCompletedAt:    {Type: field.TypeTime, Column: webhookdelivery.FieldCompletedAt},
 		},
 	}
-	graph.Nodes[39] = &sqlgraph.Node{
+	graph.Nodes[40] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdeliveryattempt.Table,
 			Columns: webhookdeliveryattempt.Columns,
@@ -1059,7 +1077,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdeliveryattempt.FieldError:          {Type: field.TypeString, Column: webhookdeliveryattempt.FieldError},
 		},
 	}
-	graph.Nodes[40] = &sqlgraph.Node{
+	graph.Nodes[41] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhooksubscription.Table,
 			Columns: webhooksubscription.Columns,
@@ -2572,6 +2590,66 @@ func (f *AgentTransferFilter) WhereHasContactWith(preds ...predicate.Contact) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *BusinessAccountHoldQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the BusinessAccountHoldQuery builder.
+func (_q *BusinessAccountHoldQuery) Filter() *BusinessAccountHoldFilter {
+	return &BusinessAccountHoldFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *BusinessAccountHoldMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the BusinessAccountHoldMutation builder.
+func (m *BusinessAccountHoldMutation) Filter() *BusinessAccountHoldFilter {
+	return &BusinessAccountHoldFilter{config: m.config, predicateAdder: m}
+}
+
+// BusinessAccountHoldFilter provides a generic filtering capability at runtime for BusinessAccountHoldQuery.
+type BusinessAccountHoldFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *BusinessAccountHoldFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *BusinessAccountHoldFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(businessaccounthold.FieldID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *BusinessAccountHoldFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(businessaccounthold.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *BusinessAccountHoldFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(businessaccounthold.FieldUpdatedAt))
+}
+
+// WhereBusinessID applies the entql string predicate on the business_id field.
+func (f *BusinessAccountHoldFilter) WhereBusinessID(p entql.StringP) {
+	f.Where(p.Field(businessaccounthold.FieldBusinessID))
+}
+
+// WhereOrganizationID applies the entql [16]byte predicate on the organization_id field.
+func (f *BusinessAccountHoldFilter) WhereOrganizationID(p entql.ValueP) {
+	f.Where(p.Field(businessaccounthold.FieldOrganizationID))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *CallLogQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -2600,7 +2678,7 @@ type CallLogFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CallLogFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2758,7 +2836,7 @@ type CallPermissionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CallPermissionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2876,7 +2954,7 @@ type CallTransferFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CallTransferFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3024,7 +3102,7 @@ type CampaignFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CampaignFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3191,7 +3269,7 @@ type CampaignRecipientFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CampaignRecipientFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3334,7 +3412,7 @@ type CannedResponseFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CannedResponseFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3443,7 +3521,7 @@ type CatalogFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CatalogFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3546,7 +3624,7 @@ type ChatbotFlowFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ChatbotFlowFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3645,7 +3723,7 @@ type ChatbotSessionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ChatbotSessionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3773,7 +3851,7 @@ type ChatbotSettingsFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ChatbotSettingsFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4002,7 +4080,7 @@ type ContactFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4211,7 +4289,7 @@ type ContactNoteFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactNoteFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4323,7 +4401,7 @@ type CustomActionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CustomActionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4422,7 +4500,7 @@ type DashboardWidgetFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DashboardWidgetFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4605,7 +4683,7 @@ type FormFlowFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *FormFlowFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4729,7 +4807,7 @@ type IVRFlowFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *IVRFlowFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4853,7 +4931,7 @@ type InboundEventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InboundEventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4948,7 +5026,7 @@ type InvitationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InvitationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5042,7 +5120,7 @@ type KeywordRuleFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *KeywordRuleFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5146,7 +5224,7 @@ type MessageFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *MessageFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5304,7 +5382,7 @@ type OrganizationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OrganizationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5451,7 +5529,7 @@ type OrganizationMemberFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OrganizationMemberFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5563,7 +5641,7 @@ type ParkedStatusFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ParkedStatusFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5652,7 +5730,7 @@ type PermissionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PermissionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5721,7 +5799,7 @@ type ProductFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5854,7 +5932,7 @@ type RefreshTokenFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *RefreshTokenFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5934,7 +6012,7 @@ type RoleFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *RoleFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6037,7 +6115,7 @@ type SSOConfigFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SSOConfigFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6156,7 +6234,7 @@ type TagFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TagFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6235,7 +6313,7 @@ type TeamFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TeamFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[35].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6362,7 +6440,7 @@ type TeamMemberFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TeamMemberFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[35].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[36].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6479,7 +6557,7 @@ type TemplateFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TemplateFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[36].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[37].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6652,7 +6730,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[37].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[38].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6756,7 +6834,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[38].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[39].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6903,7 +6981,7 @@ type WebhookDeliveryAttemptFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryAttemptFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[39].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[40].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7011,7 +7089,7 @@ type WebhookSubscriptionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookSubscriptionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[40].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[41].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

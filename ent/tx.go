@@ -24,6 +24,8 @@ type Tx struct {
 	AgentBreak *AgentBreakClient
 	// AgentTransfer is the client for interacting with the AgentTransfer builders.
 	AgentTransfer *AgentTransferClient
+	// BusinessAccountHold is the client for interacting with the BusinessAccountHold builders.
+	BusinessAccountHold *BusinessAccountHoldClient
 	// CallLog is the client for interacting with the CallLog builders.
 	CallLog *CallLogClient
 	// CallPermission is the client for interacting with the CallPermission builders.
@@ -232,6 +234,7 @@ func (tx *Tx) init() {
 	tx.Account = NewAccountClient(tx.config)
 	tx.AgentBreak = NewAgentBreakClient(tx.config)
 	tx.AgentTransfer = NewAgentTransferClient(tx.config)
+	tx.BusinessAccountHold = NewBusinessAccountHoldClient(tx.config)
 	tx.CallLog = NewCallLogClient(tx.config)
 	tx.CallPermission = NewCallPermissionClient(tx.config)
 	tx.CallTransfer = NewCallTransferClient(tx.config)

@@ -21,6 +21,8 @@ const (
 	FrameContactNoteCreated = "contact_note:created"
 	FrameContactNoteUpdated = "contact_note:updated"
 	FrameContactNoteDeleted = "contact_note:deleted"
+	// A template's review status, quality or category changed.
+	FrameTemplateStatus = "template:status"
 )
 
 // Outbound webhook events (the names subscriptions choose).
@@ -28,6 +30,7 @@ const (
 	HookMessageIncoming = "message:incoming"
 	HookMessageSent     = "message:sent"
 	HookContactCreated  = "contact:created"
+	HookTemplateStatus  = "template:status"
 )
 
 // Type is a kind of domain event and where it goes: the type of its /ws
@@ -56,6 +59,9 @@ var (
 	ContactNoteCreated = Type{Frame: FrameContactNoteCreated}
 	ContactNoteUpdated = Type{Frame: FrameContactNoteUpdated}
 	ContactNoteDeleted = Type{Frame: FrameContactNoteDeleted}
+	// TemplateStatusChanged: a template was submitted, or the platform
+	// reported its review status, quality rating or category.
+	TemplateStatusChanged = Type{Frame: FrameTemplateStatus, Hook: HookTemplateStatus}
 )
 
 // Event is one domain event of an organization. Its payload is encoded

@@ -45,7 +45,11 @@ func TestGraphQLAccounts(t *testing.T) {
 		r.String("data.account.webhookVerifyToken") == "" || r.String("data.account.phoneID") != providertest.PhoneID {
 		t.Fatalf("account: %s", r.Raw)
 	}
-	foreignID := mustGraphQL(t, other, createAccountOp, vars{"in": accountInput("Theirs", "100000000000001")}).String("data.createAccount.id")
+	// Another organization has its own business account (one belongs to
+	// one organization).
+	theirs := accountInput("Theirs", "100000000000001")
+	theirs["businessID"] = "300000000000001"
+	foreignID := mustGraphQL(t, other, createAccountOp, vars{"in": theirs}).String("data.createAccount.id")
 
 	t.Run("CreateAndUpdateHideSecrets", func(t *testing.T) {
 		in := accountInput("Second", "100000000000002")

@@ -48,6 +48,9 @@ func (r *Resolver) SSOConfig() SSOConfigResolver { return &sSOConfigResolver{r} 
 // Team returns TeamResolver implementation.
 func (r *Resolver) Team() TeamResolver { return &teamResolver{r} }
 
+// Template returns TemplateResolver implementation.
+func (r *Resolver) Template() TemplateResolver { return &templateResolver{r} }
+
 // User returns UserResolver implementation.
 func (r *Resolver) User() UserResolver { return &userResolver{r} }
 
@@ -68,6 +71,7 @@ type (
 	roleResolver                struct{ *Resolver }
 	sSOConfigResolver           struct{ *Resolver }
 	teamResolver                struct{ *Resolver }
+	templateResolver            struct{ *Resolver }
 	userResolver                struct{ *Resolver }
 	webhookDeliveryResolver     struct{ *Resolver }
 	webhookSubscriptionResolver struct{ *Resolver }

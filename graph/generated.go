@@ -34,6 +34,7 @@ import (
 	"switchboard/notes"
 	"switchboard/provider"
 	"switchboard/tags"
+	"switchboard/templates"
 	"switchboard/usersettings"
 	"switchboard/webhooks"
 	"switchboard/widgets"
@@ -68,6 +69,7 @@ type ResolverRoot interface {
 	SSOConfig() SSOConfigResolver
 	Subscription() SubscriptionResolver
 	Team() TeamResolver
+	Template() TemplateResolver
 	User() UserResolver
 	WebhookDelivery() WebhookDeliveryResolver
 	WebhookSubscription() WebhookSubscriptionResolver
@@ -672,6 +674,7 @@ type ComplexityRoot struct {
 		CreateRole                   func(childComplexity int, input model.CreateRoleInput) int
 		CreateTag                    func(childComplexity int, input tags.CreateInput) int
 		CreateTeam                   func(childComplexity int, input model.CreateTeamInput) int
+		CreateTemplate               func(childComplexity int, input templates.Input) int
 		CreateUser                   func(childComplexity int, input model.CreateUserInput) int
 		CreateWebhookSubscription    func(childComplexity int, input CreateWebhookInput) int
 		DeclineInvitation            func(childComplexity int, id uuid.UUID) int
@@ -685,9 +688,11 @@ type ComplexityRoot struct {
 		DeleteSSOConfig              func(childComplexity int, provider ssoconfig.Provider) int
 		DeleteTag                    func(childComplexity int, name string) int
 		DeleteTeam                   func(childComplexity int, id uuid.UUID) int
+		DeleteTemplate               func(childComplexity int, id uuid.UUID) int
 		DeleteUser                   func(childComplexity int, id uuid.UUID) int
 		DeleteWebhookSubscription    func(childComplexity int, id uuid.UUID) int
 		MarkContactRead              func(childComplexity int, id uuid.UUID) int
+		PublishTemplate              func(childComplexity int, id uuid.UUID) int
 		RemoveMember                 func(childComplexity int, memberID uuid.UUID) int
 		RemoveTeamMember             func(childComplexity int, teamID uuid.UUID, userID uuid.UUID) int
 		ReplayWebhookDelivery        func(childComplexity int, subscriptionID uuid.UUID, deliveryID uuid.UUID) int
@@ -698,6 +703,7 @@ type ComplexityRoot struct {
 		SetAPIKeyActive              func(childComplexity int, id uuid.UUID, isActive bool) int
 		SetAvailability              func(childComplexity int, isAvailable bool) int
 		SubscribeAccount             func(childComplexity int, id uuid.UUID) int
+		SyncTemplates                func(childComplexity int, chatAccount string) int
 		TestAccount                  func(childComplexity int, id uuid.UUID) int
 		TestWebhookSubscription      func(childComplexity int, id uuid.UUID) int
 		UpdateAccount                func(childComplexity int, id uuid.UUID, input accounts.UpdateInput) int
@@ -712,6 +718,7 @@ type ComplexityRoot struct {
 		UpdateRole                   func(childComplexity int, id uuid.UUID, input model.UpdateRoleInput) int
 		UpdateTag                    func(childComplexity int, name string, input tags.UpdateInput) int
 		UpdateTeam                   func(childComplexity int, id uuid.UUID, input model.UpdateTeamInput) int
+		UpdateTemplate               func(childComplexity int, id uuid.UUID, input templates.Input) int
 		UpdateUser                   func(childComplexity int, id uuid.UUID, input model.UpdateUserInput) int
 		UpdateWebhookSubscription    func(childComplexity int, id uuid.UUID, input UpdateWebhookInput) int
 		UseCannedResponse            func(childComplexity int, id uuid.UUID, contactID *uuid.UUID) int
@@ -867,6 +874,13 @@ type ComplexityRoot struct {
 		UpdatedAt         func(childComplexity int) int
 	}
 
+	PublishTemplatePayload struct {
+		Message            func(childComplexity int) int
+		ProviderTemplateID func(childComplexity int) int
+		Status             func(childComplexity int) int
+		Template           func(childComplexity int) int
+	}
+
 	Query struct {
 		APIKey                 func(childComplexity int, id uuid.UUID) int
 		APIKeys                func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.APIKeyOrder, where *ent.APIKeyWhereInput) int
@@ -897,6 +911,8 @@ type ComplexityRoot struct {
 		Team                   func(childComplexity int, id uuid.UUID) int
 		TeamMembers            func(childComplexity int, teamID uuid.UUID) int
 		Teams                  func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.TeamOrder, where *ent.TeamWhereInput) int
+		Template               func(childComplexity int, id uuid.UUID) int
+		Templates              func(childComplexity int, account *string, status *string, category *string, search *string, page *int, limit *int) int
 		User                   func(childComplexity int, id uuid.UUID) int
 		Users                  func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.UserOrder, where *ent.UserWhereInput) int
 		Viewer                 func(childComplexity int) int
@@ -952,9 +968,10 @@ type ComplexityRoot struct {
 	}
 
 	Subscription struct {
-		ContactChanged       func(childComplexity int) int
-		MessageAdded         func(childComplexity int, contactID *uuid.UUID) int
-		MessageStatusChanged func(childComplexity int, contactID *uuid.UUID) int
+		ContactChanged        func(childComplexity int) int
+		MessageAdded          func(childComplexity int, contactID *uuid.UUID) int
+		MessageStatusChanged  func(childComplexity int, contactID *uuid.UUID) int
+		TemplateStatusChanged func(childComplexity int) int
 	}
 
 	Tag struct {
@@ -1029,6 +1046,7 @@ type ComplexityRoot struct {
 		CodeExpirationMinutes     func(childComplexity int) int
 		CreatedAt                 func(childComplexity int) int
 		CreatedByID               func(childComplexity int) int
+		CreatedByName             func(childComplexity int) int
 		DisplayName               func(childComplexity int) int
 		FooterContent             func(childComplexity int) int
 		HeaderContent             func(childComplexity int) int
@@ -1044,6 +1062,14 @@ type ComplexityRoot struct {
 		Status                    func(childComplexity int) int
 		UpdatedAt                 func(childComplexity int) int
 		UpdatedByID               func(childComplexity int) int
+		UpdatedByName             func(childComplexity int) int
+	}
+
+	TemplatePage struct {
+		Limit     func(childComplexity int) int
+		Page      func(childComplexity int) int
+		Templates func(childComplexity int) int
+		Total     func(childComplexity int) int
 	}
 
 	User struct {
@@ -1253,6 +1279,11 @@ type MutationResolver interface {
 	UpdateDashboardWidget(ctx context.Context, id uuid.UUID, input widgets.Input) (*ent.DashboardWidget, error)
 	DeleteDashboardWidget(ctx context.Context, id uuid.UUID) (bool, error)
 	SaveDashboardLayout(ctx context.Context, items []*widgets.LayoutItem) (int, error)
+	CreateTemplate(ctx context.Context, input templates.Input) (*ent.Template, error)
+	UpdateTemplate(ctx context.Context, id uuid.UUID, input templates.Input) (*ent.Template, error)
+	DeleteTemplate(ctx context.Context, id uuid.UUID) (bool, error)
+	PublishTemplate(ctx context.Context, id uuid.UUID) (*model.PublishTemplatePayload, error)
+	SyncTemplates(ctx context.Context, chatAccount string) (int, error)
 }
 type OrganizationMemberResolver interface {
 	Email(ctx context.Context, obj *ent.OrganizationMember) (string, error)
@@ -1299,6 +1330,8 @@ type QueryResolver interface {
 	WidgetData(ctx context.Context, id uuid.UUID, from *string, to *string) (*widgets.Data, error)
 	DashboardData(ctx context.Context, from *string, to *string) ([]*widgets.Data, error)
 	WidgetDataSources(ctx context.Context) ([]*widgets.Source, error)
+	Templates(ctx context.Context, account *string, status *string, category *string, search *string, page *int, limit *int) (*model.TemplatePage, error)
+	Template(ctx context.Context, id uuid.UUID) (*ent.Template, error)
 }
 type RoleResolver interface {
 	PermissionCount(ctx context.Context, obj *ent.Role) (int, error)
@@ -1310,9 +1343,14 @@ type SubscriptionResolver interface {
 	MessageAdded(ctx context.Context, contactID *uuid.UUID) (<-chan *ent.Message, error)
 	MessageStatusChanged(ctx context.Context, contactID *uuid.UUID) (<-chan *ent.Message, error)
 	ContactChanged(ctx context.Context) (<-chan *ent.Contact, error)
+	TemplateStatusChanged(ctx context.Context) (<-chan *ent.Template, error)
 }
 type TeamResolver interface {
 	MemberCount(ctx context.Context, obj *ent.Team) (int, error)
+}
+type TemplateResolver interface {
+	CreatedByName(ctx context.Context, obj *ent.Template) (*string, error)
+	UpdatedByName(ctx context.Context, obj *ent.Template) (*string, error)
 }
 type UserResolver interface {
 	RoleName(ctx context.Context, obj *ent.User) (*string, error)
@@ -4268,6 +4306,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateTeam(childComplexity, args["input"].(model.CreateTeamInput)), true
+	case "Mutation.createTemplate":
+		if e.ComplexityRoot.Mutation.CreateTemplate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createTemplate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateTemplate(childComplexity, args["input"].(templates.Input)), true
 	case "Mutation.createUser":
 		if e.ComplexityRoot.Mutation.CreateUser == nil {
 			break
@@ -4411,6 +4460,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteTeam(childComplexity, args["id"].(uuid.UUID)), true
+	case "Mutation.deleteTemplate":
+		if e.ComplexityRoot.Mutation.DeleteTemplate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteTemplate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteTemplate(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.deleteUser":
 		if e.ComplexityRoot.Mutation.DeleteUser == nil {
 			break
@@ -4444,6 +4504,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.MarkContactRead(childComplexity, args["id"].(uuid.UUID)), true
+	case "Mutation.publishTemplate":
+		if e.ComplexityRoot.Mutation.PublishTemplate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_publishTemplate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.PublishTemplate(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.removeMember":
 		if e.ComplexityRoot.Mutation.RemoveMember == nil {
 			break
@@ -4554,6 +4625,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SubscribeAccount(childComplexity, args["id"].(uuid.UUID)), true
+	case "Mutation.syncTemplates":
+		if e.ComplexityRoot.Mutation.SyncTemplates == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_syncTemplates_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SyncTemplates(childComplexity, args["chatAccount"].(string)), true
 	case "Mutation.testAccount":
 		if e.ComplexityRoot.Mutation.TestAccount == nil {
 			break
@@ -4708,6 +4790,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateTeam(childComplexity, args["id"].(uuid.UUID), args["input"].(model.UpdateTeamInput)), true
+	case "Mutation.updateTemplate":
+		if e.ComplexityRoot.Mutation.UpdateTemplate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateTemplate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateTemplate(childComplexity, args["id"].(uuid.UUID), args["input"].(templates.Input)), true
 	case "Mutation.updateUser":
 		if e.ComplexityRoot.Mutation.UpdateUser == nil {
 			break
@@ -5358,6 +5451,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Product.UpdatedAt(childComplexity), true
 
+	case "PublishTemplatePayload.message":
+		if e.ComplexityRoot.PublishTemplatePayload.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PublishTemplatePayload.Message(childComplexity), true
+	case "PublishTemplatePayload.providerTemplateID":
+		if e.ComplexityRoot.PublishTemplatePayload.ProviderTemplateID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PublishTemplatePayload.ProviderTemplateID(childComplexity), true
+	case "PublishTemplatePayload.status":
+		if e.ComplexityRoot.PublishTemplatePayload.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PublishTemplatePayload.Status(childComplexity), true
+	case "PublishTemplatePayload.template":
+		if e.ComplexityRoot.PublishTemplatePayload.Template == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PublishTemplatePayload.Template(childComplexity), true
+
 	case "Query.apiKey":
 		if e.ComplexityRoot.Query.APIKey == nil {
 			break
@@ -5643,6 +5761,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Teams(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["search"].(*string), args["orderBy"].(*ent.TeamOrder), args["where"].(*ent.TeamWhereInput)), true
+	case "Query.template":
+		if e.ComplexityRoot.Query.Template == nil {
+			break
+		}
+
+		args, err := ec.field_Query_template_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Template(childComplexity, args["id"].(uuid.UUID)), true
+	case "Query.templates":
+		if e.ComplexityRoot.Query.Templates == nil {
+			break
+		}
+
+		args, err := ec.field_Query_templates_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Templates(childComplexity, args["account"].(*string), args["status"].(*string), args["category"].(*string), args["search"].(*string), args["page"].(*int), args["limit"].(*int)), true
 	case "Query.user":
 		if e.ComplexityRoot.Query.User == nil {
 			break
@@ -5946,6 +6086,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.MessageStatusChanged(childComplexity, args["contactId"].(*uuid.UUID)), true
+	case "Subscription.templateStatusChanged":
+		if e.ComplexityRoot.Subscription.TemplateStatusChanged == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Subscription.TemplateStatusChanged(childComplexity), true
 
 	case "Tag.color":
 		if e.ComplexityRoot.Tag.Color == nil {
@@ -6254,6 +6400,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Template.CreatedByID(childComplexity), true
+	case "Template.createdByName":
+		if e.ComplexityRoot.Template.CreatedByName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Template.CreatedByName(childComplexity), true
 	case "Template.displayName":
 		if e.ComplexityRoot.Template.DisplayName == nil {
 			break
@@ -6344,6 +6496,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Template.UpdatedByID(childComplexity), true
+	case "Template.updatedByName":
+		if e.ComplexityRoot.Template.UpdatedByName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Template.UpdatedByName(childComplexity), true
+
+	case "TemplatePage.limit":
+		if e.ComplexityRoot.TemplatePage.Limit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TemplatePage.Limit(childComplexity), true
+	case "TemplatePage.page":
+		if e.ComplexityRoot.TemplatePage.Page == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TemplatePage.Page(childComplexity), true
+	case "TemplatePage.templates":
+		if e.ComplexityRoot.TemplatePage.Templates == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TemplatePage.Templates(childComplexity), true
+	case "TemplatePage.total":
+		if e.ComplexityRoot.TemplatePage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TemplatePage.Total(childComplexity), true
 
 	case "User.createdAt":
 		if e.ComplexityRoot.User.CreatedAt == nil {
@@ -6970,6 +7153,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputTeamMemberWhereInput,
 		ec.unmarshalInputTeamOrder,
 		ec.unmarshalInputTeamWhereInput,
+		ec.unmarshalInputTemplateInput,
 		ec.unmarshalInputTemplateOrder,
 		ec.unmarshalInputTemplateWhereInput,
 		ec.unmarshalInputUpdateAccountInput,
@@ -16113,6 +16297,76 @@ extend type Mutation {
   saveDashboardLayout(items: [WidgetLayoutItemInput!]!): Int!
 }
 `, BuiltIn: false},
+	{Name: "../templates.graphql", Input: `# Message templates (package templates): drafts, their submission to the
+# platform, sync, and status updates. Changes of a template's review
+# status, quality or category are announced on /ws as template:status and
+# to outbound webhooks subscribed to template:status.
+
+"""A template draft's flat fields (as POST /api/templates). sampleValues
+hold one sample per body variable in order, then one for the TEXT header's
+variable."""
+input TemplateInput {
+  chatAccount: String!
+  name: String!
+  displayName: String
+  language: String!
+  category: String!
+  headerType: String
+  headerContent: String! = ""
+  bodyContent: String! = ""
+  footerContent: String! = ""
+  buttons: [Map!]
+  sampleValues: [String!]
+  addSecurityRecommendation: Boolean! = false
+  codeExpirationMinutes: Int
+}
+
+"""A page of templates, newest first, with the total matching the filter."""
+type TemplatePage {
+  templates: [Template!]!
+  total: Int!
+  page: Int!
+  limit: Int!
+}
+
+"""The answer of publishTemplate."""
+type PublishTemplatePayload {
+  message: String!
+  providerTemplateID: String!
+  status: String!
+  template: Template!
+}
+
+extend type Template {
+  createdByName: String
+  updatedByName: String
+}
+
+extend type Query {
+  """Templates filtered by account name, status, category and a search of
+  name and display name; page from 1, limit 20 by default (at most 100)."""
+  templates(account: String, status: String, category: String, search: String, page: Int, limit: Int): TemplatePage!
+  template(id: ID!): Template!
+}
+
+extend type Mutation {
+  """Creates a draft (status DRAFT)."""
+  createTemplate(input: TemplateInput!): Template!
+  """Replaces a draft; a submitted template is edited at the platform."""
+  updateTemplate(id: ID!, input: TemplateInput!): Template!
+  """Deletes the template, at the platform too when it was submitted."""
+  deleteTemplate(id: ID!): Boolean!
+  """Submits the template for the platform's review."""
+  publishTemplate(id: ID!): PublishTemplatePayload!
+  """Reads every template of the account from the platform; returns how many were stored."""
+  syncTemplates(chatAccount: String!): Int!
+}
+
+extend type Subscription {
+  """Templates whose review status, quality rating or category changed."""
+  templateStatusChanged: Template!
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -17278,6 +17532,20 @@ func (ec *executionContext) childFields_Product(ctx context.Context, field graph
 	return nil, fmt.Errorf("no field named %q was found under type Product", field.Name)
 }
 
+func (ec *executionContext) childFields_PublishTemplatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "message":
+		return ec.fieldContext_PublishTemplatePayload_message(ctx, field)
+	case "providerTemplateID":
+		return ec.fieldContext_PublishTemplatePayload_providerTemplateID(ctx, field)
+	case "status":
+		return ec.fieldContext_PublishTemplatePayload_status(ctx, field)
+	case "template":
+		return ec.fieldContext_PublishTemplatePayload_template(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PublishTemplatePayload", field.Name)
+}
+
 func (ec *executionContext) childFields_Role(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -17538,8 +17806,26 @@ func (ec *executionContext) childFields_Template(ctx context.Context, field grap
 		return ec.fieldContext_Template_organization(ctx, field)
 	case "campaigns":
 		return ec.fieldContext_Template_campaigns(ctx, field)
+	case "createdByName":
+		return ec.fieldContext_Template_createdByName(ctx, field)
+	case "updatedByName":
+		return ec.fieldContext_Template_updatedByName(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Template", field.Name)
+}
+
+func (ec *executionContext) childFields_TemplatePage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "templates":
+		return ec.fieldContext_TemplatePage_templates(ctx, field)
+	case "total":
+		return ec.fieldContext_TemplatePage_total(ctx, field)
+	case "page":
+		return ec.fieldContext_TemplatePage_page(ctx, field)
+	case "limit":
+		return ec.fieldContext_TemplatePage_limit(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TemplatePage", field.Name)
 }
 
 func (ec *executionContext) childFields_User(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -18154,6 +18440,20 @@ func (ec *executionContext) field_Mutation_createTeam_args(ctx context.Context, 
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createTemplate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (templates.Input, error) {
+			return ec.unmarshalNTemplateInput2switchboardᚋtemplatesᚐInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createUser_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -18344,6 +18644,20 @@ func (ec *executionContext) field_Mutation_deleteTeam_args(ctx context.Context, 
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_deleteTemplate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deleteUser_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -18373,6 +18687,20 @@ func (ec *executionContext) field_Mutation_deleteWebhookSubscription_args(ctx co
 }
 
 func (ec *executionContext) field_Mutation_markContactRead_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_publishTemplate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
@@ -18555,6 +18883,20 @@ func (ec *executionContext) field_Mutation_subscribeAccount_args(ctx context.Con
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_syncTemplates_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "chatAccount",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["chatAccount"] = arg0
 	return args, nil
 }
 
@@ -18834,6 +19176,28 @@ func (ec *executionContext) field_Mutation_updateTeam_args(ctx context.Context, 
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.UpdateTeamInput, error) {
 			return ec.unmarshalNUpdateTeamInput2switchboardᚋgraphᚋmodelᚐUpdateTeamInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateTemplate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (templates.Input, error) {
+			return ec.unmarshalNTemplateInput2switchboardᚋtemplatesᚐInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -19729,6 +20093,74 @@ func (ec *executionContext) field_Query_teams_args(ctx context.Context, rawArgs 
 		return nil, err
 	}
 	args["where"] = arg6
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_template_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_templates_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "account",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["account"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "status",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["status"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "category",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["category"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "search",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["search"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg5
 	return args, nil
 }
 
@@ -33676,6 +34108,226 @@ func (ec *executionContext) fieldContext_Mutation_saveDashboardLayout(ctx contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createTemplate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createTemplate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateTemplate(ctx, fc.Args["input"].(templates.Input))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Template) graphql.Marshaler {
+			return ec.marshalNTemplate2ᚖswitchboardᚋentᚐTemplate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createTemplate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Template(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createTemplate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateTemplate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateTemplate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateTemplate(ctx, fc.Args["id"].(uuid.UUID), fc.Args["input"].(templates.Input))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Template) graphql.Marshaler {
+			return ec.marshalNTemplate2ᚖswitchboardᚋentᚐTemplate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateTemplate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Template(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateTemplate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteTemplate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteTemplate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteTemplate(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteTemplate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteTemplate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_publishTemplate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_publishTemplate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().PublishTemplate(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PublishTemplatePayload) graphql.Marshaler {
+			return ec.marshalNPublishTemplatePayload2ᚖswitchboardᚋgraphᚋmodelᚐPublishTemplatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_publishTemplate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PublishTemplatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_publishTemplate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_syncTemplates(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_syncTemplates(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SyncTemplates(ctx, fc.Args["chatAccount"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_syncTemplates(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_syncTemplates_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _MyOrganization_organization(ctx context.Context, field graphql.CollectedField, obj *model.MyOrganization) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -36145,6 +36797,107 @@ func (ec *executionContext) fieldContext_Product_catalog(_ context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _PublishTemplatePayload_message(ctx context.Context, field graphql.CollectedField, obj *model.PublishTemplatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PublishTemplatePayload_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PublishTemplatePayload_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PublishTemplatePayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PublishTemplatePayload_providerTemplateID(ctx context.Context, field graphql.CollectedField, obj *model.PublishTemplatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PublishTemplatePayload_providerTemplateID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ProviderTemplateID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PublishTemplatePayload_providerTemplateID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PublishTemplatePayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PublishTemplatePayload_status(ctx context.Context, field graphql.CollectedField, obj *model.PublishTemplatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PublishTemplatePayload_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PublishTemplatePayload_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PublishTemplatePayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PublishTemplatePayload_template(ctx context.Context, field graphql.CollectedField, obj *model.PublishTemplatePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PublishTemplatePayload_template(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Template, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Template) graphql.Marshaler {
+			return ec.marshalNTemplate2ᚖswitchboardᚋentᚐTemplate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PublishTemplatePayload_template(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PublishTemplatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Template(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_node(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -37697,6 +38450,94 @@ func (ec *executionContext) fieldContext_Query_widgetDataSources(_ context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_templates(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_templates(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Templates(ctx, fc.Args["account"].(*string), fc.Args["status"].(*string), fc.Args["category"].(*string), fc.Args["search"].(*string), fc.Args["page"].(*int), fc.Args["limit"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TemplatePage) graphql.Marshaler {
+			return ec.marshalNTemplatePage2ᚖswitchboardᚋgraphᚋmodelᚐTemplatePage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_templates(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TemplatePage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_templates_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_template(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_template(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Template(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Template) graphql.Marshaler {
+			return ec.marshalNTemplate2ᚖswitchboardᚋentᚐTemplate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_template(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Template(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_template_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -38655,6 +39496,38 @@ func (ec *executionContext) fieldContext_Subscription_contactChanged(_ context.C
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Contact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_templateStatusChanged(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_templateStatusChanged(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Subscription().TemplateStatusChanged(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Template) graphql.Marshaler {
+			return ec.marshalNTemplate2ᚖswitchboardᚋentᚐTemplate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_templateStatusChanged(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Template(ctx, field)
 		},
 	}
 	return fc, nil
@@ -40279,6 +41152,153 @@ func (ec *executionContext) fieldContext_Template_campaigns(_ context.Context, f
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Template_createdByName(ctx context.Context, field graphql.CollectedField, obj *ent.Template) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Template_createdByName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Template().CreatedByName(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Template_createdByName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Template", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Template_updatedByName(ctx context.Context, field graphql.CollectedField, obj *ent.Template) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Template_updatedByName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Template().UpdatedByName(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Template_updatedByName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Template", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TemplatePage_templates(ctx context.Context, field graphql.CollectedField, obj *model.TemplatePage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TemplatePage_templates(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Templates, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Template) graphql.Marshaler {
+			return ec.marshalNTemplate2ᚕᚖswitchboardᚋentᚐTemplateᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TemplatePage_templates(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TemplatePage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Template(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TemplatePage_total(ctx context.Context, field graphql.CollectedField, obj *model.TemplatePage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TemplatePage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TemplatePage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TemplatePage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _TemplatePage_page(ctx context.Context, field graphql.CollectedField, obj *model.TemplatePage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TemplatePage_page(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Page, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TemplatePage_page(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TemplatePage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _TemplatePage_limit(ctx context.Context, field graphql.CollectedField, obj *model.TemplatePage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TemplatePage_limit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Limit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TemplatePage_limit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TemplatePage", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _User_id(ctx context.Context, field graphql.CollectedField, obj *ent.User) (ret graphql.Marshaler) {
@@ -72704,6 +73724,133 @@ func (ec *executionContext) unmarshalInputTeamWhereInput(ctx context.Context, ob
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputTemplateInput(ctx context.Context, obj any) (templates.Input, error) {
+	var it templates.Input
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["headerContent"]; !present {
+		asMap["headerContent"] = ""
+	}
+	if _, present := asMap["bodyContent"]; !present {
+		asMap["bodyContent"] = ""
+	}
+	if _, present := asMap["footerContent"]; !present {
+		asMap["footerContent"] = ""
+	}
+	if _, present := asMap["addSecurityRecommendation"]; !present {
+		asMap["addSecurityRecommendation"] = false
+	}
+
+	fieldsInOrder := [...]string{"chatAccount", "name", "displayName", "language", "category", "headerType", "headerContent", "bodyContent", "footerContent", "buttons", "sampleValues", "addSecurityRecommendation", "codeExpirationMinutes"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "chatAccount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("chatAccount"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ChatAccount = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "displayName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("displayName"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DisplayName = data
+		case "language":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("language"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Language = data
+		case "category":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("category"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Category = data
+		case "headerType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerType"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderType = data
+		case "headerContent":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerContent"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderContent = data
+		case "bodyContent":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("bodyContent"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BodyContent = data
+		case "footerContent":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("footerContent"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FooterContent = data
+		case "buttons":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("buttons"))
+			data, err := ec.unmarshalOMap2ᚕmapᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Buttons = data
+		case "sampleValues":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sampleValues"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SampleValues = data
+		case "addSecurityRecommendation":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("addSecurityRecommendation"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AddSecurityRecommendation = data
+		case "codeExpirationMinutes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("codeExpirationMinutes"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CodeExpirationMinutes = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputTemplateOrder(ctx context.Context, obj any) (ent.TemplateOrder, error) {
 	var it ent.TemplateOrder
 	if obj == nil {
@@ -83498,6 +84645,41 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createTemplate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createTemplate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateTemplate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateTemplate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteTemplate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteTemplate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "publishTemplate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_publishTemplate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "syncTemplates":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_syncTemplates(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -84971,6 +86153,59 @@ func (ec *executionContext) _Product(ctx context.Context, sel ast.SelectionSet, 
 	return out
 }
 
+var publishTemplatePayloadImplementors = []string{"PublishTemplatePayload"}
+
+func (ec *executionContext) _PublishTemplatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.PublishTemplatePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, publishTemplatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PublishTemplatePayload")
+		case "message":
+			out.Values[i] = ec._PublishTemplatePayload_message(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "providerTemplateID":
+			out.Values[i] = ec._PublishTemplatePayload_providerTemplateID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._PublishTemplatePayload_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "template":
+			out.Values[i] = ec._PublishTemplatePayload_template(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var queryImplementors = []string{"Query"}
 
 func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -85827,6 +87062,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "templates":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_templates(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "template":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_template(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -86333,6 +87612,8 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 		return ec._Subscription_messageStatusChanged(ctx, fields[0])
 	case "contactChanged":
 		return ec._Subscription_contactChanged(ctx, fields[0])
+	case "templateStatusChanged":
+		return ec._Subscription_templateStatusChanged(ctx, fields[0])
 	default:
 		panic("unknown field " + strconv.Quote(fields[0].Name))
 	}
@@ -87203,6 +88484,135 @@ func (ec *executionContext) _Template(ctx context.Context, sel ast.SelectionSet,
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "createdByName":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Template_createdByName(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "updatedByName":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Template_updatedByName(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var templatePageImplementors = []string{"TemplatePage"}
+
+func (ec *executionContext) _TemplatePage(ctx context.Context, sel ast.SelectionSet, obj *model.TemplatePage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, templatePageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TemplatePage")
+		case "templates":
+			out.Values[i] = ec._TemplatePage_templates(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._TemplatePage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "page":
+			out.Values[i] = ec._TemplatePage_page(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "limit":
+			out.Values[i] = ec._TemplatePage_limit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -90401,6 +91811,16 @@ func (ec *executionContext) unmarshalNProductWhereInput2ᚖswitchboardᚋentᚐP
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNPublishTemplatePayload2ᚖswitchboardᚋgraphᚋmodelᚐPublishTemplatePayload(ctx context.Context, sel ast.SelectionSet, v *model.PublishTemplatePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PublishTemplatePayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNRole2ᚖswitchboardᚋentᚐRole(ctx context.Context, sel ast.SelectionSet, v *ent.Role) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -90740,6 +92160,32 @@ func (ec *executionContext) unmarshalNTeamWhereInput2ᚖswitchboardᚋentᚐTeam
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNTemplate2ᚕᚖswitchboardᚋentᚐTemplateᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Template) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTemplate2ᚖswitchboardᚋentᚐTemplate(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTemplate2ᚖswitchboardᚋentᚐTemplate(ctx context.Context, sel ast.SelectionSet, v *ent.Template) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Template(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNTemplateCategory2switchboardᚋentᚋtemplateᚐCategory(ctx context.Context, v any) (template.Category, error) {
 	var res template.Category
 	err := res.UnmarshalGQL(v)
@@ -90760,6 +92206,11 @@ func (ec *executionContext) marshalNTemplateHeaderType2switchboardᚋentᚋtempl
 	return v
 }
 
+func (ec *executionContext) unmarshalNTemplateInput2switchboardᚋtemplatesᚐInput(ctx context.Context, v any) (templates.Input, error) {
+	res, err := ec.unmarshalInputTemplateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNTemplateOrderField2ᚖswitchboardᚋentᚐTemplateOrderField(ctx context.Context, v any) (*ent.TemplateOrderField, error) {
 	var res = new(ent.TemplateOrderField)
 	err := res.UnmarshalGQL(v)
@@ -90774,6 +92225,16 @@ func (ec *executionContext) marshalNTemplateOrderField2ᚖswitchboardᚋentᚐTe
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalNTemplatePage2ᚖswitchboardᚋgraphᚋmodelᚐTemplatePage(ctx context.Context, sel ast.SelectionSet, v *model.TemplatePage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TemplatePage(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNTemplateWhereInput2ᚖswitchboardᚋentᚐTemplateWhereInput(ctx context.Context, v any) (*ent.TemplateWhereInput, error) {
@@ -93126,6 +94587,41 @@ func (ec *executionContext) marshalOMap2map(ctx context.Context, sel ast.Selecti
 	_ = ctx
 	res := graphql.MarshalMap(v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOMap2ᚕmapᚄ(ctx context.Context, v any) ([]map[string]any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]map[string]any, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNMap2map(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOMap2ᚕmapᚄ(ctx context.Context, sel ast.SelectionSet, v []map[string]any) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNMap2map(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalOMessage2ᚕᚖswitchboardᚋentᚐMessageᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Message) graphql.Marshaler {

@@ -14,6 +14,7 @@ import (
 	"switchboard/provider"
 	"switchboard/secrets"
 	"switchboard/tags"
+	"switchboard/templates"
 	"switchboard/webhooks"
 	"switchboard/widgets"
 )
@@ -44,6 +45,8 @@ type Resolver struct {
 	Notes *notes.Service
 	// Widgets are the analytics dashboard's widgets.
 	Widgets *widgets.Service
+	// Templates are the message templates and their platform lifecycle.
+	Templates *templates.Service
 }
 
 // db returns the transaction's client when ctx carries one, the root

@@ -253,10 +253,14 @@ func (s *jsonCursor) skipValue() bool {
 
 // The platform's keys of each object decodePayload reads.
 var (
-	payloadKeys  = []string{"object", "entry"}
-	entryKeys    = []string{"id", "changes"}
-	changeKeys   = []string{"field", "value"}
-	valueKeys    = []string{"messaging_product", "metadata", "contacts", "messages", "statuses"}
+	payloadKeys = []string{"object", "entry"}
+	entryKeys   = []string{"id", "changes"}
+	changeKeys  = []string{"field", "value"}
+	// valueKeys after statuses are the template changes' fields, which
+	// encoding/json reads (they are rare): the cursor gives up on them.
+	valueKeys = []string{"messaging_product", "metadata", "contacts", "messages", "statuses",
+		"event", "message_template_id", "message_template_name", "message_template_language",
+		"reason", "new_quality_score", "new_category"}
 	metadataKeys = []string{"display_phone_number", "phone_number_id"}
 	contactKeys  = []string{"profile", "wa_id"}
 	profileKeys  = []string{"name"}
@@ -342,12 +346,14 @@ func (s *jsonCursor) changeValue(v *changeValue) bool {
 				v.Messages = append(v.Messages, rawMessage{})
 				return v.Messages[len(v.Messages)-1].UnmarshalJSON(s.data[start:s.i]) == nil
 			})
-		default:
+		case 4:
 			v.Statuses = []statusUpdate{}
 			return s.array(func() bool {
 				v.Statuses = append(v.Statuses, statusUpdate{})
 				return s.status(&v.Statuses[len(v.Statuses)-1])
 			})
+		default:
+			return false
 		}
 	})
 }

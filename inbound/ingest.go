@@ -99,16 +99,23 @@ func (s *Service) Receive(ctx context.Context, body []byte, signature string) er
 		return apperr.Invalidf("webhook body is not valid JSON")
 	}
 	ids := p.phoneIDs()
-	if len(ids) == 0 {
+	var signers []signer
+	switch {
+	case len(ids) > 0:
+		signers, err = s.signers(ctx, ids)
+	case len(p.businessIDs()) > 0:
+		// Template changes name the business account, not a phone number.
+		signers, err = s.businessSigners(ctx, p.businessIDs())
+	default:
 		s.Log.Info("webhook without phone number id acknowledged", "object", p.object())
 		return nil
 	}
-	signers, err := s.signers(ctx, ids)
 	if err != nil {
 		return err
 	}
 	if len(signers) == 0 {
-		s.Log.Warn("webhook for unknown phone number ids acknowledged", "phone_number_ids", ids)
+		s.Log.Warn("webhook for unknown phone number or business account ids acknowledged", "phone_number_ids", ids,
+			"business_ids", p.businessIDs())
 		return nil
 	}
 	if err := checkSignature(signers, body, signature); err != nil {
@@ -117,7 +124,7 @@ func (s *Service) Receive(ctx context.Context, body []byte, signature string) er
 	sum := sha256.Sum256(body)
 	key, lane := hex.EncodeToString(sum[:]), p.lane()
 	d := &delivery{
-		payload: body, parsed: full, org: signers[0].acc.OrganizationID, phoneID: ids[0],
+		payload: body, parsed: full, org: signers[0].acc.OrganizationID, phoneID: signers[0].acc.PhoneID,
 		key: key, lane: lane, done: make(chan error, 1),
 	}
 	return s.commit(ctx, d)
@@ -283,6 +290,28 @@ func (s *Service) signers(ctx context.Context, ids []string) ([]signer, error) {
 		out = append(out, sgs...)
 	}
 	r.mu.Unlock()
+	return out, nil
+}
+
+// businessSigners returns the accounts of business account ids with
+// their secrets. Template changes are rare: no cache.
+func (s *Service) businessSigners(ctx context.Context, ids []string) ([]signer, error) {
+	accounts, err := s.Client.Account.Query().Where(account.BusinessIDIn(ids...), account.HeldPhoneIDNotNil()).
+		Order(ent.Asc(account.FieldCreatedAt), ent.Asc(account.FieldID)).
+		All(rule.Bypass(ctx, "inbound webhook resolves accounts by business account id"))
+	if err != nil {
+		return nil, apperr.Wrap(err, "account")
+	}
+	out := make([]signer, 0, len(accounts))
+	for _, a := range accounts {
+		sg := signer{acc: a}
+		if len(a.AppSecretEncrypted) > 0 {
+			if sg.secret, err = s.Secrets.Open(a.AppSecretEncrypted); err != nil {
+				return nil, fmt.Errorf("inbound: opening app secret of account %s: %w", a.ID, err)
+			}
+		}
+		out = append(out, sg)
+	}
 	return out, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"switchboard/messaging"
+	"switchboard/templates"
 )
 
 // payload is the platform's webhook body: entries of changes.
@@ -37,6 +38,49 @@ type changeValue struct {
 	Contacts         []changeContact `json:"contacts"`
 	Messages         []rawMessage    `json:"messages"`
 	Statuses         []statusUpdate  `json:"statuses"`
+	// Template changes (fields message_template_status_update,
+	// message_template_quality_update, template_category_update).
+	Event                   string   `json:"event"`
+	MessageTemplateID       flexID   `json:"message_template_id"`
+	MessageTemplateName     string   `json:"message_template_name"`
+	MessageTemplateLanguage string   `json:"message_template_language"`
+	Reason                  flexText `json:"reason"`
+	NewQualityScore         string   `json:"new_quality_score"`
+	NewCategory             string   `json:"new_category"`
+}
+
+// flexID is an id the platform sends as a number or a string.
+type flexID string
+
+// UnmarshalJSON accepts a JSON number or string; anything else is empty.
+func (f *flexID) UnmarshalJSON(b []byte) error {
+	var n json.Number
+	if json.Unmarshal(b, &n) == nil {
+		*f = flexID(n.String())
+		return nil
+	}
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		*f = flexID(s)
+		return nil
+	}
+	*f = ""
+	return nil
+}
+
+// flexText is a text the platform may send as a string or as null (or,
+// for a reason, not at all); anything else is empty.
+type flexText string
+
+// UnmarshalJSON accepts a JSON string; anything else is empty.
+func (f *flexText) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		*f = flexText(s)
+	} else {
+		*f = ""
+	}
+	return nil
 }
 
 type changeMetadata struct {
@@ -100,7 +144,9 @@ func parseTimestamp(s string) (time.Time, bool) {
 type envelope struct {
 	Object string `json:"object"`
 	Entry  []struct {
+		ID      string `json:"id"`
 		Changes []struct {
+			Field string `json:"field"`
 			Value struct {
 				Metadata struct {
 					PhoneNumberID string `json:"phone_number_id"`
@@ -140,10 +186,26 @@ func (p *envelope) phoneIDs() []string {
 	return ids
 }
 
+// businessIDs lists the distinct business account ids (entry ids) of the
+// delivery's template changes, which carry no phone number id.
+func (p *envelope) businessIDs() []string {
+	var ids []string
+	for _, e := range p.Entry {
+		for _, c := range e.Changes {
+			if templates.IsWebhookField(c.Field) && e.ID != "" && !slices.Contains(ids, e.ID) {
+				ids = append(ids, e.ID)
+			}
+		}
+	}
+	return ids
+}
+
 // route is what the ack path reads of a delivery: the phone number ids
-// it is for and its lane.
+// it is for (or the business account ids of template changes) and its
+// lane.
 type route interface {
 	phoneIDs() []string
+	businessIDs() []string
 	lane() int
 	object() string
 }
@@ -176,6 +238,20 @@ func (p *payload) phoneIDs() []string {
 		for _, c := range e.Changes {
 			if id := c.Value.Metadata.PhoneNumberID; id != "" && !slices.Contains(ids, id) {
 				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
+}
+
+// businessIDs lists the distinct business account ids (entry ids) of the
+// delivery's template changes.
+func (p *payload) businessIDs() []string {
+	var ids []string
+	for _, e := range p.Entry {
+		for _, c := range e.Changes {
+			if templates.IsWebhookField(c.Field) && e.ID != "" && !slices.Contains(ids, e.ID) {
+				ids = append(ids, e.ID)
 			}
 		}
 	}

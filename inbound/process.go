@@ -10,6 +10,7 @@ import (
 	"switchboard/ent/inboundevent"
 	"switchboard/ent/rule"
 	"switchboard/messaging"
+	"switchboard/templates"
 )
 
 // processBatch hands a batch of deliveries to messaging, which stores
@@ -26,6 +27,9 @@ func (s *Service) processBatch(ctx context.Context, tx *ent.Tx, evs []*ent.Inbou
 		return err
 	}
 	if err := s.Messaging.StoreReceived(ent.NewTxContext(ctx, tx), inboxes); err != nil {
+		return err
+	}
+	if err := s.applyTemplateChanges(ent.NewTxContext(ctx, tx), parsed); err != nil {
 		return err
 	}
 	ids := make([]string, len(evs))
@@ -90,7 +94,9 @@ func (s *Service) collect(ctx context.Context, parsed []*payload) ([]messaging.I
 		for _, e := range p.Entry {
 			for _, ch := range e.Changes {
 				if ch.Field != "messages" {
-					s.Log.Info("webhook change field not handled; acknowledged", "field", ch.Field)
+					if !templates.IsWebhookField(ch.Field) {
+						s.Log.Info("webhook change field not handled; acknowledged", "field", ch.Field)
+					}
 					continue
 				}
 				changes = append(changes, ch.Value)
@@ -167,4 +173,69 @@ func (s *Service) accountsByPhone(ctx context.Context, ids map[string]bool) (map
 		}
 	}
 	return out, nil
+}
+
+// applyTemplateChanges hands the deliveries' template changes to
+// templates, per business account: to the organization of the oldest
+// account holding that business account id (a business account belongs
+// to one organization; should two hold it, the first one connected).
+func (s *Service) applyTemplateChanges(ctx context.Context, parsed []*payload) error {
+	type waba struct {
+		id  string
+		ups []templates.PlatformUpdate
+	}
+	var order []*waba
+	byID := map[string]*waba{}
+	for _, p := range parsed {
+		if p == nil {
+			continue
+		}
+		for _, e := range p.Entry {
+			for _, ch := range e.Changes {
+				if !templates.IsWebhookField(ch.Field) || e.ID == "" {
+					continue
+				}
+				w := byID[e.ID]
+				if w == nil {
+					w = &waba{id: e.ID}
+					byID[e.ID] = w
+					order = append(order, w)
+				}
+				v := ch.Value
+				w.ups = append(w.ups, templates.PlatformUpdate{
+					Field: ch.Field, TemplateID: string(v.MessageTemplateID), Name: v.MessageTemplateName,
+					Language: v.MessageTemplateLanguage, Status: v.Event, Reason: string(v.Reason),
+					Quality: v.NewQualityScore, Category: v.NewCategory,
+				})
+			}
+		}
+	}
+	if len(order) == 0 {
+		return nil
+	}
+	if s.Templates == nil {
+		s.Log.Info("template changes acknowledged without a templates service", "business_accounts", len(order))
+		return nil
+	}
+	for _, w := range order {
+		signers, err := s.businessSigners(ctx, []string{w.id})
+		if err != nil {
+			return err
+		}
+		if len(signers) == 0 {
+			s.Log.Warn("template changes for an unknown business account id", "business_id", w.id)
+			continue
+		}
+		org := signers[0].acc.OrganizationID
+		var names []string
+		for _, sg := range signers {
+			if sg.acc.OrganizationID == org {
+				names = append(names, sg.acc.Name)
+			}
+		}
+		if err := s.Templates.ApplyPlatformUpdates(ctx, org, names, w.ups); err != nil {
+			return err
+		}
+	}
+	return nil
 }

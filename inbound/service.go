@@ -21,6 +21,7 @@ import (
 	"switchboard/ent/rule"
 	"switchboard/messaging"
 	"switchboard/secrets"
+	"switchboard/templates"
 )
 
 // Service receives platform webhooks and routes them to messaging.
@@ -29,6 +30,9 @@ type Service struct {
 	Secrets *secrets.Box
 	// Messaging stores what the deliveries bring.
 	Messaging *messaging.Service
+	// Templates applies template status, quality and category changes
+	// (nil: they are acknowledged and dropped).
+	Templates *templates.Service
 	// Redis carries wakes between nodes (nil: one node).
 	Redis  *redis.Client
 	Prefix string

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -188,21 +187,15 @@ func interactiveMessage(data map[string]any) (provider.OutgoingMessage, error) {
 // templateMessage rebuilds the platform's template message from what the
 // send stored: name, language, parameters and header media.
 func (s *Service) templateMessage(ctx context.Context, acc provider.Account, m *ent.Message) (*provider.Template, error) {
-	t := &provider.Template{
-		Name:       contentString(m.Content, "template_name"),
-		Language:   contentString(m.Content, "language"),
-		Body:       templateParams(contentStrings(m.Content, "template_params")),
-		HeaderText: templateParams(contentStrings(m.Content, "header_params")),
-	}
 	buttons := contentStrings(m.Content, "button_params")
-	for k, v := range buttons {
-		i, err := strconv.Atoi(k)
-		if err != nil {
+	for k := range buttons {
+		if _, err := strconv.Atoi(k); err != nil {
 			return nil, permanent("template button parameter %q is malformed", k)
 		}
-		t.Buttons = append(t.Buttons, provider.TemplateButton{Index: i, SubType: provider.ButtonURL, Value: v})
 	}
-	sort.Slice(t.Buttons, func(i, j int) bool { return t.Buttons[i].Index < t.Buttons[j].Index })
+	t := templateComponents(contentString(m.Content, "template_name"), contentString(m.Content, "language"), TemplateParams{
+		Body: contentStrings(m.Content, "template_params"), Header: contentStrings(m.Content, "header_params"), Buttons: buttons,
+	})
 	kind, isMedia := map[string]string{"IMAGE": KindImage, "VIDEO": KindVideo, "DOCUMENT": KindDocument}[contentString(m.Content, "header_type")]
 	if !isMedia {
 		return t, nil
@@ -216,32 +209,6 @@ func (s *Service) templateMessage(ctx context.Context, acc provider.Account, m *
 		t.HeaderMedia.Filename = m.MediaFilename
 	}
 	return t, nil
-}
-
-// templateParams orders parameters: positional ones ("1", "2", ...) by
-// number and without names, named ones by name with their names.
-func templateParams(values map[string]string) []provider.TemplateParam {
-	keys := make([]string, 0, len(values))
-	positional := true
-	for k := range values {
-		keys = append(keys, k)
-		if _, err := strconv.Atoi(k); err != nil {
-			positional = false
-		}
-	}
-	if positional {
-		sort.Slice(keys, func(i, j int) bool { a, _ := strconv.Atoi(keys[i]); b, _ := strconv.Atoi(keys[j]); return a < b })
-	} else {
-		sort.Strings(keys)
-	}
-	out := make([]provider.TemplateParam, len(keys))
-	for i, k := range keys {
-		out[i] = provider.TemplateParam{Text: values[k]}
-		if !positional {
-			out[i].Name = k
-		}
-	}
-	return out
 }
 
 // uploadedMediaID returns the platform media id of the message's file,

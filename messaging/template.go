@@ -3,8 +3,8 @@ package messaging
 import (
 	"context"
 	"os"
-	"regexp"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -14,6 +14,8 @@ import (
 	"switchboard/ent"
 	"switchboard/ent/contact"
 	"switchboard/ent/template"
+	"switchboard/provider"
+	"switchboard/templates"
 )
 
 // TypeTemplate is the message type of template messages.
@@ -50,9 +52,6 @@ type TemplateInput struct {
 	HeaderMediaFilename string
 	HeaderFile          *Upload
 }
-
-// variableRE matches a template variable: {{1}} or {{first_name}}.
-var variableRE = regexp.MustCompile(`\{\{\s*([A-Za-z0-9_]+)\s*\}\}`)
 
 // SendTemplate stores a template message and queues it. Templates may be
 // sent outside the customer service window. The sending account is the
@@ -235,23 +234,112 @@ func templateByName(ctx context.Context, db *ent.Client, name, accountName strin
 		name, strings.Join(languages, ", "))
 }
 
+// TemplateParams are the values of one send of a template: Body fills
+// the body variables by name ("1", "2", ... or named ones), Header the one
+// variable of a TEXT header, Buttons the variable of dynamic URL buttons
+// by button index ("0", "1", ...).
+type TemplateParams struct {
+	Body    map[string]string
+	Header  map[string]string
+	Buttons map[string]string
+}
+
+// BindTemplateParams checks p against t's variables (templates.Variables)
+// with the platform's rules for parameter values, and returns the trimmed
+// values to send. headerMedia tells that the send gives header media
+// (refused for TEXT headers). Errors: invalid (a missing, unknown or
+// malformed value).
+func BindTemplateParams(t *ent.Template, p TemplateParams, headerMedia bool) (TemplateParams, error) {
+	body, err := bindParams("template_params", t, templates.VariableNames(t.BodyContent), p.Body)
+	if err != nil {
+		return TemplateParams{}, err
+	}
+	header, err := bindHeaderParams(t, p.Header, headerMedia)
+	if err != nil {
+		return TemplateParams{}, err
+	}
+	buttons, err := bindButtons(t, p.Buttons)
+	if err != nil {
+		return TemplateParams{}, err
+	}
+	return TemplateParams{Body: body, Header: header, Buttons: buttons}, nil
+}
+
+// TemplateComponents is the platform's template message of t sent with
+// bound parameters (BindTemplateParams): positional parameters in order,
+// named ones with their parameter_name, URL button parameters by index.
+// headerMedia fills an IMAGE, VIDEO or DOCUMENT header by platform media
+// id or public link (Filename for documents); it must match the header.
+// Errors: invalid (header media missing or of the wrong kind).
+func TemplateComponents(t *ent.Template, p TemplateParams, headerMedia *provider.Media) (*provider.Template, error) {
+	kind, isMedia := headerKinds[t.HeaderType]
+	switch {
+	case isMedia && headerMedia == nil:
+		return nil, apperr.Invalidf("template %q has a %s header: header media is required", t.Name, t.HeaderType)
+	case !isMedia && headerMedia != nil:
+		return nil, apperr.Invalidf("template %q has no media header: header media is not accepted", t.Name)
+	case isMedia && string(headerMedia.Kind) != kind:
+		return nil, apperr.Invalidf("template %q has a %s header, not %s", t.Name, t.HeaderType, headerMedia.Kind)
+	}
+	out := templateComponents(t.Name, t.Language, p)
+	out.HeaderMedia = headerMedia
+	return out, nil
+}
+
+// templateComponents builds the template message without header media.
+func templateComponents(name, language string, p TemplateParams) *provider.Template {
+	t := &provider.Template{
+		Name: name, Language: language,
+		Body: templateParams(p.Body), HeaderText: templateParams(p.Header),
+	}
+	for k, v := range p.Buttons {
+		i, err := strconv.Atoi(k)
+		if err != nil {
+			continue // bound parameters have index keys
+		}
+		t.Buttons = append(t.Buttons, provider.TemplateButton{Index: i, SubType: provider.ButtonURL, Value: v})
+	}
+	sort.Slice(t.Buttons, func(i, j int) bool { return t.Buttons[i].Index < t.Buttons[j].Index })
+	return t
+}
+
+// templateParams orders parameters: positional ones ("1", "2", ...) by
+// number and without names, named ones by name with their names.
+func templateParams(values map[string]string) []provider.TemplateParam {
+	keys := make([]string, 0, len(values))
+	positional := true
+	for k := range values {
+		keys = append(keys, k)
+		if _, err := strconv.Atoi(k); err != nil {
+			positional = false
+		}
+	}
+	if positional {
+		sort.Slice(keys, func(i, j int) bool { a, _ := strconv.Atoi(keys[i]); b, _ := strconv.Atoi(keys[j]); return a < b })
+	} else {
+		sort.Strings(keys)
+	}
+	out := make([]provider.TemplateParam, len(keys))
+	for i, k := range keys {
+		out[i] = provider.TemplateParam{Text: values[k]}
+		if !positional {
+			out[i].Name = k
+		}
+	}
+	return out
+}
+
 // bindTemplate checks the parameters against the template's variables and
 // returns the message to store: the rendered body, and what the worker
 // needs to build the platform's call.
 func bindTemplate(t *ent.Template, in TemplateInput) (draft, error) {
-	body, err := bindParams("template_params", t, variables(t.BodyContent), in.TemplateParams)
+	p, err := BindTemplateParams(t, TemplateParams{Body: in.TemplateParams, Header: in.HeaderParams, Buttons: in.ButtonParams},
+		in.HeaderMediaID != "" || in.HeaderMediaURL != "" || in.HeaderFile != nil)
 	if err != nil {
 		return draft{}, err
 	}
-	header, err := bindHeaderParams(t, in)
-	if err != nil {
-		return draft{}, err
-	}
-	buttons, err := bindButtons(t, in.ButtonParams)
-	if err != nil {
-		return draft{}, err
-	}
-	rendered := render(t.BodyContent, body)
+	body, header, buttons := p.Body, p.Header, p.Buttons
+	rendered := templates.Render(t.BodyContent, body)
 	content := map[string]any{
 		"body": rendered, "template_name": t.Name, "template_id": t.ID.String(),
 		"language": t.Language, "header_type": string(t.HeaderType),
@@ -260,7 +348,7 @@ func bindTemplate(t *ent.Template, in TemplateInput) (draft, error) {
 	setIfAny(content, "header_params", header)
 	setIfAny(content, "button_params", buttons)
 	if t.HeaderType == template.HeaderTypeTEXT {
-		content["header"] = render(t.HeaderContent, header)
+		content["header"] = templates.Render(t.HeaderContent, header)
 	}
 	if id := strings.TrimSpace(in.HeaderMediaID); id != "" {
 		content["media_id"] = id
@@ -276,28 +364,6 @@ func setIfAny(content map[string]any, key string, values map[string]string) {
 	if len(values) > 0 {
 		content[key] = values
 	}
-}
-
-// variables returns the distinct variable names of text in order of first
-// appearance.
-func variables(text string) []string {
-	var out []string
-	for _, m := range variableRE.FindAllStringSubmatch(text, -1) {
-		if !slices.Contains(out, m[1]) {
-			out = append(out, m[1])
-		}
-	}
-	return out
-}
-
-// render fills text's variables with values.
-func render(text string, values map[string]string) string {
-	return variableRE.ReplaceAllStringFunc(text, func(v string) string {
-		if val, ok := values[variableRE.FindStringSubmatch(v)[1]]; ok {
-			return val
-		}
-		return v
-	})
 }
 
 // bindParams checks that values hold exactly the variables vars, each with
@@ -344,37 +410,30 @@ func checkParam(field, name, val string) error {
 
 // bindHeaderParams checks header_params against the template's header: at
 // most one TEXT header variable, none for other headers.
-func bindHeaderParams(t *ent.Template, in TemplateInput) (map[string]string, error) {
-	if len(in.HeaderParams) > 1 {
-		return nil, apperr.Invalidf("header_params takes at most 1 TEXT header variable, not %d", len(in.HeaderParams))
+func bindHeaderParams(t *ent.Template, values map[string]string, headerMedia bool) (map[string]string, error) {
+	if len(values) > 1 {
+		return nil, apperr.Invalidf("header_params takes at most 1 TEXT header variable, not %d", len(values))
 	}
 	if t.HeaderType != template.HeaderTypeTEXT {
-		if len(in.HeaderParams) > 0 {
+		if len(values) > 0 {
 			return nil, apperr.Invalidf("header_params: template %q has no TEXT header", t.Name)
 		}
 		return nil, nil
 	}
-	if in.HeaderMediaID != "" || in.HeaderMediaURL != "" || in.HeaderFile != nil {
+	if headerMedia {
 		return nil, apperr.Invalidf("template %q has a TEXT header: header media is not accepted", t.Name)
 	}
-	vars := variables(t.HeaderContent)
+	vars := templates.VariableNames(t.HeaderContent)
 	if len(vars) > 1 {
 		return nil, apperr.Invalidf("template %q has %d TEXT header variables; at most 1 is supported", t.Name, len(vars))
 	}
-	return bindParams("header_params", t, vars, in.HeaderParams)
+	return bindParams("header_params", t, vars, values)
 }
 
 // bindButtons checks button_params: one value for every URL button whose
 // URL has a variable, keyed by the button's index.
 func bindButtons(t *ent.Template, values map[string]string) (map[string]string, error) {
-	var dynamic []int
-	for i, b := range t.Buttons {
-		typ, _ := b["type"].(string)
-		link, _ := b["url"].(string)
-		if strings.EqualFold(typ, "URL") && variableRE.MatchString(link) {
-			dynamic = append(dynamic, i)
-		}
-	}
+	dynamic := templates.Variables(t).URLButtons
 	out := make(map[string]string, len(dynamic))
 	for k := range values {
 		i, err := strconv.Atoi(k)

@@ -134,17 +134,12 @@ func (c *Client) UpdateBusinessProfile(ctx context.Context, acc Account, p Busin
 	return c.doSuccess(ctx, acc, r)
 }
 
-// UploadProfilePhoto uploads a JPEG or PNG with the Resumable Upload API and
-// returns the file handle to pass as ProfilePictureHandle: it opens an
-// upload session (POST /{app_id}/uploads?file_name=&file_length=&file_type=,
-// answered {"id": "upload:..."}), then sends the bytes at offset 0
-// (POST /{upload_id} with "Authorization: OAuth <token>" and header
-// file_offset: 0, answered {"h": handle}).
+// UploadProfilePhoto uploads a JPEG or PNG with the Resumable Upload API
+// (UploadResumable) and returns the file handle to pass as
+// ProfilePictureHandle.
 //
-// Errors: ErrInvalid for a missing app id, empty data or a type other than
-// JPEG or PNG; *Error for a Graph error answer (the token's user has no role
-// on the app); ErrUnexpectedResponse when an answer lacks its id or handle;
-// a transport error otherwise.
+// Errors: ErrInvalid for a type other than JPEG or PNG, and as
+// UploadResumable.
 func (c *Client) UploadProfilePhoto(ctx context.Context, acc Account, appID, filename, mimeType string, data []byte) (string, error) {
 	switch mimeType {
 	case "image/jpeg", "image/jpg", "image/png":
@@ -153,6 +148,23 @@ func (c *Client) UploadProfilePhoto(ctx context.Context, acc Account, appID, fil
 	}
 	if len(data) == 0 {
 		return "", fmt.Errorf("%w: profile photo is empty", ErrInvalid)
+	}
+	return c.UploadResumable(ctx, acc, appID, filename, mimeType, data)
+}
+
+// UploadResumable uploads a file with the Resumable Upload API and returns
+// its file handle (a profile photo, a template header sample): it opens an
+// upload session (POST /{app_id}/uploads?file_name=&file_length=&file_type=,
+// answered {"id": "upload:..."}), then sends the bytes at offset 0
+// (POST /{upload_id} with "Authorization: OAuth <token>" and header
+// file_offset: 0, answered {"h": handle}).
+//
+// Errors: ErrInvalid for a missing app id or empty data; *Error for a Graph
+// error answer (the token's user has no role on the app); ErrUnexpectedResponse
+// when an answer lacks its id or handle; a transport error otherwise.
+func (c *Client) UploadResumable(ctx context.Context, acc Account, appID, filename, mimeType string, data []byte) (string, error) {
+	if len(data) == 0 {
+		return "", fmt.Errorf("%w: the file to upload is empty", ErrInvalid)
 	}
 	q := url.Values{"file_length": {strconv.Itoa(len(data))}, "file_type": {mimeType}}
 	if filename != "" {

@@ -44,7 +44,7 @@ func TestAccountPhoneIDBelongsToOneOrganization(t *testing.T) {
 		expectHeldRefusal(t, res)
 	})
 	t.Run("UpdateToAHeldPhoneID", func(t *testing.T) {
-		own := mustCreateAccount(t, intruder, acctBody("Own", map[string]any{"phone_id": "222333444555"}))
+		own := mustCreateAccount(t, intruder, acctBody("Own", map[string]any{"phone_id": "222333444555", "business_id": newBusinessID()}))
 		res := intruder.Do(http.MethodPut, "/api/accounts/"+own, map[string]any{"phone_id": providertest.PhoneID}).
 			ExpectError(t, http.StatusConflict)
 		expectHeldRefusal(t, res)

@@ -279,36 +279,60 @@ const maxMultipartOverhead = 1 << 20
 // body, refusing files over maxBytes and bodies over maxBytes plus
 // maxMultipartOverhead. It returns the part's file name and content.
 func readUpload(c *gin.Context, field string, maxBytes int) (string, []byte, error) {
+	name, data, _, err := readUploadFields(c, field, maxBytes)
+	return name, data, err
+}
+
+// maxUploadField bounds a text field read beside an upload's file.
+const maxUploadField = 1024
+
+// readUploadFields is readUpload that also returns the body's small text
+// fields (before or after the file, at most maxUploadField bytes each).
+func readUploadFields(c *gin.Context, field string, maxBytes int) (string, []byte, map[string]string, error) {
 	tooLarge := apperr.Invalidf("%s is too large (max %d MB)", field, maxBytes>>20)
 	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, int64(maxBytes+maxMultipartOverhead))
 	mr, err := c.Request.MultipartReader()
 	if err != nil {
-		return "", nil, apperr.Invalidf("request must be multipart/form-data with a %s part", field)
+		return "", nil, nil, apperr.Invalidf("request must be multipart/form-data with a %s part", field)
 	}
+	fields := map[string]string{}
+	var name string
+	var data []byte
+	found := false
 	for {
 		part, err := mr.NextPart()
 		var mbe *http.MaxBytesError
 		switch {
 		case errors.Is(err, io.EOF):
-			return "", nil, apperr.Invalidf("%s is required", field)
+			if !found {
+				return "", nil, nil, apperr.Invalidf("%s is required", field)
+			}
+			return name, data, fields, nil
 		case errors.As(err, &mbe):
-			return "", nil, tooLarge
+			return "", nil, nil, tooLarge
 		case err != nil:
-			return "", nil, apperr.Invalidf("malformed multipart body")
+			return "", nil, nil, apperr.Invalidf("malformed multipart body")
 		}
-		if part.FormName() != field {
+		if part.FormName() != field || found {
+			if part.FileName() == "" && len(fields) < 16 {
+				v, err := io.ReadAll(io.LimitReader(part, maxUploadField+1))
+				if err != nil || len(v) > maxUploadField {
+					return "", nil, nil, apperr.Invalidf("form field %s is too long or malformed", part.FormName())
+				}
+				fields[part.FormName()] = string(v)
+			}
 			continue
 		}
-		data, err := io.ReadAll(io.LimitReader(part, int64(maxBytes)+1))
+		data, err = io.ReadAll(io.LimitReader(part, int64(maxBytes)+1))
 		switch {
 		case errors.As(err, &mbe):
-			return "", nil, tooLarge
+			return "", nil, nil, tooLarge
 		case err != nil:
-			return "", nil, apperr.Invalidf("malformed multipart body")
+			return "", nil, nil, apperr.Invalidf("malformed multipart body")
 		case len(data) > maxBytes:
-			return "", nil, tooLarge
+			return "", nil, nil, tooLarge
 		}
-		return part.FileName(), data, nil
+		name, found = part.FileName(), true
 	}
 }
 

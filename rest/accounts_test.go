@@ -67,6 +67,14 @@ func newPhoneID() string {
 
 var phoneIDs atomic.Int64
 
+// newBusinessID returns a business account id no organization holds: a
+// business account belongs to one organization.
+func newBusinessID() string {
+	return fmt.Sprintf("%015d", businessIDs.Add(1)+300000000000000)
+}
+
+var businessIDs atomic.Int64
+
 // mustCreateAccount creates an account and returns its id.
 func mustCreateAccount(tb testing.TB, c *apitest.Client, body map[string]any) string {
 	tb.Helper()
@@ -306,7 +314,7 @@ func TestAccounts(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				<-start
-				owner.Do(http.MethodPost, "/api/accounts", acctBody(fmt.Sprintf("Line %d", i), map[string]any{"phone_id": newPhoneID()}))
+				owner.Do(http.MethodPost, "/api/accounts", acctBody(fmt.Sprintf("Line %d", i), map[string]any{"phone_id": newPhoneID(), "business_id": "400000000000001"}))
 			}()
 		}
 		close(start)
@@ -558,7 +566,7 @@ func TestAccountsAccess(t *testing.T) {
 			t.Errorf("another organization lists our accounts: %s", list.Raw)
 		}
 		// Names are unique per organization only.
-		res := other.Do(http.MethodPost, "/api/accounts", acctBody("Main", map[string]any{"phone_id": newPhoneID()})).ExpectStatus(t, http.StatusCreated)
+		res := other.Do(http.MethodPost, "/api/accounts", acctBody("Main", map[string]any{"phone_id": newPhoneID(), "business_id": newBusinessID()})).ExpectStatus(t, http.StatusCreated)
 		if res.Get("data.is_default_incoming") != true || res.Get("data.is_default_outgoing") != true {
 			t.Errorf("first account of the other organization is not its default: %s", res.Raw)
 		}

@@ -28,6 +28,7 @@ var statusOf = map[apperr.Code]int{
 	apperr.NotFound:        http.StatusNotFound,
 	apperr.TooMany:         http.StatusTooManyRequests,
 	apperr.Unavailable:     http.StatusServiceUnavailable,
+	apperr.BadGateway:      http.StatusBadGateway,
 	apperr.NotImplemented:  http.StatusNotImplemented,
 	apperr.Internal:        http.StatusInternalServerError,
 }

@@ -112,6 +112,7 @@ var multipartRoutes = []fuzzRoute{
 	{http.MethodPost, "/api/messages/media"},
 	{http.MethodPost, "/api/messages/template"},
 	{http.MethodPost, "/api/accounts/0190f1d2-0000-7000-8000-000000000001/business_profile/photo"},
+	{http.MethodPost, "/api/templates/upload-media"},
 }
 
 // multipartSeed builds a well-formed form with the given fields and a file.

@@ -29,6 +29,7 @@ var catalogue = []Event{
 	{Value: EventTransferCreated, Label: "Transfer created", Description: "A transfer to a human agent is requested"},
 	{Value: EventTransferAssigned, Label: "Transfer assigned", Description: "A transfer is assigned to an agent"},
 	{Value: EventTransferResumed, Label: "Transfer resumed", Description: "The chatbot is resumed and the transfer closed"},
+	{Value: events.HookTemplateStatus, Label: "Template status", Description: "A template is submitted, or the platform changes its review status, quality rating or category"},
 }
 
 // Events returns the subscribable events with their labels and

@@ -68,6 +68,18 @@ func (f AgentTransferFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Valu
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AgentTransferMutation", m)
 }
 
+// The BusinessAccountHoldFunc type is an adapter to allow the use of ordinary
+// function as BusinessAccountHold mutator.
+type BusinessAccountHoldFunc func(context.Context, *ent.BusinessAccountHoldMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f BusinessAccountHoldFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.BusinessAccountHoldMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.BusinessAccountHoldMutation", m)
+}
+
 // The CallLogFunc type is an adapter to allow the use of ordinary
 // function as CallLog mutator.
 type CallLogFunc func(context.Context, *ent.CallLogMutation) (ent.Value, error)

@@ -12,6 +12,7 @@ import (
 	"switchboard/ent/agenttransfer"
 	"switchboard/ent/aicontext"
 	"switchboard/ent/apikey"
+	"switchboard/ent/businessaccounthold"
 	"switchboard/ent/calllog"
 	"switchboard/ent/callpermission"
 	"switchboard/ent/calltransfer"
@@ -242,6 +243,33 @@ func (f TraverseAgentTransfer) Traverse(ctx context.Context, q ent.Query) error 
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.AgentTransferQuery", q)
+}
+
+// The BusinessAccountHoldFunc type is an adapter to allow the use of ordinary function as a Querier.
+type BusinessAccountHoldFunc func(context.Context, *ent.BusinessAccountHoldQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f BusinessAccountHoldFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.BusinessAccountHoldQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.BusinessAccountHoldQuery", q)
+}
+
+// The TraverseBusinessAccountHold type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseBusinessAccountHold func(context.Context, *ent.BusinessAccountHoldQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseBusinessAccountHold) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseBusinessAccountHold) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.BusinessAccountHoldQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.BusinessAccountHoldQuery", q)
 }
 
 // The CallLogFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1229,6 +1257,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.AgentBreakQuery, predicate.AgentBreak, agentbreak.OrderOption]{typ: ent.TypeAgentBreak, tq: q}, nil
 	case *ent.AgentTransferQuery:
 		return &query[*ent.AgentTransferQuery, predicate.AgentTransfer, agenttransfer.OrderOption]{typ: ent.TypeAgentTransfer, tq: q}, nil
+	case *ent.BusinessAccountHoldQuery:
+		return &query[*ent.BusinessAccountHoldQuery, predicate.BusinessAccountHold, businessaccounthold.OrderOption]{typ: ent.TypeBusinessAccountHold, tq: q}, nil
 	case *ent.CallLogQuery:
 		return &query[*ent.CallLogQuery, predicate.CallLog, calllog.OrderOption]{typ: ent.TypeCallLog, tq: q}, nil
 	case *ent.CallPermissionQuery:

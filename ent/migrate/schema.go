@@ -251,6 +251,20 @@ var (
 			},
 		},
 	}
+	// BusinessAccountHoldsColumns holds the columns for the "business_account_holds" table.
+	BusinessAccountHoldsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "business_id", Type: field.TypeString, Unique: true},
+		{Name: "organization_id", Type: field.TypeUUID},
+	}
+	// BusinessAccountHoldsTable holds the schema information for the "business_account_holds" table.
+	BusinessAccountHoldsTable = &schema.Table{
+		Name:       "business_account_holds",
+		Columns:    BusinessAccountHoldsColumns,
+		PrimaryKey: []*schema.Column{BusinessAccountHoldsColumns[0]},
+	}
 	// CallLogsColumns holds the columns for the "call_logs" table.
 	CallLogsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -1870,6 +1884,7 @@ var (
 		AccountsTable,
 		AgentBreaksTable,
 		AgentTransfersTable,
+		BusinessAccountHoldsTable,
 		CallLogsTable,
 		CallPermissionsTable,
 		CallTransfersTable,

@@ -21,6 +21,9 @@ type AgentBreak func(*sql.Selector)
 // AgentTransfer is the predicate function for agenttransfer builders.
 type AgentTransfer func(*sql.Selector)
 
+// BusinessAccountHold is the predicate function for businessaccounthold builders.
+type BusinessAccountHold func(*sql.Selector)
+
 // CallLog is the predicate function for calllog builders.
 type CallLog func(*sql.Selector)
 

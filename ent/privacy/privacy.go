@@ -231,6 +231,30 @@ func (f AgentTransferMutationRuleFunc) EvalMutation(ctx context.Context, m ent.M
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.AgentTransferMutation", m)
 }
 
+// The BusinessAccountHoldQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type BusinessAccountHoldQueryRuleFunc func(context.Context, *ent.BusinessAccountHoldQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f BusinessAccountHoldQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.BusinessAccountHoldQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.BusinessAccountHoldQuery", q)
+}
+
+// The BusinessAccountHoldMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type BusinessAccountHoldMutationRuleFunc func(context.Context, *ent.BusinessAccountHoldMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f BusinessAccountHoldMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.BusinessAccountHoldMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.BusinessAccountHoldMutation", m)
+}
+
 // The CallLogQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type CallLogQueryRuleFunc func(context.Context, *ent.CallLogQuery) error
@@ -1140,6 +1164,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.AgentTransferQuery:
 		return q.Filter(), nil
+	case *ent.BusinessAccountHoldQuery:
+		return q.Filter(), nil
 	case *ent.CallLogQuery:
 		return q.Filter(), nil
 	case *ent.CallPermissionQuery:
@@ -1228,6 +1254,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.AgentBreakMutation:
 		return m.Filter(), nil
 	case *ent.AgentTransferMutation:
+		return m.Filter(), nil
+	case *ent.BusinessAccountHoldMutation:
 		return m.Filter(), nil
 	case *ent.CallLogMutation:
 		return m.Filter(), nil

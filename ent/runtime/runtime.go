@@ -9,6 +9,7 @@ import (
 	"switchboard/ent/agenttransfer"
 	"switchboard/ent/aicontext"
 	"switchboard/ent/apikey"
+	"switchboard/ent/businessaccounthold"
 	"switchboard/ent/calllog"
 	"switchboard/ent/callpermission"
 	"switchboard/ent/calltransfer"
@@ -326,6 +327,38 @@ func init() {
 	agenttransferDescID := agenttransferFields[0].Descriptor()
 	// agenttransfer.DefaultID holds the default value on creation for the id field.
 	agenttransfer.DefaultID = agenttransferDescID.Default.(func() uuid.UUID)
+	businessaccountholdMixin := schema.BusinessAccountHold{}.Mixin()
+	businessaccounthold.Policy = privacy.NewPolicies(schema.BusinessAccountHold{})
+	businessaccounthold.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := businessaccounthold.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	businessaccountholdMixinFields0 := businessaccountholdMixin[0].Fields()
+	_ = businessaccountholdMixinFields0
+	businessaccountholdFields := schema.BusinessAccountHold{}.Fields()
+	_ = businessaccountholdFields
+	// businessaccountholdDescCreatedAt is the schema descriptor for created_at field.
+	businessaccountholdDescCreatedAt := businessaccountholdMixinFields0[0].Descriptor()
+	// businessaccounthold.DefaultCreatedAt holds the default value on creation for the created_at field.
+	businessaccounthold.DefaultCreatedAt = businessaccountholdDescCreatedAt.Default.(func() time.Time)
+	// businessaccountholdDescUpdatedAt is the schema descriptor for updated_at field.
+	businessaccountholdDescUpdatedAt := businessaccountholdMixinFields0[1].Descriptor()
+	// businessaccounthold.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	businessaccounthold.DefaultUpdatedAt = businessaccountholdDescUpdatedAt.Default.(func() time.Time)
+	// businessaccounthold.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	businessaccounthold.UpdateDefaultUpdatedAt = businessaccountholdDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// businessaccountholdDescBusinessID is the schema descriptor for business_id field.
+	businessaccountholdDescBusinessID := businessaccountholdFields[1].Descriptor()
+	// businessaccounthold.BusinessIDValidator is a validator for the "business_id" field. It is called by the builders before save.
+	businessaccounthold.BusinessIDValidator = businessaccountholdDescBusinessID.Validators[0].(func(string) error)
+	// businessaccountholdDescID is the schema descriptor for id field.
+	businessaccountholdDescID := businessaccountholdFields[0].Descriptor()
+	// businessaccounthold.DefaultID holds the default value on creation for the id field.
+	businessaccounthold.DefaultID = businessaccountholdDescID.Default.(func() uuid.UUID)
 	calllogMixin := schema.CallLog{}.Mixin()
 	calllog.Policy = privacy.NewPolicies(calllogMixin[0], schema.CallLog{})
 	calllog.Hooks[0] = func(next ent.Mutator) ent.Mutator {

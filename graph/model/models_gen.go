@@ -104,6 +104,14 @@ type PendingInvitation struct {
 	CreatedAt        time.Time `json:"createdAt"`
 }
 
+// The answer of publishTemplate.
+type PublishTemplatePayload struct {
+	Message            string        `json:"message"`
+	ProviderTemplateID string        `json:"providerTemplateID"`
+	Status             string        `json:"status"`
+	Template           *ent.Template `json:"template"`
+}
+
 type SaveSSOConfigInput struct {
 	Provider        ssoconfig.Provider `json:"provider"`
 	ClientID        string             `json:"clientID"`
@@ -118,6 +126,14 @@ type SaveSSOConfigInput struct {
 }
 
 type Subscription struct {
+}
+
+// A page of templates, newest first, with the total matching the filter.
+type TemplatePage struct {
+	Templates []*ent.Template `json:"templates"`
+	Total     int             `json:"total"`
+	Page      int             `json:"page"`
+	Limit     int             `json:"limit"`
 }
 
 type UpdateOrgSettingsInput struct {

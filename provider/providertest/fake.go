@@ -100,6 +100,8 @@ type Fake struct {
 	sessions   map[string]*uploadSession
 	handles    map[string]string
 	sent       []any
+	// templates holds the message templates (templates.go).
+	templates templateStore
 
 	// sends holds fault injection and send counting (faults.go).
 	sends sendState

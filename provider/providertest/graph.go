@@ -51,12 +51,13 @@ func (f *Fake) defaultRoutes() *http.ServeMux {
 	mux.HandleFunc("POST /{phone}/messages", f.sendMessage)
 	mux.HandleFunc("POST /{phone}/media", f.uploadMedia)
 	mux.HandleFunc("GET /{id}", f.getNode)
-	mux.HandleFunc("POST /{id}", f.uploadData)
+	mux.HandleFunc("POST /{id}", f.postNode)
 	mux.HandleFunc("GET /{phone}/whatsapp_business_profile", f.getProfile)
 	mux.HandleFunc("POST /{phone}/whatsapp_business_profile", f.updateProfile)
 	mux.HandleFunc("POST /{waba}/subscribed_apps", f.subscribe)
 	mux.HandleFunc("GET /{waba}/subscribed_apps", f.subscribedApps)
 	mux.HandleFunc("POST /{app}/uploads", f.openUpload)
+	f.templateRoutes(mux)
 	return mux
 }
 

@@ -1,0 +1,234 @@
+package rest
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"switchboard/apperr"
+	"switchboard/templates"
+)
+
+// templateJSON is the spec's Template.
+type templateJSON struct {
+	ID                        uuid.UUID        `json:"id"`
+	ChatAccount               string           `json:"chat_account"`
+	ProviderTemplateID        string           `json:"provider_template_id"`
+	Name                      string           `json:"name"`
+	DisplayName               string           `json:"display_name"`
+	Language                  string           `json:"language"`
+	Category                  string           `json:"category"`
+	Status                    string           `json:"status"`
+	HeaderType                string           `json:"header_type"`
+	HeaderContent             string           `json:"header_content"`
+	BodyContent               string           `json:"body_content"`
+	FooterContent             string           `json:"footer_content"`
+	Buttons                   []map[string]any `json:"buttons"`
+	SampleValues              []string         `json:"sample_values"`
+	AddSecurityRecommendation bool             `json:"add_security_recommendation"`
+	CodeExpirationMinutes     *int             `json:"code_expiration_minutes"`
+	QualityRating             string           `json:"quality_rating"`
+	CreatedByID               *uuid.UUID       `json:"created_by_id"`
+	CreatedByName             string           `json:"created_by_name"`
+	UpdatedByID               *uuid.UUID       `json:"updated_by_id"`
+	UpdatedByName             string           `json:"updated_by_name"`
+	CreatedAt                 time.Time        `json:"created_at"`
+	UpdatedAt                 time.Time        `json:"updated_at"`
+}
+
+func presentTemplate(v *templates.View) templateJSON {
+	t := v.Template
+	buttons, samples := t.Buttons, t.SampleValues
+	if buttons == nil {
+		buttons = []map[string]any{}
+	}
+	if samples == nil {
+		samples = []string{}
+	}
+	return templateJSON{
+		ID: t.ID, ChatAccount: t.ChatAccount, ProviderTemplateID: t.ProviderTemplateID, Name: t.Name,
+		DisplayName: t.DisplayName, Language: t.Language, Category: string(t.Category), Status: t.Status,
+		HeaderType: string(t.HeaderType), HeaderContent: t.HeaderContent, BodyContent: t.BodyContent,
+		FooterContent: t.FooterContent, Buttons: buttons, SampleValues: samples,
+		AddSecurityRecommendation: t.AddSecurityRecommendation, CodeExpirationMinutes: t.CodeExpirationMinutes,
+		QualityRating: t.QualityRating, CreatedByID: t.CreatedByID, CreatedByName: v.CreatedByName,
+		UpdatedByID: t.UpdatedByID, UpdatedByName: v.UpdatedByName, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
+	}
+}
+
+// templateDraftBody is the JSON of template create and update: the flat
+// fields of the spec.
+type templateDraftBody struct {
+	ChatAccount               string           `json:"chat_account"`
+	Name                      string           `json:"name"`
+	DisplayName               *string          `json:"display_name"`
+	Language                  string           `json:"language"`
+	Category                  string           `json:"category"`
+	HeaderType                *string          `json:"header_type"`
+	HeaderContent             string           `json:"header_content"`
+	BodyContent               string           `json:"body_content"`
+	FooterContent             string           `json:"footer_content"`
+	Buttons                   []map[string]any `json:"buttons"`
+	SampleValues              json.RawMessage  `json:"sample_values"`
+	AddSecurityRecommendation bool             `json:"add_security_recommendation"`
+	CodeExpirationMinutes     *int             `json:"code_expiration_minutes"`
+}
+
+func (b templateDraftBody) input() (templates.Input, error) {
+	samples, err := templates.ParseSampleValues(b.SampleValues)
+	if err != nil {
+		return templates.Input{}, err
+	}
+	return templates.Input{
+		ChatAccount: b.ChatAccount, Name: b.Name, DisplayName: b.DisplayName, Language: b.Language,
+		Category: b.Category, HeaderType: b.HeaderType, HeaderContent: b.HeaderContent, BodyContent: b.BodyContent,
+		FooterContent: b.FooterContent, Buttons: b.Buttons, SampleValues: samples,
+		AddSecurityRecommendation: b.AddSecurityRecommendation, CodeExpirationMinutes: b.CodeExpirationMinutes,
+	}, nil
+}
+
+func bindTemplateBody(c *gin.Context) (templates.Input, error) {
+	var b templateDraftBody
+	if err := bindJSON(c, &b, false); err != nil {
+		return templates.Input{}, err
+	}
+	return b.input()
+}
+
+func (a *API) listTemplates(c *gin.Context) (int, any, error) {
+	p, err := bindPage(c, templates.DefaultPageSize)
+	if err != nil {
+		return 0, nil, err
+	}
+	pg, err := a.R.Templates.List(ctx(c), templates.Filter{
+		Account: c.Query("account"), Status: c.Query("status"), Category: c.Query("category"),
+		Search: c.Query("search"), Page: p.Page, Limit: p.Limit,
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	out := make([]templateJSON, len(pg.Templates))
+	for i, v := range pg.Templates {
+		out[i] = presentTemplate(v)
+	}
+	return http.StatusOK, gin.H{"templates": out, "total": pg.Total, "page": pg.Page, "limit": pg.Limit}, nil
+}
+
+func (a *API) getTemplate(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	v, err := a.R.Templates.Get(ctx(c), id)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentTemplate(v), nil
+}
+
+func (a *API) createTemplate(c *gin.Context) (int, any, error) {
+	in, err := bindTemplateBody(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	v, err := a.R.Templates.Create(ctx(c), in)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, presentTemplate(v), nil
+}
+
+func (a *API) updateTemplate(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	in, err := bindTemplateBody(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	v, err := a.R.Templates.Update(ctx(c), id, in)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentTemplate(v), nil
+}
+
+func (a *API) deleteTemplate(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := a.R.Templates.Delete(ctx(c), id); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"message": "Template deleted"}, nil
+}
+
+func (a *API) publishTemplate(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	p, err := a.R.Templates.Publish(ctx(c), id)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{
+		"message": p.Message, "provider_template_id": p.ProviderTemplateID, "status": p.Status,
+		"template": presentTemplate(p.Template),
+	}, nil
+}
+
+func (a *API) syncTemplates(c *gin.Context) (int, any, error) {
+	var b struct {
+		ChatAccount string `json:"chat_account"`
+	}
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	if strings.TrimSpace(b.ChatAccount) == "" {
+		return 0, nil, apperr.Invalidf("chat_account is required")
+	}
+	n, err := a.R.Templates.Sync(ctx(c), b.ChatAccount)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"message": "Templates synced", "count": n}, nil
+}
+
+func (a *API) uploadTemplateMedia(c *gin.Context) (int, any, error) {
+	name, data, fields, err := readUploadFields(c, "file", templates.MaxMediaBytes)
+	if err != nil {
+		return 0, nil, err
+	}
+	account := c.Query("account")
+	if account == "" {
+		account = fields["account"]
+	}
+	m, err := a.R.Templates.UploadMedia(ctx(c), account, name, data)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"handle": m.Handle, "filename": m.Filename, "mime_type": m.MimeType, "size": m.Size}, nil
+}
+
+// templateRoutes: reading is for every member who may read templates
+// (Agents included); writes need templates:create/update/delete. Calls
+// that reach the platform run without the request transaction.
+func (a *API) templateRoutes() []Route {
+	return []Route{
+		{Method: get, Path: "/api/templates", Op: "templates", Handle: a.listTemplates},
+		{Method: post, Path: "/api/templates", Op: "createTemplate", Handle: a.createTemplate},
+		{Method: post, Path: "/api/templates/sync", Op: "syncTemplates", Handle: a.syncTemplates},
+		{Method: post, Path: "/api/templates/upload-media", Op: "uploadTemplateMedia", Handle: a.uploadTemplateMedia},
+		{Method: get, Path: "/api/templates/:id", Op: "template", Handle: a.getTemplate},
+		{Method: put, Path: "/api/templates/:id", Op: "updateTemplate", Handle: a.updateTemplate},
+		{Method: del, Path: "/api/templates/:id", Op: "deleteTemplate", Handle: a.deleteTemplate},
+		{Method: post, Path: "/api/templates/:id/publish", Op: "publishTemplate", Handle: a.publishTemplate},
+	}
+}
