@@ -21,6 +21,9 @@ const (
 	FrameContactNoteCreated = "contact_note:created"
 	FrameContactNoteUpdated = "contact_note:updated"
 	FrameContactNoteDeleted = "contact_note:deleted"
+	// A campaign's state changes and its counters.
+	FrameCampaignStatus   = "campaign:status"
+	FrameCampaignProgress = "campaign:progress"
 )
 
 // Outbound webhook events (the names subscriptions choose).
@@ -28,6 +31,10 @@ const (
 	HookMessageIncoming = "message:incoming"
 	HookMessageSent     = "message:sent"
 	HookContactCreated  = "contact:created"
+	// A campaign's state changes and its counters (at most about one
+	// progress event a second per campaign).
+	HookCampaignStatus   = "campaign:status"
+	HookCampaignProgress = "campaign:progress"
 )
 
 // Type is a kind of domain event and where it goes: the type of its /ws
@@ -56,6 +63,10 @@ var (
 	ContactNoteCreated = Type{Frame: FrameContactNoteCreated}
 	ContactNoteUpdated = Type{Frame: FrameContactNoteUpdated}
 	ContactNoteDeleted = Type{Frame: FrameContactNoteDeleted}
+	// CampaignStatusChanged: a campaign moved to another state.
+	CampaignStatusChanged = Type{Frame: FrameCampaignStatus, Hook: HookCampaignStatus}
+	// CampaignProgress: a campaign's counters moved.
+	CampaignProgress = Type{Frame: FrameCampaignProgress, Hook: HookCampaignProgress}
 )
 
 // Event is one domain event of an organization. Its payload is encoded

@@ -5,6 +5,7 @@ package graph
 import (
 	"context"
 	"switchboard/accounts"
+	"switchboard/campaigns"
 	"switchboard/database"
 
 	"switchboard/ent"
@@ -44,6 +45,8 @@ type Resolver struct {
 	Notes *notes.Service
 	// Widgets are the analytics dashboard's widgets.
 	Widgets *widgets.Service
+	// Campaigns are the bulk campaigns and their sender.
+	Campaigns *campaigns.Service
 }
 
 // db returns the transaction's client when ctx carries one, the root

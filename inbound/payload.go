@@ -62,7 +62,9 @@ type statusUpdate struct {
 	Status      string `json:"status"`
 	Timestamp   string `json:"timestamp"`
 	RecipientID string `json:"recipient_id"`
-	Errors      []struct {
+	// CallbackData echoes the send's biz_opaque_callback_data.
+	CallbackData string `json:"biz_opaque_callback_data"`
+	Errors       []struct {
 		Code      int    `json:"code"`
 		Title     string `json:"title"`
 		Message   string `json:"message"`

@@ -29,6 +29,8 @@ var catalogue = []Event{
 	{Value: EventTransferCreated, Label: "Transfer created", Description: "A transfer to a human agent is requested"},
 	{Value: EventTransferAssigned, Label: "Transfer assigned", Description: "A transfer is assigned to an agent"},
 	{Value: EventTransferResumed, Label: "Transfer resumed", Description: "The chatbot is resumed and the transfer closed"},
+	{Value: events.HookCampaignStatus, Label: "Campaign status", Description: "A campaign is scheduled, starts, pauses, completes, fails or is cancelled"},
+	{Value: events.HookCampaignProgress, Label: "Campaign progress", Description: "A campaign's sent, delivered, read and failed counters moved"},
 }
 
 // Events returns the subscribable events with their labels and
