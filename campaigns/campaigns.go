@@ -15,6 +15,7 @@ import (
 	"context"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -64,8 +65,35 @@ type Service struct {
 	// Workers is the number of concurrent sends of one campaign (default
 	// 8); the limiter sets the pace.
 	Workers int
+	// PairRetry delays a recipient the platform refused for its pair
+	// rate, 131056 (default 10 s).
+	PairRetry time.Duration
 
 	marks progressMarks
+	// tuneMu guards Limiter, PairRetry and SendingTimeout against Tune.
+	tuneMu sync.RWMutex
+}
+
+// Tune replaces the limiter (when l is not nil) and the pair-rate and
+// sending bounds (when positive) of a running service (tests).
+func (s *Service) Tune(l Limiter, pairRetry, sendingTimeout time.Duration) {
+	s.tuneMu.Lock()
+	defer s.tuneMu.Unlock()
+	if l != nil {
+		s.Limiter = l
+	}
+	if pairRetry > 0 {
+		s.PairRetry = pairRetry
+	}
+	if sendingTimeout > 0 {
+		s.SendingTimeout = sendingTimeout
+	}
+}
+
+func (s *Service) limiter() Limiter {
+	s.tuneMu.RLock()
+	defer s.tuneMu.RUnlock()
+	return s.Limiter
 }
 
 func (s *Service) now() time.Time {

@@ -88,6 +88,8 @@ type sender struct {
 }
 
 func (s *Service) sendingTimeout() time.Duration {
+	s.tuneMu.RLock()
+	defer s.tuneMu.RUnlock()
 	if s.SendingTimeout > 0 {
 		return s.SendingTimeout
 	}
@@ -240,12 +242,15 @@ func (snd *sender) sendAll(runCtx, octx context.Context, batch []*ent.CampaignRe
 // the outcome.
 func (snd *sender) sendOne(runCtx, octx context.Context, r *ent.CampaignRecipient) {
 	s := snd.s
-	if err := s.Limiter.Wait(runCtx, snd.acc.PhoneID, snd.rate); err != nil || runCtx.Err() != nil || snd.fatal.Load() != nil {
+	if err := s.limiter().Wait(runCtx, snd.acc.PhoneID, snd.rate); err != nil || runCtx.Err() != nil || snd.fatal.Load() != nil {
 		return
 	}
 	attempt := r.Attempts + 1
+	// The claim holds only while the campaign is sending: a pause or a
+	// cancel stops every claim at once, on every node.
 	n, err := s.Client.CampaignRecipient.Update().
-		Where(campaignrecipient.ID(r.ID), campaignrecipient.StatusEQ(campaignrecipient.StatusPending)).
+		Where(campaignrecipient.ID(r.ID), campaignrecipient.StatusEQ(campaignrecipient.StatusPending),
+			campaignrecipient.HasCampaignWith(campaign.StatusEQ(campaign.StatusSending))).
 		SetStatus(campaignrecipient.StatusSending).SetSendingAt(s.now()).SetAttempts(attempt).ClearRetryAt().Save(octx)
 	if err != nil || n == 0 {
 		if err != nil {
@@ -309,10 +314,16 @@ func (snd *sender) failed(ctx context.Context, r *ent.CampaignRecipient, err err
 	switch {
 	case errors.As(err, &pe) && pe.Code == 130429:
 		d := max(pe.RetryAfter, throughputPause)
-		_ = s.Limiter.Slow(ctx, snd.acc.PhoneID, d)
+		_ = s.limiter().Slow(ctx, snd.acc.PhoneID, d)
 		snd.release(ctx, r, nil)
 	case errors.As(err, &pe) && pe.Code == 131056:
-		at := s.now().Add(pairRetry)
+		wait := pairRetry
+		s.tuneMu.RLock()
+		if s.PairRetry > 0 {
+			wait = s.PairRetry
+		}
+		s.tuneMu.RUnlock()
+		at := s.now().Add(wait)
 		snd.release(ctx, r, &at)
 	case errors.As(err, &pe) && campaignFatalCodes[pe.Code]:
 		reason := strings.TrimPrefix(pe.Error(), "provider: ")
@@ -347,7 +358,7 @@ func notSent(err error) bool {
 func (snd *sender) backoff(ctx context.Context, retryAfter time.Duration) {
 	n := snd.failures.Add(1)
 	d := min(time.Second<<min(n-1, 5), maxBackoff)
-	_ = snd.s.Limiter.Slow(ctx, snd.acc.PhoneID, max(d, retryAfter))
+	_ = snd.s.limiter().Slow(ctx, snd.acc.PhoneID, max(d, retryAfter))
 }
 
 // release puts a claimed recipient back to pending (not sent), to be sent

@@ -120,6 +120,9 @@ func (s *Service) PrepareTemplate(ctx context.Context, in TemplateSend) (*Prepar
 	if err != nil {
 		return nil, err
 	}
+	// The content as it is stored (JSON objects), which templateMessage
+	// reads.
+	d.content = toMap(d.content)
 	if kind := HeaderKind(in.Template); kind != "" {
 		if in.HeaderMediaID == "" {
 			return nil, apperr.Invalidf("template %q has a %s header: the campaign needs its header media", in.Template.Name, in.Template.HeaderType)
