@@ -29,8 +29,8 @@ type gateLimiter struct {
 	tokens  chan struct{}
 	slowed  atomic.Int32
 	waiting atomic.Int32
-	mu     sync.Mutex
-	rates  []float64
+	mu      sync.Mutex
+	rates   []float64
 }
 
 func newGate() *gateLimiter { return &gateLimiter{tokens: make(chan struct{}, 1000)} }
