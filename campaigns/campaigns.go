@@ -215,7 +215,7 @@ func (s *Service) Create(ctx context.Context, in Input) (*ent.Campaign, error) {
 func (s *Service) Update(ctx context.Context, id uuid.UUID, in Input) (*ent.Campaign, error) {
 	var out *ent.Campaign
 	err := database.InTx(ctx, s.Client, func(ctx context.Context, db *ent.Client) error {
-		c, err := lockCampaign(ctx, db, id)
+		c, err := s.lockCampaign(ctx, db, id)
 		if err != nil {
 			return err
 		}
@@ -311,7 +311,7 @@ func (s *Service) apply(ctx context.Context, db *ent.Client, cur *ent.Campaign, 
 // paused or cancelled first. Errors: invalid (sending), not_found.
 func (s *Service) Delete(ctx context.Context, id uuid.UUID) error {
 	return database.InTx(ctx, s.Client, func(ctx context.Context, db *ent.Client) error {
-		c, err := lockCampaign(ctx, db, id)
+		c, err := s.lockCampaign(ctx, db, id)
 		if err != nil {
 			return err
 		}
@@ -323,10 +323,24 @@ func (s *Service) Delete(ctx context.Context, id uuid.UUID) error {
 }
 
 // lockCampaign reads the campaign for update (its row locked until the
-// transaction ends on PostgreSQL). Errors: not_found.
-func lockCampaign(ctx context.Context, db *ent.Client, id uuid.UUID) (*ent.Campaign, error) {
-	c, err := db.Campaign.Query().Where(campaign.ID(id)).ForUpdate().Only(ctx)
+// transaction ends on PostgreSQL; SQLite has one writer at a time).
+// Errors: not_found.
+func (s *Service) lockCampaign(ctx context.Context, db *ent.Client, id uuid.UUID) (*ent.Campaign, error) {
+	q := db.Campaign.Query().Where(campaign.ID(id))
+	if s.Postgres {
+		q = q.ForUpdate()
+	}
+	c, err := q.Only(ctx)
 	return c, apperr.Wrap(err, "campaign")
+}
+
+// lockRecipients locks the recipients q reads until the transaction
+// ends (PostgreSQL; SQLite has one writer at a time and no FOR UPDATE).
+func (s *Service) lockRecipients(q *ent.CampaignRecipientQuery) *ent.CampaignRecipientQuery {
+	if s.Postgres {
+		return q.ForUpdate()
+	}
+	return q
 }
 
 func (s *Service) reload(ctx context.Context, db *ent.Client, id uuid.UUID) (*ent.Campaign, error) {

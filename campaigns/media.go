@@ -88,7 +88,7 @@ func (s *Service) UploadMedia(ctx context.Context, id uuid.UUID, u messaging.Upl
 		return nil, providerError(err)
 	}
 	err = database.InTx(ctx, s.Client, func(ctx context.Context, db *ent.Client) error {
-		c, err := lockCampaign(ctx, db, id)
+		c, err := s.lockCampaign(ctx, db, id)
 		if err != nil {
 			return err
 		}

@@ -85,7 +85,7 @@ func (s *Service) Import(ctx context.Context, id uuid.UUID, in []RecipientInput)
 	}
 	res := &ImportResult{Errors: []ImportError{}}
 	err := database.InTx(ctx, s.Client, func(ctx context.Context, db *ent.Client) error {
-		c, err := lockCampaign(ctx, db, id)
+		c, err := s.lockCampaign(ctx, db, id)
 		if err != nil {
 			return err
 		}
@@ -279,7 +279,7 @@ func (s *Service) Recipients(ctx context.Context, id uuid.UUID, status string, o
 // invalid (not a draft), not_found (campaign, or not its recipient).
 func (s *Service) DeleteRecipient(ctx context.Context, id, recipientID uuid.UUID) error {
 	return database.InTx(ctx, s.Client, func(ctx context.Context, db *ent.Client) error {
-		c, err := lockCampaign(ctx, db, id)
+		c, err := s.lockCampaign(ctx, db, id)
 		if err != nil {
 			return err
 		}

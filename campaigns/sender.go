@@ -380,7 +380,7 @@ func (snd *sender) release(ctx context.Context, r *ent.CampaignRecipient, retryA
 func (snd *sender) finish(ctx context.Context, r *ent.CampaignRecipient, to campaignrecipient.Status, reason string) {
 	s := snd.s
 	err := database.InTx(ctx, s.Client, func(ctx context.Context, db *ent.Client) error {
-		cur, err := db.CampaignRecipient.Query().Where(campaignrecipient.ID(r.ID)).ForUpdate().Only(ctx)
+		cur, err := s.lockRecipients(db.CampaignRecipient.Query().Where(campaignrecipient.ID(r.ID))).Only(ctx)
 		if err != nil || cur.Attempts != r.Attempts {
 			return err
 		}
@@ -402,7 +402,7 @@ func (snd *sender) finish(ctx context.Context, r *ent.CampaignRecipient, to camp
 // already reconciled is left alone.
 func (s *Service) accepted(ctx context.Context, recipientID uuid.UUID, attempt int, p *messaging.PreparedTemplate, wamid string) error {
 	return database.InTx(ctx, s.Client, func(ctx context.Context, db *ent.Client) error {
-		r, err := db.CampaignRecipient.Query().Where(campaignrecipient.ID(recipientID)).ForUpdate().Only(ctx)
+		r, err := s.lockRecipients(db.CampaignRecipient.Query().Where(campaignrecipient.ID(recipientID))).Only(ctx)
 		if ent.IsNotFound(err) {
 			return nil
 		}

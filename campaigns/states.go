@@ -94,7 +94,7 @@ func (s *Service) Start(ctx context.Context, id uuid.UUID) (*ent.Campaign, error
 	var out *ent.Campaign
 	var next string
 	err := database.InTx(ctx, s.Client, func(ctx context.Context, db *ent.Client) error {
-		c, err := lockCampaign(ctx, db, id)
+		c, err := s.lockCampaign(ctx, db, id)
 		if err != nil {
 			return err
 		}
@@ -209,7 +209,7 @@ func (s *Service) Cancel(ctx context.Context, id uuid.UUID) (*ent.Campaign, erro
 func (s *Service) move(ctx context.Context, id uuid.UUID, verb string, to campaign.Status, from ...campaign.Status) (*ent.Campaign, error) {
 	var out *ent.Campaign
 	err := database.InTx(ctx, s.Client, func(ctx context.Context, db *ent.Client) error {
-		c, err := lockCampaign(ctx, db, id)
+		c, err := s.lockCampaign(ctx, db, id)
 		if err != nil {
 			return err
 		}
@@ -242,7 +242,7 @@ func (s *Service) RetryFailed(ctx context.Context, id uuid.UUID) (int, *ent.Camp
 	var out *ent.Campaign
 	var n int
 	err := database.InTx(ctx, s.Client, func(ctx context.Context, db *ent.Client) error {
-		c, err := lockCampaign(ctx, db, id)
+		c, err := s.lockCampaign(ctx, db, id)
 		if err != nil {
 			return err
 		}

@@ -139,8 +139,8 @@ func (s *Service) applyStatuses(ctx context.Context, db *ent.Client, orgID uuid.
 	}
 	var rs []*ent.CampaignRecipient
 	err := database.InChunks(ids, 1, func(part []uuid.UUID) error {
-		got, err := db.CampaignRecipient.Query().Where(campaignrecipient.IDIn(part...)).
-			Order(ent.Asc(campaignrecipient.FieldID)).ForUpdate().All(ctx)
+		got, err := s.lockRecipients(db.CampaignRecipient.Query().Where(campaignrecipient.IDIn(part...)).
+			Order(ent.Asc(campaignrecipient.FieldID))).All(ctx)
 		rs = append(rs, got...)
 		return err
 	})

@@ -19,7 +19,9 @@ import (
 	"switchboard/ent/campaign"
 	"switchboard/ent/campaignrecipient"
 	"switchboard/ent/message"
+	"switchboard/ent/viewer"
 	"switchboard/events"
+	"switchboard/internal/apitest"
 	"switchboard/provider/providertest"
 )
 
@@ -504,4 +506,29 @@ func TestCampaignReconciliation(t *testing.T) {
 	if l.Status != campaignrecipient.StatusFailed || !strings.Contains(l.ErrorMessage, "unknown") {
 		t.Fatalf("lost recipient %+v", l)
 	}
+}
+
+// TestCampaignEmbeddedEngines runs a campaign on SQLite and the
+// in-process Redis: import (ent's bulk builder), send, status counting.
+func TestCampaignEmbeddedEngines(t *testing.T) {
+	fake := providertest.New(t)
+	fake.SetAccessToken(acctToken)
+	env := apitest.New(t, apitest.Setting{Name: "PROVIDER_BASE_URL", Value: fake.URL},
+		apitest.Setting{Name: "DATABASE_URL", Value: ""}, apitest.Setting{Name: "REDIS_URL", Value: ""})
+	mustCreateAccount(t, env.Admin, acctBody("Main", nil))
+	e := &campaignEnv{sendEnv: &sendEnv{Env: env, fake: fake, ctx: viewer.SystemContext(context.Background(), env.OrgID)}}
+	e.tpl = e.newTemplate(t, "promo", func(c *ent.TemplateCreate) { c.SetBodyContent("Hi {{1}}, {{2}} off today") })
+	id := e.newCampaign(t, "Embedded", e.tpl)
+	if res := e.importN(t, id, 100, 3); res.Number("data.imported") != 3 {
+		t.Fatalf("import: %s", res.Raw)
+	}
+	if res := e.importN(t, id, 101, 3); res.Number("data.imported") != 1 || res.Number("data.duplicates") != 2 {
+		t.Fatalf("second import: %s", res.Raw)
+	}
+	e.Admin.Do(http.MethodPost, "/api/campaigns/"+id+"/start", nil).ExpectStatus(t, http.StatusOK)
+	e.waitCampaign(t, id, campaign.StatusCompleted)
+	r := e.recipients(t, id)[0]
+	cb := fmt.Sprintf("cmp:%s:%s:1", id, r.ID)
+	e.postStatuses(t, [3]string{*r.ChatMessageID, "read", cb}, [3]string{*r.ChatMessageID, "delivered", cb})
+	eventually(t, "counters", func() bool { return counters(e.campaign(t, id)) == [4]int{4, 1, 1, 0} })
 }
