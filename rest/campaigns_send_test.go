@@ -80,11 +80,13 @@ func (e *campaignEnv) readyCampaign(t *testing.T, name string, first, n int) str
 	return id
 }
 
-func (e *campaignEnv) campaign(t *testing.T, id string) *ent.Campaign {
-	t.Helper()
+func (e *campaignEnv) campaign(t *testing.T, id string) *ent.Campaign { return e.campaignB(t, id) }
+
+func (e *campaignEnv) campaignB(tb testing.TB, id string) *ent.Campaign {
+	tb.Helper()
 	c, err := e.Client().Campaign.Get(e.ctx, uuid.MustParse(id))
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	return c
 }
