@@ -85,6 +85,8 @@ type sender struct {
 	rate     float64
 	fatal    atomic.Pointer[string]
 	failures atomic.Int32
+	// stop ends the run's claims (the campaign left sending).
+	stop context.CancelFunc
 }
 
 func (s *Service) sendingTimeout() time.Duration {
@@ -139,6 +141,7 @@ func (s *Service) Run(ctx context.Context, org, id uuid.UUID) error {
 	}
 	runCtx, stop := context.WithCancel(octx)
 	defer stop()
+	snd.stop = stop
 	go s.watch(runCtx, id, stop)
 	for {
 		if runCtx.Err() != nil {
@@ -243,6 +246,12 @@ func (snd *sender) sendAll(runCtx, octx context.Context, batch []*ent.CampaignRe
 func (snd *sender) sendOne(runCtx, octx context.Context, r *ent.CampaignRecipient) {
 	s := snd.s
 	if err := s.limiter().Wait(runCtx, snd.acc.PhoneID, snd.rate); err != nil || runCtx.Err() != nil || snd.fatal.Load() != nil {
+		if err != nil && runCtx.Err() == nil {
+			// The limiter cannot answer (its store is down): wait rather
+			// than spin, and send nothing unpaced.
+			s.log().Warn("campaign pacing unavailable", "phone_id", snd.acc.PhoneID, "err", err)
+			_ = sleepCtx(runCtx, time.Second)
+		}
 		return
 	}
 	attempt := r.Attempts + 1
@@ -255,6 +264,8 @@ func (snd *sender) sendOne(runCtx, octx context.Context, r *ent.CampaignRecipien
 	if err != nil || n == 0 {
 		if err != nil {
 			s.log().Warn("claiming a campaign recipient", "recipient_id", r.ID, "err", err)
+		} else if c, err := s.Client.Campaign.Get(octx, snd.c.ID); err != nil || c.Status != campaign.StatusSending {
+			snd.stop() // paused, cancelled or deleted: no more claims
 		}
 		return
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -25,6 +27,9 @@ func BenchmarkCampaignSend(b *testing.B) {
 	env := apitest.New(b, apitest.Setting{Name: "PROVIDER_BASE_URL", Value: fake.URL})
 	mustCreateAccount(b, env.Admin, acctBody("Main", nil))
 	env.App.Campaigns.Tune(&openLimiter{}, 0, 0)
+	if w := os.Getenv("BENCH_CAMPAIGN_WORKERS"); w != "" {
+		env.App.Campaigns.Workers, _ = strconv.Atoi(w)
+	}
 	ctx := viewer.SystemContext(context.Background(), env.OrgID)
 	e := &campaignEnv{sendEnv: &sendEnv{Env: env, fake: fake, ctx: ctx}}
 	tpl, err := env.Client().Template.Create().SetChatAccount("Main").SetName("promo").SetLanguage("en_US").

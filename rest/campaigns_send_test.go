@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"switchboard/campaigns"
 	"switchboard/ent"
 	"switchboard/ent/campaign"
 	"switchboard/ent/campaignrecipient"
@@ -335,18 +336,19 @@ func TestCampaignSchedule(t *testing.T) {
 	if c := e.campaign(t, id); c.Status != campaign.StatusScheduled {
 		t.Fatalf("started early: %s", c.Status)
 	}
-	// Its time passes (as after a restart): two nodes' sweeps at once
-	// start it once.
+	// Its time passes (as after a restart): the sweeps of two nodes
+	// (three at once) start it once.
 	if err := e.Client().Campaign.UpdateOneID(uuid.MustParse(id)).SetScheduledAt(time.Now().Add(-time.Minute)).Exec(e.ctx); err != nil {
 		t.Fatal(err)
 	}
 	live := wsDial(t, e.Server.URL, e.Admin, false)
+	peer, _ := e.Peer()
 	var wg sync.WaitGroup
-	for range 2 {
+	for _, node := range []*campaigns.Service{e.App.Campaigns, peer.Campaigns, e.App.Campaigns} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := e.App.Campaigns.Recover(context.Background()); err != nil {
+			if _, err := node.Recover(context.Background()); err != nil {
 				t.Error(err)
 			}
 		}()
