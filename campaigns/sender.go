@@ -37,6 +37,9 @@ const (
 	// watchInterval is how often the sender reads its campaign's status:
 	// pause and cancel stop it within this (plus the sends in flight).
 	watchInterval = 250 * time.Millisecond
+	// usableEvery is how many watch ticks pass between checks of the
+	// account and template (about 5 s).
+	usableEvery = 20
 	// pairRetry delays a recipient the platform refused for its pair rate
 	// (131056: too many messages to one user).
 	pairRetry = 10 * time.Second
@@ -142,8 +145,11 @@ func (s *Service) Run(ctx context.Context, org, id uuid.UUID) error {
 	runCtx, stop := context.WithCancel(octx)
 	defer stop()
 	snd.stop = stop
-	go s.watch(runCtx, id, stop)
+	go s.watch(runCtx, snd)
 	for {
+		if reason := snd.fatal.Load(); reason != nil {
+			return s.fail(octx, id, *reason)
+		}
 		if runCtx.Err() != nil {
 			return ctx.Err()
 		}
@@ -197,19 +203,29 @@ func (s *Service) newSender(ctx context.Context, c *ent.Campaign) (*sender, erro
 }
 
 // watch cancels the run when the campaign leaves sending (or is gone),
-// reading its status every watchInterval.
-func (s *Service) watch(ctx context.Context, id uuid.UUID, stop context.CancelFunc) {
+// reading its status every watchInterval, and fails it when its account
+// or template becomes unusable (checked every usableEvery ticks).
+func (s *Service) watch(ctx context.Context, snd *sender) {
 	tick := time.NewTicker(watchInterval)
 	defer tick.Stop()
-	for {
+	for n := 1; ; n++ {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
-		c, err := s.Client.Campaign.Query().Where(campaign.ID(id)).Select(campaign.FieldStatus).Only(ctx)
+		c, err := s.Client.Campaign.Query().Where(campaign.ID(snd.c.ID)).Only(ctx)
 		if ent.IsNotFound(err) || (err == nil && c.Status != campaign.StatusSending) {
-			stop()
+			snd.stop()
+			return
+		}
+		if err != nil || n%usableEvery != 0 {
+			continue
+		}
+		if err := s.usable(ctx, s.Client, c); apperr.CodeOf(err) == apperr.Invalid {
+			reason := errText(err)
+			snd.fatal.CompareAndSwap(nil, &reason)
+			snd.stop()
 			return
 		}
 	}

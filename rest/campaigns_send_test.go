@@ -536,3 +536,32 @@ func TestCampaignEmbeddedEngines(t *testing.T) {
 	e.postStatuses(t, [3]string{*r.ChatMessageID, "read", cb}, [3]string{*r.ChatMessageID, "delivered", cb})
 	eventually(t, "counters", func() bool { return counters(e.campaign(t, id)) == [4]int{4, 1, 1, 0} })
 }
+
+// TestCampaignFailsWhenTheTemplateStopsBeingUsable: a template paused at
+// the platform (its status no longer APPROVED) fails the running campaign
+// within seconds; its unsent recipients stay pending.
+func TestCampaignFailsWhenTheTemplateStopsBeingUsable(t *testing.T) {
+	e := newCampaignEnv(t)
+	gate := newGate()
+	e.App.Campaigns.Tune(gate, 0, 0)
+	id := e.readyCampaign(t, "Paused template", 4000, 3)
+	e.Admin.Do(http.MethodPost, "/api/campaigns/"+id+"/start", nil).ExpectStatus(t, http.StatusOK)
+	gate.give(1)
+	eventually(t, "one sent", func() bool { return e.campaign(t, id).SentCount == 1 })
+	if err := e.Client().Template.UpdateOne(e.tpl).SetStatus("PAUSED").Exec(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	c := e.waitCampaign(t, id, campaign.StatusFailed)
+	if !strings.Contains(c.ErrorMessage, "not approved") || c.SentCount != 1 {
+		t.Fatalf("campaign %+v", c)
+	}
+	pending := 0
+	for _, r := range e.recipients(t, id) {
+		if r.Status == campaignrecipient.StatusPending {
+			pending++
+		}
+	}
+	if pending != 2 {
+		t.Fatalf("%d recipients pending, want 2", pending)
+	}
+}
