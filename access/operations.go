@@ -155,6 +155,16 @@ func buildOperations() map[string]Operation {
 		"createDashboardWidget", "updateDashboardWidget", "deleteDashboardWidget", "saveDashboardLayout")
 	special("dashboardWidget", Operation{Perm: "analytics:read", Only: restOnly("GraphQL lists them, and node(id:) reads one")})
 
+	// Campaigns (package campaigns). Starting, pausing, cancelling and
+	// retrying are updates; the media upload calls the platform.
+	add("campaigns:read", "campaigns", "campaign", "campaignRecipients")
+	add("campaigns:create", "createCampaign")
+	add("campaigns:update", "updateCampaign", "importCampaignRecipients", "deleteCampaignRecipient",
+		"startCampaign", "pauseCampaign", "cancelCampaign", "retryFailedCampaign")
+	add("campaigns:delete", "deleteCampaign")
+	special("uploadCampaignMedia", Operation{Perm: "campaigns:update", NoTx: true, Only: multipart})
+	special("campaignProgress", Operation{Perm: "campaigns:read", Only: realTimeGQL})
+
 	// Outbound webhook subscriptions.
 	add("webhooks:read", "webhookSubscriptions", "webhookSubscription", "webhookDeliveries")
 	special("webhookEvents", Operation{Perm: "webhooks:read", Only: graphqlOnly("REST lists them with the subscriptions (available_events)")})

@@ -13,12 +13,14 @@ import (
 	"net/http"
 	"strings"
 	"switchboard/accounts"
+	"switchboard/pacing"
 	"time"
 
 	"github.com/google/uuid"
 
 	"switchboard/access"
 	"switchboard/auth"
+	"switchboard/campaigns"
 	"switchboard/config"
 	"switchboard/database"
 	"switchboard/events"
@@ -59,6 +61,8 @@ type App struct {
 	Access    *access.Service
 	Inbound   *inbound.Service
 	Messaging *messaging.Service
+	// Campaigns sends bulk campaigns.
+	Campaigns *campaigns.Service
 	// Media fetches incoming messages' media into the local store.
 	Media *media.Fetcher
 	// Webhooks delivers events to outbound webhook subscriptions.
@@ -174,6 +178,15 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	}
 	a.Messaging.Register(a.Worker)
 	a.Resolver.Messaging = a.Messaging
+	// Campaigns call the platform themselves (no in-process retries: the
+	// sender paces, slows down and retries per the platform's errors).
+	a.Campaigns = &campaigns.Service{
+		Client: a.DB.Client, Queue: a.Queue, Secrets: box, Media: store, Messaging: a.Messaging,
+		Events: a.Events, Limiter: pacing.New(a.KV.Client(), pacing.Options{Prefix: o.Namespace}), Log: log, Postgres: a.DB.Postgres(),
+		Provider: provider.New(provider.Options{BaseURL: cfg.ProviderBaseURL, Logger: log, MaxRetries: -1}),
+	}
+	a.Campaigns.Register(a.Worker)
+	a.Resolver.Campaigns = a.Campaigns
 	a.Media = &media.Fetcher{
 		Client: a.DB.Client, Provider: a.Resolver.Provider, Secrets: box, Store: store,
 		Tasks: a.Queue, Log: log,
@@ -288,6 +301,7 @@ func (a *App) StartWorkers(ctx context.Context) error {
 	a.recover(ctx, "pending sends", a.Messaging.Recover)
 	a.recover(ctx, "media fetches", a.Media.Recover)
 	a.recover(ctx, "webhook deliveries", a.Webhooks.Recover)
+	a.recover(ctx, "campaigns", a.Campaigns.Recover)
 	// The lanes drain stored platform webhooks, those left pending
 	// included. While the process runs, Redis may lose its tasks (a
 	// restart without persistence): every minute, overdue webhook
@@ -302,6 +316,7 @@ func (a *App) StartWorkers(ctx context.Context) error {
 	go func() {
 		a.sweepEvery(lctx, SweepInterval, a.redisRunID, sweeps{
 			"overdue webhook deliveries": a.Webhooks.RequeueOverdue,
+			"campaigns":                  a.Campaigns.Recover,
 		}, sweeps{
 			"pending sends": a.Messaging.Recover, "media fetches": a.Media.Recover,
 			"webhook deliveries": a.Webhooks.Recover,

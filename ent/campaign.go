@@ -46,6 +46,14 @@ type Campaign struct {
 	FailedCount int `json:"failed_count,omitempty"`
 	// HeaderMediaID holds the value of the "header_media_id" field.
 	HeaderMediaID string `json:"header_media_id,omitempty"`
+	// HeaderMediaPath holds the value of the "header_media_path" field.
+	HeaderMediaPath string `json:"header_media_path,omitempty"`
+	// HeaderMediaFilename holds the value of the "header_media_filename" field.
+	HeaderMediaFilename string `json:"header_media_filename,omitempty"`
+	// HeaderMediaMimeType holds the value of the "header_media_mime_type" field.
+	HeaderMediaMimeType string `json:"header_media_mime_type,omitempty"`
+	// ErrorMessage holds the value of the "error_message" field.
+	ErrorMessage string `json:"error_message,omitempty"`
 	// ScheduledAt holds the value of the "scheduled_at" field.
 	ScheduledAt *time.Time `json:"scheduled_at,omitempty"`
 	// StartedAt holds the value of the "started_at" field.
@@ -117,7 +125,7 @@ func (*Campaign) scanValues(columns []string) ([]any, error) {
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
 		case campaign.FieldTotalRecipients, campaign.FieldSentCount, campaign.FieldDeliveredCount, campaign.FieldReadCount, campaign.FieldFailedCount:
 			values[i] = new(sql.NullInt64)
-		case campaign.FieldName, campaign.FieldChatAccount, campaign.FieldStatus, campaign.FieldHeaderMediaID:
+		case campaign.FieldName, campaign.FieldChatAccount, campaign.FieldStatus, campaign.FieldHeaderMediaID, campaign.FieldHeaderMediaPath, campaign.FieldHeaderMediaFilename, campaign.FieldHeaderMediaMimeType, campaign.FieldErrorMessage:
 			values[i] = new(sql.NullString)
 		case campaign.FieldCreatedAt, campaign.FieldUpdatedAt, campaign.FieldScheduledAt, campaign.FieldStartedAt, campaign.FieldCompletedAt:
 			values[i] = new(sql.NullTime)
@@ -222,6 +230,30 @@ func (_m *Campaign) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field header_media_id", values[i])
 			} else if value.Valid {
 				_m.HeaderMediaID = value.String
+			}
+		case campaign.FieldHeaderMediaPath:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field header_media_path", values[i])
+			} else if value.Valid {
+				_m.HeaderMediaPath = value.String
+			}
+		case campaign.FieldHeaderMediaFilename:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field header_media_filename", values[i])
+			} else if value.Valid {
+				_m.HeaderMediaFilename = value.String
+			}
+		case campaign.FieldHeaderMediaMimeType:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field header_media_mime_type", values[i])
+			} else if value.Valid {
+				_m.HeaderMediaMimeType = value.String
+			}
+		case campaign.FieldErrorMessage:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field error_message", values[i])
+			} else if value.Valid {
+				_m.ErrorMessage = value.String
 			}
 		case campaign.FieldScheduledAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
@@ -342,6 +374,18 @@ func (_m *Campaign) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("header_media_id=")
 	builder.WriteString(_m.HeaderMediaID)
+	builder.WriteString(", ")
+	builder.WriteString("header_media_path=")
+	builder.WriteString(_m.HeaderMediaPath)
+	builder.WriteString(", ")
+	builder.WriteString("header_media_filename=")
+	builder.WriteString(_m.HeaderMediaFilename)
+	builder.WriteString(", ")
+	builder.WriteString("header_media_mime_type=")
+	builder.WriteString(_m.HeaderMediaMimeType)
+	builder.WriteString(", ")
+	builder.WriteString("error_message=")
+	builder.WriteString(_m.ErrorMessage)
 	builder.WriteString(", ")
 	if v := _m.ScheduledAt; v != nil {
 		builder.WriteString("scheduled_at=")

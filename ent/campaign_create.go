@@ -185,6 +185,62 @@ func (_c *CampaignCreate) SetNillableHeaderMediaID(v *string) *CampaignCreate {
 	return _c
 }
 
+// SetHeaderMediaPath sets the "header_media_path" field.
+func (_c *CampaignCreate) SetHeaderMediaPath(v string) *CampaignCreate {
+	_c.mutation.SetHeaderMediaPath(v)
+	return _c
+}
+
+// SetNillableHeaderMediaPath sets the "header_media_path" field if the given value is not nil.
+func (_c *CampaignCreate) SetNillableHeaderMediaPath(v *string) *CampaignCreate {
+	if v != nil {
+		_c.SetHeaderMediaPath(*v)
+	}
+	return _c
+}
+
+// SetHeaderMediaFilename sets the "header_media_filename" field.
+func (_c *CampaignCreate) SetHeaderMediaFilename(v string) *CampaignCreate {
+	_c.mutation.SetHeaderMediaFilename(v)
+	return _c
+}
+
+// SetNillableHeaderMediaFilename sets the "header_media_filename" field if the given value is not nil.
+func (_c *CampaignCreate) SetNillableHeaderMediaFilename(v *string) *CampaignCreate {
+	if v != nil {
+		_c.SetHeaderMediaFilename(*v)
+	}
+	return _c
+}
+
+// SetHeaderMediaMimeType sets the "header_media_mime_type" field.
+func (_c *CampaignCreate) SetHeaderMediaMimeType(v string) *CampaignCreate {
+	_c.mutation.SetHeaderMediaMimeType(v)
+	return _c
+}
+
+// SetNillableHeaderMediaMimeType sets the "header_media_mime_type" field if the given value is not nil.
+func (_c *CampaignCreate) SetNillableHeaderMediaMimeType(v *string) *CampaignCreate {
+	if v != nil {
+		_c.SetHeaderMediaMimeType(*v)
+	}
+	return _c
+}
+
+// SetErrorMessage sets the "error_message" field.
+func (_c *CampaignCreate) SetErrorMessage(v string) *CampaignCreate {
+	_c.mutation.SetErrorMessage(v)
+	return _c
+}
+
+// SetNillableErrorMessage sets the "error_message" field if the given value is not nil.
+func (_c *CampaignCreate) SetNillableErrorMessage(v *string) *CampaignCreate {
+	if v != nil {
+		_c.SetErrorMessage(*v)
+	}
+	return _c
+}
+
 // SetScheduledAt sets the "scheduled_at" field.
 func (_c *CampaignCreate) SetScheduledAt(v time.Time) *CampaignCreate {
 	_c.mutation.SetScheduledAt(v)
@@ -359,6 +415,22 @@ func (_c *CampaignCreate) defaults() error {
 		v := campaign.DefaultHeaderMediaID
 		_c.mutation.SetHeaderMediaID(v)
 	}
+	if _, ok := _c.mutation.HeaderMediaPath(); !ok {
+		v := campaign.DefaultHeaderMediaPath
+		_c.mutation.SetHeaderMediaPath(v)
+	}
+	if _, ok := _c.mutation.HeaderMediaFilename(); !ok {
+		v := campaign.DefaultHeaderMediaFilename
+		_c.mutation.SetHeaderMediaFilename(v)
+	}
+	if _, ok := _c.mutation.HeaderMediaMimeType(); !ok {
+		v := campaign.DefaultHeaderMediaMimeType
+		_c.mutation.SetHeaderMediaMimeType(v)
+	}
+	if _, ok := _c.mutation.ErrorMessage(); !ok {
+		v := campaign.DefaultErrorMessage
+		_c.mutation.SetErrorMessage(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		if campaign.DefaultID == nil {
 			return fmt.Errorf("ent: uninitialized campaign.DefaultID (forgotten import ent/runtime?)")
@@ -447,6 +519,18 @@ func (_c *CampaignCreate) check() error {
 	if _, ok := _c.mutation.HeaderMediaID(); !ok {
 		return &ValidationError{Name: "header_media_id", err: errors.New(`ent: missing required field "Campaign.header_media_id"`)}
 	}
+	if _, ok := _c.mutation.HeaderMediaPath(); !ok {
+		return &ValidationError{Name: "header_media_path", err: errors.New(`ent: missing required field "Campaign.header_media_path"`)}
+	}
+	if _, ok := _c.mutation.HeaderMediaFilename(); !ok {
+		return &ValidationError{Name: "header_media_filename", err: errors.New(`ent: missing required field "Campaign.header_media_filename"`)}
+	}
+	if _, ok := _c.mutation.HeaderMediaMimeType(); !ok {
+		return &ValidationError{Name: "header_media_mime_type", err: errors.New(`ent: missing required field "Campaign.header_media_mime_type"`)}
+	}
+	if _, ok := _c.mutation.ErrorMessage(); !ok {
+		return &ValidationError{Name: "error_message", err: errors.New(`ent: missing required field "Campaign.error_message"`)}
+	}
 	if len(_c.mutation.OrganizationIDs()) == 0 {
 		return &ValidationError{Name: "organization", err: errors.New(`ent: missing required edge "Campaign.organization"`)}
 	}
@@ -529,6 +613,22 @@ func (_c *CampaignCreate) createSpec() (*Campaign, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.HeaderMediaID(); ok {
 		_spec.SetField(campaign.FieldHeaderMediaID, field.TypeString, value)
 		_node.HeaderMediaID = value
+	}
+	if value, ok := _c.mutation.HeaderMediaPath(); ok {
+		_spec.SetField(campaign.FieldHeaderMediaPath, field.TypeString, value)
+		_node.HeaderMediaPath = value
+	}
+	if value, ok := _c.mutation.HeaderMediaFilename(); ok {
+		_spec.SetField(campaign.FieldHeaderMediaFilename, field.TypeString, value)
+		_node.HeaderMediaFilename = value
+	}
+	if value, ok := _c.mutation.HeaderMediaMimeType(); ok {
+		_spec.SetField(campaign.FieldHeaderMediaMimeType, field.TypeString, value)
+		_node.HeaderMediaMimeType = value
+	}
+	if value, ok := _c.mutation.ErrorMessage(); ok {
+		_spec.SetField(campaign.FieldErrorMessage, field.TypeString, value)
+		_node.ErrorMessage = value
 	}
 	if value, ok := _c.mutation.ScheduledAt(); ok {
 		_spec.SetField(campaign.FieldScheduledAt, field.TypeTime, value)
@@ -813,6 +913,54 @@ func (u *CampaignUpsert) SetHeaderMediaID(v string) *CampaignUpsert {
 // UpdateHeaderMediaID sets the "header_media_id" field to the value that was provided on create.
 func (u *CampaignUpsert) UpdateHeaderMediaID() *CampaignUpsert {
 	u.SetExcluded(campaign.FieldHeaderMediaID)
+	return u
+}
+
+// SetHeaderMediaPath sets the "header_media_path" field.
+func (u *CampaignUpsert) SetHeaderMediaPath(v string) *CampaignUpsert {
+	u.Set(campaign.FieldHeaderMediaPath, v)
+	return u
+}
+
+// UpdateHeaderMediaPath sets the "header_media_path" field to the value that was provided on create.
+func (u *CampaignUpsert) UpdateHeaderMediaPath() *CampaignUpsert {
+	u.SetExcluded(campaign.FieldHeaderMediaPath)
+	return u
+}
+
+// SetHeaderMediaFilename sets the "header_media_filename" field.
+func (u *CampaignUpsert) SetHeaderMediaFilename(v string) *CampaignUpsert {
+	u.Set(campaign.FieldHeaderMediaFilename, v)
+	return u
+}
+
+// UpdateHeaderMediaFilename sets the "header_media_filename" field to the value that was provided on create.
+func (u *CampaignUpsert) UpdateHeaderMediaFilename() *CampaignUpsert {
+	u.SetExcluded(campaign.FieldHeaderMediaFilename)
+	return u
+}
+
+// SetHeaderMediaMimeType sets the "header_media_mime_type" field.
+func (u *CampaignUpsert) SetHeaderMediaMimeType(v string) *CampaignUpsert {
+	u.Set(campaign.FieldHeaderMediaMimeType, v)
+	return u
+}
+
+// UpdateHeaderMediaMimeType sets the "header_media_mime_type" field to the value that was provided on create.
+func (u *CampaignUpsert) UpdateHeaderMediaMimeType() *CampaignUpsert {
+	u.SetExcluded(campaign.FieldHeaderMediaMimeType)
+	return u
+}
+
+// SetErrorMessage sets the "error_message" field.
+func (u *CampaignUpsert) SetErrorMessage(v string) *CampaignUpsert {
+	u.Set(campaign.FieldErrorMessage, v)
+	return u
+}
+
+// UpdateErrorMessage sets the "error_message" field to the value that was provided on create.
+func (u *CampaignUpsert) UpdateErrorMessage() *CampaignUpsert {
+	u.SetExcluded(campaign.FieldErrorMessage)
 	return u
 }
 
@@ -1135,6 +1283,62 @@ func (u *CampaignUpsertOne) SetHeaderMediaID(v string) *CampaignUpsertOne {
 func (u *CampaignUpsertOne) UpdateHeaderMediaID() *CampaignUpsertOne {
 	return u.Update(func(s *CampaignUpsert) {
 		s.UpdateHeaderMediaID()
+	})
+}
+
+// SetHeaderMediaPath sets the "header_media_path" field.
+func (u *CampaignUpsertOne) SetHeaderMediaPath(v string) *CampaignUpsertOne {
+	return u.Update(func(s *CampaignUpsert) {
+		s.SetHeaderMediaPath(v)
+	})
+}
+
+// UpdateHeaderMediaPath sets the "header_media_path" field to the value that was provided on create.
+func (u *CampaignUpsertOne) UpdateHeaderMediaPath() *CampaignUpsertOne {
+	return u.Update(func(s *CampaignUpsert) {
+		s.UpdateHeaderMediaPath()
+	})
+}
+
+// SetHeaderMediaFilename sets the "header_media_filename" field.
+func (u *CampaignUpsertOne) SetHeaderMediaFilename(v string) *CampaignUpsertOne {
+	return u.Update(func(s *CampaignUpsert) {
+		s.SetHeaderMediaFilename(v)
+	})
+}
+
+// UpdateHeaderMediaFilename sets the "header_media_filename" field to the value that was provided on create.
+func (u *CampaignUpsertOne) UpdateHeaderMediaFilename() *CampaignUpsertOne {
+	return u.Update(func(s *CampaignUpsert) {
+		s.UpdateHeaderMediaFilename()
+	})
+}
+
+// SetHeaderMediaMimeType sets the "header_media_mime_type" field.
+func (u *CampaignUpsertOne) SetHeaderMediaMimeType(v string) *CampaignUpsertOne {
+	return u.Update(func(s *CampaignUpsert) {
+		s.SetHeaderMediaMimeType(v)
+	})
+}
+
+// UpdateHeaderMediaMimeType sets the "header_media_mime_type" field to the value that was provided on create.
+func (u *CampaignUpsertOne) UpdateHeaderMediaMimeType() *CampaignUpsertOne {
+	return u.Update(func(s *CampaignUpsert) {
+		s.UpdateHeaderMediaMimeType()
+	})
+}
+
+// SetErrorMessage sets the "error_message" field.
+func (u *CampaignUpsertOne) SetErrorMessage(v string) *CampaignUpsertOne {
+	return u.Update(func(s *CampaignUpsert) {
+		s.SetErrorMessage(v)
+	})
+}
+
+// UpdateErrorMessage sets the "error_message" field to the value that was provided on create.
+func (u *CampaignUpsertOne) UpdateErrorMessage() *CampaignUpsertOne {
+	return u.Update(func(s *CampaignUpsert) {
+		s.UpdateErrorMessage()
 	})
 }
 
@@ -1636,6 +1840,62 @@ func (u *CampaignUpsertBulk) SetHeaderMediaID(v string) *CampaignUpsertBulk {
 func (u *CampaignUpsertBulk) UpdateHeaderMediaID() *CampaignUpsertBulk {
 	return u.Update(func(s *CampaignUpsert) {
 		s.UpdateHeaderMediaID()
+	})
+}
+
+// SetHeaderMediaPath sets the "header_media_path" field.
+func (u *CampaignUpsertBulk) SetHeaderMediaPath(v string) *CampaignUpsertBulk {
+	return u.Update(func(s *CampaignUpsert) {
+		s.SetHeaderMediaPath(v)
+	})
+}
+
+// UpdateHeaderMediaPath sets the "header_media_path" field to the value that was provided on create.
+func (u *CampaignUpsertBulk) UpdateHeaderMediaPath() *CampaignUpsertBulk {
+	return u.Update(func(s *CampaignUpsert) {
+		s.UpdateHeaderMediaPath()
+	})
+}
+
+// SetHeaderMediaFilename sets the "header_media_filename" field.
+func (u *CampaignUpsertBulk) SetHeaderMediaFilename(v string) *CampaignUpsertBulk {
+	return u.Update(func(s *CampaignUpsert) {
+		s.SetHeaderMediaFilename(v)
+	})
+}
+
+// UpdateHeaderMediaFilename sets the "header_media_filename" field to the value that was provided on create.
+func (u *CampaignUpsertBulk) UpdateHeaderMediaFilename() *CampaignUpsertBulk {
+	return u.Update(func(s *CampaignUpsert) {
+		s.UpdateHeaderMediaFilename()
+	})
+}
+
+// SetHeaderMediaMimeType sets the "header_media_mime_type" field.
+func (u *CampaignUpsertBulk) SetHeaderMediaMimeType(v string) *CampaignUpsertBulk {
+	return u.Update(func(s *CampaignUpsert) {
+		s.SetHeaderMediaMimeType(v)
+	})
+}
+
+// UpdateHeaderMediaMimeType sets the "header_media_mime_type" field to the value that was provided on create.
+func (u *CampaignUpsertBulk) UpdateHeaderMediaMimeType() *CampaignUpsertBulk {
+	return u.Update(func(s *CampaignUpsert) {
+		s.UpdateHeaderMediaMimeType()
+	})
+}
+
+// SetErrorMessage sets the "error_message" field.
+func (u *CampaignUpsertBulk) SetErrorMessage(v string) *CampaignUpsertBulk {
+	return u.Update(func(s *CampaignUpsert) {
+		s.SetErrorMessage(v)
+	})
+}
+
+// UpdateErrorMessage sets the "error_message" field to the value that was provided on create.
+func (u *CampaignUpsertBulk) UpdateErrorMessage() *CampaignUpsertBulk {
+	return u.Update(func(s *CampaignUpsert) {
+		s.UpdateErrorMessage()
 	})
 }
 

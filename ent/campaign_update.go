@@ -219,6 +219,62 @@ func (_u *CampaignUpdate) SetNillableHeaderMediaID(v *string) *CampaignUpdate {
 	return _u
 }
 
+// SetHeaderMediaPath sets the "header_media_path" field.
+func (_u *CampaignUpdate) SetHeaderMediaPath(v string) *CampaignUpdate {
+	_u.mutation.SetHeaderMediaPath(v)
+	return _u
+}
+
+// SetNillableHeaderMediaPath sets the "header_media_path" field if the given value is not nil.
+func (_u *CampaignUpdate) SetNillableHeaderMediaPath(v *string) *CampaignUpdate {
+	if v != nil {
+		_u.SetHeaderMediaPath(*v)
+	}
+	return _u
+}
+
+// SetHeaderMediaFilename sets the "header_media_filename" field.
+func (_u *CampaignUpdate) SetHeaderMediaFilename(v string) *CampaignUpdate {
+	_u.mutation.SetHeaderMediaFilename(v)
+	return _u
+}
+
+// SetNillableHeaderMediaFilename sets the "header_media_filename" field if the given value is not nil.
+func (_u *CampaignUpdate) SetNillableHeaderMediaFilename(v *string) *CampaignUpdate {
+	if v != nil {
+		_u.SetHeaderMediaFilename(*v)
+	}
+	return _u
+}
+
+// SetHeaderMediaMimeType sets the "header_media_mime_type" field.
+func (_u *CampaignUpdate) SetHeaderMediaMimeType(v string) *CampaignUpdate {
+	_u.mutation.SetHeaderMediaMimeType(v)
+	return _u
+}
+
+// SetNillableHeaderMediaMimeType sets the "header_media_mime_type" field if the given value is not nil.
+func (_u *CampaignUpdate) SetNillableHeaderMediaMimeType(v *string) *CampaignUpdate {
+	if v != nil {
+		_u.SetHeaderMediaMimeType(*v)
+	}
+	return _u
+}
+
+// SetErrorMessage sets the "error_message" field.
+func (_u *CampaignUpdate) SetErrorMessage(v string) *CampaignUpdate {
+	_u.mutation.SetErrorMessage(v)
+	return _u
+}
+
+// SetNillableErrorMessage sets the "error_message" field if the given value is not nil.
+func (_u *CampaignUpdate) SetNillableErrorMessage(v *string) *CampaignUpdate {
+	if v != nil {
+		_u.SetErrorMessage(*v)
+	}
+	return _u
+}
+
 // SetScheduledAt sets the "scheduled_at" field.
 func (_u *CampaignUpdate) SetScheduledAt(v time.Time) *CampaignUpdate {
 	_u.mutation.SetScheduledAt(v)
@@ -503,6 +559,18 @@ func (_u *CampaignUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.HeaderMediaID(); ok {
 		_spec.SetField(campaign.FieldHeaderMediaID, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.HeaderMediaPath(); ok {
+		_spec.SetField(campaign.FieldHeaderMediaPath, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.HeaderMediaFilename(); ok {
+		_spec.SetField(campaign.FieldHeaderMediaFilename, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.HeaderMediaMimeType(); ok {
+		_spec.SetField(campaign.FieldHeaderMediaMimeType, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.ErrorMessage(); ok {
+		_spec.SetField(campaign.FieldErrorMessage, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.ScheduledAt(); ok {
 		_spec.SetField(campaign.FieldScheduledAt, field.TypeTime, value)
@@ -807,6 +875,62 @@ func (_u *CampaignUpdateOne) SetHeaderMediaID(v string) *CampaignUpdateOne {
 func (_u *CampaignUpdateOne) SetNillableHeaderMediaID(v *string) *CampaignUpdateOne {
 	if v != nil {
 		_u.SetHeaderMediaID(*v)
+	}
+	return _u
+}
+
+// SetHeaderMediaPath sets the "header_media_path" field.
+func (_u *CampaignUpdateOne) SetHeaderMediaPath(v string) *CampaignUpdateOne {
+	_u.mutation.SetHeaderMediaPath(v)
+	return _u
+}
+
+// SetNillableHeaderMediaPath sets the "header_media_path" field if the given value is not nil.
+func (_u *CampaignUpdateOne) SetNillableHeaderMediaPath(v *string) *CampaignUpdateOne {
+	if v != nil {
+		_u.SetHeaderMediaPath(*v)
+	}
+	return _u
+}
+
+// SetHeaderMediaFilename sets the "header_media_filename" field.
+func (_u *CampaignUpdateOne) SetHeaderMediaFilename(v string) *CampaignUpdateOne {
+	_u.mutation.SetHeaderMediaFilename(v)
+	return _u
+}
+
+// SetNillableHeaderMediaFilename sets the "header_media_filename" field if the given value is not nil.
+func (_u *CampaignUpdateOne) SetNillableHeaderMediaFilename(v *string) *CampaignUpdateOne {
+	if v != nil {
+		_u.SetHeaderMediaFilename(*v)
+	}
+	return _u
+}
+
+// SetHeaderMediaMimeType sets the "header_media_mime_type" field.
+func (_u *CampaignUpdateOne) SetHeaderMediaMimeType(v string) *CampaignUpdateOne {
+	_u.mutation.SetHeaderMediaMimeType(v)
+	return _u
+}
+
+// SetNillableHeaderMediaMimeType sets the "header_media_mime_type" field if the given value is not nil.
+func (_u *CampaignUpdateOne) SetNillableHeaderMediaMimeType(v *string) *CampaignUpdateOne {
+	if v != nil {
+		_u.SetHeaderMediaMimeType(*v)
+	}
+	return _u
+}
+
+// SetErrorMessage sets the "error_message" field.
+func (_u *CampaignUpdateOne) SetErrorMessage(v string) *CampaignUpdateOne {
+	_u.mutation.SetErrorMessage(v)
+	return _u
+}
+
+// SetNillableErrorMessage sets the "error_message" field if the given value is not nil.
+func (_u *CampaignUpdateOne) SetNillableErrorMessage(v *string) *CampaignUpdateOne {
+	if v != nil {
+		_u.SetErrorMessage(*v)
 	}
 	return _u
 }
@@ -1125,6 +1249,18 @@ func (_u *CampaignUpdateOne) sqlSave(ctx context.Context) (_node *Campaign, err 
 	}
 	if value, ok := _u.mutation.HeaderMediaID(); ok {
 		_spec.SetField(campaign.FieldHeaderMediaID, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.HeaderMediaPath(); ok {
+		_spec.SetField(campaign.FieldHeaderMediaPath, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.HeaderMediaFilename(); ok {
+		_spec.SetField(campaign.FieldHeaderMediaFilename, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.HeaderMediaMimeType(); ok {
+		_spec.SetField(campaign.FieldHeaderMediaMimeType, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.ErrorMessage(); ok {
+		_spec.SetField(campaign.FieldErrorMessage, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.ScheduledAt(); ok {
 		_spec.SetField(campaign.FieldScheduledAt, field.TypeTime, value)

@@ -51,6 +51,12 @@ type CampaignRecipient struct {
 	DeliveredAt *time.Time `json:"delivered_at,omitempty"`
 	// ReadAt holds the value of the "read_at" field.
 	ReadAt *time.Time `json:"read_at,omitempty"`
+	// SendingAt holds the value of the "sending_at" field.
+	SendingAt *time.Time `json:"sending_at,omitempty"`
+	// RetryAt holds the value of the "retry_at" field.
+	RetryAt *time.Time `json:"retry_at,omitempty"`
+	// Attempts holds the value of the "attempts" field.
+	Attempts int `json:"attempts,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the CampaignRecipientQuery when eager-loading is set.
 	Edges        CampaignRecipientEdges `json:"edges"`
@@ -101,9 +107,11 @@ func (*CampaignRecipient) scanValues(columns []string) ([]any, error) {
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
 		case campaignrecipient.FieldTemplateParams, campaignrecipient.FieldHeaderParams:
 			values[i] = new([]byte)
+		case campaignrecipient.FieldAttempts:
+			values[i] = new(sql.NullInt64)
 		case campaignrecipient.FieldPhoneNumber, campaignrecipient.FieldRecipientName, campaignrecipient.FieldStatus, campaignrecipient.FieldChatMessageID, campaignrecipient.FieldErrorMessage:
 			values[i] = new(sql.NullString)
-		case campaignrecipient.FieldCreatedAt, campaignrecipient.FieldUpdatedAt, campaignrecipient.FieldSentAt, campaignrecipient.FieldDeliveredAt, campaignrecipient.FieldReadAt:
+		case campaignrecipient.FieldCreatedAt, campaignrecipient.FieldUpdatedAt, campaignrecipient.FieldSentAt, campaignrecipient.FieldDeliveredAt, campaignrecipient.FieldReadAt, campaignrecipient.FieldSendingAt, campaignrecipient.FieldRetryAt:
 			values[i] = new(sql.NullTime)
 		case campaignrecipient.FieldID, campaignrecipient.FieldOrganizationID, campaignrecipient.FieldCampaignID:
 			values[i] = new(uuid.UUID)
@@ -227,6 +235,26 @@ func (_m *CampaignRecipient) assignValues(columns []string, values []any) error 
 				_m.ReadAt = new(time.Time)
 				*_m.ReadAt = value.Time
 			}
+		case campaignrecipient.FieldSendingAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field sending_at", values[i])
+			} else if value.Valid {
+				_m.SendingAt = new(time.Time)
+				*_m.SendingAt = value.Time
+			}
+		case campaignrecipient.FieldRetryAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field retry_at", values[i])
+			} else if value.Valid {
+				_m.RetryAt = new(time.Time)
+				*_m.RetryAt = value.Time
+			}
+		case campaignrecipient.FieldAttempts:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field attempts", values[i])
+			} else if value.Valid {
+				_m.Attempts = int(value.Int64)
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -327,6 +355,19 @@ func (_m *CampaignRecipient) String() string {
 		builder.WriteString("read_at=")
 		builder.WriteString(v.Format(time.ANSIC))
 	}
+	builder.WriteString(", ")
+	if v := _m.SendingAt; v != nil {
+		builder.WriteString("sending_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	if v := _m.RetryAt; v != nil {
+		builder.WriteString("retry_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	builder.WriteString("attempts=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Attempts))
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -196,6 +196,48 @@ func (_c *CampaignRecipientCreate) SetNillableReadAt(v *time.Time) *CampaignReci
 	return _c
 }
 
+// SetSendingAt sets the "sending_at" field.
+func (_c *CampaignRecipientCreate) SetSendingAt(v time.Time) *CampaignRecipientCreate {
+	_c.mutation.SetSendingAt(v)
+	return _c
+}
+
+// SetNillableSendingAt sets the "sending_at" field if the given value is not nil.
+func (_c *CampaignRecipientCreate) SetNillableSendingAt(v *time.Time) *CampaignRecipientCreate {
+	if v != nil {
+		_c.SetSendingAt(*v)
+	}
+	return _c
+}
+
+// SetRetryAt sets the "retry_at" field.
+func (_c *CampaignRecipientCreate) SetRetryAt(v time.Time) *CampaignRecipientCreate {
+	_c.mutation.SetRetryAt(v)
+	return _c
+}
+
+// SetNillableRetryAt sets the "retry_at" field if the given value is not nil.
+func (_c *CampaignRecipientCreate) SetNillableRetryAt(v *time.Time) *CampaignRecipientCreate {
+	if v != nil {
+		_c.SetRetryAt(*v)
+	}
+	return _c
+}
+
+// SetAttempts sets the "attempts" field.
+func (_c *CampaignRecipientCreate) SetAttempts(v int) *CampaignRecipientCreate {
+	_c.mutation.SetAttempts(v)
+	return _c
+}
+
+// SetNillableAttempts sets the "attempts" field if the given value is not nil.
+func (_c *CampaignRecipientCreate) SetNillableAttempts(v *int) *CampaignRecipientCreate {
+	if v != nil {
+		_c.SetAttempts(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *CampaignRecipientCreate) SetID(v uuid.UUID) *CampaignRecipientCreate {
 	_c.mutation.SetID(v)
@@ -297,6 +339,10 @@ func (_c *CampaignRecipientCreate) defaults() error {
 		v := campaignrecipient.DefaultErrorMessage
 		_c.mutation.SetErrorMessage(v)
 	}
+	if _, ok := _c.mutation.Attempts(); !ok {
+		v := campaignrecipient.DefaultAttempts
+		_c.mutation.SetAttempts(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		if campaignrecipient.DefaultID == nil {
 			return fmt.Errorf("ent: uninitialized campaignrecipient.DefaultID (forgotten import ent/runtime?)")
@@ -348,6 +394,14 @@ func (_c *CampaignRecipientCreate) check() error {
 	}
 	if _, ok := _c.mutation.ErrorMessage(); !ok {
 		return &ValidationError{Name: "error_message", err: errors.New(`ent: missing required field "CampaignRecipient.error_message"`)}
+	}
+	if _, ok := _c.mutation.Attempts(); !ok {
+		return &ValidationError{Name: "attempts", err: errors.New(`ent: missing required field "CampaignRecipient.attempts"`)}
+	}
+	if v, ok := _c.mutation.Attempts(); ok {
+		if err := campaignrecipient.AttemptsValidator(v); err != nil {
+			return &ValidationError{Name: "attempts", err: fmt.Errorf(`ent: validator failed for field "CampaignRecipient.attempts": %w`, err)}
+		}
 	}
 	if len(_c.mutation.OrganizationIDs()) == 0 {
 		return &ValidationError{Name: "organization", err: errors.New(`ent: missing required edge "CampaignRecipient.organization"`)}
@@ -442,6 +496,18 @@ func (_c *CampaignRecipientCreate) createSpec() (*CampaignRecipient, *sqlgraph.C
 	if value, ok := _c.mutation.ReadAt(); ok {
 		_spec.SetField(campaignrecipient.FieldReadAt, field.TypeTime, value)
 		_node.ReadAt = &value
+	}
+	if value, ok := _c.mutation.SendingAt(); ok {
+		_spec.SetField(campaignrecipient.FieldSendingAt, field.TypeTime, value)
+		_node.SendingAt = &value
+	}
+	if value, ok := _c.mutation.RetryAt(); ok {
+		_spec.SetField(campaignrecipient.FieldRetryAt, field.TypeTime, value)
+		_node.RetryAt = &value
+	}
+	if value, ok := _c.mutation.Attempts(); ok {
+		_spec.SetField(campaignrecipient.FieldAttempts, field.TypeInt, value)
+		_node.Attempts = value
 	}
 	if nodes := _c.mutation.OrganizationIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -703,6 +769,60 @@ func (u *CampaignRecipientUpsert) ClearReadAt() *CampaignRecipientUpsert {
 	return u
 }
 
+// SetSendingAt sets the "sending_at" field.
+func (u *CampaignRecipientUpsert) SetSendingAt(v time.Time) *CampaignRecipientUpsert {
+	u.Set(campaignrecipient.FieldSendingAt, v)
+	return u
+}
+
+// UpdateSendingAt sets the "sending_at" field to the value that was provided on create.
+func (u *CampaignRecipientUpsert) UpdateSendingAt() *CampaignRecipientUpsert {
+	u.SetExcluded(campaignrecipient.FieldSendingAt)
+	return u
+}
+
+// ClearSendingAt clears the value of the "sending_at" field.
+func (u *CampaignRecipientUpsert) ClearSendingAt() *CampaignRecipientUpsert {
+	u.SetNull(campaignrecipient.FieldSendingAt)
+	return u
+}
+
+// SetRetryAt sets the "retry_at" field.
+func (u *CampaignRecipientUpsert) SetRetryAt(v time.Time) *CampaignRecipientUpsert {
+	u.Set(campaignrecipient.FieldRetryAt, v)
+	return u
+}
+
+// UpdateRetryAt sets the "retry_at" field to the value that was provided on create.
+func (u *CampaignRecipientUpsert) UpdateRetryAt() *CampaignRecipientUpsert {
+	u.SetExcluded(campaignrecipient.FieldRetryAt)
+	return u
+}
+
+// ClearRetryAt clears the value of the "retry_at" field.
+func (u *CampaignRecipientUpsert) ClearRetryAt() *CampaignRecipientUpsert {
+	u.SetNull(campaignrecipient.FieldRetryAt)
+	return u
+}
+
+// SetAttempts sets the "attempts" field.
+func (u *CampaignRecipientUpsert) SetAttempts(v int) *CampaignRecipientUpsert {
+	u.Set(campaignrecipient.FieldAttempts, v)
+	return u
+}
+
+// UpdateAttempts sets the "attempts" field to the value that was provided on create.
+func (u *CampaignRecipientUpsert) UpdateAttempts() *CampaignRecipientUpsert {
+	u.SetExcluded(campaignrecipient.FieldAttempts)
+	return u
+}
+
+// AddAttempts adds v to the "attempts" field.
+func (u *CampaignRecipientUpsert) AddAttempts(v int) *CampaignRecipientUpsert {
+	u.Add(campaignrecipient.FieldAttempts, v)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -960,6 +1080,69 @@ func (u *CampaignRecipientUpsertOne) UpdateReadAt() *CampaignRecipientUpsertOne 
 func (u *CampaignRecipientUpsertOne) ClearReadAt() *CampaignRecipientUpsertOne {
 	return u.Update(func(s *CampaignRecipientUpsert) {
 		s.ClearReadAt()
+	})
+}
+
+// SetSendingAt sets the "sending_at" field.
+func (u *CampaignRecipientUpsertOne) SetSendingAt(v time.Time) *CampaignRecipientUpsertOne {
+	return u.Update(func(s *CampaignRecipientUpsert) {
+		s.SetSendingAt(v)
+	})
+}
+
+// UpdateSendingAt sets the "sending_at" field to the value that was provided on create.
+func (u *CampaignRecipientUpsertOne) UpdateSendingAt() *CampaignRecipientUpsertOne {
+	return u.Update(func(s *CampaignRecipientUpsert) {
+		s.UpdateSendingAt()
+	})
+}
+
+// ClearSendingAt clears the value of the "sending_at" field.
+func (u *CampaignRecipientUpsertOne) ClearSendingAt() *CampaignRecipientUpsertOne {
+	return u.Update(func(s *CampaignRecipientUpsert) {
+		s.ClearSendingAt()
+	})
+}
+
+// SetRetryAt sets the "retry_at" field.
+func (u *CampaignRecipientUpsertOne) SetRetryAt(v time.Time) *CampaignRecipientUpsertOne {
+	return u.Update(func(s *CampaignRecipientUpsert) {
+		s.SetRetryAt(v)
+	})
+}
+
+// UpdateRetryAt sets the "retry_at" field to the value that was provided on create.
+func (u *CampaignRecipientUpsertOne) UpdateRetryAt() *CampaignRecipientUpsertOne {
+	return u.Update(func(s *CampaignRecipientUpsert) {
+		s.UpdateRetryAt()
+	})
+}
+
+// ClearRetryAt clears the value of the "retry_at" field.
+func (u *CampaignRecipientUpsertOne) ClearRetryAt() *CampaignRecipientUpsertOne {
+	return u.Update(func(s *CampaignRecipientUpsert) {
+		s.ClearRetryAt()
+	})
+}
+
+// SetAttempts sets the "attempts" field.
+func (u *CampaignRecipientUpsertOne) SetAttempts(v int) *CampaignRecipientUpsertOne {
+	return u.Update(func(s *CampaignRecipientUpsert) {
+		s.SetAttempts(v)
+	})
+}
+
+// AddAttempts adds v to the "attempts" field.
+func (u *CampaignRecipientUpsertOne) AddAttempts(v int) *CampaignRecipientUpsertOne {
+	return u.Update(func(s *CampaignRecipientUpsert) {
+		s.AddAttempts(v)
+	})
+}
+
+// UpdateAttempts sets the "attempts" field to the value that was provided on create.
+func (u *CampaignRecipientUpsertOne) UpdateAttempts() *CampaignRecipientUpsertOne {
+	return u.Update(func(s *CampaignRecipientUpsert) {
+		s.UpdateAttempts()
 	})
 }
 
@@ -1387,6 +1570,69 @@ func (u *CampaignRecipientUpsertBulk) UpdateReadAt() *CampaignRecipientUpsertBul
 func (u *CampaignRecipientUpsertBulk) ClearReadAt() *CampaignRecipientUpsertBulk {
 	return u.Update(func(s *CampaignRecipientUpsert) {
 		s.ClearReadAt()
+	})
+}
+
+// SetSendingAt sets the "sending_at" field.
+func (u *CampaignRecipientUpsertBulk) SetSendingAt(v time.Time) *CampaignRecipientUpsertBulk {
+	return u.Update(func(s *CampaignRecipientUpsert) {
+		s.SetSendingAt(v)
+	})
+}
+
+// UpdateSendingAt sets the "sending_at" field to the value that was provided on create.
+func (u *CampaignRecipientUpsertBulk) UpdateSendingAt() *CampaignRecipientUpsertBulk {
+	return u.Update(func(s *CampaignRecipientUpsert) {
+		s.UpdateSendingAt()
+	})
+}
+
+// ClearSendingAt clears the value of the "sending_at" field.
+func (u *CampaignRecipientUpsertBulk) ClearSendingAt() *CampaignRecipientUpsertBulk {
+	return u.Update(func(s *CampaignRecipientUpsert) {
+		s.ClearSendingAt()
+	})
+}
+
+// SetRetryAt sets the "retry_at" field.
+func (u *CampaignRecipientUpsertBulk) SetRetryAt(v time.Time) *CampaignRecipientUpsertBulk {
+	return u.Update(func(s *CampaignRecipientUpsert) {
+		s.SetRetryAt(v)
+	})
+}
+
+// UpdateRetryAt sets the "retry_at" field to the value that was provided on create.
+func (u *CampaignRecipientUpsertBulk) UpdateRetryAt() *CampaignRecipientUpsertBulk {
+	return u.Update(func(s *CampaignRecipientUpsert) {
+		s.UpdateRetryAt()
+	})
+}
+
+// ClearRetryAt clears the value of the "retry_at" field.
+func (u *CampaignRecipientUpsertBulk) ClearRetryAt() *CampaignRecipientUpsertBulk {
+	return u.Update(func(s *CampaignRecipientUpsert) {
+		s.ClearRetryAt()
+	})
+}
+
+// SetAttempts sets the "attempts" field.
+func (u *CampaignRecipientUpsertBulk) SetAttempts(v int) *CampaignRecipientUpsertBulk {
+	return u.Update(func(s *CampaignRecipientUpsert) {
+		s.SetAttempts(v)
+	})
+}
+
+// AddAttempts adds v to the "attempts" field.
+func (u *CampaignRecipientUpsertBulk) AddAttempts(v int) *CampaignRecipientUpsertBulk {
+	return u.Update(func(s *CampaignRecipientUpsert) {
+		s.AddAttempts(v)
+	})
+}
+
+// UpdateAttempts sets the "attempts" field to the value that was provided on create.
+func (u *CampaignRecipientUpsertBulk) UpdateAttempts() *CampaignRecipientUpsertBulk {
+	return u.Update(func(s *CampaignRecipientUpsert) {
+		s.UpdateAttempts()
 	})
 }
 

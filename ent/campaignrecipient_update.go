@@ -204,6 +204,67 @@ func (_u *CampaignRecipientUpdate) ClearReadAt() *CampaignRecipientUpdate {
 	return _u
 }
 
+// SetSendingAt sets the "sending_at" field.
+func (_u *CampaignRecipientUpdate) SetSendingAt(v time.Time) *CampaignRecipientUpdate {
+	_u.mutation.SetSendingAt(v)
+	return _u
+}
+
+// SetNillableSendingAt sets the "sending_at" field if the given value is not nil.
+func (_u *CampaignRecipientUpdate) SetNillableSendingAt(v *time.Time) *CampaignRecipientUpdate {
+	if v != nil {
+		_u.SetSendingAt(*v)
+	}
+	return _u
+}
+
+// ClearSendingAt clears the value of the "sending_at" field.
+func (_u *CampaignRecipientUpdate) ClearSendingAt() *CampaignRecipientUpdate {
+	_u.mutation.ClearSendingAt()
+	return _u
+}
+
+// SetRetryAt sets the "retry_at" field.
+func (_u *CampaignRecipientUpdate) SetRetryAt(v time.Time) *CampaignRecipientUpdate {
+	_u.mutation.SetRetryAt(v)
+	return _u
+}
+
+// SetNillableRetryAt sets the "retry_at" field if the given value is not nil.
+func (_u *CampaignRecipientUpdate) SetNillableRetryAt(v *time.Time) *CampaignRecipientUpdate {
+	if v != nil {
+		_u.SetRetryAt(*v)
+	}
+	return _u
+}
+
+// ClearRetryAt clears the value of the "retry_at" field.
+func (_u *CampaignRecipientUpdate) ClearRetryAt() *CampaignRecipientUpdate {
+	_u.mutation.ClearRetryAt()
+	return _u
+}
+
+// SetAttempts sets the "attempts" field.
+func (_u *CampaignRecipientUpdate) SetAttempts(v int) *CampaignRecipientUpdate {
+	_u.mutation.ResetAttempts()
+	_u.mutation.SetAttempts(v)
+	return _u
+}
+
+// SetNillableAttempts sets the "attempts" field if the given value is not nil.
+func (_u *CampaignRecipientUpdate) SetNillableAttempts(v *int) *CampaignRecipientUpdate {
+	if v != nil {
+		_u.SetAttempts(*v)
+	}
+	return _u
+}
+
+// AddAttempts adds value to the "attempts" field.
+func (_u *CampaignRecipientUpdate) AddAttempts(v int) *CampaignRecipientUpdate {
+	_u.mutation.AddAttempts(v)
+	return _u
+}
+
 // Mutation returns the CampaignRecipientMutation object of the builder.
 func (_u *CampaignRecipientUpdate) Mutation() *CampaignRecipientMutation {
 	return _u.mutation
@@ -261,6 +322,11 @@ func (_u *CampaignRecipientUpdate) check() error {
 	if v, ok := _u.mutation.Status(); ok {
 		if err := campaignrecipient.StatusValidator(v); err != nil {
 			return &ValidationError{Name: "status", err: fmt.Errorf(`ent: validator failed for field "CampaignRecipient.status": %w`, err)}
+		}
+	}
+	if v, ok := _u.mutation.Attempts(); ok {
+		if err := campaignrecipient.AttemptsValidator(v); err != nil {
+			return &ValidationError{Name: "attempts", err: fmt.Errorf(`ent: validator failed for field "CampaignRecipient.attempts": %w`, err)}
 		}
 	}
 	if _u.mutation.OrganizationCleared() && len(_u.mutation.OrganizationIDs()) > 0 {
@@ -340,6 +406,24 @@ func (_u *CampaignRecipientUpdate) sqlSave(ctx context.Context) (_node int, err 
 	}
 	if _u.mutation.ReadAtCleared() {
 		_spec.ClearField(campaignrecipient.FieldReadAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.SendingAt(); ok {
+		_spec.SetField(campaignrecipient.FieldSendingAt, field.TypeTime, value)
+	}
+	if _u.mutation.SendingAtCleared() {
+		_spec.ClearField(campaignrecipient.FieldSendingAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.RetryAt(); ok {
+		_spec.SetField(campaignrecipient.FieldRetryAt, field.TypeTime, value)
+	}
+	if _u.mutation.RetryAtCleared() {
+		_spec.ClearField(campaignrecipient.FieldRetryAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.Attempts(); ok {
+		_spec.SetField(campaignrecipient.FieldAttempts, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedAttempts(); ok {
+		_spec.AddField(campaignrecipient.FieldAttempts, field.TypeInt, value)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
@@ -537,6 +621,67 @@ func (_u *CampaignRecipientUpdateOne) ClearReadAt() *CampaignRecipientUpdateOne 
 	return _u
 }
 
+// SetSendingAt sets the "sending_at" field.
+func (_u *CampaignRecipientUpdateOne) SetSendingAt(v time.Time) *CampaignRecipientUpdateOne {
+	_u.mutation.SetSendingAt(v)
+	return _u
+}
+
+// SetNillableSendingAt sets the "sending_at" field if the given value is not nil.
+func (_u *CampaignRecipientUpdateOne) SetNillableSendingAt(v *time.Time) *CampaignRecipientUpdateOne {
+	if v != nil {
+		_u.SetSendingAt(*v)
+	}
+	return _u
+}
+
+// ClearSendingAt clears the value of the "sending_at" field.
+func (_u *CampaignRecipientUpdateOne) ClearSendingAt() *CampaignRecipientUpdateOne {
+	_u.mutation.ClearSendingAt()
+	return _u
+}
+
+// SetRetryAt sets the "retry_at" field.
+func (_u *CampaignRecipientUpdateOne) SetRetryAt(v time.Time) *CampaignRecipientUpdateOne {
+	_u.mutation.SetRetryAt(v)
+	return _u
+}
+
+// SetNillableRetryAt sets the "retry_at" field if the given value is not nil.
+func (_u *CampaignRecipientUpdateOne) SetNillableRetryAt(v *time.Time) *CampaignRecipientUpdateOne {
+	if v != nil {
+		_u.SetRetryAt(*v)
+	}
+	return _u
+}
+
+// ClearRetryAt clears the value of the "retry_at" field.
+func (_u *CampaignRecipientUpdateOne) ClearRetryAt() *CampaignRecipientUpdateOne {
+	_u.mutation.ClearRetryAt()
+	return _u
+}
+
+// SetAttempts sets the "attempts" field.
+func (_u *CampaignRecipientUpdateOne) SetAttempts(v int) *CampaignRecipientUpdateOne {
+	_u.mutation.ResetAttempts()
+	_u.mutation.SetAttempts(v)
+	return _u
+}
+
+// SetNillableAttempts sets the "attempts" field if the given value is not nil.
+func (_u *CampaignRecipientUpdateOne) SetNillableAttempts(v *int) *CampaignRecipientUpdateOne {
+	if v != nil {
+		_u.SetAttempts(*v)
+	}
+	return _u
+}
+
+// AddAttempts adds value to the "attempts" field.
+func (_u *CampaignRecipientUpdateOne) AddAttempts(v int) *CampaignRecipientUpdateOne {
+	_u.mutation.AddAttempts(v)
+	return _u
+}
+
 // Mutation returns the CampaignRecipientMutation object of the builder.
 func (_u *CampaignRecipientUpdateOne) Mutation() *CampaignRecipientMutation {
 	return _u.mutation
@@ -607,6 +752,11 @@ func (_u *CampaignRecipientUpdateOne) check() error {
 	if v, ok := _u.mutation.Status(); ok {
 		if err := campaignrecipient.StatusValidator(v); err != nil {
 			return &ValidationError{Name: "status", err: fmt.Errorf(`ent: validator failed for field "CampaignRecipient.status": %w`, err)}
+		}
+	}
+	if v, ok := _u.mutation.Attempts(); ok {
+		if err := campaignrecipient.AttemptsValidator(v); err != nil {
+			return &ValidationError{Name: "attempts", err: fmt.Errorf(`ent: validator failed for field "CampaignRecipient.attempts": %w`, err)}
 		}
 	}
 	if _u.mutation.OrganizationCleared() && len(_u.mutation.OrganizationIDs()) > 0 {
@@ -703,6 +853,24 @@ func (_u *CampaignRecipientUpdateOne) sqlSave(ctx context.Context) (_node *Campa
 	}
 	if _u.mutation.ReadAtCleared() {
 		_spec.ClearField(campaignrecipient.FieldReadAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.SendingAt(); ok {
+		_spec.SetField(campaignrecipient.FieldSendingAt, field.TypeTime, value)
+	}
+	if _u.mutation.SendingAtCleared() {
+		_spec.ClearField(campaignrecipient.FieldSendingAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.RetryAt(); ok {
+		_spec.SetField(campaignrecipient.FieldRetryAt, field.TypeTime, value)
+	}
+	if _u.mutation.RetryAtCleared() {
+		_spec.ClearField(campaignrecipient.FieldRetryAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.Attempts(); ok {
+		_spec.SetField(campaignrecipient.FieldAttempts, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedAttempts(); ok {
+		_spec.AddField(campaignrecipient.FieldAttempts, field.TypeInt, value)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &CampaignRecipient{config: _u.config}

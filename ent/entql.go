@@ -293,23 +293,27 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		Type: "Campaign",
 		Fields: map[string]*sqlgraph.FieldSpec{
-			campaign.FieldOrganizationID:  {Type: field.TypeUUID, Column: campaign.FieldOrganizationID},
-			campaign.FieldCreatedAt:       {Type: field.TypeTime, Column: campaign.FieldCreatedAt},
-			campaign.FieldUpdatedAt:       {Type: field.TypeTime, Column: campaign.FieldUpdatedAt},
-			campaign.FieldName:            {Type: field.TypeString, Column: campaign.FieldName},
-			campaign.FieldChatAccount:     {Type: field.TypeString, Column: campaign.FieldChatAccount},
-			campaign.FieldTemplateID:      {Type: field.TypeUUID, Column: campaign.FieldTemplateID},
-			campaign.FieldStatus:          {Type: field.TypeEnum, Column: campaign.FieldStatus},
-			campaign.FieldTotalRecipients: {Type: field.TypeInt, Column: campaign.FieldTotalRecipients},
-			campaign.FieldSentCount:       {Type: field.TypeInt, Column: campaign.FieldSentCount},
-			campaign.FieldDeliveredCount:  {Type: field.TypeInt, Column: campaign.FieldDeliveredCount},
-			campaign.FieldReadCount:       {Type: field.TypeInt, Column: campaign.FieldReadCount},
-			campaign.FieldFailedCount:     {Type: field.TypeInt, Column: campaign.FieldFailedCount},
-			campaign.FieldHeaderMediaID:   {Type: field.TypeString, Column: campaign.FieldHeaderMediaID},
-			campaign.FieldScheduledAt:     {Type: field.TypeTime, Column: campaign.FieldScheduledAt},
-			campaign.FieldStartedAt:       {Type: field.TypeTime, Column: campaign.FieldStartedAt},
-			campaign.FieldCompletedAt:     {Type: field.TypeTime, Column: campaign.FieldCompletedAt},
-			campaign.FieldCreatedByID:     {Type: field.TypeUUID, Column: campaign.FieldCreatedByID},
+			campaign.FieldOrganizationID:      {Type: field.TypeUUID, Column: campaign.FieldOrganizationID},
+			campaign.FieldCreatedAt:           {Type: field.TypeTime, Column: campaign.FieldCreatedAt},
+			campaign.FieldUpdatedAt:           {Type: field.TypeTime, Column: campaign.FieldUpdatedAt},
+			campaign.FieldName:                {Type: field.TypeString, Column: campaign.FieldName},
+			campaign.FieldChatAccount:         {Type: field.TypeString, Column: campaign.FieldChatAccount},
+			campaign.FieldTemplateID:          {Type: field.TypeUUID, Column: campaign.FieldTemplateID},
+			campaign.FieldStatus:              {Type: field.TypeEnum, Column: campaign.FieldStatus},
+			campaign.FieldTotalRecipients:     {Type: field.TypeInt, Column: campaign.FieldTotalRecipients},
+			campaign.FieldSentCount:           {Type: field.TypeInt, Column: campaign.FieldSentCount},
+			campaign.FieldDeliveredCount:      {Type: field.TypeInt, Column: campaign.FieldDeliveredCount},
+			campaign.FieldReadCount:           {Type: field.TypeInt, Column: campaign.FieldReadCount},
+			campaign.FieldFailedCount:         {Type: field.TypeInt, Column: campaign.FieldFailedCount},
+			campaign.FieldHeaderMediaID:       {Type: field.TypeString, Column: campaign.FieldHeaderMediaID},
+			campaign.FieldHeaderMediaPath:     {Type: field.TypeString, Column: campaign.FieldHeaderMediaPath},
+			campaign.FieldHeaderMediaFilename: {Type: field.TypeString, Column: campaign.FieldHeaderMediaFilename},
+			campaign.FieldHeaderMediaMimeType: {Type: field.TypeString, Column: campaign.FieldHeaderMediaMimeType},
+			campaign.FieldErrorMessage:        {Type: field.TypeString, Column: campaign.FieldErrorMessage},
+			campaign.FieldScheduledAt:         {Type: field.TypeTime, Column: campaign.FieldScheduledAt},
+			campaign.FieldStartedAt:           {Type: field.TypeTime, Column: campaign.FieldStartedAt},
+			campaign.FieldCompletedAt:         {Type: field.TypeTime, Column: campaign.FieldCompletedAt},
+			campaign.FieldCreatedByID:         {Type: field.TypeUUID, Column: campaign.FieldCreatedByID},
 		},
 	}
 	graph.Nodes[10] = &sqlgraph.Node{
@@ -338,6 +342,9 @@ var schemaGraph = func() *sqlgraph.Schema {
 			campaignrecipient.FieldSentAt:         {Type: field.TypeTime, Column: campaignrecipient.FieldSentAt},
 			campaignrecipient.FieldDeliveredAt:    {Type: field.TypeTime, Column: campaignrecipient.FieldDeliveredAt},
 			campaignrecipient.FieldReadAt:         {Type: field.TypeTime, Column: campaignrecipient.FieldReadAt},
+			campaignrecipient.FieldSendingAt:      {Type: field.TypeTime, Column: campaignrecipient.FieldSendingAt},
+			campaignrecipient.FieldRetryAt:        {Type: field.TypeTime, Column: campaignrecipient.FieldRetryAt},
+			campaignrecipient.FieldAttempts:       {Type: field.TypeInt, Column: campaignrecipient.FieldAttempts},
 		},
 	}
 	graph.Nodes[11] = &sqlgraph.Node{
@@ -3178,6 +3185,26 @@ func (f *CampaignFilter) WhereHeaderMediaID(p entql.StringP) {
 	f.Where(p.Field(campaign.FieldHeaderMediaID))
 }
 
+// WhereHeaderMediaPath applies the entql string predicate on the header_media_path field.
+func (f *CampaignFilter) WhereHeaderMediaPath(p entql.StringP) {
+	f.Where(p.Field(campaign.FieldHeaderMediaPath))
+}
+
+// WhereHeaderMediaFilename applies the entql string predicate on the header_media_filename field.
+func (f *CampaignFilter) WhereHeaderMediaFilename(p entql.StringP) {
+	f.Where(p.Field(campaign.FieldHeaderMediaFilename))
+}
+
+// WhereHeaderMediaMimeType applies the entql string predicate on the header_media_mime_type field.
+func (f *CampaignFilter) WhereHeaderMediaMimeType(p entql.StringP) {
+	f.Where(p.Field(campaign.FieldHeaderMediaMimeType))
+}
+
+// WhereErrorMessage applies the entql string predicate on the error_message field.
+func (f *CampaignFilter) WhereErrorMessage(p entql.StringP) {
+	f.Where(p.Field(campaign.FieldErrorMessage))
+}
+
 // WhereScheduledAt applies the entql time.Time predicate on the scheduled_at field.
 func (f *CampaignFilter) WhereScheduledAt(p entql.TimeP) {
 	f.Where(p.Field(campaign.FieldScheduledAt))
@@ -3353,6 +3380,21 @@ func (f *CampaignRecipientFilter) WhereDeliveredAt(p entql.TimeP) {
 // WhereReadAt applies the entql time.Time predicate on the read_at field.
 func (f *CampaignRecipientFilter) WhereReadAt(p entql.TimeP) {
 	f.Where(p.Field(campaignrecipient.FieldReadAt))
+}
+
+// WhereSendingAt applies the entql time.Time predicate on the sending_at field.
+func (f *CampaignRecipientFilter) WhereSendingAt(p entql.TimeP) {
+	f.Where(p.Field(campaignrecipient.FieldSendingAt))
+}
+
+// WhereRetryAt applies the entql time.Time predicate on the retry_at field.
+func (f *CampaignRecipientFilter) WhereRetryAt(p entql.TimeP) {
+	f.Where(p.Field(campaignrecipient.FieldRetryAt))
+}
+
+// WhereAttempts applies the entql int predicate on the attempts field.
+func (f *CampaignRecipientFilter) WhereAttempts(p entql.IntP) {
+	f.Where(p.Field(campaignrecipient.FieldAttempts))
 }
 
 // WhereHasOrganization applies a predicate to check if query has an edge organization.

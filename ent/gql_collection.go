@@ -1535,6 +1535,26 @@ func (_q *CampaignQuery) collectField(ctx context.Context, oneNode bool, opCtx *
 				selectedFields = append(selectedFields, campaign.FieldHeaderMediaID)
 				fieldSeen[campaign.FieldHeaderMediaID] = struct{}{}
 			}
+		case "headerMediaPath":
+			if _, ok := fieldSeen[campaign.FieldHeaderMediaPath]; !ok {
+				selectedFields = append(selectedFields, campaign.FieldHeaderMediaPath)
+				fieldSeen[campaign.FieldHeaderMediaPath] = struct{}{}
+			}
+		case "headerMediaFilename":
+			if _, ok := fieldSeen[campaign.FieldHeaderMediaFilename]; !ok {
+				selectedFields = append(selectedFields, campaign.FieldHeaderMediaFilename)
+				fieldSeen[campaign.FieldHeaderMediaFilename] = struct{}{}
+			}
+		case "headerMediaMimeType":
+			if _, ok := fieldSeen[campaign.FieldHeaderMediaMimeType]; !ok {
+				selectedFields = append(selectedFields, campaign.FieldHeaderMediaMimeType)
+				fieldSeen[campaign.FieldHeaderMediaMimeType] = struct{}{}
+			}
+		case "errorMessage":
+			if _, ok := fieldSeen[campaign.FieldErrorMessage]; !ok {
+				selectedFields = append(selectedFields, campaign.FieldErrorMessage)
+				fieldSeen[campaign.FieldErrorMessage] = struct{}{}
+			}
 		case "scheduledAt":
 			if _, ok := fieldSeen[campaign.FieldScheduledAt]; !ok {
 				selectedFields = append(selectedFields, campaign.FieldScheduledAt)
@@ -1743,6 +1763,21 @@ func (_q *CampaignRecipientQuery) collectField(ctx context.Context, oneNode bool
 			if _, ok := fieldSeen[campaignrecipient.FieldReadAt]; !ok {
 				selectedFields = append(selectedFields, campaignrecipient.FieldReadAt)
 				fieldSeen[campaignrecipient.FieldReadAt] = struct{}{}
+			}
+		case "sendingAt":
+			if _, ok := fieldSeen[campaignrecipient.FieldSendingAt]; !ok {
+				selectedFields = append(selectedFields, campaignrecipient.FieldSendingAt)
+				fieldSeen[campaignrecipient.FieldSendingAt] = struct{}{}
+			}
+		case "retryAt":
+			if _, ok := fieldSeen[campaignrecipient.FieldRetryAt]; !ok {
+				selectedFields = append(selectedFields, campaignrecipient.FieldRetryAt)
+				fieldSeen[campaignrecipient.FieldRetryAt] = struct{}{}
+			}
+		case "attempts":
+			if _, ok := fieldSeen[campaignrecipient.FieldAttempts]; !ok {
+				selectedFields = append(selectedFields, campaignrecipient.FieldAttempts)
+				fieldSeen[campaignrecipient.FieldAttempts] = struct{}{}
 			}
 		case "id":
 		case "__typename":

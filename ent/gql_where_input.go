@@ -5027,6 +5027,66 @@ type CampaignWhereInput struct {
 	HeaderMediaIDEqualFold    *string  `json:"headerMediaIDEqualFold,omitempty"`
 	HeaderMediaIDContainsFold *string  `json:"headerMediaIDContainsFold,omitempty"`
 
+	// "header_media_path" field predicates.
+	HeaderMediaPath             *string  `json:"headerMediaPath,omitempty"`
+	HeaderMediaPathNEQ          *string  `json:"headerMediaPathNEQ,omitempty"`
+	HeaderMediaPathIn           []string `json:"headerMediaPathIn,omitempty"`
+	HeaderMediaPathNotIn        []string `json:"headerMediaPathNotIn,omitempty"`
+	HeaderMediaPathGT           *string  `json:"headerMediaPathGT,omitempty"`
+	HeaderMediaPathGTE          *string  `json:"headerMediaPathGTE,omitempty"`
+	HeaderMediaPathLT           *string  `json:"headerMediaPathLT,omitempty"`
+	HeaderMediaPathLTE          *string  `json:"headerMediaPathLTE,omitempty"`
+	HeaderMediaPathContains     *string  `json:"headerMediaPathContains,omitempty"`
+	HeaderMediaPathHasPrefix    *string  `json:"headerMediaPathHasPrefix,omitempty"`
+	HeaderMediaPathHasSuffix    *string  `json:"headerMediaPathHasSuffix,omitempty"`
+	HeaderMediaPathEqualFold    *string  `json:"headerMediaPathEqualFold,omitempty"`
+	HeaderMediaPathContainsFold *string  `json:"headerMediaPathContainsFold,omitempty"`
+
+	// "header_media_filename" field predicates.
+	HeaderMediaFilename             *string  `json:"headerMediaFilename,omitempty"`
+	HeaderMediaFilenameNEQ          *string  `json:"headerMediaFilenameNEQ,omitempty"`
+	HeaderMediaFilenameIn           []string `json:"headerMediaFilenameIn,omitempty"`
+	HeaderMediaFilenameNotIn        []string `json:"headerMediaFilenameNotIn,omitempty"`
+	HeaderMediaFilenameGT           *string  `json:"headerMediaFilenameGT,omitempty"`
+	HeaderMediaFilenameGTE          *string  `json:"headerMediaFilenameGTE,omitempty"`
+	HeaderMediaFilenameLT           *string  `json:"headerMediaFilenameLT,omitempty"`
+	HeaderMediaFilenameLTE          *string  `json:"headerMediaFilenameLTE,omitempty"`
+	HeaderMediaFilenameContains     *string  `json:"headerMediaFilenameContains,omitempty"`
+	HeaderMediaFilenameHasPrefix    *string  `json:"headerMediaFilenameHasPrefix,omitempty"`
+	HeaderMediaFilenameHasSuffix    *string  `json:"headerMediaFilenameHasSuffix,omitempty"`
+	HeaderMediaFilenameEqualFold    *string  `json:"headerMediaFilenameEqualFold,omitempty"`
+	HeaderMediaFilenameContainsFold *string  `json:"headerMediaFilenameContainsFold,omitempty"`
+
+	// "header_media_mime_type" field predicates.
+	HeaderMediaMimeType             *string  `json:"headerMediaMimeType,omitempty"`
+	HeaderMediaMimeTypeNEQ          *string  `json:"headerMediaMimeTypeNEQ,omitempty"`
+	HeaderMediaMimeTypeIn           []string `json:"headerMediaMimeTypeIn,omitempty"`
+	HeaderMediaMimeTypeNotIn        []string `json:"headerMediaMimeTypeNotIn,omitempty"`
+	HeaderMediaMimeTypeGT           *string  `json:"headerMediaMimeTypeGT,omitempty"`
+	HeaderMediaMimeTypeGTE          *string  `json:"headerMediaMimeTypeGTE,omitempty"`
+	HeaderMediaMimeTypeLT           *string  `json:"headerMediaMimeTypeLT,omitempty"`
+	HeaderMediaMimeTypeLTE          *string  `json:"headerMediaMimeTypeLTE,omitempty"`
+	HeaderMediaMimeTypeContains     *string  `json:"headerMediaMimeTypeContains,omitempty"`
+	HeaderMediaMimeTypeHasPrefix    *string  `json:"headerMediaMimeTypeHasPrefix,omitempty"`
+	HeaderMediaMimeTypeHasSuffix    *string  `json:"headerMediaMimeTypeHasSuffix,omitempty"`
+	HeaderMediaMimeTypeEqualFold    *string  `json:"headerMediaMimeTypeEqualFold,omitempty"`
+	HeaderMediaMimeTypeContainsFold *string  `json:"headerMediaMimeTypeContainsFold,omitempty"`
+
+	// "error_message" field predicates.
+	ErrorMessage             *string  `json:"errorMessage,omitempty"`
+	ErrorMessageNEQ          *string  `json:"errorMessageNEQ,omitempty"`
+	ErrorMessageIn           []string `json:"errorMessageIn,omitempty"`
+	ErrorMessageNotIn        []string `json:"errorMessageNotIn,omitempty"`
+	ErrorMessageGT           *string  `json:"errorMessageGT,omitempty"`
+	ErrorMessageGTE          *string  `json:"errorMessageGTE,omitempty"`
+	ErrorMessageLT           *string  `json:"errorMessageLT,omitempty"`
+	ErrorMessageLTE          *string  `json:"errorMessageLTE,omitempty"`
+	ErrorMessageContains     *string  `json:"errorMessageContains,omitempty"`
+	ErrorMessageHasPrefix    *string  `json:"errorMessageHasPrefix,omitempty"`
+	ErrorMessageHasSuffix    *string  `json:"errorMessageHasSuffix,omitempty"`
+	ErrorMessageEqualFold    *string  `json:"errorMessageEqualFold,omitempty"`
+	ErrorMessageContainsFold *string  `json:"errorMessageContainsFold,omitempty"`
+
 	// "scheduled_at" field predicates.
 	ScheduledAt       *time.Time  `json:"scheduledAt,omitempty"`
 	ScheduledAtNEQ    *time.Time  `json:"scheduledAtNEQ,omitempty"`
@@ -5510,6 +5570,162 @@ func (i *CampaignWhereInput) P() (predicate.Campaign, error) {
 	if i.HeaderMediaIDContainsFold != nil {
 		predicates = append(predicates, campaign.HeaderMediaIDContainsFold(*i.HeaderMediaIDContainsFold))
 	}
+	if i.HeaderMediaPath != nil {
+		predicates = append(predicates, campaign.HeaderMediaPathEQ(*i.HeaderMediaPath))
+	}
+	if i.HeaderMediaPathNEQ != nil {
+		predicates = append(predicates, campaign.HeaderMediaPathNEQ(*i.HeaderMediaPathNEQ))
+	}
+	if len(i.HeaderMediaPathIn) > 0 {
+		predicates = append(predicates, campaign.HeaderMediaPathIn(i.HeaderMediaPathIn...))
+	}
+	if len(i.HeaderMediaPathNotIn) > 0 {
+		predicates = append(predicates, campaign.HeaderMediaPathNotIn(i.HeaderMediaPathNotIn...))
+	}
+	if i.HeaderMediaPathGT != nil {
+		predicates = append(predicates, campaign.HeaderMediaPathGT(*i.HeaderMediaPathGT))
+	}
+	if i.HeaderMediaPathGTE != nil {
+		predicates = append(predicates, campaign.HeaderMediaPathGTE(*i.HeaderMediaPathGTE))
+	}
+	if i.HeaderMediaPathLT != nil {
+		predicates = append(predicates, campaign.HeaderMediaPathLT(*i.HeaderMediaPathLT))
+	}
+	if i.HeaderMediaPathLTE != nil {
+		predicates = append(predicates, campaign.HeaderMediaPathLTE(*i.HeaderMediaPathLTE))
+	}
+	if i.HeaderMediaPathContains != nil {
+		predicates = append(predicates, campaign.HeaderMediaPathContains(*i.HeaderMediaPathContains))
+	}
+	if i.HeaderMediaPathHasPrefix != nil {
+		predicates = append(predicates, campaign.HeaderMediaPathHasPrefix(*i.HeaderMediaPathHasPrefix))
+	}
+	if i.HeaderMediaPathHasSuffix != nil {
+		predicates = append(predicates, campaign.HeaderMediaPathHasSuffix(*i.HeaderMediaPathHasSuffix))
+	}
+	if i.HeaderMediaPathEqualFold != nil {
+		predicates = append(predicates, campaign.HeaderMediaPathEqualFold(*i.HeaderMediaPathEqualFold))
+	}
+	if i.HeaderMediaPathContainsFold != nil {
+		predicates = append(predicates, campaign.HeaderMediaPathContainsFold(*i.HeaderMediaPathContainsFold))
+	}
+	if i.HeaderMediaFilename != nil {
+		predicates = append(predicates, campaign.HeaderMediaFilenameEQ(*i.HeaderMediaFilename))
+	}
+	if i.HeaderMediaFilenameNEQ != nil {
+		predicates = append(predicates, campaign.HeaderMediaFilenameNEQ(*i.HeaderMediaFilenameNEQ))
+	}
+	if len(i.HeaderMediaFilenameIn) > 0 {
+		predicates = append(predicates, campaign.HeaderMediaFilenameIn(i.HeaderMediaFilenameIn...))
+	}
+	if len(i.HeaderMediaFilenameNotIn) > 0 {
+		predicates = append(predicates, campaign.HeaderMediaFilenameNotIn(i.HeaderMediaFilenameNotIn...))
+	}
+	if i.HeaderMediaFilenameGT != nil {
+		predicates = append(predicates, campaign.HeaderMediaFilenameGT(*i.HeaderMediaFilenameGT))
+	}
+	if i.HeaderMediaFilenameGTE != nil {
+		predicates = append(predicates, campaign.HeaderMediaFilenameGTE(*i.HeaderMediaFilenameGTE))
+	}
+	if i.HeaderMediaFilenameLT != nil {
+		predicates = append(predicates, campaign.HeaderMediaFilenameLT(*i.HeaderMediaFilenameLT))
+	}
+	if i.HeaderMediaFilenameLTE != nil {
+		predicates = append(predicates, campaign.HeaderMediaFilenameLTE(*i.HeaderMediaFilenameLTE))
+	}
+	if i.HeaderMediaFilenameContains != nil {
+		predicates = append(predicates, campaign.HeaderMediaFilenameContains(*i.HeaderMediaFilenameContains))
+	}
+	if i.HeaderMediaFilenameHasPrefix != nil {
+		predicates = append(predicates, campaign.HeaderMediaFilenameHasPrefix(*i.HeaderMediaFilenameHasPrefix))
+	}
+	if i.HeaderMediaFilenameHasSuffix != nil {
+		predicates = append(predicates, campaign.HeaderMediaFilenameHasSuffix(*i.HeaderMediaFilenameHasSuffix))
+	}
+	if i.HeaderMediaFilenameEqualFold != nil {
+		predicates = append(predicates, campaign.HeaderMediaFilenameEqualFold(*i.HeaderMediaFilenameEqualFold))
+	}
+	if i.HeaderMediaFilenameContainsFold != nil {
+		predicates = append(predicates, campaign.HeaderMediaFilenameContainsFold(*i.HeaderMediaFilenameContainsFold))
+	}
+	if i.HeaderMediaMimeType != nil {
+		predicates = append(predicates, campaign.HeaderMediaMimeTypeEQ(*i.HeaderMediaMimeType))
+	}
+	if i.HeaderMediaMimeTypeNEQ != nil {
+		predicates = append(predicates, campaign.HeaderMediaMimeTypeNEQ(*i.HeaderMediaMimeTypeNEQ))
+	}
+	if len(i.HeaderMediaMimeTypeIn) > 0 {
+		predicates = append(predicates, campaign.HeaderMediaMimeTypeIn(i.HeaderMediaMimeTypeIn...))
+	}
+	if len(i.HeaderMediaMimeTypeNotIn) > 0 {
+		predicates = append(predicates, campaign.HeaderMediaMimeTypeNotIn(i.HeaderMediaMimeTypeNotIn...))
+	}
+	if i.HeaderMediaMimeTypeGT != nil {
+		predicates = append(predicates, campaign.HeaderMediaMimeTypeGT(*i.HeaderMediaMimeTypeGT))
+	}
+	if i.HeaderMediaMimeTypeGTE != nil {
+		predicates = append(predicates, campaign.HeaderMediaMimeTypeGTE(*i.HeaderMediaMimeTypeGTE))
+	}
+	if i.HeaderMediaMimeTypeLT != nil {
+		predicates = append(predicates, campaign.HeaderMediaMimeTypeLT(*i.HeaderMediaMimeTypeLT))
+	}
+	if i.HeaderMediaMimeTypeLTE != nil {
+		predicates = append(predicates, campaign.HeaderMediaMimeTypeLTE(*i.HeaderMediaMimeTypeLTE))
+	}
+	if i.HeaderMediaMimeTypeContains != nil {
+		predicates = append(predicates, campaign.HeaderMediaMimeTypeContains(*i.HeaderMediaMimeTypeContains))
+	}
+	if i.HeaderMediaMimeTypeHasPrefix != nil {
+		predicates = append(predicates, campaign.HeaderMediaMimeTypeHasPrefix(*i.HeaderMediaMimeTypeHasPrefix))
+	}
+	if i.HeaderMediaMimeTypeHasSuffix != nil {
+		predicates = append(predicates, campaign.HeaderMediaMimeTypeHasSuffix(*i.HeaderMediaMimeTypeHasSuffix))
+	}
+	if i.HeaderMediaMimeTypeEqualFold != nil {
+		predicates = append(predicates, campaign.HeaderMediaMimeTypeEqualFold(*i.HeaderMediaMimeTypeEqualFold))
+	}
+	if i.HeaderMediaMimeTypeContainsFold != nil {
+		predicates = append(predicates, campaign.HeaderMediaMimeTypeContainsFold(*i.HeaderMediaMimeTypeContainsFold))
+	}
+	if i.ErrorMessage != nil {
+		predicates = append(predicates, campaign.ErrorMessageEQ(*i.ErrorMessage))
+	}
+	if i.ErrorMessageNEQ != nil {
+		predicates = append(predicates, campaign.ErrorMessageNEQ(*i.ErrorMessageNEQ))
+	}
+	if len(i.ErrorMessageIn) > 0 {
+		predicates = append(predicates, campaign.ErrorMessageIn(i.ErrorMessageIn...))
+	}
+	if len(i.ErrorMessageNotIn) > 0 {
+		predicates = append(predicates, campaign.ErrorMessageNotIn(i.ErrorMessageNotIn...))
+	}
+	if i.ErrorMessageGT != nil {
+		predicates = append(predicates, campaign.ErrorMessageGT(*i.ErrorMessageGT))
+	}
+	if i.ErrorMessageGTE != nil {
+		predicates = append(predicates, campaign.ErrorMessageGTE(*i.ErrorMessageGTE))
+	}
+	if i.ErrorMessageLT != nil {
+		predicates = append(predicates, campaign.ErrorMessageLT(*i.ErrorMessageLT))
+	}
+	if i.ErrorMessageLTE != nil {
+		predicates = append(predicates, campaign.ErrorMessageLTE(*i.ErrorMessageLTE))
+	}
+	if i.ErrorMessageContains != nil {
+		predicates = append(predicates, campaign.ErrorMessageContains(*i.ErrorMessageContains))
+	}
+	if i.ErrorMessageHasPrefix != nil {
+		predicates = append(predicates, campaign.ErrorMessageHasPrefix(*i.ErrorMessageHasPrefix))
+	}
+	if i.ErrorMessageHasSuffix != nil {
+		predicates = append(predicates, campaign.ErrorMessageHasSuffix(*i.ErrorMessageHasSuffix))
+	}
+	if i.ErrorMessageEqualFold != nil {
+		predicates = append(predicates, campaign.ErrorMessageEqualFold(*i.ErrorMessageEqualFold))
+	}
+	if i.ErrorMessageContainsFold != nil {
+		predicates = append(predicates, campaign.ErrorMessageContainsFold(*i.ErrorMessageContainsFold))
+	}
 	if i.ScheduledAt != nil {
 		predicates = append(predicates, campaign.ScheduledAtEQ(*i.ScheduledAt))
 	}
@@ -5859,6 +6075,40 @@ type CampaignRecipientWhereInput struct {
 	ReadAtLTE    *time.Time  `json:"readAtLTE,omitempty"`
 	ReadAtIsNil  bool        `json:"readAtIsNil,omitempty"`
 	ReadAtNotNil bool        `json:"readAtNotNil,omitempty"`
+
+	// "sending_at" field predicates.
+	SendingAt       *time.Time  `json:"sendingAt,omitempty"`
+	SendingAtNEQ    *time.Time  `json:"sendingAtNEQ,omitempty"`
+	SendingAtIn     []time.Time `json:"sendingAtIn,omitempty"`
+	SendingAtNotIn  []time.Time `json:"sendingAtNotIn,omitempty"`
+	SendingAtGT     *time.Time  `json:"sendingAtGT,omitempty"`
+	SendingAtGTE    *time.Time  `json:"sendingAtGTE,omitempty"`
+	SendingAtLT     *time.Time  `json:"sendingAtLT,omitempty"`
+	SendingAtLTE    *time.Time  `json:"sendingAtLTE,omitempty"`
+	SendingAtIsNil  bool        `json:"sendingAtIsNil,omitempty"`
+	SendingAtNotNil bool        `json:"sendingAtNotNil,omitempty"`
+
+	// "retry_at" field predicates.
+	RetryAt       *time.Time  `json:"retryAt,omitempty"`
+	RetryAtNEQ    *time.Time  `json:"retryAtNEQ,omitempty"`
+	RetryAtIn     []time.Time `json:"retryAtIn,omitempty"`
+	RetryAtNotIn  []time.Time `json:"retryAtNotIn,omitempty"`
+	RetryAtGT     *time.Time  `json:"retryAtGT,omitempty"`
+	RetryAtGTE    *time.Time  `json:"retryAtGTE,omitempty"`
+	RetryAtLT     *time.Time  `json:"retryAtLT,omitempty"`
+	RetryAtLTE    *time.Time  `json:"retryAtLTE,omitempty"`
+	RetryAtIsNil  bool        `json:"retryAtIsNil,omitempty"`
+	RetryAtNotNil bool        `json:"retryAtNotNil,omitempty"`
+
+	// "attempts" field predicates.
+	Attempts      *int  `json:"attempts,omitempty"`
+	AttemptsNEQ   *int  `json:"attemptsNEQ,omitempty"`
+	AttemptsIn    []int `json:"attemptsIn,omitempty"`
+	AttemptsNotIn []int `json:"attemptsNotIn,omitempty"`
+	AttemptsGT    *int  `json:"attemptsGT,omitempty"`
+	AttemptsGTE   *int  `json:"attemptsGTE,omitempty"`
+	AttemptsLT    *int  `json:"attemptsLT,omitempty"`
+	AttemptsLTE   *int  `json:"attemptsLTE,omitempty"`
 
 	// "organization" edge predicates.
 	HasOrganization     *bool                     `json:"hasOrganization,omitempty"`
@@ -6329,6 +6579,90 @@ func (i *CampaignRecipientWhereInput) P() (predicate.CampaignRecipient, error) {
 	}
 	if i.ReadAtNotNil {
 		predicates = append(predicates, campaignrecipient.ReadAtNotNil())
+	}
+	if i.SendingAt != nil {
+		predicates = append(predicates, campaignrecipient.SendingAtEQ(*i.SendingAt))
+	}
+	if i.SendingAtNEQ != nil {
+		predicates = append(predicates, campaignrecipient.SendingAtNEQ(*i.SendingAtNEQ))
+	}
+	if len(i.SendingAtIn) > 0 {
+		predicates = append(predicates, campaignrecipient.SendingAtIn(i.SendingAtIn...))
+	}
+	if len(i.SendingAtNotIn) > 0 {
+		predicates = append(predicates, campaignrecipient.SendingAtNotIn(i.SendingAtNotIn...))
+	}
+	if i.SendingAtGT != nil {
+		predicates = append(predicates, campaignrecipient.SendingAtGT(*i.SendingAtGT))
+	}
+	if i.SendingAtGTE != nil {
+		predicates = append(predicates, campaignrecipient.SendingAtGTE(*i.SendingAtGTE))
+	}
+	if i.SendingAtLT != nil {
+		predicates = append(predicates, campaignrecipient.SendingAtLT(*i.SendingAtLT))
+	}
+	if i.SendingAtLTE != nil {
+		predicates = append(predicates, campaignrecipient.SendingAtLTE(*i.SendingAtLTE))
+	}
+	if i.SendingAtIsNil {
+		predicates = append(predicates, campaignrecipient.SendingAtIsNil())
+	}
+	if i.SendingAtNotNil {
+		predicates = append(predicates, campaignrecipient.SendingAtNotNil())
+	}
+	if i.RetryAt != nil {
+		predicates = append(predicates, campaignrecipient.RetryAtEQ(*i.RetryAt))
+	}
+	if i.RetryAtNEQ != nil {
+		predicates = append(predicates, campaignrecipient.RetryAtNEQ(*i.RetryAtNEQ))
+	}
+	if len(i.RetryAtIn) > 0 {
+		predicates = append(predicates, campaignrecipient.RetryAtIn(i.RetryAtIn...))
+	}
+	if len(i.RetryAtNotIn) > 0 {
+		predicates = append(predicates, campaignrecipient.RetryAtNotIn(i.RetryAtNotIn...))
+	}
+	if i.RetryAtGT != nil {
+		predicates = append(predicates, campaignrecipient.RetryAtGT(*i.RetryAtGT))
+	}
+	if i.RetryAtGTE != nil {
+		predicates = append(predicates, campaignrecipient.RetryAtGTE(*i.RetryAtGTE))
+	}
+	if i.RetryAtLT != nil {
+		predicates = append(predicates, campaignrecipient.RetryAtLT(*i.RetryAtLT))
+	}
+	if i.RetryAtLTE != nil {
+		predicates = append(predicates, campaignrecipient.RetryAtLTE(*i.RetryAtLTE))
+	}
+	if i.RetryAtIsNil {
+		predicates = append(predicates, campaignrecipient.RetryAtIsNil())
+	}
+	if i.RetryAtNotNil {
+		predicates = append(predicates, campaignrecipient.RetryAtNotNil())
+	}
+	if i.Attempts != nil {
+		predicates = append(predicates, campaignrecipient.AttemptsEQ(*i.Attempts))
+	}
+	if i.AttemptsNEQ != nil {
+		predicates = append(predicates, campaignrecipient.AttemptsNEQ(*i.AttemptsNEQ))
+	}
+	if len(i.AttemptsIn) > 0 {
+		predicates = append(predicates, campaignrecipient.AttemptsIn(i.AttemptsIn...))
+	}
+	if len(i.AttemptsNotIn) > 0 {
+		predicates = append(predicates, campaignrecipient.AttemptsNotIn(i.AttemptsNotIn...))
+	}
+	if i.AttemptsGT != nil {
+		predicates = append(predicates, campaignrecipient.AttemptsGT(*i.AttemptsGT))
+	}
+	if i.AttemptsGTE != nil {
+		predicates = append(predicates, campaignrecipient.AttemptsGTE(*i.AttemptsGTE))
+	}
+	if i.AttemptsLT != nil {
+		predicates = append(predicates, campaignrecipient.AttemptsLT(*i.AttemptsLT))
+	}
+	if i.AttemptsLTE != nil {
+		predicates = append(predicates, campaignrecipient.AttemptsLTE(*i.AttemptsLTE))
 	}
 
 	if i.HasOrganization != nil {

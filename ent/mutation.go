@@ -9948,40 +9948,44 @@ func (m *CallTransferMutation) ResetEdge(name string) error {
 // CampaignMutation represents an operation that mutates the Campaign nodes in the graph.
 type CampaignMutation struct {
 	config
-	op                  Op
-	typ                 string
-	id                  *uuid.UUID
-	created_at          *time.Time
-	updated_at          *time.Time
-	name                *string
-	chat_account        *string
-	status              *campaign.Status
-	total_recipients    *int
-	addtotal_recipients *int
-	sent_count          *int
-	addsent_count       *int
-	delivered_count     *int
-	adddelivered_count  *int
-	read_count          *int
-	addread_count       *int
-	failed_count        *int
-	addfailed_count     *int
-	header_media_id     *string
-	scheduled_at        *time.Time
-	started_at          *time.Time
-	completed_at        *time.Time
-	created_by_id       *uuid.UUID
-	clearedFields       map[string]struct{}
-	organization        *uuid.UUID
-	clearedorganization bool
-	template            *uuid.UUID
-	clearedtemplate     bool
-	recipients          map[uuid.UUID]struct{}
-	removedrecipients   map[uuid.UUID]struct{}
-	clearedrecipients   bool
-	done                bool
-	oldValue            func(context.Context) (*Campaign, error)
-	predicates          []predicate.Campaign
+	op                     Op
+	typ                    string
+	id                     *uuid.UUID
+	created_at             *time.Time
+	updated_at             *time.Time
+	name                   *string
+	chat_account           *string
+	status                 *campaign.Status
+	total_recipients       *int
+	addtotal_recipients    *int
+	sent_count             *int
+	addsent_count          *int
+	delivered_count        *int
+	adddelivered_count     *int
+	read_count             *int
+	addread_count          *int
+	failed_count           *int
+	addfailed_count        *int
+	header_media_id        *string
+	header_media_path      *string
+	header_media_filename  *string
+	header_media_mime_type *string
+	error_message          *string
+	scheduled_at           *time.Time
+	started_at             *time.Time
+	completed_at           *time.Time
+	created_by_id          *uuid.UUID
+	clearedFields          map[string]struct{}
+	organization           *uuid.UUID
+	clearedorganization    bool
+	template               *uuid.UUID
+	clearedtemplate        bool
+	recipients             map[uuid.UUID]struct{}
+	removedrecipients      map[uuid.UUID]struct{}
+	clearedrecipients      bool
+	done                   bool
+	oldValue               func(context.Context) (*Campaign, error)
+	predicates             []predicate.Campaign
 }
 
 var _ ent.Mutation = (*CampaignMutation)(nil)
@@ -10669,6 +10673,150 @@ func (m *CampaignMutation) ResetHeaderMediaID() {
 	m.header_media_id = nil
 }
 
+// SetHeaderMediaPath sets the "header_media_path" field.
+func (m *CampaignMutation) SetHeaderMediaPath(s string) {
+	m.header_media_path = &s
+}
+
+// HeaderMediaPath returns the value of the "header_media_path" field in the mutation.
+func (m *CampaignMutation) HeaderMediaPath() (r string, exists bool) {
+	v := m.header_media_path
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHeaderMediaPath returns the old "header_media_path" field's value of the Campaign entity.
+// If the Campaign object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CampaignMutation) OldHeaderMediaPath(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHeaderMediaPath is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHeaderMediaPath requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHeaderMediaPath: %w", err)
+	}
+	return oldValue.HeaderMediaPath, nil
+}
+
+// ResetHeaderMediaPath resets all changes to the "header_media_path" field.
+func (m *CampaignMutation) ResetHeaderMediaPath() {
+	m.header_media_path = nil
+}
+
+// SetHeaderMediaFilename sets the "header_media_filename" field.
+func (m *CampaignMutation) SetHeaderMediaFilename(s string) {
+	m.header_media_filename = &s
+}
+
+// HeaderMediaFilename returns the value of the "header_media_filename" field in the mutation.
+func (m *CampaignMutation) HeaderMediaFilename() (r string, exists bool) {
+	v := m.header_media_filename
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHeaderMediaFilename returns the old "header_media_filename" field's value of the Campaign entity.
+// If the Campaign object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CampaignMutation) OldHeaderMediaFilename(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHeaderMediaFilename is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHeaderMediaFilename requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHeaderMediaFilename: %w", err)
+	}
+	return oldValue.HeaderMediaFilename, nil
+}
+
+// ResetHeaderMediaFilename resets all changes to the "header_media_filename" field.
+func (m *CampaignMutation) ResetHeaderMediaFilename() {
+	m.header_media_filename = nil
+}
+
+// SetHeaderMediaMimeType sets the "header_media_mime_type" field.
+func (m *CampaignMutation) SetHeaderMediaMimeType(s string) {
+	m.header_media_mime_type = &s
+}
+
+// HeaderMediaMimeType returns the value of the "header_media_mime_type" field in the mutation.
+func (m *CampaignMutation) HeaderMediaMimeType() (r string, exists bool) {
+	v := m.header_media_mime_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHeaderMediaMimeType returns the old "header_media_mime_type" field's value of the Campaign entity.
+// If the Campaign object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CampaignMutation) OldHeaderMediaMimeType(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHeaderMediaMimeType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHeaderMediaMimeType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHeaderMediaMimeType: %w", err)
+	}
+	return oldValue.HeaderMediaMimeType, nil
+}
+
+// ResetHeaderMediaMimeType resets all changes to the "header_media_mime_type" field.
+func (m *CampaignMutation) ResetHeaderMediaMimeType() {
+	m.header_media_mime_type = nil
+}
+
+// SetErrorMessage sets the "error_message" field.
+func (m *CampaignMutation) SetErrorMessage(s string) {
+	m.error_message = &s
+}
+
+// ErrorMessage returns the value of the "error_message" field in the mutation.
+func (m *CampaignMutation) ErrorMessage() (r string, exists bool) {
+	v := m.error_message
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldErrorMessage returns the old "error_message" field's value of the Campaign entity.
+// If the Campaign object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CampaignMutation) OldErrorMessage(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldErrorMessage is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldErrorMessage requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldErrorMessage: %w", err)
+	}
+	return oldValue.ErrorMessage, nil
+}
+
+// ResetErrorMessage resets all changes to the "error_message" field.
+func (m *CampaignMutation) ResetErrorMessage() {
+	m.error_message = nil
+}
+
 // SetScheduledAt sets the "scheduled_at" field.
 func (m *CampaignMutation) SetScheduledAt(t time.Time) {
 	m.scheduled_at = &t
@@ -11007,7 +11155,7 @@ func (m *CampaignMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *CampaignMutation) Fields() []string {
-	fields := make([]string, 0, 17)
+	fields := make([]string, 0, 21)
 	if m.organization != nil {
 		fields = append(fields, campaign.FieldOrganizationID)
 	}
@@ -11046,6 +11194,18 @@ func (m *CampaignMutation) Fields() []string {
 	}
 	if m.header_media_id != nil {
 		fields = append(fields, campaign.FieldHeaderMediaID)
+	}
+	if m.header_media_path != nil {
+		fields = append(fields, campaign.FieldHeaderMediaPath)
+	}
+	if m.header_media_filename != nil {
+		fields = append(fields, campaign.FieldHeaderMediaFilename)
+	}
+	if m.header_media_mime_type != nil {
+		fields = append(fields, campaign.FieldHeaderMediaMimeType)
+	}
+	if m.error_message != nil {
+		fields = append(fields, campaign.FieldErrorMessage)
 	}
 	if m.scheduled_at != nil {
 		fields = append(fields, campaign.FieldScheduledAt)
@@ -11093,6 +11253,14 @@ func (m *CampaignMutation) Field(name string) (ent.Value, bool) {
 		return m.FailedCount()
 	case campaign.FieldHeaderMediaID:
 		return m.HeaderMediaID()
+	case campaign.FieldHeaderMediaPath:
+		return m.HeaderMediaPath()
+	case campaign.FieldHeaderMediaFilename:
+		return m.HeaderMediaFilename()
+	case campaign.FieldHeaderMediaMimeType:
+		return m.HeaderMediaMimeType()
+	case campaign.FieldErrorMessage:
+		return m.ErrorMessage()
 	case campaign.FieldScheduledAt:
 		return m.ScheduledAt()
 	case campaign.FieldStartedAt:
@@ -11136,6 +11304,14 @@ func (m *CampaignMutation) OldField(ctx context.Context, name string) (ent.Value
 		return m.OldFailedCount(ctx)
 	case campaign.FieldHeaderMediaID:
 		return m.OldHeaderMediaID(ctx)
+	case campaign.FieldHeaderMediaPath:
+		return m.OldHeaderMediaPath(ctx)
+	case campaign.FieldHeaderMediaFilename:
+		return m.OldHeaderMediaFilename(ctx)
+	case campaign.FieldHeaderMediaMimeType:
+		return m.OldHeaderMediaMimeType(ctx)
+	case campaign.FieldErrorMessage:
+		return m.OldErrorMessage(ctx)
 	case campaign.FieldScheduledAt:
 		return m.OldScheduledAt(ctx)
 	case campaign.FieldStartedAt:
@@ -11243,6 +11419,34 @@ func (m *CampaignMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetHeaderMediaID(v)
+		return nil
+	case campaign.FieldHeaderMediaPath:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHeaderMediaPath(v)
+		return nil
+	case campaign.FieldHeaderMediaFilename:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHeaderMediaFilename(v)
+		return nil
+	case campaign.FieldHeaderMediaMimeType:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHeaderMediaMimeType(v)
+		return nil
+	case campaign.FieldErrorMessage:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetErrorMessage(v)
 		return nil
 	case campaign.FieldScheduledAt:
 		v, ok := value.(time.Time)
@@ -11456,6 +11660,18 @@ func (m *CampaignMutation) ResetField(name string) error {
 	case campaign.FieldHeaderMediaID:
 		m.ResetHeaderMediaID()
 		return nil
+	case campaign.FieldHeaderMediaPath:
+		m.ResetHeaderMediaPath()
+		return nil
+	case campaign.FieldHeaderMediaFilename:
+		m.ResetHeaderMediaFilename()
+		return nil
+	case campaign.FieldHeaderMediaMimeType:
+		m.ResetHeaderMediaMimeType()
+		return nil
+	case campaign.FieldErrorMessage:
+		m.ResetErrorMessage()
+		return nil
 	case campaign.FieldScheduledAt:
 		m.ResetScheduledAt()
 		return nil
@@ -11611,6 +11827,10 @@ type CampaignRecipientMutation struct {
 	sent_at             *time.Time
 	delivered_at        *time.Time
 	read_at             *time.Time
+	sending_at          *time.Time
+	retry_at            *time.Time
+	attempts            *int
+	addattempts         *int
 	clearedFields       map[string]struct{}
 	organization        *uuid.UUID
 	clearedorganization bool
@@ -12330,6 +12550,160 @@ func (m *CampaignRecipientMutation) ResetReadAt() {
 	delete(m.clearedFields, campaignrecipient.FieldReadAt)
 }
 
+// SetSendingAt sets the "sending_at" field.
+func (m *CampaignRecipientMutation) SetSendingAt(t time.Time) {
+	m.sending_at = &t
+}
+
+// SendingAt returns the value of the "sending_at" field in the mutation.
+func (m *CampaignRecipientMutation) SendingAt() (r time.Time, exists bool) {
+	v := m.sending_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSendingAt returns the old "sending_at" field's value of the CampaignRecipient entity.
+// If the CampaignRecipient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CampaignRecipientMutation) OldSendingAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSendingAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSendingAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSendingAt: %w", err)
+	}
+	return oldValue.SendingAt, nil
+}
+
+// ClearSendingAt clears the value of the "sending_at" field.
+func (m *CampaignRecipientMutation) ClearSendingAt() {
+	m.sending_at = nil
+	m.clearedFields[campaignrecipient.FieldSendingAt] = struct{}{}
+}
+
+// SendingAtCleared returns if the "sending_at" field was cleared in this mutation.
+func (m *CampaignRecipientMutation) SendingAtCleared() bool {
+	_, ok := m.clearedFields[campaignrecipient.FieldSendingAt]
+	return ok
+}
+
+// ResetSendingAt resets all changes to the "sending_at" field.
+func (m *CampaignRecipientMutation) ResetSendingAt() {
+	m.sending_at = nil
+	delete(m.clearedFields, campaignrecipient.FieldSendingAt)
+}
+
+// SetRetryAt sets the "retry_at" field.
+func (m *CampaignRecipientMutation) SetRetryAt(t time.Time) {
+	m.retry_at = &t
+}
+
+// RetryAt returns the value of the "retry_at" field in the mutation.
+func (m *CampaignRecipientMutation) RetryAt() (r time.Time, exists bool) {
+	v := m.retry_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRetryAt returns the old "retry_at" field's value of the CampaignRecipient entity.
+// If the CampaignRecipient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CampaignRecipientMutation) OldRetryAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRetryAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRetryAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRetryAt: %w", err)
+	}
+	return oldValue.RetryAt, nil
+}
+
+// ClearRetryAt clears the value of the "retry_at" field.
+func (m *CampaignRecipientMutation) ClearRetryAt() {
+	m.retry_at = nil
+	m.clearedFields[campaignrecipient.FieldRetryAt] = struct{}{}
+}
+
+// RetryAtCleared returns if the "retry_at" field was cleared in this mutation.
+func (m *CampaignRecipientMutation) RetryAtCleared() bool {
+	_, ok := m.clearedFields[campaignrecipient.FieldRetryAt]
+	return ok
+}
+
+// ResetRetryAt resets all changes to the "retry_at" field.
+func (m *CampaignRecipientMutation) ResetRetryAt() {
+	m.retry_at = nil
+	delete(m.clearedFields, campaignrecipient.FieldRetryAt)
+}
+
+// SetAttempts sets the "attempts" field.
+func (m *CampaignRecipientMutation) SetAttempts(i int) {
+	m.attempts = &i
+	m.addattempts = nil
+}
+
+// Attempts returns the value of the "attempts" field in the mutation.
+func (m *CampaignRecipientMutation) Attempts() (r int, exists bool) {
+	v := m.attempts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAttempts returns the old "attempts" field's value of the CampaignRecipient entity.
+// If the CampaignRecipient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CampaignRecipientMutation) OldAttempts(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAttempts is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAttempts requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAttempts: %w", err)
+	}
+	return oldValue.Attempts, nil
+}
+
+// AddAttempts adds i to the "attempts" field.
+func (m *CampaignRecipientMutation) AddAttempts(i int) {
+	if m.addattempts != nil {
+		*m.addattempts += i
+	} else {
+		m.addattempts = &i
+	}
+}
+
+// AddedAttempts returns the value that was added to the "attempts" field in this mutation.
+func (m *CampaignRecipientMutation) AddedAttempts() (r int, exists bool) {
+	v := m.addattempts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetAttempts resets all changes to the "attempts" field.
+func (m *CampaignRecipientMutation) ResetAttempts() {
+	m.attempts = nil
+	m.addattempts = nil
+}
+
 // ClearOrganization clears the "organization" edge to the Organization entity.
 func (m *CampaignRecipientMutation) ClearOrganization() {
 	m.clearedorganization = true
@@ -12418,7 +12792,7 @@ func (m *CampaignRecipientMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *CampaignRecipientMutation) Fields() []string {
-	fields := make([]string, 0, 15)
+	fields := make([]string, 0, 18)
 	if m.organization != nil {
 		fields = append(fields, campaignrecipient.FieldOrganizationID)
 	}
@@ -12464,6 +12838,15 @@ func (m *CampaignRecipientMutation) Fields() []string {
 	if m.read_at != nil {
 		fields = append(fields, campaignrecipient.FieldReadAt)
 	}
+	if m.sending_at != nil {
+		fields = append(fields, campaignrecipient.FieldSendingAt)
+	}
+	if m.retry_at != nil {
+		fields = append(fields, campaignrecipient.FieldRetryAt)
+	}
+	if m.attempts != nil {
+		fields = append(fields, campaignrecipient.FieldAttempts)
+	}
 	return fields
 }
 
@@ -12502,6 +12885,12 @@ func (m *CampaignRecipientMutation) Field(name string) (ent.Value, bool) {
 		return m.DeliveredAt()
 	case campaignrecipient.FieldReadAt:
 		return m.ReadAt()
+	case campaignrecipient.FieldSendingAt:
+		return m.SendingAt()
+	case campaignrecipient.FieldRetryAt:
+		return m.RetryAt()
+	case campaignrecipient.FieldAttempts:
+		return m.Attempts()
 	}
 	return nil, false
 }
@@ -12541,6 +12930,12 @@ func (m *CampaignRecipientMutation) OldField(ctx context.Context, name string) (
 		return m.OldDeliveredAt(ctx)
 	case campaignrecipient.FieldReadAt:
 		return m.OldReadAt(ctx)
+	case campaignrecipient.FieldSendingAt:
+		return m.OldSendingAt(ctx)
+	case campaignrecipient.FieldRetryAt:
+		return m.OldRetryAt(ctx)
+	case campaignrecipient.FieldAttempts:
+		return m.OldAttempts(ctx)
 	}
 	return nil, fmt.Errorf("unknown CampaignRecipient field %s", name)
 }
@@ -12655,6 +13050,27 @@ func (m *CampaignRecipientMutation) SetField(name string, value ent.Value) error
 		}
 		m.SetReadAt(v)
 		return nil
+	case campaignrecipient.FieldSendingAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSendingAt(v)
+		return nil
+	case campaignrecipient.FieldRetryAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRetryAt(v)
+		return nil
+	case campaignrecipient.FieldAttempts:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAttempts(v)
+		return nil
 	}
 	return fmt.Errorf("unknown CampaignRecipient field %s", name)
 }
@@ -12662,13 +13078,21 @@ func (m *CampaignRecipientMutation) SetField(name string, value ent.Value) error
 // AddedFields returns all numeric fields that were incremented/decremented during
 // this mutation.
 func (m *CampaignRecipientMutation) AddedFields() []string {
-	return nil
+	var fields []string
+	if m.addattempts != nil {
+		fields = append(fields, campaignrecipient.FieldAttempts)
+	}
+	return fields
 }
 
 // AddedField returns the numeric value that was incremented/decremented on a field
 // with the given name. The second boolean return value indicates that this field
 // was not set, or was not defined in the schema.
 func (m *CampaignRecipientMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case campaignrecipient.FieldAttempts:
+		return m.AddedAttempts()
+	}
 	return nil, false
 }
 
@@ -12677,6 +13101,13 @@ func (m *CampaignRecipientMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *CampaignRecipientMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case campaignrecipient.FieldAttempts:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAttempts(v)
+		return nil
 	}
 	return fmt.Errorf("unknown CampaignRecipient numeric field %s", name)
 }
@@ -12699,6 +13130,12 @@ func (m *CampaignRecipientMutation) ClearedFields() []string {
 	}
 	if m.FieldCleared(campaignrecipient.FieldReadAt) {
 		fields = append(fields, campaignrecipient.FieldReadAt)
+	}
+	if m.FieldCleared(campaignrecipient.FieldSendingAt) {
+		fields = append(fields, campaignrecipient.FieldSendingAt)
+	}
+	if m.FieldCleared(campaignrecipient.FieldRetryAt) {
+		fields = append(fields, campaignrecipient.FieldRetryAt)
 	}
 	return fields
 }
@@ -12728,6 +13165,12 @@ func (m *CampaignRecipientMutation) ClearField(name string) error {
 		return nil
 	case campaignrecipient.FieldReadAt:
 		m.ClearReadAt()
+		return nil
+	case campaignrecipient.FieldSendingAt:
+		m.ClearSendingAt()
+		return nil
+	case campaignrecipient.FieldRetryAt:
+		m.ClearRetryAt()
 		return nil
 	}
 	return fmt.Errorf("unknown CampaignRecipient nullable field %s", name)
@@ -12781,6 +13224,15 @@ func (m *CampaignRecipientMutation) ResetField(name string) error {
 		return nil
 	case campaignrecipient.FieldReadAt:
 		m.ResetReadAt()
+		return nil
+	case campaignrecipient.FieldSendingAt:
+		m.ResetSendingAt()
+		return nil
+	case campaignrecipient.FieldRetryAt:
+		m.ResetRetryAt()
+		return nil
+	case campaignrecipient.FieldAttempts:
+		m.ResetAttempts()
 		return nil
 	}
 	return fmt.Errorf("unknown CampaignRecipient field %s", name)

@@ -23,6 +23,9 @@ const (
 	FrameContactNoteDeleted = "contact_note:deleted"
 	// A template's review status, quality or category changed.
 	FrameTemplateStatus = "template:status"
+	// A campaign's state changes and its counters.
+	FrameCampaignStatus   = "campaign:status"
+	FrameCampaignProgress = "campaign:progress"
 )
 
 // Outbound webhook events (the names subscriptions choose).
@@ -31,6 +34,10 @@ const (
 	HookMessageSent     = "message:sent"
 	HookContactCreated  = "contact:created"
 	HookTemplateStatus  = "template:status"
+	// A campaign's state changes and its counters (at most about one
+	// progress event a second per campaign).
+	HookCampaignStatus   = "campaign:status"
+	HookCampaignProgress = "campaign:progress"
 )
 
 // Type is a kind of domain event and where it goes: the type of its /ws
@@ -62,6 +69,10 @@ var (
 	// TemplateStatusChanged: a template was submitted, or the platform
 	// reported its review status, quality rating or category.
 	TemplateStatusChanged = Type{Frame: FrameTemplateStatus, Hook: HookTemplateStatus}
+	// CampaignStatusChanged: a campaign moved to another state.
+	CampaignStatusChanged = Type{Frame: FrameCampaignStatus, Hook: HookCampaignStatus}
+	// CampaignProgress: a campaign's counters moved.
+	CampaignProgress = Type{Frame: FrameCampaignProgress, Hook: HookCampaignProgress}
 )
 
 // Event is one domain event of an organization. Its payload is encoded

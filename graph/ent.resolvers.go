@@ -25,6 +25,9 @@ func (r *queryResolver) Nodes(ctx context.Context, ids []uuid.UUID) ([]ent.Noder
 // Account returns AccountResolver implementation.
 func (r *Resolver) Account() AccountResolver { return &accountResolver{r} }
 
+// Campaign returns CampaignResolver implementation.
+func (r *Resolver) Campaign() CampaignResolver { return &campaignResolver{r} }
+
 // Contact returns ContactResolver implementation.
 func (r *Resolver) Contact() ContactResolver { return &contactResolver{r} }
 
@@ -64,6 +67,7 @@ func (r *Resolver) WebhookSubscription() WebhookSubscriptionResolver {
 
 type (
 	accountResolver             struct{ *Resolver }
+	campaignResolver            struct{ *Resolver }
 	contactResolver             struct{ *Resolver }
 	dashboardWidgetResolver     struct{ *Resolver }
 	organizationMemberResolver  struct{ *Resolver }

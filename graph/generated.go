@@ -60,6 +60,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
 	Account() AccountResolver
+	Campaign() CampaignResolver
 	Contact() ContactResolver
 	DashboardWidget() DashboardWidgetResolver
 	Mutation() MutationResolver
@@ -251,30 +252,68 @@ type ComplexityRoot struct {
 	}
 
 	Campaign struct {
-		ChatAccount     func(childComplexity int) int
+		ChatAccount         func(childComplexity int) int
+		CompletedAt         func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		CreatedByID         func(childComplexity int) int
+		DeliveredCount      func(childComplexity int) int
+		ErrorMessage        func(childComplexity int) int
+		FailedCount         func(childComplexity int) int
+		HeaderMediaFilename func(childComplexity int) int
+		HeaderMediaID       func(childComplexity int) int
+		HeaderMediaMimeType func(childComplexity int) int
+		HeaderMediaPath     func(childComplexity int) int
+		ID                  func(childComplexity int) int
+		Name                func(childComplexity int) int
+		Organization        func(childComplexity int) int
+		OrganizationID      func(childComplexity int) int
+		ReadCount           func(childComplexity int) int
+		Recipients          func(childComplexity int) int
+		ScheduledAt         func(childComplexity int) int
+		SentCount           func(childComplexity int) int
+		StartedAt           func(childComplexity int) int
+		Status              func(childComplexity int) int
+		Template            func(childComplexity int) int
+		TemplateID          func(childComplexity int) int
+		TemplateName        func(childComplexity int) int
+		TotalRecipients     func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+	}
+
+	CampaignImportError struct {
+		Index       func(childComplexity int) int
+		Message     func(childComplexity int) int
+		PhoneNumber func(childComplexity int) int
+	}
+
+	CampaignImportResult struct {
+		Duplicates func(childComplexity int) int
+		Errors     func(childComplexity int) int
+		Imported   func(childComplexity int) int
+		Invalid    func(childComplexity int) int
+	}
+
+	CampaignPage struct {
+		Campaigns func(childComplexity int) int
+		Total     func(childComplexity int) int
+	}
+
+	CampaignProgress struct {
 		CompletedAt     func(childComplexity int) int
-		CreatedAt       func(childComplexity int) int
-		CreatedByID     func(childComplexity int) int
 		DeliveredCount  func(childComplexity int) int
+		ErrorMessage    func(childComplexity int) int
 		FailedCount     func(childComplexity int) int
-		HeaderMediaID   func(childComplexity int) int
 		ID              func(childComplexity int) int
 		Name            func(childComplexity int) int
-		Organization    func(childComplexity int) int
-		OrganizationID  func(childComplexity int) int
 		ReadCount       func(childComplexity int) int
-		Recipients      func(childComplexity int) int
-		ScheduledAt     func(childComplexity int) int
 		SentCount       func(childComplexity int) int
 		StartedAt       func(childComplexity int) int
 		Status          func(childComplexity int) int
-		Template        func(childComplexity int) int
-		TemplateID      func(childComplexity int) int
 		TotalRecipients func(childComplexity int) int
-		UpdatedAt       func(childComplexity int) int
 	}
 
 	CampaignRecipient struct {
+		Attempts       func(childComplexity int) int
 		Campaign       func(childComplexity int) int
 		CampaignID     func(childComplexity int) int
 		ChatMessageID  func(childComplexity int) int
@@ -289,10 +328,22 @@ type ComplexityRoot struct {
 		PhoneNumber    func(childComplexity int) int
 		ReadAt         func(childComplexity int) int
 		RecipientName  func(childComplexity int) int
+		RetryAt        func(childComplexity int) int
+		SendingAt      func(childComplexity int) int
 		SentAt         func(childComplexity int) int
 		Status         func(childComplexity int) int
 		TemplateParams func(childComplexity int) int
 		UpdatedAt      func(childComplexity int) int
+	}
+
+	CampaignRecipientPage struct {
+		Recipients func(childComplexity int) int
+		Total      func(childComplexity int) int
+	}
+
+	CampaignRetryResult struct {
+		Campaign   func(childComplexity int) int
+		RetryCount func(childComplexity int) int
 	}
 
 	CannedResponse struct {
@@ -663,9 +714,11 @@ type ComplexityRoot struct {
 		AddMember                    func(childComplexity int, input model.AddMemberInput) int
 		AddTeamMember                func(childComplexity int, teamID uuid.UUID, input model.AddTeamMemberInput) int
 		AssignContact                func(childComplexity int, id uuid.UUID, userID *uuid.UUID) int
+		CancelCampaign               func(childComplexity int, id uuid.UUID) int
 		ChangePassword               func(childComplexity int, input model.ChangePasswordInput) int
 		CreateAPIKey                 func(childComplexity int, input model.CreateAPIKeyInput) int
 		CreateAccount                func(childComplexity int, input accounts.CreateInput) int
+		CreateCampaign               func(childComplexity int, input model.CreateCampaignInput) int
 		CreateCannedResponse         func(childComplexity int, input CreateCannedResponseInput) int
 		CreateContact                func(childComplexity int, input CreateContactInput) int
 		CreateContactNote            func(childComplexity int, contactID uuid.UUID, content string) int
@@ -680,6 +733,8 @@ type ComplexityRoot struct {
 		DeclineInvitation            func(childComplexity int, id uuid.UUID) int
 		DeleteAPIKey                 func(childComplexity int, id uuid.UUID) int
 		DeleteAccount                func(childComplexity int, id uuid.UUID) int
+		DeleteCampaign               func(childComplexity int, id uuid.UUID) int
+		DeleteCampaignRecipient      func(childComplexity int, campaignID uuid.UUID, id uuid.UUID) int
 		DeleteCannedResponse         func(childComplexity int, id uuid.UUID) int
 		DeleteContact                func(childComplexity int, id uuid.UUID) int
 		DeleteContactNote            func(childComplexity int, contactID uuid.UUID, id uuid.UUID) int
@@ -691,23 +746,28 @@ type ComplexityRoot struct {
 		DeleteTemplate               func(childComplexity int, id uuid.UUID) int
 		DeleteUser                   func(childComplexity int, id uuid.UUID) int
 		DeleteWebhookSubscription    func(childComplexity int, id uuid.UUID) int
+		ImportCampaignRecipients     func(childComplexity int, campaignID uuid.UUID, recipients []*model.CampaignRecipientInput) int
 		MarkContactRead              func(childComplexity int, id uuid.UUID) int
+		PauseCampaign                func(childComplexity int, id uuid.UUID) int
 		PublishTemplate              func(childComplexity int, id uuid.UUID) int
 		RemoveMember                 func(childComplexity int, memberID uuid.UUID) int
 		RemoveTeamMember             func(childComplexity int, teamID uuid.UUID, userID uuid.UUID) int
 		ReplayWebhookDelivery        func(childComplexity int, subscriptionID uuid.UUID, deliveryID uuid.UUID) int
+		RetryFailedCampaign          func(childComplexity int, id uuid.UUID) int
 		SaveDashboardLayout          func(childComplexity int, items []*widgets.LayoutItem) int
 		SaveSSOConfig                func(childComplexity int, input model.SaveSSOConfigInput) int
 		SendMessage                  func(childComplexity int, contactID uuid.UUID, input messaging.Outgoing) int
 		SendTemplateMessage          func(childComplexity int, input messaging.TemplateInput) int
 		SetAPIKeyActive              func(childComplexity int, id uuid.UUID, isActive bool) int
 		SetAvailability              func(childComplexity int, isAvailable bool) int
+		StartCampaign                func(childComplexity int, id uuid.UUID) int
 		SubscribeAccount             func(childComplexity int, id uuid.UUID) int
 		SyncTemplates                func(childComplexity int, chatAccount string) int
 		TestAccount                  func(childComplexity int, id uuid.UUID) int
 		TestWebhookSubscription      func(childComplexity int, id uuid.UUID) int
 		UpdateAccount                func(childComplexity int, id uuid.UUID, input accounts.UpdateInput) int
 		UpdateAccountBusinessProfile func(childComplexity int, id uuid.UUID, input accounts.BusinessProfileInput) int
+		UpdateCampaign               func(childComplexity int, id uuid.UUID, input model.UpdateCampaignInput) int
 		UpdateCannedResponse         func(childComplexity int, id uuid.UUID, input UpdateCannedResponseInput) int
 		UpdateContact                func(childComplexity int, id uuid.UUID, input UpdateContactInput) int
 		UpdateContactNote            func(childComplexity int, contactID uuid.UUID, id uuid.UUID, content string) int
@@ -887,6 +947,9 @@ type ComplexityRoot struct {
 		Account                func(childComplexity int, id uuid.UUID) int
 		AccountBusinessProfile func(childComplexity int, id uuid.UUID) int
 		Accounts               func(childComplexity int) int
+		Campaign               func(childComplexity int, id uuid.UUID) int
+		CampaignRecipients     func(childComplexity int, campaignID uuid.UUID, status *string, page *int, limit *int) int
+		Campaigns              func(childComplexity int, status *string, chatAccount *string, search *string, from *time.Time, to *time.Time, page *int, limit *int) int
 		CannedResponse         func(childComplexity int, id uuid.UUID) int
 		CannedResponses        func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, category *string, activeOnly *bool, orderBy *ent.CannedResponseOrder, where *ent.CannedResponseWhereInput) int
 		Contact                func(childComplexity int, id uuid.UUID) int
@@ -968,6 +1031,7 @@ type ComplexityRoot struct {
 	}
 
 	Subscription struct {
+		CampaignProgress      func(childComplexity int, id uuid.UUID) int
 		ContactChanged        func(childComplexity int) int
 		MessageAdded          func(childComplexity int, contactID *uuid.UUID) int
 		MessageStatusChanged  func(childComplexity int, contactID *uuid.UUID) int
@@ -1214,6 +1278,9 @@ type AccountResolver interface {
 	CreatedByName(ctx context.Context, obj *ent.Account) (*string, error)
 	UpdatedByName(ctx context.Context, obj *ent.Account) (*string, error)
 }
+type CampaignResolver interface {
+	TemplateName(ctx context.Context, obj *ent.Campaign) (string, error)
+}
 type ContactResolver interface {
 	ServiceWindowOpen(ctx context.Context, obj *ent.Contact) (bool, error)
 }
@@ -1284,6 +1351,15 @@ type MutationResolver interface {
 	DeleteTemplate(ctx context.Context, id uuid.UUID) (bool, error)
 	PublishTemplate(ctx context.Context, id uuid.UUID) (*model.PublishTemplatePayload, error)
 	SyncTemplates(ctx context.Context, chatAccount string) (int, error)
+	CreateCampaign(ctx context.Context, input model.CreateCampaignInput) (*ent.Campaign, error)
+	UpdateCampaign(ctx context.Context, id uuid.UUID, input model.UpdateCampaignInput) (*ent.Campaign, error)
+	DeleteCampaign(ctx context.Context, id uuid.UUID) (bool, error)
+	ImportCampaignRecipients(ctx context.Context, campaignID uuid.UUID, recipients []*model.CampaignRecipientInput) (*model.CampaignImportResult, error)
+	DeleteCampaignRecipient(ctx context.Context, campaignID uuid.UUID, id uuid.UUID) (bool, error)
+	StartCampaign(ctx context.Context, id uuid.UUID) (*ent.Campaign, error)
+	PauseCampaign(ctx context.Context, id uuid.UUID) (*ent.Campaign, error)
+	CancelCampaign(ctx context.Context, id uuid.UUID) (*ent.Campaign, error)
+	RetryFailedCampaign(ctx context.Context, id uuid.UUID) (*model.CampaignRetryResult, error)
 }
 type OrganizationMemberResolver interface {
 	Email(ctx context.Context, obj *ent.OrganizationMember) (string, error)
@@ -1332,6 +1408,9 @@ type QueryResolver interface {
 	WidgetDataSources(ctx context.Context) ([]*widgets.Source, error)
 	Templates(ctx context.Context, account *string, status *string, category *string, search *string, page *int, limit *int) (*model.TemplatePage, error)
 	Template(ctx context.Context, id uuid.UUID) (*ent.Template, error)
+	Campaigns(ctx context.Context, status *string, chatAccount *string, search *string, from *time.Time, to *time.Time, page *int, limit *int) (*model.CampaignPage, error)
+	Campaign(ctx context.Context, id uuid.UUID) (*ent.Campaign, error)
+	CampaignRecipients(ctx context.Context, campaignID uuid.UUID, status *string, page *int, limit *int) (*model.CampaignRecipientPage, error)
 }
 type RoleResolver interface {
 	PermissionCount(ctx context.Context, obj *ent.Role) (int, error)
@@ -1344,6 +1423,7 @@ type SubscriptionResolver interface {
 	MessageStatusChanged(ctx context.Context, contactID *uuid.UUID) (<-chan *ent.Message, error)
 	ContactChanged(ctx context.Context) (<-chan *ent.Contact, error)
 	TemplateStatusChanged(ctx context.Context) (<-chan *ent.Template, error)
+	CampaignProgress(ctx context.Context, id uuid.UUID) (<-chan *model.CampaignProgress, error)
 }
 type TeamResolver interface {
 	MemberCount(ctx context.Context, obj *ent.Team) (int, error)
@@ -2250,18 +2330,42 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Campaign.DeliveredCount(childComplexity), true
+	case "Campaign.errorMessage":
+		if e.ComplexityRoot.Campaign.ErrorMessage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Campaign.ErrorMessage(childComplexity), true
 	case "Campaign.failedCount":
 		if e.ComplexityRoot.Campaign.FailedCount == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Campaign.FailedCount(childComplexity), true
+	case "Campaign.headerMediaFilename":
+		if e.ComplexityRoot.Campaign.HeaderMediaFilename == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Campaign.HeaderMediaFilename(childComplexity), true
 	case "Campaign.headerMediaID":
 		if e.ComplexityRoot.Campaign.HeaderMediaID == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Campaign.HeaderMediaID(childComplexity), true
+	case "Campaign.headerMediaMimeType":
+		if e.ComplexityRoot.Campaign.HeaderMediaMimeType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Campaign.HeaderMediaMimeType(childComplexity), true
+	case "Campaign.headerMediaPath":
+		if e.ComplexityRoot.Campaign.HeaderMediaPath == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Campaign.HeaderMediaPath(childComplexity), true
 	case "Campaign.id":
 		if e.ComplexityRoot.Campaign.ID == nil {
 			break
@@ -2334,6 +2438,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Campaign.TemplateID(childComplexity), true
+	case "Campaign.templateName":
+		if e.ComplexityRoot.Campaign.TemplateName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Campaign.TemplateName(childComplexity), true
 	case "Campaign.totalRecipients":
 		if e.ComplexityRoot.Campaign.TotalRecipients == nil {
 			break
@@ -2347,6 +2457,136 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Campaign.UpdatedAt(childComplexity), true
 
+	case "CampaignImportError.index":
+		if e.ComplexityRoot.CampaignImportError.Index == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignImportError.Index(childComplexity), true
+	case "CampaignImportError.message":
+		if e.ComplexityRoot.CampaignImportError.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignImportError.Message(childComplexity), true
+	case "CampaignImportError.phoneNumber":
+		if e.ComplexityRoot.CampaignImportError.PhoneNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignImportError.PhoneNumber(childComplexity), true
+
+	case "CampaignImportResult.duplicates":
+		if e.ComplexityRoot.CampaignImportResult.Duplicates == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignImportResult.Duplicates(childComplexity), true
+	case "CampaignImportResult.errors":
+		if e.ComplexityRoot.CampaignImportResult.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignImportResult.Errors(childComplexity), true
+	case "CampaignImportResult.imported":
+		if e.ComplexityRoot.CampaignImportResult.Imported == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignImportResult.Imported(childComplexity), true
+	case "CampaignImportResult.invalid":
+		if e.ComplexityRoot.CampaignImportResult.Invalid == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignImportResult.Invalid(childComplexity), true
+
+	case "CampaignPage.campaigns":
+		if e.ComplexityRoot.CampaignPage.Campaigns == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignPage.Campaigns(childComplexity), true
+	case "CampaignPage.total":
+		if e.ComplexityRoot.CampaignPage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignPage.Total(childComplexity), true
+
+	case "CampaignProgress.completedAt":
+		if e.ComplexityRoot.CampaignProgress.CompletedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignProgress.CompletedAt(childComplexity), true
+	case "CampaignProgress.deliveredCount":
+		if e.ComplexityRoot.CampaignProgress.DeliveredCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignProgress.DeliveredCount(childComplexity), true
+	case "CampaignProgress.errorMessage":
+		if e.ComplexityRoot.CampaignProgress.ErrorMessage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignProgress.ErrorMessage(childComplexity), true
+	case "CampaignProgress.failedCount":
+		if e.ComplexityRoot.CampaignProgress.FailedCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignProgress.FailedCount(childComplexity), true
+	case "CampaignProgress.id":
+		if e.ComplexityRoot.CampaignProgress.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignProgress.ID(childComplexity), true
+	case "CampaignProgress.name":
+		if e.ComplexityRoot.CampaignProgress.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignProgress.Name(childComplexity), true
+	case "CampaignProgress.readCount":
+		if e.ComplexityRoot.CampaignProgress.ReadCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignProgress.ReadCount(childComplexity), true
+	case "CampaignProgress.sentCount":
+		if e.ComplexityRoot.CampaignProgress.SentCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignProgress.SentCount(childComplexity), true
+	case "CampaignProgress.startedAt":
+		if e.ComplexityRoot.CampaignProgress.StartedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignProgress.StartedAt(childComplexity), true
+	case "CampaignProgress.status":
+		if e.ComplexityRoot.CampaignProgress.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignProgress.Status(childComplexity), true
+	case "CampaignProgress.totalRecipients":
+		if e.ComplexityRoot.CampaignProgress.TotalRecipients == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignProgress.TotalRecipients(childComplexity), true
+
+	case "CampaignRecipient.attempts":
+		if e.ComplexityRoot.CampaignRecipient.Attempts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignRecipient.Attempts(childComplexity), true
 	case "CampaignRecipient.campaign":
 		if e.ComplexityRoot.CampaignRecipient.Campaign == nil {
 			break
@@ -2431,6 +2671,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CampaignRecipient.RecipientName(childComplexity), true
+	case "CampaignRecipient.retryAt":
+		if e.ComplexityRoot.CampaignRecipient.RetryAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignRecipient.RetryAt(childComplexity), true
+	case "CampaignRecipient.sendingAt":
+		if e.ComplexityRoot.CampaignRecipient.SendingAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignRecipient.SendingAt(childComplexity), true
 	case "CampaignRecipient.sentAt":
 		if e.ComplexityRoot.CampaignRecipient.SentAt == nil {
 			break
@@ -2455,6 +2707,32 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CampaignRecipient.UpdatedAt(childComplexity), true
+
+	case "CampaignRecipientPage.recipients":
+		if e.ComplexityRoot.CampaignRecipientPage.Recipients == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignRecipientPage.Recipients(childComplexity), true
+	case "CampaignRecipientPage.total":
+		if e.ComplexityRoot.CampaignRecipientPage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignRecipientPage.Total(childComplexity), true
+
+	case "CampaignRetryResult.campaign":
+		if e.ComplexityRoot.CampaignRetryResult.Campaign == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignRetryResult.Campaign(childComplexity), true
+	case "CampaignRetryResult.retryCount":
+		if e.ComplexityRoot.CampaignRetryResult.RetryCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignRetryResult.RetryCount(childComplexity), true
 
 	case "CannedResponse.buttons":
 		if e.ComplexityRoot.CannedResponse.Buttons == nil {
@@ -4185,6 +4463,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.AssignContact(childComplexity, args["id"].(uuid.UUID), args["userId"].(*uuid.UUID)), true
+	case "Mutation.cancelCampaign":
+		if e.ComplexityRoot.Mutation.CancelCampaign == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_cancelCampaign_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CancelCampaign(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.changePassword":
 		if e.ComplexityRoot.Mutation.ChangePassword == nil {
 			break
@@ -4218,6 +4507,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateAccount(childComplexity, args["input"].(accounts.CreateInput)), true
+	case "Mutation.createCampaign":
+		if e.ComplexityRoot.Mutation.CreateCampaign == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createCampaign_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateCampaign(childComplexity, args["input"].(model.CreateCampaignInput)), true
 	case "Mutation.createCannedResponse":
 		if e.ComplexityRoot.Mutation.CreateCannedResponse == nil {
 			break
@@ -4372,6 +4672,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteAccount(childComplexity, args["id"].(uuid.UUID)), true
+	case "Mutation.deleteCampaign":
+		if e.ComplexityRoot.Mutation.DeleteCampaign == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteCampaign_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteCampaign(childComplexity, args["id"].(uuid.UUID)), true
+	case "Mutation.deleteCampaignRecipient":
+		if e.ComplexityRoot.Mutation.DeleteCampaignRecipient == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteCampaignRecipient_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteCampaignRecipient(childComplexity, args["campaignId"].(uuid.UUID), args["id"].(uuid.UUID)), true
 	case "Mutation.deleteCannedResponse":
 		if e.ComplexityRoot.Mutation.DeleteCannedResponse == nil {
 			break
@@ -4493,6 +4815,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteWebhookSubscription(childComplexity, args["id"].(uuid.UUID)), true
+	case "Mutation.importCampaignRecipients":
+		if e.ComplexityRoot.Mutation.ImportCampaignRecipients == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_importCampaignRecipients_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ImportCampaignRecipients(childComplexity, args["campaignId"].(uuid.UUID), args["recipients"].([]*model.CampaignRecipientInput)), true
 	case "Mutation.markContactRead":
 		if e.ComplexityRoot.Mutation.MarkContactRead == nil {
 			break
@@ -4504,6 +4837,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.MarkContactRead(childComplexity, args["id"].(uuid.UUID)), true
+	case "Mutation.pauseCampaign":
+		if e.ComplexityRoot.Mutation.PauseCampaign == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_pauseCampaign_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.PauseCampaign(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.publishTemplate":
 		if e.ComplexityRoot.Mutation.PublishTemplate == nil {
 			break
@@ -4548,6 +4892,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ReplayWebhookDelivery(childComplexity, args["subscriptionId"].(uuid.UUID), args["deliveryId"].(uuid.UUID)), true
+	case "Mutation.retryFailedCampaign":
+		if e.ComplexityRoot.Mutation.RetryFailedCampaign == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_retryFailedCampaign_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RetryFailedCampaign(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.saveDashboardLayout":
 		if e.ComplexityRoot.Mutation.SaveDashboardLayout == nil {
 			break
@@ -4614,6 +4969,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetAvailability(childComplexity, args["isAvailable"].(bool)), true
+	case "Mutation.startCampaign":
+		if e.ComplexityRoot.Mutation.StartCampaign == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_startCampaign_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.StartCampaign(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.subscribeAccount":
 		if e.ComplexityRoot.Mutation.SubscribeAccount == nil {
 			break
@@ -4680,6 +5046,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateAccountBusinessProfile(childComplexity, args["id"].(uuid.UUID), args["input"].(accounts.BusinessProfileInput)), true
+	case "Mutation.updateCampaign":
+		if e.ComplexityRoot.Mutation.UpdateCampaign == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateCampaign_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateCampaign(childComplexity, args["id"].(uuid.UUID), args["input"].(model.UpdateCampaignInput)), true
 	case "Mutation.updateCannedResponse":
 		if e.ComplexityRoot.Mutation.UpdateCannedResponse == nil {
 			break
@@ -5526,6 +5903,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Accounts(childComplexity), true
+	case "Query.campaign":
+		if e.ComplexityRoot.Query.Campaign == nil {
+			break
+		}
+
+		args, err := ec.field_Query_campaign_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Campaign(childComplexity, args["id"].(uuid.UUID)), true
+	case "Query.campaignRecipients":
+		if e.ComplexityRoot.Query.CampaignRecipients == nil {
+			break
+		}
+
+		args, err := ec.field_Query_campaignRecipients_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.CampaignRecipients(childComplexity, args["campaignId"].(uuid.UUID), args["status"].(*string), args["page"].(*int), args["limit"].(*int)), true
+	case "Query.campaigns":
+		if e.ComplexityRoot.Query.Campaigns == nil {
+			break
+		}
+
+		args, err := ec.field_Query_campaigns_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Campaigns(childComplexity, args["status"].(*string), args["chatAccount"].(*string), args["search"].(*string), args["from"].(*time.Time), args["to"].(*time.Time), args["page"].(*int), args["limit"].(*int)), true
 	case "Query.cannedResponse":
 		if e.ComplexityRoot.Query.CannedResponse == nil {
 			break
@@ -6058,6 +6468,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SSOConfig.UserInfoURL(childComplexity), true
 
+	case "Subscription.campaignProgress":
+		if e.ComplexityRoot.Subscription.CampaignProgress == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_campaignProgress_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.CampaignProgress(childComplexity, args["id"].(uuid.UUID)), true
 	case "Subscription.contactChanged":
 		if e.ComplexityRoot.Subscription.ContactChanged == nil {
 			break
@@ -7087,6 +7508,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCallTransferOrder,
 		ec.unmarshalInputCallTransferWhereInput,
 		ec.unmarshalInputCampaignOrder,
+		ec.unmarshalInputCampaignRecipientInput,
 		ec.unmarshalInputCampaignRecipientOrder,
 		ec.unmarshalInputCampaignRecipientWhereInput,
 		ec.unmarshalInputCampaignWhereInput,
@@ -7108,6 +7530,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputContactWhereInput,
 		ec.unmarshalInputCreateAPIKeyInput,
 		ec.unmarshalInputCreateAccountInput,
+		ec.unmarshalInputCreateCampaignInput,
 		ec.unmarshalInputCreateCannedResponseInput,
 		ec.unmarshalInputCreateContactInput,
 		ec.unmarshalInputCreateOrganizationInput,
@@ -7157,6 +7580,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputTemplateOrder,
 		ec.unmarshalInputTemplateWhereInput,
 		ec.unmarshalInputUpdateAccountInput,
+		ec.unmarshalInputUpdateCampaignInput,
 		ec.unmarshalInputUpdateCannedResponseInput,
 		ec.unmarshalInputUpdateContactInput,
 		ec.unmarshalInputUpdateOrgSettingsInput,
@@ -9066,6 +9490,10 @@ type Campaign implements Node {
   readCount: Int!
   failedCount: Int!
   headerMediaID: String!
+  headerMediaPath: String!
+  headerMediaFilename: String!
+  headerMediaMimeType: String!
+  errorMessage: String!
   scheduledAt: Time
   startedAt: Time
   completedAt: Time
@@ -9113,6 +9541,9 @@ type CampaignRecipient implements Node {
   sentAt: Time
   deliveredAt: Time
   readAt: Time
+  sendingAt: Time
+  retryAt: Time
+  attempts: Int!
   organization: Organization!
   campaign: Campaign!
 }
@@ -9141,6 +9572,7 @@ CampaignRecipientStatus is enum for the field status
 """
 enum CampaignRecipientStatus @goModel(model: "switchboard/ent/campaignrecipient.Status") {
   pending
+  sending
   sent
   delivered
   read
@@ -9326,6 +9758,43 @@ input CampaignRecipientWhereInput {
   readAtLTE: Time
   readAtIsNil: Boolean
   readAtNotNil: Boolean
+  """
+  sending_at field predicates
+  """
+  sendingAt: Time
+  sendingAtNEQ: Time
+  sendingAtIn: [Time!]
+  sendingAtNotIn: [Time!]
+  sendingAtGT: Time
+  sendingAtGTE: Time
+  sendingAtLT: Time
+  sendingAtLTE: Time
+  sendingAtIsNil: Boolean
+  sendingAtNotNil: Boolean
+  """
+  retry_at field predicates
+  """
+  retryAt: Time
+  retryAtNEQ: Time
+  retryAtIn: [Time!]
+  retryAtNotIn: [Time!]
+  retryAtGT: Time
+  retryAtGTE: Time
+  retryAtLT: Time
+  retryAtLTE: Time
+  retryAtIsNil: Boolean
+  retryAtNotNil: Boolean
+  """
+  attempts field predicates
+  """
+  attempts: Int
+  attemptsNEQ: Int
+  attemptsIn: [Int!]
+  attemptsNotIn: [Int!]
+  attemptsGT: Int
+  attemptsGTE: Int
+  attemptsLT: Int
+  attemptsLTE: Int
   """
   organization edge predicates
   """
@@ -9516,6 +9985,70 @@ input CampaignWhereInput {
   headerMediaIDHasSuffix: String
   headerMediaIDEqualFold: String
   headerMediaIDContainsFold: String
+  """
+  header_media_path field predicates
+  """
+  headerMediaPath: String
+  headerMediaPathNEQ: String
+  headerMediaPathIn: [String!]
+  headerMediaPathNotIn: [String!]
+  headerMediaPathGT: String
+  headerMediaPathGTE: String
+  headerMediaPathLT: String
+  headerMediaPathLTE: String
+  headerMediaPathContains: String
+  headerMediaPathHasPrefix: String
+  headerMediaPathHasSuffix: String
+  headerMediaPathEqualFold: String
+  headerMediaPathContainsFold: String
+  """
+  header_media_filename field predicates
+  """
+  headerMediaFilename: String
+  headerMediaFilenameNEQ: String
+  headerMediaFilenameIn: [String!]
+  headerMediaFilenameNotIn: [String!]
+  headerMediaFilenameGT: String
+  headerMediaFilenameGTE: String
+  headerMediaFilenameLT: String
+  headerMediaFilenameLTE: String
+  headerMediaFilenameContains: String
+  headerMediaFilenameHasPrefix: String
+  headerMediaFilenameHasSuffix: String
+  headerMediaFilenameEqualFold: String
+  headerMediaFilenameContainsFold: String
+  """
+  header_media_mime_type field predicates
+  """
+  headerMediaMimeType: String
+  headerMediaMimeTypeNEQ: String
+  headerMediaMimeTypeIn: [String!]
+  headerMediaMimeTypeNotIn: [String!]
+  headerMediaMimeTypeGT: String
+  headerMediaMimeTypeGTE: String
+  headerMediaMimeTypeLT: String
+  headerMediaMimeTypeLTE: String
+  headerMediaMimeTypeContains: String
+  headerMediaMimeTypeHasPrefix: String
+  headerMediaMimeTypeHasSuffix: String
+  headerMediaMimeTypeEqualFold: String
+  headerMediaMimeTypeContainsFold: String
+  """
+  error_message field predicates
+  """
+  errorMessage: String
+  errorMessageNEQ: String
+  errorMessageIn: [String!]
+  errorMessageNotIn: [String!]
+  errorMessageGT: String
+  errorMessageGTE: String
+  errorMessageLT: String
+  errorMessageLTE: String
+  errorMessageContains: String
+  errorMessageHasPrefix: String
+  errorMessageHasSuffix: String
+  errorMessageEqualFold: String
+  errorMessageContainsFold: String
   """
   scheduled_at field predicates
   """
@@ -16367,6 +16900,120 @@ extend type Subscription {
   templateStatusChanged: Template!
 }
 `, BuiltIn: false},
+	{Name: "../campaigns.graphql", Input: `# Bulk campaigns (package campaigns). State changes are announced as
+# campaign:status and counter moves as campaign:progress, on /ws, on the
+# campaignProgress subscription and to outbound webhooks.
+
+"""A page of campaigns, newest first, with the filter's total."""
+type CampaignPage {
+  campaigns: [Campaign!]!
+  total: Int!
+}
+
+"""A page of a campaign's recipients, in import order, with the total."""
+type CampaignRecipientPage {
+  recipients: [CampaignRecipient!]!
+  total: Int!
+}
+
+extend type Campaign {
+  """The name of the campaign's template."""
+  templateName: String!
+}
+
+"""One recipient of an import."""
+input CampaignRecipientInput {
+  phoneNumber: String!
+  recipientName: String
+  templateParams: Map
+  headerParams: Map
+}
+
+"""Why one row of an import was refused."""
+type CampaignImportError {
+  index: Int!
+  phoneNumber: String!
+  message: String!
+}
+
+"""The counts of an import."""
+type CampaignImportResult {
+  imported: Int!
+  duplicates: Int!
+  invalid: Int!
+  errors: [CampaignImportError!]!
+}
+
+"""The answer of retryFailedCampaign."""
+type CampaignRetryResult {
+  retryCount: Int!
+  campaign: Campaign!
+}
+
+input CreateCampaignInput {
+  name: String!
+  chatAccount: String!
+  templateId: ID!
+  headerMediaId: String
+  scheduledAt: Time
+}
+
+"""Only the given fields change; clearSchedule removes scheduledAt."""
+input UpdateCampaignInput {
+  name: String
+  chatAccount: String
+  templateId: ID
+  headerMediaId: String
+  scheduledAt: Time
+  clearSchedule: Boolean
+}
+
+"""A campaign's state or counters, as campaign:status and
+campaign:progress carry them."""
+type CampaignProgress {
+  id: ID!
+  name: String!
+  status: String!
+  totalRecipients: Int!
+  sentCount: Int!
+  deliveredCount: Int!
+  readCount: Int!
+  failedCount: Int!
+  errorMessage: String!
+  startedAt: Time
+  completedAt: Time
+}
+
+extend type Query {
+  """Campaigns filtered as GET /api/campaigns (page from 1, limit default
+  20, at most 100); from and to are ISO dates or date-times."""
+  campaigns(status: String, chatAccount: String, search: String, from: Time, to: Time, page: Int, limit: Int): CampaignPage!
+  campaign(id: ID!): Campaign!
+  """A campaign's recipients (limit default 50, at most 100)."""
+  campaignRecipients(campaignId: ID!, status: String, page: Int, limit: Int): CampaignRecipientPage!
+}
+
+extend type Mutation {
+  createCampaign(input: CreateCampaignInput!): Campaign!
+  """Drafts only."""
+  updateCampaign(id: ID!, input: UpdateCampaignInput!): Campaign!
+  deleteCampaign(id: ID!): Boolean!
+  """Adds recipients to a draft (at most 50,000 a call)."""
+  importCampaignRecipients(campaignId: ID!, recipients: [CampaignRecipientInput!]!): CampaignImportResult!
+  deleteCampaignRecipient(campaignId: ID!, id: ID!): Boolean!
+  """Starts a draft (scheduled when its scheduledAt is ahead), or resumes a
+  paused or failed campaign."""
+  startCampaign(id: ID!): Campaign!
+  pauseCampaign(id: ID!): Campaign!
+  cancelCampaign(id: ID!): Campaign!
+  retryFailedCampaign(id: ID!): CampaignRetryResult!
+}
+
+extend type Subscription {
+  """The campaign's state changes and counter moves."""
+  campaignProgress(id: ID!): CampaignProgress!
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -16694,6 +17341,14 @@ func (ec *executionContext) childFields_Campaign(ctx context.Context, field grap
 		return ec.fieldContext_Campaign_failedCount(ctx, field)
 	case "headerMediaID":
 		return ec.fieldContext_Campaign_headerMediaID(ctx, field)
+	case "headerMediaPath":
+		return ec.fieldContext_Campaign_headerMediaPath(ctx, field)
+	case "headerMediaFilename":
+		return ec.fieldContext_Campaign_headerMediaFilename(ctx, field)
+	case "headerMediaMimeType":
+		return ec.fieldContext_Campaign_headerMediaMimeType(ctx, field)
+	case "errorMessage":
+		return ec.fieldContext_Campaign_errorMessage(ctx, field)
 	case "scheduledAt":
 		return ec.fieldContext_Campaign_scheduledAt(ctx, field)
 	case "startedAt":
@@ -16708,8 +17363,74 @@ func (ec *executionContext) childFields_Campaign(ctx context.Context, field grap
 		return ec.fieldContext_Campaign_template(ctx, field)
 	case "recipients":
 		return ec.fieldContext_Campaign_recipients(ctx, field)
+	case "templateName":
+		return ec.fieldContext_Campaign_templateName(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Campaign", field.Name)
+}
+
+func (ec *executionContext) childFields_CampaignImportError(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "index":
+		return ec.fieldContext_CampaignImportError_index(ctx, field)
+	case "phoneNumber":
+		return ec.fieldContext_CampaignImportError_phoneNumber(ctx, field)
+	case "message":
+		return ec.fieldContext_CampaignImportError_message(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CampaignImportError", field.Name)
+}
+
+func (ec *executionContext) childFields_CampaignImportResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "imported":
+		return ec.fieldContext_CampaignImportResult_imported(ctx, field)
+	case "duplicates":
+		return ec.fieldContext_CampaignImportResult_duplicates(ctx, field)
+	case "invalid":
+		return ec.fieldContext_CampaignImportResult_invalid(ctx, field)
+	case "errors":
+		return ec.fieldContext_CampaignImportResult_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CampaignImportResult", field.Name)
+}
+
+func (ec *executionContext) childFields_CampaignPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "campaigns":
+		return ec.fieldContext_CampaignPage_campaigns(ctx, field)
+	case "total":
+		return ec.fieldContext_CampaignPage_total(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CampaignPage", field.Name)
+}
+
+func (ec *executionContext) childFields_CampaignProgress(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CampaignProgress_id(ctx, field)
+	case "name":
+		return ec.fieldContext_CampaignProgress_name(ctx, field)
+	case "status":
+		return ec.fieldContext_CampaignProgress_status(ctx, field)
+	case "totalRecipients":
+		return ec.fieldContext_CampaignProgress_totalRecipients(ctx, field)
+	case "sentCount":
+		return ec.fieldContext_CampaignProgress_sentCount(ctx, field)
+	case "deliveredCount":
+		return ec.fieldContext_CampaignProgress_deliveredCount(ctx, field)
+	case "readCount":
+		return ec.fieldContext_CampaignProgress_readCount(ctx, field)
+	case "failedCount":
+		return ec.fieldContext_CampaignProgress_failedCount(ctx, field)
+	case "errorMessage":
+		return ec.fieldContext_CampaignProgress_errorMessage(ctx, field)
+	case "startedAt":
+		return ec.fieldContext_CampaignProgress_startedAt(ctx, field)
+	case "completedAt":
+		return ec.fieldContext_CampaignProgress_completedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CampaignProgress", field.Name)
 }
 
 func (ec *executionContext) childFields_CampaignRecipient(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -16746,12 +17467,38 @@ func (ec *executionContext) childFields_CampaignRecipient(ctx context.Context, f
 		return ec.fieldContext_CampaignRecipient_deliveredAt(ctx, field)
 	case "readAt":
 		return ec.fieldContext_CampaignRecipient_readAt(ctx, field)
+	case "sendingAt":
+		return ec.fieldContext_CampaignRecipient_sendingAt(ctx, field)
+	case "retryAt":
+		return ec.fieldContext_CampaignRecipient_retryAt(ctx, field)
+	case "attempts":
+		return ec.fieldContext_CampaignRecipient_attempts(ctx, field)
 	case "organization":
 		return ec.fieldContext_CampaignRecipient_organization(ctx, field)
 	case "campaign":
 		return ec.fieldContext_CampaignRecipient_campaign(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CampaignRecipient", field.Name)
+}
+
+func (ec *executionContext) childFields_CampaignRecipientPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "recipients":
+		return ec.fieldContext_CampaignRecipientPage_recipients(ctx, field)
+	case "total":
+		return ec.fieldContext_CampaignRecipientPage_total(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CampaignRecipientPage", field.Name)
+}
+
+func (ec *executionContext) childFields_CampaignRetryResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "retryCount":
+		return ec.fieldContext_CampaignRetryResult_retryCount(ctx, field)
+	case "campaign":
+		return ec.fieldContext_CampaignRetryResult_campaign(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CampaignRetryResult", field.Name)
 }
 
 func (ec *executionContext) childFields_CannedResponse(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -18278,6 +19025,20 @@ func (ec *executionContext) field_Mutation_assignContact_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_cancelCampaign_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_changePassword_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -18312,6 +19073,20 @@ func (ec *executionContext) field_Mutation_createAccount_args(ctx context.Contex
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (accounts.CreateInput, error) {
 			return ec.unmarshalNCreateAccountInput2switchboardᚋaccountsᚐCreateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createCampaign_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateCampaignInput, error) {
+			return ec.unmarshalNCreateCampaignInput2switchboardᚋgraphᚋmodelᚐCreateCampaignInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -18524,6 +19299,42 @@ func (ec *executionContext) field_Mutation_deleteAccount_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_deleteCampaignRecipient_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "campaignId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["campaignId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteCampaign_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deleteCannedResponse_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -18686,7 +19497,43 @@ func (ec *executionContext) field_Mutation_deleteWebhookSubscription_args(ctx co
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_importCampaignRecipients_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "campaignId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["campaignId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "recipients",
+		func(ctx context.Context, v any) ([]*model.CampaignRecipientInput, error) {
+			return ec.unmarshalNCampaignRecipientInput2ᚕᚖswitchboardᚋgraphᚋmodelᚐCampaignRecipientInputᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["recipients"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_markContactRead_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_pauseCampaign_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
@@ -18769,6 +19616,20 @@ func (ec *executionContext) field_Mutation_replayWebhookDelivery_args(ctx contex
 		return nil, err
 	}
 	args["deliveryId"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_retryFailedCampaign_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -18872,6 +19733,20 @@ func (ec *executionContext) field_Mutation_setAvailability_args(ctx context.Cont
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_startCampaign_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_subscribeAccount_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -18964,6 +19839,28 @@ func (ec *executionContext) field_Mutation_updateAccount_args(ctx context.Contex
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (accounts.UpdateInput, error) {
 			return ec.unmarshalNUpdateAccountInput2switchboardᚋaccountsᚐUpdateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateCampaign_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.UpdateCampaignInput, error) {
+			return ec.unmarshalNUpdateCampaignInput2switchboardᚋgraphᚋmodelᚐUpdateCampaignInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -19441,6 +20338,120 @@ func (ec *executionContext) field_Query_apiKeys_args(ctx context.Context, rawArg
 		return nil, err
 	}
 	args["where"] = arg6
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_campaignRecipients_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "campaignId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["campaignId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "status",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["status"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_campaign_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_campaigns_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "status",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["status"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "chatAccount",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["chatAccount"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "search",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["search"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (*time.Time, error) {
+			return ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (*time.Time, error) {
+			return ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg6
 	return args, nil
 }
 
@@ -20389,6 +21400,20 @@ func (ec *executionContext) field_Query_widgetData_args(ctx context.Context, raw
 		return nil, err
 	}
 	args["to"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_campaignProgress_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -24111,6 +25136,98 @@ func (ec *executionContext) fieldContext_Campaign_headerMediaID(_ context.Contex
 	return graphql.NewScalarFieldContext("Campaign", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _Campaign_headerMediaPath(ctx context.Context, field graphql.CollectedField, obj *ent.Campaign) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Campaign_headerMediaPath(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HeaderMediaPath, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Campaign_headerMediaPath(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Campaign", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Campaign_headerMediaFilename(ctx context.Context, field graphql.CollectedField, obj *ent.Campaign) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Campaign_headerMediaFilename(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HeaderMediaFilename, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Campaign_headerMediaFilename(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Campaign", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Campaign_headerMediaMimeType(ctx context.Context, field graphql.CollectedField, obj *ent.Campaign) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Campaign_headerMediaMimeType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HeaderMediaMimeType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Campaign_headerMediaMimeType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Campaign", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Campaign_errorMessage(ctx context.Context, field graphql.CollectedField, obj *ent.Campaign) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Campaign_errorMessage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ErrorMessage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Campaign_errorMessage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Campaign", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Campaign_scheduledAt(ctx context.Context, field graphql.CollectedField, obj *ent.Campaign) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -24297,6 +25414,507 @@ func (ec *executionContext) fieldContext_Campaign_recipients(_ context.Context, 
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Campaign_templateName(ctx context.Context, field graphql.CollectedField, obj *ent.Campaign) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Campaign_templateName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Campaign().TemplateName(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Campaign_templateName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Campaign", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CampaignImportError_index(ctx context.Context, field graphql.CollectedField, obj *model.CampaignImportError) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignImportError_index(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Index, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignImportError_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CampaignImportError", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CampaignImportError_phoneNumber(ctx context.Context, field graphql.CollectedField, obj *model.CampaignImportError) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignImportError_phoneNumber(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PhoneNumber, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignImportError_phoneNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CampaignImportError", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CampaignImportError_message(ctx context.Context, field graphql.CollectedField, obj *model.CampaignImportError) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignImportError_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignImportError_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CampaignImportError", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CampaignImportResult_imported(ctx context.Context, field graphql.CollectedField, obj *model.CampaignImportResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignImportResult_imported(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Imported, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignImportResult_imported(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CampaignImportResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CampaignImportResult_duplicates(ctx context.Context, field graphql.CollectedField, obj *model.CampaignImportResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignImportResult_duplicates(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Duplicates, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignImportResult_duplicates(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CampaignImportResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CampaignImportResult_invalid(ctx context.Context, field graphql.CollectedField, obj *model.CampaignImportResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignImportResult_invalid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Invalid, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignImportResult_invalid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CampaignImportResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CampaignImportResult_errors(ctx context.Context, field graphql.CollectedField, obj *model.CampaignImportResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignImportResult_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.CampaignImportError) graphql.Marshaler {
+			return ec.marshalNCampaignImportError2ᚕᚖswitchboardᚋgraphᚋmodelᚐCampaignImportErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignImportResult_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CampaignImportResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CampaignImportError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CampaignPage_campaigns(ctx context.Context, field graphql.CollectedField, obj *model.CampaignPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignPage_campaigns(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Campaigns, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Campaign) graphql.Marshaler {
+			return ec.marshalNCampaign2ᚕᚖswitchboardᚋentᚐCampaignᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignPage_campaigns(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CampaignPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Campaign(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CampaignPage_total(ctx context.Context, field graphql.CollectedField, obj *model.CampaignPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignPage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CampaignPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CampaignProgress_id(ctx context.Context, field graphql.CollectedField, obj *model.CampaignProgress) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignProgress_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignProgress_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CampaignProgress", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CampaignProgress_name(ctx context.Context, field graphql.CollectedField, obj *model.CampaignProgress) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignProgress_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignProgress_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CampaignProgress", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CampaignProgress_status(ctx context.Context, field graphql.CollectedField, obj *model.CampaignProgress) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignProgress_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignProgress_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CampaignProgress", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CampaignProgress_totalRecipients(ctx context.Context, field graphql.CollectedField, obj *model.CampaignProgress) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignProgress_totalRecipients(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalRecipients, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignProgress_totalRecipients(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CampaignProgress", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CampaignProgress_sentCount(ctx context.Context, field graphql.CollectedField, obj *model.CampaignProgress) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignProgress_sentCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SentCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignProgress_sentCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CampaignProgress", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CampaignProgress_deliveredCount(ctx context.Context, field graphql.CollectedField, obj *model.CampaignProgress) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignProgress_deliveredCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeliveredCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignProgress_deliveredCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CampaignProgress", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CampaignProgress_readCount(ctx context.Context, field graphql.CollectedField, obj *model.CampaignProgress) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignProgress_readCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReadCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignProgress_readCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CampaignProgress", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CampaignProgress_failedCount(ctx context.Context, field graphql.CollectedField, obj *model.CampaignProgress) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignProgress_failedCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FailedCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignProgress_failedCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CampaignProgress", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CampaignProgress_errorMessage(ctx context.Context, field graphql.CollectedField, obj *model.CampaignProgress) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignProgress_errorMessage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ErrorMessage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignProgress_errorMessage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CampaignProgress", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CampaignProgress_startedAt(ctx context.Context, field graphql.CollectedField, obj *model.CampaignProgress) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignProgress_startedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignProgress_startedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CampaignProgress", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CampaignProgress_completedAt(ctx context.Context, field graphql.CollectedField, obj *model.CampaignProgress) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignProgress_completedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CompletedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignProgress_completedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CampaignProgress", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
 func (ec *executionContext) _CampaignRecipient_id(ctx context.Context, field graphql.CollectedField, obj *ent.CampaignRecipient) (ret graphql.Marshaler) {
@@ -24667,6 +26285,75 @@ func (ec *executionContext) fieldContext_CampaignRecipient_readAt(_ context.Cont
 	return graphql.NewScalarFieldContext("CampaignRecipient", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
+func (ec *executionContext) _CampaignRecipient_sendingAt(ctx context.Context, field graphql.CollectedField, obj *ent.CampaignRecipient) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignRecipient_sendingAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SendingAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignRecipient_sendingAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CampaignRecipient", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CampaignRecipient_retryAt(ctx context.Context, field graphql.CollectedField, obj *ent.CampaignRecipient) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignRecipient_retryAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RetryAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignRecipient_retryAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CampaignRecipient", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CampaignRecipient_attempts(ctx context.Context, field graphql.CollectedField, obj *ent.CampaignRecipient) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignRecipient_attempts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Attempts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignRecipient_attempts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CampaignRecipient", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _CampaignRecipient_organization(ctx context.Context, field graphql.CollectedField, obj *ent.CampaignRecipient) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -24723,6 +26410,116 @@ func (ec *executionContext) fieldContext_CampaignRecipient_campaign(_ context.Co
 		Object:     "CampaignRecipient",
 		Field:      field,
 		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Campaign(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CampaignRecipientPage_recipients(ctx context.Context, field graphql.CollectedField, obj *model.CampaignRecipientPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignRecipientPage_recipients(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Recipients, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.CampaignRecipient) graphql.Marshaler {
+			return ec.marshalNCampaignRecipient2ᚕᚖswitchboardᚋentᚐCampaignRecipientᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignRecipientPage_recipients(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CampaignRecipientPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CampaignRecipient(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CampaignRecipientPage_total(ctx context.Context, field graphql.CollectedField, obj *model.CampaignRecipientPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignRecipientPage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignRecipientPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CampaignRecipientPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CampaignRetryResult_retryCount(ctx context.Context, field graphql.CollectedField, obj *model.CampaignRetryResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignRetryResult_retryCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RetryCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignRetryResult_retryCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CampaignRetryResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CampaignRetryResult_campaign(ctx context.Context, field graphql.CollectedField, obj *model.CampaignRetryResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignRetryResult_campaign(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Campaign, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Campaign) graphql.Marshaler {
+			return ec.marshalNCampaign2ᚖswitchboardᚋentᚐCampaign(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignRetryResult_campaign(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CampaignRetryResult",
+		Field:      field,
+		IsMethod:   false,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Campaign(ctx, field)
@@ -34328,6 +36125,402 @@ func (ec *executionContext) fieldContext_Mutation_syncTemplates(ctx context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createCampaign(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createCampaign(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateCampaign(ctx, fc.Args["input"].(model.CreateCampaignInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Campaign) graphql.Marshaler {
+			return ec.marshalNCampaign2ᚖswitchboardᚋentᚐCampaign(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createCampaign(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Campaign(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createCampaign_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateCampaign(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateCampaign(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateCampaign(ctx, fc.Args["id"].(uuid.UUID), fc.Args["input"].(model.UpdateCampaignInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Campaign) graphql.Marshaler {
+			return ec.marshalNCampaign2ᚖswitchboardᚋentᚐCampaign(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateCampaign(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Campaign(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateCampaign_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteCampaign(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteCampaign(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteCampaign(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteCampaign(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteCampaign_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_importCampaignRecipients(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_importCampaignRecipients(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ImportCampaignRecipients(ctx, fc.Args["campaignId"].(uuid.UUID), fc.Args["recipients"].([]*model.CampaignRecipientInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CampaignImportResult) graphql.Marshaler {
+			return ec.marshalNCampaignImportResult2ᚖswitchboardᚋgraphᚋmodelᚐCampaignImportResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_importCampaignRecipients(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CampaignImportResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_importCampaignRecipients_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteCampaignRecipient(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteCampaignRecipient(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteCampaignRecipient(ctx, fc.Args["campaignId"].(uuid.UUID), fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteCampaignRecipient(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteCampaignRecipient_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_startCampaign(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_startCampaign(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().StartCampaign(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Campaign) graphql.Marshaler {
+			return ec.marshalNCampaign2ᚖswitchboardᚋentᚐCampaign(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_startCampaign(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Campaign(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_startCampaign_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_pauseCampaign(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_pauseCampaign(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().PauseCampaign(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Campaign) graphql.Marshaler {
+			return ec.marshalNCampaign2ᚖswitchboardᚋentᚐCampaign(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_pauseCampaign(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Campaign(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_pauseCampaign_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_cancelCampaign(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_cancelCampaign(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CancelCampaign(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Campaign) graphql.Marshaler {
+			return ec.marshalNCampaign2ᚖswitchboardᚋentᚐCampaign(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_cancelCampaign(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Campaign(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_cancelCampaign_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_retryFailedCampaign(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_retryFailedCampaign(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RetryFailedCampaign(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CampaignRetryResult) graphql.Marshaler {
+			return ec.marshalNCampaignRetryResult2ᚖswitchboardᚋgraphᚋmodelᚐCampaignRetryResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_retryFailedCampaign(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CampaignRetryResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_retryFailedCampaign_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _MyOrganization_organization(ctx context.Context, field graphql.CollectedField, obj *model.MyOrganization) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -38538,6 +40731,138 @@ func (ec *executionContext) fieldContext_Query_template(ctx context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_campaigns(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_campaigns(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Campaigns(ctx, fc.Args["status"].(*string), fc.Args["chatAccount"].(*string), fc.Args["search"].(*string), fc.Args["from"].(*time.Time), fc.Args["to"].(*time.Time), fc.Args["page"].(*int), fc.Args["limit"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CampaignPage) graphql.Marshaler {
+			return ec.marshalNCampaignPage2ᚖswitchboardᚋgraphᚋmodelᚐCampaignPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_campaigns(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CampaignPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_campaigns_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_campaign(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_campaign(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Campaign(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Campaign) graphql.Marshaler {
+			return ec.marshalNCampaign2ᚖswitchboardᚋentᚐCampaign(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_campaign(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Campaign(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_campaign_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_campaignRecipients(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_campaignRecipients(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().CampaignRecipients(ctx, fc.Args["campaignId"].(uuid.UUID), fc.Args["status"].(*string), fc.Args["page"].(*int), fc.Args["limit"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CampaignRecipientPage) graphql.Marshaler {
+			return ec.marshalNCampaignRecipientPage2ᚖswitchboardᚋgraphᚋmodelᚐCampaignRecipientPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_campaignRecipients(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CampaignRecipientPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_campaignRecipients_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -39529,6 +41854,50 @@ func (ec *executionContext) fieldContext_Subscription_templateStatusChanged(_ co
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Template(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_campaignProgress(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_campaignProgress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().CampaignProgress(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CampaignProgress) graphql.Marshaler {
+			return ec.marshalNCampaignProgress2ᚖswitchboardᚋgraphᚋmodelᚐCampaignProgress(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_campaignProgress(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CampaignProgress(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_campaignProgress_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -51891,6 +54260,57 @@ func (ec *executionContext) unmarshalInputCampaignOrder(ctx context.Context, obj
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputCampaignRecipientInput(ctx context.Context, obj any) (model.CampaignRecipientInput, error) {
+	var it model.CampaignRecipientInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"phoneNumber", "recipientName", "templateParams", "headerParams"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "phoneNumber":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("phoneNumber"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PhoneNumber = data
+		case "recipientName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recipientName"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecipientName = data
+		case "templateParams":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("templateParams"))
+			data, err := ec.unmarshalOMap2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TemplateParams = data
+		case "headerParams":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerParams"))
+			data, err := ec.unmarshalOMap2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderParams = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputCampaignRecipientOrder(ctx context.Context, obj any) (ent.CampaignRecipientOrder, error) {
 	var it ent.CampaignRecipientOrder
 	if obj == nil {
@@ -51943,7 +54363,7 @@ func (ec *executionContext) unmarshalInputCampaignRecipientWhereInput(ctx contex
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "organizationID", "organizationIDNEQ", "organizationIDIn", "organizationIDNotIn", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "campaignID", "campaignIDNEQ", "campaignIDIn", "campaignIDNotIn", "phoneNumber", "phoneNumberNEQ", "phoneNumberIn", "phoneNumberNotIn", "phoneNumberGT", "phoneNumberGTE", "phoneNumberLT", "phoneNumberLTE", "phoneNumberContains", "phoneNumberHasPrefix", "phoneNumberHasSuffix", "phoneNumberEqualFold", "phoneNumberContainsFold", "recipientName", "recipientNameNEQ", "recipientNameIn", "recipientNameNotIn", "recipientNameGT", "recipientNameGTE", "recipientNameLT", "recipientNameLTE", "recipientNameContains", "recipientNameHasPrefix", "recipientNameHasSuffix", "recipientNameEqualFold", "recipientNameContainsFold", "status", "statusNEQ", "statusIn", "statusNotIn", "messageID", "messageIDNEQ", "messageIDIn", "messageIDNotIn", "messageIDGT", "messageIDGTE", "messageIDLT", "messageIDLTE", "messageIDIsNil", "messageIDNotNil", "chatMessageID", "chatMessageIDNEQ", "chatMessageIDIn", "chatMessageIDNotIn", "chatMessageIDGT", "chatMessageIDGTE", "chatMessageIDLT", "chatMessageIDLTE", "chatMessageIDContains", "chatMessageIDHasPrefix", "chatMessageIDHasSuffix", "chatMessageIDIsNil", "chatMessageIDNotNil", "chatMessageIDEqualFold", "chatMessageIDContainsFold", "errorMessage", "errorMessageNEQ", "errorMessageIn", "errorMessageNotIn", "errorMessageGT", "errorMessageGTE", "errorMessageLT", "errorMessageLTE", "errorMessageContains", "errorMessageHasPrefix", "errorMessageHasSuffix", "errorMessageEqualFold", "errorMessageContainsFold", "sentAt", "sentAtNEQ", "sentAtIn", "sentAtNotIn", "sentAtGT", "sentAtGTE", "sentAtLT", "sentAtLTE", "sentAtIsNil", "sentAtNotNil", "deliveredAt", "deliveredAtNEQ", "deliveredAtIn", "deliveredAtNotIn", "deliveredAtGT", "deliveredAtGTE", "deliveredAtLT", "deliveredAtLTE", "deliveredAtIsNil", "deliveredAtNotNil", "readAt", "readAtNEQ", "readAtIn", "readAtNotIn", "readAtGT", "readAtGTE", "readAtLT", "readAtLTE", "readAtIsNil", "readAtNotNil", "hasOrganization", "hasOrganizationWith", "hasCampaign", "hasCampaignWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "organizationID", "organizationIDNEQ", "organizationIDIn", "organizationIDNotIn", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "campaignID", "campaignIDNEQ", "campaignIDIn", "campaignIDNotIn", "phoneNumber", "phoneNumberNEQ", "phoneNumberIn", "phoneNumberNotIn", "phoneNumberGT", "phoneNumberGTE", "phoneNumberLT", "phoneNumberLTE", "phoneNumberContains", "phoneNumberHasPrefix", "phoneNumberHasSuffix", "phoneNumberEqualFold", "phoneNumberContainsFold", "recipientName", "recipientNameNEQ", "recipientNameIn", "recipientNameNotIn", "recipientNameGT", "recipientNameGTE", "recipientNameLT", "recipientNameLTE", "recipientNameContains", "recipientNameHasPrefix", "recipientNameHasSuffix", "recipientNameEqualFold", "recipientNameContainsFold", "status", "statusNEQ", "statusIn", "statusNotIn", "messageID", "messageIDNEQ", "messageIDIn", "messageIDNotIn", "messageIDGT", "messageIDGTE", "messageIDLT", "messageIDLTE", "messageIDIsNil", "messageIDNotNil", "chatMessageID", "chatMessageIDNEQ", "chatMessageIDIn", "chatMessageIDNotIn", "chatMessageIDGT", "chatMessageIDGTE", "chatMessageIDLT", "chatMessageIDLTE", "chatMessageIDContains", "chatMessageIDHasPrefix", "chatMessageIDHasSuffix", "chatMessageIDIsNil", "chatMessageIDNotNil", "chatMessageIDEqualFold", "chatMessageIDContainsFold", "errorMessage", "errorMessageNEQ", "errorMessageIn", "errorMessageNotIn", "errorMessageGT", "errorMessageGTE", "errorMessageLT", "errorMessageLTE", "errorMessageContains", "errorMessageHasPrefix", "errorMessageHasSuffix", "errorMessageEqualFold", "errorMessageContainsFold", "sentAt", "sentAtNEQ", "sentAtIn", "sentAtNotIn", "sentAtGT", "sentAtGTE", "sentAtLT", "sentAtLTE", "sentAtIsNil", "sentAtNotNil", "deliveredAt", "deliveredAtNEQ", "deliveredAtIn", "deliveredAtNotIn", "deliveredAtGT", "deliveredAtGTE", "deliveredAtLT", "deliveredAtLTE", "deliveredAtIsNil", "deliveredAtNotNil", "readAt", "readAtNEQ", "readAtIn", "readAtNotIn", "readAtGT", "readAtGTE", "readAtLT", "readAtLTE", "readAtIsNil", "readAtNotNil", "sendingAt", "sendingAtNEQ", "sendingAtIn", "sendingAtNotIn", "sendingAtGT", "sendingAtGTE", "sendingAtLT", "sendingAtLTE", "sendingAtIsNil", "sendingAtNotNil", "retryAt", "retryAtNEQ", "retryAtIn", "retryAtNotIn", "retryAtGT", "retryAtGTE", "retryAtLT", "retryAtLTE", "retryAtIsNil", "retryAtNotNil", "attempts", "attemptsNEQ", "attemptsIn", "attemptsNotIn", "attemptsGT", "attemptsGTE", "attemptsLT", "attemptsLTE", "hasOrganization", "hasOrganizationWith", "hasCampaign", "hasCampaignWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -52881,6 +55301,202 @@ func (ec *executionContext) unmarshalInputCampaignRecipientWhereInput(ctx contex
 				return it, err
 			}
 			it.ReadAtNotNil = data
+		case "sendingAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sendingAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SendingAt = data
+		case "sendingAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sendingAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SendingAtNEQ = data
+		case "sendingAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sendingAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SendingAtIn = data
+		case "sendingAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sendingAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SendingAtNotIn = data
+		case "sendingAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sendingAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SendingAtGT = data
+		case "sendingAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sendingAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SendingAtGTE = data
+		case "sendingAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sendingAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SendingAtLT = data
+		case "sendingAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sendingAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SendingAtLTE = data
+		case "sendingAtIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sendingAtIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SendingAtIsNil = data
+		case "sendingAtNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sendingAtNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SendingAtNotNil = data
+		case "retryAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RetryAt = data
+		case "retryAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RetryAtNEQ = data
+		case "retryAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RetryAtIn = data
+		case "retryAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RetryAtNotIn = data
+		case "retryAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RetryAtGT = data
+		case "retryAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RetryAtGTE = data
+		case "retryAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RetryAtLT = data
+		case "retryAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RetryAtLTE = data
+		case "retryAtIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryAtIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RetryAtIsNil = data
+		case "retryAtNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryAtNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RetryAtNotNil = data
+		case "attempts":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attempts"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Attempts = data
+		case "attemptsNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptsNEQ"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AttemptsNEQ = data
+		case "attemptsIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptsIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AttemptsIn = data
+		case "attemptsNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptsNotIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AttemptsNotIn = data
+		case "attemptsGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptsGT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AttemptsGT = data
+		case "attemptsGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptsGTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AttemptsGTE = data
+		case "attemptsLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptsLT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AttemptsLT = data
+		case "attemptsLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptsLTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AttemptsLTE = data
 		case "hasOrganization":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasOrganization"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
@@ -52925,7 +55541,7 @@ func (ec *executionContext) unmarshalInputCampaignWhereInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "organizationID", "organizationIDNEQ", "organizationIDIn", "organizationIDNotIn", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "name", "nameNEQ", "nameIn", "nameNotIn", "nameGT", "nameGTE", "nameLT", "nameLTE", "nameContains", "nameHasPrefix", "nameHasSuffix", "nameEqualFold", "nameContainsFold", "chatAccount", "chatAccountNEQ", "chatAccountIn", "chatAccountNotIn", "chatAccountGT", "chatAccountGTE", "chatAccountLT", "chatAccountLTE", "chatAccountContains", "chatAccountHasPrefix", "chatAccountHasSuffix", "chatAccountEqualFold", "chatAccountContainsFold", "templateID", "templateIDNEQ", "templateIDIn", "templateIDNotIn", "templateIDIsNil", "templateIDNotNil", "status", "statusNEQ", "statusIn", "statusNotIn", "totalRecipients", "totalRecipientsNEQ", "totalRecipientsIn", "totalRecipientsNotIn", "totalRecipientsGT", "totalRecipientsGTE", "totalRecipientsLT", "totalRecipientsLTE", "sentCount", "sentCountNEQ", "sentCountIn", "sentCountNotIn", "sentCountGT", "sentCountGTE", "sentCountLT", "sentCountLTE", "deliveredCount", "deliveredCountNEQ", "deliveredCountIn", "deliveredCountNotIn", "deliveredCountGT", "deliveredCountGTE", "deliveredCountLT", "deliveredCountLTE", "readCount", "readCountNEQ", "readCountIn", "readCountNotIn", "readCountGT", "readCountGTE", "readCountLT", "readCountLTE", "failedCount", "failedCountNEQ", "failedCountIn", "failedCountNotIn", "failedCountGT", "failedCountGTE", "failedCountLT", "failedCountLTE", "headerMediaID", "headerMediaIDNEQ", "headerMediaIDIn", "headerMediaIDNotIn", "headerMediaIDGT", "headerMediaIDGTE", "headerMediaIDLT", "headerMediaIDLTE", "headerMediaIDContains", "headerMediaIDHasPrefix", "headerMediaIDHasSuffix", "headerMediaIDEqualFold", "headerMediaIDContainsFold", "scheduledAt", "scheduledAtNEQ", "scheduledAtIn", "scheduledAtNotIn", "scheduledAtGT", "scheduledAtGTE", "scheduledAtLT", "scheduledAtLTE", "scheduledAtIsNil", "scheduledAtNotNil", "startedAt", "startedAtNEQ", "startedAtIn", "startedAtNotIn", "startedAtGT", "startedAtGTE", "startedAtLT", "startedAtLTE", "startedAtIsNil", "startedAtNotNil", "completedAt", "completedAtNEQ", "completedAtIn", "completedAtNotIn", "completedAtGT", "completedAtGTE", "completedAtLT", "completedAtLTE", "completedAtIsNil", "completedAtNotNil", "createdByID", "createdByIDNEQ", "createdByIDIn", "createdByIDNotIn", "createdByIDGT", "createdByIDGTE", "createdByIDLT", "createdByIDLTE", "createdByIDIsNil", "createdByIDNotNil", "hasOrganization", "hasOrganizationWith", "hasTemplate", "hasTemplateWith", "hasRecipients", "hasRecipientsWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "organizationID", "organizationIDNEQ", "organizationIDIn", "organizationIDNotIn", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "name", "nameNEQ", "nameIn", "nameNotIn", "nameGT", "nameGTE", "nameLT", "nameLTE", "nameContains", "nameHasPrefix", "nameHasSuffix", "nameEqualFold", "nameContainsFold", "chatAccount", "chatAccountNEQ", "chatAccountIn", "chatAccountNotIn", "chatAccountGT", "chatAccountGTE", "chatAccountLT", "chatAccountLTE", "chatAccountContains", "chatAccountHasPrefix", "chatAccountHasSuffix", "chatAccountEqualFold", "chatAccountContainsFold", "templateID", "templateIDNEQ", "templateIDIn", "templateIDNotIn", "templateIDIsNil", "templateIDNotNil", "status", "statusNEQ", "statusIn", "statusNotIn", "totalRecipients", "totalRecipientsNEQ", "totalRecipientsIn", "totalRecipientsNotIn", "totalRecipientsGT", "totalRecipientsGTE", "totalRecipientsLT", "totalRecipientsLTE", "sentCount", "sentCountNEQ", "sentCountIn", "sentCountNotIn", "sentCountGT", "sentCountGTE", "sentCountLT", "sentCountLTE", "deliveredCount", "deliveredCountNEQ", "deliveredCountIn", "deliveredCountNotIn", "deliveredCountGT", "deliveredCountGTE", "deliveredCountLT", "deliveredCountLTE", "readCount", "readCountNEQ", "readCountIn", "readCountNotIn", "readCountGT", "readCountGTE", "readCountLT", "readCountLTE", "failedCount", "failedCountNEQ", "failedCountIn", "failedCountNotIn", "failedCountGT", "failedCountGTE", "failedCountLT", "failedCountLTE", "headerMediaID", "headerMediaIDNEQ", "headerMediaIDIn", "headerMediaIDNotIn", "headerMediaIDGT", "headerMediaIDGTE", "headerMediaIDLT", "headerMediaIDLTE", "headerMediaIDContains", "headerMediaIDHasPrefix", "headerMediaIDHasSuffix", "headerMediaIDEqualFold", "headerMediaIDContainsFold", "headerMediaPath", "headerMediaPathNEQ", "headerMediaPathIn", "headerMediaPathNotIn", "headerMediaPathGT", "headerMediaPathGTE", "headerMediaPathLT", "headerMediaPathLTE", "headerMediaPathContains", "headerMediaPathHasPrefix", "headerMediaPathHasSuffix", "headerMediaPathEqualFold", "headerMediaPathContainsFold", "headerMediaFilename", "headerMediaFilenameNEQ", "headerMediaFilenameIn", "headerMediaFilenameNotIn", "headerMediaFilenameGT", "headerMediaFilenameGTE", "headerMediaFilenameLT", "headerMediaFilenameLTE", "headerMediaFilenameContains", "headerMediaFilenameHasPrefix", "headerMediaFilenameHasSuffix", "headerMediaFilenameEqualFold", "headerMediaFilenameContainsFold", "headerMediaMimeType", "headerMediaMimeTypeNEQ", "headerMediaMimeTypeIn", "headerMediaMimeTypeNotIn", "headerMediaMimeTypeGT", "headerMediaMimeTypeGTE", "headerMediaMimeTypeLT", "headerMediaMimeTypeLTE", "headerMediaMimeTypeContains", "headerMediaMimeTypeHasPrefix", "headerMediaMimeTypeHasSuffix", "headerMediaMimeTypeEqualFold", "headerMediaMimeTypeContainsFold", "errorMessage", "errorMessageNEQ", "errorMessageIn", "errorMessageNotIn", "errorMessageGT", "errorMessageGTE", "errorMessageLT", "errorMessageLTE", "errorMessageContains", "errorMessageHasPrefix", "errorMessageHasSuffix", "errorMessageEqualFold", "errorMessageContainsFold", "scheduledAt", "scheduledAtNEQ", "scheduledAtIn", "scheduledAtNotIn", "scheduledAtGT", "scheduledAtGTE", "scheduledAtLT", "scheduledAtLTE", "scheduledAtIsNil", "scheduledAtNotNil", "startedAt", "startedAtNEQ", "startedAtIn", "startedAtNotIn", "startedAtGT", "startedAtGTE", "startedAtLT", "startedAtLTE", "startedAtIsNil", "startedAtNotNil", "completedAt", "completedAtNEQ", "completedAtIn", "completedAtNotIn", "completedAtGT", "completedAtGTE", "completedAtLT", "completedAtLTE", "completedAtIsNil", "completedAtNotNil", "createdByID", "createdByIDNEQ", "createdByIDIn", "createdByIDNotIn", "createdByIDGT", "createdByIDGTE", "createdByIDLT", "createdByIDLTE", "createdByIDIsNil", "createdByIDNotNil", "hasOrganization", "hasOrganizationWith", "hasTemplate", "hasTemplateWith", "hasRecipients", "hasRecipientsWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -53772,6 +56388,370 @@ func (ec *executionContext) unmarshalInputCampaignWhereInput(ctx context.Context
 				return it, err
 			}
 			it.HeaderMediaIDContainsFold = data
+		case "headerMediaPath":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaPath"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaPath = data
+		case "headerMediaPathNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaPathNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaPathNEQ = data
+		case "headerMediaPathIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaPathIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaPathIn = data
+		case "headerMediaPathNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaPathNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaPathNotIn = data
+		case "headerMediaPathGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaPathGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaPathGT = data
+		case "headerMediaPathGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaPathGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaPathGTE = data
+		case "headerMediaPathLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaPathLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaPathLT = data
+		case "headerMediaPathLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaPathLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaPathLTE = data
+		case "headerMediaPathContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaPathContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaPathContains = data
+		case "headerMediaPathHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaPathHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaPathHasPrefix = data
+		case "headerMediaPathHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaPathHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaPathHasSuffix = data
+		case "headerMediaPathEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaPathEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaPathEqualFold = data
+		case "headerMediaPathContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaPathContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaPathContainsFold = data
+		case "headerMediaFilename":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaFilename"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaFilename = data
+		case "headerMediaFilenameNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaFilenameNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaFilenameNEQ = data
+		case "headerMediaFilenameIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaFilenameIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaFilenameIn = data
+		case "headerMediaFilenameNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaFilenameNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaFilenameNotIn = data
+		case "headerMediaFilenameGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaFilenameGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaFilenameGT = data
+		case "headerMediaFilenameGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaFilenameGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaFilenameGTE = data
+		case "headerMediaFilenameLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaFilenameLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaFilenameLT = data
+		case "headerMediaFilenameLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaFilenameLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaFilenameLTE = data
+		case "headerMediaFilenameContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaFilenameContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaFilenameContains = data
+		case "headerMediaFilenameHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaFilenameHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaFilenameHasPrefix = data
+		case "headerMediaFilenameHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaFilenameHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaFilenameHasSuffix = data
+		case "headerMediaFilenameEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaFilenameEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaFilenameEqualFold = data
+		case "headerMediaFilenameContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaFilenameContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaFilenameContainsFold = data
+		case "headerMediaMimeType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaMimeType"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaMimeType = data
+		case "headerMediaMimeTypeNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaMimeTypeNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaMimeTypeNEQ = data
+		case "headerMediaMimeTypeIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaMimeTypeIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaMimeTypeIn = data
+		case "headerMediaMimeTypeNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaMimeTypeNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaMimeTypeNotIn = data
+		case "headerMediaMimeTypeGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaMimeTypeGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaMimeTypeGT = data
+		case "headerMediaMimeTypeGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaMimeTypeGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaMimeTypeGTE = data
+		case "headerMediaMimeTypeLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaMimeTypeLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaMimeTypeLT = data
+		case "headerMediaMimeTypeLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaMimeTypeLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaMimeTypeLTE = data
+		case "headerMediaMimeTypeContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaMimeTypeContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaMimeTypeContains = data
+		case "headerMediaMimeTypeHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaMimeTypeHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaMimeTypeHasPrefix = data
+		case "headerMediaMimeTypeHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaMimeTypeHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaMimeTypeHasSuffix = data
+		case "headerMediaMimeTypeEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaMimeTypeEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaMimeTypeEqualFold = data
+		case "headerMediaMimeTypeContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaMimeTypeContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaMimeTypeContainsFold = data
+		case "errorMessage":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("errorMessage"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ErrorMessage = data
+		case "errorMessageNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("errorMessageNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ErrorMessageNEQ = data
+		case "errorMessageIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("errorMessageIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ErrorMessageIn = data
+		case "errorMessageNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("errorMessageNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ErrorMessageNotIn = data
+		case "errorMessageGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("errorMessageGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ErrorMessageGT = data
+		case "errorMessageGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("errorMessageGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ErrorMessageGTE = data
+		case "errorMessageLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("errorMessageLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ErrorMessageLT = data
+		case "errorMessageLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("errorMessageLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ErrorMessageLTE = data
+		case "errorMessageContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("errorMessageContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ErrorMessageContains = data
+		case "errorMessageHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("errorMessageHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ErrorMessageHasPrefix = data
+		case "errorMessageHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("errorMessageHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ErrorMessageHasSuffix = data
+		case "errorMessageEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("errorMessageEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ErrorMessageEqualFold = data
+		case "errorMessageContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("errorMessageContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ErrorMessageContainsFold = data
 		case "scheduledAt":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scheduledAt"))
 			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
@@ -60661,6 +63641,64 @@ func (ec *executionContext) unmarshalInputCreateAccountInput(ctx context.Context
 				return it, err
 			}
 			it.BusinessCallingEnabled = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCreateCampaignInput(ctx context.Context, obj any) (model.CreateCampaignInput, error) {
+	var it model.CreateCampaignInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "chatAccount", "templateId", "headerMediaId", "scheduledAt"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "chatAccount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("chatAccount"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ChatAccount = data
+		case "templateId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("templateId"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TemplateID = data
+		case "headerMediaId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaId"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaID = data
+		case "scheduledAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scheduledAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ScheduledAt = data
 		}
 	}
 	return it, nil
@@ -75457,6 +78495,71 @@ func (ec *executionContext) unmarshalInputUpdateAccountInput(ctx context.Context
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputUpdateCampaignInput(ctx context.Context, obj any) (model.UpdateCampaignInput, error) {
+	var it model.UpdateCampaignInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "chatAccount", "templateId", "headerMediaId", "scheduledAt", "clearSchedule"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "chatAccount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("chatAccount"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ChatAccount = data
+		case "templateId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("templateId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TemplateID = data
+		case "headerMediaId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headerMediaId"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeaderMediaID = data
+		case "scheduledAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scheduledAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ScheduledAt = data
+		case "clearSchedule":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clearSchedule"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClearSchedule = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputUpdateCannedResponseInput(ctx context.Context, obj any) (UpdateCannedResponseInput, error) {
 	var it UpdateCannedResponseInput
 	if obj == nil {
@@ -80647,6 +83750,26 @@ func (ec *executionContext) _Campaign(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "headerMediaPath":
+			out.Values[i] = ec._Campaign_headerMediaPath(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "headerMediaFilename":
+			out.Values[i] = ec._Campaign_headerMediaFilename(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "headerMediaMimeType":
+			out.Values[i] = ec._Campaign_headerMediaMimeType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "errorMessage":
+			out.Values[i] = ec._Campaign_errorMessage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "scheduledAt":
 			out.Values[i] = ec._Campaign_scheduledAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -80781,6 +83904,276 @@ func (ec *executionContext) _Campaign(ctx context.Context, sel ast.SelectionSet,
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "templateName":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Campaign_templateName(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var campaignImportErrorImplementors = []string{"CampaignImportError"}
+
+func (ec *executionContext) _CampaignImportError(ctx context.Context, sel ast.SelectionSet, obj *model.CampaignImportError) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, campaignImportErrorImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CampaignImportError")
+		case "index":
+			out.Values[i] = ec._CampaignImportError_index(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "phoneNumber":
+			out.Values[i] = ec._CampaignImportError_phoneNumber(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "message":
+			out.Values[i] = ec._CampaignImportError_message(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var campaignImportResultImplementors = []string{"CampaignImportResult"}
+
+func (ec *executionContext) _CampaignImportResult(ctx context.Context, sel ast.SelectionSet, obj *model.CampaignImportResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, campaignImportResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CampaignImportResult")
+		case "imported":
+			out.Values[i] = ec._CampaignImportResult_imported(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "duplicates":
+			out.Values[i] = ec._CampaignImportResult_duplicates(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "invalid":
+			out.Values[i] = ec._CampaignImportResult_invalid(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._CampaignImportResult_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var campaignPageImplementors = []string{"CampaignPage"}
+
+func (ec *executionContext) _CampaignPage(ctx context.Context, sel ast.SelectionSet, obj *model.CampaignPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, campaignPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CampaignPage")
+		case "campaigns":
+			out.Values[i] = ec._CampaignPage_campaigns(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._CampaignPage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var campaignProgressImplementors = []string{"CampaignProgress"}
+
+func (ec *executionContext) _CampaignProgress(ctx context.Context, sel ast.SelectionSet, obj *model.CampaignProgress) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, campaignProgressImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CampaignProgress")
+		case "id":
+			out.Values[i] = ec._CampaignProgress_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._CampaignProgress_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._CampaignProgress_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalRecipients":
+			out.Values[i] = ec._CampaignProgress_totalRecipients(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sentCount":
+			out.Values[i] = ec._CampaignProgress_sentCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deliveredCount":
+			out.Values[i] = ec._CampaignProgress_deliveredCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "readCount":
+			out.Values[i] = ec._CampaignProgress_readCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "failedCount":
+			out.Values[i] = ec._CampaignProgress_failedCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "errorMessage":
+			out.Values[i] = ec._CampaignProgress_errorMessage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "startedAt":
+			out.Values[i] = ec._CampaignProgress_startedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "completedAt":
+			out.Values[i] = ec._CampaignProgress_completedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -80894,6 +84287,21 @@ func (ec *executionContext) _CampaignRecipient(ctx context.Context, sel ast.Sele
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "sendingAt":
+			out.Values[i] = ec._CampaignRecipient_sendingAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "retryAt":
+			out.Values[i] = ec._CampaignRecipient_retryAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "attempts":
+			out.Values[i] = ec._CampaignRecipient_attempts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "organization":
 			field := field
 
@@ -80970,6 +84378,92 @@ func (ec *executionContext) _CampaignRecipient(ctx context.Context, sel ast.Sele
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var campaignRecipientPageImplementors = []string{"CampaignRecipientPage"}
+
+func (ec *executionContext) _CampaignRecipientPage(ctx context.Context, sel ast.SelectionSet, obj *model.CampaignRecipientPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, campaignRecipientPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CampaignRecipientPage")
+		case "recipients":
+			out.Values[i] = ec._CampaignRecipientPage_recipients(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._CampaignRecipientPage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var campaignRetryResultImplementors = []string{"CampaignRetryResult"}
+
+func (ec *executionContext) _CampaignRetryResult(ctx context.Context, sel ast.SelectionSet, obj *model.CampaignRetryResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, campaignRetryResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CampaignRetryResult")
+		case "retryCount":
+			out.Values[i] = ec._CampaignRetryResult_retryCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "campaign":
+			out.Values[i] = ec._CampaignRetryResult_campaign(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -84680,6 +88174,69 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createCampaign":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createCampaign(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateCampaign":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateCampaign(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteCampaign":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteCampaign(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "importCampaignRecipients":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_importCampaignRecipients(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteCampaignRecipient":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteCampaignRecipient(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "startCampaign":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_startCampaign(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pauseCampaign":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_pauseCampaign(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cancelCampaign":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_cancelCampaign(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "retryFailedCampaign":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_retryFailedCampaign(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -87106,6 +90663,72 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "campaigns":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_campaigns(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "campaign":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_campaign(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "campaignRecipients":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_campaignRecipients(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -87614,6 +91237,8 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 		return ec._Subscription_contactChanged(ctx, fields[0])
 	case "templateStatusChanged":
 		return ec._Subscription_templateStatusChanged(ctx, fields[0])
+	case "campaignProgress":
+		return ec._Subscription_campaignProgress(ctx, fields[0])
 	default:
 		panic("unknown field " + strconv.Quote(fields[0].Name))
 	}
@@ -90679,6 +94304,22 @@ func (ec *executionContext) unmarshalNCallTransferWhereInput2ᚖswitchboardᚋen
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNCampaign2ᚕᚖswitchboardᚋentᚐCampaignᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Campaign) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCampaign2ᚖswitchboardᚋentᚐCampaign(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNCampaign2ᚖswitchboardᚋentᚐCampaign(ctx context.Context, sel ast.SelectionSet, v *ent.Campaign) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -90687,6 +94328,42 @@ func (ec *executionContext) marshalNCampaign2ᚖswitchboardᚋentᚐCampaign(ctx
 		return graphql.Null
 	}
 	return ec._Campaign(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCampaignImportError2ᚕᚖswitchboardᚋgraphᚋmodelᚐCampaignImportErrorᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CampaignImportError) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCampaignImportError2ᚖswitchboardᚋgraphᚋmodelᚐCampaignImportError(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCampaignImportError2ᚖswitchboardᚋgraphᚋmodelᚐCampaignImportError(ctx context.Context, sel ast.SelectionSet, v *model.CampaignImportError) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CampaignImportError(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCampaignImportResult2ᚖswitchboardᚋgraphᚋmodelᚐCampaignImportResult(ctx context.Context, sel ast.SelectionSet, v *model.CampaignImportResult) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CampaignImportResult(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNCampaignOrderField2ᚖswitchboardᚋentᚐCampaignOrderField(ctx context.Context, v any) (*ent.CampaignOrderField, error) {
@@ -90705,6 +94382,42 @@ func (ec *executionContext) marshalNCampaignOrderField2ᚖswitchboardᚋentᚐCa
 	return v
 }
 
+func (ec *executionContext) marshalNCampaignPage2ᚖswitchboardᚋgraphᚋmodelᚐCampaignPage(ctx context.Context, sel ast.SelectionSet, v *model.CampaignPage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CampaignPage(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCampaignProgress2ᚖswitchboardᚋgraphᚋmodelᚐCampaignProgress(ctx context.Context, sel ast.SelectionSet, v *model.CampaignProgress) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CampaignProgress(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCampaignRecipient2ᚕᚖswitchboardᚋentᚐCampaignRecipientᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.CampaignRecipient) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCampaignRecipient2ᚖswitchboardᚋentᚐCampaignRecipient(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNCampaignRecipient2ᚖswitchboardᚋentᚐCampaignRecipient(ctx context.Context, sel ast.SelectionSet, v *ent.CampaignRecipient) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -90713,6 +94426,25 @@ func (ec *executionContext) marshalNCampaignRecipient2ᚖswitchboardᚋentᚐCam
 		return graphql.Null
 	}
 	return ec._CampaignRecipient(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCampaignRecipientInput2ᚕᚖswitchboardᚋgraphᚋmodelᚐCampaignRecipientInputᚄ(ctx context.Context, v any) ([]*model.CampaignRecipientInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.CampaignRecipientInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNCampaignRecipientInput2ᚖswitchboardᚋgraphᚋmodelᚐCampaignRecipientInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNCampaignRecipientInput2ᚖswitchboardᚋgraphᚋmodelᚐCampaignRecipientInput(ctx context.Context, v any) (*model.CampaignRecipientInput, error) {
+	res, err := ec.unmarshalInputCampaignRecipientInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNCampaignRecipientOrderField2ᚖswitchboardᚋentᚐCampaignRecipientOrderField(ctx context.Context, v any) (*ent.CampaignRecipientOrderField, error) {
@@ -90731,6 +94463,16 @@ func (ec *executionContext) marshalNCampaignRecipientOrderField2ᚖswitchboard�
 	return v
 }
 
+func (ec *executionContext) marshalNCampaignRecipientPage2ᚖswitchboardᚋgraphᚋmodelᚐCampaignRecipientPage(ctx context.Context, sel ast.SelectionSet, v *model.CampaignRecipientPage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CampaignRecipientPage(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNCampaignRecipientStatus2switchboardᚋentᚋcampaignrecipientᚐStatus(ctx context.Context, v any) (campaignrecipient.Status, error) {
 	var res campaignrecipient.Status
 	err := res.UnmarshalGQL(v)
@@ -90744,6 +94486,16 @@ func (ec *executionContext) marshalNCampaignRecipientStatus2switchboardᚋentᚋ
 func (ec *executionContext) unmarshalNCampaignRecipientWhereInput2ᚖswitchboardᚋentᚐCampaignRecipientWhereInput(ctx context.Context, v any) (*ent.CampaignRecipientWhereInput, error) {
 	res, err := ec.unmarshalInputCampaignRecipientWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCampaignRetryResult2ᚖswitchboardᚋgraphᚋmodelᚐCampaignRetryResult(ctx context.Context, sel ast.SelectionSet, v *model.CampaignRetryResult) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CampaignRetryResult(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNCampaignStatus2switchboardᚋentᚋcampaignᚐStatus(ctx context.Context, v any) (campaign.Status, error) {
@@ -91041,6 +94793,11 @@ func (ec *executionContext) unmarshalNCreateAPIKeyInput2switchboardᚋgraphᚋmo
 
 func (ec *executionContext) unmarshalNCreateAccountInput2switchboardᚋaccountsᚐCreateInput(ctx context.Context, v any) (accounts.CreateInput, error) {
 	res, err := ec.unmarshalInputCreateAccountInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCreateCampaignInput2switchboardᚋgraphᚋmodelᚐCreateCampaignInput(ctx context.Context, v any) (model.CreateCampaignInput, error) {
+	res, err := ec.unmarshalInputCreateCampaignInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -92276,6 +96033,11 @@ func (ec *executionContext) marshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx
 
 func (ec *executionContext) unmarshalNUpdateAccountInput2switchboardᚋaccountsᚐUpdateInput(ctx context.Context, v any) (accounts.UpdateInput, error) {
 	res, err := ec.unmarshalInputUpdateAccountInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNUpdateCampaignInput2switchboardᚋgraphᚋmodelᚐUpdateCampaignInput(ctx context.Context, v any) (model.UpdateCampaignInput, error) {
+	res, err := ec.unmarshalInputUpdateCampaignInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 

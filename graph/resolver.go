@@ -5,6 +5,7 @@ package graph
 import (
 	"context"
 	"switchboard/accounts"
+	"switchboard/campaigns"
 	"switchboard/database"
 
 	"switchboard/ent"
@@ -47,6 +48,8 @@ type Resolver struct {
 	Widgets *widgets.Service
 	// Templates are the message templates and their platform lifecycle.
 	Templates *templates.Service
+	// Campaigns are the bulk campaigns and their sender.
+	Campaigns *campaigns.Service
 }
 
 // db returns the transaction's client when ctx carries one, the root

@@ -264,7 +264,7 @@ var (
 	metadataKeys = []string{"display_phone_number", "phone_number_id"}
 	contactKeys  = []string{"profile", "wa_id"}
 	profileKeys  = []string{"name"}
-	statusKeys   = []string{"id", "status", "timestamp", "recipient_id", "errors"}
+	statusKeys   = []string{"id", "status", "timestamp", "recipient_id", "errors", "biz_opaque_callback_data"}
 )
 
 // decodePayload reads a delivery, JSON that json.Valid accepted, to what
@@ -369,6 +369,8 @@ func (s *jsonCursor) status(st *statusUpdate) bool {
 			return s.string(&st.Timestamp)
 		case 3:
 			return s.string(&st.RecipientID)
+		case 5:
+			return s.string(&st.CallbackData)
 		default:
 			start := s.i
 			if s.next() != '[' || !s.skipValue() {

@@ -25,6 +25,9 @@ var decodeSeeds = []string{
 	`{"entry":[{"changes":[{"value":{"contacts":[{"profile":{"name":"A"},"wa_id":"1"},{"wa_id":"2"}]}}]}]}`,
 	`{"entry":[{"changes":[{"value":{"messages":[{"from":"1","id":"w","type":"text","text":{"body":"a"},"text":{"x":1}}]}}]}]}`,
 	"{\"entry\":[{\"changes\":[{\"value\":{\"messages\":[{\"from\":\"\xff\",\"id\":\"w\",\"type\":\"text\",\"text\":{}}]}}]}]}",
+	`{"entry":[{"changes":[{"value":{"statuses":[{"id":"w","status":"sent","biz_opaque_callback_data":"cmp:a:b:1"}]}}]}]}`,
+	`{"entry":[{"changes":[{"value":{"statuses":[{"id":"w","Biz_Opaque_Callback_Data":"x"}]}}]}]}`,
+	`{"entry":[{"id":"waba","changes":[{"field":"message_template_status_update","value":{"event":"APPROVED","message_template_id":123,"message_template_name":"n","message_template_language":"en","reason":null}}]}]}`,
 	`[]`, `null`, `"x"`, `{}`, `{"entry":[]}`,
 }
 

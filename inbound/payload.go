@@ -96,11 +96,13 @@ type changeContact struct {
 }
 
 type statusUpdate struct {
-	ID          string        `json:"id"`
-	Status      string        `json:"status"`
-	Timestamp   string        `json:"timestamp"`
-	RecipientID string        `json:"recipient_id"`
-	Errors      []statusError `json:"errors"`
+	ID          string `json:"id"`
+	Status      string `json:"status"`
+	Timestamp   string `json:"timestamp"`
+	RecipientID string `json:"recipient_id"`
+	// CallbackData echoes the send's biz_opaque_callback_data.
+	CallbackData string        `json:"biz_opaque_callback_data"`
+	Errors       []statusError `json:"errors"`
 }
 
 type statusError struct {

@@ -152,7 +152,7 @@ func (s *Service) addChange(in *messaging.Inbox, acc *ent.Account, v changeValue
 			ts = s.now()
 		}
 		in.Statuses = append(in.Statuses, messaging.StatusUpdate{
-			ChatMessageID: st.ID, Status: st.Status, Reason: st.errorText(), Timestamp: ts,
+			ChatMessageID: st.ID, Status: st.Status, Reason: st.errorText(), Timestamp: ts, CallbackData: st.CallbackData,
 		})
 	}
 }

@@ -86,6 +86,16 @@ func (s *Service) StoreReceived(ctx context.Context, inboxes []Inbox) error {
 		for _, m := range changed {
 			evs = append(evs, events.Event{Type: events.MessageStatusChanged, OrgID: in.OrgID, Payload: NewMessageEvent(m)})
 		}
+		for _, hook := range s.statusHooks {
+			if len(in.Statuses) == 0 {
+				break
+			}
+			hookEvents, err := hook(octx, tx.Client(), in.OrgID, in.Statuses)
+			if err != nil {
+				return err
+			}
+			evs = append(evs, hookEvents...)
+		}
 	}
 	// The batch's events in one call: their webhook deliveries are written
 	// in this transaction, their frames published in one pipeline once it

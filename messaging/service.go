@@ -60,6 +60,9 @@ type Service struct {
 	// Postgres stores received messages with the array statements of
 	// received_pg.go; otherwise with ent's builders.
 	Postgres bool
+
+	// statusHooks follow status reports (OnStatuses).
+	statusHooks []StatusHook
 }
 
 func (s *Service) now() time.Time {

@@ -39,6 +39,9 @@ type StatusUpdate struct {
 	// Reason is the platform's error for failed.
 	Reason    string
 	Timestamp time.Time
+	// CallbackData is the biz_opaque_callback_data the send gave, echoed
+	// by the platform (campaign sends name their recipient in it).
+	CallbackData string
 }
 
 // applyStatus moves the message with platform id chatMessageID to status

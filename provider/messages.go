@@ -13,6 +13,10 @@ type OutgoingMessage struct {
 	To string
 	// ReplyTo optionally quotes an earlier message (context.message_id).
 	ReplyTo string
+	// CallbackData is sent as biz_opaque_callback_data: the platform
+	// echoes it in the message's status webhooks (at most 512
+	// characters).
+	CallbackData string
 
 	Text     *Text
 	Buttons  *ReplyButtons // interactive "button"
@@ -23,6 +27,9 @@ type OutgoingMessage struct {
 	Reaction *Reaction
 	Location *Location
 }
+
+// maxCallbackData is the platform's limit of biz_opaque_callback_data.
+const maxCallbackData = 512
 
 // Text is a text message.
 type Text struct {

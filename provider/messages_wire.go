@@ -24,6 +24,9 @@ type wireMessage struct {
 	Sticker          *wireMedia       `json:"sticker,omitempty"`
 	Reaction         *wireReaction    `json:"reaction,omitempty"`
 	Location         *wireLocation    `json:"location,omitempty"`
+	// BizOpaqueCallbackData is echoed back in the message's status
+	// webhooks.
+	BizOpaqueCallbackData string `json:"biz_opaque_callback_data,omitempty"`
 }
 
 type wireContext struct {
@@ -172,6 +175,10 @@ func buildMessage(m OutgoingMessage) (*wireMessage, error) {
 	if m.ReplyTo != "" {
 		w.Context = &wireContext{MessageID: m.ReplyTo}
 	}
+	if len(m.CallbackData) > maxCallbackData {
+		return nil, invalid("biz_opaque_callback_data is longer than %d characters", maxCallbackData)
+	}
+	w.BizOpaqueCallbackData = m.CallbackData
 	var err error
 	switch {
 	case m.Text != nil:

@@ -64,6 +64,10 @@ func FuzzRequestBodies(f *testing.F) {
 		`{"permissions":["teams:read","nope"]}`, `{"expires_at":"yesterday"}`, `{"is_available":"yes"}`,
 		`{"name":"` + strings.Repeat("a", 300) + `"}`, "{\"name\":\"\xff\xfe\"}",
 		`{"per_agent_timeout_secs":1e40}`, `{"role_id":"` + "\u0000" + `"}`, `{"page":9223372036854775807}`,
+		// Campaigns: imports and schedules.
+		`{"recipients":[{"phone_number":"+15550001","template_params":{"1":[],"2":1e400}}]}`,
+		`{"recipients":[null,{"phone_number":7}]}`, `{"scheduled_at":null,"template_id":""}`,
+		`{"scheduled_at":"2999-01-01T00:00:00+14:00","name":"x","chat_account":"x","template_id":"0190f1d2-0000-7000-8000-000000000001"}`,
 	} {
 		f.Add(0, []byte(seed))
 	}

@@ -215,7 +215,7 @@ func TestWebhookSubscriptions(t *testing.T) {
 			t.Errorf("list = %s", res.Raw)
 		}
 		expectExactKeys(t, res, "data.webhooks.0", subscriptionKeys...)
-		wantEvents := []string{"message:incoming", "message:sent", "contact:created", "transfer:created", "transfer:assigned", "transfer:resumed", "template:status"}
+		wantEvents := []string{"message:incoming", "message:sent", "contact:created", "transfer:created", "transfer:assigned", "transfer:resumed", "template:status", "campaign:status", "campaign:progress"}
 		if res.Len("data.available_events") != len(wantEvents) {
 			t.Fatalf("available_events = %v", res.Get("data.available_events"))
 		}

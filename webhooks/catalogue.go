@@ -30,6 +30,8 @@ var catalogue = []Event{
 	{Value: EventTransferAssigned, Label: "Transfer assigned", Description: "A transfer is assigned to an agent"},
 	{Value: EventTransferResumed, Label: "Transfer resumed", Description: "The chatbot is resumed and the transfer closed"},
 	{Value: events.HookTemplateStatus, Label: "Template status", Description: "A template is submitted, or the platform changes its review status, quality rating or category"},
+	{Value: events.HookCampaignStatus, Label: "Campaign status", Description: "A campaign is scheduled, starts, pauses, completes, fails or is cancelled"},
+	{Value: events.HookCampaignProgress, Label: "Campaign progress", Description: "A campaign's sent, delivered, read and failed counters moved"},
 }
 
 // Events returns the subscribable events with their labels and

@@ -62,7 +62,7 @@ func TestCheckHeaders(t *testing.T) {
 }
 
 func TestEvents(t *testing.T) {
-	want := []string{"message:incoming", "message:sent", "contact:created", "transfer:created", "transfer:assigned", "transfer:resumed", "template:status"}
+	want := []string{"message:incoming", "message:sent", "contact:created", "transfer:created", "transfer:assigned", "transfer:resumed", "template:status", "campaign:status", "campaign:progress"}
 	evs := webhooks.Events()
 	if len(evs) != len(want) {
 		t.Fatalf("%d events, want %d", len(evs), len(want))

@@ -45,6 +45,14 @@ const (
 	FieldFailedCount = "failed_count"
 	// FieldHeaderMediaID holds the string denoting the header_media_id field in the database.
 	FieldHeaderMediaID = "header_media_id"
+	// FieldHeaderMediaPath holds the string denoting the header_media_path field in the database.
+	FieldHeaderMediaPath = "header_media_path"
+	// FieldHeaderMediaFilename holds the string denoting the header_media_filename field in the database.
+	FieldHeaderMediaFilename = "header_media_filename"
+	// FieldHeaderMediaMimeType holds the string denoting the header_media_mime_type field in the database.
+	FieldHeaderMediaMimeType = "header_media_mime_type"
+	// FieldErrorMessage holds the string denoting the error_message field in the database.
+	FieldErrorMessage = "error_message"
 	// FieldScheduledAt holds the string denoting the scheduled_at field in the database.
 	FieldScheduledAt = "scheduled_at"
 	// FieldStartedAt holds the string denoting the started_at field in the database.
@@ -100,6 +108,10 @@ var Columns = []string{
 	FieldReadCount,
 	FieldFailedCount,
 	FieldHeaderMediaID,
+	FieldHeaderMediaPath,
+	FieldHeaderMediaFilename,
+	FieldHeaderMediaMimeType,
+	FieldErrorMessage,
 	FieldScheduledAt,
 	FieldStartedAt,
 	FieldCompletedAt,
@@ -156,6 +168,14 @@ var (
 	FailedCountValidator func(int) error
 	// DefaultHeaderMediaID holds the default value on creation for the "header_media_id" field.
 	DefaultHeaderMediaID string
+	// DefaultHeaderMediaPath holds the default value on creation for the "header_media_path" field.
+	DefaultHeaderMediaPath string
+	// DefaultHeaderMediaFilename holds the default value on creation for the "header_media_filename" field.
+	DefaultHeaderMediaFilename string
+	// DefaultHeaderMediaMimeType holds the default value on creation for the "header_media_mime_type" field.
+	DefaultHeaderMediaMimeType string
+	// DefaultErrorMessage holds the default value on creation for the "error_message" field.
+	DefaultErrorMessage string
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() uuid.UUID
 )
@@ -262,6 +282,26 @@ func ByFailedCount(opts ...sql.OrderTermOption) OrderOption {
 // ByHeaderMediaID orders the results by the header_media_id field.
 func ByHeaderMediaID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldHeaderMediaID, opts...).ToFunc()
+}
+
+// ByHeaderMediaPath orders the results by the header_media_path field.
+func ByHeaderMediaPath(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldHeaderMediaPath, opts...).ToFunc()
+}
+
+// ByHeaderMediaFilename orders the results by the header_media_filename field.
+func ByHeaderMediaFilename(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldHeaderMediaFilename, opts...).ToFunc()
+}
+
+// ByHeaderMediaMimeType orders the results by the header_media_mime_type field.
+func ByHeaderMediaMimeType(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldHeaderMediaMimeType, opts...).ToFunc()
+}
+
+// ByErrorMessage orders the results by the error_message field.
+func ByErrorMessage(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldErrorMessage, opts...).ToFunc()
 }
 
 // ByScheduledAt orders the results by the scheduled_at field.

@@ -116,6 +116,26 @@ func HeaderMediaID(v string) predicate.Campaign {
 	return predicate.Campaign(sql.FieldEQ(FieldHeaderMediaID, v))
 }
 
+// HeaderMediaPath applies equality check predicate on the "header_media_path" field. It's identical to HeaderMediaPathEQ.
+func HeaderMediaPath(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldEQ(FieldHeaderMediaPath, v))
+}
+
+// HeaderMediaFilename applies equality check predicate on the "header_media_filename" field. It's identical to HeaderMediaFilenameEQ.
+func HeaderMediaFilename(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldEQ(FieldHeaderMediaFilename, v))
+}
+
+// HeaderMediaMimeType applies equality check predicate on the "header_media_mime_type" field. It's identical to HeaderMediaMimeTypeEQ.
+func HeaderMediaMimeType(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldEQ(FieldHeaderMediaMimeType, v))
+}
+
+// ErrorMessage applies equality check predicate on the "error_message" field. It's identical to ErrorMessageEQ.
+func ErrorMessage(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldEQ(FieldErrorMessage, v))
+}
+
 // ScheduledAt applies equality check predicate on the "scheduled_at" field. It's identical to ScheduledAtEQ.
 func ScheduledAt(v time.Time) predicate.Campaign {
 	return predicate.Campaign(sql.FieldEQ(FieldScheduledAt, v))
@@ -679,6 +699,266 @@ func HeaderMediaIDEqualFold(v string) predicate.Campaign {
 // HeaderMediaIDContainsFold applies the ContainsFold predicate on the "header_media_id" field.
 func HeaderMediaIDContainsFold(v string) predicate.Campaign {
 	return predicate.Campaign(sql.FieldContainsFold(FieldHeaderMediaID, v))
+}
+
+// HeaderMediaPathEQ applies the EQ predicate on the "header_media_path" field.
+func HeaderMediaPathEQ(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldEQ(FieldHeaderMediaPath, v))
+}
+
+// HeaderMediaPathNEQ applies the NEQ predicate on the "header_media_path" field.
+func HeaderMediaPathNEQ(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldNEQ(FieldHeaderMediaPath, v))
+}
+
+// HeaderMediaPathIn applies the In predicate on the "header_media_path" field.
+func HeaderMediaPathIn(vs ...string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldIn(FieldHeaderMediaPath, vs...))
+}
+
+// HeaderMediaPathNotIn applies the NotIn predicate on the "header_media_path" field.
+func HeaderMediaPathNotIn(vs ...string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldNotIn(FieldHeaderMediaPath, vs...))
+}
+
+// HeaderMediaPathGT applies the GT predicate on the "header_media_path" field.
+func HeaderMediaPathGT(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldGT(FieldHeaderMediaPath, v))
+}
+
+// HeaderMediaPathGTE applies the GTE predicate on the "header_media_path" field.
+func HeaderMediaPathGTE(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldGTE(FieldHeaderMediaPath, v))
+}
+
+// HeaderMediaPathLT applies the LT predicate on the "header_media_path" field.
+func HeaderMediaPathLT(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldLT(FieldHeaderMediaPath, v))
+}
+
+// HeaderMediaPathLTE applies the LTE predicate on the "header_media_path" field.
+func HeaderMediaPathLTE(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldLTE(FieldHeaderMediaPath, v))
+}
+
+// HeaderMediaPathContains applies the Contains predicate on the "header_media_path" field.
+func HeaderMediaPathContains(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldContains(FieldHeaderMediaPath, v))
+}
+
+// HeaderMediaPathHasPrefix applies the HasPrefix predicate on the "header_media_path" field.
+func HeaderMediaPathHasPrefix(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldHasPrefix(FieldHeaderMediaPath, v))
+}
+
+// HeaderMediaPathHasSuffix applies the HasSuffix predicate on the "header_media_path" field.
+func HeaderMediaPathHasSuffix(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldHasSuffix(FieldHeaderMediaPath, v))
+}
+
+// HeaderMediaPathEqualFold applies the EqualFold predicate on the "header_media_path" field.
+func HeaderMediaPathEqualFold(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldEqualFold(FieldHeaderMediaPath, v))
+}
+
+// HeaderMediaPathContainsFold applies the ContainsFold predicate on the "header_media_path" field.
+func HeaderMediaPathContainsFold(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldContainsFold(FieldHeaderMediaPath, v))
+}
+
+// HeaderMediaFilenameEQ applies the EQ predicate on the "header_media_filename" field.
+func HeaderMediaFilenameEQ(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldEQ(FieldHeaderMediaFilename, v))
+}
+
+// HeaderMediaFilenameNEQ applies the NEQ predicate on the "header_media_filename" field.
+func HeaderMediaFilenameNEQ(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldNEQ(FieldHeaderMediaFilename, v))
+}
+
+// HeaderMediaFilenameIn applies the In predicate on the "header_media_filename" field.
+func HeaderMediaFilenameIn(vs ...string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldIn(FieldHeaderMediaFilename, vs...))
+}
+
+// HeaderMediaFilenameNotIn applies the NotIn predicate on the "header_media_filename" field.
+func HeaderMediaFilenameNotIn(vs ...string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldNotIn(FieldHeaderMediaFilename, vs...))
+}
+
+// HeaderMediaFilenameGT applies the GT predicate on the "header_media_filename" field.
+func HeaderMediaFilenameGT(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldGT(FieldHeaderMediaFilename, v))
+}
+
+// HeaderMediaFilenameGTE applies the GTE predicate on the "header_media_filename" field.
+func HeaderMediaFilenameGTE(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldGTE(FieldHeaderMediaFilename, v))
+}
+
+// HeaderMediaFilenameLT applies the LT predicate on the "header_media_filename" field.
+func HeaderMediaFilenameLT(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldLT(FieldHeaderMediaFilename, v))
+}
+
+// HeaderMediaFilenameLTE applies the LTE predicate on the "header_media_filename" field.
+func HeaderMediaFilenameLTE(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldLTE(FieldHeaderMediaFilename, v))
+}
+
+// HeaderMediaFilenameContains applies the Contains predicate on the "header_media_filename" field.
+func HeaderMediaFilenameContains(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldContains(FieldHeaderMediaFilename, v))
+}
+
+// HeaderMediaFilenameHasPrefix applies the HasPrefix predicate on the "header_media_filename" field.
+func HeaderMediaFilenameHasPrefix(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldHasPrefix(FieldHeaderMediaFilename, v))
+}
+
+// HeaderMediaFilenameHasSuffix applies the HasSuffix predicate on the "header_media_filename" field.
+func HeaderMediaFilenameHasSuffix(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldHasSuffix(FieldHeaderMediaFilename, v))
+}
+
+// HeaderMediaFilenameEqualFold applies the EqualFold predicate on the "header_media_filename" field.
+func HeaderMediaFilenameEqualFold(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldEqualFold(FieldHeaderMediaFilename, v))
+}
+
+// HeaderMediaFilenameContainsFold applies the ContainsFold predicate on the "header_media_filename" field.
+func HeaderMediaFilenameContainsFold(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldContainsFold(FieldHeaderMediaFilename, v))
+}
+
+// HeaderMediaMimeTypeEQ applies the EQ predicate on the "header_media_mime_type" field.
+func HeaderMediaMimeTypeEQ(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldEQ(FieldHeaderMediaMimeType, v))
+}
+
+// HeaderMediaMimeTypeNEQ applies the NEQ predicate on the "header_media_mime_type" field.
+func HeaderMediaMimeTypeNEQ(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldNEQ(FieldHeaderMediaMimeType, v))
+}
+
+// HeaderMediaMimeTypeIn applies the In predicate on the "header_media_mime_type" field.
+func HeaderMediaMimeTypeIn(vs ...string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldIn(FieldHeaderMediaMimeType, vs...))
+}
+
+// HeaderMediaMimeTypeNotIn applies the NotIn predicate on the "header_media_mime_type" field.
+func HeaderMediaMimeTypeNotIn(vs ...string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldNotIn(FieldHeaderMediaMimeType, vs...))
+}
+
+// HeaderMediaMimeTypeGT applies the GT predicate on the "header_media_mime_type" field.
+func HeaderMediaMimeTypeGT(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldGT(FieldHeaderMediaMimeType, v))
+}
+
+// HeaderMediaMimeTypeGTE applies the GTE predicate on the "header_media_mime_type" field.
+func HeaderMediaMimeTypeGTE(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldGTE(FieldHeaderMediaMimeType, v))
+}
+
+// HeaderMediaMimeTypeLT applies the LT predicate on the "header_media_mime_type" field.
+func HeaderMediaMimeTypeLT(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldLT(FieldHeaderMediaMimeType, v))
+}
+
+// HeaderMediaMimeTypeLTE applies the LTE predicate on the "header_media_mime_type" field.
+func HeaderMediaMimeTypeLTE(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldLTE(FieldHeaderMediaMimeType, v))
+}
+
+// HeaderMediaMimeTypeContains applies the Contains predicate on the "header_media_mime_type" field.
+func HeaderMediaMimeTypeContains(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldContains(FieldHeaderMediaMimeType, v))
+}
+
+// HeaderMediaMimeTypeHasPrefix applies the HasPrefix predicate on the "header_media_mime_type" field.
+func HeaderMediaMimeTypeHasPrefix(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldHasPrefix(FieldHeaderMediaMimeType, v))
+}
+
+// HeaderMediaMimeTypeHasSuffix applies the HasSuffix predicate on the "header_media_mime_type" field.
+func HeaderMediaMimeTypeHasSuffix(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldHasSuffix(FieldHeaderMediaMimeType, v))
+}
+
+// HeaderMediaMimeTypeEqualFold applies the EqualFold predicate on the "header_media_mime_type" field.
+func HeaderMediaMimeTypeEqualFold(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldEqualFold(FieldHeaderMediaMimeType, v))
+}
+
+// HeaderMediaMimeTypeContainsFold applies the ContainsFold predicate on the "header_media_mime_type" field.
+func HeaderMediaMimeTypeContainsFold(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldContainsFold(FieldHeaderMediaMimeType, v))
+}
+
+// ErrorMessageEQ applies the EQ predicate on the "error_message" field.
+func ErrorMessageEQ(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldEQ(FieldErrorMessage, v))
+}
+
+// ErrorMessageNEQ applies the NEQ predicate on the "error_message" field.
+func ErrorMessageNEQ(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldNEQ(FieldErrorMessage, v))
+}
+
+// ErrorMessageIn applies the In predicate on the "error_message" field.
+func ErrorMessageIn(vs ...string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldIn(FieldErrorMessage, vs...))
+}
+
+// ErrorMessageNotIn applies the NotIn predicate on the "error_message" field.
+func ErrorMessageNotIn(vs ...string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldNotIn(FieldErrorMessage, vs...))
+}
+
+// ErrorMessageGT applies the GT predicate on the "error_message" field.
+func ErrorMessageGT(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldGT(FieldErrorMessage, v))
+}
+
+// ErrorMessageGTE applies the GTE predicate on the "error_message" field.
+func ErrorMessageGTE(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldGTE(FieldErrorMessage, v))
+}
+
+// ErrorMessageLT applies the LT predicate on the "error_message" field.
+func ErrorMessageLT(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldLT(FieldErrorMessage, v))
+}
+
+// ErrorMessageLTE applies the LTE predicate on the "error_message" field.
+func ErrorMessageLTE(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldLTE(FieldErrorMessage, v))
+}
+
+// ErrorMessageContains applies the Contains predicate on the "error_message" field.
+func ErrorMessageContains(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldContains(FieldErrorMessage, v))
+}
+
+// ErrorMessageHasPrefix applies the HasPrefix predicate on the "error_message" field.
+func ErrorMessageHasPrefix(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldHasPrefix(FieldErrorMessage, v))
+}
+
+// ErrorMessageHasSuffix applies the HasSuffix predicate on the "error_message" field.
+func ErrorMessageHasSuffix(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldHasSuffix(FieldErrorMessage, v))
+}
+
+// ErrorMessageEqualFold applies the EqualFold predicate on the "error_message" field.
+func ErrorMessageEqualFold(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldEqualFold(FieldErrorMessage, v))
+}
+
+// ErrorMessageContainsFold applies the ContainsFold predicate on the "error_message" field.
+func ErrorMessageContainsFold(v string) predicate.Campaign {
+	return predicate.Campaign(sql.FieldContainsFold(FieldErrorMessage, v))
 }
 
 // ScheduledAtEQ applies the EQ predicate on the "scheduled_at" field.

@@ -49,6 +49,12 @@ const (
 	FieldDeliveredAt = "delivered_at"
 	// FieldReadAt holds the string denoting the read_at field in the database.
 	FieldReadAt = "read_at"
+	// FieldSendingAt holds the string denoting the sending_at field in the database.
+	FieldSendingAt = "sending_at"
+	// FieldRetryAt holds the string denoting the retry_at field in the database.
+	FieldRetryAt = "retry_at"
+	// FieldAttempts holds the string denoting the attempts field in the database.
+	FieldAttempts = "attempts"
 	// EdgeOrganization holds the string denoting the organization edge name in mutations.
 	EdgeOrganization = "organization"
 	// EdgeCampaign holds the string denoting the campaign edge name in mutations.
@@ -89,6 +95,9 @@ var Columns = []string{
 	FieldSentAt,
 	FieldDeliveredAt,
 	FieldReadAt,
+	FieldSendingAt,
+	FieldRetryAt,
+	FieldAttempts,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -125,6 +134,10 @@ var (
 	DefaultHeaderParams func() map[string]interface{}
 	// DefaultErrorMessage holds the default value on creation for the "error_message" field.
 	DefaultErrorMessage string
+	// DefaultAttempts holds the default value on creation for the "attempts" field.
+	DefaultAttempts int
+	// AttemptsValidator is a validator for the "attempts" field. It is called by the builders before save.
+	AttemptsValidator func(int) error
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() uuid.UUID
 )
@@ -138,6 +151,7 @@ const DefaultStatus = StatusPending
 // Status values.
 const (
 	StatusPending   Status = "pending"
+	StatusSending   Status = "sending"
 	StatusSent      Status = "sent"
 	StatusDelivered Status = "delivered"
 	StatusRead      Status = "read"
@@ -151,7 +165,7 @@ func (s Status) String() string {
 // StatusValidator is a validator for the "status" field enum values. It is called by the builders before save.
 func StatusValidator(s Status) error {
 	switch s {
-	case StatusPending, StatusSent, StatusDelivered, StatusRead, StatusFailed:
+	case StatusPending, StatusSending, StatusSent, StatusDelivered, StatusRead, StatusFailed:
 		return nil
 	default:
 		return fmt.Errorf("campaignrecipient: invalid enum value for status field: %q", s)
@@ -229,6 +243,21 @@ func ByDeliveredAt(opts ...sql.OrderTermOption) OrderOption {
 // ByReadAt orders the results by the read_at field.
 func ByReadAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldReadAt, opts...).ToFunc()
+}
+
+// BySendingAt orders the results by the sending_at field.
+func BySendingAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldSendingAt, opts...).ToFunc()
+}
+
+// ByRetryAt orders the results by the retry_at field.
+func ByRetryAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRetryAt, opts...).ToFunc()
+}
+
+// ByAttempts orders the results by the attempts field.
+func ByAttempts(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldAttempts, opts...).ToFunc()
 }
 
 // ByOrganizationField orders the results by organization field.

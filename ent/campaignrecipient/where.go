@@ -116,6 +116,21 @@ func ReadAt(v time.Time) predicate.CampaignRecipient {
 	return predicate.CampaignRecipient(sql.FieldEQ(FieldReadAt, v))
 }
 
+// SendingAt applies equality check predicate on the "sending_at" field. It's identical to SendingAtEQ.
+func SendingAt(v time.Time) predicate.CampaignRecipient {
+	return predicate.CampaignRecipient(sql.FieldEQ(FieldSendingAt, v))
+}
+
+// RetryAt applies equality check predicate on the "retry_at" field. It's identical to RetryAtEQ.
+func RetryAt(v time.Time) predicate.CampaignRecipient {
+	return predicate.CampaignRecipient(sql.FieldEQ(FieldRetryAt, v))
+}
+
+// Attempts applies equality check predicate on the "attempts" field. It's identical to AttemptsEQ.
+func Attempts(v int) predicate.CampaignRecipient {
+	return predicate.CampaignRecipient(sql.FieldEQ(FieldAttempts, v))
+}
+
 // OrganizationIDEQ applies the EQ predicate on the "organization_id" field.
 func OrganizationIDEQ(v uuid.UUID) predicate.CampaignRecipient {
 	return predicate.CampaignRecipient(sql.FieldEQ(FieldOrganizationID, v))
@@ -724,6 +739,146 @@ func ReadAtIsNil() predicate.CampaignRecipient {
 // ReadAtNotNil applies the NotNil predicate on the "read_at" field.
 func ReadAtNotNil() predicate.CampaignRecipient {
 	return predicate.CampaignRecipient(sql.FieldNotNull(FieldReadAt))
+}
+
+// SendingAtEQ applies the EQ predicate on the "sending_at" field.
+func SendingAtEQ(v time.Time) predicate.CampaignRecipient {
+	return predicate.CampaignRecipient(sql.FieldEQ(FieldSendingAt, v))
+}
+
+// SendingAtNEQ applies the NEQ predicate on the "sending_at" field.
+func SendingAtNEQ(v time.Time) predicate.CampaignRecipient {
+	return predicate.CampaignRecipient(sql.FieldNEQ(FieldSendingAt, v))
+}
+
+// SendingAtIn applies the In predicate on the "sending_at" field.
+func SendingAtIn(vs ...time.Time) predicate.CampaignRecipient {
+	return predicate.CampaignRecipient(sql.FieldIn(FieldSendingAt, vs...))
+}
+
+// SendingAtNotIn applies the NotIn predicate on the "sending_at" field.
+func SendingAtNotIn(vs ...time.Time) predicate.CampaignRecipient {
+	return predicate.CampaignRecipient(sql.FieldNotIn(FieldSendingAt, vs...))
+}
+
+// SendingAtGT applies the GT predicate on the "sending_at" field.
+func SendingAtGT(v time.Time) predicate.CampaignRecipient {
+	return predicate.CampaignRecipient(sql.FieldGT(FieldSendingAt, v))
+}
+
+// SendingAtGTE applies the GTE predicate on the "sending_at" field.
+func SendingAtGTE(v time.Time) predicate.CampaignRecipient {
+	return predicate.CampaignRecipient(sql.FieldGTE(FieldSendingAt, v))
+}
+
+// SendingAtLT applies the LT predicate on the "sending_at" field.
+func SendingAtLT(v time.Time) predicate.CampaignRecipient {
+	return predicate.CampaignRecipient(sql.FieldLT(FieldSendingAt, v))
+}
+
+// SendingAtLTE applies the LTE predicate on the "sending_at" field.
+func SendingAtLTE(v time.Time) predicate.CampaignRecipient {
+	return predicate.CampaignRecipient(sql.FieldLTE(FieldSendingAt, v))
+}
+
+// SendingAtIsNil applies the IsNil predicate on the "sending_at" field.
+func SendingAtIsNil() predicate.CampaignRecipient {
+	return predicate.CampaignRecipient(sql.FieldIsNull(FieldSendingAt))
+}
+
+// SendingAtNotNil applies the NotNil predicate on the "sending_at" field.
+func SendingAtNotNil() predicate.CampaignRecipient {
+	return predicate.CampaignRecipient(sql.FieldNotNull(FieldSendingAt))
+}
+
+// RetryAtEQ applies the EQ predicate on the "retry_at" field.
+func RetryAtEQ(v time.Time) predicate.CampaignRecipient {
+	return predicate.CampaignRecipient(sql.FieldEQ(FieldRetryAt, v))
+}
+
+// RetryAtNEQ applies the NEQ predicate on the "retry_at" field.
+func RetryAtNEQ(v time.Time) predicate.CampaignRecipient {
+	return predicate.CampaignRecipient(sql.FieldNEQ(FieldRetryAt, v))
+}
+
+// RetryAtIn applies the In predicate on the "retry_at" field.
+func RetryAtIn(vs ...time.Time) predicate.CampaignRecipient {
+	return predicate.CampaignRecipient(sql.FieldIn(FieldRetryAt, vs...))
+}
+
+// RetryAtNotIn applies the NotIn predicate on the "retry_at" field.
+func RetryAtNotIn(vs ...time.Time) predicate.CampaignRecipient {
+	return predicate.CampaignRecipient(sql.FieldNotIn(FieldRetryAt, vs...))
+}
+
+// RetryAtGT applies the GT predicate on the "retry_at" field.
+func RetryAtGT(v time.Time) predicate.CampaignRecipient {
+	return predicate.CampaignRecipient(sql.FieldGT(FieldRetryAt, v))
+}
+
+// RetryAtGTE applies the GTE predicate on the "retry_at" field.
+func RetryAtGTE(v time.Time) predicate.CampaignRecipient {
+	return predicate.CampaignRecipient(sql.FieldGTE(FieldRetryAt, v))
+}
+
+// RetryAtLT applies the LT predicate on the "retry_at" field.
+func RetryAtLT(v time.Time) predicate.CampaignRecipient {
+	return predicate.CampaignRecipient(sql.FieldLT(FieldRetryAt, v))
+}
+
+// RetryAtLTE applies the LTE predicate on the "retry_at" field.
+func RetryAtLTE(v time.Time) predicate.CampaignRecipient {
+	return predicate.CampaignRecipient(sql.FieldLTE(FieldRetryAt, v))
+}
+
+// RetryAtIsNil applies the IsNil predicate on the "retry_at" field.
+func RetryAtIsNil() predicate.CampaignRecipient {
+	return predicate.CampaignRecipient(sql.FieldIsNull(FieldRetryAt))
+}
+
+// RetryAtNotNil applies the NotNil predicate on the "retry_at" field.
+func RetryAtNotNil() predicate.CampaignRecipient {
+	return predicate.CampaignRecipient(sql.FieldNotNull(FieldRetryAt))
+}
+
+// AttemptsEQ applies the EQ predicate on the "attempts" field.
+func AttemptsEQ(v int) predicate.CampaignRecipient {
+	return predicate.CampaignRecipient(sql.FieldEQ(FieldAttempts, v))
+}
+
+// AttemptsNEQ applies the NEQ predicate on the "attempts" field.
+func AttemptsNEQ(v int) predicate.CampaignRecipient {
+	return predicate.CampaignRecipient(sql.FieldNEQ(FieldAttempts, v))
+}
+
+// AttemptsIn applies the In predicate on the "attempts" field.
+func AttemptsIn(vs ...int) predicate.CampaignRecipient {
+	return predicate.CampaignRecipient(sql.FieldIn(FieldAttempts, vs...))
+}
+
+// AttemptsNotIn applies the NotIn predicate on the "attempts" field.
+func AttemptsNotIn(vs ...int) predicate.CampaignRecipient {
+	return predicate.CampaignRecipient(sql.FieldNotIn(FieldAttempts, vs...))
+}
+
+// AttemptsGT applies the GT predicate on the "attempts" field.
+func AttemptsGT(v int) predicate.CampaignRecipient {
+	return predicate.CampaignRecipient(sql.FieldGT(FieldAttempts, v))
+}
+
+// AttemptsGTE applies the GTE predicate on the "attempts" field.
+func AttemptsGTE(v int) predicate.CampaignRecipient {
+	return predicate.CampaignRecipient(sql.FieldGTE(FieldAttempts, v))
+}
+
+// AttemptsLT applies the LT predicate on the "attempts" field.
+func AttemptsLT(v int) predicate.CampaignRecipient {
+	return predicate.CampaignRecipient(sql.FieldLT(FieldAttempts, v))
+}
+
+// AttemptsLTE applies the LTE predicate on the "attempts" field.
+func AttemptsLTE(v int) predicate.CampaignRecipient {
+	return predicate.CampaignRecipient(sql.FieldLTE(FieldAttempts, v))
 }
 
 // HasOrganization applies the HasEdge predicate on the "organization" edge.

@@ -435,6 +435,10 @@ var (
 		{Name: "read_count", Type: field.TypeInt, Default: 0},
 		{Name: "failed_count", Type: field.TypeInt, Default: 0},
 		{Name: "header_media_id", Type: field.TypeString, Default: ""},
+		{Name: "header_media_path", Type: field.TypeString, Default: ""},
+		{Name: "header_media_filename", Type: field.TypeString, Default: ""},
+		{Name: "header_media_mime_type", Type: field.TypeString, Default: ""},
+		{Name: "error_message", Type: field.TypeString, Default: ""},
 		{Name: "scheduled_at", Type: field.TypeTime, Nullable: true},
 		{Name: "started_at", Type: field.TypeTime, Nullable: true},
 		{Name: "completed_at", Type: field.TypeTime, Nullable: true},
@@ -450,13 +454,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "campaigns_organizations_organization",
-				Columns:    []*schema.Column{CampaignsColumns[16]},
+				Columns:    []*schema.Column{CampaignsColumns[20]},
 				RefColumns: []*schema.Column{OrganizationsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "campaigns_templates_campaigns",
-				Columns:    []*schema.Column{CampaignsColumns[17]},
+				Columns:    []*schema.Column{CampaignsColumns[21]},
 				RefColumns: []*schema.Column{TemplatesColumns[0]},
 				OnDelete:   schema.SetNull,
 			},
@@ -465,17 +469,17 @@ var (
 			{
 				Name:    "campaign_organization_id",
 				Unique:  false,
-				Columns: []*schema.Column{CampaignsColumns[16]},
+				Columns: []*schema.Column{CampaignsColumns[20]},
 			},
 			{
 				Name:    "campaign_organization_id_status",
 				Unique:  false,
-				Columns: []*schema.Column{CampaignsColumns[16], CampaignsColumns[5]},
+				Columns: []*schema.Column{CampaignsColumns[20], CampaignsColumns[5]},
 			},
 			{
 				Name:    "campaign_organization_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{CampaignsColumns[16], CampaignsColumns[1]},
+				Columns: []*schema.Column{CampaignsColumns[20], CampaignsColumns[1]},
 			},
 		},
 	}
@@ -488,13 +492,16 @@ var (
 		{Name: "recipient_name", Type: field.TypeString, Default: ""},
 		{Name: "template_params", Type: field.TypeJSON},
 		{Name: "header_params", Type: field.TypeJSON},
-		{Name: "status", Type: field.TypeEnum, Enums: []string{"pending", "sent", "delivered", "read", "failed"}, Default: "pending"},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"pending", "sending", "sent", "delivered", "read", "failed"}, Default: "pending"},
 		{Name: "message_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "chat_message_id", Type: field.TypeString, Nullable: true},
 		{Name: "error_message", Type: field.TypeString, Default: ""},
 		{Name: "sent_at", Type: field.TypeTime, Nullable: true},
 		{Name: "delivered_at", Type: field.TypeTime, Nullable: true},
 		{Name: "read_at", Type: field.TypeTime, Nullable: true},
+		{Name: "sending_at", Type: field.TypeTime, Nullable: true},
+		{Name: "retry_at", Type: field.TypeTime, Nullable: true},
+		{Name: "attempts", Type: field.TypeInt, Default: 0},
 		{Name: "campaign_id", Type: field.TypeUUID},
 		{Name: "organization_id", Type: field.TypeUUID},
 	}
@@ -506,13 +513,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "campaign_recipients_campaigns_recipients",
-				Columns:    []*schema.Column{CampaignRecipientsColumns[14]},
+				Columns:    []*schema.Column{CampaignRecipientsColumns[17]},
 				RefColumns: []*schema.Column{CampaignsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "campaign_recipients_organizations_organization",
-				Columns:    []*schema.Column{CampaignRecipientsColumns[15]},
+				Columns:    []*schema.Column{CampaignRecipientsColumns[18]},
 				RefColumns: []*schema.Column{OrganizationsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -521,17 +528,17 @@ var (
 			{
 				Name:    "campaignrecipient_organization_id",
 				Unique:  false,
-				Columns: []*schema.Column{CampaignRecipientsColumns[15]},
+				Columns: []*schema.Column{CampaignRecipientsColumns[18]},
 			},
 			{
 				Name:    "campaignrecipient_campaign_id_phone_number",
 				Unique:  true,
-				Columns: []*schema.Column{CampaignRecipientsColumns[14], CampaignRecipientsColumns[3]},
+				Columns: []*schema.Column{CampaignRecipientsColumns[17], CampaignRecipientsColumns[3]},
 			},
 			{
 				Name:    "campaignrecipient_campaign_id_status",
 				Unique:  false,
-				Columns: []*schema.Column{CampaignRecipientsColumns[14], CampaignRecipientsColumns[7]},
+				Columns: []*schema.Column{CampaignRecipientsColumns[17], CampaignRecipientsColumns[7]},
 			},
 			{
 				Name:    "campaignrecipient_chat_message_id",

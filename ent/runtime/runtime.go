@@ -593,6 +593,22 @@ func init() {
 	campaignDescHeaderMediaID := campaignFields[10].Descriptor()
 	// campaign.DefaultHeaderMediaID holds the default value on creation for the header_media_id field.
 	campaign.DefaultHeaderMediaID = campaignDescHeaderMediaID.Default.(string)
+	// campaignDescHeaderMediaPath is the schema descriptor for header_media_path field.
+	campaignDescHeaderMediaPath := campaignFields[11].Descriptor()
+	// campaign.DefaultHeaderMediaPath holds the default value on creation for the header_media_path field.
+	campaign.DefaultHeaderMediaPath = campaignDescHeaderMediaPath.Default.(string)
+	// campaignDescHeaderMediaFilename is the schema descriptor for header_media_filename field.
+	campaignDescHeaderMediaFilename := campaignFields[12].Descriptor()
+	// campaign.DefaultHeaderMediaFilename holds the default value on creation for the header_media_filename field.
+	campaign.DefaultHeaderMediaFilename = campaignDescHeaderMediaFilename.Default.(string)
+	// campaignDescHeaderMediaMimeType is the schema descriptor for header_media_mime_type field.
+	campaignDescHeaderMediaMimeType := campaignFields[13].Descriptor()
+	// campaign.DefaultHeaderMediaMimeType holds the default value on creation for the header_media_mime_type field.
+	campaign.DefaultHeaderMediaMimeType = campaignDescHeaderMediaMimeType.Default.(string)
+	// campaignDescErrorMessage is the schema descriptor for error_message field.
+	campaignDescErrorMessage := campaignFields[14].Descriptor()
+	// campaign.DefaultErrorMessage holds the default value on creation for the error_message field.
+	campaign.DefaultErrorMessage = campaignDescErrorMessage.Default.(string)
 	// campaignDescID is the schema descriptor for id field.
 	campaignDescID := campaignFields[0].Descriptor()
 	// campaign.DefaultID holds the default value on creation for the id field.
@@ -644,6 +660,12 @@ func init() {
 	campaignrecipientDescErrorMessage := campaignrecipientFields[9].Descriptor()
 	// campaignrecipient.DefaultErrorMessage holds the default value on creation for the error_message field.
 	campaignrecipient.DefaultErrorMessage = campaignrecipientDescErrorMessage.Default.(string)
+	// campaignrecipientDescAttempts is the schema descriptor for attempts field.
+	campaignrecipientDescAttempts := campaignrecipientFields[15].Descriptor()
+	// campaignrecipient.DefaultAttempts holds the default value on creation for the attempts field.
+	campaignrecipient.DefaultAttempts = campaignrecipientDescAttempts.Default.(int)
+	// campaignrecipient.AttemptsValidator is a validator for the "attempts" field. It is called by the builders before save.
+	campaignrecipient.AttemptsValidator = campaignrecipientDescAttempts.Validators[0].(func(int) error)
 	// campaignrecipientDescID is the schema descriptor for id field.
 	campaignrecipientDescID := campaignrecipientFields[0].Descriptor()
 	// campaignrecipient.DefaultID holds the default value on creation for the id field.

@@ -38,6 +38,15 @@ func (Campaign) Fields() []ent.Field {
 		field.Int("read_count").Default(0).NonNegative(),
 		field.Int("failed_count").Default(0).NonNegative(),
 		field.String("header_media_id").Default(""),
+		// The campaign's header file as stored under DATA_DIR (media
+		// store key), its name and type; header_media_id is its platform
+		// id once uploaded.
+		field.String("header_media_path").Default(""),
+		field.String("header_media_filename").Default(""),
+		field.String("header_media_mime_type").Default(""),
+		// error_message says why a campaign failed (its account or
+		// template became unusable).
+		field.String("error_message").Default(""),
 		field.Time("scheduled_at").Optional().Nillable().
 			Annotations(entgql.OrderField("SCHEDULED_AT")),
 		field.Time("started_at").Optional().Nillable(),

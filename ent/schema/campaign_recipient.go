@@ -33,7 +33,7 @@ func (CampaignRecipient) Fields() []ent.Field {
 		field.JSON("header_params", map[string]any{}).Default(emptyJSONMap).
 			Annotations(entgql.Type("Map")),
 		field.Enum("status").
-			Values("pending", "sent", "delivered", "read", "failed").
+			Values("pending", "sending", "sent", "delivered", "read", "failed").
 			Default("pending"),
 		field.UUID("message_id", uuid.UUID{}).Optional().Nillable(),
 		field.String("chat_message_id").Optional().Nillable(),
@@ -41,6 +41,15 @@ func (CampaignRecipient) Fields() []ent.Field {
 		field.Time("sent_at").Optional().Nillable(),
 		field.Time("delivered_at").Optional().Nillable(),
 		field.Time("read_at").Optional().Nillable(),
+		// sending_at is when the sender claimed the recipient (status
+		// sending) before calling the platform; a recipient left sending
+		// by a crash waits for the platform's status webhook until a
+		// bound after it.
+		field.Time("sending_at").Optional().Nillable(),
+		// retry_at delays the next attempt (the platform's per-pair rate
+		// limit, 131056).
+		field.Time("retry_at").Optional().Nillable(),
+		field.Int("attempts").Default(0).NonNegative(),
 	}
 }
 

@@ -24,6 +24,63 @@ type AddTeamMemberInput struct {
 	Role   *teammember.Role `json:"role,omitempty"`
 }
 
+// Why one row of an import was refused.
+type CampaignImportError struct {
+	Index       int    `json:"index"`
+	PhoneNumber string `json:"phoneNumber"`
+	Message     string `json:"message"`
+}
+
+// The counts of an import.
+type CampaignImportResult struct {
+	Imported   int                    `json:"imported"`
+	Duplicates int                    `json:"duplicates"`
+	Invalid    int                    `json:"invalid"`
+	Errors     []*CampaignImportError `json:"errors"`
+}
+
+// A page of campaigns, newest first, with the filter's total.
+type CampaignPage struct {
+	Campaigns []*ent.Campaign `json:"campaigns"`
+	Total     int             `json:"total"`
+}
+
+// A campaign's state or counters, as campaign:status and
+// campaign:progress carry them.
+type CampaignProgress struct {
+	ID              uuid.UUID  `json:"id"`
+	Name            string     `json:"name"`
+	Status          string     `json:"status"`
+	TotalRecipients int        `json:"totalRecipients"`
+	SentCount       int        `json:"sentCount"`
+	DeliveredCount  int        `json:"deliveredCount"`
+	ReadCount       int        `json:"readCount"`
+	FailedCount     int        `json:"failedCount"`
+	ErrorMessage    string     `json:"errorMessage"`
+	StartedAt       *time.Time `json:"startedAt,omitempty"`
+	CompletedAt     *time.Time `json:"completedAt,omitempty"`
+}
+
+// One recipient of an import.
+type CampaignRecipientInput struct {
+	PhoneNumber    string         `json:"phoneNumber"`
+	RecipientName  *string        `json:"recipientName,omitempty"`
+	TemplateParams map[string]any `json:"templateParams,omitempty"`
+	HeaderParams   map[string]any `json:"headerParams,omitempty"`
+}
+
+// A page of a campaign's recipients, in import order, with the total.
+type CampaignRecipientPage struct {
+	Recipients []*ent.CampaignRecipient `json:"recipients"`
+	Total      int                      `json:"total"`
+}
+
+// The answer of retryFailedCampaign.
+type CampaignRetryResult struct {
+	RetryCount int           `json:"retryCount"`
+	Campaign   *ent.Campaign `json:"campaign"`
+}
+
 type ChangePasswordInput struct {
 	CurrentPassword string `json:"currentPassword"`
 	NewPassword     string `json:"newPassword"`
@@ -32,6 +89,14 @@ type ChangePasswordInput struct {
 type CreateAPIKeyInput struct {
 	Name      string     `json:"name"`
 	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+}
+
+type CreateCampaignInput struct {
+	Name          string     `json:"name"`
+	ChatAccount   string     `json:"chatAccount"`
+	TemplateID    uuid.UUID  `json:"templateId"`
+	HeaderMediaID *string    `json:"headerMediaId,omitempty"`
+	ScheduledAt   *time.Time `json:"scheduledAt,omitempty"`
 }
 
 type CreateOrganizationInput struct {
@@ -134,6 +199,16 @@ type TemplatePage struct {
 	Total     int             `json:"total"`
 	Page      int             `json:"page"`
 	Limit     int             `json:"limit"`
+}
+
+// Only the given fields change; clearSchedule removes scheduledAt.
+type UpdateCampaignInput struct {
+	Name          *string    `json:"name,omitempty"`
+	ChatAccount   *string    `json:"chatAccount,omitempty"`
+	TemplateID    *uuid.UUID `json:"templateId,omitempty"`
+	HeaderMediaID *string    `json:"headerMediaId,omitempty"`
+	ScheduledAt   *time.Time `json:"scheduledAt,omitempty"`
+	ClearSchedule *bool      `json:"clearSchedule,omitempty"`
 }
 
 type UpdateOrgSettingsInput struct {
