@@ -92,6 +92,17 @@ type ComplexityRoot struct {
 		UpdatedAt       func(childComplexity int) int
 	}
 
+	AIContextConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	AIContextEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	APIKey struct {
 		CreatedAt      func(childComplexity int) int
 		ExpiresAt      func(childComplexity int) int
@@ -347,6 +358,17 @@ type ComplexityRoot struct {
 		UpdatedAt       func(childComplexity int) int
 	}
 
+	ChatbotFlowConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	ChatbotFlowEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	ChatbotSession struct {
 		ChatAccount    func(childComplexity int) int
 		CompletedAt    func(childComplexity int) int
@@ -363,6 +385,17 @@ type ComplexityRoot struct {
 		Status         func(childComplexity int) int
 		UpdatedAt      func(childComplexity int) int
 		Variables      func(childComplexity int) int
+	}
+
+	ChatbotSessionConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	ChatbotSessionEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	ChatbotSettings struct {
@@ -616,6 +649,17 @@ type ComplexityRoot struct {
 		UpdatedAt       func(childComplexity int) int
 	}
 
+	KeywordRuleConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	KeywordRuleEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	Me struct {
 		GrantedPermissions func(childComplexity int) int
 		Organization       func(childComplexity int) int
@@ -627,6 +671,7 @@ type ComplexityRoot struct {
 	}
 
 	Message struct {
+		BotSource         func(childComplexity int) int
 		ChatAccount       func(childComplexity int) int
 		ChatMessageID     func(childComplexity int) int
 		Contact           func(childComplexity int) int
@@ -1415,6 +1460,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AIContext.UpdatedAt(childComplexity), true
+
+	case "AIContextConnection.edges":
+		if e.ComplexityRoot.AIContextConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AIContextConnection.Edges(childComplexity), true
+	case "AIContextConnection.pageInfo":
+		if e.ComplexityRoot.AIContextConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AIContextConnection.PageInfo(childComplexity), true
+	case "AIContextConnection.totalCount":
+		if e.ComplexityRoot.AIContextConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AIContextConnection.TotalCount(childComplexity), true
+
+	case "AIContextEdge.cursor":
+		if e.ComplexityRoot.AIContextEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AIContextEdge.Cursor(childComplexity), true
+	case "AIContextEdge.node":
+		if e.ComplexityRoot.AIContextEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AIContextEdge.Node(childComplexity), true
 
 	case "APIKey.createdAt":
 		if e.ComplexityRoot.APIKey.CreatedAt == nil {
@@ -2657,6 +2734,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ChatbotFlow.UpdatedAt(childComplexity), true
 
+	case "ChatbotFlowConnection.edges":
+		if e.ComplexityRoot.ChatbotFlowConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotFlowConnection.Edges(childComplexity), true
+	case "ChatbotFlowConnection.pageInfo":
+		if e.ComplexityRoot.ChatbotFlowConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotFlowConnection.PageInfo(childComplexity), true
+	case "ChatbotFlowConnection.totalCount":
+		if e.ComplexityRoot.ChatbotFlowConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotFlowConnection.TotalCount(childComplexity), true
+
+	case "ChatbotFlowEdge.cursor":
+		if e.ComplexityRoot.ChatbotFlowEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotFlowEdge.Cursor(childComplexity), true
+	case "ChatbotFlowEdge.node":
+		if e.ComplexityRoot.ChatbotFlowEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotFlowEdge.Node(childComplexity), true
+
 	case "ChatbotSession.chatAccount":
 		if e.ComplexityRoot.ChatbotSession.ChatAccount == nil {
 			break
@@ -2747,6 +2856,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ChatbotSession.Variables(childComplexity), true
+
+	case "ChatbotSessionConnection.edges":
+		if e.ComplexityRoot.ChatbotSessionConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotSessionConnection.Edges(childComplexity), true
+	case "ChatbotSessionConnection.pageInfo":
+		if e.ComplexityRoot.ChatbotSessionConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotSessionConnection.PageInfo(childComplexity), true
+	case "ChatbotSessionConnection.totalCount":
+		if e.ComplexityRoot.ChatbotSessionConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotSessionConnection.TotalCount(childComplexity), true
+
+	case "ChatbotSessionEdge.cursor":
+		if e.ComplexityRoot.ChatbotSessionEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotSessionEdge.Cursor(childComplexity), true
+	case "ChatbotSessionEdge.node":
+		if e.ComplexityRoot.ChatbotSessionEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotSessionEdge.Node(childComplexity), true
 
 	case "ChatbotSettings.agentCurrentConversationOnly":
 		if e.ComplexityRoot.ChatbotSettings.AgentCurrentConversationOnly == nil {
@@ -3914,6 +4055,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.KeywordRule.UpdatedAt(childComplexity), true
 
+	case "KeywordRuleConnection.edges":
+		if e.ComplexityRoot.KeywordRuleConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KeywordRuleConnection.Edges(childComplexity), true
+	case "KeywordRuleConnection.pageInfo":
+		if e.ComplexityRoot.KeywordRuleConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KeywordRuleConnection.PageInfo(childComplexity), true
+	case "KeywordRuleConnection.totalCount":
+		if e.ComplexityRoot.KeywordRuleConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KeywordRuleConnection.TotalCount(childComplexity), true
+
+	case "KeywordRuleEdge.cursor":
+		if e.ComplexityRoot.KeywordRuleEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KeywordRuleEdge.Cursor(childComplexity), true
+	case "KeywordRuleEdge.node":
+		if e.ComplexityRoot.KeywordRuleEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KeywordRuleEdge.Node(childComplexity), true
+
 	case "Me.grantedPermissions":
 		if e.ComplexityRoot.Me.GrantedPermissions == nil {
 			break
@@ -3957,6 +4130,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Me.User(childComplexity), true
 
+	case "Message.botSource":
+		if e.ComplexityRoot.Message.BotSource == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.BotSource(childComplexity), true
 	case "Message.chatAccount":
 		if e.ComplexityRoot.Message.ChatAccount == nil {
 			break
@@ -7104,11 +7283,41 @@ type AIContext implements Node {
   organization: Organization!
 }
 """
+A connection to a list of items.
+"""
+type AIContextConnection {
+  """
+  A list of edges.
+  """
+  edges: [AIContextEdge]
+  """
+  Information to aid in pagination.
+  """
+  pageInfo: PageInfo!
+  """
+  Identifies the total count of items in the connection.
+  """
+  totalCount: Int!
+}
+"""
 AIContextContextType is enum for the field context_type
 """
 enum AIContextContextType @goModel(model: "switchboard/ent/aicontext.ContextType") {
   static
   api
+}
+"""
+An edge in a connection.
+"""
+type AIContextEdge {
+  """
+  The item at the end of the edge.
+  """
+  node: AIContext
+  """
+  A cursor for use in pagination.
+  """
+  cursor: Cursor!
 }
 """
 Ordering options for AIContext connections
@@ -9782,6 +9991,36 @@ type ChatbotFlow implements Node {
   organization: Organization!
 }
 """
+A connection to a list of items.
+"""
+type ChatbotFlowConnection {
+  """
+  A list of edges.
+  """
+  edges: [ChatbotFlowEdge]
+  """
+  Information to aid in pagination.
+  """
+  pageInfo: PageInfo!
+  """
+  Identifies the total count of items in the connection.
+  """
+  totalCount: Int!
+}
+"""
+An edge in a connection.
+"""
+type ChatbotFlowEdge {
+  """
+  The item at the end of the edge.
+  """
+  node: ChatbotFlow
+  """
+  A cursor for use in pagination.
+  """
+  cursor: Cursor!
+}
+"""
 Ordering options for ChatbotFlow connections
 """
 input ChatbotFlowOrder {
@@ -9925,6 +10164,36 @@ type ChatbotSession implements Node {
   completedAt: Time
   organization: Organization!
   contact: Contact!
+}
+"""
+A connection to a list of items.
+"""
+type ChatbotSessionConnection {
+  """
+  A list of edges.
+  """
+  edges: [ChatbotSessionEdge]
+  """
+  Information to aid in pagination.
+  """
+  pageInfo: PageInfo!
+  """
+  Identifies the total count of items in the connection.
+  """
+  totalCount: Int!
+}
+"""
+An edge in a connection.
+"""
+type ChatbotSessionEdge {
+  """
+  The item at the end of the edge.
+  """
+  node: ChatbotSession
+  """
+  A cursor for use in pagination.
+  """
+  cursor: Cursor!
 }
 """
 Ordering options for ChatbotSession connections
@@ -12135,6 +12404,36 @@ type KeywordRule implements Node {
   organization: Organization!
 }
 """
+A connection to a list of items.
+"""
+type KeywordRuleConnection {
+  """
+  A list of edges.
+  """
+  edges: [KeywordRuleEdge]
+  """
+  Information to aid in pagination.
+  """
+  pageInfo: PageInfo!
+  """
+  Identifies the total count of items in the connection.
+  """
+  totalCount: Int!
+}
+"""
+An edge in a connection.
+"""
+type KeywordRuleEdge {
+  """
+  The item at the end of the edge.
+  """
+  node: KeywordRule
+  """
+  A cursor for use in pagination.
+  """
+  cursor: Cursor!
+}
+"""
 KeywordRuleMatchType is enum for the field match_type
 """
 enum KeywordRuleMatchType @goModel(model: "switchboard/ent/keywordrule.MatchType") {
@@ -12301,8 +12600,24 @@ type Message implements Node {
   sentByUserID: UUID
   platformTimestamp: Time
   replyToID: UUID
+  """
+  Set on an outgoing message the chatbot sent, naming what produced it; null for people's messages. The chatbot stats count these rows (messages_handled: any value, ai_responses: ai).
+  """
+  botSource: MessageBotSource
   organization: Organization!
   contact: Contact!
+}
+"""
+MessageBotSource is enum for the field bot_source
+"""
+enum MessageBotSource @goModel(model: "switchboard/ent/message.BotSource") {
+  keyword
+  flow
+  ai
+  greeting
+  fallback
+  out_of_hours
+  system
 }
 """
 MessageDirection is enum for the field direction
@@ -12563,6 +12878,15 @@ input MessageWhereInput {
   replyToIDLTE: UUID
   replyToIDIsNil: Boolean
   replyToIDNotNil: Boolean
+  """
+  bot_source field predicates
+  """
+  botSource: MessageBotSource
+  botSourceNEQ: MessageBotSource
+  botSourceIn: [MessageBotSource!]
+  botSourceNotIn: [MessageBotSource!]
+  botSourceIsNil: Boolean
+  botSourceNotNil: Boolean
   """
   organization edge predicates
   """
@@ -16120,6 +16444,46 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
 
+func (ec *executionContext) childFields_AIContext(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_AIContext_id(ctx, field)
+	case "organizationID":
+		return ec.fieldContext_AIContext_organizationID(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_AIContext_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_AIContext_updatedAt(ctx, field)
+	case "name":
+		return ec.fieldContext_AIContext_name(ctx, field)
+	case "contextType":
+		return ec.fieldContext_AIContext_contextType(ctx, field)
+	case "triggerKeywords":
+		return ec.fieldContext_AIContext_triggerKeywords(ctx, field)
+	case "staticContent":
+		return ec.fieldContext_AIContext_staticContent(ctx, field)
+	case "apiConfig":
+		return ec.fieldContext_AIContext_apiConfig(ctx, field)
+	case "enabled":
+		return ec.fieldContext_AIContext_enabled(ctx, field)
+	case "priority":
+		return ec.fieldContext_AIContext_priority(ctx, field)
+	case "organization":
+		return ec.fieldContext_AIContext_organization(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AIContext", field.Name)
+}
+
+func (ec *executionContext) childFields_AIContextEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_AIContextEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_AIContextEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AIContextEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_APIKey(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -16608,6 +16972,16 @@ func (ec *executionContext) childFields_ChatbotFlow(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type ChatbotFlow", field.Name)
 }
 
+func (ec *executionContext) childFields_ChatbotFlowEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_ChatbotFlowEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_ChatbotFlowEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ChatbotFlowEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_ChatbotSession(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -16642,6 +17016,16 @@ func (ec *executionContext) childFields_ChatbotSession(ctx context.Context, fiel
 		return ec.fieldContext_ChatbotSession_contact(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ChatbotSession", field.Name)
+}
+
+func (ec *executionContext) childFields_ChatbotSessionEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_ChatbotSessionEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_ChatbotSessionEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ChatbotSessionEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_Contact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -16910,6 +17294,46 @@ func (ec *executionContext) childFields_Invitation(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type Invitation", field.Name)
 }
 
+func (ec *executionContext) childFields_KeywordRule(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_KeywordRule_id(ctx, field)
+	case "organizationID":
+		return ec.fieldContext_KeywordRule_organizationID(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_KeywordRule_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_KeywordRule_updatedAt(ctx, field)
+	case "name":
+		return ec.fieldContext_KeywordRule_name(ctx, field)
+	case "keywords":
+		return ec.fieldContext_KeywordRule_keywords(ctx, field)
+	case "matchType":
+		return ec.fieldContext_KeywordRule_matchType(ctx, field)
+	case "responseType":
+		return ec.fieldContext_KeywordRule_responseType(ctx, field)
+	case "responseContent":
+		return ec.fieldContext_KeywordRule_responseContent(ctx, field)
+	case "priority":
+		return ec.fieldContext_KeywordRule_priority(ctx, field)
+	case "enabled":
+		return ec.fieldContext_KeywordRule_enabled(ctx, field)
+	case "organization":
+		return ec.fieldContext_KeywordRule_organization(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type KeywordRule", field.Name)
+}
+
+func (ec *executionContext) childFields_KeywordRuleEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_KeywordRuleEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_KeywordRuleEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type KeywordRuleEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_Me(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "user":
@@ -16970,6 +17394,8 @@ func (ec *executionContext) childFields_Message(ctx context.Context, field graph
 		return ec.fieldContext_Message_platformTimestamp(ctx, field)
 	case "replyToID":
 		return ec.fieldContext_Message_replyToID(ctx, field)
+	case "botSource":
+		return ec.fieldContext_Message_botSource(ctx, field)
 	case "organization":
 		return ec.fieldContext_Message_organization(ctx, field)
 	case "contact":
@@ -20331,6 +20757,148 @@ func (ec *executionContext) fieldContext_AIContext_organization(_ context.Contex
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _AIContextConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.AIContextConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AIContextConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.AIContextEdge) graphql.Marshaler {
+			return ec.marshalOAIContextEdge2ᚕᚖswitchboardᚋentᚐAIContextEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AIContextConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AIContextConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AIContextEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AIContextConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.AIContextConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AIContextConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AIContextConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AIContextConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AIContextConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.AIContextConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AIContextConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AIContextConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AIContextConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AIContextEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.AIContextEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AIContextEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.AIContext) graphql.Marshaler {
+			return ec.marshalOAIContext2ᚖswitchboardᚋentᚐAIContext(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AIContextEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AIContextEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AIContext(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AIContextEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.AIContextEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AIContextEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AIContextEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AIContextEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
 }
 
 func (ec *executionContext) _APIKey_id(ctx context.Context, field graphql.CollectedField, obj *ent.APIKey) (ret graphql.Marshaler) {
@@ -25259,6 +25827,148 @@ func (ec *executionContext) fieldContext_ChatbotFlow_organization(_ context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _ChatbotFlowConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.ChatbotFlowConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotFlowConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.ChatbotFlowEdge) graphql.Marshaler {
+			return ec.marshalOChatbotFlowEdge2ᚕᚖswitchboardᚋentᚐChatbotFlowEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotFlowConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChatbotFlowConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChatbotFlowEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChatbotFlowConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.ChatbotFlowConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotFlowConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotFlowConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChatbotFlowConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChatbotFlowConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.ChatbotFlowConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotFlowConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotFlowConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotFlowConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ChatbotFlowEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.ChatbotFlowEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotFlowEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ChatbotFlow) graphql.Marshaler {
+			return ec.marshalOChatbotFlow2ᚖswitchboardᚋentᚐChatbotFlow(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotFlowEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChatbotFlowEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChatbotFlow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChatbotFlowEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.ChatbotFlowEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotFlowEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotFlowEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotFlowEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
 func (ec *executionContext) _ChatbotSession_id(ctx context.Context, field graphql.CollectedField, obj *ent.ChatbotSession) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -25620,6 +26330,148 @@ func (ec *executionContext) fieldContext_ChatbotSession_contact(_ context.Contex
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _ChatbotSessionConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.ChatbotSessionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotSessionConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.ChatbotSessionEdge) graphql.Marshaler {
+			return ec.marshalOChatbotSessionEdge2ᚕᚖswitchboardᚋentᚐChatbotSessionEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotSessionConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChatbotSessionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChatbotSessionEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChatbotSessionConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.ChatbotSessionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotSessionConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotSessionConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChatbotSessionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChatbotSessionConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.ChatbotSessionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotSessionConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotSessionConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotSessionConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ChatbotSessionEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.ChatbotSessionEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotSessionEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ChatbotSession) graphql.Marshaler {
+			return ec.marshalOChatbotSession2ᚖswitchboardᚋentᚐChatbotSession(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotSessionEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChatbotSessionEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChatbotSession(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChatbotSessionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.ChatbotSessionEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotSessionEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotSessionEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotSessionEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
 }
 
 func (ec *executionContext) _ChatbotSettings_id(ctx context.Context, field graphql.CollectedField, obj *ent.ChatbotSettings) (ret graphql.Marshaler) {
@@ -30330,6 +31182,148 @@ func (ec *executionContext) fieldContext_KeywordRule_organization(_ context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _KeywordRuleConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.KeywordRuleConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KeywordRuleConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.KeywordRuleEdge) graphql.Marshaler {
+			return ec.marshalOKeywordRuleEdge2ᚕᚖswitchboardᚋentᚐKeywordRuleEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_KeywordRuleConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "KeywordRuleConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_KeywordRuleEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _KeywordRuleConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.KeywordRuleConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KeywordRuleConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_KeywordRuleConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "KeywordRuleConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _KeywordRuleConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.KeywordRuleConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KeywordRuleConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_KeywordRuleConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("KeywordRuleConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _KeywordRuleEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.KeywordRuleEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KeywordRuleEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.KeywordRule) graphql.Marshaler {
+			return ec.marshalOKeywordRule2ᚖswitchboardᚋentᚐKeywordRule(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_KeywordRuleEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "KeywordRuleEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_KeywordRule(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _KeywordRuleEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.KeywordRuleEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KeywordRuleEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_KeywordRuleEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("KeywordRuleEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
 func (ec *executionContext) _Me_user(ctx context.Context, field graphql.CollectedField, obj *model.Me) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -30980,6 +31974,29 @@ func (ec *executionContext) _Message_replyToID(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Message_replyToID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, false, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _Message_botSource(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_botSource(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BotSource, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *message.BotSource) graphql.Marshaler {
+			return ec.marshalOMessageBotSource2ᚖswitchboardᚋentᚋmessageᚐBotSource(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Message_botSource(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Message", field, false, false, errors.New("field of type MessageBotSource does not have child fields"))
 }
 
 func (ec *executionContext) _Message_organization(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
@@ -65452,7 +66469,7 @@ func (ec *executionContext) unmarshalInputMessageWhereInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "organizationID", "organizationIDNEQ", "organizationIDIn", "organizationIDNotIn", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "contactID", "contactIDNEQ", "contactIDIn", "contactIDNotIn", "direction", "directionNEQ", "directionIn", "directionNotIn", "messageType", "messageTypeNEQ", "messageTypeIn", "messageTypeNotIn", "messageTypeGT", "messageTypeGTE", "messageTypeLT", "messageTypeLTE", "messageTypeContains", "messageTypeHasPrefix", "messageTypeHasSuffix", "messageTypeEqualFold", "messageTypeContainsFold", "status", "statusNEQ", "statusIn", "statusNotIn", "chatMessageID", "chatMessageIDNEQ", "chatMessageIDIn", "chatMessageIDNotIn", "chatMessageIDGT", "chatMessageIDGTE", "chatMessageIDLT", "chatMessageIDLTE", "chatMessageIDContains", "chatMessageIDHasPrefix", "chatMessageIDHasSuffix", "chatMessageIDIsNil", "chatMessageIDNotNil", "chatMessageIDEqualFold", "chatMessageIDContainsFold", "chatAccount", "chatAccountNEQ", "chatAccountIn", "chatAccountNotIn", "chatAccountGT", "chatAccountGTE", "chatAccountLT", "chatAccountLTE", "chatAccountContains", "chatAccountHasPrefix", "chatAccountHasSuffix", "chatAccountEqualFold", "chatAccountContainsFold", "mediaURL", "mediaURLNEQ", "mediaURLIn", "mediaURLNotIn", "mediaURLGT", "mediaURLGTE", "mediaURLLT", "mediaURLLTE", "mediaURLContains", "mediaURLHasPrefix", "mediaURLHasSuffix", "mediaURLEqualFold", "mediaURLContainsFold", "mediaMimeType", "mediaMimeTypeNEQ", "mediaMimeTypeIn", "mediaMimeTypeNotIn", "mediaMimeTypeGT", "mediaMimeTypeGTE", "mediaMimeTypeLT", "mediaMimeTypeLTE", "mediaMimeTypeContains", "mediaMimeTypeHasPrefix", "mediaMimeTypeHasSuffix", "mediaMimeTypeEqualFold", "mediaMimeTypeContainsFold", "mediaFilename", "mediaFilenameNEQ", "mediaFilenameIn", "mediaFilenameNotIn", "mediaFilenameGT", "mediaFilenameGTE", "mediaFilenameLT", "mediaFilenameLTE", "mediaFilenameContains", "mediaFilenameHasPrefix", "mediaFilenameHasSuffix", "mediaFilenameEqualFold", "mediaFilenameContainsFold", "errorMessage", "errorMessageNEQ", "errorMessageIn", "errorMessageNotIn", "errorMessageGT", "errorMessageGTE", "errorMessageLT", "errorMessageLTE", "errorMessageContains", "errorMessageHasPrefix", "errorMessageHasSuffix", "errorMessageEqualFold", "errorMessageContainsFold", "sentByUserID", "sentByUserIDNEQ", "sentByUserIDIn", "sentByUserIDNotIn", "sentByUserIDGT", "sentByUserIDGTE", "sentByUserIDLT", "sentByUserIDLTE", "sentByUserIDIsNil", "sentByUserIDNotNil", "platformTimestamp", "platformTimestampNEQ", "platformTimestampIn", "platformTimestampNotIn", "platformTimestampGT", "platformTimestampGTE", "platformTimestampLT", "platformTimestampLTE", "platformTimestampIsNil", "platformTimestampNotNil", "replyToID", "replyToIDNEQ", "replyToIDIn", "replyToIDNotIn", "replyToIDGT", "replyToIDGTE", "replyToIDLT", "replyToIDLTE", "replyToIDIsNil", "replyToIDNotNil", "hasOrganization", "hasOrganizationWith", "hasContact", "hasContactWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "organizationID", "organizationIDNEQ", "organizationIDIn", "organizationIDNotIn", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "contactID", "contactIDNEQ", "contactIDIn", "contactIDNotIn", "direction", "directionNEQ", "directionIn", "directionNotIn", "messageType", "messageTypeNEQ", "messageTypeIn", "messageTypeNotIn", "messageTypeGT", "messageTypeGTE", "messageTypeLT", "messageTypeLTE", "messageTypeContains", "messageTypeHasPrefix", "messageTypeHasSuffix", "messageTypeEqualFold", "messageTypeContainsFold", "status", "statusNEQ", "statusIn", "statusNotIn", "chatMessageID", "chatMessageIDNEQ", "chatMessageIDIn", "chatMessageIDNotIn", "chatMessageIDGT", "chatMessageIDGTE", "chatMessageIDLT", "chatMessageIDLTE", "chatMessageIDContains", "chatMessageIDHasPrefix", "chatMessageIDHasSuffix", "chatMessageIDIsNil", "chatMessageIDNotNil", "chatMessageIDEqualFold", "chatMessageIDContainsFold", "chatAccount", "chatAccountNEQ", "chatAccountIn", "chatAccountNotIn", "chatAccountGT", "chatAccountGTE", "chatAccountLT", "chatAccountLTE", "chatAccountContains", "chatAccountHasPrefix", "chatAccountHasSuffix", "chatAccountEqualFold", "chatAccountContainsFold", "mediaURL", "mediaURLNEQ", "mediaURLIn", "mediaURLNotIn", "mediaURLGT", "mediaURLGTE", "mediaURLLT", "mediaURLLTE", "mediaURLContains", "mediaURLHasPrefix", "mediaURLHasSuffix", "mediaURLEqualFold", "mediaURLContainsFold", "mediaMimeType", "mediaMimeTypeNEQ", "mediaMimeTypeIn", "mediaMimeTypeNotIn", "mediaMimeTypeGT", "mediaMimeTypeGTE", "mediaMimeTypeLT", "mediaMimeTypeLTE", "mediaMimeTypeContains", "mediaMimeTypeHasPrefix", "mediaMimeTypeHasSuffix", "mediaMimeTypeEqualFold", "mediaMimeTypeContainsFold", "mediaFilename", "mediaFilenameNEQ", "mediaFilenameIn", "mediaFilenameNotIn", "mediaFilenameGT", "mediaFilenameGTE", "mediaFilenameLT", "mediaFilenameLTE", "mediaFilenameContains", "mediaFilenameHasPrefix", "mediaFilenameHasSuffix", "mediaFilenameEqualFold", "mediaFilenameContainsFold", "errorMessage", "errorMessageNEQ", "errorMessageIn", "errorMessageNotIn", "errorMessageGT", "errorMessageGTE", "errorMessageLT", "errorMessageLTE", "errorMessageContains", "errorMessageHasPrefix", "errorMessageHasSuffix", "errorMessageEqualFold", "errorMessageContainsFold", "sentByUserID", "sentByUserIDNEQ", "sentByUserIDIn", "sentByUserIDNotIn", "sentByUserIDGT", "sentByUserIDGTE", "sentByUserIDLT", "sentByUserIDLTE", "sentByUserIDIsNil", "sentByUserIDNotNil", "platformTimestamp", "platformTimestampNEQ", "platformTimestampIn", "platformTimestampNotIn", "platformTimestampGT", "platformTimestampGTE", "platformTimestampLT", "platformTimestampLTE", "platformTimestampIsNil", "platformTimestampNotNil", "replyToID", "replyToIDNEQ", "replyToIDIn", "replyToIDNotIn", "replyToIDGT", "replyToIDGTE", "replyToIDLT", "replyToIDLTE", "replyToIDIsNil", "replyToIDNotNil", "botSource", "botSourceNEQ", "botSourceIn", "botSourceNotIn", "botSourceIsNil", "botSourceNotNil", "hasOrganization", "hasOrganizationWith", "hasContact", "hasContactWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -66621,6 +67638,48 @@ func (ec *executionContext) unmarshalInputMessageWhereInput(ctx context.Context,
 				return it, err
 			}
 			it.ReplyToIDNotNil = data
+		case "botSource":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("botSource"))
+			data, err := ec.unmarshalOMessageBotSource2ᚖswitchboardᚋentᚋmessageᚐBotSource(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BotSource = data
+		case "botSourceNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("botSourceNEQ"))
+			data, err := ec.unmarshalOMessageBotSource2ᚖswitchboardᚋentᚋmessageᚐBotSource(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BotSourceNEQ = data
+		case "botSourceIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("botSourceIn"))
+			data, err := ec.unmarshalOMessageBotSource2ᚕswitchboardᚋentᚋmessageᚐBotSourceᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BotSourceIn = data
+		case "botSourceNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("botSourceNotIn"))
+			data, err := ec.unmarshalOMessageBotSource2ᚕswitchboardᚋentᚋmessageᚐBotSourceᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BotSourceNotIn = data
+		case "botSourceIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("botSourceIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BotSourceIsNil = data
+		case "botSourceNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("botSourceNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BotSourceNotNil = data
 		case "hasOrganization":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasOrganization"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
@@ -77963,6 +79022,97 @@ func (ec *executionContext) _AIContext(ctx context.Context, sel ast.SelectionSet
 	return out
 }
 
+var aIContextConnectionImplementors = []string{"AIContextConnection"}
+
+func (ec *executionContext) _AIContextConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.AIContextConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, aIContextConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AIContextConnection")
+		case "edges":
+			out.Values[i] = ec._AIContextConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._AIContextConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._AIContextConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var aIContextEdgeImplementors = []string{"AIContextEdge"}
+
+func (ec *executionContext) _AIContextEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.AIContextEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, aIContextEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AIContextEdge")
+		case "node":
+			out.Values[i] = ec._AIContextEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._AIContextEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var aPIKeyImplementors = []string{"APIKey", "Node"}
 
 func (ec *executionContext) _APIKey(ctx context.Context, sel ast.SelectionSet, obj *ent.APIKey) graphql.Marshaler {
@@ -80336,6 +81486,97 @@ func (ec *executionContext) _ChatbotFlow(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var chatbotFlowConnectionImplementors = []string{"ChatbotFlowConnection"}
+
+func (ec *executionContext) _ChatbotFlowConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.ChatbotFlowConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, chatbotFlowConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ChatbotFlowConnection")
+		case "edges":
+			out.Values[i] = ec._ChatbotFlowConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._ChatbotFlowConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._ChatbotFlowConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var chatbotFlowEdgeImplementors = []string{"ChatbotFlowEdge"}
+
+func (ec *executionContext) _ChatbotFlowEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.ChatbotFlowEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, chatbotFlowEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ChatbotFlowEdge")
+		case "node":
+			out.Values[i] = ec._ChatbotFlowEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._ChatbotFlowEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var chatbotSessionImplementors = []string{"ChatbotSession", "Node"}
 
 func (ec *executionContext) _ChatbotSession(ctx context.Context, sel ast.SelectionSet, obj *ent.ChatbotSession) graphql.Marshaler {
@@ -80489,6 +81730,97 @@ func (ec *executionContext) _ChatbotSession(ctx context.Context, sel ast.Selecti
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var chatbotSessionConnectionImplementors = []string{"ChatbotSessionConnection"}
+
+func (ec *executionContext) _ChatbotSessionConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.ChatbotSessionConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, chatbotSessionConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ChatbotSessionConnection")
+		case "edges":
+			out.Values[i] = ec._ChatbotSessionConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._ChatbotSessionConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._ChatbotSessionConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var chatbotSessionEdgeImplementors = []string{"ChatbotSessionEdge"}
+
+func (ec *executionContext) _ChatbotSessionEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.ChatbotSessionEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, chatbotSessionEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ChatbotSessionEdge")
+		case "node":
+			out.Values[i] = ec._ChatbotSessionEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._ChatbotSessionEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -82752,6 +84084,97 @@ func (ec *executionContext) _KeywordRule(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var keywordRuleConnectionImplementors = []string{"KeywordRuleConnection"}
+
+func (ec *executionContext) _KeywordRuleConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.KeywordRuleConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, keywordRuleConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("KeywordRuleConnection")
+		case "edges":
+			out.Values[i] = ec._KeywordRuleConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._KeywordRuleConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._KeywordRuleConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var keywordRuleEdgeImplementors = []string{"KeywordRuleEdge"}
+
+func (ec *executionContext) _KeywordRuleEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.KeywordRuleEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, keywordRuleEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("KeywordRuleEdge")
+		case "node":
+			out.Values[i] = ec._KeywordRuleEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._KeywordRuleEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var meImplementors = []string{"Me"}
 
 func (ec *executionContext) _Me(ctx context.Context, sel ast.SelectionSet, obj *model.Me) graphql.Marshaler {
@@ -82924,6 +84347,11 @@ func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, 
 			}
 		case "replyToID":
 			out.Values[i] = ec._Message_replyToID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "botSource":
+			out.Values[i] = ec._Message_botSource(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -90086,6 +91514,16 @@ func (ec *executionContext) marshalNMessage2ᚖswitchboardᚋentᚐMessage(ctx c
 	return ec._Message(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNMessageBotSource2switchboardᚋentᚋmessageᚐBotSource(ctx context.Context, v any) (message.BotSource, error) {
+	var res message.BotSource
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNMessageBotSource2switchboardᚋentᚋmessageᚐBotSource(ctx context.Context, sel ast.SelectionSet, v message.BotSource) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNMessageDirection2switchboardᚋentᚋmessageᚐDirection(ctx context.Context, v any) (message.Direction, error) {
 	var res message.Direction
 	err := res.UnmarshalGQL(v)
@@ -91299,6 +92737,13 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 	return res
 }
 
+func (ec *executionContext) marshalOAIContext2ᚖswitchboardᚋentᚐAIContext(ctx context.Context, sel ast.SelectionSet, v *ent.AIContext) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AIContext(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOAIContextContextType2ᚕswitchboardᚋentᚋaicontextᚐContextTypeᚄ(ctx context.Context, v any) ([]aicontext.ContextType, error) {
 	if v == nil {
 		return nil, nil
@@ -91349,6 +92794,26 @@ func (ec *executionContext) marshalOAIContextContextType2ᚖswitchboardᚋentᚋ
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalOAIContextEdge2ᚕᚖswitchboardᚋentᚐAIContextEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.AIContextEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOAIContextEdge2ᚖswitchboardᚋentᚐAIContextEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOAIContextEdge2ᚖswitchboardᚋentᚐAIContextEdge(ctx context.Context, sel ast.SelectionSet, v *ent.AIContextEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AIContextEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOAIContextWhereInput2ᚕᚖswitchboardᚋentᚐAIContextWhereInputᚄ(ctx context.Context, v any) ([]*ent.AIContextWhereInput, error) {
@@ -92286,6 +93751,26 @@ func (ec *executionContext) marshalOChatbotFlow2ᚖswitchboardᚋentᚐChatbotFl
 	return ec._ChatbotFlow(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOChatbotFlowEdge2ᚕᚖswitchboardᚋentᚐChatbotFlowEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.ChatbotFlowEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOChatbotFlowEdge2ᚖswitchboardᚋentᚐChatbotFlowEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOChatbotFlowEdge2ᚖswitchboardᚋentᚐChatbotFlowEdge(ctx context.Context, sel ast.SelectionSet, v *ent.ChatbotFlowEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ChatbotFlowEdge(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOChatbotFlowWhereInput2ᚕᚖswitchboardᚋentᚐChatbotFlowWhereInputᚄ(ctx context.Context, v any) ([]*ent.ChatbotFlowWhereInput, error) {
 	if v == nil {
 		return nil, nil
@@ -92335,6 +93820,26 @@ func (ec *executionContext) marshalOChatbotSession2ᚖswitchboardᚋentᚐChatbo
 		return graphql.Null
 	}
 	return ec._ChatbotSession(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOChatbotSessionEdge2ᚕᚖswitchboardᚋentᚐChatbotSessionEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.ChatbotSessionEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOChatbotSessionEdge2ᚖswitchboardᚋentᚐChatbotSessionEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOChatbotSessionEdge2ᚖswitchboardᚋentᚐChatbotSessionEdge(ctx context.Context, sel ast.SelectionSet, v *ent.ChatbotSessionEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ChatbotSessionEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOChatbotSessionStatus2ᚕswitchboardᚋentᚋchatbotsessionᚐStatusᚄ(ctx context.Context, v any) ([]chatbotsession.Status, error) {
@@ -93033,6 +94538,33 @@ func (ec *executionContext) unmarshalOInvitationWhereInput2ᚖswitchboardᚋent�
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalOKeywordRule2ᚖswitchboardᚋentᚐKeywordRule(ctx context.Context, sel ast.SelectionSet, v *ent.KeywordRule) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._KeywordRule(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOKeywordRuleEdge2ᚕᚖswitchboardᚋentᚐKeywordRuleEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.KeywordRuleEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOKeywordRuleEdge2ᚖswitchboardᚋentᚐKeywordRuleEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOKeywordRuleEdge2ᚖswitchboardᚋentᚐKeywordRuleEdge(ctx context.Context, sel ast.SelectionSet, v *ent.KeywordRuleEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._KeywordRuleEdge(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOKeywordRuleMatchType2ᚕswitchboardᚋentᚋkeywordruleᚐMatchTypeᚄ(ctx context.Context, v any) ([]keywordrule.MatchType, error) {
 	if v == nil {
 		return nil, nil
@@ -93145,6 +94677,58 @@ func (ec *executionContext) marshalOMessage2ᚕᚖswitchboardᚋentᚐMessageᚄ
 	}
 
 	return ret
+}
+
+func (ec *executionContext) unmarshalOMessageBotSource2ᚕswitchboardᚋentᚋmessageᚐBotSourceᚄ(ctx context.Context, v any) ([]message.BotSource, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]message.BotSource, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNMessageBotSource2switchboardᚋentᚋmessageᚐBotSource(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOMessageBotSource2ᚕswitchboardᚋentᚋmessageᚐBotSourceᚄ(ctx context.Context, sel ast.SelectionSet, v []message.BotSource) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMessageBotSource2switchboardᚋentᚋmessageᚐBotSource(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOMessageBotSource2ᚖswitchboardᚋentᚋmessageᚐBotSource(ctx context.Context, v any) (*message.BotSource, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(message.BotSource)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOMessageBotSource2ᚖswitchboardᚋentᚋmessageᚐBotSource(ctx context.Context, sel ast.SelectionSet, v *message.BotSource) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOMessageDirection2ᚕswitchboardᚋentᚋmessageᚐDirectionᚄ(ctx context.Context, v any) ([]message.Direction, error) {
