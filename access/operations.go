@@ -155,6 +155,15 @@ func buildOperations() map[string]Operation {
 		"createDashboardWidget", "updateDashboardWidget", "deleteDashboardWidget", "saveDashboardLayout")
 	special("dashboardWidget", Operation{Perm: "analytics:read", Only: restOnly("GraphQL lists them, and node(id:) reads one")})
 
+	// Chatbot configuration (package chatbot): settings, keyword rules, AI
+	// contexts, flows, and the sessions' read side.
+	add("chatbot:read", "chatbotSettings", "keywordRules", "aiContexts", "chatbotFlows", "chatbotSessions")
+	for _, n := range []string{"chatbotFlow", "chatbotSession"} {
+		special(n, Operation{Perm: "chatbot:read", Only: restOnly("GraphQL lists them, and node(id:) reads one")})
+	}
+	add("chatbot:update", "updateChatbotSettings", "createKeywordRule", "updateKeywordRule", "deleteKeywordRule",
+		"createAIContext", "updateAIContext", "deleteAIContext", "createChatbotFlow", "updateChatbotFlow", "deleteChatbotFlow")
+
 	// Outbound webhook subscriptions.
 	add("webhooks:read", "webhookSubscriptions", "webhookSubscription", "webhookDeliveries")
 	special("webhookEvents", Operation{Perm: "webhooks:read", Only: graphqlOnly("REST lists them with the subscriptions (available_events)")})

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"strings"
 	"switchboard/accounts"
+	"switchboard/chatbot"
 	"time"
 
 	"github.com/google/uuid"
@@ -160,6 +161,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	a.Resolver.Tags = &tags.Service{Client: a.DB.Client, Events: a.Events}
 	a.Resolver.Notes = &notes.Service{Client: a.DB.Client, Events: a.Events}
 	a.Resolver.Widgets = &widgets.Service{Client: a.DB.Client}
+	a.Resolver.Chatbot = &chatbot.Service{Client: a.DB.Client, Secrets: box}
 	store := media.New(cfg.DataDir)
 	a.Messaging = &messaging.Service{
 		Client: a.DB.Client, Queue: a.Queue, Provider: a.Resolver.Provider, Secrets: box,

@@ -25,6 +25,9 @@ func (r *queryResolver) Nodes(ctx context.Context, ids []uuid.UUID) ([]ent.Noder
 // Account returns AccountResolver implementation.
 func (r *Resolver) Account() AccountResolver { return &accountResolver{r} }
 
+// ChatbotSettings returns ChatbotSettingsResolver implementation.
+func (r *Resolver) ChatbotSettings() ChatbotSettingsResolver { return &chatbotSettingsResolver{r} }
+
 // Contact returns ContactResolver implementation.
 func (r *Resolver) Contact() ContactResolver { return &contactResolver{r} }
 
@@ -61,6 +64,7 @@ func (r *Resolver) WebhookSubscription() WebhookSubscriptionResolver {
 
 type (
 	accountResolver             struct{ *Resolver }
+	chatbotSettingsResolver     struct{ *Resolver }
 	contactResolver             struct{ *Resolver }
 	dashboardWidgetResolver     struct{ *Resolver }
 	organizationMemberResolver  struct{ *Resolver }

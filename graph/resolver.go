@@ -5,6 +5,7 @@ package graph
 import (
 	"context"
 	"switchboard/accounts"
+	"switchboard/chatbot"
 	"switchboard/database"
 
 	"switchboard/ent"
@@ -44,6 +45,8 @@ type Resolver struct {
 	Notes *notes.Service
 	// Widgets are the analytics dashboard's widgets.
 	Widgets *widgets.Service
+	// Chatbot is the chatbot's configuration.
+	Chatbot *chatbot.Service
 }
 
 // db returns the transaction's client when ctx carries one, the root
