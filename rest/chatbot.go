@@ -460,6 +460,18 @@ func (a *API) getChatbotSession(c *gin.Context) (int, any, error) {
 	return http.StatusOK, presentChatbotSession(s), nil
 }
 
+func (a *API) deleteKeywordRule(c *gin.Context) (int, any, error) {
+	return idAction(a.R.Chatbot.DeleteKeyword, gin.H{"message": "Keyword rule deleted"})(c)
+}
+
+func (a *API) deleteAIContext(c *gin.Context) (int, any, error) {
+	return idAction(a.R.Chatbot.DeleteContext, gin.H{"message": "AI context deleted"})(c)
+}
+
+func (a *API) deleteChatbotFlow(c *gin.Context) (int, any, error) {
+	return idAction(a.R.Chatbot.DeleteFlow, gin.H{"message": "Flow deleted"})(c)
+}
+
 // chatbotRoutes: members holding chatbot:read (Agents included) see the
 // configuration; chatbot:update changes it.
 func (a *API) chatbotRoutes() []Route {
@@ -469,19 +481,16 @@ func (a *API) chatbotRoutes() []Route {
 		{Method: get, Path: "/api/chatbot/keywords", Op: "keywordRules", Handle: a.listKeywordRules},
 		{Method: post, Path: "/api/chatbot/keywords", Op: "createKeywordRule", Handle: a.createKeywordRule},
 		{Method: put, Path: "/api/chatbot/keywords/:id", Op: "updateKeywordRule", Handle: a.updateKeywordRule},
-		{Method: del, Path: "/api/chatbot/keywords/:id", Op: "deleteKeywordRule",
-			Handle: idAction(a.R.Chatbot.DeleteKeyword, gin.H{"message": "Keyword rule deleted"})},
+		{Method: del, Path: "/api/chatbot/keywords/:id", Op: "deleteKeywordRule", Handle: a.deleteKeywordRule},
 		{Method: get, Path: "/api/chatbot/ai-contexts", Op: "aiContexts", Handle: a.listAIContexts},
 		{Method: post, Path: "/api/chatbot/ai-contexts", Op: "createAIContext", Handle: a.createAIContext},
 		{Method: put, Path: "/api/chatbot/ai-contexts/:id", Op: "updateAIContext", Handle: a.updateAIContext},
-		{Method: del, Path: "/api/chatbot/ai-contexts/:id", Op: "deleteAIContext",
-			Handle: idAction(a.R.Chatbot.DeleteContext, gin.H{"message": "AI context deleted"})},
+		{Method: del, Path: "/api/chatbot/ai-contexts/:id", Op: "deleteAIContext", Handle: a.deleteAIContext},
 		{Method: get, Path: "/api/chatbot/flows", Op: "chatbotFlows", Handle: a.listChatbotFlows},
 		{Method: post, Path: "/api/chatbot/flows", Op: "createChatbotFlow", Handle: a.createChatbotFlow},
 		{Method: get, Path: "/api/chatbot/flows/:id", Op: "chatbotFlow", Handle: a.getChatbotFlow},
 		{Method: put, Path: "/api/chatbot/flows/:id", Op: "updateChatbotFlow", Handle: a.updateChatbotFlow},
-		{Method: del, Path: "/api/chatbot/flows/:id", Op: "deleteChatbotFlow",
-			Handle: idAction(a.R.Chatbot.DeleteFlow, gin.H{"message": "Flow deleted"})},
+		{Method: del, Path: "/api/chatbot/flows/:id", Op: "deleteChatbotFlow", Handle: a.deleteChatbotFlow},
 		{Method: get, Path: "/api/chatbot/sessions", Op: "chatbotSessions", Handle: a.listChatbotSessions},
 		{Method: get, Path: "/api/chatbot/sessions/:id", Op: "chatbotSession", Handle: a.getChatbotSession},
 	}
