@@ -179,7 +179,11 @@ func (s *Service) normalizeFlow(ctx context.Context, cur *ent.ChatbotFlow, in Fl
 			}
 		}
 	}
-	if in.Graph != nil {
+	if in.Graph != nil && len(in.Graph) == 0 {
+		// {}: nothing drawn yet (the builder saves the graph later); the
+		// runtime never runs a flow without nodes.
+		f.graph = map[string]any{}
+	} else if in.Graph != nil {
 		g, err := ParseGraph(in.Graph)
 		if err != nil {
 			return nil, err
@@ -279,6 +283,13 @@ func (s *Service) checkReferences(ctx context.Context, g *Graph, self uuid.UUID,
 		}
 	}
 	return nil
+}
+
+// EnabledFlows returns the organization's enabled flows, for
+// FlowForKeyword.
+func (s *Service) EnabledFlows(ctx context.Context) ([]*ent.ChatbotFlow, error) {
+	fs, err := s.db(ctx).ChatbotFlow.Query().Where(chatbotflow.Enabled(true)).All(ctx)
+	return fs, apperr.Wrap(err, flowWhat)
 }
 
 // FlowForKeyword returns the enabled flow whose trigger keywords equal

@@ -3,9 +3,11 @@ package chatbot
 import (
 	"context"
 	"encoding/json"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
@@ -305,8 +307,38 @@ func keywordMatches(matchType, keyword, lowered string) bool {
 	case MatchStartsWith:
 		return strings.HasPrefix(lowered, k)
 	case MatchRegex:
-		re, err := CompileRegex(keyword)
+		re, err := cachedRegex(keyword)
 		return err == nil && re.MatchString(lowered)
 	}
 	return false
+}
+
+// regexCache keeps compiled keyword patterns for MatchKeyword, so a
+// message does not recompile every regex rule; it is emptied when it
+// reaches maxCachedRegexes (patterns come from stored rules).
+var regexCache = struct {
+	sync.Mutex
+	m map[string]*regexp.Regexp
+}{m: map[string]*regexp.Regexp{}}
+
+const maxCachedRegexes = 10000
+
+func cachedRegex(p string) (*regexp.Regexp, error) {
+	regexCache.Lock()
+	re, ok := regexCache.m[p]
+	regexCache.Unlock()
+	if ok {
+		return re, nil
+	}
+	re, err := CompileRegex(p)
+	if err != nil {
+		return nil, err
+	}
+	regexCache.Lock()
+	if len(regexCache.m) >= maxCachedRegexes {
+		regexCache.m = map[string]*regexp.Regexp{}
+	}
+	regexCache.m[p] = re
+	regexCache.Unlock()
+	return re, nil
 }

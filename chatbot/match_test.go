@@ -89,8 +89,8 @@ func TestInBusinessHours(t *testing.T) {
 		want bool
 	}{
 		{"MondayMorningBerlin", time.Date(2026, 11, 23, 8, 30, 0, 0, time.UTC), true}, // 09:30 local
-		{"MondayBeforeOpen", time.Date(2026, 11, 23, 7, 59, 0, 0, time.UTC), false},  // 08:59 local
-		{"MondayAtClose", time.Date(2026, 11, 23, 16, 0, 0, 0, time.UTC), false},     // 17:00 local
+		{"MondayBeforeOpen", time.Date(2026, 11, 23, 7, 59, 0, 0, time.UTC), false},   // 08:59 local
+		{"MondayAtClose", time.Date(2026, 11, 23, 16, 0, 0, 0, time.UTC), false},      // 17:00 local
 		{"Tuesday", time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC), false},
 	}
 	for _, c := range cases {

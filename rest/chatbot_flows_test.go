@@ -89,7 +89,7 @@ func TestChatbotFlows(t *testing.T) {
 			t.Fatalf("flow: %s", res.Raw)
 		}
 		// Created empty, drawn later in the builder.
-		admin.Do(http.MethodPost, path, map[string]any{"name": "Draft"}).ExpectStatus(t, http.StatusCreated)
+		admin.Do(http.MethodPost, path, map[string]any{"name": "Draft", "graph": map[string]any{}}).ExpectStatus(t, http.StatusCreated)
 	})
 
 	t.Run("GraphErrorsNameTheNode", func(t *testing.T) {
