@@ -164,6 +164,14 @@ func buildOperations() map[string]Operation {
 	add("campaigns:delete", "deleteCampaign")
 	special("uploadCampaignMedia", Operation{Perm: "campaigns:update", NoTx: true, Only: multipart})
 	special("campaignProgress", Operation{Perm: "campaigns:read", Only: realTimeGQL})
+	// Chatbot configuration (package chatbot): settings, keyword rules, AI
+	// contexts, flows, and the sessions' read side.
+	add("chatbot:read", "chatbotSettings", "keywordRules", "aiContexts", "chatbotFlows", "chatbotSessions")
+	for _, n := range []string{"chatbotFlow", "chatbotSession"} {
+		special(n, Operation{Perm: "chatbot:read", Only: restOnly("GraphQL lists them, and node(id:) reads one")})
+	}
+	add("chatbot:update", "updateChatbotSettings", "createKeywordRule", "updateKeywordRule", "deleteKeywordRule",
+		"createAIContext", "updateAIContext", "deleteAIContext", "createChatbotFlow", "updateChatbotFlow", "deleteChatbotFlow")
 
 	// Outbound webhook subscriptions.
 	add("webhooks:read", "webhookSubscriptions", "webhookSubscription", "webhookDeliveries")

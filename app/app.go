@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"strings"
 	"switchboard/accounts"
+	"switchboard/chatbot"
 	"switchboard/pacing"
 	"time"
 
@@ -168,6 +169,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	a.Resolver.Templates = &templates.Service{
 		Client: a.DB.Client, Secrets: box, Provider: a.Resolver.Provider, Events: a.Events,
 	}
+	a.Resolver.Chatbot = &chatbot.Service{Client: a.DB.Client, Secrets: box}
 	store := media.New(cfg.DataDir)
 	a.Messaging = &messaging.Service{
 		Client: a.DB.Client, Queue: a.Queue, Provider: a.Resolver.Provider, Secrets: box,

@@ -744,6 +744,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			message.FieldSentByUserID:      {Type: field.TypeUUID, Column: message.FieldSentByUserID},
 			message.FieldPlatformTimestamp: {Type: field.TypeTime, Column: message.FieldPlatformTimestamp},
 			message.FieldReplyToID:         {Type: field.TypeUUID, Column: message.FieldReplyToID},
+			message.FieldBotSource:         {Type: field.TypeEnum, Column: message.FieldBotSource},
 		},
 	}
 	graph.Nodes[26] = &sqlgraph.Node{
@@ -5365,6 +5366,11 @@ func (f *MessageFilter) WherePlatformTimestamp(p entql.TimeP) {
 // WhereReplyToID applies the entql [16]byte predicate on the reply_to_id field.
 func (f *MessageFilter) WhereReplyToID(p entql.ValueP) {
 	f.Where(p.Field(message.FieldReplyToID))
+}
+
+// WhereBotSource applies the entql string predicate on the bot_source field.
+func (f *MessageFilter) WhereBotSource(p entql.StringP) {
+	f.Where(p.Field(message.FieldBotSource))
 }
 
 // WhereHasOrganization applies a predicate to check if query has an edge organization.

@@ -4278,6 +4278,11 @@ func (_q *MessageQuery) collectField(ctx context.Context, oneNode bool, opCtx *g
 				selectedFields = append(selectedFields, message.FieldReplyToID)
 				fieldSeen[message.FieldReplyToID] = struct{}{}
 			}
+		case "botSource":
+			if _, ok := fieldSeen[message.FieldBotSource]; !ok {
+				selectedFields = append(selectedFields, message.FieldBotSource)
+				fieldSeen[message.FieldBotSource] = struct{}{}
+			}
 		case "id":
 		case "__typename":
 		default:

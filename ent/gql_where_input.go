@@ -14655,6 +14655,14 @@ type MessageWhereInput struct {
 	ReplyToIDIsNil  bool        `json:"replyToIDIsNil,omitempty"`
 	ReplyToIDNotNil bool        `json:"replyToIDNotNil,omitempty"`
 
+	// "bot_source" field predicates.
+	BotSource       *message.BotSource  `json:"botSource,omitempty"`
+	BotSourceNEQ    *message.BotSource  `json:"botSourceNEQ,omitempty"`
+	BotSourceIn     []message.BotSource `json:"botSourceIn,omitempty"`
+	BotSourceNotIn  []message.BotSource `json:"botSourceNotIn,omitempty"`
+	BotSourceIsNil  bool                `json:"botSourceIsNil,omitempty"`
+	BotSourceNotNil bool                `json:"botSourceNotNil,omitempty"`
+
 	// "organization" edge predicates.
 	HasOrganization     *bool                     `json:"hasOrganization,omitempty"`
 	HasOrganizationWith []*OrganizationWhereInput `json:"hasOrganizationWith,omitempty"`
@@ -15223,6 +15231,24 @@ func (i *MessageWhereInput) P() (predicate.Message, error) {
 	}
 	if i.ReplyToIDNotNil {
 		predicates = append(predicates, message.ReplyToIDNotNil())
+	}
+	if i.BotSource != nil {
+		predicates = append(predicates, message.BotSourceEQ(*i.BotSource))
+	}
+	if i.BotSourceNEQ != nil {
+		predicates = append(predicates, message.BotSourceNEQ(*i.BotSourceNEQ))
+	}
+	if len(i.BotSourceIn) > 0 {
+		predicates = append(predicates, message.BotSourceIn(i.BotSourceIn...))
+	}
+	if len(i.BotSourceNotIn) > 0 {
+		predicates = append(predicates, message.BotSourceNotIn(i.BotSourceNotIn...))
+	}
+	if i.BotSourceIsNil {
+		predicates = append(predicates, message.BotSourceIsNil())
+	}
+	if i.BotSourceNotNil {
+		predicates = append(predicates, message.BotSourceNotNil())
 	}
 
 	if i.HasOrganization != nil {

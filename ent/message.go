@@ -57,6 +57,8 @@ type Message struct {
 	PlatformTimestamp *time.Time `json:"platform_timestamp,omitempty"`
 	// ReplyToID holds the value of the "reply_to_id" field.
 	ReplyToID *uuid.UUID `json:"reply_to_id,omitempty"`
+	// Set on an outgoing message the chatbot sent, naming what produced it; null for people's messages. The chatbot stats count these rows (messages_handled: any value, ai_responses: ai).
+	BotSource *message.BotSource `json:"bot_source,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the MessageQuery when eager-loading is set.
 	Edges        MessageEdges `json:"edges"`
@@ -107,7 +109,7 @@ func (*Message) scanValues(columns []string) ([]any, error) {
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
 		case message.FieldContent, message.FieldInteractiveData:
 			values[i] = new([]byte)
-		case message.FieldDirection, message.FieldMessageType, message.FieldStatus, message.FieldChatMessageID, message.FieldChatAccount, message.FieldMediaURL, message.FieldMediaMimeType, message.FieldMediaFilename, message.FieldErrorMessage:
+		case message.FieldDirection, message.FieldMessageType, message.FieldStatus, message.FieldChatMessageID, message.FieldChatAccount, message.FieldMediaURL, message.FieldMediaMimeType, message.FieldMediaFilename, message.FieldErrorMessage, message.FieldBotSource:
 			values[i] = new(sql.NullString)
 		case message.FieldCreatedAt, message.FieldUpdatedAt, message.FieldPlatformTimestamp:
 			values[i] = new(sql.NullTime)
@@ -250,6 +252,13 @@ func (_m *Message) assignValues(columns []string, values []any) error {
 				_m.ReplyToID = new(uuid.UUID)
 				*_m.ReplyToID = *value.S.(*uuid.UUID)
 			}
+		case message.FieldBotSource:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field bot_source", values[i])
+			} else if value.Valid {
+				_m.BotSource = new(message.BotSource)
+				*_m.BotSource = message.BotSource(value.String)
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -355,6 +364,11 @@ func (_m *Message) String() string {
 	builder.WriteString(", ")
 	if v := _m.ReplyToID; v != nil {
 		builder.WriteString("reply_to_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.BotSource; v != nil {
+		builder.WriteString("bot_source=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
 	builder.WriteByte(')')

@@ -238,6 +238,20 @@ func (_c *MessageCreate) SetNillableReplyToID(v *uuid.UUID) *MessageCreate {
 	return _c
 }
 
+// SetBotSource sets the "bot_source" field.
+func (_c *MessageCreate) SetBotSource(v message.BotSource) *MessageCreate {
+	_c.mutation.SetBotSource(v)
+	return _c
+}
+
+// SetNillableBotSource sets the "bot_source" field if the given value is not nil.
+func (_c *MessageCreate) SetNillableBotSource(v *message.BotSource) *MessageCreate {
+	if v != nil {
+		_c.SetBotSource(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *MessageCreate) SetID(v uuid.UUID) *MessageCreate {
 	_c.mutation.SetID(v)
@@ -416,6 +430,11 @@ func (_c *MessageCreate) check() error {
 	if _, ok := _c.mutation.ErrorMessage(); !ok {
 		return &ValidationError{Name: "error_message", err: errors.New(`ent: missing required field "Message.error_message"`)}
 	}
+	if v, ok := _c.mutation.BotSource(); ok {
+		if err := message.BotSourceValidator(v); err != nil {
+			return &ValidationError{Name: "bot_source", err: fmt.Errorf(`ent: validator failed for field "Message.bot_source": %w`, err)}
+		}
+	}
 	if len(_c.mutation.OrganizationIDs()) == 0 {
 		return &ValidationError{Name: "organization", err: errors.New(`ent: missing required edge "Message.organization"`)}
 	}
@@ -521,6 +540,10 @@ func (_c *MessageCreate) createSpec() (*Message, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.ReplyToID(); ok {
 		_spec.SetField(message.FieldReplyToID, field.TypeUUID, value)
 		_node.ReplyToID = &value
+	}
+	if value, ok := _c.mutation.BotSource(); ok {
+		_spec.SetField(message.FieldBotSource, field.TypeEnum, value)
+		_node.BotSource = &value
 	}
 	if nodes := _c.mutation.OrganizationIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -803,6 +826,24 @@ func (u *MessageUpsert) UpdateReplyToID() *MessageUpsert {
 // ClearReplyToID clears the value of the "reply_to_id" field.
 func (u *MessageUpsert) ClearReplyToID() *MessageUpsert {
 	u.SetNull(message.FieldReplyToID)
+	return u
+}
+
+// SetBotSource sets the "bot_source" field.
+func (u *MessageUpsert) SetBotSource(v message.BotSource) *MessageUpsert {
+	u.Set(message.FieldBotSource, v)
+	return u
+}
+
+// UpdateBotSource sets the "bot_source" field to the value that was provided on create.
+func (u *MessageUpsert) UpdateBotSource() *MessageUpsert {
+	u.SetExcluded(message.FieldBotSource)
+	return u
+}
+
+// ClearBotSource clears the value of the "bot_source" field.
+func (u *MessageUpsert) ClearBotSource() *MessageUpsert {
+	u.SetNull(message.FieldBotSource)
 	return u
 }
 
@@ -1094,6 +1135,27 @@ func (u *MessageUpsertOne) UpdateReplyToID() *MessageUpsertOne {
 func (u *MessageUpsertOne) ClearReplyToID() *MessageUpsertOne {
 	return u.Update(func(s *MessageUpsert) {
 		s.ClearReplyToID()
+	})
+}
+
+// SetBotSource sets the "bot_source" field.
+func (u *MessageUpsertOne) SetBotSource(v message.BotSource) *MessageUpsertOne {
+	return u.Update(func(s *MessageUpsert) {
+		s.SetBotSource(v)
+	})
+}
+
+// UpdateBotSource sets the "bot_source" field to the value that was provided on create.
+func (u *MessageUpsertOne) UpdateBotSource() *MessageUpsertOne {
+	return u.Update(func(s *MessageUpsert) {
+		s.UpdateBotSource()
+	})
+}
+
+// ClearBotSource clears the value of the "bot_source" field.
+func (u *MessageUpsertOne) ClearBotSource() *MessageUpsertOne {
+	return u.Update(func(s *MessageUpsert) {
+		s.ClearBotSource()
 	})
 }
 
@@ -1552,6 +1614,27 @@ func (u *MessageUpsertBulk) UpdateReplyToID() *MessageUpsertBulk {
 func (u *MessageUpsertBulk) ClearReplyToID() *MessageUpsertBulk {
 	return u.Update(func(s *MessageUpsert) {
 		s.ClearReplyToID()
+	})
+}
+
+// SetBotSource sets the "bot_source" field.
+func (u *MessageUpsertBulk) SetBotSource(v message.BotSource) *MessageUpsertBulk {
+	return u.Update(func(s *MessageUpsert) {
+		s.SetBotSource(v)
+	})
+}
+
+// UpdateBotSource sets the "bot_source" field to the value that was provided on create.
+func (u *MessageUpsertBulk) UpdateBotSource() *MessageUpsertBulk {
+	return u.Update(func(s *MessageUpsert) {
+		s.UpdateBotSource()
+	})
+}
+
+// ClearBotSource clears the value of the "bot_source" field.
+func (u *MessageUpsertBulk) ClearBotSource() *MessageUpsertBulk {
+	return u.Update(func(s *MessageUpsert) {
+		s.ClearBotSource()
 	})
 }
 

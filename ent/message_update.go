@@ -232,6 +232,26 @@ func (_u *MessageUpdate) ClearReplyToID() *MessageUpdate {
 	return _u
 }
 
+// SetBotSource sets the "bot_source" field.
+func (_u *MessageUpdate) SetBotSource(v message.BotSource) *MessageUpdate {
+	_u.mutation.SetBotSource(v)
+	return _u
+}
+
+// SetNillableBotSource sets the "bot_source" field if the given value is not nil.
+func (_u *MessageUpdate) SetNillableBotSource(v *message.BotSource) *MessageUpdate {
+	if v != nil {
+		_u.SetBotSource(*v)
+	}
+	return _u
+}
+
+// ClearBotSource clears the value of the "bot_source" field.
+func (_u *MessageUpdate) ClearBotSource() *MessageUpdate {
+	_u.mutation.ClearBotSource()
+	return _u
+}
+
 // Mutation returns the MessageMutation object of the builder.
 func (_u *MessageUpdate) Mutation() *MessageMutation {
 	return _u.mutation
@@ -284,6 +304,11 @@ func (_u *MessageUpdate) check() error {
 	if v, ok := _u.mutation.Status(); ok {
 		if err := message.StatusValidator(v); err != nil {
 			return &ValidationError{Name: "status", err: fmt.Errorf(`ent: validator failed for field "Message.status": %w`, err)}
+		}
+	}
+	if v, ok := _u.mutation.BotSource(); ok {
+		if err := message.BotSourceValidator(v); err != nil {
+			return &ValidationError{Name: "bot_source", err: fmt.Errorf(`ent: validator failed for field "Message.bot_source": %w`, err)}
 		}
 	}
 	if _u.mutation.OrganizationCleared() && len(_u.mutation.OrganizationIDs()) > 0 {
@@ -369,6 +394,12 @@ func (_u *MessageUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.ReplyToIDCleared() {
 		_spec.ClearField(message.FieldReplyToID, field.TypeUUID)
+	}
+	if value, ok := _u.mutation.BotSource(); ok {
+		_spec.SetField(message.FieldBotSource, field.TypeEnum, value)
+	}
+	if _u.mutation.BotSourceCleared() {
+		_spec.ClearField(message.FieldBotSource, field.TypeEnum)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
@@ -594,6 +625,26 @@ func (_u *MessageUpdateOne) ClearReplyToID() *MessageUpdateOne {
 	return _u
 }
 
+// SetBotSource sets the "bot_source" field.
+func (_u *MessageUpdateOne) SetBotSource(v message.BotSource) *MessageUpdateOne {
+	_u.mutation.SetBotSource(v)
+	return _u
+}
+
+// SetNillableBotSource sets the "bot_source" field if the given value is not nil.
+func (_u *MessageUpdateOne) SetNillableBotSource(v *message.BotSource) *MessageUpdateOne {
+	if v != nil {
+		_u.SetBotSource(*v)
+	}
+	return _u
+}
+
+// ClearBotSource clears the value of the "bot_source" field.
+func (_u *MessageUpdateOne) ClearBotSource() *MessageUpdateOne {
+	_u.mutation.ClearBotSource()
+	return _u
+}
+
 // Mutation returns the MessageMutation object of the builder.
 func (_u *MessageUpdateOne) Mutation() *MessageMutation {
 	return _u.mutation
@@ -659,6 +710,11 @@ func (_u *MessageUpdateOne) check() error {
 	if v, ok := _u.mutation.Status(); ok {
 		if err := message.StatusValidator(v); err != nil {
 			return &ValidationError{Name: "status", err: fmt.Errorf(`ent: validator failed for field "Message.status": %w`, err)}
+		}
+	}
+	if v, ok := _u.mutation.BotSource(); ok {
+		if err := message.BotSourceValidator(v); err != nil {
+			return &ValidationError{Name: "bot_source", err: fmt.Errorf(`ent: validator failed for field "Message.bot_source": %w`, err)}
 		}
 	}
 	if _u.mutation.OrganizationCleared() && len(_u.mutation.OrganizationIDs()) > 0 {
@@ -761,6 +817,12 @@ func (_u *MessageUpdateOne) sqlSave(ctx context.Context) (_node *Message, err er
 	}
 	if _u.mutation.ReplyToIDCleared() {
 		_spec.ClearField(message.FieldReplyToID, field.TypeUUID)
+	}
+	if value, ok := _u.mutation.BotSource(); ok {
+		_spec.SetField(message.FieldBotSource, field.TypeEnum, value)
+	}
+	if _u.mutation.BotSourceCleared() {
+		_spec.ClearField(message.FieldBotSource, field.TypeEnum)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &Message{config: _u.config}

@@ -29837,6 +29837,7 @@ type MessageMutation struct {
 	sent_by_user_id     *uuid.UUID
 	platform_timestamp  *time.Time
 	reply_to_id         *uuid.UUID
+	bot_source          *message.BotSource
 	clearedFields       map[string]struct{}
 	organization        *uuid.UUID
 	clearedorganization bool
@@ -30664,6 +30665,55 @@ func (m *MessageMutation) ResetReplyToID() {
 	delete(m.clearedFields, message.FieldReplyToID)
 }
 
+// SetBotSource sets the "bot_source" field.
+func (m *MessageMutation) SetBotSource(ms message.BotSource) {
+	m.bot_source = &ms
+}
+
+// BotSource returns the value of the "bot_source" field in the mutation.
+func (m *MessageMutation) BotSource() (r message.BotSource, exists bool) {
+	v := m.bot_source
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBotSource returns the old "bot_source" field's value of the Message entity.
+// If the Message object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MessageMutation) OldBotSource(ctx context.Context) (v *message.BotSource, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBotSource is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBotSource requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBotSource: %w", err)
+	}
+	return oldValue.BotSource, nil
+}
+
+// ClearBotSource clears the value of the "bot_source" field.
+func (m *MessageMutation) ClearBotSource() {
+	m.bot_source = nil
+	m.clearedFields[message.FieldBotSource] = struct{}{}
+}
+
+// BotSourceCleared returns if the "bot_source" field was cleared in this mutation.
+func (m *MessageMutation) BotSourceCleared() bool {
+	_, ok := m.clearedFields[message.FieldBotSource]
+	return ok
+}
+
+// ResetBotSource resets all changes to the "bot_source" field.
+func (m *MessageMutation) ResetBotSource() {
+	m.bot_source = nil
+	delete(m.clearedFields, message.FieldBotSource)
+}
+
 // ClearOrganization clears the "organization" edge to the Organization entity.
 func (m *MessageMutation) ClearOrganization() {
 	m.clearedorganization = true
@@ -30752,7 +30802,7 @@ func (m *MessageMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *MessageMutation) Fields() []string {
-	fields := make([]string, 0, 18)
+	fields := make([]string, 0, 19)
 	if m.organization != nil {
 		fields = append(fields, message.FieldOrganizationID)
 	}
@@ -30807,6 +30857,9 @@ func (m *MessageMutation) Fields() []string {
 	if m.reply_to_id != nil {
 		fields = append(fields, message.FieldReplyToID)
 	}
+	if m.bot_source != nil {
+		fields = append(fields, message.FieldBotSource)
+	}
 	return fields
 }
 
@@ -30851,6 +30904,8 @@ func (m *MessageMutation) Field(name string) (ent.Value, bool) {
 		return m.PlatformTimestamp()
 	case message.FieldReplyToID:
 		return m.ReplyToID()
+	case message.FieldBotSource:
+		return m.BotSource()
 	}
 	return nil, false
 }
@@ -30896,6 +30951,8 @@ func (m *MessageMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldPlatformTimestamp(ctx)
 	case message.FieldReplyToID:
 		return m.OldReplyToID(ctx)
+	case message.FieldBotSource:
+		return m.OldBotSource(ctx)
 	}
 	return nil, fmt.Errorf("unknown Message field %s", name)
 }
@@ -31031,6 +31088,13 @@ func (m *MessageMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetReplyToID(v)
 		return nil
+	case message.FieldBotSource:
+		v, ok := value.(message.BotSource)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBotSource(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Message field %s", name)
 }
@@ -31076,6 +31140,9 @@ func (m *MessageMutation) ClearedFields() []string {
 	if m.FieldCleared(message.FieldReplyToID) {
 		fields = append(fields, message.FieldReplyToID)
 	}
+	if m.FieldCleared(message.FieldBotSource) {
+		fields = append(fields, message.FieldBotSource)
+	}
 	return fields
 }
 
@@ -31104,6 +31171,9 @@ func (m *MessageMutation) ClearField(name string) error {
 		return nil
 	case message.FieldReplyToID:
 		m.ClearReplyToID()
+		return nil
+	case message.FieldBotSource:
+		m.ClearBotSource()
 		return nil
 	}
 	return fmt.Errorf("unknown Message nullable field %s", name)
@@ -31166,6 +31236,9 @@ func (m *MessageMutation) ResetField(name string) error {
 		return nil
 	case message.FieldReplyToID:
 		m.ResetReplyToID()
+		return nil
+	case message.FieldBotSource:
+		m.ResetBotSource()
 		return nil
 	}
 	return fmt.Errorf("unknown Message field %s", name)

@@ -28,6 +28,9 @@ func (r *Resolver) Account() AccountResolver { return &accountResolver{r} }
 // Campaign returns CampaignResolver implementation.
 func (r *Resolver) Campaign() CampaignResolver { return &campaignResolver{r} }
 
+// ChatbotSettings returns ChatbotSettingsResolver implementation.
+func (r *Resolver) ChatbotSettings() ChatbotSettingsResolver { return &chatbotSettingsResolver{r} }
+
 // Contact returns ContactResolver implementation.
 func (r *Resolver) Contact() ContactResolver { return &contactResolver{r} }
 
@@ -68,6 +71,7 @@ func (r *Resolver) WebhookSubscription() WebhookSubscriptionResolver {
 type (
 	accountResolver             struct{ *Resolver }
 	campaignResolver            struct{ *Resolver }
+	chatbotSettingsResolver     struct{ *Resolver }
 	contactResolver             struct{ *Resolver }
 	dashboardWidgetResolver     struct{ *Resolver }
 	organizationMemberResolver  struct{ *Resolver }

@@ -10,6 +10,7 @@ import (
 	"math"
 	"strconv"
 	"switchboard/accounts"
+	"switchboard/chatbot"
 	"switchboard/ent"
 	"switchboard/ent/account"
 	"switchboard/ent/agenttransfer"
@@ -61,6 +62,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	Account() AccountResolver
 	Campaign() CampaignResolver
+	ChatbotSettings() ChatbotSettingsResolver
 	Contact() ContactResolver
 	DashboardWidget() DashboardWidgetResolver
 	Mutation() MutationResolver
@@ -93,6 +95,17 @@ type ComplexityRoot struct {
 		StaticContent   func(childComplexity int) int
 		TriggerKeywords func(childComplexity int) int
 		UpdatedAt       func(childComplexity int) int
+	}
+
+	AIContextConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	AIContextEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	APIKey struct {
@@ -400,6 +413,17 @@ type ComplexityRoot struct {
 		UpdatedAt       func(childComplexity int) int
 	}
 
+	ChatbotFlowConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	ChatbotFlowEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	ChatbotSession struct {
 		ChatAccount    func(childComplexity int) int
 		CompletedAt    func(childComplexity int) int
@@ -416,6 +440,17 @@ type ComplexityRoot struct {
 		Status         func(childComplexity int) int
 		UpdatedAt      func(childComplexity int) int
 		Variables      func(childComplexity int) int
+	}
+
+	ChatbotSessionConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	ChatbotSessionEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	ChatbotSettings struct {
@@ -441,6 +476,7 @@ type ComplexityRoot struct {
 		FallbackMessage              func(childComplexity int) int
 		GreetingButtons              func(childComplexity int) int
 		GreetingMessage              func(childComplexity int) int
+		HasAIAPIKey                  func(childComplexity int) int
 		ID                           func(childComplexity int) int
 		Organization                 func(childComplexity int) int
 		OrganizationID               func(childComplexity int) int
@@ -455,6 +491,22 @@ type ComplexityRoot struct {
 		SLAWarningMessage            func(childComplexity int) int
 		SessionTimeoutMinutes        func(childComplexity int) int
 		UpdatedAt                    func(childComplexity int) int
+	}
+
+	ChatbotSettingsWithStats struct {
+		Settings func(childComplexity int) int
+		Stats    func(childComplexity int) int
+	}
+
+	ChatbotStats struct {
+		AIContextsCount func(childComplexity int) int
+		AIResponses     func(childComplexity int) int
+		ActiveSessions  func(childComplexity int) int
+		AgentTransfers  func(childComplexity int) int
+		FlowsCount      func(childComplexity int) int
+		KeywordsCount   func(childComplexity int) int
+		MessagesHandled func(childComplexity int) int
+		TotalSessions   func(childComplexity int) int
 	}
 
 	Contact struct {
@@ -669,6 +721,17 @@ type ComplexityRoot struct {
 		UpdatedAt       func(childComplexity int) int
 	}
 
+	KeywordRuleConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	KeywordRuleEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	Me struct {
 		GrantedPermissions func(childComplexity int) int
 		Organization       func(childComplexity int) int
@@ -680,6 +743,7 @@ type ComplexityRoot struct {
 	}
 
 	Message struct {
+		BotSource         func(childComplexity int) int
 		ChatAccount       func(childComplexity int) int
 		ChatMessageID     func(childComplexity int) int
 		Contact           func(childComplexity int) int
@@ -716,13 +780,16 @@ type ComplexityRoot struct {
 		AssignContact                func(childComplexity int, id uuid.UUID, userID *uuid.UUID) int
 		CancelCampaign               func(childComplexity int, id uuid.UUID) int
 		ChangePassword               func(childComplexity int, input model.ChangePasswordInput) int
+		CreateAIContext              func(childComplexity int, input chatbot.ContextInput) int
 		CreateAPIKey                 func(childComplexity int, input model.CreateAPIKeyInput) int
 		CreateAccount                func(childComplexity int, input accounts.CreateInput) int
 		CreateCampaign               func(childComplexity int, input model.CreateCampaignInput) int
 		CreateCannedResponse         func(childComplexity int, input CreateCannedResponseInput) int
+		CreateChatbotFlow            func(childComplexity int, input chatbot.FlowInput) int
 		CreateContact                func(childComplexity int, input CreateContactInput) int
 		CreateContactNote            func(childComplexity int, contactID uuid.UUID, content string) int
 		CreateDashboardWidget        func(childComplexity int, input widgets.Input) int
+		CreateKeywordRule            func(childComplexity int, input chatbot.KeywordInput) int
 		CreateOrganization           func(childComplexity int, input model.CreateOrganizationInput) int
 		CreateRole                   func(childComplexity int, input model.CreateRoleInput) int
 		CreateTag                    func(childComplexity int, input tags.CreateInput) int
@@ -731,14 +798,17 @@ type ComplexityRoot struct {
 		CreateUser                   func(childComplexity int, input model.CreateUserInput) int
 		CreateWebhookSubscription    func(childComplexity int, input CreateWebhookInput) int
 		DeclineInvitation            func(childComplexity int, id uuid.UUID) int
+		DeleteAIContext              func(childComplexity int, id uuid.UUID) int
 		DeleteAPIKey                 func(childComplexity int, id uuid.UUID) int
 		DeleteAccount                func(childComplexity int, id uuid.UUID) int
 		DeleteCampaign               func(childComplexity int, id uuid.UUID) int
 		DeleteCampaignRecipient      func(childComplexity int, campaignID uuid.UUID, id uuid.UUID) int
 		DeleteCannedResponse         func(childComplexity int, id uuid.UUID) int
+		DeleteChatbotFlow            func(childComplexity int, id uuid.UUID) int
 		DeleteContact                func(childComplexity int, id uuid.UUID) int
 		DeleteContactNote            func(childComplexity int, contactID uuid.UUID, id uuid.UUID) int
 		DeleteDashboardWidget        func(childComplexity int, id uuid.UUID) int
+		DeleteKeywordRule            func(childComplexity int, id uuid.UUID) int
 		DeleteRole                   func(childComplexity int, id uuid.UUID) int
 		DeleteSSOConfig              func(childComplexity int, provider ssoconfig.Provider) int
 		DeleteTag                    func(childComplexity int, name string) int
@@ -765,13 +835,17 @@ type ComplexityRoot struct {
 		SyncTemplates                func(childComplexity int, chatAccount string) int
 		TestAccount                  func(childComplexity int, id uuid.UUID) int
 		TestWebhookSubscription      func(childComplexity int, id uuid.UUID) int
+		UpdateAIContext              func(childComplexity int, id uuid.UUID, input chatbot.ContextInput) int
 		UpdateAccount                func(childComplexity int, id uuid.UUID, input accounts.UpdateInput) int
 		UpdateAccountBusinessProfile func(childComplexity int, id uuid.UUID, input accounts.BusinessProfileInput) int
 		UpdateCampaign               func(childComplexity int, id uuid.UUID, input model.UpdateCampaignInput) int
 		UpdateCannedResponse         func(childComplexity int, id uuid.UUID, input UpdateCannedResponseInput) int
+		UpdateChatbotFlow            func(childComplexity int, id uuid.UUID, input chatbot.FlowInput) int
+		UpdateChatbotSettings        func(childComplexity int, input chatbot.SettingsChanges) int
 		UpdateContact                func(childComplexity int, id uuid.UUID, input UpdateContactInput) int
 		UpdateContactNote            func(childComplexity int, contactID uuid.UUID, id uuid.UUID, content string) int
 		UpdateDashboardWidget        func(childComplexity int, id uuid.UUID, input widgets.Input) int
+		UpdateKeywordRule            func(childComplexity int, id uuid.UUID, input chatbot.KeywordInput) int
 		UpdateMemberRole             func(childComplexity int, memberID uuid.UUID, roleID uuid.UUID) int
 		UpdateMySettings             func(childComplexity int, input usersettings.Changes) int
 		UpdateOrgSettings            func(childComplexity int, input model.UpdateOrgSettingsInput) int
@@ -947,11 +1021,15 @@ type ComplexityRoot struct {
 		Account                func(childComplexity int, id uuid.UUID) int
 		AccountBusinessProfile func(childComplexity int, id uuid.UUID) int
 		Accounts               func(childComplexity int) int
+		AiContexts             func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.AIContextOrder, where *ent.AIContextWhereInput) int
 		Campaign               func(childComplexity int, id uuid.UUID) int
 		CampaignRecipients     func(childComplexity int, campaignID uuid.UUID, status *string, page *int, limit *int) int
 		Campaigns              func(childComplexity int, status *string, chatAccount *string, search *string, from *time.Time, to *time.Time, page *int, limit *int) int
 		CannedResponse         func(childComplexity int, id uuid.UUID) int
 		CannedResponses        func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, category *string, activeOnly *bool, orderBy *ent.CannedResponseOrder, where *ent.CannedResponseWhereInput) int
+		ChatbotFlows           func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.ChatbotFlowOrder, where *ent.ChatbotFlowWhereInput) int
+		ChatbotSessions        func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, status *string, orderBy *ent.ChatbotSessionOrder, where *ent.ChatbotSessionWhereInput) int
+		ChatbotSettings        func(childComplexity int) int
 		Contact                func(childComplexity int, id uuid.UUID) int
 		ContactNotes           func(childComplexity int, contactID uuid.UUID, before *uuid.UUID, limit *int) int
 		ContactSessionData     func(childComplexity int, id uuid.UUID) int
@@ -959,6 +1037,7 @@ type ComplexityRoot struct {
 		CurrentOrganization    func(childComplexity int) int
 		DashboardData          func(childComplexity int, from *string, to *string) int
 		DashboardWidgets       func(childComplexity int) int
+		KeywordRules           func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.KeywordRuleOrder, where *ent.KeywordRuleWhereInput) int
 		Members                func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.OrganizationMemberOrder, where *ent.OrganizationMemberWhereInput) int
 		Messages               func(childComplexity int, contactID uuid.UUID, beforeID *uuid.UUID, account *string, limit *int) int
 		MyInvitations          func(childComplexity int) int
@@ -1281,6 +1360,9 @@ type AccountResolver interface {
 type CampaignResolver interface {
 	TemplateName(ctx context.Context, obj *ent.Campaign) (string, error)
 }
+type ChatbotSettingsResolver interface {
+	HasAIAPIKey(ctx context.Context, obj *ent.ChatbotSettings) (bool, error)
+}
 type ContactResolver interface {
 	ServiceWindowOpen(ctx context.Context, obj *ent.Contact) (bool, error)
 }
@@ -1360,6 +1442,16 @@ type MutationResolver interface {
 	PauseCampaign(ctx context.Context, id uuid.UUID) (*ent.Campaign, error)
 	CancelCampaign(ctx context.Context, id uuid.UUID) (*ent.Campaign, error)
 	RetryFailedCampaign(ctx context.Context, id uuid.UUID) (*model.CampaignRetryResult, error)
+	UpdateChatbotSettings(ctx context.Context, input chatbot.SettingsChanges) (*chatbot.SettingsWithStats, error)
+	CreateKeywordRule(ctx context.Context, input chatbot.KeywordInput) (*ent.KeywordRule, error)
+	UpdateKeywordRule(ctx context.Context, id uuid.UUID, input chatbot.KeywordInput) (*ent.KeywordRule, error)
+	DeleteKeywordRule(ctx context.Context, id uuid.UUID) (bool, error)
+	CreateAIContext(ctx context.Context, input chatbot.ContextInput) (*ent.AIContext, error)
+	UpdateAIContext(ctx context.Context, id uuid.UUID, input chatbot.ContextInput) (*ent.AIContext, error)
+	DeleteAIContext(ctx context.Context, id uuid.UUID) (bool, error)
+	CreateChatbotFlow(ctx context.Context, input chatbot.FlowInput) (*ent.ChatbotFlow, error)
+	UpdateChatbotFlow(ctx context.Context, id uuid.UUID, input chatbot.FlowInput) (*ent.ChatbotFlow, error)
+	DeleteChatbotFlow(ctx context.Context, id uuid.UUID) (bool, error)
 }
 type OrganizationMemberResolver interface {
 	Email(ctx context.Context, obj *ent.OrganizationMember) (string, error)
@@ -1411,6 +1503,11 @@ type QueryResolver interface {
 	Campaigns(ctx context.Context, status *string, chatAccount *string, search *string, from *time.Time, to *time.Time, page *int, limit *int) (*model.CampaignPage, error)
 	Campaign(ctx context.Context, id uuid.UUID) (*ent.Campaign, error)
 	CampaignRecipients(ctx context.Context, campaignID uuid.UUID, status *string, page *int, limit *int) (*model.CampaignRecipientPage, error)
+	ChatbotSettings(ctx context.Context) (*chatbot.SettingsWithStats, error)
+	KeywordRules(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.KeywordRuleOrder, where *ent.KeywordRuleWhereInput) (*ent.KeywordRuleConnection, error)
+	AiContexts(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.AIContextOrder, where *ent.AIContextWhereInput) (*ent.AIContextConnection, error)
+	ChatbotFlows(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.ChatbotFlowOrder, where *ent.ChatbotFlowWhereInput) (*ent.ChatbotFlowConnection, error)
+	ChatbotSessions(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, status *string, orderBy *ent.ChatbotSessionOrder, where *ent.ChatbotSessionWhereInput) (*ent.ChatbotSessionConnection, error)
 }
 type RoleResolver interface {
 	PermissionCount(ctx context.Context, obj *ent.Role) (int, error)
@@ -1533,6 +1630,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AIContext.UpdatedAt(childComplexity), true
+
+	case "AIContextConnection.edges":
+		if e.ComplexityRoot.AIContextConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AIContextConnection.Edges(childComplexity), true
+	case "AIContextConnection.pageInfo":
+		if e.ComplexityRoot.AIContextConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AIContextConnection.PageInfo(childComplexity), true
+	case "AIContextConnection.totalCount":
+		if e.ComplexityRoot.AIContextConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AIContextConnection.TotalCount(childComplexity), true
+
+	case "AIContextEdge.cursor":
+		if e.ComplexityRoot.AIContextEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AIContextEdge.Cursor(childComplexity), true
+	case "AIContextEdge.node":
+		if e.ComplexityRoot.AIContextEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AIContextEdge.Node(childComplexity), true
 
 	case "APIKey.createdAt":
 		if e.ComplexityRoot.APIKey.CreatedAt == nil {
@@ -2973,6 +3102,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ChatbotFlow.UpdatedAt(childComplexity), true
 
+	case "ChatbotFlowConnection.edges":
+		if e.ComplexityRoot.ChatbotFlowConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotFlowConnection.Edges(childComplexity), true
+	case "ChatbotFlowConnection.pageInfo":
+		if e.ComplexityRoot.ChatbotFlowConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotFlowConnection.PageInfo(childComplexity), true
+	case "ChatbotFlowConnection.totalCount":
+		if e.ComplexityRoot.ChatbotFlowConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotFlowConnection.TotalCount(childComplexity), true
+
+	case "ChatbotFlowEdge.cursor":
+		if e.ComplexityRoot.ChatbotFlowEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotFlowEdge.Cursor(childComplexity), true
+	case "ChatbotFlowEdge.node":
+		if e.ComplexityRoot.ChatbotFlowEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotFlowEdge.Node(childComplexity), true
+
 	case "ChatbotSession.chatAccount":
 		if e.ComplexityRoot.ChatbotSession.ChatAccount == nil {
 			break
@@ -3063,6 +3224,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ChatbotSession.Variables(childComplexity), true
+
+	case "ChatbotSessionConnection.edges":
+		if e.ComplexityRoot.ChatbotSessionConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotSessionConnection.Edges(childComplexity), true
+	case "ChatbotSessionConnection.pageInfo":
+		if e.ComplexityRoot.ChatbotSessionConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotSessionConnection.PageInfo(childComplexity), true
+	case "ChatbotSessionConnection.totalCount":
+		if e.ComplexityRoot.ChatbotSessionConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotSessionConnection.TotalCount(childComplexity), true
+
+	case "ChatbotSessionEdge.cursor":
+		if e.ComplexityRoot.ChatbotSessionEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotSessionEdge.Cursor(childComplexity), true
+	case "ChatbotSessionEdge.node":
+		if e.ComplexityRoot.ChatbotSessionEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotSessionEdge.Node(childComplexity), true
 
 	case "ChatbotSettings.agentCurrentConversationOnly":
 		if e.ComplexityRoot.ChatbotSettings.AgentCurrentConversationOnly == nil {
@@ -3196,6 +3389,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ChatbotSettings.GreetingMessage(childComplexity), true
+	case "ChatbotSettings.hasAIAPIKey":
+		if e.ComplexityRoot.ChatbotSettings.HasAIAPIKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotSettings.HasAIAPIKey(childComplexity), true
 	case "ChatbotSettings.id":
 		if e.ComplexityRoot.ChatbotSettings.ID == nil {
 			break
@@ -3280,6 +3479,68 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ChatbotSettings.UpdatedAt(childComplexity), true
+
+	case "ChatbotSettingsWithStats.settings":
+		if e.ComplexityRoot.ChatbotSettingsWithStats.Settings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotSettingsWithStats.Settings(childComplexity), true
+	case "ChatbotSettingsWithStats.stats":
+		if e.ComplexityRoot.ChatbotSettingsWithStats.Stats == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotSettingsWithStats.Stats(childComplexity), true
+
+	case "ChatbotStats.aiContextsCount":
+		if e.ComplexityRoot.ChatbotStats.AIContextsCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotStats.AIContextsCount(childComplexity), true
+	case "ChatbotStats.aiResponses":
+		if e.ComplexityRoot.ChatbotStats.AIResponses == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotStats.AIResponses(childComplexity), true
+	case "ChatbotStats.activeSessions":
+		if e.ComplexityRoot.ChatbotStats.ActiveSessions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotStats.ActiveSessions(childComplexity), true
+	case "ChatbotStats.agentTransfers":
+		if e.ComplexityRoot.ChatbotStats.AgentTransfers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotStats.AgentTransfers(childComplexity), true
+	case "ChatbotStats.flowsCount":
+		if e.ComplexityRoot.ChatbotStats.FlowsCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotStats.FlowsCount(childComplexity), true
+	case "ChatbotStats.keywordsCount":
+		if e.ComplexityRoot.ChatbotStats.KeywordsCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotStats.KeywordsCount(childComplexity), true
+	case "ChatbotStats.messagesHandled":
+		if e.ComplexityRoot.ChatbotStats.MessagesHandled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotStats.MessagesHandled(childComplexity), true
+	case "ChatbotStats.totalSessions":
+		if e.ComplexityRoot.ChatbotStats.TotalSessions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotStats.TotalSessions(childComplexity), true
 
 	case "Contact.agentTransfers":
 		if e.ComplexityRoot.Contact.AgentTransfers == nil {
@@ -4230,6 +4491,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.KeywordRule.UpdatedAt(childComplexity), true
 
+	case "KeywordRuleConnection.edges":
+		if e.ComplexityRoot.KeywordRuleConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KeywordRuleConnection.Edges(childComplexity), true
+	case "KeywordRuleConnection.pageInfo":
+		if e.ComplexityRoot.KeywordRuleConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KeywordRuleConnection.PageInfo(childComplexity), true
+	case "KeywordRuleConnection.totalCount":
+		if e.ComplexityRoot.KeywordRuleConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KeywordRuleConnection.TotalCount(childComplexity), true
+
+	case "KeywordRuleEdge.cursor":
+		if e.ComplexityRoot.KeywordRuleEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KeywordRuleEdge.Cursor(childComplexity), true
+	case "KeywordRuleEdge.node":
+		if e.ComplexityRoot.KeywordRuleEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KeywordRuleEdge.Node(childComplexity), true
+
 	case "Me.grantedPermissions":
 		if e.ComplexityRoot.Me.GrantedPermissions == nil {
 			break
@@ -4273,6 +4566,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Me.User(childComplexity), true
 
+	case "Message.botSource":
+		if e.ComplexityRoot.Message.BotSource == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.BotSource(childComplexity), true
 	case "Message.chatAccount":
 		if e.ComplexityRoot.Message.ChatAccount == nil {
 			break
@@ -4485,6 +4784,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ChangePassword(childComplexity, args["input"].(model.ChangePasswordInput)), true
+	case "Mutation.createAIContext":
+		if e.ComplexityRoot.Mutation.CreateAIContext == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createAIContext_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateAIContext(childComplexity, args["input"].(chatbot.ContextInput)), true
 	case "Mutation.createAPIKey":
 		if e.ComplexityRoot.Mutation.CreateAPIKey == nil {
 			break
@@ -4529,6 +4839,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateCannedResponse(childComplexity, args["input"].(CreateCannedResponseInput)), true
+	case "Mutation.createChatbotFlow":
+		if e.ComplexityRoot.Mutation.CreateChatbotFlow == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createChatbotFlow_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateChatbotFlow(childComplexity, args["input"].(chatbot.FlowInput)), true
 	case "Mutation.createContact":
 		if e.ComplexityRoot.Mutation.CreateContact == nil {
 			break
@@ -4562,6 +4883,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateDashboardWidget(childComplexity, args["input"].(widgets.Input)), true
+	case "Mutation.createKeywordRule":
+		if e.ComplexityRoot.Mutation.CreateKeywordRule == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createKeywordRule_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateKeywordRule(childComplexity, args["input"].(chatbot.KeywordInput)), true
 	case "Mutation.createOrganization":
 		if e.ComplexityRoot.Mutation.CreateOrganization == nil {
 			break
@@ -4650,6 +4982,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeclineInvitation(childComplexity, args["id"].(uuid.UUID)), true
+	case "Mutation.deleteAIContext":
+		if e.ComplexityRoot.Mutation.DeleteAIContext == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteAIContext_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteAIContext(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.deleteAPIKey":
 		if e.ComplexityRoot.Mutation.DeleteAPIKey == nil {
 			break
@@ -4705,6 +5048,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteCannedResponse(childComplexity, args["id"].(uuid.UUID)), true
+	case "Mutation.deleteChatbotFlow":
+		if e.ComplexityRoot.Mutation.DeleteChatbotFlow == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteChatbotFlow_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteChatbotFlow(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.deleteContact":
 		if e.ComplexityRoot.Mutation.DeleteContact == nil {
 			break
@@ -4738,6 +5092,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteDashboardWidget(childComplexity, args["id"].(uuid.UUID)), true
+	case "Mutation.deleteKeywordRule":
+		if e.ComplexityRoot.Mutation.DeleteKeywordRule == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteKeywordRule_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteKeywordRule(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.deleteRole":
 		if e.ComplexityRoot.Mutation.DeleteRole == nil {
 			break
@@ -5024,6 +5389,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.TestWebhookSubscription(childComplexity, args["id"].(uuid.UUID)), true
+	case "Mutation.updateAIContext":
+		if e.ComplexityRoot.Mutation.UpdateAIContext == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateAIContext_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateAIContext(childComplexity, args["id"].(uuid.UUID), args["input"].(chatbot.ContextInput)), true
 	case "Mutation.updateAccount":
 		if e.ComplexityRoot.Mutation.UpdateAccount == nil {
 			break
@@ -5068,6 +5444,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateCannedResponse(childComplexity, args["id"].(uuid.UUID), args["input"].(UpdateCannedResponseInput)), true
+	case "Mutation.updateChatbotFlow":
+		if e.ComplexityRoot.Mutation.UpdateChatbotFlow == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateChatbotFlow_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateChatbotFlow(childComplexity, args["id"].(uuid.UUID), args["input"].(chatbot.FlowInput)), true
+	case "Mutation.updateChatbotSettings":
+		if e.ComplexityRoot.Mutation.UpdateChatbotSettings == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateChatbotSettings_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateChatbotSettings(childComplexity, args["input"].(chatbot.SettingsChanges)), true
 	case "Mutation.updateContact":
 		if e.ComplexityRoot.Mutation.UpdateContact == nil {
 			break
@@ -5101,6 +5499,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateDashboardWidget(childComplexity, args["id"].(uuid.UUID), args["input"].(widgets.Input)), true
+	case "Mutation.updateKeywordRule":
+		if e.ComplexityRoot.Mutation.UpdateKeywordRule == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateKeywordRule_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateKeywordRule(childComplexity, args["id"].(uuid.UUID), args["input"].(chatbot.KeywordInput)), true
 	case "Mutation.updateMemberRole":
 		if e.ComplexityRoot.Mutation.UpdateMemberRole == nil {
 			break
@@ -5903,6 +6312,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Accounts(childComplexity), true
+	case "Query.aiContexts":
+		if e.ComplexityRoot.Query.AiContexts == nil {
+			break
+		}
+
+		args, err := ec.field_Query_aiContexts_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AiContexts(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["search"].(*string), args["orderBy"].(*ent.AIContextOrder), args["where"].(*ent.AIContextWhereInput)), true
 	case "Query.campaign":
 		if e.ComplexityRoot.Query.Campaign == nil {
 			break
@@ -5958,6 +6378,34 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.CannedResponses(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["search"].(*string), args["category"].(*string), args["activeOnly"].(*bool), args["orderBy"].(*ent.CannedResponseOrder), args["where"].(*ent.CannedResponseWhereInput)), true
+	case "Query.chatbotFlows":
+		if e.ComplexityRoot.Query.ChatbotFlows == nil {
+			break
+		}
+
+		args, err := ec.field_Query_chatbotFlows_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ChatbotFlows(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["search"].(*string), args["orderBy"].(*ent.ChatbotFlowOrder), args["where"].(*ent.ChatbotFlowWhereInput)), true
+	case "Query.chatbotSessions":
+		if e.ComplexityRoot.Query.ChatbotSessions == nil {
+			break
+		}
+
+		args, err := ec.field_Query_chatbotSessions_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ChatbotSessions(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["status"].(*string), args["orderBy"].(*ent.ChatbotSessionOrder), args["where"].(*ent.ChatbotSessionWhereInput)), true
+	case "Query.chatbotSettings":
+		if e.ComplexityRoot.Query.ChatbotSettings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.ChatbotSettings(childComplexity), true
 	case "Query.contact":
 		if e.ComplexityRoot.Query.Contact == nil {
 			break
@@ -6026,6 +6474,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.DashboardWidgets(childComplexity), true
 
+	case "Query.keywordRules":
+		if e.ComplexityRoot.Query.KeywordRules == nil {
+			break
+		}
+
+		args, err := ec.field_Query_keywordRules_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.KeywordRules(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["search"].(*string), args["orderBy"].(*ent.KeywordRuleOrder), args["where"].(*ent.KeywordRuleWhereInput)), true
 	case "Query.members":
 		if e.ComplexityRoot.Query.Members == nil {
 			break
@@ -7488,6 +7947,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
+		ec.unmarshalInputAIContextInput,
 		ec.unmarshalInputAIContextOrder,
 		ec.unmarshalInputAIContextWhereInput,
 		ec.unmarshalInputAPIKeyOrder,
@@ -7518,8 +7978,11 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCatalogOrder,
 		ec.unmarshalInputCatalogWhereInput,
 		ec.unmarshalInputChangePasswordInput,
+		ec.unmarshalInputChatbotButtonInput,
+		ec.unmarshalInputChatbotFlowInput,
 		ec.unmarshalInputChatbotFlowOrder,
 		ec.unmarshalInputChatbotFlowWhereInput,
+		ec.unmarshalInputChatbotScheduleDayInput,
 		ec.unmarshalInputChatbotSessionOrder,
 		ec.unmarshalInputChatbotSessionWhereInput,
 		ec.unmarshalInputChatbotSettingsOrder,
@@ -7552,6 +8015,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputInteractiveMessageInput,
 		ec.unmarshalInputInvitationOrder,
 		ec.unmarshalInputInvitationWhereInput,
+		ec.unmarshalInputKeywordRuleInput,
 		ec.unmarshalInputKeywordRuleOrder,
 		ec.unmarshalInputKeywordRuleWhereInput,
 		ec.unmarshalInputMessageOrder,
@@ -7582,6 +8046,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputUpdateAccountInput,
 		ec.unmarshalInputUpdateCampaignInput,
 		ec.unmarshalInputUpdateCannedResponseInput,
+		ec.unmarshalInputUpdateChatbotSettingsInput,
 		ec.unmarshalInputUpdateContactInput,
 		ec.unmarshalInputUpdateOrgSettingsInput,
 		ec.unmarshalInputUpdateRoleInput,
@@ -7712,11 +8177,41 @@ type AIContext implements Node {
   organization: Organization!
 }
 """
+A connection to a list of items.
+"""
+type AIContextConnection {
+  """
+  A list of edges.
+  """
+  edges: [AIContextEdge]
+  """
+  Information to aid in pagination.
+  """
+  pageInfo: PageInfo!
+  """
+  Identifies the total count of items in the connection.
+  """
+  totalCount: Int!
+}
+"""
 AIContextContextType is enum for the field context_type
 """
 enum AIContextContextType @goModel(model: "switchboard/ent/aicontext.ContextType") {
   static
   api
+}
+"""
+An edge in a connection.
+"""
+type AIContextEdge {
+  """
+  The item at the end of the edge.
+  """
+  node: AIContext
+  """
+  A cursor for use in pagination.
+  """
+  cursor: Cursor!
 }
 """
 Ordering options for AIContext connections
@@ -10499,6 +10994,36 @@ type ChatbotFlow implements Node {
   organization: Organization!
 }
 """
+A connection to a list of items.
+"""
+type ChatbotFlowConnection {
+  """
+  A list of edges.
+  """
+  edges: [ChatbotFlowEdge]
+  """
+  Information to aid in pagination.
+  """
+  pageInfo: PageInfo!
+  """
+  Identifies the total count of items in the connection.
+  """
+  totalCount: Int!
+}
+"""
+An edge in a connection.
+"""
+type ChatbotFlowEdge {
+  """
+  The item at the end of the edge.
+  """
+  node: ChatbotFlow
+  """
+  A cursor for use in pagination.
+  """
+  cursor: Cursor!
+}
+"""
 Ordering options for ChatbotFlow connections
 """
 input ChatbotFlowOrder {
@@ -10642,6 +11167,36 @@ type ChatbotSession implements Node {
   completedAt: Time
   organization: Organization!
   contact: Contact!
+}
+"""
+A connection to a list of items.
+"""
+type ChatbotSessionConnection {
+  """
+  A list of edges.
+  """
+  edges: [ChatbotSessionEdge]
+  """
+  Information to aid in pagination.
+  """
+  pageInfo: PageInfo!
+  """
+  Identifies the total count of items in the connection.
+  """
+  totalCount: Int!
+}
+"""
+An edge in a connection.
+"""
+type ChatbotSessionEdge {
+  """
+  The item at the end of the edge.
+  """
+  node: ChatbotSession
+  """
+  A cursor for use in pagination.
+  """
+  cursor: Cursor!
 }
 """
 Ordering options for ChatbotSession connections
@@ -12852,6 +13407,36 @@ type KeywordRule implements Node {
   organization: Organization!
 }
 """
+A connection to a list of items.
+"""
+type KeywordRuleConnection {
+  """
+  A list of edges.
+  """
+  edges: [KeywordRuleEdge]
+  """
+  Information to aid in pagination.
+  """
+  pageInfo: PageInfo!
+  """
+  Identifies the total count of items in the connection.
+  """
+  totalCount: Int!
+}
+"""
+An edge in a connection.
+"""
+type KeywordRuleEdge {
+  """
+  The item at the end of the edge.
+  """
+  node: KeywordRule
+  """
+  A cursor for use in pagination.
+  """
+  cursor: Cursor!
+}
+"""
 KeywordRuleMatchType is enum for the field match_type
 """
 enum KeywordRuleMatchType @goModel(model: "switchboard/ent/keywordrule.MatchType") {
@@ -13018,8 +13603,24 @@ type Message implements Node {
   sentByUserID: UUID
   platformTimestamp: Time
   replyToID: UUID
+  """
+  Set on an outgoing message the chatbot sent, naming what produced it; null for people's messages. The chatbot stats count these rows (messages_handled: any value, ai_responses: ai).
+  """
+  botSource: MessageBotSource
   organization: Organization!
   contact: Contact!
+}
+"""
+MessageBotSource is enum for the field bot_source
+"""
+enum MessageBotSource @goModel(model: "switchboard/ent/message.BotSource") {
+  keyword
+  flow
+  ai
+  greeting
+  fallback
+  out_of_hours
+  system
 }
 """
 MessageDirection is enum for the field direction
@@ -13280,6 +13881,15 @@ input MessageWhereInput {
   replyToIDLTE: UUID
   replyToIDIsNil: Boolean
   replyToIDNotNil: Boolean
+  """
+  bot_source field predicates
+  """
+  botSource: MessageBotSource
+  botSourceNEQ: MessageBotSource
+  botSourceIn: [MessageBotSource!]
+  botSourceNotIn: [MessageBotSource!]
+  botSourceIsNil: Boolean
+  botSourceNotNil: Boolean
   """
   organization edge predicates
   """
@@ -17014,12 +17624,212 @@ extend type Subscription {
   campaignProgress(id: ID!): CampaignProgress!
 }
 `, BuiltIn: false},
+	{Name: "../chatbot.graphql", Input: `# The chatbot's configuration (package chatbot): settings with their
+# stats, keyword rules, AI contexts, flows (graphs validated on save) and
+# the sessions' read side. Reads need chatbot:read, changes chatbot:update.
+
+"""The chatbot's figures, counted from the data on each read."""
+type ChatbotStats {
+  totalSessions: Int!
+  activeSessions: Int!
+  """Outgoing messages the chatbot sent (Message.botSource set)."""
+  messagesHandled: Int!
+  """Those of them the AI wrote."""
+  aiResponses: Int!
+  agentTransfers: Int!
+  keywordsCount: Int!
+  flowsCount: Int!
+  aiContextsCount: Int!
+}
+
+type ChatbotSettingsWithStats {
+  settings: ChatbotSettings!
+  stats: ChatbotStats!
+}
+
+extend type ChatbotSettings {
+  """Whether an AI API key is stored; the key is never returned."""
+  hasAIAPIKey: Boolean!
+}
+
+input ChatbotButtonInput {
+  id: String!
+  """At most 20 characters."""
+  title: String!
+}
+
+input ChatbotScheduleDayInput {
+  """0 (Sunday) to 6 (Saturday)."""
+  day: Int!
+  enabled: Boolean!
+  """HH:MM in the organization's time zone."""
+  startTime: String!
+  endTime: String!
+}
+
+"""Null or absent fields keep their value. aiAPIKey is write-only: a
+value replaces the stored key, an empty string removes it."""
+input UpdateChatbotSettingsInput {
+  enabled: Boolean
+  businessHoursEnabled: Boolean
+  allowAutomatedOutsideHours: Boolean
+  allowAgentQueuePickup: Boolean
+  assignToSameAgent: Boolean
+  agentCurrentConversationOnly: Boolean
+  aiEnabled: Boolean
+  slaEnabled: Boolean
+  clientReminderEnabled: Boolean
+  greetingMessage: String
+  fallbackMessage: String
+  outOfHoursMessage: String
+  """openai, anthropic or google."""
+  aiProvider: String
+  aiModel: String
+  aiSystemPrompt: String
+  aiAPIKey: String
+  slaAutoCloseMessage: String
+  slaWarningMessage: String
+  clientReminderMessage: String
+  clientAutoCloseMessage: String
+  """At most 3."""
+  greetingButtons: [ChatbotButtonInput!]
+  fallbackButtons: [ChatbotButtonInput!]
+  businessHours: [ChatbotScheduleDayInput!]
+  """User ids of members of the organization."""
+  slaEscalationNotifyIDs: [String!]
+  sessionTimeoutMinutes: Int
+  aiMaxTokens: Int
+  slaResponseMinutes: Int
+  slaResolutionMinutes: Int
+  slaEscalationMinutes: Int
+  slaAutoCloseHours: Int
+  clientReminderMinutes: Int
+  clientAutoCloseMinutes: Int
+}
+
+"""A keyword rule; on update, null or absent fields keep their value."""
+input KeywordRuleInput {
+  """Defaults to the keywords joined."""
+  name: String
+  keywords: [String!]
+  """exact, contains (default), starts_with or regex (RE2)."""
+  matchType: String
+  """text (default) or transfer."""
+  responseType: String
+  """{body, buttons[{id, title}]}."""
+  responseContent: Map
+  priority: Int
+  enabled: Boolean
+}
+
+"""An AI context; on update, null or absent fields keep their value."""
+input AIContextInput {
+  name: String
+  """static (default) or api."""
+  contextType: String
+  triggerKeywords: [String!]
+  staticContent: String
+  """For api contexts: {url, method, headers, body, response_path}."""
+  apiConfig: Map
+  priority: Int
+  enabled: Boolean
+}
+
+"""A chatbot flow; on update, null or absent fields keep their value."""
+input ChatbotFlowInput {
+  name: String
+  description: String
+  triggerKeywords: [String!]
+  enabled: Boolean
+  """{version, entry_node, nodes[], edges[]}, validated whole."""
+  graph: Map
+  """The account the flow is limited to; empty for all."""
+  chatAccount: String
+}
+
+extend type Query {
+  chatbotSettings: ChatbotSettingsWithStats!
+  """Keyword rules whose name or keywords contain search."""
+  keywordRules(after: Cursor, first: Int, before: Cursor, last: Int, search: String, orderBy: KeywordRuleOrder, where: KeywordRuleWhereInput): KeywordRuleConnection!
+  """AI contexts whose name, content or keywords contain search."""
+  aiContexts(after: Cursor, first: Int, before: Cursor, last: Int, search: String, orderBy: AIContextOrder, where: AIContextWhereInput): AIContextConnection!
+  """Flows whose name, description or keywords contain search."""
+  chatbotFlows(after: Cursor, first: Int, before: Cursor, last: Int, search: String, orderBy: ChatbotFlowOrder, where: ChatbotFlowWhereInput): ChatbotFlowConnection!
+  """Sessions, of one status (active, completed, cancelled, timeout) when given."""
+  chatbotSessions(after: Cursor, first: Int, before: Cursor, last: Int, status: String, orderBy: ChatbotSessionOrder, where: ChatbotSessionWhereInput): ChatbotSessionConnection!
+}
+
+extend type Mutation {
+  updateChatbotSettings(input: UpdateChatbotSettingsInput!): ChatbotSettingsWithStats!
+  createKeywordRule(input: KeywordRuleInput!): KeywordRule!
+  updateKeywordRule(id: ID!, input: KeywordRuleInput!): KeywordRule!
+  deleteKeywordRule(id: ID!): Boolean!
+  createAIContext(input: AIContextInput!): AIContext!
+  updateAIContext(id: ID!, input: AIContextInput!): AIContext!
+  deleteAIContext(id: ID!): Boolean!
+  createChatbotFlow(input: ChatbotFlowInput!): ChatbotFlow!
+  updateChatbotFlow(id: ID!, input: ChatbotFlowInput!): ChatbotFlow!
+  deleteChatbotFlow(id: ID!): Boolean!
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
 // childFields_* functions provide shared child field context lookups.
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
+
+func (ec *executionContext) childFields_AIContext(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_AIContext_id(ctx, field)
+	case "organizationID":
+		return ec.fieldContext_AIContext_organizationID(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_AIContext_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_AIContext_updatedAt(ctx, field)
+	case "name":
+		return ec.fieldContext_AIContext_name(ctx, field)
+	case "contextType":
+		return ec.fieldContext_AIContext_contextType(ctx, field)
+	case "triggerKeywords":
+		return ec.fieldContext_AIContext_triggerKeywords(ctx, field)
+	case "staticContent":
+		return ec.fieldContext_AIContext_staticContent(ctx, field)
+	case "apiConfig":
+		return ec.fieldContext_AIContext_apiConfig(ctx, field)
+	case "enabled":
+		return ec.fieldContext_AIContext_enabled(ctx, field)
+	case "priority":
+		return ec.fieldContext_AIContext_priority(ctx, field)
+	case "organization":
+		return ec.fieldContext_AIContext_organization(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AIContext", field.Name)
+}
+
+func (ec *executionContext) childFields_AIContextConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_AIContextConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_AIContextConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_AIContextConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AIContextConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_AIContextEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_AIContextEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_AIContextEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AIContextEdge", field.Name)
+}
 
 func (ec *executionContext) childFields_APIKey(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
@@ -17609,6 +18419,28 @@ func (ec *executionContext) childFields_ChatbotFlow(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type ChatbotFlow", field.Name)
 }
 
+func (ec *executionContext) childFields_ChatbotFlowConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_ChatbotFlowConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_ChatbotFlowConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_ChatbotFlowConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ChatbotFlowConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_ChatbotFlowEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_ChatbotFlowEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_ChatbotFlowEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ChatbotFlowEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_ChatbotSession(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -17643,6 +18475,140 @@ func (ec *executionContext) childFields_ChatbotSession(ctx context.Context, fiel
 		return ec.fieldContext_ChatbotSession_contact(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ChatbotSession", field.Name)
+}
+
+func (ec *executionContext) childFields_ChatbotSessionConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_ChatbotSessionConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_ChatbotSessionConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_ChatbotSessionConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ChatbotSessionConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_ChatbotSessionEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_ChatbotSessionEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_ChatbotSessionEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ChatbotSessionEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_ChatbotSettings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ChatbotSettings_id(ctx, field)
+	case "organizationID":
+		return ec.fieldContext_ChatbotSettings_organizationID(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_ChatbotSettings_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_ChatbotSettings_updatedAt(ctx, field)
+	case "enabled":
+		return ec.fieldContext_ChatbotSettings_enabled(ctx, field)
+	case "businessHoursEnabled":
+		return ec.fieldContext_ChatbotSettings_businessHoursEnabled(ctx, field)
+	case "allowAutomatedOutsideHours":
+		return ec.fieldContext_ChatbotSettings_allowAutomatedOutsideHours(ctx, field)
+	case "allowAgentQueuePickup":
+		return ec.fieldContext_ChatbotSettings_allowAgentQueuePickup(ctx, field)
+	case "assignToSameAgent":
+		return ec.fieldContext_ChatbotSettings_assignToSameAgent(ctx, field)
+	case "agentCurrentConversationOnly":
+		return ec.fieldContext_ChatbotSettings_agentCurrentConversationOnly(ctx, field)
+	case "aiEnabled":
+		return ec.fieldContext_ChatbotSettings_aiEnabled(ctx, field)
+	case "slaEnabled":
+		return ec.fieldContext_ChatbotSettings_slaEnabled(ctx, field)
+	case "clientReminderEnabled":
+		return ec.fieldContext_ChatbotSettings_clientReminderEnabled(ctx, field)
+	case "greetingMessage":
+		return ec.fieldContext_ChatbotSettings_greetingMessage(ctx, field)
+	case "fallbackMessage":
+		return ec.fieldContext_ChatbotSettings_fallbackMessage(ctx, field)
+	case "outOfHoursMessage":
+		return ec.fieldContext_ChatbotSettings_outOfHoursMessage(ctx, field)
+	case "aiProvider":
+		return ec.fieldContext_ChatbotSettings_aiProvider(ctx, field)
+	case "aiModel":
+		return ec.fieldContext_ChatbotSettings_aiModel(ctx, field)
+	case "aiSystemPrompt":
+		return ec.fieldContext_ChatbotSettings_aiSystemPrompt(ctx, field)
+	case "slaAutoCloseMessage":
+		return ec.fieldContext_ChatbotSettings_slaAutoCloseMessage(ctx, field)
+	case "slaWarningMessage":
+		return ec.fieldContext_ChatbotSettings_slaWarningMessage(ctx, field)
+	case "clientReminderMessage":
+		return ec.fieldContext_ChatbotSettings_clientReminderMessage(ctx, field)
+	case "clientAutoCloseMessage":
+		return ec.fieldContext_ChatbotSettings_clientAutoCloseMessage(ctx, field)
+	case "greetingButtons":
+		return ec.fieldContext_ChatbotSettings_greetingButtons(ctx, field)
+	case "fallbackButtons":
+		return ec.fieldContext_ChatbotSettings_fallbackButtons(ctx, field)
+	case "businessHours":
+		return ec.fieldContext_ChatbotSettings_businessHours(ctx, field)
+	case "slaEscalationNotifyIds":
+		return ec.fieldContext_ChatbotSettings_slaEscalationNotifyIds(ctx, field)
+	case "sessionTimeoutMinutes":
+		return ec.fieldContext_ChatbotSettings_sessionTimeoutMinutes(ctx, field)
+	case "aiMaxTokens":
+		return ec.fieldContext_ChatbotSettings_aiMaxTokens(ctx, field)
+	case "slaResponseMinutes":
+		return ec.fieldContext_ChatbotSettings_slaResponseMinutes(ctx, field)
+	case "slaResolutionMinutes":
+		return ec.fieldContext_ChatbotSettings_slaResolutionMinutes(ctx, field)
+	case "slaEscalationMinutes":
+		return ec.fieldContext_ChatbotSettings_slaEscalationMinutes(ctx, field)
+	case "slaAutoCloseHours":
+		return ec.fieldContext_ChatbotSettings_slaAutoCloseHours(ctx, field)
+	case "clientReminderMinutes":
+		return ec.fieldContext_ChatbotSettings_clientReminderMinutes(ctx, field)
+	case "clientAutoCloseMinutes":
+		return ec.fieldContext_ChatbotSettings_clientAutoCloseMinutes(ctx, field)
+	case "organization":
+		return ec.fieldContext_ChatbotSettings_organization(ctx, field)
+	case "hasAIAPIKey":
+		return ec.fieldContext_ChatbotSettings_hasAIAPIKey(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ChatbotSettings", field.Name)
+}
+
+func (ec *executionContext) childFields_ChatbotSettingsWithStats(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "settings":
+		return ec.fieldContext_ChatbotSettingsWithStats_settings(ctx, field)
+	case "stats":
+		return ec.fieldContext_ChatbotSettingsWithStats_stats(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ChatbotSettingsWithStats", field.Name)
+}
+
+func (ec *executionContext) childFields_ChatbotStats(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "totalSessions":
+		return ec.fieldContext_ChatbotStats_totalSessions(ctx, field)
+	case "activeSessions":
+		return ec.fieldContext_ChatbotStats_activeSessions(ctx, field)
+	case "messagesHandled":
+		return ec.fieldContext_ChatbotStats_messagesHandled(ctx, field)
+	case "aiResponses":
+		return ec.fieldContext_ChatbotStats_aiResponses(ctx, field)
+	case "agentTransfers":
+		return ec.fieldContext_ChatbotStats_agentTransfers(ctx, field)
+	case "keywordsCount":
+		return ec.fieldContext_ChatbotStats_keywordsCount(ctx, field)
+	case "flowsCount":
+		return ec.fieldContext_ChatbotStats_flowsCount(ctx, field)
+	case "aiContextsCount":
+		return ec.fieldContext_ChatbotStats_aiContextsCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ChatbotStats", field.Name)
 }
 
 func (ec *executionContext) childFields_Contact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -17911,6 +18877,58 @@ func (ec *executionContext) childFields_Invitation(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type Invitation", field.Name)
 }
 
+func (ec *executionContext) childFields_KeywordRule(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_KeywordRule_id(ctx, field)
+	case "organizationID":
+		return ec.fieldContext_KeywordRule_organizationID(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_KeywordRule_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_KeywordRule_updatedAt(ctx, field)
+	case "name":
+		return ec.fieldContext_KeywordRule_name(ctx, field)
+	case "keywords":
+		return ec.fieldContext_KeywordRule_keywords(ctx, field)
+	case "matchType":
+		return ec.fieldContext_KeywordRule_matchType(ctx, field)
+	case "responseType":
+		return ec.fieldContext_KeywordRule_responseType(ctx, field)
+	case "responseContent":
+		return ec.fieldContext_KeywordRule_responseContent(ctx, field)
+	case "priority":
+		return ec.fieldContext_KeywordRule_priority(ctx, field)
+	case "enabled":
+		return ec.fieldContext_KeywordRule_enabled(ctx, field)
+	case "organization":
+		return ec.fieldContext_KeywordRule_organization(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type KeywordRule", field.Name)
+}
+
+func (ec *executionContext) childFields_KeywordRuleConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_KeywordRuleConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_KeywordRuleConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_KeywordRuleConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type KeywordRuleConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_KeywordRuleEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_KeywordRuleEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_KeywordRuleEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type KeywordRuleEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_Me(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "user":
@@ -17971,6 +18989,8 @@ func (ec *executionContext) childFields_Message(ctx context.Context, field graph
 		return ec.fieldContext_Message_platformTimestamp(ctx, field)
 	case "replyToID":
 		return ec.fieldContext_Message_replyToID(ctx, field)
+	case "botSource":
+		return ec.fieldContext_Message_botSource(ctx, field)
 	case "organization":
 		return ec.fieldContext_Message_organization(ctx, field)
 	case "contact":
@@ -19053,6 +20073,20 @@ func (ec *executionContext) field_Mutation_changePassword_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createAIContext_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (chatbot.ContextInput, error) {
+			return ec.unmarshalNAIContextInput2switchboardᚋchatbotᚐContextInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createAPIKey_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -19109,6 +20143,20 @@ func (ec *executionContext) field_Mutation_createCannedResponse_args(ctx context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createChatbotFlow_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (chatbot.FlowInput, error) {
+			return ec.unmarshalNChatbotFlowInput2switchboardᚋchatbotᚐFlowInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createContactNote_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -19151,6 +20199,20 @@ func (ec *executionContext) field_Mutation_createDashboardWidget_args(ctx contex
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (widgets.Input, error) {
 			return ec.unmarshalNDashboardWidgetInput2switchboardᚋwidgetsᚐInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createKeywordRule_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (chatbot.KeywordInput, error) {
+			return ec.unmarshalNKeywordRuleInput2switchboardᚋchatbotᚐKeywordInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -19271,6 +20333,20 @@ func (ec *executionContext) field_Mutation_declineInvitation_args(ctx context.Co
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_deleteAIContext_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deleteAPIKey_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -19349,6 +20425,20 @@ func (ec *executionContext) field_Mutation_deleteCannedResponse_args(ctx context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_deleteChatbotFlow_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deleteContactNote_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -19386,6 +20476,20 @@ func (ec *executionContext) field_Mutation_deleteContact_args(ctx context.Contex
 }
 
 func (ec *executionContext) field_Mutation_deleteDashboardWidget_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteKeywordRule_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
@@ -19803,6 +20907,28 @@ func (ec *executionContext) field_Mutation_testWebhookSubscription_args(ctx cont
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_updateAIContext_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (chatbot.ContextInput, error) {
+			return ec.unmarshalNAIContextInput2switchboardᚋchatbotᚐContextInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updateAccountBusinessProfile_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -19891,6 +21017,42 @@ func (ec *executionContext) field_Mutation_updateCannedResponse_args(ctx context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_updateChatbotFlow_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (chatbot.FlowInput, error) {
+			return ec.unmarshalNChatbotFlowInput2switchboardᚋchatbotᚐFlowInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateChatbotSettings_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (chatbot.SettingsChanges, error) {
+			return ec.unmarshalNUpdateChatbotSettingsInput2switchboardᚋchatbotᚐSettingsChanges(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updateContactNote_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -19957,6 +21119,28 @@ func (ec *executionContext) field_Mutation_updateDashboardWidget_args(ctx contex
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (widgets.Input, error) {
 			return ec.unmarshalNDashboardWidgetInput2switchboardᚋwidgetsᚐInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateKeywordRule_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (chatbot.KeywordInput, error) {
+			return ec.unmarshalNKeywordRuleInput2switchboardᚋchatbotᚐKeywordInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -20265,6 +21449,68 @@ func (ec *executionContext) field_Query_account_args(ctx context.Context, rawArg
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_aiContexts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "search",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["search"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.AIContextOrder, error) {
+			return ec.unmarshalOAIContextOrder2ᚖswitchboardᚋentᚐAIContextOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.AIContextWhereInput, error) {
+			return ec.unmarshalOAIContextWhereInput2ᚖswitchboardᚋentᚐAIContextWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg6
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_apiKey_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -20547,6 +21793,130 @@ func (ec *executionContext) field_Query_cannedResponses_args(ctx context.Context
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_chatbotFlows_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "search",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["search"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.ChatbotFlowOrder, error) {
+			return ec.unmarshalOChatbotFlowOrder2ᚖswitchboardᚋentᚐChatbotFlowOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.ChatbotFlowWhereInput, error) {
+			return ec.unmarshalOChatbotFlowWhereInput2ᚖswitchboardᚋentᚐChatbotFlowWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg6
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_chatbotSessions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "status",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["status"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.ChatbotSessionOrder, error) {
+			return ec.unmarshalOChatbotSessionOrder2ᚖswitchboardᚋentᚐChatbotSessionOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.ChatbotSessionWhereInput, error) {
+			return ec.unmarshalOChatbotSessionWhereInput2ᚖswitchboardᚋentᚐChatbotSessionWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg6
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_contactNotes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -20694,6 +22064,68 @@ func (ec *executionContext) field_Query_dashboardData_args(ctx context.Context, 
 		return nil, err
 	}
 	args["to"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_keywordRules_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "search",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["search"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.KeywordRuleOrder, error) {
+			return ec.unmarshalOKeywordRuleOrder2ᚖswitchboardᚋentᚐKeywordRuleOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.KeywordRuleWhereInput, error) {
+			return ec.unmarshalOKeywordRuleWhereInput2ᚖswitchboardᚋentᚐKeywordRuleWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg6
 	return args, nil
 }
 
@@ -21788,6 +23220,148 @@ func (ec *executionContext) fieldContext_AIContext_organization(_ context.Contex
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _AIContextConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.AIContextConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AIContextConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.AIContextEdge) graphql.Marshaler {
+			return ec.marshalOAIContextEdge2ᚕᚖswitchboardᚋentᚐAIContextEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AIContextConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AIContextConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AIContextEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AIContextConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.AIContextConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AIContextConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AIContextConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AIContextConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AIContextConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.AIContextConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AIContextConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AIContextConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AIContextConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AIContextEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.AIContextEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AIContextEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.AIContext) graphql.Marshaler {
+			return ec.marshalOAIContext2ᚖswitchboardᚋentᚐAIContext(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AIContextEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AIContextEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AIContext(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AIContextEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.AIContextEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AIContextEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AIContextEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AIContextEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
 }
 
 func (ec *executionContext) _APIKey_id(ctx context.Context, field graphql.CollectedField, obj *ent.APIKey) (ret graphql.Marshaler) {
@@ -27488,6 +29062,148 @@ func (ec *executionContext) fieldContext_ChatbotFlow_organization(_ context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _ChatbotFlowConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.ChatbotFlowConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotFlowConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.ChatbotFlowEdge) graphql.Marshaler {
+			return ec.marshalOChatbotFlowEdge2ᚕᚖswitchboardᚋentᚐChatbotFlowEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotFlowConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChatbotFlowConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChatbotFlowEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChatbotFlowConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.ChatbotFlowConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotFlowConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotFlowConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChatbotFlowConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChatbotFlowConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.ChatbotFlowConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotFlowConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotFlowConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotFlowConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ChatbotFlowEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.ChatbotFlowEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotFlowEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ChatbotFlow) graphql.Marshaler {
+			return ec.marshalOChatbotFlow2ᚖswitchboardᚋentᚐChatbotFlow(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotFlowEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChatbotFlowEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChatbotFlow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChatbotFlowEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.ChatbotFlowEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotFlowEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotFlowEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotFlowEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
 func (ec *executionContext) _ChatbotSession_id(ctx context.Context, field graphql.CollectedField, obj *ent.ChatbotSession) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -27849,6 +29565,148 @@ func (ec *executionContext) fieldContext_ChatbotSession_contact(_ context.Contex
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _ChatbotSessionConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.ChatbotSessionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotSessionConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.ChatbotSessionEdge) graphql.Marshaler {
+			return ec.marshalOChatbotSessionEdge2ᚕᚖswitchboardᚋentᚐChatbotSessionEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotSessionConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChatbotSessionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChatbotSessionEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChatbotSessionConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.ChatbotSessionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotSessionConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotSessionConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChatbotSessionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChatbotSessionConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.ChatbotSessionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotSessionConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotSessionConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotSessionConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ChatbotSessionEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.ChatbotSessionEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotSessionEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ChatbotSession) graphql.Marshaler {
+			return ec.marshalOChatbotSession2ᚖswitchboardᚋentᚐChatbotSession(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotSessionEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChatbotSessionEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChatbotSession(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChatbotSessionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.ChatbotSessionEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotSessionEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotSessionEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotSessionEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
 }
 
 func (ec *executionContext) _ChatbotSettings_id(ctx context.Context, field graphql.CollectedField, obj *ent.ChatbotSettings) (ret graphql.Marshaler) {
@@ -28686,6 +30544,277 @@ func (ec *executionContext) fieldContext_ChatbotSettings_organization(_ context.
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _ChatbotSettings_hasAIAPIKey(ctx context.Context, field graphql.CollectedField, obj *ent.ChatbotSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotSettings_hasAIAPIKey(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ChatbotSettings().HasAIAPIKey(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotSettings_hasAIAPIKey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotSettings", field, true, true, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ChatbotSettingsWithStats_settings(ctx context.Context, field graphql.CollectedField, obj *chatbot.SettingsWithStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotSettingsWithStats_settings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Settings, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ChatbotSettings) graphql.Marshaler {
+			return ec.marshalNChatbotSettings2ᚖswitchboardᚋentᚐChatbotSettings(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotSettingsWithStats_settings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChatbotSettingsWithStats",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChatbotSettings(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChatbotSettingsWithStats_stats(ctx context.Context, field graphql.CollectedField, obj *chatbot.SettingsWithStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotSettingsWithStats_stats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Stats, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *chatbot.Stats) graphql.Marshaler {
+			return ec.marshalNChatbotStats2ᚖswitchboardᚋchatbotᚐStats(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotSettingsWithStats_stats(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChatbotSettingsWithStats",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChatbotStats(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChatbotStats_totalSessions(ctx context.Context, field graphql.CollectedField, obj *chatbot.Stats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotStats_totalSessions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalSessions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotStats_totalSessions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ChatbotStats_activeSessions(ctx context.Context, field graphql.CollectedField, obj *chatbot.Stats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotStats_activeSessions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ActiveSessions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotStats_activeSessions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ChatbotStats_messagesHandled(ctx context.Context, field graphql.CollectedField, obj *chatbot.Stats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotStats_messagesHandled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MessagesHandled, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotStats_messagesHandled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ChatbotStats_aiResponses(ctx context.Context, field graphql.CollectedField, obj *chatbot.Stats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotStats_aiResponses(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AIResponses, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotStats_aiResponses(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ChatbotStats_agentTransfers(ctx context.Context, field graphql.CollectedField, obj *chatbot.Stats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotStats_agentTransfers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AgentTransfers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotStats_agentTransfers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ChatbotStats_keywordsCount(ctx context.Context, field graphql.CollectedField, obj *chatbot.Stats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotStats_keywordsCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.KeywordsCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotStats_keywordsCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ChatbotStats_flowsCount(ctx context.Context, field graphql.CollectedField, obj *chatbot.Stats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotStats_flowsCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FlowsCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotStats_flowsCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ChatbotStats_aiContextsCount(ctx context.Context, field graphql.CollectedField, obj *chatbot.Stats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotStats_aiContextsCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AIContextsCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotStats_aiContextsCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotStats", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Contact_id(ctx context.Context, field graphql.CollectedField, obj *ent.Contact) (ret graphql.Marshaler) {
@@ -32559,6 +34688,148 @@ func (ec *executionContext) fieldContext_KeywordRule_organization(_ context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _KeywordRuleConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.KeywordRuleConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KeywordRuleConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.KeywordRuleEdge) graphql.Marshaler {
+			return ec.marshalOKeywordRuleEdge2ᚕᚖswitchboardᚋentᚐKeywordRuleEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_KeywordRuleConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "KeywordRuleConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_KeywordRuleEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _KeywordRuleConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.KeywordRuleConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KeywordRuleConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_KeywordRuleConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "KeywordRuleConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _KeywordRuleConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.KeywordRuleConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KeywordRuleConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_KeywordRuleConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("KeywordRuleConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _KeywordRuleEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.KeywordRuleEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KeywordRuleEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.KeywordRule) graphql.Marshaler {
+			return ec.marshalOKeywordRule2ᚖswitchboardᚋentᚐKeywordRule(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_KeywordRuleEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "KeywordRuleEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_KeywordRule(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _KeywordRuleEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.KeywordRuleEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KeywordRuleEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_KeywordRuleEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("KeywordRuleEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
 func (ec *executionContext) _Me_user(ctx context.Context, field graphql.CollectedField, obj *model.Me) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -33209,6 +35480,29 @@ func (ec *executionContext) _Message_replyToID(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Message_replyToID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, false, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _Message_botSource(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_botSource(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BotSource, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *message.BotSource) graphql.Marshaler {
+			return ec.marshalOMessageBotSource2ᚖswitchboardᚋentᚋmessageᚐBotSource(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Message_botSource(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Message", field, false, false, errors.New("field of type MessageBotSource does not have child fields"))
 }
 
 func (ec *executionContext) _Message_organization(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
@@ -36515,6 +38809,446 @@ func (ec *executionContext) fieldContext_Mutation_retryFailedCampaign(ctx contex
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_retryFailedCampaign_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateChatbotSettings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateChatbotSettings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateChatbotSettings(ctx, fc.Args["input"].(chatbot.SettingsChanges))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *chatbot.SettingsWithStats) graphql.Marshaler {
+			return ec.marshalNChatbotSettingsWithStats2ᚖswitchboardᚋchatbotᚐSettingsWithStats(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateChatbotSettings(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChatbotSettingsWithStats(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateChatbotSettings_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createKeywordRule(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createKeywordRule(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateKeywordRule(ctx, fc.Args["input"].(chatbot.KeywordInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.KeywordRule) graphql.Marshaler {
+			return ec.marshalNKeywordRule2ᚖswitchboardᚋentᚐKeywordRule(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createKeywordRule(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_KeywordRule(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createKeywordRule_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateKeywordRule(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateKeywordRule(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateKeywordRule(ctx, fc.Args["id"].(uuid.UUID), fc.Args["input"].(chatbot.KeywordInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.KeywordRule) graphql.Marshaler {
+			return ec.marshalNKeywordRule2ᚖswitchboardᚋentᚐKeywordRule(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateKeywordRule(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_KeywordRule(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateKeywordRule_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteKeywordRule(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteKeywordRule(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteKeywordRule(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteKeywordRule(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteKeywordRule_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createAIContext(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createAIContext(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateAIContext(ctx, fc.Args["input"].(chatbot.ContextInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.AIContext) graphql.Marshaler {
+			return ec.marshalNAIContext2ᚖswitchboardᚋentᚐAIContext(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createAIContext(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AIContext(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createAIContext_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateAIContext(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateAIContext(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateAIContext(ctx, fc.Args["id"].(uuid.UUID), fc.Args["input"].(chatbot.ContextInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.AIContext) graphql.Marshaler {
+			return ec.marshalNAIContext2ᚖswitchboardᚋentᚐAIContext(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateAIContext(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AIContext(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateAIContext_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteAIContext(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteAIContext(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteAIContext(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteAIContext(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteAIContext_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createChatbotFlow(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createChatbotFlow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateChatbotFlow(ctx, fc.Args["input"].(chatbot.FlowInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ChatbotFlow) graphql.Marshaler {
+			return ec.marshalNChatbotFlow2ᚖswitchboardᚋentᚐChatbotFlow(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createChatbotFlow(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChatbotFlow(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createChatbotFlow_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateChatbotFlow(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateChatbotFlow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateChatbotFlow(ctx, fc.Args["id"].(uuid.UUID), fc.Args["input"].(chatbot.FlowInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ChatbotFlow) graphql.Marshaler {
+			return ec.marshalNChatbotFlow2ᚖswitchboardᚋentᚐChatbotFlow(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateChatbotFlow(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChatbotFlow(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateChatbotFlow_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteChatbotFlow(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteChatbotFlow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteChatbotFlow(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteChatbotFlow(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteChatbotFlow_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -40857,6 +43591,214 @@ func (ec *executionContext) fieldContext_Query_campaignRecipients(ctx context.Co
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_campaignRecipients_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_chatbotSettings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_chatbotSettings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().ChatbotSettings(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *chatbot.SettingsWithStats) graphql.Marshaler {
+			return ec.marshalNChatbotSettingsWithStats2ᚖswitchboardᚋchatbotᚐSettingsWithStats(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_chatbotSettings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChatbotSettingsWithStats(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_keywordRules(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_keywordRules(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().KeywordRules(ctx, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["search"].(*string), fc.Args["orderBy"].(*ent.KeywordRuleOrder), fc.Args["where"].(*ent.KeywordRuleWhereInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.KeywordRuleConnection) graphql.Marshaler {
+			return ec.marshalNKeywordRuleConnection2ᚖswitchboardᚋentᚐKeywordRuleConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_keywordRules(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_KeywordRuleConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_keywordRules_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_aiContexts(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_aiContexts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AiContexts(ctx, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["search"].(*string), fc.Args["orderBy"].(*ent.AIContextOrder), fc.Args["where"].(*ent.AIContextWhereInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.AIContextConnection) graphql.Marshaler {
+			return ec.marshalNAIContextConnection2ᚖswitchboardᚋentᚐAIContextConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_aiContexts(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AIContextConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_aiContexts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_chatbotFlows(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_chatbotFlows(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ChatbotFlows(ctx, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["search"].(*string), fc.Args["orderBy"].(*ent.ChatbotFlowOrder), fc.Args["where"].(*ent.ChatbotFlowWhereInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ChatbotFlowConnection) graphql.Marshaler {
+			return ec.marshalNChatbotFlowConnection2ᚖswitchboardᚋentᚐChatbotFlowConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_chatbotFlows(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChatbotFlowConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_chatbotFlows_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_chatbotSessions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_chatbotSessions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ChatbotSessions(ctx, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["status"].(*string), fc.Args["orderBy"].(*ent.ChatbotSessionOrder), fc.Args["where"].(*ent.ChatbotSessionWhereInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ChatbotSessionConnection) graphql.Marshaler {
+			return ec.marshalNChatbotSessionConnection2ᚖswitchboardᚋentᚐChatbotSessionConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_chatbotSessions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChatbotSessionConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_chatbotSessions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -46868,6 +49810,78 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 // endregion **************************** field.gotpl *****************************
 
 // region    **************************** input.gotpl *****************************
+
+func (ec *executionContext) unmarshalInputAIContextInput(ctx context.Context, obj any) (chatbot.ContextInput, error) {
+	var it chatbot.ContextInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "contextType", "triggerKeywords", "staticContent", "apiConfig", "priority", "enabled"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "contextType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contextType"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContextType = data
+		case "triggerKeywords":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("triggerKeywords"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TriggerKeywords = data
+		case "staticContent":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("staticContent"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StaticContent = data
+		case "apiConfig":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("apiConfig"))
+			data, err := ec.unmarshalOMap2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.APIConfig = data
+		case "priority":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("priority"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Priority = data
+		case "enabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("enabled"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Enabled = data
+		}
+	}
+	return it, nil
+}
 
 func (ec *executionContext) unmarshalInputAIContextOrder(ctx context.Context, obj any) (ent.AIContextOrder, error) {
 	var it ent.AIContextOrder
@@ -58576,6 +61590,108 @@ func (ec *executionContext) unmarshalInputChangePasswordInput(ctx context.Contex
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputChatbotButtonInput(ctx context.Context, obj any) (chatbot.Button, error) {
+	var it chatbot.Button
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "title"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "title":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Title = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputChatbotFlowInput(ctx context.Context, obj any) (chatbot.FlowInput, error) {
+	var it chatbot.FlowInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "description", "triggerKeywords", "enabled", "graph", "chatAccount"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "triggerKeywords":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("triggerKeywords"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TriggerKeywords = data
+		case "enabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("enabled"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Enabled = data
+		case "graph":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("graph"))
+			data, err := ec.unmarshalOMap2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Graph = data
+		case "chatAccount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("chatAccount"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ChatAccount = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputChatbotFlowOrder(ctx context.Context, obj any) (ent.ChatbotFlowOrder, error) {
 	var it ent.ChatbotFlowOrder
 	if obj == nil {
@@ -59153,6 +62269,57 @@ func (ec *executionContext) unmarshalInputChatbotFlowWhereInput(ctx context.Cont
 				return it, err
 			}
 			it.HasOrganizationWith = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputChatbotScheduleDayInput(ctx context.Context, obj any) (chatbot.ScheduleDay, error) {
+	var it chatbot.ScheduleDay
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"day", "enabled", "startTime", "endTime"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "day":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("day"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Day = data
+		case "enabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("enabled"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Enabled = data
+		case "startTime":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startTime"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartTime = data
+		case "endTime":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endTime"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndTime = data
 		}
 	}
 	return it, nil
@@ -68883,6 +72050,78 @@ func (ec *executionContext) unmarshalInputInvitationWhereInput(ctx context.Conte
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputKeywordRuleInput(ctx context.Context, obj any) (chatbot.KeywordInput, error) {
+	var it chatbot.KeywordInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "keywords", "matchType", "responseType", "responseContent", "priority", "enabled"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "keywords":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("keywords"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Keywords = data
+		case "matchType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("matchType"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MatchType = data
+		case "responseType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("responseType"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ResponseType = data
+		case "responseContent":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("responseContent"))
+			data, err := ec.unmarshalOMap2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ResponseContent = data
+		case "priority":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("priority"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Priority = data
+		case "enabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("enabled"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Enabled = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputKeywordRuleOrder(ctx context.Context, obj any) (ent.KeywordRuleOrder, error) {
 	var it ent.KeywordRuleOrder
 	if obj == nil {
@@ -69510,7 +72749,7 @@ func (ec *executionContext) unmarshalInputMessageWhereInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "organizationID", "organizationIDNEQ", "organizationIDIn", "organizationIDNotIn", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "contactID", "contactIDNEQ", "contactIDIn", "contactIDNotIn", "direction", "directionNEQ", "directionIn", "directionNotIn", "messageType", "messageTypeNEQ", "messageTypeIn", "messageTypeNotIn", "messageTypeGT", "messageTypeGTE", "messageTypeLT", "messageTypeLTE", "messageTypeContains", "messageTypeHasPrefix", "messageTypeHasSuffix", "messageTypeEqualFold", "messageTypeContainsFold", "status", "statusNEQ", "statusIn", "statusNotIn", "chatMessageID", "chatMessageIDNEQ", "chatMessageIDIn", "chatMessageIDNotIn", "chatMessageIDGT", "chatMessageIDGTE", "chatMessageIDLT", "chatMessageIDLTE", "chatMessageIDContains", "chatMessageIDHasPrefix", "chatMessageIDHasSuffix", "chatMessageIDIsNil", "chatMessageIDNotNil", "chatMessageIDEqualFold", "chatMessageIDContainsFold", "chatAccount", "chatAccountNEQ", "chatAccountIn", "chatAccountNotIn", "chatAccountGT", "chatAccountGTE", "chatAccountLT", "chatAccountLTE", "chatAccountContains", "chatAccountHasPrefix", "chatAccountHasSuffix", "chatAccountEqualFold", "chatAccountContainsFold", "mediaURL", "mediaURLNEQ", "mediaURLIn", "mediaURLNotIn", "mediaURLGT", "mediaURLGTE", "mediaURLLT", "mediaURLLTE", "mediaURLContains", "mediaURLHasPrefix", "mediaURLHasSuffix", "mediaURLEqualFold", "mediaURLContainsFold", "mediaMimeType", "mediaMimeTypeNEQ", "mediaMimeTypeIn", "mediaMimeTypeNotIn", "mediaMimeTypeGT", "mediaMimeTypeGTE", "mediaMimeTypeLT", "mediaMimeTypeLTE", "mediaMimeTypeContains", "mediaMimeTypeHasPrefix", "mediaMimeTypeHasSuffix", "mediaMimeTypeEqualFold", "mediaMimeTypeContainsFold", "mediaFilename", "mediaFilenameNEQ", "mediaFilenameIn", "mediaFilenameNotIn", "mediaFilenameGT", "mediaFilenameGTE", "mediaFilenameLT", "mediaFilenameLTE", "mediaFilenameContains", "mediaFilenameHasPrefix", "mediaFilenameHasSuffix", "mediaFilenameEqualFold", "mediaFilenameContainsFold", "errorMessage", "errorMessageNEQ", "errorMessageIn", "errorMessageNotIn", "errorMessageGT", "errorMessageGTE", "errorMessageLT", "errorMessageLTE", "errorMessageContains", "errorMessageHasPrefix", "errorMessageHasSuffix", "errorMessageEqualFold", "errorMessageContainsFold", "sentByUserID", "sentByUserIDNEQ", "sentByUserIDIn", "sentByUserIDNotIn", "sentByUserIDGT", "sentByUserIDGTE", "sentByUserIDLT", "sentByUserIDLTE", "sentByUserIDIsNil", "sentByUserIDNotNil", "platformTimestamp", "platformTimestampNEQ", "platformTimestampIn", "platformTimestampNotIn", "platformTimestampGT", "platformTimestampGTE", "platformTimestampLT", "platformTimestampLTE", "platformTimestampIsNil", "platformTimestampNotNil", "replyToID", "replyToIDNEQ", "replyToIDIn", "replyToIDNotIn", "replyToIDGT", "replyToIDGTE", "replyToIDLT", "replyToIDLTE", "replyToIDIsNil", "replyToIDNotNil", "hasOrganization", "hasOrganizationWith", "hasContact", "hasContactWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "organizationID", "organizationIDNEQ", "organizationIDIn", "organizationIDNotIn", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "contactID", "contactIDNEQ", "contactIDIn", "contactIDNotIn", "direction", "directionNEQ", "directionIn", "directionNotIn", "messageType", "messageTypeNEQ", "messageTypeIn", "messageTypeNotIn", "messageTypeGT", "messageTypeGTE", "messageTypeLT", "messageTypeLTE", "messageTypeContains", "messageTypeHasPrefix", "messageTypeHasSuffix", "messageTypeEqualFold", "messageTypeContainsFold", "status", "statusNEQ", "statusIn", "statusNotIn", "chatMessageID", "chatMessageIDNEQ", "chatMessageIDIn", "chatMessageIDNotIn", "chatMessageIDGT", "chatMessageIDGTE", "chatMessageIDLT", "chatMessageIDLTE", "chatMessageIDContains", "chatMessageIDHasPrefix", "chatMessageIDHasSuffix", "chatMessageIDIsNil", "chatMessageIDNotNil", "chatMessageIDEqualFold", "chatMessageIDContainsFold", "chatAccount", "chatAccountNEQ", "chatAccountIn", "chatAccountNotIn", "chatAccountGT", "chatAccountGTE", "chatAccountLT", "chatAccountLTE", "chatAccountContains", "chatAccountHasPrefix", "chatAccountHasSuffix", "chatAccountEqualFold", "chatAccountContainsFold", "mediaURL", "mediaURLNEQ", "mediaURLIn", "mediaURLNotIn", "mediaURLGT", "mediaURLGTE", "mediaURLLT", "mediaURLLTE", "mediaURLContains", "mediaURLHasPrefix", "mediaURLHasSuffix", "mediaURLEqualFold", "mediaURLContainsFold", "mediaMimeType", "mediaMimeTypeNEQ", "mediaMimeTypeIn", "mediaMimeTypeNotIn", "mediaMimeTypeGT", "mediaMimeTypeGTE", "mediaMimeTypeLT", "mediaMimeTypeLTE", "mediaMimeTypeContains", "mediaMimeTypeHasPrefix", "mediaMimeTypeHasSuffix", "mediaMimeTypeEqualFold", "mediaMimeTypeContainsFold", "mediaFilename", "mediaFilenameNEQ", "mediaFilenameIn", "mediaFilenameNotIn", "mediaFilenameGT", "mediaFilenameGTE", "mediaFilenameLT", "mediaFilenameLTE", "mediaFilenameContains", "mediaFilenameHasPrefix", "mediaFilenameHasSuffix", "mediaFilenameEqualFold", "mediaFilenameContainsFold", "errorMessage", "errorMessageNEQ", "errorMessageIn", "errorMessageNotIn", "errorMessageGT", "errorMessageGTE", "errorMessageLT", "errorMessageLTE", "errorMessageContains", "errorMessageHasPrefix", "errorMessageHasSuffix", "errorMessageEqualFold", "errorMessageContainsFold", "sentByUserID", "sentByUserIDNEQ", "sentByUserIDIn", "sentByUserIDNotIn", "sentByUserIDGT", "sentByUserIDGTE", "sentByUserIDLT", "sentByUserIDLTE", "sentByUserIDIsNil", "sentByUserIDNotNil", "platformTimestamp", "platformTimestampNEQ", "platformTimestampIn", "platformTimestampNotIn", "platformTimestampGT", "platformTimestampGTE", "platformTimestampLT", "platformTimestampLTE", "platformTimestampIsNil", "platformTimestampNotNil", "replyToID", "replyToIDNEQ", "replyToIDIn", "replyToIDNotIn", "replyToIDGT", "replyToIDGTE", "replyToIDLT", "replyToIDLTE", "replyToIDIsNil", "replyToIDNotNil", "botSource", "botSourceNEQ", "botSourceIn", "botSourceNotIn", "botSourceIsNil", "botSourceNotNil", "hasOrganization", "hasOrganizationWith", "hasContact", "hasContactWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -70679,6 +73918,48 @@ func (ec *executionContext) unmarshalInputMessageWhereInput(ctx context.Context,
 				return it, err
 			}
 			it.ReplyToIDNotNil = data
+		case "botSource":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("botSource"))
+			data, err := ec.unmarshalOMessageBotSource2ᚖswitchboardᚋentᚋmessageᚐBotSource(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BotSource = data
+		case "botSourceNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("botSourceNEQ"))
+			data, err := ec.unmarshalOMessageBotSource2ᚖswitchboardᚋentᚋmessageᚐBotSource(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BotSourceNEQ = data
+		case "botSourceIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("botSourceIn"))
+			data, err := ec.unmarshalOMessageBotSource2ᚕswitchboardᚋentᚋmessageᚐBotSourceᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BotSourceIn = data
+		case "botSourceNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("botSourceNotIn"))
+			data, err := ec.unmarshalOMessageBotSource2ᚕswitchboardᚋentᚋmessageᚐBotSourceᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BotSourceNotIn = data
+		case "botSourceIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("botSourceIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BotSourceIsNil = data
+		case "botSourceNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("botSourceNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BotSourceNotNil = data
 		case "hasOrganization":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasOrganization"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
@@ -78625,6 +81906,253 @@ func (ec *executionContext) unmarshalInputUpdateCannedResponseInput(ctx context.
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputUpdateChatbotSettingsInput(ctx context.Context, obj any) (chatbot.SettingsChanges, error) {
+	var it chatbot.SettingsChanges
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"enabled", "businessHoursEnabled", "allowAutomatedOutsideHours", "allowAgentQueuePickup", "assignToSameAgent", "agentCurrentConversationOnly", "aiEnabled", "slaEnabled", "clientReminderEnabled", "greetingMessage", "fallbackMessage", "outOfHoursMessage", "aiProvider", "aiModel", "aiSystemPrompt", "aiAPIKey", "slaAutoCloseMessage", "slaWarningMessage", "clientReminderMessage", "clientAutoCloseMessage", "greetingButtons", "fallbackButtons", "businessHours", "slaEscalationNotifyIDs", "sessionTimeoutMinutes", "aiMaxTokens", "slaResponseMinutes", "slaResolutionMinutes", "slaEscalationMinutes", "slaAutoCloseHours", "clientReminderMinutes", "clientAutoCloseMinutes"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "enabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("enabled"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Enabled = data
+		case "businessHoursEnabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("businessHoursEnabled"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BusinessHoursEnabled = data
+		case "allowAutomatedOutsideHours":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("allowAutomatedOutsideHours"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AllowAutomatedOutsideHours = data
+		case "allowAgentQueuePickup":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("allowAgentQueuePickup"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AllowAgentQueuePickup = data
+		case "assignToSameAgent":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("assignToSameAgent"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AssignToSameAgent = data
+		case "agentCurrentConversationOnly":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("agentCurrentConversationOnly"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AgentCurrentConversationOnly = data
+		case "aiEnabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("aiEnabled"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AIEnabled = data
+		case "slaEnabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slaEnabled"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SLAEnabled = data
+		case "clientReminderEnabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientReminderEnabled"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientReminderEnabled = data
+		case "greetingMessage":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("greetingMessage"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GreetingMessage = data
+		case "fallbackMessage":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fallbackMessage"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FallbackMessage = data
+		case "outOfHoursMessage":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("outOfHoursMessage"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OutOfHoursMessage = data
+		case "aiProvider":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("aiProvider"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AIProvider = data
+		case "aiModel":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("aiModel"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AIModel = data
+		case "aiSystemPrompt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("aiSystemPrompt"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AISystemPrompt = data
+		case "aiAPIKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("aiAPIKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AIAPIKey = data
+		case "slaAutoCloseMessage":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slaAutoCloseMessage"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SLAAutoCloseMessage = data
+		case "slaWarningMessage":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slaWarningMessage"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SLAWarningMessage = data
+		case "clientReminderMessage":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientReminderMessage"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientReminderMessage = data
+		case "clientAutoCloseMessage":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientAutoCloseMessage"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientAutoCloseMessage = data
+		case "greetingButtons":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("greetingButtons"))
+			data, err := ec.unmarshalOChatbotButtonInput2ᚕswitchboardᚋchatbotᚐButtonᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GreetingButtons = data
+		case "fallbackButtons":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fallbackButtons"))
+			data, err := ec.unmarshalOChatbotButtonInput2ᚕswitchboardᚋchatbotᚐButtonᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FallbackButtons = data
+		case "businessHours":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("businessHours"))
+			data, err := ec.unmarshalOChatbotScheduleDayInput2ᚕswitchboardᚋchatbotᚐScheduleDayᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BusinessHours = data
+		case "slaEscalationNotifyIDs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slaEscalationNotifyIDs"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SLAEscalationNotifyIDs = data
+		case "sessionTimeoutMinutes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionTimeoutMinutes"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SessionTimeoutMinutes = data
+		case "aiMaxTokens":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("aiMaxTokens"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AIMaxTokens = data
+		case "slaResponseMinutes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slaResponseMinutes"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SLAResponseMinutes = data
+		case "slaResolutionMinutes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slaResolutionMinutes"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SLAResolutionMinutes = data
+		case "slaEscalationMinutes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slaEscalationMinutes"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SLAEscalationMinutes = data
+		case "slaAutoCloseHours":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slaAutoCloseHours"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SLAAutoCloseHours = data
+		case "clientReminderMinutes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientReminderMinutes"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientReminderMinutes = data
+		case "clientAutoCloseMinutes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientAutoCloseMinutes"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientAutoCloseMinutes = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputUpdateContactInput(ctx context.Context, obj any) (UpdateContactInput, error) {
 	var it UpdateContactInput
 	if obj == nil {
@@ -82213,6 +85741,97 @@ func (ec *executionContext) _AIContext(ctx context.Context, sel ast.SelectionSet
 	return out
 }
 
+var aIContextConnectionImplementors = []string{"AIContextConnection"}
+
+func (ec *executionContext) _AIContextConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.AIContextConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, aIContextConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AIContextConnection")
+		case "edges":
+			out.Values[i] = ec._AIContextConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._AIContextConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._AIContextConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var aIContextEdgeImplementors = []string{"AIContextEdge"}
+
+func (ec *executionContext) _AIContextEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.AIContextEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, aIContextEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AIContextEdge")
+		case "node":
+			out.Values[i] = ec._AIContextEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._AIContextEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var aPIKeyImplementors = []string{"APIKey", "Node"}
 
 func (ec *executionContext) _APIKey(ctx context.Context, sel ast.SelectionSet, obj *ent.APIKey) graphql.Marshaler {
@@ -84977,6 +88596,97 @@ func (ec *executionContext) _ChatbotFlow(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var chatbotFlowConnectionImplementors = []string{"ChatbotFlowConnection"}
+
+func (ec *executionContext) _ChatbotFlowConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.ChatbotFlowConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, chatbotFlowConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ChatbotFlowConnection")
+		case "edges":
+			out.Values[i] = ec._ChatbotFlowConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._ChatbotFlowConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._ChatbotFlowConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var chatbotFlowEdgeImplementors = []string{"ChatbotFlowEdge"}
+
+func (ec *executionContext) _ChatbotFlowEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.ChatbotFlowEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, chatbotFlowEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ChatbotFlowEdge")
+		case "node":
+			out.Values[i] = ec._ChatbotFlowEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._ChatbotFlowEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var chatbotSessionImplementors = []string{"ChatbotSession", "Node"}
 
 func (ec *executionContext) _ChatbotSession(ctx context.Context, sel ast.SelectionSet, obj *ent.ChatbotSession) graphql.Marshaler {
@@ -85130,6 +88840,97 @@ func (ec *executionContext) _ChatbotSession(ctx context.Context, sel ast.Selecti
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var chatbotSessionConnectionImplementors = []string{"ChatbotSessionConnection"}
+
+func (ec *executionContext) _ChatbotSessionConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.ChatbotSessionConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, chatbotSessionConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ChatbotSessionConnection")
+		case "edges":
+			out.Values[i] = ec._ChatbotSessionConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._ChatbotSessionConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._ChatbotSessionConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var chatbotSessionEdgeImplementors = []string{"ChatbotSessionEdge"}
+
+func (ec *executionContext) _ChatbotSessionEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.ChatbotSessionEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, chatbotSessionEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ChatbotSessionEdge")
+		case "node":
+			out.Values[i] = ec._ChatbotSessionEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._ChatbotSessionEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -85376,6 +89177,160 @@ func (ec *executionContext) _ChatbotSettings(ctx context.Context, sel ast.Select
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "hasAIAPIKey":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ChatbotSettings_hasAIAPIKey(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var chatbotSettingsWithStatsImplementors = []string{"ChatbotSettingsWithStats"}
+
+func (ec *executionContext) _ChatbotSettingsWithStats(ctx context.Context, sel ast.SelectionSet, obj *chatbot.SettingsWithStats) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, chatbotSettingsWithStatsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ChatbotSettingsWithStats")
+		case "settings":
+			out.Values[i] = ec._ChatbotSettingsWithStats_settings(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "stats":
+			out.Values[i] = ec._ChatbotSettingsWithStats_stats(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var chatbotStatsImplementors = []string{"ChatbotStats"}
+
+func (ec *executionContext) _ChatbotStats(ctx context.Context, sel ast.SelectionSet, obj *chatbot.Stats) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, chatbotStatsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ChatbotStats")
+		case "totalSessions":
+			out.Values[i] = ec._ChatbotStats_totalSessions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "activeSessions":
+			out.Values[i] = ec._ChatbotStats_activeSessions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "messagesHandled":
+			out.Values[i] = ec._ChatbotStats_messagesHandled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "aiResponses":
+			out.Values[i] = ec._ChatbotStats_aiResponses(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "agentTransfers":
+			out.Values[i] = ec._ChatbotStats_agentTransfers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "keywordsCount":
+			out.Values[i] = ec._ChatbotStats_keywordsCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "flowsCount":
+			out.Values[i] = ec._ChatbotStats_flowsCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "aiContextsCount":
+			out.Values[i] = ec._ChatbotStats_aiContextsCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -87393,6 +91348,97 @@ func (ec *executionContext) _KeywordRule(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var keywordRuleConnectionImplementors = []string{"KeywordRuleConnection"}
+
+func (ec *executionContext) _KeywordRuleConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.KeywordRuleConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, keywordRuleConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("KeywordRuleConnection")
+		case "edges":
+			out.Values[i] = ec._KeywordRuleConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._KeywordRuleConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._KeywordRuleConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var keywordRuleEdgeImplementors = []string{"KeywordRuleEdge"}
+
+func (ec *executionContext) _KeywordRuleEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.KeywordRuleEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, keywordRuleEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("KeywordRuleEdge")
+		case "node":
+			out.Values[i] = ec._KeywordRuleEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._KeywordRuleEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var meImplementors = []string{"Me"}
 
 func (ec *executionContext) _Me(ctx context.Context, sel ast.SelectionSet, obj *model.Me) graphql.Marshaler {
@@ -87565,6 +91611,11 @@ func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, 
 			}
 		case "replyToID":
 			out.Values[i] = ec._Message_replyToID(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "botSource":
+			out.Values[i] = ec._Message_botSource(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -88233,6 +92284,76 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "retryFailedCampaign":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_retryFailedCampaign(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateChatbotSettings":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateChatbotSettings(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createKeywordRule":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createKeywordRule(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateKeywordRule":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateKeywordRule(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteKeywordRule":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteKeywordRule(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createAIContext":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createAIContext(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateAIContext":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateAIContext(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteAIContext":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteAIContext(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createChatbotFlow":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createChatbotFlow(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateChatbotFlow":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateChatbotFlow(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteChatbotFlow":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteChatbotFlow(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -90717,6 +94838,116 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_campaignRecipients(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "chatbotSettings":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_chatbotSettings(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "keywordRules":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_keywordRules(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "aiContexts":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_aiContexts(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "chatbotFlows":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_chatbotFlows(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "chatbotSessions":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_chatbotSessions(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -93939,6 +98170,26 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) marshalNAIContext2ᚖswitchboardᚋentᚐAIContext(ctx context.Context, sel ast.SelectionSet, v *ent.AIContext) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AIContext(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAIContextConnection2ᚖswitchboardᚋentᚐAIContextConnection(ctx context.Context, sel ast.SelectionSet, v *ent.AIContextConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AIContextConnection(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNAIContextContextType2switchboardᚋentᚋaicontextᚐContextType(ctx context.Context, v any) (aicontext.ContextType, error) {
 	var res aicontext.ContextType
 	err := res.UnmarshalGQL(v)
@@ -93947,6 +98198,11 @@ func (ec *executionContext) unmarshalNAIContextContextType2switchboardᚋentᚋa
 
 func (ec *executionContext) marshalNAIContextContextType2switchboardᚋentᚋaicontextᚐContextType(ctx context.Context, sel ast.SelectionSet, v aicontext.ContextType) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) unmarshalNAIContextInput2switchboardᚋchatbotᚐContextInput(ctx context.Context, v any) (chatbot.ContextInput, error) {
+	res, err := ec.unmarshalInputAIContextInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNAIContextOrderField2ᚖswitchboardᚋentᚐAIContextOrderField(ctx context.Context, v any) (*ent.AIContextOrderField, error) {
@@ -94595,6 +98851,36 @@ func (ec *executionContext) unmarshalNChangePasswordInput2switchboardᚋgraphᚋ
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNChatbotButtonInput2switchboardᚋchatbotᚐButton(ctx context.Context, v any) (chatbot.Button, error) {
+	res, err := ec.unmarshalInputChatbotButtonInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNChatbotFlow2ᚖswitchboardᚋentᚐChatbotFlow(ctx context.Context, sel ast.SelectionSet, v *ent.ChatbotFlow) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ChatbotFlow(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNChatbotFlowConnection2ᚖswitchboardᚋentᚐChatbotFlowConnection(ctx context.Context, sel ast.SelectionSet, v *ent.ChatbotFlowConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ChatbotFlowConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNChatbotFlowInput2switchboardᚋchatbotᚐFlowInput(ctx context.Context, v any) (chatbot.FlowInput, error) {
+	res, err := ec.unmarshalInputChatbotFlowInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNChatbotFlowOrderField2ᚖswitchboardᚋentᚐChatbotFlowOrderField(ctx context.Context, v any) (*ent.ChatbotFlowOrderField, error) {
 	var res = new(ent.ChatbotFlowOrderField)
 	err := res.UnmarshalGQL(v)
@@ -94616,6 +98902,11 @@ func (ec *executionContext) unmarshalNChatbotFlowWhereInput2ᚖswitchboardᚋent
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNChatbotScheduleDayInput2switchboardᚋchatbotᚐScheduleDay(ctx context.Context, v any) (chatbot.ScheduleDay, error) {
+	res, err := ec.unmarshalInputChatbotScheduleDayInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNChatbotSession2ᚖswitchboardᚋentᚐChatbotSession(ctx context.Context, sel ast.SelectionSet, v *ent.ChatbotSession) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -94624,6 +98915,16 @@ func (ec *executionContext) marshalNChatbotSession2ᚖswitchboardᚋentᚐChatbo
 		return graphql.Null
 	}
 	return ec._ChatbotSession(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNChatbotSessionConnection2ᚖswitchboardᚋentᚐChatbotSessionConnection(ctx context.Context, sel ast.SelectionSet, v *ent.ChatbotSessionConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ChatbotSessionConnection(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNChatbotSessionOrderField2ᚖswitchboardᚋentᚐChatbotSessionOrderField(ctx context.Context, v any) (*ent.ChatbotSessionOrderField, error) {
@@ -94657,6 +98958,16 @@ func (ec *executionContext) unmarshalNChatbotSessionWhereInput2ᚖswitchboardᚋ
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNChatbotSettings2ᚖswitchboardᚋentᚐChatbotSettings(ctx context.Context, sel ast.SelectionSet, v *ent.ChatbotSettings) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ChatbotSettings(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNChatbotSettingsOrderField2ᚖswitchboardᚋentᚐChatbotSettingsOrderField(ctx context.Context, v any) (*ent.ChatbotSettingsOrderField, error) {
 	var res = new(ent.ChatbotSettingsOrderField)
 	err := res.UnmarshalGQL(v)
@@ -94676,6 +98987,26 @@ func (ec *executionContext) marshalNChatbotSettingsOrderField2ᚖswitchboardᚋe
 func (ec *executionContext) unmarshalNChatbotSettingsWhereInput2ᚖswitchboardᚋentᚐChatbotSettingsWhereInput(ctx context.Context, v any) (*ent.ChatbotSettingsWhereInput, error) {
 	res, err := ec.unmarshalInputChatbotSettingsWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNChatbotSettingsWithStats2ᚖswitchboardᚋchatbotᚐSettingsWithStats(ctx context.Context, sel ast.SelectionSet, v *chatbot.SettingsWithStats) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ChatbotSettingsWithStats(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNChatbotStats2ᚖswitchboardᚋchatbotᚐStats(ctx context.Context, sel ast.SelectionSet, v *chatbot.Stats) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ChatbotStats(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNContact2ᚖswitchboardᚋentᚐContact(ctx context.Context, sel ast.SelectionSet, v *ent.Contact) graphql.Marshaler {
@@ -95135,6 +99466,31 @@ func (ec *executionContext) unmarshalNInvitationWhereInput2ᚖswitchboardᚋent�
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNKeywordRule2ᚖswitchboardᚋentᚐKeywordRule(ctx context.Context, sel ast.SelectionSet, v *ent.KeywordRule) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._KeywordRule(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNKeywordRuleConnection2ᚖswitchboardᚋentᚐKeywordRuleConnection(ctx context.Context, sel ast.SelectionSet, v *ent.KeywordRuleConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._KeywordRuleConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNKeywordRuleInput2switchboardᚋchatbotᚐKeywordInput(ctx context.Context, v any) (chatbot.KeywordInput, error) {
+	res, err := ec.unmarshalInputKeywordRuleInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNKeywordRuleMatchType2switchboardᚋentᚋkeywordruleᚐMatchType(ctx context.Context, v any) (keywordrule.MatchType, error) {
 	var res keywordrule.MatchType
 	err := res.UnmarshalGQL(v)
@@ -95251,6 +99607,16 @@ func (ec *executionContext) marshalNMessage2ᚖswitchboardᚋentᚐMessage(ctx c
 		return graphql.Null
 	}
 	return ec._Message(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNMessageBotSource2switchboardᚋentᚋmessageᚐBotSource(ctx context.Context, v any) (message.BotSource, error) {
+	var res message.BotSource
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNMessageBotSource2switchboardᚋentᚋmessageᚐBotSource(ctx context.Context, sel ast.SelectionSet, v message.BotSource) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNMessageDirection2switchboardᚋentᚋmessageᚐDirection(ctx context.Context, v any) (message.Direction, error) {
@@ -96046,6 +100412,11 @@ func (ec *executionContext) unmarshalNUpdateCannedResponseInput2switchboardᚋgr
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNUpdateChatbotSettingsInput2switchboardᚋchatbotᚐSettingsChanges(ctx context.Context, v any) (chatbot.SettingsChanges, error) {
+	res, err := ec.unmarshalInputUpdateChatbotSettingsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNUpdateContactInput2switchboardᚋgraphᚐUpdateContactInput(ctx context.Context, v any) (UpdateContactInput, error) {
 	res, err := ec.unmarshalInputUpdateContactInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -96522,6 +100893,13 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 	return res
 }
 
+func (ec *executionContext) marshalOAIContext2ᚖswitchboardᚋentᚐAIContext(ctx context.Context, sel ast.SelectionSet, v *ent.AIContext) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AIContext(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOAIContextContextType2ᚕswitchboardᚋentᚋaicontextᚐContextTypeᚄ(ctx context.Context, v any) ([]aicontext.ContextType, error) {
 	if v == nil {
 		return nil, nil
@@ -96572,6 +100950,34 @@ func (ec *executionContext) marshalOAIContextContextType2ᚖswitchboardᚋentᚋ
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalOAIContextEdge2ᚕᚖswitchboardᚋentᚐAIContextEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.AIContextEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOAIContextEdge2ᚖswitchboardᚋentᚐAIContextEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOAIContextEdge2ᚖswitchboardᚋentᚐAIContextEdge(ctx context.Context, sel ast.SelectionSet, v *ent.AIContextEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AIContextEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOAIContextOrder2ᚖswitchboardᚋentᚐAIContextOrder(ctx context.Context, v any) (*ent.AIContextOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputAIContextOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOAIContextWhereInput2ᚕᚖswitchboardᚋentᚐAIContextWhereInputᚄ(ctx context.Context, v any) ([]*ent.AIContextWhereInput, error) {
@@ -97502,11 +101908,56 @@ func (ec *executionContext) unmarshalOCatalogWhereInput2ᚖswitchboardᚋentᚐC
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalOChatbotButtonInput2ᚕswitchboardᚋchatbotᚐButtonᚄ(ctx context.Context, v any) ([]chatbot.Button, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]chatbot.Button, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNChatbotButtonInput2switchboardᚋchatbotᚐButton(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) marshalOChatbotFlow2ᚖswitchboardᚋentᚐChatbotFlow(ctx context.Context, sel ast.SelectionSet, v *ent.ChatbotFlow) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._ChatbotFlow(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOChatbotFlowEdge2ᚕᚖswitchboardᚋentᚐChatbotFlowEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.ChatbotFlowEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOChatbotFlowEdge2ᚖswitchboardᚋentᚐChatbotFlowEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOChatbotFlowEdge2ᚖswitchboardᚋentᚐChatbotFlowEdge(ctx context.Context, sel ast.SelectionSet, v *ent.ChatbotFlowEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ChatbotFlowEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOChatbotFlowOrder2ᚖswitchboardᚋentᚐChatbotFlowOrder(ctx context.Context, v any) (*ent.ChatbotFlowOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputChatbotFlowOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOChatbotFlowWhereInput2ᚕᚖswitchboardᚋentᚐChatbotFlowWhereInputᚄ(ctx context.Context, v any) ([]*ent.ChatbotFlowWhereInput, error) {
@@ -97534,6 +101985,23 @@ func (ec *executionContext) unmarshalOChatbotFlowWhereInput2ᚖswitchboardᚋent
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalOChatbotScheduleDayInput2ᚕswitchboardᚋchatbotᚐScheduleDayᚄ(ctx context.Context, v any) ([]chatbot.ScheduleDay, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]chatbot.ScheduleDay, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNChatbotScheduleDayInput2switchboardᚋchatbotᚐScheduleDay(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) marshalOChatbotSession2ᚕᚖswitchboardᚋentᚐChatbotSessionᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.ChatbotSession) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -97558,6 +102026,34 @@ func (ec *executionContext) marshalOChatbotSession2ᚖswitchboardᚋentᚐChatbo
 		return graphql.Null
 	}
 	return ec._ChatbotSession(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOChatbotSessionEdge2ᚕᚖswitchboardᚋentᚐChatbotSessionEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.ChatbotSessionEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOChatbotSessionEdge2ᚖswitchboardᚋentᚐChatbotSessionEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOChatbotSessionEdge2ᚖswitchboardᚋentᚐChatbotSessionEdge(ctx context.Context, sel ast.SelectionSet, v *ent.ChatbotSessionEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ChatbotSessionEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOChatbotSessionOrder2ᚖswitchboardᚋentᚐChatbotSessionOrder(ctx context.Context, v any) (*ent.ChatbotSessionOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputChatbotSessionOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOChatbotSessionStatus2ᚕswitchboardᚋentᚋchatbotsessionᚐStatusᚄ(ctx context.Context, v any) ([]chatbotsession.Status, error) {
@@ -98256,6 +102752,33 @@ func (ec *executionContext) unmarshalOInvitationWhereInput2ᚖswitchboardᚋent�
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalOKeywordRule2ᚖswitchboardᚋentᚐKeywordRule(ctx context.Context, sel ast.SelectionSet, v *ent.KeywordRule) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._KeywordRule(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOKeywordRuleEdge2ᚕᚖswitchboardᚋentᚐKeywordRuleEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.KeywordRuleEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOKeywordRuleEdge2ᚖswitchboardᚋentᚐKeywordRuleEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOKeywordRuleEdge2ᚖswitchboardᚋentᚐKeywordRuleEdge(ctx context.Context, sel ast.SelectionSet, v *ent.KeywordRuleEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._KeywordRuleEdge(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOKeywordRuleMatchType2ᚕswitchboardᚋentᚋkeywordruleᚐMatchTypeᚄ(ctx context.Context, v any) ([]keywordrule.MatchType, error) {
 	if v == nil {
 		return nil, nil
@@ -98306,6 +102829,14 @@ func (ec *executionContext) marshalOKeywordRuleMatchType2ᚖswitchboardᚋentᚋ
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) unmarshalOKeywordRuleOrder2ᚖswitchboardᚋentᚐKeywordRuleOrder(ctx context.Context, v any) (*ent.KeywordRuleOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputKeywordRuleOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOKeywordRuleWhereInput2ᚕᚖswitchboardᚋentᚐKeywordRuleWhereInputᚄ(ctx context.Context, v any) ([]*ent.KeywordRuleWhereInput, error) {
@@ -98403,6 +102934,58 @@ func (ec *executionContext) marshalOMessage2ᚕᚖswitchboardᚋentᚐMessageᚄ
 	}
 
 	return ret
+}
+
+func (ec *executionContext) unmarshalOMessageBotSource2ᚕswitchboardᚋentᚋmessageᚐBotSourceᚄ(ctx context.Context, v any) ([]message.BotSource, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]message.BotSource, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNMessageBotSource2switchboardᚋentᚋmessageᚐBotSource(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOMessageBotSource2ᚕswitchboardᚋentᚋmessageᚐBotSourceᚄ(ctx context.Context, sel ast.SelectionSet, v []message.BotSource) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMessageBotSource2switchboardᚋentᚋmessageᚐBotSource(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOMessageBotSource2ᚖswitchboardᚋentᚋmessageᚐBotSource(ctx context.Context, v any) (*message.BotSource, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(message.BotSource)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOMessageBotSource2ᚖswitchboardᚋentᚋmessageᚐBotSource(ctx context.Context, sel ast.SelectionSet, v *message.BotSource) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOMessageDirection2ᚕswitchboardᚋentᚋmessageᚐDirectionᚄ(ctx context.Context, v any) ([]message.Direction, error) {

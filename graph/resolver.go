@@ -6,6 +6,7 @@ import (
 	"context"
 	"switchboard/accounts"
 	"switchboard/campaigns"
+	"switchboard/chatbot"
 	"switchboard/database"
 
 	"switchboard/ent"
@@ -50,6 +51,8 @@ type Resolver struct {
 	Templates *templates.Service
 	// Campaigns are the bulk campaigns and their sender.
 	Campaigns *campaigns.Service
+	// Chatbot is the chatbot's configuration.
+	Chatbot *chatbot.Service
 }
 
 // db returns the transaction's client when ctx carries one, the root

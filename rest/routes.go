@@ -50,6 +50,7 @@ func (a *API) Routes() []Route {
 		a.mediaRoutes(), a.webhookSubscriptionRoutes(), a.invitationRoutes(), a.tagRoutes(), a.noteRoutes(), a.widgetRoutes(),
 		a.templateRoutes(),
 		a.campaignRoutes(),
+		a.chatbotRoutes(),
 	} {
 		all = append(all, group...)
 	}

@@ -55,6 +55,8 @@ const (
 	FieldPlatformTimestamp = "platform_timestamp"
 	// FieldReplyToID holds the string denoting the reply_to_id field in the database.
 	FieldReplyToID = "reply_to_id"
+	// FieldBotSource holds the string denoting the bot_source field in the database.
+	FieldBotSource = "bot_source"
 	// EdgeOrganization holds the string denoting the organization edge name in mutations.
 	EdgeOrganization = "organization"
 	// EdgeContact holds the string denoting the contact edge name in mutations.
@@ -98,6 +100,7 @@ var Columns = []string{
 	FieldSentByUserID,
 	FieldPlatformTimestamp,
 	FieldReplyToID,
+	FieldBotSource,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -196,6 +199,34 @@ func StatusValidator(s Status) error {
 	}
 }
 
+// BotSource defines the type for the "bot_source" enum field.
+type BotSource string
+
+// BotSource values.
+const (
+	BotSourceKeyword    BotSource = "keyword"
+	BotSourceFlow       BotSource = "flow"
+	BotSourceAi         BotSource = "ai"
+	BotSourceGreeting   BotSource = "greeting"
+	BotSourceFallback   BotSource = "fallback"
+	BotSourceOutOfHours BotSource = "out_of_hours"
+	BotSourceSystem     BotSource = "system"
+)
+
+func (bs BotSource) String() string {
+	return string(bs)
+}
+
+// BotSourceValidator is a validator for the "bot_source" field enum values. It is called by the builders before save.
+func BotSourceValidator(bs BotSource) error {
+	switch bs {
+	case BotSourceKeyword, BotSourceFlow, BotSourceAi, BotSourceGreeting, BotSourceFallback, BotSourceOutOfHours, BotSourceSystem:
+		return nil
+	default:
+		return fmt.Errorf("message: invalid enum value for bot_source field: %q", bs)
+	}
+}
+
 // OrderOption defines the ordering options for the Message queries.
 type OrderOption func(*sql.Selector)
 
@@ -284,6 +315,11 @@ func ByReplyToID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldReplyToID, opts...).ToFunc()
 }
 
+// ByBotSource orders the results by the bot_source field.
+func ByBotSource(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldBotSource, opts...).ToFunc()
+}
+
 // ByOrganizationField orders the results by organization field.
 func ByOrganizationField(field string, opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
@@ -344,6 +380,24 @@ func (e *Status) UnmarshalGQL(val interface{}) error {
 	*e = Status(str)
 	if err := StatusValidator(*e); err != nil {
 		return fmt.Errorf("%s is not a valid Status", str)
+	}
+	return nil
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (e BotSource) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(e.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (e *BotSource) UnmarshalGQL(val interface{}) error {
+	str, ok := val.(string)
+	if !ok {
+		return fmt.Errorf("enum %T must be a string", val)
+	}
+	*e = BotSource(str)
+	if err := BotSourceValidator(*e); err != nil {
+		return fmt.Errorf("%s is not a valid BotSource", str)
 	}
 	return nil
 }

@@ -911,6 +911,36 @@ func ReplyToIDNotNil() predicate.Message {
 	return predicate.Message(sql.FieldNotNull(FieldReplyToID))
 }
 
+// BotSourceEQ applies the EQ predicate on the "bot_source" field.
+func BotSourceEQ(v BotSource) predicate.Message {
+	return predicate.Message(sql.FieldEQ(FieldBotSource, v))
+}
+
+// BotSourceNEQ applies the NEQ predicate on the "bot_source" field.
+func BotSourceNEQ(v BotSource) predicate.Message {
+	return predicate.Message(sql.FieldNEQ(FieldBotSource, v))
+}
+
+// BotSourceIn applies the In predicate on the "bot_source" field.
+func BotSourceIn(vs ...BotSource) predicate.Message {
+	return predicate.Message(sql.FieldIn(FieldBotSource, vs...))
+}
+
+// BotSourceNotIn applies the NotIn predicate on the "bot_source" field.
+func BotSourceNotIn(vs ...BotSource) predicate.Message {
+	return predicate.Message(sql.FieldNotIn(FieldBotSource, vs...))
+}
+
+// BotSourceIsNil applies the IsNil predicate on the "bot_source" field.
+func BotSourceIsNil() predicate.Message {
+	return predicate.Message(sql.FieldIsNull(FieldBotSource))
+}
+
+// BotSourceNotNil applies the NotNil predicate on the "bot_source" field.
+func BotSourceNotNil() predicate.Message {
+	return predicate.Message(sql.FieldNotNull(FieldBotSource))
+}
+
 // HasOrganization applies the HasEdge predicate on the "organization" edge.
 func HasOrganization() predicate.Message {
 	return predicate.Message(func(s *sql.Selector) {

@@ -1188,6 +1188,7 @@ var (
 		{Name: "sent_by_user_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "platform_timestamp", Type: field.TypeTime, Nullable: true},
 		{Name: "reply_to_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "bot_source", Type: field.TypeEnum, Nullable: true, Enums: []string{"keyword", "flow", "ai", "greeting", "fallback", "out_of_hours", "system"}},
 		{Name: "contact_id", Type: field.TypeUUID},
 		{Name: "organization_id", Type: field.TypeUUID},
 	}
@@ -1199,13 +1200,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "messages_contacts_messages",
-				Columns:    []*schema.Column{MessagesColumns[17]},
+				Columns:    []*schema.Column{MessagesColumns[18]},
 				RefColumns: []*schema.Column{ContactsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "messages_organizations_organization",
-				Columns:    []*schema.Column{MessagesColumns[18]},
+				Columns:    []*schema.Column{MessagesColumns[19]},
 				RefColumns: []*schema.Column{OrganizationsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -1214,12 +1215,17 @@ var (
 			{
 				Name:    "message_contact_id_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{MessagesColumns[17], MessagesColumns[1], MessagesColumns[0]},
+				Columns: []*schema.Column{MessagesColumns[18], MessagesColumns[1], MessagesColumns[0]},
 			},
 			{
 				Name:    "message_organization_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{MessagesColumns[18], MessagesColumns[1]},
+				Columns: []*schema.Column{MessagesColumns[19], MessagesColumns[1]},
+			},
+			{
+				Name:    "message_organization_id_bot_source",
+				Unique:  false,
+				Columns: []*schema.Column{MessagesColumns[19], MessagesColumns[17]},
 			},
 		},
 	}

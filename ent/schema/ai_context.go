@@ -3,6 +3,7 @@ package schema
 import (
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
+	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 	"github.com/google/uuid"
@@ -43,4 +44,9 @@ func (AIContext) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("organization_id", "priority"),
 	}
+}
+
+// Annotations of the AIContext: GraphQL lists it as a paged connection.
+func (AIContext) Annotations() []schema.Annotation {
+	return []schema.Annotation{entgql.RelayConnection()}
 }

@@ -3,6 +3,7 @@ package schema
 import (
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
+	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/field"
 	"github.com/google/uuid"
 )
@@ -33,4 +34,9 @@ func (ChatbotFlow) Fields() []ent.Field {
 		field.String("chat_account").Default("").
 			Comment("Account the flow is limited to; empty for all accounts."),
 	}
+}
+
+// Annotations of the ChatbotFlow: GraphQL lists it as a paged connection.
+func (ChatbotFlow) Annotations() []schema.Annotation {
+	return []schema.Annotation{entgql.RelayConnection()}
 }

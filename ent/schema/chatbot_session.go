@@ -3,6 +3,7 @@ package schema
 import (
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
+	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
@@ -60,4 +61,9 @@ func (ChatbotSession) Indexes() []ent.Index {
 		index.Fields("organization_id", "status"),
 		index.Fields("contact_id", "status"),
 	}
+}
+
+// Annotations of the ChatbotSession: GraphQL lists it as a paged connection.
+func (ChatbotSession) Annotations() []schema.Annotation {
+	return []schema.Annotation{entgql.RelayConnection()}
 }

@@ -3,6 +3,7 @@ package schema
 import (
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
+	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 	"github.com/google/uuid"
@@ -42,4 +43,9 @@ func (KeywordRule) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("organization_id", "priority"),
 	}
+}
+
+// Annotations of the KeywordRule: GraphQL lists it as a paged connection.
+func (KeywordRule) Annotations() []schema.Annotation {
+	return []schema.Annotation{entgql.RelayConnection()}
 }

@@ -45,6 +45,10 @@ func (Message) Fields() []ent.Field {
 		field.UUID("sent_by_user_id", uuid.UUID{}).Optional().Nillable(),
 		field.Time("platform_timestamp").Optional().Nillable(),
 		field.UUID("reply_to_id", uuid.UUID{}).Optional().Nillable(),
+		field.Enum("bot_source").
+			Values("keyword", "flow", "ai", "greeting", "fallback", "out_of_hours", "system").
+			Optional().Nillable().
+			Comment("Set on an outgoing message the chatbot sent, naming what produced it; null for people's messages. The chatbot stats count these rows (messages_handled: any value, ai_responses: ai)."),
 	}
 }
 
@@ -65,5 +69,6 @@ func (Message) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("contact_id", "created_at", "id"),
 		index.Fields("organization_id", "created_at"),
+		index.Fields("organization_id", "bot_source"),
 	}
 }

@@ -1,0 +1,63 @@
+package chatbot
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"entgo.io/ent/dialect/sql"
+	"github.com/google/uuid"
+
+	"switchboard/apperr"
+	"switchboard/ent"
+	"switchboard/ent/chatbotsession"
+)
+
+const sessionWhat = "chatbot session"
+
+// SessionStatuses are a session's states.
+var SessionStatuses = []string{"active", "completed", "cancelled", "timeout"}
+
+// SessionPage is a page of sessions with the total of the filter.
+type SessionPage struct {
+	Sessions []*ent.ChatbotSession
+	Total    int
+}
+
+// SessionsQuery returns the organization's sessions, of one status when
+// status is not empty. Errors: invalid (an unknown status).
+func (s *Service) SessionsQuery(ctx context.Context, status string) (*ent.ChatbotSessionQuery, error) {
+	q := s.db(ctx).ChatbotSession.Query()
+	if st := strings.TrimSpace(status); st != "" {
+		if !slices.Contains(SessionStatuses, st) {
+			return nil, apperr.Invalidf("status must be one of %s", strings.Join(SessionStatuses, ", "))
+		}
+		q = q.Where(chatbotsession.StatusEQ(chatbotsession.Status(st)))
+	}
+	return q, nil
+}
+
+// ListSessions returns a page of SessionsQuery, most recently active
+// first. Errors: invalid.
+func (s *Service) ListSessions(ctx context.Context, status string, p Page) (*SessionPage, error) {
+	q, err := s.SessionsQuery(ctx, status)
+	if err != nil {
+		return nil, err
+	}
+	total, err := q.Clone().Count(ctx)
+	if err != nil {
+		return nil, apperr.Wrap(err, sessionWhat)
+	}
+	ss, err := q.Order(chatbotsession.ByLastActivity(sql.OrderDesc()), chatbotsession.ByID()).
+		Offset(p.Offset).Limit(p.Limit).All(ctx)
+	if err != nil {
+		return nil, apperr.Wrap(err, sessionWhat)
+	}
+	return &SessionPage{Sessions: ss, Total: total}, nil
+}
+
+// GetSession returns a session. Errors: not_found.
+func (s *Service) GetSession(ctx context.Context, id uuid.UUID) (*ent.ChatbotSession, error) {
+	ss, err := s.db(ctx).ChatbotSession.Get(ctx, id)
+	return ss, apperr.Wrap(err, sessionWhat)
+}

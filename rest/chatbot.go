@@ -1,0 +1,497 @@
+package rest
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"switchboard/chatbot"
+	"switchboard/ent"
+)
+
+// chatbotSettingsJSON is the spec's Chatbot settings; the AI API key is
+// write-only (has_ai_api_key tells whether one is stored).
+type chatbotSettingsJSON struct {
+	ID                           uuid.UUID             `json:"id"`
+	Enabled                      bool                  `json:"enabled"`
+	BusinessHoursEnabled         bool                  `json:"business_hours_enabled"`
+	AllowAutomatedOutsideHours   bool                  `json:"allow_automated_outside_hours"`
+	AllowAgentQueuePickup        bool                  `json:"allow_agent_queue_pickup"`
+	AssignToSameAgent            bool                  `json:"assign_to_same_agent"`
+	AgentCurrentConversationOnly bool                  `json:"agent_current_conversation_only"`
+	AIEnabled                    bool                  `json:"ai_enabled"`
+	SLAEnabled                   bool                  `json:"sla_enabled"`
+	ClientReminderEnabled        bool                  `json:"client_reminder_enabled"`
+	GreetingMessage              string                `json:"greeting_message"`
+	FallbackMessage              string                `json:"fallback_message"`
+	OutOfHoursMessage            string                `json:"out_of_hours_message"`
+	AIProvider                   string                `json:"ai_provider"`
+	AIModel                      string                `json:"ai_model"`
+	AISystemPrompt               string                `json:"ai_system_prompt"`
+	HasAIAPIKey                  bool                  `json:"has_ai_api_key"`
+	SLAAutoCloseMessage          string                `json:"sla_auto_close_message"`
+	SLAWarningMessage            string                `json:"sla_warning_message"`
+	ClientReminderMessage        string                `json:"client_reminder_message"`
+	ClientAutoCloseMessage       string                `json:"client_auto_close_message"`
+	GreetingButtons              []chatbot.Button      `json:"greeting_buttons"`
+	FallbackButtons              []chatbot.Button      `json:"fallback_buttons"`
+	BusinessHours                []chatbot.ScheduleDay `json:"business_hours"`
+	SLAEscalationNotifyIDs       []string              `json:"sla_escalation_notify_ids"`
+	SessionTimeoutMinutes        int                   `json:"session_timeout_minutes"`
+	AIMaxTokens                  int                   `json:"ai_max_tokens"`
+	SLAResponseMinutes           int                   `json:"sla_response_minutes"`
+	SLAResolutionMinutes         int                   `json:"sla_resolution_minutes"`
+	SLAEscalationMinutes         int                   `json:"sla_escalation_minutes"`
+	SLAAutoCloseHours            int                   `json:"sla_auto_close_hours"`
+	ClientReminderMinutes        int                   `json:"client_reminder_minutes"`
+	ClientAutoCloseMinutes       int                   `json:"client_auto_close_minutes"`
+	UpdatedAt                    time.Time             `json:"updated_at"`
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func presentChatbotSettings(s *ent.ChatbotSettings) chatbotSettingsJSON {
+	return chatbotSettingsJSON{
+		ID: s.ID, Enabled: s.Enabled, BusinessHoursEnabled: s.BusinessHoursEnabled,
+		AllowAutomatedOutsideHours: s.AllowAutomatedOutsideHours, AllowAgentQueuePickup: s.AllowAgentQueuePickup,
+		AssignToSameAgent: s.AssignToSameAgent, AgentCurrentConversationOnly: s.AgentCurrentConversationOnly,
+		AIEnabled: s.AiEnabled, SLAEnabled: s.SLAEnabled, ClientReminderEnabled: s.ClientReminderEnabled,
+		GreetingMessage: s.GreetingMessage, FallbackMessage: s.FallbackMessage, OutOfHoursMessage: s.OutOfHoursMessage,
+		AIProvider: s.AiProvider, AIModel: s.AiModel, AISystemPrompt: s.AiSystemPrompt, HasAIAPIKey: chatbot.HasAIAPIKey(s),
+		SLAAutoCloseMessage: s.SLAAutoCloseMessage, SLAWarningMessage: s.SLAWarningMessage,
+		ClientReminderMessage: s.ClientReminderMessage, ClientAutoCloseMessage: s.ClientAutoCloseMessage,
+		GreetingButtons: nonNil(chatbot.Buttons(s.GreetingButtons)), FallbackButtons: nonNil(chatbot.Buttons(s.FallbackButtons)),
+		BusinessHours: nonNil(chatbot.Schedule(s.BusinessHours)), SLAEscalationNotifyIDs: nonNil(s.SLAEscalationNotifyIds),
+		SessionTimeoutMinutes: s.SessionTimeoutMinutes, AIMaxTokens: s.AiMaxTokens,
+		SLAResponseMinutes: s.SLAResponseMinutes, SLAResolutionMinutes: s.SLAResolutionMinutes,
+		SLAEscalationMinutes: s.SLAEscalationMinutes, SLAAutoCloseHours: s.SLAAutoCloseHours,
+		ClientReminderMinutes: s.ClientReminderMinutes, ClientAutoCloseMinutes: s.ClientAutoCloseMinutes,
+		UpdatedAt: s.UpdatedAt,
+	}
+}
+
+// chatbotSettingsBody is the JSON of the settings update: absent fields
+// keep their value.
+type chatbotSettingsBody struct {
+	Enabled                      *bool                 `json:"enabled"`
+	BusinessHoursEnabled         *bool                 `json:"business_hours_enabled"`
+	AllowAutomatedOutsideHours   *bool                 `json:"allow_automated_outside_hours"`
+	AllowAgentQueuePickup        *bool                 `json:"allow_agent_queue_pickup"`
+	AssignToSameAgent            *bool                 `json:"assign_to_same_agent"`
+	AgentCurrentConversationOnly *bool                 `json:"agent_current_conversation_only"`
+	AIEnabled                    *bool                 `json:"ai_enabled"`
+	SLAEnabled                   *bool                 `json:"sla_enabled"`
+	ClientReminderEnabled        *bool                 `json:"client_reminder_enabled"`
+	GreetingMessage              *string               `json:"greeting_message"`
+	FallbackMessage              *string               `json:"fallback_message"`
+	OutOfHoursMessage            *string               `json:"out_of_hours_message"`
+	AIProvider                   *string               `json:"ai_provider"`
+	AIModel                      *string               `json:"ai_model"`
+	AISystemPrompt               *string               `json:"ai_system_prompt"`
+	AIAPIKey                     *string               `json:"ai_api_key"`
+	SLAAutoCloseMessage          *string               `json:"sla_auto_close_message"`
+	SLAWarningMessage            *string               `json:"sla_warning_message"`
+	ClientReminderMessage        *string               `json:"client_reminder_message"`
+	ClientAutoCloseMessage       *string               `json:"client_auto_close_message"`
+	GreetingButtons              []chatbot.Button      `json:"greeting_buttons"`
+	FallbackButtons              []chatbot.Button      `json:"fallback_buttons"`
+	BusinessHours                []chatbot.ScheduleDay `json:"business_hours"`
+	SLAEscalationNotifyIDs       []string              `json:"sla_escalation_notify_ids"`
+	SessionTimeoutMinutes        *int                  `json:"session_timeout_minutes"`
+	AIMaxTokens                  *int                  `json:"ai_max_tokens"`
+	SLAResponseMinutes           *int                  `json:"sla_response_minutes"`
+	SLAResolutionMinutes         *int                  `json:"sla_resolution_minutes"`
+	SLAEscalationMinutes         *int                  `json:"sla_escalation_minutes"`
+	SLAAutoCloseHours            *int                  `json:"sla_auto_close_hours"`
+	ClientReminderMinutes        *int                  `json:"client_reminder_minutes"`
+	ClientAutoCloseMinutes       *int                  `json:"client_auto_close_minutes"`
+}
+
+func (b chatbotSettingsBody) changes() chatbot.SettingsChanges {
+	return chatbot.SettingsChanges(b)
+}
+
+func settingsPayload(v *chatbot.SettingsWithStats) gin.H {
+	return gin.H{"settings": presentChatbotSettings(v.Settings), "stats": v.Stats}
+}
+
+func (a *API) getChatbotSettings(c *gin.Context) (int, any, error) {
+	v, err := a.R.Chatbot.SettingsAndStats(ctx(c))
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, settingsPayload(v), nil
+}
+
+func (a *API) updateChatbotSettings(c *gin.Context) (int, any, error) {
+	var b chatbotSettingsBody
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	if _, err := a.R.Chatbot.UpdateSettings(ctx(c), b.changes()); err != nil {
+		return 0, nil, err
+	}
+	v, err := a.R.Chatbot.SettingsAndStats(ctx(c))
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, settingsPayload(v), nil
+}
+
+// keywordRuleJSON is the spec's Keyword rule.
+type keywordRuleJSON struct {
+	ID              uuid.UUID      `json:"id"`
+	Name            string         `json:"name"`
+	Keywords        []string       `json:"keywords"`
+	MatchType       string         `json:"match_type"`
+	ResponseType    string         `json:"response_type"`
+	ResponseContent map[string]any `json:"response_content"`
+	Priority        int            `json:"priority"`
+	Enabled         bool           `json:"enabled"`
+	CreatedAt       time.Time      `json:"created_at"`
+	UpdatedAt       time.Time      `json:"updated_at"`
+}
+
+func presentKeywordRule(r *ent.KeywordRule) keywordRuleJSON {
+	rc := r.ResponseContent
+	if rc == nil {
+		rc = map[string]any{}
+	}
+	return keywordRuleJSON{
+		ID: r.ID, Name: r.Name, Keywords: nonNil(r.Keywords), MatchType: string(r.MatchType),
+		ResponseType: r.ResponseType, ResponseContent: rc, Priority: r.Priority, Enabled: r.Enabled,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+	}
+}
+
+// keywordRuleBody is the JSON of keyword rule create and update.
+type keywordRuleBody struct {
+	Name            *string        `json:"name"`
+	Keywords        []string       `json:"keywords"`
+	MatchType       *string        `json:"match_type"`
+	ResponseType    *string        `json:"response_type"`
+	ResponseContent map[string]any `json:"response_content"`
+	Priority        *int           `json:"priority"`
+	Enabled         *bool          `json:"enabled"`
+}
+
+func (b keywordRuleBody) input() chatbot.KeywordInput { return chatbot.KeywordInput(b) }
+
+func chatbotPage(p page) chatbot.Page { return chatbot.Page{Offset: p.Offset(), Limit: p.Limit} }
+
+func (a *API) listKeywordRules(c *gin.Context) (int, any, error) {
+	p, err := bindPage(c, 20)
+	if err != nil {
+		return 0, nil, err
+	}
+	pg, err := a.R.Chatbot.ListKeywords(ctx(c), c.Query("search"), chatbotPage(p))
+	if err != nil {
+		return 0, nil, err
+	}
+	out := make([]keywordRuleJSON, len(pg.Rules))
+	for i, r := range pg.Rules {
+		out[i] = presentKeywordRule(r)
+	}
+	return http.StatusOK, listPayload("rules", out, pg.Total, p), nil
+}
+
+func (a *API) createKeywordRule(c *gin.Context) (int, any, error) {
+	var b keywordRuleBody
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	r, err := a.R.Chatbot.CreateKeyword(ctx(c), b.input())
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, presentKeywordRule(r), nil
+}
+
+func (a *API) updateKeywordRule(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	var b keywordRuleBody
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	r, err := a.R.Chatbot.UpdateKeyword(ctx(c), id, b.input())
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentKeywordRule(r), nil
+}
+
+// aiContextJSON is the spec's AI context, with api_config for api
+// contexts (as Whatomate's client reads it).
+type aiContextJSON struct {
+	ID              uuid.UUID      `json:"id"`
+	Name            string         `json:"name"`
+	ContextType     string         `json:"context_type"`
+	TriggerKeywords []string       `json:"trigger_keywords"`
+	StaticContent   string         `json:"static_content"`
+	APIConfig       map[string]any `json:"api_config"`
+	Enabled         bool           `json:"enabled"`
+	Priority        int            `json:"priority"`
+	CreatedAt       time.Time      `json:"created_at"`
+	UpdatedAt       time.Time      `json:"updated_at"`
+}
+
+func presentAIContext(x *ent.AIContext) aiContextJSON {
+	api := x.APIConfig
+	if api == nil {
+		api = map[string]any{}
+	}
+	return aiContextJSON{
+		ID: x.ID, Name: x.Name, ContextType: string(x.ContextType), TriggerKeywords: nonNil(x.TriggerKeywords),
+		StaticContent: x.StaticContent, APIConfig: api, Enabled: x.Enabled, Priority: x.Priority,
+		CreatedAt: x.CreatedAt, UpdatedAt: x.UpdatedAt,
+	}
+}
+
+// aiContextBody is the JSON of AI context create and update.
+type aiContextBody struct {
+	Name            *string        `json:"name"`
+	ContextType     *string        `json:"context_type"`
+	TriggerKeywords []string       `json:"trigger_keywords"`
+	StaticContent   *string        `json:"static_content"`
+	APIConfig       map[string]any `json:"api_config"`
+	Priority        *int           `json:"priority"`
+	Enabled         *bool          `json:"enabled"`
+}
+
+func (b aiContextBody) input() chatbot.ContextInput { return chatbot.ContextInput(b) }
+
+func (a *API) listAIContexts(c *gin.Context) (int, any, error) {
+	p, err := bindPage(c, 20)
+	if err != nil {
+		return 0, nil, err
+	}
+	pg, err := a.R.Chatbot.ListContexts(ctx(c), c.Query("search"), chatbotPage(p))
+	if err != nil {
+		return 0, nil, err
+	}
+	out := make([]aiContextJSON, len(pg.Contexts))
+	for i, x := range pg.Contexts {
+		out[i] = presentAIContext(x)
+	}
+	return http.StatusOK, listPayload("contexts", out, pg.Total, p), nil
+}
+
+func (a *API) createAIContext(c *gin.Context) (int, any, error) {
+	var b aiContextBody
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	x, err := a.R.Chatbot.CreateContext(ctx(c), b.input())
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, presentAIContext(x), nil
+}
+
+func (a *API) updateAIContext(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	var b aiContextBody
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	x, err := a.R.Chatbot.UpdateContext(ctx(c), id, b.input())
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentAIContext(x), nil
+}
+
+// chatbotFlowJSON is the spec's Chatbot flow.
+type chatbotFlowJSON struct {
+	ID              uuid.UUID      `json:"id"`
+	Name            string         `json:"name"`
+	Description     string         `json:"description"`
+	TriggerKeywords []string       `json:"trigger_keywords"`
+	Enabled         bool           `json:"enabled"`
+	Graph           map[string]any `json:"graph"`
+	ChatAccount     string         `json:"chat_account"`
+	CreatedAt       time.Time      `json:"created_at"`
+	UpdatedAt       time.Time      `json:"updated_at"`
+}
+
+func presentChatbotFlow(f *ent.ChatbotFlow) chatbotFlowJSON {
+	g := f.Graph
+	if g == nil {
+		g = map[string]any{}
+	}
+	return chatbotFlowJSON{
+		ID: f.ID, Name: f.Name, Description: f.Description, TriggerKeywords: nonNil(f.TriggerKeywords),
+		Enabled: f.Enabled, Graph: g, ChatAccount: f.ChatAccount, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt,
+	}
+}
+
+// chatbotFlowBody is the JSON of flow create and update.
+type chatbotFlowBody struct {
+	Name            *string        `json:"name"`
+	Description     *string        `json:"description"`
+	TriggerKeywords []string       `json:"trigger_keywords"`
+	Enabled         *bool          `json:"enabled"`
+	Graph           map[string]any `json:"graph"`
+	ChatAccount     *string        `json:"chat_account"`
+}
+
+func (b chatbotFlowBody) input() chatbot.FlowInput { return chatbot.FlowInput(b) }
+
+func (a *API) listChatbotFlows(c *gin.Context) (int, any, error) {
+	p, err := bindPage(c, 20)
+	if err != nil {
+		return 0, nil, err
+	}
+	pg, err := a.R.Chatbot.ListFlows(ctx(c), c.Query("search"), chatbotPage(p))
+	if err != nil {
+		return 0, nil, err
+	}
+	out := make([]chatbotFlowJSON, len(pg.Flows))
+	for i, f := range pg.Flows {
+		out[i] = presentChatbotFlow(f)
+	}
+	return http.StatusOK, listPayload("flows", out, pg.Total, p), nil
+}
+
+func (a *API) getChatbotFlow(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	f, err := a.R.Chatbot.GetFlow(ctx(c), id)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentChatbotFlow(f), nil
+}
+
+func (a *API) createChatbotFlow(c *gin.Context) (int, any, error) {
+	var b chatbotFlowBody
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	f, err := a.R.Chatbot.CreateFlow(ctx(c), b.input())
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, presentChatbotFlow(f), nil
+}
+
+func (a *API) updateChatbotFlow(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	var b chatbotFlowBody
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	f, err := a.R.Chatbot.UpdateFlow(ctx(c), id, b.input())
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentChatbotFlow(f), nil
+}
+
+// chatbotSessionJSON is the spec's Chatbot session, with its status.
+type chatbotSessionJSON struct {
+	ID            uuid.UUID      `json:"id"`
+	ContactID     uuid.UUID      `json:"contact_id"`
+	ChatAccount   string         `json:"chat_account"`
+	Status        string         `json:"status"`
+	CurrentFlowID *uuid.UUID     `json:"current_flow_id"`
+	CurrentStep   string         `json:"current_step"`
+	Variables     map[string]any `json:"variables"`
+	StartedAt     time.Time      `json:"started_at"`
+	LastActivity  time.Time      `json:"last_activity"`
+	CompletedAt   *time.Time     `json:"completed_at"`
+}
+
+func presentChatbotSession(s *ent.ChatbotSession) chatbotSessionJSON {
+	v := s.Variables
+	if v == nil {
+		v = map[string]any{}
+	}
+	return chatbotSessionJSON{
+		ID: s.ID, ContactID: s.ContactID, ChatAccount: s.ChatAccount, Status: string(s.Status),
+		CurrentFlowID: s.CurrentFlowID, CurrentStep: s.CurrentStep, Variables: v,
+		StartedAt: s.StartedAt, LastActivity: s.LastActivity, CompletedAt: s.CompletedAt,
+	}
+}
+
+func (a *API) listChatbotSessions(c *gin.Context) (int, any, error) {
+	p, err := bindPage(c, 20)
+	if err != nil {
+		return 0, nil, err
+	}
+	pg, err := a.R.Chatbot.ListSessions(ctx(c), c.Query("status"), chatbotPage(p))
+	if err != nil {
+		return 0, nil, err
+	}
+	out := make([]chatbotSessionJSON, len(pg.Sessions))
+	for i, s := range pg.Sessions {
+		out[i] = presentChatbotSession(s)
+	}
+	return http.StatusOK, listPayload("sessions", out, pg.Total, p), nil
+}
+
+func (a *API) getChatbotSession(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	s, err := a.R.Chatbot.GetSession(ctx(c), id)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentChatbotSession(s), nil
+}
+
+func (a *API) deleteKeywordRule(c *gin.Context) (int, any, error) {
+	return idAction(a.R.Chatbot.DeleteKeyword, gin.H{"message": "Keyword rule deleted"})(c)
+}
+
+func (a *API) deleteAIContext(c *gin.Context) (int, any, error) {
+	return idAction(a.R.Chatbot.DeleteContext, gin.H{"message": "AI context deleted"})(c)
+}
+
+func (a *API) deleteChatbotFlow(c *gin.Context) (int, any, error) {
+	return idAction(a.R.Chatbot.DeleteFlow, gin.H{"message": "Flow deleted"})(c)
+}
+
+// chatbotRoutes: members holding chatbot:read (Agents included) see the
+// configuration; chatbot:update changes it.
+func (a *API) chatbotRoutes() []Route {
+	return []Route{
+		{Method: get, Path: "/api/chatbot/settings", Op: "chatbotSettings", Handle: a.getChatbotSettings},
+		{Method: put, Path: "/api/chatbot/settings", Op: "updateChatbotSettings", Handle: a.updateChatbotSettings},
+		{Method: get, Path: "/api/chatbot/keywords", Op: "keywordRules", Handle: a.listKeywordRules},
+		{Method: post, Path: "/api/chatbot/keywords", Op: "createKeywordRule", Handle: a.createKeywordRule},
+		{Method: put, Path: "/api/chatbot/keywords/:id", Op: "updateKeywordRule", Handle: a.updateKeywordRule},
+		{Method: del, Path: "/api/chatbot/keywords/:id", Op: "deleteKeywordRule", Handle: a.deleteKeywordRule},
+		{Method: get, Path: "/api/chatbot/ai-contexts", Op: "aiContexts", Handle: a.listAIContexts},
+		{Method: post, Path: "/api/chatbot/ai-contexts", Op: "createAIContext", Handle: a.createAIContext},
+		{Method: put, Path: "/api/chatbot/ai-contexts/:id", Op: "updateAIContext", Handle: a.updateAIContext},
+		{Method: del, Path: "/api/chatbot/ai-contexts/:id", Op: "deleteAIContext", Handle: a.deleteAIContext},
+		{Method: get, Path: "/api/chatbot/flows", Op: "chatbotFlows", Handle: a.listChatbotFlows},
+		{Method: post, Path: "/api/chatbot/flows", Op: "createChatbotFlow", Handle: a.createChatbotFlow},
+		{Method: get, Path: "/api/chatbot/flows/:id", Op: "chatbotFlow", Handle: a.getChatbotFlow},
+		{Method: put, Path: "/api/chatbot/flows/:id", Op: "updateChatbotFlow", Handle: a.updateChatbotFlow},
+		{Method: del, Path: "/api/chatbot/flows/:id", Op: "deleteChatbotFlow", Handle: a.deleteChatbotFlow},
+		{Method: get, Path: "/api/chatbot/sessions", Op: "chatbotSessions", Handle: a.listChatbotSessions},
+		{Method: get, Path: "/api/chatbot/sessions/:id", Op: "chatbotSession", Handle: a.getChatbotSession},
+	}
+}
