@@ -163,6 +163,18 @@ func buildOperations() map[string]Operation {
 	add("webhooks:delete", "deleteWebhookSubscription")
 	special("testWebhookSubscription", Operation{Perm: "webhooks:update", NoTx: true})
 
+	// Custom actions (issue 13). Every member lists them (the inbox shows
+	// them to Agents as buttons); executing one reads the contact and sends
+	// its data to the action's target (contacts:read); defining them (URLs,
+	// headers, code every member's browser receives) is organization
+	// configuration (settings:update). The redirect is public: the token is
+	// the capability (256 bits, 30 s, single use), and a bearer-token
+	// client's new browser tab carries no credentials.
+	add(Authenticated, "customActions", "customAction")
+	add("settings:update", "createCustomAction", "updateCustomAction", "deleteCustomAction")
+	special("executeCustomAction", Operation{Perm: "contacts:read", NoTx: true})
+	special("customActionRedirect", Operation{Perm: Public, Only: restOnly("a browser follows it to the action's URL")})
+
 	// The platform's webhook: signed by the platform, not a user.
 	special("verifyPlatformWebhook", Operation{Perm: Public, Only: platformHTTP})
 	special("receivePlatformWebhook", Operation{Perm: Public, NoTx: true, Only: platformHTTP})
@@ -198,7 +210,7 @@ var entityReads = map[string]string{
 	"Campaign": "campaigns:read", "CampaignRecipient": "campaigns:read",
 	"CannedResponse": "canned_responses:read", "Catalog": "messages:read", "Product": "messages:read",
 	"ChatbotFlow": "chatbot:read", "ChatbotSession": "chatbot:read", "ChatbotSettings": "chatbot:read",
-	"KeywordRule": "chatbot:read", "CustomAction": "chatbot:read", "IVRFlow": "chatbot:read",
+	"KeywordRule": "chatbot:read", "CustomAction": Authenticated, "IVRFlow": "chatbot:read",
 	"Contact": "contacts:read", "Message": "messages:read", "FormFlow": "flows:read",
 	"Invitation": "users:read", "OrganizationMember": "users:read",
 	"Organization": Authenticated, "User": Authenticated, "Role": Authenticated, "Permission": Authenticated,

@@ -20,6 +20,7 @@ import (
 	"switchboard/access"
 	"switchboard/auth"
 	"switchboard/config"
+	"switchboard/customactions"
 	"switchboard/database"
 	"switchboard/events"
 	"switchboard/graph"
@@ -160,6 +161,13 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	a.Resolver.Tags = &tags.Service{Client: a.DB.Client, Events: a.Events}
 	a.Resolver.Notes = &notes.Service{Client: a.DB.Client, Events: a.Events}
 	a.Resolver.Widgets = &widgets.Service{Client: a.DB.Client}
+	a.Resolver.CustomActions = &customactions.Service{
+		Client: a.DB.Client, Redis: a.KV.Client(), Prefix: o.Namespace, AllowPrivate: cfg.OutboundAllowPrivate,
+		HTTP: netguard.NewClient(netguard.Options{
+			AllowPrivate: cfg.OutboundAllowPrivate, Timeout: customactions.WebhookTimeout,
+			MaxResponseBytes: customactions.MaxResponseBytes,
+		}),
+	}
 	store := media.New(cfg.DataDir)
 	a.Messaging = &messaging.Service{
 		Client: a.DB.Client, Queue: a.Queue, Provider: a.Resolver.Provider, Secrets: box,

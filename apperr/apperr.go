@@ -21,11 +21,14 @@ const (
 	Unauthenticated Code = "unauthenticated"
 	Forbidden       Code = "forbidden"
 	NotFound        Code = "not_found"
-	Conflict        Code = "conflict"
-	TooMany         Code = "rate_limited"
-	Unavailable     Code = "unavailable"
-	NotImplemented  Code = "not_implemented"
-	Internal        Code = "internal"
+	// Gone is something that existed and is no more (a used or expired
+	// custom action redirect token).
+	Gone           Code = "gone"
+	Conflict       Code = "conflict"
+	TooMany        Code = "rate_limited"
+	Unavailable    Code = "unavailable"
+	NotImplemented Code = "not_implemented"
+	Internal       Code = "internal"
 )
 
 // Error is an application error with a code and a safe message.

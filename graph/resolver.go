@@ -5,6 +5,7 @@ package graph
 import (
 	"context"
 	"switchboard/accounts"
+	"switchboard/customactions"
 	"switchboard/database"
 
 	"switchboard/ent"
@@ -44,6 +45,8 @@ type Resolver struct {
 	Notes *notes.Service
 	// Widgets are the analytics dashboard's widgets.
 	Widgets *widgets.Service
+	// CustomActions are the conversation's custom action buttons.
+	CustomActions *customactions.Service
 }
 
 // db returns the transaction's client when ctx carries one, the root
