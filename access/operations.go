@@ -79,6 +79,11 @@ func buildOperations() map[string]Operation {
 	for _, n := range []string{"register", "login", "refresh", "logout"} {
 		special(n, Operation{Perm: Public, NoTx: true, Only: sessionCookies})
 	}
+	// Single sign-on (issue 13): the browser arrives without a session;
+	// the state kept in Redis is the callback's anti-CSRF check.
+	for _, n := range []string{"ssoInit", "ssoCallback"} {
+		special(n, Operation{Perm: Public, NoTx: true, Only: sessionCookies})
+	}
 	special("ssoProviders", Operation{Perm: Public, Only: restOnly("the login page reads it before any session")})
 	special("switchOrganization", Operation{Perm: Authenticated, NoTx: true, Only: sessionCookies})
 	special("wsToken", Operation{Perm: Authenticated, Only: restOnly("a GraphQL WebSocket authenticates in its init message")})

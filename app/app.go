@@ -34,6 +34,7 @@ import (
 	"switchboard/ratelimit"
 	"switchboard/rest"
 	"switchboard/secrets"
+	"switchboard/sso"
 	"switchboard/tags"
 	"switchboard/webhooks"
 	"switchboard/widgets"
@@ -61,6 +62,8 @@ type App struct {
 	Messaging *messaging.Service
 	// Media fetches incoming messages' media into the local store.
 	Media *media.Fetcher
+	// SSO runs single sign-on sign-ins.
+	SSO *sso.Service
 	// Webhooks delivers events to outbound webhook subscriptions.
 	Webhooks  *webhooks.Dispatcher
 	Events    *events.Bus
@@ -197,9 +200,17 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 		Redis: a.KV.Client(), Prefix: o.Namespace, Postgres: a.DB.Postgres(),
 	}
 	a.Metrics = newMetrics(a)
+	a.SSO = &sso.Service{
+		Client: a.DB.Client, Secrets: box, Access: a.Access, Redis: a.KV.Client(), Prefix: o.Namespace,
+		PublicURL: cfg.PublicURL,
+		HTTP: netguard.NewClient(netguard.Options{
+			AllowPrivate: cfg.OutboundAllowPrivate, Timeout: sso.IdPTimeout, MaxResponseBytes: 1 << 20,
+		}),
+	}
 	api := &rest.API{
 		R: a.Resolver, Access: a.Access, Inbound: a.Inbound, Events: a.Events, Log: log,
 		Media:      a.Media.Store,
+		SSO:        a.SSO,
 		Limiter:    ratelimit.New(a.KV.Client(), o.Namespace+"ratelimit"),
 		UsedTokens: auth.NewRedisUsedTokens(a.KV.Client(), o.Namespace+"wsused:"),
 		Sockets: rest.SocketLimits{
