@@ -84,6 +84,9 @@ func (s *Service) List(ctx context.Context, search string, offset, limit int) (*
 	if utf8.RuneCountInString(search) > MaxSearchLength {
 		return nil, apperr.Invalidf("search must be at most %d characters", MaxSearchLength)
 	}
+	if err := checkText("search", search); err != nil {
+		return nil, err
+	}
 	var where []predicate.CustomAction
 	if search != "" {
 		where = append(where, customaction.NameContainsFold(search))
