@@ -40,7 +40,7 @@ const (
 	// StateTTL is how long a started sign-in can be completed.
 	StateTTL = 10 * time.Minute
 	// IdPTimeout bounds the calls to the identity provider of a callback.
-	IdPTimeout = 15 * time.Second
+	IdPTimeout  = 15 * time.Second
 	maxStateLen = 128
 	maxCodeLen  = 4096
 )
