@@ -8,8 +8,8 @@ import (
 // Permission marks of an operation besides "resource:action" keys.
 const (
 	// Public operations take no credentials. Each one is reviewed: login,
-	// registration, token refresh, logout, SSO discovery and the
-	// platform's webhook.
+	// registration, token refresh, logout, SSO discovery, SSO init and
+	// callback, the custom action redirect and the platform's webhook.
 	Public = "public"
 	// Authenticated operations need any valid principal and no permission.
 	Authenticated = "authenticated"
