@@ -8,8 +8,8 @@ import (
 // Permission marks of an operation besides "resource:action" keys.
 const (
 	// Public operations take no credentials. Each one is reviewed: login,
-	// registration, token refresh, logout, SSO discovery and the
-	// platform's webhook.
+	// registration, token refresh, logout, SSO discovery, SSO init and
+	// callback, the custom action redirect and the platform's webhook.
 	Public = "public"
 	// Authenticated operations need any valid principal and no permission.
 	Authenticated = "authenticated"
@@ -77,6 +77,11 @@ func buildOperations() map[string]Operation {
 
 	// Sessions and the signed-in person.
 	for _, n := range []string{"register", "login", "refresh", "logout"} {
+		special(n, Operation{Perm: Public, NoTx: true, Only: sessionCookies})
+	}
+	// Single sign-on (issue 13): the browser arrives without a session;
+	// the state kept in Redis is the callback's anti-CSRF check.
+	for _, n := range []string{"ssoInit", "ssoCallback"} {
 		special(n, Operation{Perm: Public, NoTx: true, Only: sessionCookies})
 	}
 	special("ssoProviders", Operation{Perm: Public, Only: restOnly("the login page reads it before any session")})
@@ -192,6 +197,17 @@ func buildOperations() map[string]Operation {
 	special("updateTemplate", Operation{Perm: "templates:update", NoTx: true})
 	special("deleteTemplate", Operation{Perm: "templates:delete", NoTx: true})
 	special("templateStatusChanged", Operation{Perm: "templates:read", Only: realTimeGQL})
+	// Custom actions (issue 13). Every member lists them (the inbox shows
+	// them to Agents as buttons); executing one reads the contact and sends
+	// its data to the action's target (contacts:read); defining them (URLs,
+	// headers, code every member's browser receives) is organization
+	// configuration (settings:update). The redirect is public: the token is
+	// the capability (256 bits, 30 s, single use), and a bearer-token
+	// client's new browser tab carries no credentials.
+	add(Authenticated, "customActions", "customAction")
+	add("settings:update", "createCustomAction", "updateCustomAction", "deleteCustomAction")
+	special("executeCustomAction", Operation{Perm: "contacts:read", NoTx: true})
+	special("customActionRedirect", Operation{Perm: Public, Only: restOnly("a browser follows it to the action's URL")})
 
 	// The platform's webhook: signed by the platform, not a user.
 	special("verifyPlatformWebhook", Operation{Perm: Public, Only: platformHTTP})
@@ -228,7 +244,7 @@ var entityReads = map[string]string{
 	"Campaign": "campaigns:read", "CampaignRecipient": "campaigns:read",
 	"CannedResponse": "canned_responses:read", "Catalog": "messages:read", "Product": "messages:read",
 	"ChatbotFlow": "chatbot:read", "ChatbotSession": "chatbot:read", "ChatbotSettings": "chatbot:read",
-	"KeywordRule": "chatbot:read", "CustomAction": "chatbot:read", "IVRFlow": "chatbot:read",
+	"KeywordRule": "chatbot:read", "CustomAction": Authenticated, "IVRFlow": "chatbot:read",
 	"Contact": "contacts:read", "Message": "messages:read", "FormFlow": "flows:read",
 	"Invitation": "users:read", "OrganizationMember": "users:read",
 	"Organization": Authenticated, "User": Authenticated, "Role": Authenticated, "Permission": Authenticated,

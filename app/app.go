@@ -23,6 +23,7 @@ import (
 	"switchboard/auth"
 	"switchboard/campaigns"
 	"switchboard/config"
+	"switchboard/customactions"
 	"switchboard/database"
 	"switchboard/events"
 	"switchboard/graph"
@@ -36,6 +37,7 @@ import (
 	"switchboard/ratelimit"
 	"switchboard/rest"
 	"switchboard/secrets"
+	"switchboard/sso"
 	"switchboard/tags"
 	"switchboard/templates"
 	"switchboard/webhooks"
@@ -66,6 +68,8 @@ type App struct {
 	Campaigns *campaigns.Service
 	// Media fetches incoming messages' media into the local store.
 	Media *media.Fetcher
+	// SSO runs single sign-on sign-ins.
+	SSO *sso.Service
 	// Webhooks delivers events to outbound webhook subscriptions.
 	Webhooks  *webhooks.Dispatcher
 	Events    *events.Bus
@@ -170,6 +174,13 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 		Client: a.DB.Client, Secrets: box, Provider: a.Resolver.Provider, Events: a.Events,
 	}
 	a.Resolver.Chatbot = &chatbot.Service{Client: a.DB.Client, Secrets: box}
+	a.Resolver.CustomActions = &customactions.Service{
+		Client: a.DB.Client, Redis: a.KV.Client(), Prefix: o.Namespace, AllowPrivate: cfg.OutboundAllowPrivate,
+		HTTP: netguard.NewClient(netguard.Options{
+			AllowPrivate: cfg.OutboundAllowPrivate, Timeout: customactions.WebhookTimeout,
+			MaxResponseBytes: customactions.MaxResponseBytes,
+		}),
+	}
 	store := media.New(cfg.DataDir)
 	a.Messaging = &messaging.Service{
 		Client: a.DB.Client, Queue: a.Queue, Provider: a.Resolver.Provider, Secrets: box,
@@ -208,9 +219,17 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 		Redis: a.KV.Client(), Prefix: o.Namespace, Postgres: a.DB.Postgres(),
 	}
 	a.Metrics = newMetrics(a)
+	a.SSO = &sso.Service{
+		Client: a.DB.Client, Secrets: box, Access: a.Access, Redis: a.KV.Client(), Prefix: o.Namespace,
+		PublicURL: cfg.PublicURL,
+		HTTP: netguard.NewClient(netguard.Options{
+			AllowPrivate: cfg.OutboundAllowPrivate, Timeout: sso.IdPTimeout, MaxResponseBytes: 1 << 20,
+		}),
+	}
 	api := &rest.API{
 		R: a.Resolver, Access: a.Access, Inbound: a.Inbound, Events: a.Events, Log: log,
 		Media:      a.Media.Store,
+		SSO:        a.SSO,
 		Limiter:    ratelimit.New(a.KV.Client(), o.Namespace+"ratelimit"),
 		UsedTokens: auth.NewRedisUsedTokens(a.KV.Client(), o.Namespace+"wsused:"),
 		Sockets: rest.SocketLimits{

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"switchboard/accounts"
 	"switchboard/chatbot"
+	"switchboard/customactions"
 	"switchboard/ent"
 	"switchboard/ent/account"
 	"switchboard/ent/agenttransfer"
@@ -614,6 +615,24 @@ type ComplexityRoot struct {
 		UpdatedAt      func(childComplexity int) int
 	}
 
+	CustomActionPage struct {
+		CustomActions func(childComplexity int) int
+		Total         func(childComplexity int) int
+	}
+
+	CustomActionResult struct {
+		Data        func(childComplexity int) int
+		Message     func(childComplexity int) int
+		RedirectURL func(childComplexity int) int
+		Success     func(childComplexity int) int
+		Toast       func(childComplexity int) int
+	}
+
+	CustomActionToast struct {
+		Message func(childComplexity int) int
+		Type    func(childComplexity int) int
+	}
+
 	DashboardWidget struct {
 		ChartType      func(childComplexity int) int
 		Color          func(childComplexity int) int
@@ -788,6 +807,7 @@ type ComplexityRoot struct {
 		CreateChatbotFlow            func(childComplexity int, input chatbot.FlowInput) int
 		CreateContact                func(childComplexity int, input CreateContactInput) int
 		CreateContactNote            func(childComplexity int, contactID uuid.UUID, content string) int
+		CreateCustomAction           func(childComplexity int, input customactions.Input) int
 		CreateDashboardWidget        func(childComplexity int, input widgets.Input) int
 		CreateKeywordRule            func(childComplexity int, input chatbot.KeywordInput) int
 		CreateOrganization           func(childComplexity int, input model.CreateOrganizationInput) int
@@ -807,6 +827,7 @@ type ComplexityRoot struct {
 		DeleteChatbotFlow            func(childComplexity int, id uuid.UUID) int
 		DeleteContact                func(childComplexity int, id uuid.UUID) int
 		DeleteContactNote            func(childComplexity int, contactID uuid.UUID, id uuid.UUID) int
+		DeleteCustomAction           func(childComplexity int, id uuid.UUID) int
 		DeleteDashboardWidget        func(childComplexity int, id uuid.UUID) int
 		DeleteKeywordRule            func(childComplexity int, id uuid.UUID) int
 		DeleteRole                   func(childComplexity int, id uuid.UUID) int
@@ -816,6 +837,7 @@ type ComplexityRoot struct {
 		DeleteTemplate               func(childComplexity int, id uuid.UUID) int
 		DeleteUser                   func(childComplexity int, id uuid.UUID) int
 		DeleteWebhookSubscription    func(childComplexity int, id uuid.UUID) int
+		ExecuteCustomAction          func(childComplexity int, id uuid.UUID, contactID uuid.UUID) int
 		ImportCampaignRecipients     func(childComplexity int, campaignID uuid.UUID, recipients []*model.CampaignRecipientInput) int
 		MarkContactRead              func(childComplexity int, id uuid.UUID) int
 		PauseCampaign                func(childComplexity int, id uuid.UUID) int
@@ -844,6 +866,7 @@ type ComplexityRoot struct {
 		UpdateChatbotSettings        func(childComplexity int, input chatbot.SettingsChanges) int
 		UpdateContact                func(childComplexity int, id uuid.UUID, input UpdateContactInput) int
 		UpdateContactNote            func(childComplexity int, contactID uuid.UUID, id uuid.UUID, content string) int
+		UpdateCustomAction           func(childComplexity int, id uuid.UUID, input customactions.Input) int
 		UpdateDashboardWidget        func(childComplexity int, id uuid.UUID, input widgets.Input) int
 		UpdateKeywordRule            func(childComplexity int, id uuid.UUID, input chatbot.KeywordInput) int
 		UpdateMemberRole             func(childComplexity int, memberID uuid.UUID, roleID uuid.UUID) int
@@ -1035,6 +1058,8 @@ type ComplexityRoot struct {
 		ContactSessionData     func(childComplexity int, id uuid.UUID) int
 		Contacts               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, tags []string, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) int
 		CurrentOrganization    func(childComplexity int) int
+		CustomAction           func(childComplexity int, id uuid.UUID) int
+		CustomActions          func(childComplexity int, search *string, page *int, limit *int) int
 		DashboardData          func(childComplexity int, from *string, to *string) int
 		DashboardWidgets       func(childComplexity int) int
 		KeywordRules           func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.KeywordRuleOrder, where *ent.KeywordRuleWhereInput) int
@@ -1452,6 +1477,10 @@ type MutationResolver interface {
 	CreateChatbotFlow(ctx context.Context, input chatbot.FlowInput) (*ent.ChatbotFlow, error)
 	UpdateChatbotFlow(ctx context.Context, id uuid.UUID, input chatbot.FlowInput) (*ent.ChatbotFlow, error)
 	DeleteChatbotFlow(ctx context.Context, id uuid.UUID) (bool, error)
+	CreateCustomAction(ctx context.Context, input customactions.Input) (*ent.CustomAction, error)
+	UpdateCustomAction(ctx context.Context, id uuid.UUID, input customactions.Input) (*ent.CustomAction, error)
+	DeleteCustomAction(ctx context.Context, id uuid.UUID) (bool, error)
+	ExecuteCustomAction(ctx context.Context, id uuid.UUID, contactID uuid.UUID) (*customactions.Result, error)
 }
 type OrganizationMemberResolver interface {
 	Email(ctx context.Context, obj *ent.OrganizationMember) (string, error)
@@ -1508,6 +1537,8 @@ type QueryResolver interface {
 	AiContexts(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.AIContextOrder, where *ent.AIContextWhereInput) (*ent.AIContextConnection, error)
 	ChatbotFlows(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.ChatbotFlowOrder, where *ent.ChatbotFlowWhereInput) (*ent.ChatbotFlowConnection, error)
 	ChatbotSessions(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, status *string, orderBy *ent.ChatbotSessionOrder, where *ent.ChatbotSessionWhereInput) (*ent.ChatbotSessionConnection, error)
+	CustomActions(ctx context.Context, search *string, page *int, limit *int) (*customactions.Page, error)
+	CustomAction(ctx context.Context, id uuid.UUID) (*ent.CustomAction, error)
 }
 type RoleResolver interface {
 	PermissionCount(ctx context.Context, obj *ent.Role) (int, error)
@@ -3968,6 +3999,63 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CustomAction.UpdatedAt(childComplexity), true
 
+	case "CustomActionPage.customActions":
+		if e.ComplexityRoot.CustomActionPage.CustomActions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CustomActionPage.CustomActions(childComplexity), true
+	case "CustomActionPage.total":
+		if e.ComplexityRoot.CustomActionPage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CustomActionPage.Total(childComplexity), true
+
+	case "CustomActionResult.data":
+		if e.ComplexityRoot.CustomActionResult.Data == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CustomActionResult.Data(childComplexity), true
+	case "CustomActionResult.message":
+		if e.ComplexityRoot.CustomActionResult.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CustomActionResult.Message(childComplexity), true
+	case "CustomActionResult.redirectUrl":
+		if e.ComplexityRoot.CustomActionResult.RedirectURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CustomActionResult.RedirectURL(childComplexity), true
+	case "CustomActionResult.success":
+		if e.ComplexityRoot.CustomActionResult.Success == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CustomActionResult.Success(childComplexity), true
+	case "CustomActionResult.toast":
+		if e.ComplexityRoot.CustomActionResult.Toast == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CustomActionResult.Toast(childComplexity), true
+
+	case "CustomActionToast.message":
+		if e.ComplexityRoot.CustomActionToast.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CustomActionToast.Message(childComplexity), true
+	case "CustomActionToast.type":
+		if e.ComplexityRoot.CustomActionToast.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CustomActionToast.Type(childComplexity), true
+
 	case "DashboardWidget.chartType":
 		if e.ComplexityRoot.DashboardWidget.ChartType == nil {
 			break
@@ -4872,6 +4960,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateContactNote(childComplexity, args["contactId"].(uuid.UUID), args["content"].(string)), true
+	case "Mutation.createCustomAction":
+		if e.ComplexityRoot.Mutation.CreateCustomAction == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createCustomAction_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateCustomAction(childComplexity, args["input"].(customactions.Input)), true
 	case "Mutation.createDashboardWidget":
 		if e.ComplexityRoot.Mutation.CreateDashboardWidget == nil {
 			break
@@ -5081,6 +5180,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteContactNote(childComplexity, args["contactId"].(uuid.UUID), args["id"].(uuid.UUID)), true
+	case "Mutation.deleteCustomAction":
+		if e.ComplexityRoot.Mutation.DeleteCustomAction == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteCustomAction_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteCustomAction(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.deleteDashboardWidget":
 		if e.ComplexityRoot.Mutation.DeleteDashboardWidget == nil {
 			break
@@ -5180,6 +5290,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteWebhookSubscription(childComplexity, args["id"].(uuid.UUID)), true
+	case "Mutation.executeCustomAction":
+		if e.ComplexityRoot.Mutation.ExecuteCustomAction == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_executeCustomAction_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ExecuteCustomAction(childComplexity, args["id"].(uuid.UUID), args["contactId"].(uuid.UUID)), true
 	case "Mutation.importCampaignRecipients":
 		if e.ComplexityRoot.Mutation.ImportCampaignRecipients == nil {
 			break
@@ -5488,6 +5609,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateContactNote(childComplexity, args["contactId"].(uuid.UUID), args["id"].(uuid.UUID), args["content"].(string)), true
+	case "Mutation.updateCustomAction":
+		if e.ComplexityRoot.Mutation.UpdateCustomAction == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateCustomAction_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateCustomAction(childComplexity, args["id"].(uuid.UUID), args["input"].(customactions.Input)), true
 	case "Mutation.updateDashboardWidget":
 		if e.ComplexityRoot.Mutation.UpdateDashboardWidget == nil {
 			break
@@ -6456,6 +6588,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.CurrentOrganization(childComplexity), true
+	case "Query.customAction":
+		if e.ComplexityRoot.Query.CustomAction == nil {
+			break
+		}
+
+		args, err := ec.field_Query_customAction_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.CustomAction(childComplexity, args["id"].(uuid.UUID)), true
+	case "Query.customActions":
+		if e.ComplexityRoot.Query.CustomActions == nil {
+			break
+		}
+
+		args, err := ec.field_Query_customActions_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.CustomActions(childComplexity, args["search"].(*string), args["page"].(*int), args["limit"].(*int)), true
 	case "Query.dashboardData":
 		if e.ComplexityRoot.Query.DashboardData == nil {
 			break
@@ -8002,6 +8156,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCreateTeamInput,
 		ec.unmarshalInputCreateUserInput,
 		ec.unmarshalInputCreateWebhookSubscriptionInput,
+		ec.unmarshalInputCustomActionInput,
 		ec.unmarshalInputCustomActionOrder,
 		ec.unmarshalInputCustomActionWhereInput,
 		ec.unmarshalInputDashboardWidgetInput,
@@ -17772,6 +17927,68 @@ extend type Mutation {
   deleteChatbotFlow(id: ID!): Boolean!
 }
 `, BuiltIn: false},
+	{Name: "../customactions.graphql", Input: `# Custom actions (package customactions): buttons next to a conversation
+# that call a webhook, open a URL or hand JavaScript to the client.
+
+"""Any JSON value: a webhook's answer, or a script and its context."""
+scalar CustomActionData
+
+"""A page of custom actions, in display order, and the count of all that
+match."""
+type CustomActionPage {
+  customActions: [CustomAction!]!
+  total: Int!
+}
+
+"""An action's fields; on update, null or absent fields keep their value."""
+input CustomActionInput {
+  name: String
+  """ticket, user, bar-chart, link, phone, mail, file-text, external-link,
+  zap (default), globe or code."""
+  icon: String
+  """webhook, url or javascript."""
+  actionType: String
+  """By type: webhook {url, method (POST, GET, PUT, PATCH), headers, body};
+  url {url, open_in_new_tab}; javascript {code}."""
+  config: Map
+  isActive: Boolean
+  displayOrder: Int
+}
+
+type CustomActionToast {
+  message: String!
+  """success or error."""
+  type: String!
+}
+
+"""What executing an action answers. webhook: data is the receiver's
+answer; url: redirectUrl is the path of a single-use redirect valid 30
+seconds; javascript: data is {code, context{contact, user, organization}}
+for the client to run."""
+type CustomActionResult {
+  success: Boolean!
+  message: String!
+  data: CustomActionData
+  toast: CustomActionToast
+  redirectUrl: String
+}
+
+extend type Query {
+  """The organization's custom actions whose name contains search (page
+  from 1, limit default 50, at most 100)."""
+  customActions(search: String, page: Int, limit: Int): CustomActionPage!
+  customAction(id: ID!): CustomAction!
+}
+
+extend type Mutation {
+  createCustomAction(input: CustomActionInput!): CustomAction!
+  updateCustomAction(id: ID!, input: CustomActionInput!): CustomAction!
+  deleteCustomAction(id: ID!): Boolean!
+  """Runs the action for a contact (a webhook is called by the server;
+  JavaScript never is)."""
+  executeCustomAction(id: ID!, contactId: ID!): CustomActionResult!
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -18779,6 +18996,70 @@ func (ec *executionContext) childFields_CreatedWebhookSubscription(ctx context.C
 		return ec.fieldContext_CreatedWebhookSubscription_secret(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CreatedWebhookSubscription", field.Name)
+}
+
+func (ec *executionContext) childFields_CustomAction(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CustomAction_id(ctx, field)
+	case "organizationID":
+		return ec.fieldContext_CustomAction_organizationID(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_CustomAction_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_CustomAction_updatedAt(ctx, field)
+	case "name":
+		return ec.fieldContext_CustomAction_name(ctx, field)
+	case "icon":
+		return ec.fieldContext_CustomAction_icon(ctx, field)
+	case "actionType":
+		return ec.fieldContext_CustomAction_actionType(ctx, field)
+	case "config":
+		return ec.fieldContext_CustomAction_config(ctx, field)
+	case "isActive":
+		return ec.fieldContext_CustomAction_isActive(ctx, field)
+	case "displayOrder":
+		return ec.fieldContext_CustomAction_displayOrder(ctx, field)
+	case "organization":
+		return ec.fieldContext_CustomAction_organization(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CustomAction", field.Name)
+}
+
+func (ec *executionContext) childFields_CustomActionPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "customActions":
+		return ec.fieldContext_CustomActionPage_customActions(ctx, field)
+	case "total":
+		return ec.fieldContext_CustomActionPage_total(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CustomActionPage", field.Name)
+}
+
+func (ec *executionContext) childFields_CustomActionResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "success":
+		return ec.fieldContext_CustomActionResult_success(ctx, field)
+	case "message":
+		return ec.fieldContext_CustomActionResult_message(ctx, field)
+	case "data":
+		return ec.fieldContext_CustomActionResult_data(ctx, field)
+	case "toast":
+		return ec.fieldContext_CustomActionResult_toast(ctx, field)
+	case "redirectUrl":
+		return ec.fieldContext_CustomActionResult_redirectUrl(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CustomActionResult", field.Name)
+}
+
+func (ec *executionContext) childFields_CustomActionToast(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "message":
+		return ec.fieldContext_CustomActionToast_message(ctx, field)
+	case "type":
+		return ec.fieldContext_CustomActionToast_type(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CustomActionToast", field.Name)
 }
 
 func (ec *executionContext) childFields_DashboardWidget(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -20193,6 +20474,20 @@ func (ec *executionContext) field_Mutation_createContact_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createCustomAction_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (customactions.Input, error) {
+			return ec.unmarshalNCustomActionInput2switchboardᚋcustomactionsᚐInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createDashboardWidget_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -20475,6 +20770,20 @@ func (ec *executionContext) field_Mutation_deleteContact_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_deleteCustomAction_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deleteDashboardWidget_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -20598,6 +20907,28 @@ func (ec *executionContext) field_Mutation_deleteWebhookSubscription_args(ctx co
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_executeCustomAction_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "contactId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contactId"] = arg1
 	return args, nil
 }
 
@@ -21097,6 +21428,28 @@ func (ec *executionContext) field_Mutation_updateContact_args(ctx context.Contex
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (UpdateContactInput, error) {
 			return ec.unmarshalNUpdateContactInput2switchboardᚋgraphᚐUpdateContactInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateCustomAction_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (customactions.Input, error) {
+			return ec.unmarshalNCustomActionInput2switchboardᚋcustomactionsᚐInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -22042,6 +22395,50 @@ func (ec *executionContext) field_Query_contacts_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["where"] = arg7
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_customAction_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_customActions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "search",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["search"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg2
 	return args, nil
 }
 
@@ -32629,6 +33026,231 @@ func (ec *executionContext) fieldContext_CustomAction_organization(_ context.Con
 	return fc, nil
 }
 
+func (ec *executionContext) _CustomActionPage_customActions(ctx context.Context, field graphql.CollectedField, obj *customactions.Page) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CustomActionPage_customActions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CustomActions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.CustomAction) graphql.Marshaler {
+			return ec.marshalNCustomAction2ᚕᚖswitchboardᚋentᚐCustomActionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CustomActionPage_customActions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CustomActionPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomAction(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CustomActionPage_total(ctx context.Context, field graphql.CollectedField, obj *customactions.Page) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CustomActionPage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CustomActionPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CustomActionPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CustomActionResult_success(ctx context.Context, field graphql.CollectedField, obj *customactions.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CustomActionResult_success(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Success, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CustomActionResult_success(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CustomActionResult", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _CustomActionResult_message(ctx context.Context, field graphql.CollectedField, obj *customactions.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CustomActionResult_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CustomActionResult_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CustomActionResult", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CustomActionResult_data(ctx context.Context, field graphql.CollectedField, obj *customactions.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CustomActionResult_data(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Data, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
+			return ec.marshalOCustomActionData2interface(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CustomActionResult_data(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CustomActionResult", field, false, false, errors.New("field of type CustomActionData does not have child fields"))
+}
+
+func (ec *executionContext) _CustomActionResult_toast(ctx context.Context, field graphql.CollectedField, obj *customactions.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CustomActionResult_toast(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Toast, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *customactions.Toast) graphql.Marshaler {
+			return ec.marshalOCustomActionToast2ᚖswitchboardᚋcustomactionsᚐToast(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CustomActionResult_toast(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CustomActionResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomActionToast(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CustomActionResult_redirectUrl(ctx context.Context, field graphql.CollectedField, obj *customactions.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CustomActionResult_redirectUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RedirectURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CustomActionResult_redirectUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CustomActionResult", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CustomActionToast_message(ctx context.Context, field graphql.CollectedField, obj *customactions.Toast) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CustomActionToast_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CustomActionToast_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CustomActionToast", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CustomActionToast_type(ctx context.Context, field graphql.CollectedField, obj *customactions.Toast) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CustomActionToast_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CustomActionToast_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CustomActionToast", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _DashboardWidget_id(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidget) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -39255,6 +39877,182 @@ func (ec *executionContext) fieldContext_Mutation_deleteChatbotFlow(ctx context.
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createCustomAction(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createCustomAction(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateCustomAction(ctx, fc.Args["input"].(customactions.Input))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.CustomAction) graphql.Marshaler {
+			return ec.marshalNCustomAction2ᚖswitchboardᚋentᚐCustomAction(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createCustomAction(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomAction(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createCustomAction_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateCustomAction(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateCustomAction(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateCustomAction(ctx, fc.Args["id"].(uuid.UUID), fc.Args["input"].(customactions.Input))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.CustomAction) graphql.Marshaler {
+			return ec.marshalNCustomAction2ᚖswitchboardᚋentᚐCustomAction(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateCustomAction(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomAction(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateCustomAction_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteCustomAction(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteCustomAction(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteCustomAction(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteCustomAction(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteCustomAction_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_executeCustomAction(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_executeCustomAction(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ExecuteCustomAction(ctx, fc.Args["id"].(uuid.UUID), fc.Args["contactId"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *customactions.Result) graphql.Marshaler {
+			return ec.marshalNCustomActionResult2ᚖswitchboardᚋcustomactionsᚐResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_executeCustomAction(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomActionResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_executeCustomAction_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _MyOrganization_organization(ctx context.Context, field graphql.CollectedField, obj *model.MyOrganization) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -43799,6 +44597,94 @@ func (ec *executionContext) fieldContext_Query_chatbotSessions(ctx context.Conte
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_chatbotSessions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_customActions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_customActions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().CustomActions(ctx, fc.Args["search"].(*string), fc.Args["page"].(*int), fc.Args["limit"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *customactions.Page) graphql.Marshaler {
+			return ec.marshalNCustomActionPage2ᚖswitchboardᚋcustomactionsᚐPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_customActions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomActionPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_customActions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_customAction(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_customAction(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().CustomAction(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.CustomAction) graphql.Marshaler {
+			return ec.marshalNCustomAction2ᚖswitchboardᚋentᚐCustomAction(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_customAction(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomAction(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_customAction_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -67279,6 +68165,71 @@ func (ec *executionContext) unmarshalInputCreateWebhookSubscriptionInput(ctx con
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputCustomActionInput(ctx context.Context, obj any) (customactions.Input, error) {
+	var it customactions.Input
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "icon", "actionType", "config", "isActive", "displayOrder"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "icon":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("icon"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Icon = data
+		case "actionType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("actionType"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ActionType = data
+		case "config":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("config"))
+			data, err := ec.unmarshalOMap2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Config = data
+		case "isActive":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isActive"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsActive = data
+		case "displayOrder":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("displayOrder"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DisplayOrder = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputCustomActionOrder(ctx context.Context, obj any) (ent.CustomActionOrder, error) {
 	var it ent.CustomActionOrder
 	if obj == nil {
@@ -90456,6 +91407,150 @@ func (ec *executionContext) _CustomAction(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var customActionPageImplementors = []string{"CustomActionPage"}
+
+func (ec *executionContext) _CustomActionPage(ctx context.Context, sel ast.SelectionSet, obj *customactions.Page) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, customActionPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CustomActionPage")
+		case "customActions":
+			out.Values[i] = ec._CustomActionPage_customActions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._CustomActionPage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var customActionResultImplementors = []string{"CustomActionResult"}
+
+func (ec *executionContext) _CustomActionResult(ctx context.Context, sel ast.SelectionSet, obj *customactions.Result) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, customActionResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CustomActionResult")
+		case "success":
+			out.Values[i] = ec._CustomActionResult_success(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "message":
+			out.Values[i] = ec._CustomActionResult_message(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "data":
+			out.Values[i] = ec._CustomActionResult_data(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "toast":
+			out.Values[i] = ec._CustomActionResult_toast(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "redirectUrl":
+			out.Values[i] = ec._CustomActionResult_redirectUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var customActionToastImplementors = []string{"CustomActionToast"}
+
+func (ec *executionContext) _CustomActionToast(ctx context.Context, sel ast.SelectionSet, obj *customactions.Toast) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, customActionToastImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CustomActionToast")
+		case "message":
+			out.Values[i] = ec._CustomActionToast_message(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._CustomActionToast_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var dashboardWidgetImplementors = []string{"DashboardWidget", "Node"}
 
 func (ec *executionContext) _DashboardWidget(ctx context.Context, sel ast.SelectionSet, obj *ent.DashboardWidget) graphql.Marshaler {
@@ -92354,6 +93449,34 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "deleteChatbotFlow":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteChatbotFlow(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createCustomAction":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createCustomAction(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateCustomAction":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateCustomAction(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteCustomAction":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteCustomAction(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "executeCustomAction":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_executeCustomAction(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -94948,6 +96071,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_chatbotSessions(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "customActions":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_customActions(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "customAction":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_customAction(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -99212,6 +100379,32 @@ func (ec *executionContext) marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCurso
 	return v
 }
 
+func (ec *executionContext) marshalNCustomAction2ᚕᚖswitchboardᚋentᚐCustomActionᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.CustomAction) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCustomAction2ᚖswitchboardᚋentᚐCustomAction(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCustomAction2ᚖswitchboardᚋentᚐCustomAction(ctx context.Context, sel ast.SelectionSet, v *ent.CustomAction) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CustomAction(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNCustomActionActionType2switchboardᚋentᚋcustomactionᚐActionType(ctx context.Context, v any) (customaction.ActionType, error) {
 	var res customaction.ActionType
 	err := res.UnmarshalGQL(v)
@@ -99220,6 +100413,11 @@ func (ec *executionContext) unmarshalNCustomActionActionType2switchboardᚋent�
 
 func (ec *executionContext) marshalNCustomActionActionType2switchboardᚋentᚋcustomactionᚐActionType(ctx context.Context, sel ast.SelectionSet, v customaction.ActionType) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) unmarshalNCustomActionInput2switchboardᚋcustomactionsᚐInput(ctx context.Context, v any) (customactions.Input, error) {
+	res, err := ec.unmarshalInputCustomActionInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNCustomActionOrderField2ᚖswitchboardᚋentᚐCustomActionOrderField(ctx context.Context, v any) (*ent.CustomActionOrderField, error) {
@@ -99236,6 +100434,26 @@ func (ec *executionContext) marshalNCustomActionOrderField2ᚖswitchboardᚋent�
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalNCustomActionPage2ᚖswitchboardᚋcustomactionsᚐPage(ctx context.Context, sel ast.SelectionSet, v *customactions.Page) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CustomActionPage(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCustomActionResult2ᚖswitchboardᚋcustomactionsᚐResult(ctx context.Context, sel ast.SelectionSet, v *customactions.Result) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CustomActionResult(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNCustomActionWhereInput2ᚖswitchboardᚋentᚐCustomActionWhereInput(ctx context.Context, v any) (*ent.CustomActionWhereInput, error) {
@@ -102355,6 +103573,31 @@ func (ec *executionContext) marshalOCustomActionActionType2ᚖswitchboardᚋent�
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) unmarshalOCustomActionData2interface(ctx context.Context, v any) (any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalAny(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOCustomActionData2interface(ctx context.Context, sel ast.SelectionSet, v any) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalAny(v)
+	return res
+}
+
+func (ec *executionContext) marshalOCustomActionToast2ᚖswitchboardᚋcustomactionsᚐToast(ctx context.Context, sel ast.SelectionSet, v *customactions.Toast) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CustomActionToast(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOCustomActionWhereInput2ᚕᚖswitchboardᚋentᚐCustomActionWhereInputᚄ(ctx context.Context, v any) ([]*ent.CustomActionWhereInput, error) {

@@ -7,6 +7,7 @@ import (
 	"switchboard/accounts"
 	"switchboard/campaigns"
 	"switchboard/chatbot"
+	"switchboard/customactions"
 	"switchboard/database"
 
 	"switchboard/ent"
@@ -53,6 +54,8 @@ type Resolver struct {
 	Campaigns *campaigns.Service
 	// Chatbot is the chatbot's configuration.
 	Chatbot *chatbot.Service
+	// CustomActions are the conversation's custom action buttons.
+	CustomActions *customactions.Service
 }
 
 // db returns the transaction's client when ctx carries one, the root

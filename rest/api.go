@@ -20,6 +20,7 @@ import (
 	"switchboard/graph"
 	"switchboard/media"
 	"switchboard/ratelimit"
+	"switchboard/sso"
 )
 
 // Options configure the REST layer.
@@ -39,6 +40,8 @@ type API struct {
 	Inbound PlatformWebhooks
 	// Events feeds /ws.
 	Events *events.Bus
+	// SSO runs single sign-on.
+	SSO *sso.Service
 	// Media serves stored message media.
 	Media   *media.Store
 	Limiter *ratelimit.Limiter

@@ -26,6 +26,7 @@ var statusOf = map[apperr.Code]int{
 	apperr.Unauthenticated: http.StatusUnauthorized,
 	apperr.Forbidden:       http.StatusForbidden,
 	apperr.NotFound:        http.StatusNotFound,
+	apperr.Gone:            http.StatusGone,
 	apperr.TooMany:         http.StatusTooManyRequests,
 	apperr.Unavailable:     http.StatusServiceUnavailable,
 	apperr.BadGateway:      http.StatusBadGateway,

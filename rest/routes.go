@@ -51,6 +51,7 @@ func (a *API) Routes() []Route {
 		a.templateRoutes(),
 		a.campaignRoutes(),
 		a.chatbotRoutes(),
+		a.customActionRoutes(), a.ssoRoutes(),
 	} {
 		all = append(all, group...)
 	}

@@ -140,6 +140,10 @@ func (e *Env) Login(email, password string) *Client {
 	}
 }
 
+// WithToken returns a client authenticating with an access token (for
+// example one taken from a whm_access cookie).
+func (e *Env) WithToken(token string) *Client { return &Client{env: e, Token: token} }
+
 // WithAPIKey returns a client authenticating with key.
 func (e *Env) WithAPIKey(key string) *Client { return &Client{env: e, APIKey: key} }
 

@@ -1,0 +1,181 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"switchboard/apperr"
+	"switchboard/customactions"
+	"switchboard/ent"
+)
+
+// customActionJSON is the spec's Custom action.
+type customActionJSON struct {
+	ID           uuid.UUID      `json:"id"`
+	Name         string         `json:"name"`
+	Icon         string         `json:"icon"`
+	ActionType   string         `json:"action_type"`
+	Config       map[string]any `json:"config"`
+	IsActive     bool           `json:"is_active"`
+	DisplayOrder int            `json:"display_order"`
+	CreatedAt    time.Time      `json:"created_at"`
+	UpdatedAt    time.Time      `json:"updated_at"`
+}
+
+func presentCustomAction(a *ent.CustomAction) customActionJSON {
+	cfg := a.Config
+	if cfg == nil {
+		cfg = map[string]any{}
+	}
+	return customActionJSON{
+		ID: a.ID, Name: a.Name, Icon: string(a.Icon), ActionType: string(a.ActionType), Config: cfg,
+		IsActive: a.IsActive, DisplayOrder: a.DisplayOrder, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
+	}
+}
+
+// customActionBody is the JSON of create and update.
+type customActionBody struct {
+	Name         *string        `json:"name"`
+	Icon         *string        `json:"icon"`
+	ActionType   *string        `json:"action_type"`
+	Config       map[string]any `json:"config"`
+	IsActive     *bool          `json:"is_active"`
+	DisplayOrder *int           `json:"display_order"`
+}
+
+func (b customActionBody) input() customactions.Input {
+	return customactions.Input{
+		Name: b.Name, Icon: b.Icon, ActionType: b.ActionType, Config: b.Config,
+		IsActive: b.IsActive, DisplayOrder: b.DisplayOrder,
+	}
+}
+
+func (a *API) listCustomActions(c *gin.Context) (int, any, error) {
+	p, err := bindPage(c, customactions.DefaultPageSize)
+	if err != nil {
+		return 0, nil, err
+	}
+	pg, err := a.R.CustomActions.List(ctx(c), c.Query("search"), p.Offset(), p.Limit)
+	if err != nil {
+		return 0, nil, err
+	}
+	out := make([]customActionJSON, len(pg.CustomActions))
+	for i, ca := range pg.CustomActions {
+		out[i] = presentCustomAction(ca)
+	}
+	return http.StatusOK, listPayload("custom_actions", out, pg.Total, p), nil
+}
+
+func (a *API) getCustomAction(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	ca, err := a.R.CustomActions.Get(ctx(c), id)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentCustomAction(ca), nil
+}
+
+func (a *API) createCustomAction(c *gin.Context) (int, any, error) {
+	var b customActionBody
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	ca, err := a.R.CustomActions.Create(ctx(c), b.input())
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, presentCustomAction(ca), nil
+}
+
+func (a *API) updateCustomAction(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	var b customActionBody
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	ca, err := a.R.CustomActions.Update(ctx(c), id, b.input())
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentCustomAction(ca), nil
+}
+
+func (a *API) executeCustomAction(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	var b struct {
+		ContactID string `json:"contact_id"`
+	}
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	contactID, err := optionalUUID("contact_id", b.ContactID)
+	if err != nil {
+		return 0, nil, err
+	}
+	if contactID == nil {
+		return 0, nil, apperr.Invalidf("contact_id is required")
+	}
+	r, err := a.R.CustomActions.Execute(ctx(c), id, *contactID)
+	if err != nil {
+		return 0, nil, err
+	}
+	out := gin.H{"success": r.Success, "message": r.Message}
+	if r.RedirectURL != "" {
+		out["redirect_url"] = r.RedirectURL
+	} else {
+		out["data"] = r.Data
+		out["toast"] = r.Toast
+	}
+	return http.StatusOK, out, nil
+}
+
+func (a *API) deleteCustomAction(ctx context.Context, id uuid.UUID) error {
+	return a.R.CustomActions.Delete(ctx, id)
+}
+
+// redirectCustomAction answers 302 to the URL of a redirect token, once.
+func (a *API) redirectCustomAction(c *gin.Context) (int, any, error) {
+	target, err := a.R.CustomActions.Redeem(ctx(c), c.Param("token"))
+	if err != nil {
+		return 0, nil, err
+	}
+	c.Redirect(http.StatusFound, target)
+	return http.StatusFound, nil, nil
+}
+
+// customActionRoutes. Every member lists and reads the actions (the inbox
+// shows them as buttons to Agents too); executing one reads the contact's
+// data and sends it to the action's target, so it needs contacts:read;
+// defining actions (a webhook URL, headers, code every member's browser
+// receives) is organization configuration: settings:update, as SSO and
+// organization settings.
+//
+// The redirect is public: the browser opens it in a new tab, where a
+// bearer-token client has no credentials. The token is the capability:
+// 256 random bits, valid 30 seconds, spent on first use, and it only
+// reveals a URL that the member who executed the action was shown anyway.
+func (a *API) customActionRoutes() []Route {
+	return []Route{
+		{Method: get, Path: "/api/custom-actions", Op: "customActions", Handle: a.listCustomActions},
+		{Method: get, Path: "/api/custom-actions/:id", Op: "customAction", Handle: a.getCustomAction},
+		{Method: post, Path: "/api/custom-actions", Op: "createCustomAction", Handle: a.createCustomAction},
+		{Method: put, Path: "/api/custom-actions/:id", Op: "updateCustomAction", Handle: a.updateCustomAction},
+		{Method: del, Path: "/api/custom-actions/:id", Op: "deleteCustomAction",
+			Handle: idAction(a.deleteCustomAction, gin.H{"status": "deleted"})},
+		{Method: post, Path: "/api/custom-actions/:id/execute", Op: "executeCustomAction", Handle: a.executeCustomAction},
+		{Method: get, Path: "/api/custom-actions/redirect/:token", Op: "customActionRedirect", Handle: a.redirectCustomAction},
+	}
+}
