@@ -56,6 +56,7 @@ var (
 	realTimeGQL    = graphqlOnly("a GraphQL subscription; /ws carries the same events")
 	entityRead     = graphqlOnly("an entity read, checked wherever GraphQL reaches the type (root field, node, edge)")
 	fieldRead      = graphqlOnly("a field read, checked wherever GraphQL reaches the field")
+	transfersREST  = restOnly("GraphQL fields of transfers come in the next change")
 )
 
 func buildOperations() map[string]Operation {
@@ -154,6 +155,18 @@ func buildOperations() map[string]Operation {
 	add("analytics:read", "dashboardWidgets", "widgetDataSources", "dashboardData", "widgetData",
 		"createDashboardWidget", "updateDashboardWidget", "deleteDashboardWidget", "saveDashboardLayout")
 	special("dashboardWidget", Operation{Perm: "analytics:read", Only: restOnly("GraphQL lists them, and node(id:) reads one")})
+
+	// Chatbot transfers (package transfers). Agents list their queues
+	// (chatbot:read) and create, pick, take and resume transfers
+	// (messages:create, as they answer conversations); assigning to
+	// someone else, taking one from someone else and seeing every
+	// transfer also need contacts:update (transfers.ManagePermission, the
+	// permission of assigning a contact's conversation; Admin and Manager
+	// hold it, Agent does not), which the operations check.
+	special("chatbotTransfers", Operation{Perm: "chatbot:read", Only: transfersREST})
+	for _, n := range []string{"createChatbotTransfer", "pickChatbotTransfer", "assignChatbotTransfer", "resumeChatbotTransfer"} {
+		special(n, Operation{Perm: "messages:create", Only: transfersREST})
+	}
 
 	// Outbound webhook subscriptions.
 	add("webhooks:read", "webhookSubscriptions", "webhookSubscription", "webhookDeliveries")

@@ -34,6 +34,7 @@ import (
 	"switchboard/rest"
 	"switchboard/secrets"
 	"switchboard/tags"
+	"switchboard/transfers"
 	"switchboard/webhooks"
 	"switchboard/widgets"
 	"switchboard/worker"
@@ -160,6 +161,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	a.Resolver.Tags = &tags.Service{Client: a.DB.Client, Events: a.Events}
 	a.Resolver.Notes = &notes.Service{Client: a.DB.Client, Events: a.Events}
 	a.Resolver.Widgets = &widgets.Service{Client: a.DB.Client}
+	a.Resolver.Transfers = &transfers.Service{Client: a.DB.Client, Events: a.Events}
 	store := media.New(cfg.DataDir)
 	a.Messaging = &messaging.Service{
 		Client: a.DB.Client, Queue: a.Queue, Provider: a.Resolver.Provider, Secrets: box,

@@ -21,13 +21,21 @@ const (
 	FrameContactNoteCreated = "contact_note:created"
 	FrameContactNoteUpdated = "contact_note:updated"
 	FrameContactNoteDeleted = "contact_note:deleted"
+	// The chatbot's hand-offs to human agents (the frame names the web
+	// client of the peer product listens for).
+	FrameAgentTransfer       = "agent_transfer"
+	FrameAgentTransferAssign = "agent_transfer_assign"
+	FrameAgentTransferResume = "agent_transfer_resume"
 )
 
 // Outbound webhook events (the names subscriptions choose).
 const (
-	HookMessageIncoming = "message:incoming"
-	HookMessageSent     = "message:sent"
-	HookContactCreated  = "contact:created"
+	HookMessageIncoming  = "message:incoming"
+	HookMessageSent      = "message:sent"
+	HookContactCreated   = "contact:created"
+	HookTransferCreated  = "transfer:created"
+	HookTransferAssigned = "transfer:assigned"
+	HookTransferResumed  = "transfer:resumed"
 )
 
 // Type is a kind of domain event and where it goes: the type of its /ws
@@ -56,6 +64,12 @@ var (
 	ContactNoteCreated = Type{Frame: FrameContactNoteCreated}
 	ContactNoteUpdated = Type{Frame: FrameContactNoteUpdated}
 	ContactNoteDeleted = Type{Frame: FrameContactNoteDeleted}
+	// TransferCreated, TransferAssigned, TransferResumed: a transfer to
+	// human agents was created (its strategy applied), assigned or
+	// unassigned (picked, or assigned by a manager), and resumed.
+	TransferCreated  = Type{Frame: FrameAgentTransfer, Hook: HookTransferCreated}
+	TransferAssigned = Type{Frame: FrameAgentTransferAssign, Hook: HookTransferAssigned}
+	TransferResumed  = Type{Frame: FrameAgentTransferResume, Hook: HookTransferResumed}
 )
 
 // Event is one domain event of an organization. Its payload is encoded

@@ -14,6 +14,7 @@ import (
 	"switchboard/provider"
 	"switchboard/secrets"
 	"switchboard/tags"
+	"switchboard/transfers"
 	"switchboard/webhooks"
 	"switchboard/widgets"
 )
@@ -44,6 +45,8 @@ type Resolver struct {
 	Notes *notes.Service
 	// Widgets are the analytics dashboard's widgets.
 	Widgets *widgets.Service
+	// Transfers are the chatbot's hand-offs to human agents.
+	Transfers *transfers.Service
 }
 
 // db returns the transaction's client when ctx carries one, the root

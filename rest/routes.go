@@ -47,7 +47,7 @@ func (a *API) Routes() []Route {
 		a.authRoutes(), a.meRoutes(), a.userRoutes(), a.apiKeyRoutes(),
 		a.organizationRoutes(), a.settingsRoutes(), a.roleRoutes(), a.teamRoutes(),
 		a.webhookRoutes(), a.contactRoutes(), a.messageRoutes(), a.cannedResponseRoutes(), a.accountRoutes(),
-		a.mediaRoutes(), a.webhookSubscriptionRoutes(), a.invitationRoutes(), a.tagRoutes(), a.noteRoutes(), a.widgetRoutes(),
+		a.mediaRoutes(), a.webhookSubscriptionRoutes(), a.invitationRoutes(), a.tagRoutes(), a.noteRoutes(), a.widgetRoutes(), a.transferRoutes(),
 	} {
 		all = append(all, group...)
 	}
