@@ -476,3 +476,161 @@ func TestTransferStrategies(t *testing.T) {
 		}
 	})
 }
+
+// seedQueue puts n unassigned transfers of new contacts in the general
+// queue, directly in the database, and returns their ids.
+func seedQueue(tb testing.TB, env *apitest.Env, n int) map[string]bool {
+	tb.Helper()
+	ctx := viewer.SystemContext(context.Background(), env.OrgID)
+	c := env.Client()
+	ids := map[string]bool{}
+	base := transferPhones.Add(int64(n))
+	for start := 0; start < n; start += 500 {
+		end := min(start+500, n)
+		cs := make([]*ent.ContactCreate, 0, end-start)
+		for i := start; i < end; i++ {
+			cs = append(cs, c.Contact.Create().SetPhoneNumber(fmt.Sprintf("1777%08d", base-int64(i))))
+		}
+		contacts, err := c.Contact.CreateBulk(cs...).Save(ctx)
+		if err != nil {
+			tb.Fatalf("contacts: %v", err)
+		}
+		ts := make([]*ent.AgentTransferCreate, len(contacts))
+		for i, ct := range contacts {
+			ts[i] = c.AgentTransfer.Create().SetContactID(ct.ID).SetSource("manual").
+				SetTransferredAt(time.Now().Add(time.Duration(start+i) * time.Microsecond))
+		}
+		saved, err := c.AgentTransfer.CreateBulk(ts...).Save(ctx)
+		if err != nil {
+			tb.Fatalf("transfers: %v", err)
+		}
+		for _, t := range saved {
+			ids[t.ID.String()] = true
+		}
+	}
+	return ids
+}
+
+// pickResult is what a run of concurrent pickers saw.
+type pickResult struct {
+	picked  map[string]string // transfer id → the picker's user id
+	doubles int               // a transfer handed to a second picker
+	picks   int               // answered picks with a transfer
+	empties int               // answered picks of an empty queue
+	errors  []string          // unanswered or failed picks
+}
+
+// pickAll runs pickers concurrently, each picking until its answer is an
+// empty queue; pickers[i] picks as its client.
+func pickAll(pickers []*apitest.Client) *pickResult {
+	type answer struct {
+		id, agent string
+		err       string
+	}
+	out := make(chan answer, 1024)
+	done := make(chan struct{})
+	for _, p := range pickers {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for {
+				res := p.Do(http.MethodPost, "/api/chatbot/transfers/pick?team_id=general", nil)
+				if res.Status != http.StatusOK {
+					out <- answer{err: fmt.Sprintf("status %d: %s", res.Status, res.Raw)}
+					return
+				}
+				id, _ := res.Get("data.transfer.id").(string)
+				agent, _ := res.Get("data.transfer.agent_id").(string)
+				out <- answer{id: id, agent: agent}
+				if id == "" {
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		for range pickers {
+			<-done
+		}
+		close(out)
+	}()
+	r := &pickResult{picked: map[string]string{}}
+	for a := range out {
+		switch {
+		case a.err != "":
+			r.errors = append(r.errors, a.err)
+		case a.id == "":
+			r.empties++
+		default:
+			r.picks++
+			if _, dup := r.picked[a.id]; dup {
+				r.doubles++
+			}
+			r.picked[a.id] = a.agent
+		}
+	}
+	return r
+}
+
+// pickers returns n clients over agents users (several requests of one
+// user run at once, as an agent's open tabs would).
+func pickers(env *apitest.Env, users, n int) []*apitest.Client {
+	agents := make([]*apitest.Client, users)
+	for i := range agents {
+		agents[i] = env.NewUser(env.OrgID, access.RoleAgent)
+	}
+	out := make([]*apitest.Client, n)
+	for i := range out {
+		out[i] = agents[i%users]
+	}
+	return out
+}
+
+// TestTransferPickConcurrency: 100 concurrent pickers drain 1,000 queued
+// transfers (the first wave is 100 concurrent picks against 1,000): every
+// pick is answered, no transfer is handed out twice, and the database
+// agrees with the answers.
+func TestTransferPickConcurrency(t *testing.T) {
+	env := apitest.New(t)
+	queued := seedQueue(t, env, 1000)
+	r := pickAll(pickers(env, 20, 100))
+	if len(r.errors) > 0 {
+		t.Fatalf("%d picks failed, first: %s", len(r.errors), r.errors[0])
+	}
+	if r.doubles != 0 || r.picks != 1000 || len(r.picked) != 1000 || r.empties != 100 {
+		t.Fatalf("picks %d, distinct %d, doubles %d, empty answers %d", r.picks, len(r.picked), r.doubles, r.empties)
+	}
+	ts, err := env.Client().AgentTransfer.Query().All(viewer.SystemContext(context.Background(), env.OrgID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range ts {
+		if !queued[tr.ID.String()] || tr.AgentID == nil || r.picked[tr.ID.String()] != tr.AgentID.String() {
+			t.Fatalf("transfer %s: agent %v, answered %q", tr.ID, tr.AgentID, r.picked[tr.ID.String()])
+		}
+	}
+}
+
+// BenchmarkTransferPick: each iteration queues 1,000 transfers and has 100
+// concurrent pickers (20 agents) drain the queue through the HTTP stack.
+// Reports picks/s, double assignments and unanswered picks (both must be
+// 0). Run: TEST_REQUIRE_SERVICES=1 go test -run '^$' -bench TransferPick -benchtime 3x ./rest/
+func BenchmarkTransferPick(b *testing.B) {
+	env := apitest.New(b)
+	ps := pickers(env, 20, 100)
+	var picks, doubles, failed int
+	var elapsed time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		seedQueue(b, env, 1000)
+		b.StartTimer()
+		start := time.Now()
+		r := pickAll(ps)
+		elapsed += time.Since(start)
+		picks += r.picks
+		doubles += r.doubles
+		failed += len(r.errors)
+	}
+	b.ReportMetric(float64(picks)/elapsed.Seconds(), "picks/s")
+	b.ReportMetric(float64(doubles), "double-assignments")
+	b.ReportMetric(float64(failed), "unanswered")
+}
