@@ -56,7 +56,6 @@ var (
 	realTimeGQL    = graphqlOnly("a GraphQL subscription; /ws carries the same events")
 	entityRead     = graphqlOnly("an entity read, checked wherever GraphQL reaches the type (root field, node, edge)")
 	fieldRead      = graphqlOnly("a field read, checked wherever GraphQL reaches the field")
-	transfersREST  = restOnly("GraphQL fields of transfers come in the next change")
 )
 
 func buildOperations() map[string]Operation {
@@ -163,10 +162,9 @@ func buildOperations() map[string]Operation {
 	// transfer also need contacts:update (transfers.ManagePermission, the
 	// permission of assigning a contact's conversation; Admin and Manager
 	// hold it, Agent does not), which the operations check.
-	special("chatbotTransfers", Operation{Perm: "chatbot:read", Only: transfersREST})
-	for _, n := range []string{"createChatbotTransfer", "pickChatbotTransfer", "assignChatbotTransfer", "resumeChatbotTransfer"} {
-		special(n, Operation{Perm: "messages:create", Only: transfersREST})
-	}
+	add("chatbot:read", "chatbotTransfers")
+	special("transferChanged", Operation{Perm: "chatbot:read", Only: realTimeGQL})
+	add("messages:create", "createChatbotTransfer", "pickChatbotTransfer", "assignChatbotTransfer", "resumeChatbotTransfer")
 
 	// Outbound webhook subscriptions.
 	add("webhooks:read", "webhookSubscriptions", "webhookSubscription", "webhookDeliveries")

@@ -96,8 +96,8 @@ func (a *API) listTransfers(c *gin.Context) (int, any, error) {
 		return 0, nil, err
 	}
 	counts := make(map[string]int, len(pg.TeamQueueCounts))
-	for id, n := range pg.TeamQueueCounts {
-		counts[id.String()] = n
+	for _, q := range pg.TeamQueueCounts {
+		counts[q.TeamID.String()] = q.Count
 	}
 	return http.StatusOK, gin.H{
 		"transfers": pg.Transfers, "general_queue_count": pg.GeneralQueueCount, "team_queue_counts": counts,

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/gorilla/websocket"
 
 	"switchboard/access"
 	"switchboard/ent"
@@ -323,6 +324,60 @@ func TestChatbotTransfers(t *testing.T) {
 		}
 	})
 
+	t.Run("GraphQL", func(t *testing.T) {
+		sub := gqlSubscribe(t, env, agent, `subscription { transferChanged { id status agentId contactId } }`)
+		c4 := newContact(t, admin, "+15550003004")
+		res := agent.GraphQL(`mutation($c: ID!) { createChatbotTransfer(input: {contactId: $c, notes: "via graphql"}) {
+			id status source notes agentId phoneNumber } }`, map[string]any{"c": c4})
+		id := res.String("data.createChatbotTransfer.id")
+		if res.Get("errors") != nil || res.String("data.createChatbotTransfer.source") != "manual" ||
+			res.String("data.createChatbotTransfer.phoneNumber") != "15550003004" {
+			t.Fatalf("createChatbotTransfer: %s", res.Raw)
+		}
+		if got := gqlNext(t, sub); got["id"] != id || got["status"] != "active" {
+			t.Fatalf("transferChanged: %v", got)
+		}
+		res = agent.GraphQL(`mutation($c: ID!) { createChatbotTransfer(input: {contactId: $c}) { id } }`, map[string]any{"c": c4})
+		if res.GraphQLErrorCode() != "conflict" {
+			t.Errorf("second active transfer: %s", res.Raw)
+		}
+		res = agent.GraphQL(`query { chatbotTransfers(teamId: "general", status: "active") {
+			totalCount generalQueueCount limit offset teamQueueCounts { teamId count } transfers { id agentName } } }`, nil)
+		if res.Get("errors") != nil || res.Number("data.chatbotTransfers.generalQueueCount") != 2 {
+			t.Fatalf("chatbotTransfers: %s", res.Raw)
+		}
+		res = agent.GraphQL(`query { chatbotTransfers(limit: 0) { totalCount } }`, nil)
+		if res.GraphQLErrorCode() != "invalid" {
+			t.Errorf("limit 0: %s", res.Raw)
+		}
+		// The oldest of the general queue is c3's.
+		res = agent.GraphQL(`mutation { pickChatbotTransfer(teamId: "general") { id agentId } }`, nil)
+		picked := res.String("data.pickChatbotTransfer.id")
+		if res.Get("errors") != nil || picked == "" || picked == id || res.String("data.pickChatbotTransfer.agentId") != agent.UserID.String() {
+			t.Fatalf("pickChatbotTransfer: %s", res.Raw)
+		}
+		if got := gqlNext(t, sub); got["id"] != picked || got["agentId"] != agent.UserID.String() {
+			t.Fatalf("transferChanged after pick: %v", got)
+		}
+		res = agent.GraphQL(`mutation($id: ID!, $a: ID) { assignChatbotTransfer(id: $id, agentId: $a) { id } }`,
+			map[string]any{"id": picked, "a": colleague.UserID.String()})
+		if res.GraphQLErrorCode() != "forbidden" {
+			t.Errorf("agent assigns to someone else: %s", res.Raw)
+		}
+		res = manager.GraphQL(`mutation($id: ID!) { assignChatbotTransfer(id: $id, agentId: null) { id agentId } }`, map[string]any{"id": id})
+		if res.Get("errors") != nil || res.Get("data.assignChatbotTransfer.agentId") != nil {
+			t.Fatalf("assignChatbotTransfer: %s", res.Raw)
+		}
+		res = agent.GraphQL(`mutation($id: ID!) { resumeChatbotTransfer(id: $id) { id status } }`, map[string]any{"id": picked})
+		if res.Get("errors") != nil || res.String("data.resumeChatbotTransfer.status") != "resumed" {
+			t.Fatalf("resumeChatbotTransfer: %s", res.Raw)
+		}
+		res = other.GraphQL(`mutation($id: ID!) { resumeChatbotTransfer(id: $id) { id } }`, map[string]any{"id": id})
+		if res.GraphQLErrorCode() != "not_found" {
+			t.Errorf("another organization's transfer: %s", res.Raw)
+		}
+	})
+
 	// The other organization's socket saw none of it.
 	_ = foreignLive.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
 	if _, raw, err := foreignLive.ReadMessage(); err == nil {
@@ -633,4 +688,51 @@ func BenchmarkTransferPick(b *testing.B) {
 	b.ReportMetric(float64(picks)/elapsed.Seconds(), "picks/s")
 	b.ReportMetric(float64(doubles), "double-assignments")
 	b.ReportMetric(float64(failed), "unanswered")
+}
+
+// gqlSubscribe opens a graphql-transport-ws subscription as c.
+func gqlSubscribe(t *testing.T, env *apitest.Env, c *apitest.Client, query string) *websocket.Conn {
+	t.Helper()
+	tok := c.Do(http.MethodGet, "/api/auth/ws-token", nil).ExpectStatus(t, http.StatusOK).String("data.token")
+	dialer := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}}
+	conn, _, err := dialer.Dial("ws"+strings.TrimPrefix(env.Server.URL, "http")+"/graphql", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if err := conn.WriteJSON(map[string]any{"type": "connection_init", "payload": map[string]any{"token": tok}}); err != nil {
+		t.Fatal(err)
+	}
+	var ack map[string]any
+	if err := conn.ReadJSON(&ack); err != nil || ack["type"] != "connection_ack" {
+		t.Fatalf("connection_init: %v %v", ack, err)
+	}
+	if err := conn.WriteJSON(map[string]any{"id": "1", "type": "subscribe", "payload": map[string]any{"query": query}}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // let the subscription register before the first event
+	return conn
+}
+
+// gqlNext returns the first field of the next data message.
+func gqlNext(t *testing.T, conn *websocket.Conn) map[string]any {
+	t.Helper()
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	for {
+		var m struct {
+			Type    string `json:"type"`
+			Payload struct {
+				Data map[string]map[string]any `json:"data"`
+			} `json:"payload"`
+		}
+		if err := conn.ReadJSON(&m); err != nil {
+			t.Fatalf("subscription: %v", err)
+		}
+		if m.Type != "next" {
+			continue
+		}
+		for _, v := range m.Payload.Data {
+			return v
+		}
+	}
 }

@@ -2,6 +2,7 @@ package transfers
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -79,11 +80,18 @@ type ListInput struct {
 	Offset  int
 }
 
+// QueueCount is the number of unassigned active transfers of a team's
+// queue.
+type QueueCount struct {
+	TeamID uuid.UUID
+	Count  int
+}
+
 // Page is a page of transfers and the queue counts the viewer may see.
 type Page struct {
 	Transfers         []*View
 	GeneralQueueCount int
-	TeamQueueCounts   map[uuid.UUID]int
+	TeamQueueCounts   []QueueCount
 	TotalCount        int
 	Limit, Offset     int
 }
@@ -133,7 +141,7 @@ func (s *Service) List(ctx context.Context, in ListInput) (*Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	page := &Page{Transfers: views, TotalCount: total, Limit: in.Limit, Offset: in.Offset, TeamQueueCounts: map[uuid.UUID]int{}}
+	page := &Page{Transfers: views, TotalCount: total, Limit: in.Limit, Offset: in.Offset, TeamQueueCounts: []QueueCount{}}
 	var rows []struct {
 		TeamID *uuid.UUID `json:"team_id"`
 		Count  int        `json:"count"`
@@ -148,10 +156,34 @@ func (s *Service) List(ctx context.Context, in ListInput) (*Page, error) {
 		if r.TeamID == nil {
 			page.GeneralQueueCount = r.Count
 		} else {
-			page.TeamQueueCounts[*r.TeamID] = r.Count
+			page.TeamQueueCounts = append(page.TeamQueueCounts, QueueCount{TeamID: *r.TeamID, Count: r.Count})
 		}
 	}
+	slices.SortFunc(page.TeamQueueCounts, func(a, b QueueCount) int { return strings.Compare(a.TeamID.String(), b.TeamID.String()) })
 	return page, nil
+}
+
+// Get returns a transfer the viewer may see (as List decides). Errors:
+// not_found.
+func (s *Service) Get(ctx context.Context, id uuid.UUID) (*View, error) {
+	v, err := viewerUser(ctx)
+	if err != nil {
+		return nil, err
+	}
+	db := database.ClientFor(ctx, s.Client)
+	visible, _, err := s.visibility(ctx, db, v)
+	if err != nil {
+		return nil, err
+	}
+	t, err := db.AgentTransfer.Query().Where(agenttransfer.ID(id), visible).Only(ctx)
+	if err != nil {
+		return nil, apperr.Wrap(err, "transfer")
+	}
+	vs, err := s.views(ctx, db, []*ent.AgentTransfer{t}, Include{true, true, true})
+	if err != nil {
+		return nil, err
+	}
+	return vs[0], nil
 }
 
 // visibility returns what the viewer may see: every transfer with
