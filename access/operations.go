@@ -177,6 +177,16 @@ func buildOperations() map[string]Operation {
 	}
 	add("chatbot:update", "updateChatbotSettings", "createKeywordRule", "updateKeywordRule", "deleteKeywordRule",
 		"createAIContext", "updateAIContext", "deleteAIContext", "createChatbotFlow", "updateChatbotFlow", "deleteChatbotFlow")
+	// Chatbot transfers (package transfers). Agents list their queues
+	// (chatbot:read) and create, pick, take and resume transfers
+	// (messages:create, as they answer conversations); assigning to
+	// someone else, taking one from someone else and seeing every
+	// transfer also need contacts:update (transfers.ManagePermission, the
+	// permission of assigning a contact's conversation; Admin and Manager
+	// hold it, Agent does not), which the operations check.
+	add("chatbot:read", "chatbotTransfers")
+	special("transferChanged", Operation{Perm: "chatbot:read", Only: realTimeGQL})
+	add("messages:create", "createChatbotTransfer", "pickChatbotTransfer", "assignChatbotTransfer", "resumeChatbotTransfer")
 
 	// Outbound webhook subscriptions.
 	add("webhooks:read", "webhookSubscriptions", "webhookSubscription", "webhookDeliveries")

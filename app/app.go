@@ -40,6 +40,7 @@ import (
 	"switchboard/sso"
 	"switchboard/tags"
 	"switchboard/templates"
+	"switchboard/transfers"
 	"switchboard/webhooks"
 	"switchboard/widgets"
 	"switchboard/worker"
@@ -181,6 +182,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 			MaxResponseBytes: customactions.MaxResponseBytes,
 		}),
 	}
+	a.Resolver.Transfers = &transfers.Service{Client: a.DB.Client, Events: a.Events}
 	store := media.New(cfg.DataDir)
 	a.Messaging = &messaging.Service{
 		Client: a.DB.Client, Queue: a.Queue, Provider: a.Resolver.Provider, Secrets: box,

@@ -26,6 +26,11 @@ const (
 	// A campaign's state changes and its counters.
 	FrameCampaignStatus   = "campaign:status"
 	FrameCampaignProgress = "campaign:progress"
+	// The chatbot's hand-offs to human agents (the frame names the web
+	// client of the peer product listens for).
+	FrameAgentTransfer       = "agent_transfer"
+	FrameAgentTransferAssign = "agent_transfer_assign"
+	FrameAgentTransferResume = "agent_transfer_resume"
 )
 
 // Outbound webhook events (the names subscriptions choose).
@@ -38,6 +43,9 @@ const (
 	// progress event a second per campaign).
 	HookCampaignStatus   = "campaign:status"
 	HookCampaignProgress = "campaign:progress"
+	HookTransferCreated  = "transfer:created"
+	HookTransferAssigned = "transfer:assigned"
+	HookTransferResumed  = "transfer:resumed"
 )
 
 // Type is a kind of domain event and where it goes: the type of its /ws
@@ -73,6 +81,12 @@ var (
 	CampaignStatusChanged = Type{Frame: FrameCampaignStatus, Hook: HookCampaignStatus}
 	// CampaignProgress: a campaign's counters moved.
 	CampaignProgress = Type{Frame: FrameCampaignProgress, Hook: HookCampaignProgress}
+	// TransferCreated, TransferAssigned, TransferResumed: a transfer to
+	// human agents was created (its strategy applied), assigned or
+	// unassigned (picked, or assigned by a manager), and resumed.
+	TransferCreated  = Type{Frame: FrameAgentTransfer, Hook: HookTransferCreated}
+	TransferAssigned = Type{Frame: FrameAgentTransferAssign, Hook: HookTransferAssigned}
+	TransferResumed  = Type{Frame: FrameAgentTransferResume, Hook: HookTransferResumed}
 )
 
 // Event is one domain event of an organization. Its payload is encoded

@@ -37,6 +37,7 @@ import (
 	"switchboard/provider"
 	"switchboard/tags"
 	"switchboard/templates"
+	"switchboard/transfers"
 	"switchboard/usersettings"
 	"switchboard/webhooks"
 	"switchboard/widgets"
@@ -510,6 +511,34 @@ type ComplexityRoot struct {
 		TotalSessions   func(childComplexity int) int
 	}
 
+	ChatbotTransfer struct {
+		AgentID       func(childComplexity int) int
+		AgentName     func(childComplexity int) int
+		AssignedAt    func(childComplexity int) int
+		ChatAccount   func(childComplexity int) int
+		ContactID     func(childComplexity int) int
+		ContactName   func(childComplexity int) int
+		ID            func(childComplexity int) int
+		Notes         func(childComplexity int) int
+		PhoneNumber   func(childComplexity int) int
+		ResumedAt     func(childComplexity int) int
+		ResumedByID   func(childComplexity int) int
+		Source        func(childComplexity int) int
+		Status        func(childComplexity int) int
+		TeamID        func(childComplexity int) int
+		TeamName      func(childComplexity int) int
+		TransferredAt func(childComplexity int) int
+	}
+
+	ChatbotTransferPage struct {
+		GeneralQueueCount func(childComplexity int) int
+		Limit             func(childComplexity int) int
+		Offset            func(childComplexity int) int
+		TeamQueueCounts   func(childComplexity int) int
+		TotalCount        func(childComplexity int) int
+		Transfers         func(childComplexity int) int
+	}
+
 	Contact struct {
 		AgentTransfers     func(childComplexity int) int
 		AssignedUserID     func(childComplexity int) int
@@ -796,6 +825,7 @@ type ComplexityRoot struct {
 		AcceptInvitation             func(childComplexity int, id uuid.UUID) int
 		AddMember                    func(childComplexity int, input model.AddMemberInput) int
 		AddTeamMember                func(childComplexity int, teamID uuid.UUID, input model.AddTeamMemberInput) int
+		AssignChatbotTransfer        func(childComplexity int, id uuid.UUID, agentID *uuid.UUID, teamID *uuid.UUID) int
 		AssignContact                func(childComplexity int, id uuid.UUID, userID *uuid.UUID) int
 		CancelCampaign               func(childComplexity int, id uuid.UUID) int
 		ChangePassword               func(childComplexity int, input model.ChangePasswordInput) int
@@ -805,6 +835,7 @@ type ComplexityRoot struct {
 		CreateCampaign               func(childComplexity int, input model.CreateCampaignInput) int
 		CreateCannedResponse         func(childComplexity int, input CreateCannedResponseInput) int
 		CreateChatbotFlow            func(childComplexity int, input chatbot.FlowInput) int
+		CreateChatbotTransfer        func(childComplexity int, input model.CreateChatbotTransferInput) int
 		CreateContact                func(childComplexity int, input CreateContactInput) int
 		CreateContactNote            func(childComplexity int, contactID uuid.UUID, content string) int
 		CreateCustomAction           func(childComplexity int, input customactions.Input) int
@@ -841,10 +872,12 @@ type ComplexityRoot struct {
 		ImportCampaignRecipients     func(childComplexity int, campaignID uuid.UUID, recipients []*model.CampaignRecipientInput) int
 		MarkContactRead              func(childComplexity int, id uuid.UUID) int
 		PauseCampaign                func(childComplexity int, id uuid.UUID) int
+		PickChatbotTransfer          func(childComplexity int, teamID *string) int
 		PublishTemplate              func(childComplexity int, id uuid.UUID) int
 		RemoveMember                 func(childComplexity int, memberID uuid.UUID) int
 		RemoveTeamMember             func(childComplexity int, teamID uuid.UUID, userID uuid.UUID) int
 		ReplayWebhookDelivery        func(childComplexity int, subscriptionID uuid.UUID, deliveryID uuid.UUID) int
+		ResumeChatbotTransfer        func(childComplexity int, id uuid.UUID) int
 		RetryFailedCampaign          func(childComplexity int, id uuid.UUID) int
 		SaveDashboardLayout          func(childComplexity int, items []*widgets.LayoutItem) int
 		SaveSSOConfig                func(childComplexity int, input model.SaveSSOConfigInput) int
@@ -1053,6 +1086,7 @@ type ComplexityRoot struct {
 		ChatbotFlows           func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.ChatbotFlowOrder, where *ent.ChatbotFlowWhereInput) int
 		ChatbotSessions        func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, status *string, orderBy *ent.ChatbotSessionOrder, where *ent.ChatbotSessionWhereInput) int
 		ChatbotSettings        func(childComplexity int) int
+		ChatbotTransfers       func(childComplexity int, status *string, teamID *string, limit *int, offset *int) int
 		Contact                func(childComplexity int, id uuid.UUID) int
 		ContactNotes           func(childComplexity int, contactID uuid.UUID, before *uuid.UUID, limit *int) int
 		ContactSessionData     func(childComplexity int, id uuid.UUID) int
@@ -1140,6 +1174,7 @@ type ComplexityRoot struct {
 		MessageAdded          func(childComplexity int, contactID *uuid.UUID) int
 		MessageStatusChanged  func(childComplexity int, contactID *uuid.UUID) int
 		TemplateStatusChanged func(childComplexity int) int
+		TransferChanged       func(childComplexity int) int
 	}
 
 	Tag struct {
@@ -1202,6 +1237,11 @@ type ComplexityRoot struct {
 		UpdatedAt      func(childComplexity int) int
 		User           func(childComplexity int) int
 		UserID         func(childComplexity int) int
+	}
+
+	TeamQueueCount struct {
+		Count  func(childComplexity int) int
+		TeamID func(childComplexity int) int
 	}
 
 	Template struct {
@@ -1481,6 +1521,10 @@ type MutationResolver interface {
 	UpdateCustomAction(ctx context.Context, id uuid.UUID, input customactions.Input) (*ent.CustomAction, error)
 	DeleteCustomAction(ctx context.Context, id uuid.UUID) (bool, error)
 	ExecuteCustomAction(ctx context.Context, id uuid.UUID, contactID uuid.UUID) (*customactions.Result, error)
+	CreateChatbotTransfer(ctx context.Context, input model.CreateChatbotTransferInput) (*transfers.View, error)
+	PickChatbotTransfer(ctx context.Context, teamID *string) (*transfers.View, error)
+	AssignChatbotTransfer(ctx context.Context, id uuid.UUID, agentID *uuid.UUID, teamID *uuid.UUID) (*transfers.View, error)
+	ResumeChatbotTransfer(ctx context.Context, id uuid.UUID) (*transfers.View, error)
 }
 type OrganizationMemberResolver interface {
 	Email(ctx context.Context, obj *ent.OrganizationMember) (string, error)
@@ -1539,6 +1583,7 @@ type QueryResolver interface {
 	ChatbotSessions(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, status *string, orderBy *ent.ChatbotSessionOrder, where *ent.ChatbotSessionWhereInput) (*ent.ChatbotSessionConnection, error)
 	CustomActions(ctx context.Context, search *string, page *int, limit *int) (*customactions.Page, error)
 	CustomAction(ctx context.Context, id uuid.UUID) (*ent.CustomAction, error)
+	ChatbotTransfers(ctx context.Context, status *string, teamID *string, limit *int, offset *int) (*transfers.Page, error)
 }
 type RoleResolver interface {
 	PermissionCount(ctx context.Context, obj *ent.Role) (int, error)
@@ -1552,6 +1597,7 @@ type SubscriptionResolver interface {
 	ContactChanged(ctx context.Context) (<-chan *ent.Contact, error)
 	TemplateStatusChanged(ctx context.Context) (<-chan *ent.Template, error)
 	CampaignProgress(ctx context.Context, id uuid.UUID) (<-chan *model.CampaignProgress, error)
+	TransferChanged(ctx context.Context) (<-chan *transfers.View, error)
 }
 type TeamResolver interface {
 	MemberCount(ctx context.Context, obj *ent.Team) (int, error)
@@ -3573,6 +3619,140 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ChatbotStats.TotalSessions(childComplexity), true
 
+	case "ChatbotTransfer.agentId":
+		if e.ComplexityRoot.ChatbotTransfer.AgentID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotTransfer.AgentID(childComplexity), true
+	case "ChatbotTransfer.agentName":
+		if e.ComplexityRoot.ChatbotTransfer.AgentName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotTransfer.AgentName(childComplexity), true
+	case "ChatbotTransfer.assignedAt":
+		if e.ComplexityRoot.ChatbotTransfer.AssignedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotTransfer.AssignedAt(childComplexity), true
+	case "ChatbotTransfer.chatAccount":
+		if e.ComplexityRoot.ChatbotTransfer.ChatAccount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotTransfer.ChatAccount(childComplexity), true
+	case "ChatbotTransfer.contactId":
+		if e.ComplexityRoot.ChatbotTransfer.ContactID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotTransfer.ContactID(childComplexity), true
+	case "ChatbotTransfer.contactName":
+		if e.ComplexityRoot.ChatbotTransfer.ContactName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotTransfer.ContactName(childComplexity), true
+	case "ChatbotTransfer.id":
+		if e.ComplexityRoot.ChatbotTransfer.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotTransfer.ID(childComplexity), true
+	case "ChatbotTransfer.notes":
+		if e.ComplexityRoot.ChatbotTransfer.Notes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotTransfer.Notes(childComplexity), true
+	case "ChatbotTransfer.phoneNumber":
+		if e.ComplexityRoot.ChatbotTransfer.PhoneNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotTransfer.PhoneNumber(childComplexity), true
+	case "ChatbotTransfer.resumedAt":
+		if e.ComplexityRoot.ChatbotTransfer.ResumedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotTransfer.ResumedAt(childComplexity), true
+	case "ChatbotTransfer.resumedById":
+		if e.ComplexityRoot.ChatbotTransfer.ResumedByID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotTransfer.ResumedByID(childComplexity), true
+	case "ChatbotTransfer.source":
+		if e.ComplexityRoot.ChatbotTransfer.Source == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotTransfer.Source(childComplexity), true
+	case "ChatbotTransfer.status":
+		if e.ComplexityRoot.ChatbotTransfer.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotTransfer.Status(childComplexity), true
+	case "ChatbotTransfer.teamId":
+		if e.ComplexityRoot.ChatbotTransfer.TeamID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotTransfer.TeamID(childComplexity), true
+	case "ChatbotTransfer.teamName":
+		if e.ComplexityRoot.ChatbotTransfer.TeamName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotTransfer.TeamName(childComplexity), true
+	case "ChatbotTransfer.transferredAt":
+		if e.ComplexityRoot.ChatbotTransfer.TransferredAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotTransfer.TransferredAt(childComplexity), true
+
+	case "ChatbotTransferPage.generalQueueCount":
+		if e.ComplexityRoot.ChatbotTransferPage.GeneralQueueCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotTransferPage.GeneralQueueCount(childComplexity), true
+	case "ChatbotTransferPage.limit":
+		if e.ComplexityRoot.ChatbotTransferPage.Limit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotTransferPage.Limit(childComplexity), true
+	case "ChatbotTransferPage.offset":
+		if e.ComplexityRoot.ChatbotTransferPage.Offset == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotTransferPage.Offset(childComplexity), true
+	case "ChatbotTransferPage.teamQueueCounts":
+		if e.ComplexityRoot.ChatbotTransferPage.TeamQueueCounts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotTransferPage.TeamQueueCounts(childComplexity), true
+	case "ChatbotTransferPage.totalCount":
+		if e.ComplexityRoot.ChatbotTransferPage.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotTransferPage.TotalCount(childComplexity), true
+	case "ChatbotTransferPage.transfers":
+		if e.ComplexityRoot.ChatbotTransferPage.Transfers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChatbotTransferPage.Transfers(childComplexity), true
+
 	case "Contact.agentTransfers":
 		if e.ComplexityRoot.Contact.AgentTransfers == nil {
 			break
@@ -4839,6 +5019,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.AddTeamMember(childComplexity, args["teamID"].(uuid.UUID), args["input"].(model.AddTeamMemberInput)), true
+	case "Mutation.assignChatbotTransfer":
+		if e.ComplexityRoot.Mutation.AssignChatbotTransfer == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_assignChatbotTransfer_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AssignChatbotTransfer(childComplexity, args["id"].(uuid.UUID), args["agentId"].(*uuid.UUID), args["teamId"].(*uuid.UUID)), true
 	case "Mutation.assignContact":
 		if e.ComplexityRoot.Mutation.AssignContact == nil {
 			break
@@ -4938,6 +5129,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateChatbotFlow(childComplexity, args["input"].(chatbot.FlowInput)), true
+	case "Mutation.createChatbotTransfer":
+		if e.ComplexityRoot.Mutation.CreateChatbotTransfer == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createChatbotTransfer_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateChatbotTransfer(childComplexity, args["input"].(model.CreateChatbotTransferInput)), true
 	case "Mutation.createContact":
 		if e.ComplexityRoot.Mutation.CreateContact == nil {
 			break
@@ -5334,6 +5536,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.PauseCampaign(childComplexity, args["id"].(uuid.UUID)), true
+	case "Mutation.pickChatbotTransfer":
+		if e.ComplexityRoot.Mutation.PickChatbotTransfer == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_pickChatbotTransfer_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.PickChatbotTransfer(childComplexity, args["teamId"].(*string)), true
 	case "Mutation.publishTemplate":
 		if e.ComplexityRoot.Mutation.PublishTemplate == nil {
 			break
@@ -5378,6 +5591,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ReplayWebhookDelivery(childComplexity, args["subscriptionId"].(uuid.UUID), args["deliveryId"].(uuid.UUID)), true
+	case "Mutation.resumeChatbotTransfer":
+		if e.ComplexityRoot.Mutation.ResumeChatbotTransfer == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_resumeChatbotTransfer_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ResumeChatbotTransfer(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.retryFailedCampaign":
 		if e.ComplexityRoot.Mutation.RetryFailedCampaign == nil {
 			break
@@ -6538,6 +6762,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.ChatbotSettings(childComplexity), true
+	case "Query.chatbotTransfers":
+		if e.ComplexityRoot.Query.ChatbotTransfers == nil {
+			break
+		}
+
+		args, err := ec.field_Query_chatbotTransfers_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ChatbotTransfers(childComplexity, args["status"].(*string), args["teamId"].(*string), args["limit"].(*int), args["offset"].(*int)), true
 	case "Query.contact":
 		if e.ComplexityRoot.Query.Contact == nil {
 			break
@@ -7126,6 +7361,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.TemplateStatusChanged(childComplexity), true
+	case "Subscription.transferChanged":
+		if e.ComplexityRoot.Subscription.TransferChanged == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Subscription.TransferChanged(childComplexity), true
 
 	case "Tag.color":
 		if e.ComplexityRoot.Tag.Color == nil {
@@ -7379,6 +7620,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TeamMember.UserID(childComplexity), true
+
+	case "TeamQueueCount.count":
+		if e.ComplexityRoot.TeamQueueCount.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TeamQueueCount.Count(childComplexity), true
+	case "TeamQueueCount.teamId":
+		if e.ComplexityRoot.TeamQueueCount.TeamID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TeamQueueCount.TeamID(childComplexity), true
 
 	case "Template.addSecurityRecommendation":
 		if e.ComplexityRoot.Template.AddSecurityRecommendation == nil {
@@ -8149,6 +8403,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCreateAccountInput,
 		ec.unmarshalInputCreateCampaignInput,
 		ec.unmarshalInputCreateCannedResponseInput,
+		ec.unmarshalInputCreateChatbotTransferInput,
 		ec.unmarshalInputCreateContactInput,
 		ec.unmarshalInputCreateOrganizationInput,
 		ec.unmarshalInputCreateRoleInput,
@@ -17989,6 +18244,88 @@ extend type Mutation {
   executeCustomAction(id: ID!, contactId: ID!): CustomActionResult!
 }
 `, BuiltIn: false},
+	{Name: "../transfers.graphql", Input: `# The chatbot's hand-offs of conversations to human agents (package
+# transfers). Changes are announced on /ws as agent_transfer,
+# agent_transfer_assign and agent_transfer_resume, to outbound webhooks as
+# transfer:created, transfer:assigned and transfer:resumed, and here by
+# transferChanged.
+
+"""A transfer of a contact's conversation to human agents; names are
+filled for what the list included."""
+type ChatbotTransfer {
+  id: ID!
+  contactId: ID!
+  contactName: String!
+  phoneNumber: String!
+  chatAccount: String!
+  """active or resumed"""
+  status: String!
+  """flow, manual, ivr, ..."""
+  source: String!
+  agentId: ID
+  agentName: String!
+  teamId: ID
+  teamName: String!
+  notes: String!
+  transferredAt: Time!
+  assignedAt: Time
+  resumedAt: Time
+  resumedById: ID
+}
+
+"""The number of unassigned active transfers in a team's queue."""
+type TeamQueueCount {
+  teamId: ID!
+  count: Int!
+}
+
+"""A page of the transfers the viewer may see, newest first, with the
+counts of the queues they may see."""
+type ChatbotTransferPage {
+  transfers: [ChatbotTransfer!]!
+  generalQueueCount: Int!
+  teamQueueCounts: [TeamQueueCount!]!
+  totalCount: Int!
+  limit: Int!
+  offset: Int!
+}
+
+input CreateChatbotTransferInput {
+  contactId: ID!
+  chatAccount: String
+  """The team whose strategy applies; none for the general queue."""
+  teamId: ID
+  notes: String
+  """manual when not given"""
+  source: String
+}
+
+extend type Query {
+  """Transfers the viewer may see. status: active or resumed; teamId: a
+  team's id or "general"; limit default 20, at most 100."""
+  chatbotTransfers(status: String, teamId: String, limit: Int, offset: Int): ChatbotTransferPage!
+}
+
+extend type Mutation {
+  """Creates an active transfer (one per contact) and applies the team's
+  strategy."""
+  createChatbotTransfer(input: CreateChatbotTransferInput!): ChatbotTransfer!
+  """Assigns the oldest unassigned transfer of the queue (teamId: a team's
+  id or "general"; any queue of the viewer when not given) to the viewer;
+  null when the queue is empty."""
+  pickChatbotTransfer(teamId: String): ChatbotTransfer
+  """Sets the agent (null returns it to the queue) and optionally moves it
+  to a team."""
+  assignChatbotTransfer(id: ID!, agentId: ID, teamId: ID): ChatbotTransfer!
+  """Ends the hand-off; the chatbot answers the contact again."""
+  resumeChatbotTransfer(id: ID!): ChatbotTransfer!
+}
+
+extend type Subscription {
+  """A transfer the viewer may see was created, assigned or resumed."""
+  transferChanged: ChatbotTransfer!
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -18826,6 +19163,62 @@ func (ec *executionContext) childFields_ChatbotStats(ctx context.Context, field 
 		return ec.fieldContext_ChatbotStats_aiContextsCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ChatbotStats", field.Name)
+}
+
+func (ec *executionContext) childFields_ChatbotTransfer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ChatbotTransfer_id(ctx, field)
+	case "contactId":
+		return ec.fieldContext_ChatbotTransfer_contactId(ctx, field)
+	case "contactName":
+		return ec.fieldContext_ChatbotTransfer_contactName(ctx, field)
+	case "phoneNumber":
+		return ec.fieldContext_ChatbotTransfer_phoneNumber(ctx, field)
+	case "chatAccount":
+		return ec.fieldContext_ChatbotTransfer_chatAccount(ctx, field)
+	case "status":
+		return ec.fieldContext_ChatbotTransfer_status(ctx, field)
+	case "source":
+		return ec.fieldContext_ChatbotTransfer_source(ctx, field)
+	case "agentId":
+		return ec.fieldContext_ChatbotTransfer_agentId(ctx, field)
+	case "agentName":
+		return ec.fieldContext_ChatbotTransfer_agentName(ctx, field)
+	case "teamId":
+		return ec.fieldContext_ChatbotTransfer_teamId(ctx, field)
+	case "teamName":
+		return ec.fieldContext_ChatbotTransfer_teamName(ctx, field)
+	case "notes":
+		return ec.fieldContext_ChatbotTransfer_notes(ctx, field)
+	case "transferredAt":
+		return ec.fieldContext_ChatbotTransfer_transferredAt(ctx, field)
+	case "assignedAt":
+		return ec.fieldContext_ChatbotTransfer_assignedAt(ctx, field)
+	case "resumedAt":
+		return ec.fieldContext_ChatbotTransfer_resumedAt(ctx, field)
+	case "resumedById":
+		return ec.fieldContext_ChatbotTransfer_resumedById(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ChatbotTransfer", field.Name)
+}
+
+func (ec *executionContext) childFields_ChatbotTransferPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "transfers":
+		return ec.fieldContext_ChatbotTransferPage_transfers(ctx, field)
+	case "generalQueueCount":
+		return ec.fieldContext_ChatbotTransferPage_generalQueueCount(ctx, field)
+	case "teamQueueCounts":
+		return ec.fieldContext_ChatbotTransferPage_teamQueueCounts(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_ChatbotTransferPage_totalCount(ctx, field)
+	case "limit":
+		return ec.fieldContext_ChatbotTransferPage_limit(ctx, field)
+	case "offset":
+		return ec.fieldContext_ChatbotTransferPage_offset(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ChatbotTransferPage", field.Name)
 }
 
 func (ec *executionContext) childFields_Contact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -19804,6 +20197,16 @@ func (ec *executionContext) childFields_TeamMember(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type TeamMember", field.Name)
 }
 
+func (ec *executionContext) childFields_TeamQueueCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "teamId":
+		return ec.fieldContext_TeamQueueCount_teamId(ctx, field)
+	case "count":
+		return ec.fieldContext_TeamQueueCount_count(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TeamQueueCount", field.Name)
+}
+
 func (ec *executionContext) childFields_Template(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -20304,6 +20707,36 @@ func (ec *executionContext) field_Mutation_addTeamMember_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_assignChatbotTransfer_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "agentId",
+		func(ctx context.Context, v any) (*uuid.UUID, error) {
+			return ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["agentId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "teamId",
+		func(ctx context.Context, v any) (*uuid.UUID, error) {
+			return ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["teamId"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_assignContact_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -20430,6 +20863,20 @@ func (ec *executionContext) field_Mutation_createChatbotFlow_args(ctx context.Co
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (chatbot.FlowInput, error) {
 			return ec.unmarshalNChatbotFlowInput2switchboardᚋchatbotᚐFlowInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createChatbotTransfer_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateChatbotTransferInput, error) {
+			return ec.unmarshalNCreateChatbotTransferInput2switchboardᚋgraphᚋmodelᚐCreateChatbotTransferInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -20982,6 +21429,20 @@ func (ec *executionContext) field_Mutation_pauseCampaign_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_pickChatbotTransfer_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "teamId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["teamId"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_publishTemplate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -21051,6 +21512,20 @@ func (ec *executionContext) field_Mutation_replayWebhookDelivery_args(ctx contex
 		return nil, err
 	}
 	args["deliveryId"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_resumeChatbotTransfer_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -22267,6 +22742,44 @@ func (ec *executionContext) field_Query_chatbotSessions_args(ctx context.Context
 		return nil, err
 	}
 	args["where"] = arg6
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_chatbotTransfers_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "status",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["status"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "teamId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["teamId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg3
 	return args, nil
 }
 
@@ -31214,6 +31727,530 @@ func (ec *executionContext) fieldContext_ChatbotStats_aiContextsCount(_ context.
 	return graphql.NewScalarFieldContext("ChatbotStats", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _ChatbotTransfer_id(ctx context.Context, field graphql.CollectedField, obj *transfers.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotTransfer_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotTransfer_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotTransfer", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ChatbotTransfer_contactId(ctx context.Context, field graphql.CollectedField, obj *transfers.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotTransfer_contactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContactID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotTransfer_contactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotTransfer", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ChatbotTransfer_contactName(ctx context.Context, field graphql.CollectedField, obj *transfers.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotTransfer_contactName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContactName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotTransfer_contactName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotTransfer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ChatbotTransfer_phoneNumber(ctx context.Context, field graphql.CollectedField, obj *transfers.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotTransfer_phoneNumber(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PhoneNumber, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotTransfer_phoneNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotTransfer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ChatbotTransfer_chatAccount(ctx context.Context, field graphql.CollectedField, obj *transfers.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotTransfer_chatAccount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ChatAccount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotTransfer_chatAccount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotTransfer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ChatbotTransfer_status(ctx context.Context, field graphql.CollectedField, obj *transfers.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotTransfer_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotTransfer_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotTransfer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ChatbotTransfer_source(ctx context.Context, field graphql.CollectedField, obj *transfers.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotTransfer_source(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Source, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotTransfer_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotTransfer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ChatbotTransfer_agentId(ctx context.Context, field graphql.CollectedField, obj *transfers.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotTransfer_agentId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AgentID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotTransfer_agentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotTransfer", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ChatbotTransfer_agentName(ctx context.Context, field graphql.CollectedField, obj *transfers.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotTransfer_agentName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AgentName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotTransfer_agentName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotTransfer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ChatbotTransfer_teamId(ctx context.Context, field graphql.CollectedField, obj *transfers.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotTransfer_teamId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TeamID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotTransfer_teamId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotTransfer", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ChatbotTransfer_teamName(ctx context.Context, field graphql.CollectedField, obj *transfers.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotTransfer_teamName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TeamName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotTransfer_teamName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotTransfer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ChatbotTransfer_notes(ctx context.Context, field graphql.CollectedField, obj *transfers.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotTransfer_notes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Notes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotTransfer_notes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotTransfer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ChatbotTransfer_transferredAt(ctx context.Context, field graphql.CollectedField, obj *transfers.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotTransfer_transferredAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TransferredAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotTransfer_transferredAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotTransfer", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _ChatbotTransfer_assignedAt(ctx context.Context, field graphql.CollectedField, obj *transfers.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotTransfer_assignedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AssignedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotTransfer_assignedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotTransfer", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _ChatbotTransfer_resumedAt(ctx context.Context, field graphql.CollectedField, obj *transfers.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotTransfer_resumedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ResumedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotTransfer_resumedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotTransfer", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _ChatbotTransfer_resumedById(ctx context.Context, field graphql.CollectedField, obj *transfers.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotTransfer_resumedById(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ResumedByID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotTransfer_resumedById(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotTransfer", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ChatbotTransferPage_transfers(ctx context.Context, field graphql.CollectedField, obj *transfers.Page) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotTransferPage_transfers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Transfers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*transfers.View) graphql.Marshaler {
+			return ec.marshalNChatbotTransfer2ᚕᚖswitchboardᚋtransfersᚐViewᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotTransferPage_transfers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChatbotTransferPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChatbotTransfer(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChatbotTransferPage_generalQueueCount(ctx context.Context, field graphql.CollectedField, obj *transfers.Page) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotTransferPage_generalQueueCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GeneralQueueCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotTransferPage_generalQueueCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotTransferPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ChatbotTransferPage_teamQueueCounts(ctx context.Context, field graphql.CollectedField, obj *transfers.Page) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotTransferPage_teamQueueCounts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TeamQueueCounts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []transfers.QueueCount) graphql.Marshaler {
+			return ec.marshalNTeamQueueCount2ᚕswitchboardᚋtransfersᚐQueueCountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotTransferPage_teamQueueCounts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChatbotTransferPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TeamQueueCount(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChatbotTransferPage_totalCount(ctx context.Context, field graphql.CollectedField, obj *transfers.Page) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotTransferPage_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotTransferPage_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotTransferPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ChatbotTransferPage_limit(ctx context.Context, field graphql.CollectedField, obj *transfers.Page) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotTransferPage_limit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Limit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotTransferPage_limit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotTransferPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ChatbotTransferPage_offset(ctx context.Context, field graphql.CollectedField, obj *transfers.Page) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChatbotTransferPage_offset(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Offset, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChatbotTransferPage_offset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChatbotTransferPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _Contact_id(ctx context.Context, field graphql.CollectedField, obj *ent.Contact) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -40053,6 +41090,182 @@ func (ec *executionContext) fieldContext_Mutation_executeCustomAction(ctx contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createChatbotTransfer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createChatbotTransfer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateChatbotTransfer(ctx, fc.Args["input"].(model.CreateChatbotTransferInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *transfers.View) graphql.Marshaler {
+			return ec.marshalNChatbotTransfer2ᚖswitchboardᚋtransfersᚐView(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createChatbotTransfer(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChatbotTransfer(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createChatbotTransfer_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_pickChatbotTransfer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_pickChatbotTransfer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().PickChatbotTransfer(ctx, fc.Args["teamId"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *transfers.View) graphql.Marshaler {
+			return ec.marshalOChatbotTransfer2ᚖswitchboardᚋtransfersᚐView(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_pickChatbotTransfer(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChatbotTransfer(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_pickChatbotTransfer_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_assignChatbotTransfer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_assignChatbotTransfer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AssignChatbotTransfer(ctx, fc.Args["id"].(uuid.UUID), fc.Args["agentId"].(*uuid.UUID), fc.Args["teamId"].(*uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *transfers.View) graphql.Marshaler {
+			return ec.marshalNChatbotTransfer2ᚖswitchboardᚋtransfersᚐView(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_assignChatbotTransfer(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChatbotTransfer(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_assignChatbotTransfer_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_resumeChatbotTransfer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_resumeChatbotTransfer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ResumeChatbotTransfer(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *transfers.View) graphql.Marshaler {
+			return ec.marshalNChatbotTransfer2ᚖswitchboardᚋtransfersᚐView(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_resumeChatbotTransfer(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChatbotTransfer(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_resumeChatbotTransfer_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _MyOrganization_organization(ctx context.Context, field graphql.CollectedField, obj *model.MyOrganization) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -44691,6 +45904,50 @@ func (ec *executionContext) fieldContext_Query_customAction(ctx context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_chatbotTransfers(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_chatbotTransfers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ChatbotTransfers(ctx, fc.Args["status"].(*string), fc.Args["teamId"].(*string), fc.Args["limit"].(*int), fc.Args["offset"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *transfers.Page) graphql.Marshaler {
+			return ec.marshalNChatbotTransferPage2ᚖswitchboardᚋtransfersᚐPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_chatbotTransfers(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChatbotTransferPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_chatbotTransfers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -45726,6 +46983,38 @@ func (ec *executionContext) fieldContext_Subscription_campaignProgress(ctx conte
 	if fc.Args, err = ec.field_Subscription_campaignProgress_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_transferChanged(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_transferChanged(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Subscription().TransferChanged(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *transfers.View) graphql.Marshaler {
+			return ec.marshalNChatbotTransfer2ᚖswitchboardᚋtransfersᚐView(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_transferChanged(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChatbotTransfer(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -46779,6 +48068,52 @@ func (ec *executionContext) fieldContext_TeamMember_user(_ context.Context, fiel
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _TeamQueueCount_teamId(ctx context.Context, field graphql.CollectedField, obj *transfers.QueueCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TeamQueueCount_teamId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TeamID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TeamQueueCount_teamId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TeamQueueCount", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _TeamQueueCount_count(ctx context.Context, field graphql.CollectedField, obj *transfers.QueueCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TeamQueueCount_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TeamQueueCount_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TeamQueueCount", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Template_id(ctx context.Context, field graphql.CollectedField, obj *ent.Template) (ret graphql.Marshaler) {
@@ -67810,6 +69145,64 @@ func (ec *executionContext) unmarshalInputCreateCannedResponseInput(ctx context.
 				return it, err
 			}
 			it.Buttons = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCreateChatbotTransferInput(ctx context.Context, obj any) (model.CreateChatbotTransferInput, error) {
+	var it model.CreateChatbotTransferInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"contactId", "chatAccount", "teamId", "notes", "source"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "contactId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactId"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContactID = data
+		case "chatAccount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("chatAccount"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ChatAccount = data
+		case "teamId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("teamId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TeamID = data
+		case "notes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notes"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Notes = data
+		case "source":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("source"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Source = data
 		}
 	}
 	return it, nil
@@ -90303,6 +91696,182 @@ func (ec *executionContext) _ChatbotStats(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var chatbotTransferImplementors = []string{"ChatbotTransfer"}
+
+func (ec *executionContext) _ChatbotTransfer(ctx context.Context, sel ast.SelectionSet, obj *transfers.View) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, chatbotTransferImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ChatbotTransfer")
+		case "id":
+			out.Values[i] = ec._ChatbotTransfer_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contactId":
+			out.Values[i] = ec._ChatbotTransfer_contactId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contactName":
+			out.Values[i] = ec._ChatbotTransfer_contactName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "phoneNumber":
+			out.Values[i] = ec._ChatbotTransfer_phoneNumber(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "chatAccount":
+			out.Values[i] = ec._ChatbotTransfer_chatAccount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._ChatbotTransfer_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "source":
+			out.Values[i] = ec._ChatbotTransfer_source(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "agentId":
+			out.Values[i] = ec._ChatbotTransfer_agentId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "agentName":
+			out.Values[i] = ec._ChatbotTransfer_agentName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "teamId":
+			out.Values[i] = ec._ChatbotTransfer_teamId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "teamName":
+			out.Values[i] = ec._ChatbotTransfer_teamName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "notes":
+			out.Values[i] = ec._ChatbotTransfer_notes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "transferredAt":
+			out.Values[i] = ec._ChatbotTransfer_transferredAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "assignedAt":
+			out.Values[i] = ec._ChatbotTransfer_assignedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "resumedAt":
+			out.Values[i] = ec._ChatbotTransfer_resumedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "resumedById":
+			out.Values[i] = ec._ChatbotTransfer_resumedById(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var chatbotTransferPageImplementors = []string{"ChatbotTransferPage"}
+
+func (ec *executionContext) _ChatbotTransferPage(ctx context.Context, sel ast.SelectionSet, obj *transfers.Page) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, chatbotTransferPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ChatbotTransferPage")
+		case "transfers":
+			out.Values[i] = ec._ChatbotTransferPage_transfers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "generalQueueCount":
+			out.Values[i] = ec._ChatbotTransferPage_generalQueueCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "teamQueueCounts":
+			out.Values[i] = ec._ChatbotTransferPage_teamQueueCounts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._ChatbotTransferPage_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "limit":
+			out.Values[i] = ec._ChatbotTransferPage_limit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "offset":
+			out.Values[i] = ec._ChatbotTransferPage_offset(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var contactImplementors = []string{"Contact", "Node"}
 
 func (ec *executionContext) _Contact(ctx context.Context, sel ast.SelectionSet, obj *ent.Contact) graphql.Marshaler {
@@ -93481,6 +95050,34 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createChatbotTransfer":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createChatbotTransfer(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pickChatbotTransfer":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_pickChatbotTransfer(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "assignChatbotTransfer":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_assignChatbotTransfer(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "resumeChatbotTransfer":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_resumeChatbotTransfer(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -96127,6 +97724,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "chatbotTransfers":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_chatbotTransfers(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -96637,6 +98256,8 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 		return ec._Subscription_templateStatusChanged(ctx, fields[0])
 	case "campaignProgress":
 		return ec._Subscription_campaignProgress(ctx, fields[0])
+	case "transferChanged":
+		return ec._Subscription_transferChanged(ctx, fields[0])
 	default:
 		panic("unknown field " + strconv.Quote(fields[0].Name))
 	}
@@ -97288,6 +98909,49 @@ func (ec *executionContext) _TeamMember(ctx context.Context, sel ast.SelectionSe
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var teamQueueCountImplementors = []string{"TeamQueueCount"}
+
+func (ec *executionContext) _TeamQueueCount(ctx context.Context, sel ast.SelectionSet, obj *transfers.QueueCount) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, teamQueueCountImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TeamQueueCount")
+		case "teamId":
+			out.Values[i] = ec._TeamQueueCount_teamId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._TeamQueueCount_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -100176,6 +101840,42 @@ func (ec *executionContext) marshalNChatbotStats2ᚖswitchboardᚋchatbotᚐStat
 	return ec._ChatbotStats(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNChatbotTransfer2ᚕᚖswitchboardᚋtransfersᚐViewᚄ(ctx context.Context, sel ast.SelectionSet, v []*transfers.View) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNChatbotTransfer2ᚖswitchboardᚋtransfersᚐView(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNChatbotTransfer2ᚖswitchboardᚋtransfersᚐView(ctx context.Context, sel ast.SelectionSet, v *transfers.View) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ChatbotTransfer(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNChatbotTransferPage2ᚖswitchboardᚋtransfersᚐPage(ctx context.Context, sel ast.SelectionSet, v *transfers.Page) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ChatbotTransferPage(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNContact2ᚖswitchboardᚋentᚐContact(ctx context.Context, sel ast.SelectionSet, v *ent.Contact) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -100301,6 +102001,11 @@ func (ec *executionContext) unmarshalNCreateCampaignInput2switchboardᚋgraphᚋ
 
 func (ec *executionContext) unmarshalNCreateCannedResponseInput2switchboardᚋgraphᚐCreateCannedResponseInput(ctx context.Context, v any) (CreateCannedResponseInput, error) {
 	res, err := ec.unmarshalInputCreateCannedResponseInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCreateChatbotTransferInput2switchboardᚋgraphᚋmodelᚐCreateChatbotTransferInput(ctx context.Context, v any) (model.CreateChatbotTransferInput, error) {
+	res, err := ec.unmarshalInputCreateChatbotTransferInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -101494,6 +103199,26 @@ func (ec *executionContext) marshalNTeamOrderField2ᚖswitchboardᚋentᚐTeamOr
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalNTeamQueueCount2switchboardᚋtransfersᚐQueueCount(ctx context.Context, sel ast.SelectionSet, v transfers.QueueCount) graphql.Marshaler {
+	return ec._TeamQueueCount(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNTeamQueueCount2ᚕswitchboardᚋtransfersᚐQueueCountᚄ(ctx context.Context, sel ast.SelectionSet, v []transfers.QueueCount) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTeamQueueCount2switchboardᚋtransfersᚐQueueCount(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNTeamWhereInput2ᚖswitchboardᚋentᚐTeamWhereInput(ctx context.Context, v any) (*ent.TeamWhereInput, error) {
@@ -103374,6 +105099,13 @@ func (ec *executionContext) unmarshalOChatbotSettingsWhereInput2ᚖswitchboard�
 	}
 	res, err := ec.unmarshalInputChatbotSettingsWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOChatbotTransfer2ᚖswitchboardᚋtransfersᚐView(ctx context.Context, sel ast.SelectionSet, v *transfers.View) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ChatbotTransfer(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOContact2ᚖswitchboardᚋentᚐContact(ctx context.Context, sel ast.SelectionSet, v *ent.Contact) graphql.Marshaler {

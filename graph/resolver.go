@@ -18,6 +18,7 @@ import (
 	"switchboard/secrets"
 	"switchboard/tags"
 	"switchboard/templates"
+	"switchboard/transfers"
 	"switchboard/webhooks"
 	"switchboard/widgets"
 )
@@ -56,6 +57,8 @@ type Resolver struct {
 	Chatbot *chatbot.Service
 	// CustomActions are the conversation's custom action buttons.
 	CustomActions *customactions.Service
+	// Transfers are the chatbot's hand-offs to human agents.
+	Transfers *transfers.Service
 }
 
 // db returns the transaction's client when ctx carries one, the root

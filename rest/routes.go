@@ -48,9 +48,7 @@ func (a *API) Routes() []Route {
 		a.organizationRoutes(), a.settingsRoutes(), a.roleRoutes(), a.teamRoutes(),
 		a.webhookRoutes(), a.contactRoutes(), a.messageRoutes(), a.cannedResponseRoutes(), a.accountRoutes(),
 		a.mediaRoutes(), a.webhookSubscriptionRoutes(), a.invitationRoutes(), a.tagRoutes(), a.noteRoutes(), a.widgetRoutes(),
-		a.templateRoutes(),
-		a.campaignRoutes(),
-		a.chatbotRoutes(),
+		a.templateRoutes(), a.campaignRoutes(), a.chatbotRoutes(), a.transferRoutes(),
 		a.customActionRoutes(), a.ssoRoutes(),
 	} {
 		all = append(all, group...)

@@ -99,6 +99,16 @@ type CreateCampaignInput struct {
 	ScheduledAt   *time.Time `json:"scheduledAt,omitempty"`
 }
 
+type CreateChatbotTransferInput struct {
+	ContactID   uuid.UUID `json:"contactId"`
+	ChatAccount *string   `json:"chatAccount,omitempty"`
+	// The team whose strategy applies; none for the general queue.
+	TeamID *uuid.UUID `json:"teamId,omitempty"`
+	Notes  *string    `json:"notes,omitempty"`
+	// manual when not given
+	Source *string `json:"source,omitempty"`
+}
+
 type CreateOrganizationInput struct {
 	Name string `json:"name"`
 }

@@ -1,0 +1,174 @@
+package rest
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"switchboard/apperr"
+	"switchboard/transfers"
+)
+
+// transferBody is the JSON of a transfer's creation.
+type transferBody struct {
+	ContactID   *string `json:"contact_id"`
+	ChatAccount string  `json:"chat_account"`
+	TeamID      *string `json:"team_id"`
+	Notes       string  `json:"notes"`
+	Source      string  `json:"source"`
+}
+
+// assignBody is the JSON of an assignment; a null or missing agent_id
+// unassigns.
+type assignBody struct {
+	AgentID *string `json:"agent_id"`
+	TeamID  *string `json:"team_id"`
+}
+
+func optionalUUIDPtr(name string, s *string) (*uuid.UUID, error) {
+	if s == nil {
+		return nil, nil
+	}
+	return optionalUUID(name, *s)
+}
+
+func (a *API) createTransfer(c *gin.Context) (int, any, error) {
+	var b transferBody
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	if b.ContactID == nil || *b.ContactID == "" {
+		return 0, nil, apperr.Invalidf("contact_id is required")
+	}
+	contactID, err := optionalUUID("contact_id", *b.ContactID)
+	if err != nil {
+		return 0, nil, err
+	}
+	teamID, err := optionalUUIDPtr("team_id", b.TeamID)
+	if err != nil {
+		return 0, nil, err
+	}
+	t, err := a.R.Transfers.Create(ctx(c), transfers.CreateInput{
+		ContactID: *contactID, ChatAccount: b.ChatAccount, TeamID: teamID, Notes: b.Notes, Source: b.Source,
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, t, nil
+}
+
+// queryOffset reads a non-negative offset.
+func queryOffset(c *gin.Context) (int, error) {
+	s := c.Query("offset")
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > transfers.MaxOffset {
+		return 0, apperr.Invalidf("offset must be an integer between 0 and %d", transfers.MaxOffset)
+	}
+	return n, nil
+}
+
+func (a *API) listTransfers(c *gin.Context) (int, any, error) {
+	limit, err := queryInt(c, "limit", transfers.DefaultPageSize)
+	if err != nil {
+		return 0, nil, err
+	}
+	offset, err := queryOffset(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	queue, err := transfers.ParseQueue(c.Query("team_id"))
+	if err != nil {
+		return 0, nil, err
+	}
+	inc, err := transfers.ParseInclude(c.Query("include"))
+	if err != nil {
+		return 0, nil, err
+	}
+	pg, err := a.R.Transfers.List(ctx(c), transfers.ListInput{
+		Status: c.Query("status"), Queue: queue, Include: inc, Limit: limit, Offset: offset,
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	counts := make(map[string]int, len(pg.TeamQueueCounts))
+	for _, q := range pg.TeamQueueCounts {
+		counts[q.TeamID.String()] = q.Count
+	}
+	return http.StatusOK, gin.H{
+		"transfers": pg.Transfers, "general_queue_count": pg.GeneralQueueCount, "team_queue_counts": counts,
+		"total_count": pg.TotalCount, "limit": pg.Limit, "offset": pg.Offset,
+	}, nil
+}
+
+// pickTransfer answers 200 with a null transfer when the queue is empty:
+// the peer web client shows "No transfers in queue" for that answer.
+func (a *API) pickTransfer(c *gin.Context) (int, any, error) {
+	queue, err := transfers.ParseQueue(c.Query("team_id"))
+	if err != nil {
+		return 0, nil, err
+	}
+	t, err := a.R.Transfers.Pick(ctx(c), queue)
+	if err != nil {
+		return 0, nil, err
+	}
+	if t == nil {
+		return http.StatusOK, gin.H{"message": "No transfers in queue", "transfer": nil}, nil
+	}
+	return http.StatusOK, gin.H{"message": "Transfer picked", "transfer": t}, nil
+}
+
+func (a *API) assignTransfer(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	var b assignBody
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	agentID, err := optionalUUIDPtr("agent_id", b.AgentID)
+	if err != nil {
+		return 0, nil, err
+	}
+	teamID, err := optionalUUIDPtr("team_id", b.TeamID)
+	if err != nil {
+		return 0, nil, err
+	}
+	t, err := a.R.Transfers.Assign(ctx(c), id, transfers.AssignInput{AgentID: agentID, TeamID: teamID})
+	if err != nil {
+		return 0, nil, err
+	}
+	msg := "Transfer assigned"
+	if t.AgentID == nil {
+		msg = "Transfer returned to the queue"
+	}
+	return http.StatusOK, gin.H{"message": msg, "agent_id": t.AgentID}, nil
+}
+
+func (a *API) resumeTransfer(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	if _, err := a.R.Transfers.Resume(ctx(c), id); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"message": "Transfer resumed; the chatbot is active again"}, nil
+}
+
+// transferRoutes: the chatbot's hand-offs to agents. The rules of who may
+// see and change which transfer are in package transfers.
+func (a *API) transferRoutes() []Route {
+	return []Route{
+		{Method: get, Path: "/api/chatbot/transfers", Op: "chatbotTransfers", Handle: a.listTransfers},
+		{Method: post, Path: "/api/chatbot/transfers", Op: "createChatbotTransfer", Handle: a.createTransfer},
+		{Method: post, Path: "/api/chatbot/transfers/pick", Op: "pickChatbotTransfer", Handle: a.pickTransfer},
+		{Method: put, Path: "/api/chatbot/transfers/:id/assign", Op: "assignChatbotTransfer", Handle: a.assignTransfer},
+		{Method: put, Path: "/api/chatbot/transfers/:id/resume", Op: "resumeChatbotTransfer", Handle: a.resumeTransfer},
+	}
+}

@@ -1,0 +1,610 @@
+// Package transfers owns the chatbot's hand-offs of a contact's
+// conversation to human agents: creating one (applying the team's
+// assignment strategy), the queues agents see and pick from, assigning,
+// unassigning and resuming the chatbot. Every change records its domain
+// event (transfer:created, transfer:assigned, transfer:resumed) once, in
+// its transaction.
+//
+// Who may do what. The operations' permissions are in access/operations.go
+// (listing needs chatbot:read; creating, picking, assigning and resuming
+// need messages:create, which Agents hold). Managing other people's
+// transfers needs ManagePermission (contacts:update, the permission of
+// assigning a contact's conversation to someone, held by Admin and Manager
+// and not by Agent): assigning a transfer to someone else, unassigning or
+// resuming a transfer someone else holds, picking from a team the viewer is
+// not a member of, picking when allow_agent_queue_pickup is off, and seeing
+// every transfer. Without it a member sees the transfers assigned to them
+// and the queues they may pick from (the general queue and the queues of
+// their teams); with agent_current_conversation_only on, only the transfers
+// assigned to them (queue counts included).
+package transfers
+
+import (
+	"context"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"entgo.io/ent/dialect"
+	"entgo.io/ent/dialect/sql"
+	"github.com/google/uuid"
+
+	"switchboard/apperr"
+	"switchboard/database"
+	"switchboard/ent"
+	"switchboard/ent/agentbreak"
+	"switchboard/ent/agenttransfer"
+	"switchboard/ent/chatbotsettings"
+	"switchboard/ent/contact"
+	"switchboard/ent/organizationmember"
+	"switchboard/ent/predicate"
+	"switchboard/ent/team"
+	"switchboard/ent/teammember"
+	"switchboard/ent/user"
+	"switchboard/ent/viewer"
+	"switchboard/events"
+)
+
+// ManagePermission lets a member manage transfers of others (see the
+// package comment).
+const ManagePermission = "contacts:update"
+
+// Bounds of the inputs and of a page.
+const (
+	MaxNotesLength       = 2000
+	MaxChatAccountLength = 100
+	MaxSourceLength      = 32
+	DefaultPageSize      = 20
+	MaxPageSize          = 100
+	MaxOffset            = 1_000_000
+)
+
+// Statuses of a transfer.
+const (
+	StatusActive  = "active"
+	StatusResumed = "resumed"
+)
+
+// Service is the transfers' operations.
+type Service struct {
+	Client *ent.Client
+	// Events carries the domain events; nil records none.
+	Events *events.Bus
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+// CreateInput is a new transfer.
+type CreateInput struct {
+	ContactID   uuid.UUID
+	ChatAccount string
+	TeamID      *uuid.UUID
+	Notes       string
+	Source      string
+}
+
+// settings are the chatbot settings transfers follow (the defaults of the
+// schema when the organization has none stored).
+type settings struct {
+	allowPickup, sameAgent, currentOnly bool
+}
+
+func (s *Service) settings(ctx context.Context, db *ent.Client) (settings, error) {
+	cs, err := db.ChatbotSettings.Query().Order(ent.Asc(chatbotsettings.FieldCreatedAt)).First(ctx)
+	if ent.IsNotFound(err) {
+		return settings{allowPickup: true, sameAgent: true}, nil
+	}
+	if err != nil {
+		return settings{}, apperr.Wrap(err, "chatbot settings")
+	}
+	return settings{allowPickup: cs.AllowAgentQueuePickup, sameAgent: cs.AssignToSameAgent, currentOnly: cs.AgentCurrentConversationOnly}, nil
+}
+
+func (in *CreateInput) normalize() error {
+	in.ChatAccount = strings.TrimSpace(in.ChatAccount)
+	in.Notes = strings.TrimSpace(in.Notes)
+	in.Source = strings.TrimSpace(in.Source)
+	if in.Source == "" {
+		in.Source = "manual"
+	}
+	switch {
+	case in.ContactID == uuid.Nil:
+		return apperr.Invalidf("contact_id is required")
+	case utf8.RuneCountInString(in.ChatAccount) > MaxChatAccountLength:
+		return apperr.Invalidf("chat_account must be at most %d characters", MaxChatAccountLength)
+	case utf8.RuneCountInString(in.Notes) > MaxNotesLength:
+		return apperr.Invalidf("notes must be at most %d characters", MaxNotesLength)
+	case len(in.Source) > MaxSourceLength || !token(in.Source):
+		return apperr.Invalidf("source must be a word of lowercase letters, digits and underscores (at most %d)", MaxSourceLength)
+	case strings.ContainsRune(in.Notes, 0) || strings.ContainsRune(in.ChatAccount, 0):
+		return apperr.Invalidf("notes and chat_account must not contain NUL characters")
+	}
+	return nil
+}
+
+func token(s string) bool {
+	for _, r := range s {
+		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// locked locks the rows a query reads (FOR UPDATE, with opts) on
+// PostgreSQL. SQLite has one writer, so a plain transaction serializes the
+// same work there. It is a predicate so that it applies to any entity's
+// query and only on the dialect that has row locks.
+func locked(opts ...sql.LockOption) func(*sql.Selector) {
+	return func(s *sql.Selector) {
+		if s.Dialect() == dialect.Postgres {
+			s.ForUpdate(opts...)
+		}
+	}
+}
+
+// Create opens a transfer of the contact: active, assigned by the rules
+// (the contact's previous agent when assign_to_same_agent is on and they
+// are available; else the team's strategy: round_robin or load_balanced
+// among its available members; manual, no team, or nobody available
+// leaves it queued). One active transfer per contact. Errors: invalid,
+// not_found (contact, team), conflict (an active transfer exists).
+func (s *Service) Create(ctx context.Context, in CreateInput) (*View, error) {
+	if err := in.normalize(); err != nil {
+		return nil, err
+	}
+	var out *View
+	err := database.InTx(ctx, s.Client, func(ctx context.Context, db *ent.Client) error {
+		// The contact's row is the lock that keeps a second active
+		// transfer of it from being created concurrently.
+		if _, err := db.Contact.Query().Where(contact.ID(in.ContactID), locked()).Only(ctx); err != nil {
+			return apperr.Wrap(err, "contact")
+		}
+		exists, err := db.AgentTransfer.Query().
+			Where(agenttransfer.ContactID(in.ContactID), agenttransfer.StatusEQ(agenttransfer.StatusActive)).Exist(ctx)
+		if err != nil {
+			return apperr.Wrap(err, "transfer")
+		}
+		if exists {
+			return apperr.New(apperr.Conflict, "the contact already has an active transfer")
+		}
+		var tm *ent.Team
+		if in.TeamID != nil {
+			if tm, err = db.Team.Get(ctx, *in.TeamID); err != nil {
+				return apperr.Wrap(err, "team")
+			}
+			if !tm.IsActive {
+				return apperr.Invalidf("team %s is not active", tm.Name)
+			}
+		}
+		st, err := s.settings(ctx, db)
+		if err != nil {
+			return err
+		}
+		agent, err := s.chooseAgent(ctx, db, st, in.ContactID, tm)
+		if err != nil {
+			return err
+		}
+		now := s.now()
+		c := db.AgentTransfer.Create().SetContactID(in.ContactID).SetChatAccount(in.ChatAccount).
+			SetNillableTeamID(in.TeamID).SetNotes(in.Notes).SetSource(in.Source).SetTransferredAt(now)
+		if agent != nil {
+			c.SetAgentID(*agent).SetAssignedAt(now)
+		}
+		t, err := c.Save(ctx)
+		if err != nil {
+			return apperr.Wrap(err, "transfer")
+		}
+		if out, err = s.view(ctx, db, t.ID); err != nil {
+			return err
+		}
+		return s.record(ctx, events.TransferCreated, out)
+	})
+	return out, err
+}
+
+// chooseAgent applies assign_to_same_agent and the team's strategy; nil
+// leaves the transfer in its queue. It stamps last_assigned_at on the
+// chosen member's seat in the team.
+func (s *Service) chooseAgent(ctx context.Context, db *ent.Client, st settings, contactID uuid.UUID, tm *ent.Team) (*uuid.UUID, error) {
+	if st.sameAgent {
+		prev, err := db.AgentTransfer.Query().
+			Where(agenttransfer.ContactID(contactID), agenttransfer.AgentIDNotNil()).
+			Order(ent.Desc(agenttransfer.FieldTransferredAt), ent.Desc(agenttransfer.FieldID)).First(ctx)
+		if err != nil && !ent.IsNotFound(err) {
+			return nil, apperr.Wrap(err, "transfer")
+		}
+		if prev != nil {
+			ok, err := s.available(ctx, db, []uuid.UUID{*prev.AgentID})
+			if err != nil {
+				return nil, err
+			}
+			if len(ok) == 1 && (tm == nil || s.isTeamMember(ctx, db, tm.ID, *prev.AgentID)) {
+				if tm != nil {
+					if err := s.stamp(ctx, db, tm.ID, *prev.AgentID); err != nil {
+						return nil, err
+					}
+				}
+				return prev.AgentID, nil
+			}
+		}
+	}
+	if tm == nil || tm.AssignmentStrategy == team.AssignmentStrategyManual {
+		return nil, nil
+	}
+	// The team's seats are locked (PostgreSQL) so that concurrent
+	// creations for one team take turns: round robin stays fair and load
+	// counts include the previous assignment.
+	seats, err := db.TeamMember.Query().Where(teammember.TeamID(tm.ID), locked()).
+		Order(ent.Asc(teammember.FieldID)).All(ctx)
+	if err != nil {
+		return nil, apperr.Wrap(err, "team member")
+	}
+	ids := make([]uuid.UUID, len(seats))
+	for i, m := range seats {
+		ids[i] = m.UserID
+	}
+	ok, err := s.available(ctx, db, ids)
+	if err != nil {
+		return nil, err
+	}
+	var load map[uuid.UUID]int
+	if tm.AssignmentStrategy == team.AssignmentStrategyLoadBalanced {
+		if load, err = s.activeLoad(ctx, db, ids); err != nil {
+			return nil, err
+		}
+	}
+	var best *ent.TeamMember
+	for _, m := range seats {
+		if !ok[m.UserID] {
+			continue
+		}
+		if best == nil || before(m, best, load) {
+			best = m
+		}
+	}
+	if best == nil {
+		return nil, nil
+	}
+	if err := db.TeamMember.UpdateOne(best).SetLastAssignedAt(s.now()).Exec(ctx); err != nil {
+		return nil, apperr.Wrap(err, "team member")
+	}
+	return &best.UserID, nil
+}
+
+// before orders seats for assignment: fewest active transfers (when load
+// is counted), then least recently assigned (never first), then user id.
+func before(a, b *ent.TeamMember, load map[uuid.UUID]int) bool {
+	if load != nil && load[a.UserID] != load[b.UserID] {
+		return load[a.UserID] < load[b.UserID]
+	}
+	switch {
+	case a.LastAssignedAt == nil && b.LastAssignedAt != nil:
+		return true
+	case a.LastAssignedAt != nil && b.LastAssignedAt == nil:
+		return false
+	case a.LastAssignedAt != nil && !a.LastAssignedAt.Equal(*b.LastAssignedAt):
+		return a.LastAssignedAt.Before(*b.LastAssignedAt)
+	}
+	return a.UserID.String() < b.UserID.String()
+}
+
+func (s *Service) activeLoad(ctx context.Context, db *ent.Client, ids []uuid.UUID) (map[uuid.UUID]int, error) {
+	var rows []struct {
+		AgentID uuid.UUID `json:"agent_id"`
+		Count   int       `json:"count"`
+	}
+	err := db.AgentTransfer.Query().
+		Where(agenttransfer.StatusEQ(agenttransfer.StatusActive), agenttransfer.AgentIDIn(ids...)).
+		GroupBy(agenttransfer.FieldAgentID).Aggregate(ent.Count()).Scan(ctx, &rows)
+	if err != nil {
+		return nil, apperr.Wrap(err, "transfer")
+	}
+	out := make(map[uuid.UUID]int, len(rows))
+	for _, r := range rows {
+		out[r.AgentID] = r.Count
+	}
+	return out, nil
+}
+
+func (s *Service) stamp(ctx context.Context, db *ent.Client, teamID, userID uuid.UUID) error {
+	_, err := db.TeamMember.Update().Where(teammember.TeamID(teamID), teammember.UserID(userID)).
+		SetLastAssignedAt(s.now()).Save(ctx)
+	return apperr.Wrap(err, "team member")
+}
+
+// available returns which of the users are members of the organization,
+// active, marked available and not on an open break in it.
+func (s *Service) available(ctx context.Context, db *ent.Client, ids []uuid.UUID) (map[uuid.UUID]bool, error) {
+	out := map[uuid.UUID]bool{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	members, err := db.OrganizationMember.Query().Where(organizationmember.UserIDIn(ids...)).
+		Select(organizationmember.FieldUserID).Strings(ctx)
+	if err != nil {
+		return nil, apperr.Wrap(err, "member")
+	}
+	inOrg := make([]uuid.UUID, 0, len(members))
+	for _, m := range members {
+		if id, err := uuid.Parse(m); err == nil {
+			inOrg = append(inOrg, id)
+		}
+	}
+	if len(inOrg) == 0 {
+		return out, nil
+	}
+	users, err := db.User.Query().Where(user.IDIn(inOrg...), user.IsActive(true), user.IsAvailable(true)).IDs(ctx)
+	if err != nil {
+		return nil, apperr.Wrap(err, "user")
+	}
+	for _, id := range users {
+		out[id] = true
+	}
+	onBreak, err := db.AgentBreak.Query().Where(agentbreak.UserIDIn(users...), agentbreak.EndedAtIsNil()).
+		Select(agentbreak.FieldUserID).Strings(ctx)
+	if err != nil {
+		return nil, apperr.Wrap(err, "break")
+	}
+	for _, b := range onBreak {
+		if id, err := uuid.Parse(b); err == nil {
+			delete(out, id)
+		}
+	}
+	return out, nil
+}
+
+func (s *Service) isTeamMember(ctx context.Context, db *ent.Client, teamID, userID uuid.UUID) bool {
+	ok, err := db.TeamMember.Query().Where(teammember.TeamID(teamID), teammember.UserID(userID)).Exist(ctx)
+	return err == nil && ok
+}
+
+func (s *Service) myTeams(ctx context.Context, db *ent.Client, userID uuid.UUID) ([]uuid.UUID, error) {
+	ids, err := db.TeamMember.Query().Where(teammember.UserID(userID)).
+		Select(teammember.FieldTeamID).Strings(ctx)
+	if err != nil {
+		return nil, apperr.Wrap(err, "team member")
+	}
+	out := make([]uuid.UUID, 0, len(ids))
+	for _, s := range ids {
+		if id, err := uuid.Parse(s); err == nil {
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
+// viewerUser is the acting user.
+func viewerUser(ctx context.Context) (*viewer.Viewer, error) {
+	v := viewer.FromContext(ctx)
+	if v == nil || v.UserID == uuid.Nil {
+		return nil, apperr.New(apperr.Unauthenticated, "transfers need a user")
+	}
+	return v, nil
+}
+
+// Queue names a queue: the general one (no team), one team's, or (All)
+// every queue the viewer may take from.
+type Queue struct {
+	All     bool
+	General bool
+	TeamID  uuid.UUID
+}
+
+// ParseQueue reads a team_id query value: "" (every queue), "general" or a
+// team's uuid.
+func ParseQueue(s string) (Queue, error) {
+	switch s {
+	case "":
+		return Queue{All: true}, nil
+	case "general":
+		return Queue{General: true}, nil
+	}
+	id, err := uuid.Parse(s)
+	if err != nil {
+		return Queue{}, apperr.Invalidf("team_id must be a team's UUID or \"general\"")
+	}
+	return Queue{TeamID: id}, nil
+}
+
+// Pick assigns the oldest unassigned active transfer of the queue to the
+// viewer, or returns nil when the queue is empty. On PostgreSQL the row is
+// taken with SELECT ... FOR UPDATE SKIP LOCKED, so concurrent picks each
+// get a different transfer without waiting; SQLite's single writer
+// serializes them. Errors: forbidden (queue pickup off, or a team the
+// viewer is not a member of, without ManagePermission), not_found (team).
+func (s *Service) Pick(ctx context.Context, q Queue) (*View, error) {
+	v, err := viewerUser(ctx)
+	if err != nil {
+		return nil, err
+	}
+	manager := v.Can(ManagePermission)
+	var out *View
+	err = database.InTx(ctx, s.Client, func(ctx context.Context, db *ent.Client) error {
+		st, err := s.settings(ctx, db)
+		if err != nil {
+			return err
+		}
+		if !st.allowPickup && !manager {
+			return apperr.Forbiddenf("picking transfers from the queue is turned off (allow_agent_queue_pickup)")
+		}
+		var where predicate.AgentTransfer
+		switch {
+		case q.General:
+			where = agenttransfer.TeamIDIsNil()
+		case !q.All:
+			if _, err := db.Team.Get(ctx, q.TeamID); err != nil {
+				return apperr.Wrap(err, "team")
+			}
+			if !manager && !s.isTeamMember(ctx, db, q.TeamID, v.UserID) {
+				return apperr.Forbiddenf("only the team's members can pick from its queue")
+			}
+			where = agenttransfer.TeamID(q.TeamID)
+		case manager:
+			where = func(*sql.Selector) {}
+		default:
+			teams, err := s.myTeams(ctx, db, v.UserID)
+			if err != nil {
+				return err
+			}
+			where = agenttransfer.Or(agenttransfer.TeamIDIsNil(), agenttransfer.TeamIDIn(teams...))
+		}
+		t, err := db.AgentTransfer.Query().
+			Where(agenttransfer.StatusEQ(agenttransfer.StatusActive), agenttransfer.AgentIDIsNil(), where,
+				locked(sql.WithLockAction(sql.SkipLocked))).
+			Order(ent.Asc(agenttransfer.FieldTransferredAt), ent.Asc(agenttransfer.FieldID)).First(ctx)
+		if ent.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return apperr.Wrap(err, "transfer")
+		}
+		n, err := db.AgentTransfer.Update().Where(agenttransfer.ID(t.ID), agenttransfer.AgentIDIsNil()).
+			SetAgentID(v.UserID).SetAssignedAt(s.now()).Save(ctx)
+		if err != nil {
+			return apperr.Wrap(err, "transfer")
+		}
+		if n != 1 {
+			return apperr.New(apperr.Conflict, "the transfer was taken by someone else; pick again")
+		}
+		if t.TeamID != nil {
+			if err := s.stamp(ctx, db, *t.TeamID, v.UserID); err != nil {
+				return err
+			}
+		}
+		if out, err = s.view(ctx, db, t.ID); err != nil {
+			return err
+		}
+		return s.record(ctx, events.TransferAssigned, out)
+	})
+	return out, err
+}
+
+// AssignInput moves a transfer: AgentID nil unassigns it back to its
+// queue; TeamID, when set, moves it to that team.
+type AssignInput struct {
+	AgentID *uuid.UUID
+	TeamID  *uuid.UUID
+}
+
+// Assign sets or clears the agent of an active transfer (and its team).
+// The agent must belong to the organization, and to the transfer's team
+// when it has one. Assigning to someone else, or taking a transfer from
+// someone else, needs ManagePermission. Errors: not_found, forbidden,
+// invalid (agent not a member), conflict (the transfer is resumed).
+func (s *Service) Assign(ctx context.Context, id uuid.UUID, in AssignInput) (*View, error) {
+	v, err := viewerUser(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out *View
+	err = database.InTx(ctx, s.Client, func(ctx context.Context, db *ent.Client) error {
+		t, err := s.lockTransfer(ctx, db, id)
+		if err != nil {
+			return err
+		}
+		manager := v.Can(ManagePermission)
+		if !manager {
+			if in.AgentID != nil && *in.AgentID != v.UserID {
+				return apperr.Forbiddenf("assigning a transfer to someone else needs %s", ManagePermission)
+			}
+			if t.AgentID != nil && *t.AgentID != v.UserID {
+				return apperr.Forbiddenf("the transfer is assigned to someone else")
+			}
+		}
+		teamID := t.TeamID
+		if in.TeamID != nil {
+			if _, err := db.Team.Get(ctx, *in.TeamID); err != nil {
+				return apperr.Wrap(err, "team")
+			}
+			teamID = in.TeamID
+		}
+		u := db.AgentTransfer.UpdateOne(t).SetNillableTeamID(teamID)
+		if in.AgentID == nil {
+			u.ClearAgentID().ClearAssignedAt()
+		} else {
+			member, err := db.OrganizationMember.Query().Where(organizationmember.UserID(*in.AgentID)).Exist(ctx)
+			if err != nil {
+				return apperr.Wrap(err, "member")
+			}
+			if !member {
+				return apperr.Invalidf("agent_id is not a member of the organization")
+			}
+			if teamID != nil && !s.isTeamMember(ctx, db, *teamID, *in.AgentID) {
+				return apperr.Invalidf("agent_id is not a member of the transfer's team")
+			}
+			u.SetAgentID(*in.AgentID).SetAssignedAt(s.now())
+			if teamID != nil {
+				if err := s.stamp(ctx, db, *teamID, *in.AgentID); err != nil {
+					return err
+				}
+			}
+		}
+		if err := u.Exec(ctx); err != nil {
+			return apperr.Wrap(err, "transfer")
+		}
+		if out, err = s.view(ctx, db, t.ID); err != nil {
+			return err
+		}
+		return s.record(ctx, events.TransferAssigned, out)
+	})
+	return out, err
+}
+
+// Resume ends the human hand-off: the transfer becomes resumed and the
+// chatbot answers the contact again. The assigned agent, or a member with
+// ManagePermission, may resume it. Errors: not_found, forbidden, conflict
+// (already resumed).
+func (s *Service) Resume(ctx context.Context, id uuid.UUID) (*View, error) {
+	v, err := viewerUser(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out *View
+	err = database.InTx(ctx, s.Client, func(ctx context.Context, db *ent.Client) error {
+		t, err := s.lockTransfer(ctx, db, id)
+		if err != nil {
+			return err
+		}
+		if !v.Can(ManagePermission) && (t.AgentID == nil || *t.AgentID != v.UserID) {
+			return apperr.Forbiddenf("only the assigned agent or a member who may update contacts can resume this transfer")
+		}
+		now := s.now()
+		if err := db.AgentTransfer.UpdateOne(t).SetStatus(agenttransfer.StatusResumed).
+			SetResumedAt(now).SetResumedByID(v.UserID).Exec(ctx); err != nil {
+			return apperr.Wrap(err, "transfer")
+		}
+		if out, err = s.view(ctx, db, t.ID); err != nil {
+			return err
+		}
+		return s.record(ctx, events.TransferResumed, out)
+	})
+	return out, err
+}
+
+// lockTransfer loads an active transfer for a change, locked on
+// PostgreSQL.
+func (s *Service) lockTransfer(ctx context.Context, db *ent.Client, id uuid.UUID) (*ent.AgentTransfer, error) {
+	t, err := db.AgentTransfer.Query().Where(agenttransfer.ID(id), locked()).Only(ctx)
+	if err != nil {
+		return nil, apperr.Wrap(err, "transfer")
+	}
+	if t.Status != agenttransfer.StatusActive {
+		return nil, apperr.New(apperr.Conflict, "the transfer is already resumed")
+	}
+	return t, nil
+}
+
+func (s *Service) record(ctx context.Context, typ events.Type, v *View) error {
+	if s.Events == nil {
+		return nil
+	}
+	return s.Events.Record(ctx, events.Event{Type: typ, OrgID: v.OrganizationID, Payload: v})
+}
