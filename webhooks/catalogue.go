@@ -2,14 +2,6 @@ package webhooks
 
 import "switchboard/events"
 
-// Event names of the chatbot's transfers, which the domain-event table of
-// events/record.go does not hold yet (they come with the chatbot).
-const (
-	EventTransferCreated  = "transfer:created"
-	EventTransferAssigned = "transfer:assigned"
-	EventTransferResumed  = "transfer:resumed"
-)
-
 // EventTest is the event of a test delivery (POST /api/webhooks/{id}/test);
 // subscriptions cannot subscribe to it.
 const EventTest = "webhook:test"
@@ -26,9 +18,9 @@ var catalogue = []Event{
 	{Value: events.HookMessageIncoming, Label: "Message received", Description: "A message is received from a contact"},
 	{Value: events.HookMessageSent, Label: "Message sent", Description: "An agent sends a message"},
 	{Value: events.HookContactCreated, Label: "Contact created", Description: "A contact is created"},
-	{Value: EventTransferCreated, Label: "Transfer created", Description: "A transfer to a human agent is requested"},
-	{Value: EventTransferAssigned, Label: "Transfer assigned", Description: "A transfer is assigned to an agent"},
-	{Value: EventTransferResumed, Label: "Transfer resumed", Description: "The chatbot is resumed and the transfer closed"},
+	{Value: events.HookTransferCreated, Label: "Transfer created", Description: "A transfer to a human agent is requested"},
+	{Value: events.HookTransferAssigned, Label: "Transfer assigned", Description: "A transfer is assigned to an agent"},
+	{Value: events.HookTransferResumed, Label: "Transfer resumed", Description: "The chatbot is resumed and the transfer closed"},
 	{Value: events.HookTemplateStatus, Label: "Template status", Description: "A template is submitted, or the platform changes its review status, quality rating or category"},
 	{Value: events.HookCampaignStatus, Label: "Campaign status", Description: "A campaign is scheduled, starts, pauses, completes, fails or is cancelled"},
 	{Value: events.HookCampaignProgress, Label: "Campaign progress", Description: "A campaign's sent, delivered, read and failed counters moved"},
