@@ -68,7 +68,7 @@ func (s *Service) Test(ctx context.Context, id uuid.UUID) (*provider.PhoneNumber
 	}
 	p, err := s.Provider.PhoneNumberInfo(ctx, acc)
 	if err != nil {
-		return nil, providerError(err)
+		return nil, ProviderError(err)
 	}
 	if p.MessagingLimitTier != a.MessagingLimitTier {
 		if err := s.db(ctx).Account.UpdateOneID(a.ID).SetMessagingLimitTier(p.MessagingLimitTier).Exec(ctx); err != nil {
@@ -86,7 +86,7 @@ func (s *Service) Subscribe(ctx context.Context, id uuid.UUID) error {
 	if err != nil {
 		return err
 	}
-	return providerError(s.Provider.SubscribeApp(ctx, acc))
+	return ProviderError(s.Provider.SubscribeApp(ctx, acc))
 }
 
 // BusinessProfile reads the account's business profile from the
@@ -97,7 +97,7 @@ func (s *Service) BusinessProfile(ctx context.Context, id uuid.UUID) (*provider.
 		return nil, err
 	}
 	p, err := s.Provider.GetBusinessProfile(ctx, acc)
-	return p, providerError(err)
+	return p, ProviderError(err)
 }
 
 // UpdateBusinessProfile changes the given fields of the account's
@@ -117,10 +117,10 @@ func (s *Service) UpdateBusinessProfile(ctx context.Context, id uuid.UUID, in Bu
 		return nil, err
 	}
 	if err := s.Provider.UpdateBusinessProfile(ctx, acc, upd); err != nil {
-		return nil, providerError(err)
+		return nil, ProviderError(err)
 	}
 	p, err := s.Provider.GetBusinessProfile(ctx, acc)
-	return p, providerError(err)
+	return p, ProviderError(err)
 }
 
 // UploadProfilePhoto sets the business profile photo: a JPEG or
@@ -149,10 +149,10 @@ func (s *Service) UploadProfilePhoto(ctx context.Context, id uuid.UUID, filename
 	}
 	handle, err := s.Provider.UploadProfilePhoto(ctx, acc, a.AppID, filename, mimeType, data)
 	if err != nil {
-		return "", providerError(err)
+		return "", ProviderError(err)
 	}
 	if err := s.Provider.UpdateBusinessProfile(ctx, acc, provider.BusinessProfileUpdate{ProfilePictureHandle: handle}); err != nil {
-		return "", providerError(err)
+		return "", ProviderError(err)
 	}
 	return handle, nil
 }
@@ -180,12 +180,12 @@ func (s *Service) providerAccount(ctx context.Context, id uuid.UUID) (*ent.Accou
 	}, nil
 }
 
-// providerError maps a platform failure to the application's errors: a
+// ProviderError maps a platform failure to the application's errors: a
 // definitive refusal (a 4xx answer such as an invalid token or parameter,
 // or arguments the client refused to send) is invalid with the platform's
 // message; throttling, 5xx answers, malformed answers and network failures
 // are unavailable.
-func providerError(err error) error {
+func ProviderError(err error) error {
 	if err == nil {
 		return nil
 	}

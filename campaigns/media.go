@@ -2,11 +2,11 @@ package campaigns
 
 import (
 	"context"
-	"errors"
 	"io"
 
 	"github.com/google/uuid"
 
+	"switchboard/accounts"
 	"switchboard/apperr"
 	"switchboard/database"
 	"switchboard/ent"
@@ -85,7 +85,7 @@ func (s *Service) UploadMedia(ctx context.Context, id uuid.UUID, u messaging.Upl
 	acc := provider.Account{PhoneID: a.PhoneID, BusinessID: a.BusinessID, AccessToken: string(token), APIVersion: a.APIVersion}
 	mediaID, err := s.Provider.UploadMedia(ctx, acc, name, mimeType, f)
 	if err != nil {
-		return nil, providerError(err)
+		return nil, accounts.ProviderError(err)
 	}
 	err = database.InTx(ctx, s.Client, func(ctx context.Context, db *ent.Client) error {
 		c, err := s.lockCampaign(ctx, db, id)
@@ -103,21 +103,4 @@ func (s *Service) UploadMedia(ctx context.Context, id uuid.UUID, u messaging.Upl
 	}
 	return &MediaResult{MediaID: mediaID, Filename: name, MimeType: mimeType, LocalPath: "media/" + key,
 		Message: "Media uploaded"}, nil
-}
-
-// providerError maps a platform failure: a definitive refusal is invalid
-// with the platform's message, anything else unavailable.
-func providerError(err error) error {
-	var pe *provider.Error
-	switch {
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return apperr.Wrap(err, "provider")
-	case errors.As(err, &pe) && !pe.Temporary():
-		return &apperr.Error{Code: apperr.Invalid, Message: pe.Error(), Err: err}
-	case errors.As(err, &pe):
-		return &apperr.Error{Code: apperr.Unavailable, Message: pe.Error(), Err: err}
-	case errors.Is(err, provider.ErrInvalid):
-		return &apperr.Error{Code: apperr.Invalid, Message: err.Error(), Err: err}
-	}
-	return &apperr.Error{Code: apperr.Unavailable, Message: "provider: the platform could not be reached", Err: err}
 }
