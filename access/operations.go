@@ -120,6 +120,12 @@ func buildOperations() map[string]Operation {
 	// Organization settings.
 	add("settings:read", "orgSettings", "ssoConfigs")
 	add("settings:update", "updateOrgSettings", "saveSSOConfig", "deleteSSOConfig")
+	// Call audio (package calling/audio): hold music and ringback are
+	// organization settings; IVR prompts belong to IVR flows, which the
+	// chatbot's permissions govern. Uploads convert outside a transaction.
+	special("uploadOrgAudio", Operation{Perm: "settings:update", NoTx: true, Only: multipart})
+	special("uploadIVRAudio", Operation{Perm: "chatbot:update", NoTx: true, Only: multipart})
+	special("ivrAudio", Operation{Perm: "chatbot:read", Only: fileServing})
 
 	// The inbox.
 	add("contacts:read", "contacts", "contact", "contactSessionData")

@@ -21,6 +21,7 @@ import (
 
 	"switchboard/access"
 	"switchboard/auth"
+	"switchboard/calling/audio"
 	"switchboard/campaigns"
 	"switchboard/config"
 	"switchboard/customactions"
@@ -231,6 +232,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	api := &rest.API{
 		R: a.Resolver, Access: a.Access, Inbound: a.Inbound, Events: a.Events, Log: log,
 		Media:      a.Media.Store,
+		Audio:      &audio.Service{Client: a.DB.Client, Store: audio.New(cfg.DataDir, audio.Converter{})},
 		SSO:        a.SSO,
 		Limiter:    ratelimit.New(a.KV.Client(), o.Namespace+"ratelimit"),
 		UsedTokens: auth.NewRedisUsedTokens(a.KV.Client(), o.Namespace+"wsused:"),

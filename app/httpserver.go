@@ -46,6 +46,8 @@ var longTransfers = []string{
 	http.MethodPost + " /api/messages/template",
 	http.MethodPost + " /api/accounts/:id/business_profile/photo",
 	http.MethodPost + " /api/templates/upload-media",
+	http.MethodPost + " /api/org/audio",
+	http.MethodPost + " /api/ivr-flows/audio",
 	http.MethodGet + " " + media.URLPrefix + "*key",
 }
 

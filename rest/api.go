@@ -14,6 +14,7 @@ import (
 	"switchboard/access"
 	"switchboard/apperr"
 	"switchboard/auth"
+	"switchboard/calling/audio"
 	"switchboard/ent"
 	"switchboard/ent/viewer"
 	"switchboard/events"
@@ -43,7 +44,9 @@ type API struct {
 	// SSO runs single sign-on.
 	SSO *sso.Service
 	// Media serves stored message media.
-	Media   *media.Store
+	Media *media.Store
+	// Audio keeps the organizations' call audio.
+	Audio   *audio.Service
 	Limiter *ratelimit.Limiter
 	// UsedTokens spends single-use WebSocket tokens.
 	UsedTokens auth.UsedTokens

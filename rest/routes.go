@@ -45,7 +45,7 @@ func (a *API) Routes() []Route {
 	var all []Route
 	for _, group := range [][]Route{
 		a.authRoutes(), a.meRoutes(), a.userRoutes(), a.apiKeyRoutes(),
-		a.organizationRoutes(), a.settingsRoutes(), a.roleRoutes(), a.teamRoutes(),
+		a.organizationRoutes(), a.settingsRoutes(), a.audioRoutes(), a.roleRoutes(), a.teamRoutes(),
 		a.webhookRoutes(), a.contactRoutes(), a.messageRoutes(), a.cannedResponseRoutes(), a.accountRoutes(),
 		a.mediaRoutes(), a.webhookSubscriptionRoutes(), a.invitationRoutes(), a.tagRoutes(), a.noteRoutes(), a.widgetRoutes(),
 		a.templateRoutes(), a.campaignRoutes(), a.chatbotRoutes(), a.transferRoutes(),
