@@ -168,7 +168,7 @@ func (c *Client) Reply(ctx context.Context, req Request) (string, error) {
 	}
 	call, err := build(c.bases[req.Provider], req)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", req.Provider, err)
+		return "", fmt.Errorf("%w (%s)", err, req.Provider)
 	}
 	body, err := c.send(ctx, req.Provider, req.APIKey, call)
 	if err != nil {

@@ -354,6 +354,15 @@ func TestReplyRetry(t *testing.T) {
 			}
 		}
 	})
+	t.Run("HonoursRetryAfterDate", func(t *testing.T) {
+		f, c, s := newClient(t, nil)
+		at := time.Now().Add(5 * time.Second).UTC().Format(http.TimeFormat)
+		f.Script(ai.Google, aitest.Error(ai.Google, 503).WithHeader("Retry-After", at))
+		mustReply(t, c, request(ai.Google))
+		if w := s.got(); len(w) != 1 || w[0] <= 0 || w[0] > 5*time.Second {
+			t.Errorf("waits %v, want one of at most 5s", w)
+		}
+	})
 	t.Run("RetryAfterTooLongGivesUp", func(t *testing.T) {
 		f, c, s := newClient(t, nil)
 		f.Script(ai.Anthropic, aitest.Error(ai.Anthropic, 429).WithHeader("Retry-After", "3600"))
