@@ -14,6 +14,7 @@ import (
 	"strings"
 	"switchboard/accounts"
 	"switchboard/chatbot"
+	"switchboard/chatbot/ai"
 	"switchboard/pacing"
 	"time"
 
@@ -72,6 +73,8 @@ type App struct {
 	Media *media.Fetcher
 	// SSO runs single sign-on sign-ins.
 	SSO *sso.Service
+	// AI writes the chatbot's AI replies (OpenAI, Anthropic, Gemini).
+	AI ai.Replier
 	// Webhooks delivers events to outbound webhook subscriptions.
 	Webhooks  *webhooks.Dispatcher
 	Events    *events.Bus
@@ -176,6 +179,10 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 		Client: a.DB.Client, Secrets: box, Provider: a.Resolver.Provider, Events: a.Events,
 	}
 	a.Resolver.Chatbot = &chatbot.Service{Client: a.DB.Client, Secrets: box}
+	// The AI base URLs are operator configuration, like PROVIDER_BASE_URL,
+	// not a user's: no netguard (a local LLM gateway must stay reachable).
+	a.AI = ai.New(ai.Config{OpenAIBaseURL: cfg.AIOpenAIBaseURL, AnthropicBaseURL: cfg.AIAnthropicBaseURL,
+		GoogleBaseURL: cfg.AIGoogleBaseURL, Logger: log})
 	a.Resolver.CustomActions = &customactions.Service{
 		Client: a.DB.Client, Redis: a.KV.Client(), Prefix: o.Namespace, AllowPrivate: cfg.OutboundAllowPrivate,
 		HTTP: netguard.NewClient(netguard.Options{
