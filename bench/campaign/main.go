@@ -38,15 +38,15 @@ type config struct {
 	timeout, settle          time.Duration
 	killAt                   []float64
 	killCmd, duringCmd       string
-	echo                     bool
+	echo, spread             bool
 	echoDelay                time.Duration
-	pidFiles                 []string
+	pidFiles, urls           []string
 	jsonOut                  bool
 }
 
 func parseFlags() (config, error) {
 	var c config
-	var killAt, pidFiles string
+	var killAt, pidFiles, urls string
 	flag.StringVar(&c.url, "url", "http://127.0.0.1:18080", "server base URL (the status webhooks go to its /api/webhook)")
 	flag.StringVar(&c.email, "email", os.Getenv("ADMIN_EMAIL"), "admin e-mail (default $ADMIN_EMAIL)")
 	flag.StringVar(&c.password, "password", os.Getenv("ADMIN_PASSWORD"), "admin password (default $ADMIN_PASSWORD)")
@@ -65,6 +65,8 @@ func parseFlags() (config, error) {
 	flag.BoolVar(&c.echo, "echo", false, "post the platform's status webhook (sent, with biz_opaque_callback_data) for every accepted send, signed with the app secret")
 	flag.DurationVar(&c.echoDelay, "echo-delay", 200*time.Millisecond, "with -echo: delay of each status after its send")
 	flag.StringVar(&pidFiles, "pid-files", "", "comma-separated files holding server PIDs, for RSS (re-read on every sample)")
+	flag.BoolVar(&c.spread, "spread", false, "with several -pid-files: start campaign i while only server process i (mod their number) runs, the others stopped (SIGSTOP) until its first send, so that each process sends a campaign; the start goes to that process's address in -urls")
+	flag.StringVar(&urls, "urls", "", "with -spread: comma-separated base URLs of the server processes, in the order of -pid-files")
 	flag.BoolVar(&c.jsonOut, "json", false, "print the report as JSON too")
 	flag.Parse()
 	for _, s := range strings.Split(killAt, ",") {
@@ -82,7 +84,14 @@ func parseFlags() (config, error) {
 			c.pidFiles = append(c.pidFiles, s)
 		}
 	}
+	for _, s := range strings.Split(urls, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			c.urls = append(c.urls, strings.TrimRight(s, "/"))
+		}
+	}
 	switch {
+	case c.spread && (len(c.pidFiles) < 2 || len(c.urls) != len(c.pidFiles)):
+		return c, errors.New("-spread needs two or more -pid-files and as many -urls")
 	case c.email == "" || c.password == "":
 		return c, errors.New("-email and -password (an admin of the server) are required")
 	case c.db == "":
@@ -209,13 +218,23 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	go sampler.run(sctx)
 
 	start := time.Now()
-	for _, id := range ids {
-		if err := a.campaignAction(ctx, id, "start"); err != nil {
-			return nil, fmt.Errorf("starting campaign %s: %w", id, err)
+	if cfg.spread {
+		if err := startSpread(ctx, cfg, a, p, ids); err != nil {
+			return nil, err
+		}
+	} else {
+		for _, id := range ids {
+			if err := a.campaignAction(ctx, id, "start"); err != nil {
+				return nil, fmt.Errorf("starting campaign %s: %w", id, err)
+			}
 		}
 	}
 	logf("run %s: %d campaign(s) started at %s, %d recipients, %s", runID, len(ids), cfg.tier, cfg.recipients, start.Format("15:04:05"))
 	m := &monitor{cfg: cfg, a: a, st: st, p: p, ids: ids, start: start, r: r}
+	if _, port, err := net.SplitHostPort(cfg.fakeAddr); err == nil && len(cfg.pidFiles) > 1 {
+		n, _ := strconv.Atoi(port)
+		m.owners = &portOwners{files: cfg.pidFiles, fakePort: n}
+	}
 	err = m.watch(ctx)
 	stopSampler()
 	r.PeakRSSMiB = sampler.peak()

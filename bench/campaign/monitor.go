@@ -23,6 +23,8 @@ type monitor struct {
 	ids   []string
 	start time.Time
 	r     *report
+	// owners maps the fake's client ports to the server processes.
+	owners *portOwners
 
 	winFrom, winTo time.Time
 }
@@ -63,6 +65,9 @@ func (m *monitor) watch(ctx context.Context) error {
 		case <-tick.C:
 		}
 		now := time.Now()
+		if m.owners != nil {
+			m.owners.sample()
+		}
 		accepted := m.p.Accepted()
 		if cfg.window > 0 && now.After(m.winTo) {
 			logf("window closed (%d sends accepted); cancelling the campaigns", accepted)
@@ -159,6 +164,19 @@ func (m *monitor) finish(ctx context.Context) {
 			}
 			pw := windowRate(mine, m.winFrom, m.winTo)
 			r.WindowByCampaign = append(r.WindowByCampaign, pw)
+		}
+		if m.owners != nil && len(m.owners.files) > 1 {
+			byProc := make([][]fakeplatform.Send, len(m.owners.files))
+			for _, s := range sends {
+				if i := m.owners.of(s.From); i >= 0 {
+					byProc[i] = append(byProc[i], s)
+				} else {
+					r.UnattributedSends++
+				}
+			}
+			for _, mine := range byProc {
+				r.WindowByProcess = append(r.WindowByProcess, windowRate(mine, m.winFrom, m.winTo))
+			}
 		}
 	}
 	stats := m.p.Fake.SendStats()

@@ -95,14 +95,18 @@ type report struct {
 	LoadAfter   string   `json:"load_after"`
 	WallSeconds float64  `json:"wall_seconds"`
 
-	Accepted         int     `json:"accepted"`
-	Received         int     `json:"received"`
-	Overall          rate    `json:"overall"`
-	Sustained        rate    `json:"sustained"`
-	Window           *rate   `json:"window,omitempty"`
-	WindowByCampaign []rate  `json:"window_by_campaign,omitempty"`
-	Kills            []kill  `json:"kills,omitempty"`
-	PeakRSSMiB       float64 `json:"peak_rss_mib"`
+	Accepted         int    `json:"accepted"`
+	Received         int    `json:"received"`
+	Overall          rate   `json:"overall"`
+	Sustained        rate   `json:"sustained"`
+	Window           *rate  `json:"window,omitempty"`
+	WindowByCampaign []rate `json:"window_by_campaign,omitempty"`
+	// WindowByProcess splits the window's sends by the server process
+	// whose connection carried them; UnattributedSends were not matched.
+	WindowByProcess   []rate  `json:"window_by_process,omitempty"`
+	UnattributedSends int     `json:"unattributed_sends,omitempty"`
+	Kills             []kill  `json:"kills,omitempty"`
+	PeakRSSMiB        float64 `json:"peak_rss_mib"`
 
 	DistinctRecipients       int              `json:"distinct_recipients"`
 	RecipientsSentTwice      int              `json:"recipients_sent_twice"`
@@ -147,6 +151,12 @@ func (r *report) print(w io.Writer) {
 			for i, pw := range r.WindowByCampaign {
 				fmt.Fprintf(w, "    campaign %d: %s\n", i+1, pw)
 			}
+		}
+		for i, pw := range r.WindowByProcess {
+			fmt.Fprintf(w, "    server process %d: %s\n", i+1, pw)
+		}
+		if len(r.WindowByProcess) > 0 {
+			fmt.Fprintf(w, "    sends not matched to a process (whole run): %d\n", r.UnattributedSends)
 		}
 	}
 	for i, k := range r.Kills {

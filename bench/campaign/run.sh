@@ -11,7 +11,8 @@
 #   tier1k           TIER_1K, sends counted over WINDOW (60s) after 5 s: 10/s
 #   tier1k-two       the same with two server processes (ports BENCH_PORT and
 #                    BENCH_PORT+1, same database and Redis), two campaigns of
-#                    the same phone number started together
+#                    the same phone number, one started on each process while
+#                    the other is stopped (SIGSTOP) until its first send
 #   kill9            RECIPIENTS (5,000) at TIER_UNLIMITED with the platform's
 #                    status webhooks echoed; kill -9 of the server at 30% of the
 #                    sends and again at 30% of the rest, each time restarted
@@ -93,6 +94,7 @@ stop_server() {
   [ -f "$f" ] || return 0
   local pid; pid=$(cat "$f")
   rm -f "$f"
+  kill -CONT "$pid" 2>/dev/null || true # -spread may have stopped it
   kill -TERM "$pid" 2>/dev/null || return 0
   for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
   kill -9 "$pid" 2>/dev/null || true
@@ -119,7 +121,8 @@ case "$scenario" in
   unlimited) args+=(-tier TIER_UNLIMITED -recipients "${RECIPIENTS:-10000}") ;;
   tier1k) args+=(-tier TIER_1K -recipients "${RECIPIENTS:-1000}" -window "${WINDOW:-60s}") ;;
   tier1k-two) servers=2
-    args+=(-tier TIER_1K -recipients "${RECIPIENTS:-1000}" -campaigns 2 -window "${WINDOW:-60s}") ;;
+    args+=(-tier TIER_1K -recipients "${RECIPIENTS:-1000}" -campaigns 2 -window "${WINDOW:-60s}"
+      -spread -urls "$url,http://127.0.0.1:$((BENCH_PORT + 1))") ;;
   kill9) args+=(-tier TIER_UNLIMITED -recipients "${RECIPIENTS:-5000}" -echo -kill-at 0.3,0.3 -kill-cmd "$here/run.sh _kill9") ;;
   ingest-campaign) args+=(-tier TIER_100K -recipients "${RECIPIENTS:-8000}"
     -during-cmd "$BENCH_DIR/ingest -url $url -db '$DATABASE_URL' -duration ${DURATION:-40s} -rate ${RATE:-2400} -pid-file $BENCH_DIR/server1.pid") ;;

@@ -53,6 +53,9 @@ type Send struct {
 	At       time.Time
 	To       string
 	Callback string
+	// From is the client's address (host:port), to tell which process
+	// sent it.
+	From string
 }
 
 // Platform serves a fake and watches its message sends.
@@ -137,7 +140,7 @@ func (p *Platform) Handler() http.Handler {
 		}
 		now := time.Now()
 		p.mu.Lock()
-		p.sends = append(p.sends, Send{At: now, To: req.To, Callback: req.Callback})
+		p.sends = append(p.sends, Send{At: now, To: req.To, Callback: req.Callback, From: r.RemoteAddr})
 		p.mu.Unlock()
 		if p.queue != nil {
 			st := status{wamid: res.Messages[0].ID, to: req.To, callback: req.Callback, phone: m[1], due: now.Add(p.echo.Delay)}
