@@ -54,6 +54,9 @@ func (m *monitor) watch(ctx context.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
+			if !m.winTo.IsZero() && m.winTo.After(time.Now()) || during != nil {
+				m.winTo = time.Now() // interrupted: the window ends here
+			}
 			return ctx.Err()
 		case err := <-during:
 			m.winTo = time.Now()
