@@ -6,7 +6,9 @@
 // counts only), and is steered over HTTP under /_fake/ (see
 // providertest.Fake.Handler): send counts with the recipients accepted
 // twice, fault injection (130429, 131056, 500, 503, slow answers), and the
-// phone number's fields (messaging_limit_tier).
+// phone number's fields (messaging_limit_tier). With -webhook-url it posts
+// the platform's status webhook for every accepted send, echoing its
+// biz_opaque_callback_data, signed with -app-secret.
 //
 //	go run ./bench/fakegraph -addr 127.0.0.1:18090 -tier TIER_1K
 //	curl -s localhost:18090/_fake/sends
@@ -25,6 +27,7 @@ import (
 	"syscall"
 	"time"
 
+	"switchboard/bench/internal/fakeplatform"
 	"switchboard/provider/providertest"
 )
 
@@ -33,7 +36,14 @@ func main() {
 	tier := flag.String("tier", "", "the phone number's messaging_limit_tier (default the fake's TIER_10K)")
 	latency := flag.Duration("latency", 0, "delay every message send's answer by this much (the platform answers in ~100-300 ms)")
 	record := flag.Bool("record", false, "keep every request in memory (for debugging; memory grows per request)")
+	hookURL := flag.String("webhook-url", "", "post a status webhook (sent, echoing biz_opaque_callback_data) for every accepted send to this URL, such as http://127.0.0.1:8080/api/webhook")
+	hookSecret := flag.String("app-secret", "", "with -webhook-url: the account's app secret, to sign the webhooks")
+	hookBiz := flag.String("business-id", providertest.BusinessID, "with -webhook-url: the account's business id (the webhook's entry id)")
+	hookDelay := flag.Duration("webhook-delay", 200*time.Millisecond, "with -webhook-url: delay of each status after its send")
 	flag.Parse()
+	if (*hookURL == "") != (*hookSecret == "") {
+		log.Fatal("-webhook-url and -app-secret go together")
+	}
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -41,15 +51,21 @@ func main() {
 	}
 	f := providertest.NewStandalone("http://" + ln.Addr().String())
 	f.SetRecording(*record)
+	var echo *fakeplatform.Echo
+	if *hookURL != "" {
+		echo = &fakeplatform.Echo{URL: *hookURL, AppSecret: *hookSecret, BusinessID: *hookBiz, Delay: *hookDelay}
+	}
+	p := fakeplatform.New(f, echo)
 	if *tier != "" {
-		f.SetPhoneNumber(map[string]any{"messaging_limit_tier": *tier})
+		p.SetTier(*tier)
 	}
 	if *latency > 0 {
 		f.SlowSends(*latency)
 	}
-	srv := &http.Server{Handler: f.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: p.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	p.Start(ctx)
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
