@@ -21,6 +21,7 @@ package transfers
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -40,9 +41,11 @@ import (
 	"switchboard/ent/predicate"
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
+	"switchboard/ent/transfertimer"
 	"switchboard/ent/user"
 	"switchboard/ent/viewer"
 	"switchboard/events"
+	"switchboard/worker"
 )
 
 // ManagePermission lets a member manage transfers of others (see the
@@ -72,6 +75,16 @@ type Service struct {
 	Events *events.Bus
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// Queue queues the timers' tasks; nil queues none (the recovery
+	// sweep then finds them).
+	Queue *worker.Client
+	// Sender sends the SLA and client messages to contacts
+	// (messaging.Service); nil sends none.
+	Sender Sender
+	Log    *slog.Logger
+	// AfterFire, when set, sees every timer this node fired, after its
+	// commit (tests and benchmarks count them).
+	AfterFire func(Fired)
 }
 
 func (s *Service) now() time.Time {
@@ -94,6 +107,9 @@ type CreateInput struct {
 // schema when the organization has none stored).
 type settings struct {
 	allowPickup, sameAgent, currentOnly bool
+	// stored is the organization's row; nil when none is stored (the
+	// timers are then off, as the schema's defaults say).
+	stored *ent.ChatbotSettings
 }
 
 func (s *Service) settings(ctx context.Context, db *ent.Client) (settings, error) {
@@ -104,7 +120,8 @@ func (s *Service) settings(ctx context.Context, db *ent.Client) (settings, error
 	if err != nil {
 		return settings{}, apperr.Wrap(err, "chatbot settings")
 	}
-	return settings{allowPickup: cs.AllowAgentQueuePickup, sameAgent: cs.AssignToSameAgent, currentOnly: cs.AgentCurrentConversationOnly}, nil
+	return settings{allowPickup: cs.AllowAgentQueuePickup, sameAgent: cs.AssignToSameAgent,
+		currentOnly: cs.AgentCurrentConversationOnly, stored: cs}, nil
 }
 
 func (in *CreateInput) normalize() error {
@@ -202,6 +219,9 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*View, error) {
 		if err != nil {
 			return apperr.Wrap(err, "transfer")
 		}
+		if err := s.startTimers(ctx, db, st, t, tm); err != nil {
+			return err
+		}
 		if out, err = s.view(ctx, db, t.ID); err != nil {
 			return err
 		}
@@ -239,6 +259,12 @@ func (s *Service) chooseAgent(ctx context.Context, db *ent.Client, st settings, 
 	if tm == nil || tm.AssignmentStrategy == team.AssignmentStrategyManual {
 		return nil, nil
 	}
+	return s.teamPick(ctx, db, tm, uuid.Nil)
+}
+
+// teamPick applies the team's strategy among its available members other
+// than exclude; nil when nobody fits.
+func (s *Service) teamPick(ctx context.Context, db *ent.Client, tm *ent.Team, exclude uuid.UUID) (*uuid.UUID, error) {
 	// The team's seats are locked (PostgreSQL) so that concurrent
 	// creations for one team take turns: round robin stays fair and load
 	// counts include the previous assignment.
@@ -263,7 +289,7 @@ func (s *Service) chooseAgent(ctx context.Context, db *ent.Client, st settings, 
 	}
 	var best *ent.TeamMember
 	for _, m := range seats {
-		if !ok[m.UserID] {
+		if !ok[m.UserID] || m.UserID == exclude {
 			continue
 		}
 		if best == nil || before(m, best, load) {
@@ -550,6 +576,10 @@ func (s *Service) Assign(ctx context.Context, id uuid.UUID, in AssignInput) (*Vi
 		if err := u.Exec(ctx); err != nil {
 			return apperr.Wrap(err, "transfer")
 		}
+		// Someone chose the agent: the strategy's timeout no longer runs.
+		if err := s.cancelTimers(ctx, db, t.ID, transfertimer.KindAgentTimeout); err != nil {
+			return err
+		}
 		if out, err = s.view(ctx, db, t.ID); err != nil {
 			return err
 		}
@@ -580,6 +610,9 @@ func (s *Service) Resume(ctx context.Context, id uuid.UUID) (*View, error) {
 		if err := db.AgentTransfer.UpdateOne(t).SetStatus(agenttransfer.StatusResumed).
 			SetResumedAt(now).SetResumedByID(v.UserID).Exec(ctx); err != nil {
 			return apperr.Wrap(err, "transfer")
+		}
+		if err := s.cancelTimers(ctx, db, t.ID); err != nil {
+			return err
 		}
 		if out, err = s.view(ctx, db, t.ID); err != nil {
 			return err
