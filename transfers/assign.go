@@ -174,4 +174,3 @@ func (s *Service) available(ctx context.Context, db *ent.Client, ids []uuid.UUID
 	}
 	return out, nil
 }
-
