@@ -201,6 +201,11 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	}
 	a.Messaging.Register(a.Worker)
 	a.Resolver.Messaging = a.Messaging
+	// Transfers' timers run on the workers; agents' messages record first
+	// responses and restart client timers through messaging's hook.
+	a.Resolver.Transfers.Queue, a.Resolver.Transfers.Sender, a.Resolver.Transfers.Log = a.Queue, a.Messaging, log
+	a.Resolver.Transfers.Register(a.Worker)
+	a.Messaging.OnOutgoing(a.Resolver.Transfers.Outgoing)
 	// Campaigns call the platform themselves (no in-process retries: the
 	// sender paces, slows down and retries per the platform's errors).
 	a.Campaigns = &campaigns.Service{
@@ -334,6 +339,7 @@ func (a *App) StartWorkers(ctx context.Context) error {
 	a.recover(ctx, "media fetches", a.Media.Recover)
 	a.recover(ctx, "webhook deliveries", a.Webhooks.Recover)
 	a.recover(ctx, "campaigns", a.Campaigns.Recover)
+	a.recover(ctx, "transfer timers", a.Resolver.Transfers.Recover)
 	// The lanes drain stored platform webhooks, those left pending
 	// included. While the process runs, Redis may lose its tasks (a
 	// restart without persistence): every minute, overdue webhook
@@ -349,9 +355,10 @@ func (a *App) StartWorkers(ctx context.Context) error {
 		a.sweepEvery(lctx, SweepInterval, a.redisRunID, sweeps{
 			"overdue webhook deliveries": a.Webhooks.RequeueOverdue,
 			"campaigns":                  a.Campaigns.Recover,
+			"overdue transfer timers":    a.Resolver.Transfers.RequeueOverdue,
 		}, sweeps{
 			"pending sends": a.Messaging.Recover, "media fetches": a.Media.Recover,
-			"webhook deliveries": a.Webhooks.Recover,
+			"webhook deliveries": a.Webhooks.Recover, "transfer timers": a.Resolver.Transfers.Recover,
 		})
 		a.stopLanes <- struct{}{}
 	}()

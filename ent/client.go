@@ -49,6 +49,7 @@ import (
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
 	"switchboard/ent/template"
+	"switchboard/ent/transfertimer"
 	"switchboard/ent/user"
 	"switchboard/ent/webhookdelivery"
 	"switchboard/ent/webhookdeliveryattempt"
@@ -144,6 +145,8 @@ type Client struct {
 	TeamMember *TeamMemberClient
 	// Template is the client for interacting with the Template builders.
 	Template *TemplateClient
+	// TransferTimer is the client for interacting with the TransferTimer builders.
+	TransferTimer *TransferTimerClient
 	// User is the client for interacting with the User builders.
 	User *UserClient
 	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
@@ -201,6 +204,7 @@ func (c *Client) init() {
 	c.Team = NewTeamClient(c.config)
 	c.TeamMember = NewTeamMemberClient(c.config)
 	c.Template = NewTemplateClient(c.config)
+	c.TransferTimer = NewTransferTimerClient(c.config)
 	c.User = NewUserClient(c.config)
 	c.WebhookDelivery = NewWebhookDeliveryClient(c.config)
 	c.WebhookDeliveryAttempt = NewWebhookDeliveryAttemptClient(c.config)
@@ -335,6 +339,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Team:                   NewTeamClient(cfg),
 		TeamMember:             NewTeamMemberClient(cfg),
 		Template:               NewTemplateClient(cfg),
+		TransferTimer:          NewTransferTimerClient(cfg),
 		User:                   NewUserClient(cfg),
 		WebhookDelivery:        NewWebhookDeliveryClient(cfg),
 		WebhookDeliveryAttempt: NewWebhookDeliveryAttemptClient(cfg),
@@ -396,6 +401,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Team:                   NewTeamClient(cfg),
 		TeamMember:             NewTeamMemberClient(cfg),
 		Template:               NewTemplateClient(cfg),
+		TransferTimer:          NewTransferTimerClient(cfg),
 		User:                   NewUserClient(cfg),
 		WebhookDelivery:        NewWebhookDeliveryClient(cfg),
 		WebhookDeliveryAttempt: NewWebhookDeliveryAttemptClient(cfg),
@@ -436,8 +442,8 @@ func (c *Client) Use(hooks ...Hook) {
 		c.DashboardWidget, c.FormFlow, c.IVRFlow, c.InboundEvent, c.Invitation,
 		c.KeywordRule, c.Message, c.Organization, c.OrganizationMember, c.ParkedStatus,
 		c.Permission, c.Product, c.RefreshToken, c.Role, c.SSOConfig, c.Tag, c.Team,
-		c.TeamMember, c.Template, c.User, c.WebhookDelivery, c.WebhookDeliveryAttempt,
-		c.WebhookSubscription,
+		c.TeamMember, c.Template, c.TransferTimer, c.User, c.WebhookDelivery,
+		c.WebhookDeliveryAttempt, c.WebhookSubscription,
 	} {
 		n.Use(hooks...)
 	}
@@ -454,8 +460,8 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.DashboardWidget, c.FormFlow, c.IVRFlow, c.InboundEvent, c.Invitation,
 		c.KeywordRule, c.Message, c.Organization, c.OrganizationMember, c.ParkedStatus,
 		c.Permission, c.Product, c.RefreshToken, c.Role, c.SSOConfig, c.Tag, c.Team,
-		c.TeamMember, c.Template, c.User, c.WebhookDelivery, c.WebhookDeliveryAttempt,
-		c.WebhookSubscription,
+		c.TeamMember, c.Template, c.TransferTimer, c.User, c.WebhookDelivery,
+		c.WebhookDeliveryAttempt, c.WebhookSubscription,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -540,6 +546,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.TeamMember.mutate(ctx, m)
 	case *TemplateMutation:
 		return c.Template.mutate(ctx, m)
+	case *TransferTimerMutation:
+		return c.TransferTimer.mutate(ctx, m)
 	case *UserMutation:
 		return c.User.mutate(ctx, m)
 	case *WebhookDeliveryMutation:
@@ -6685,6 +6693,156 @@ func (c *TemplateClient) mutate(ctx context.Context, m *TemplateMutation) (Value
 	}
 }
 
+// TransferTimerClient is a client for the TransferTimer schema.
+type TransferTimerClient struct {
+	config
+}
+
+// NewTransferTimerClient returns a client for the TransferTimer from the given config.
+func NewTransferTimerClient(c config) *TransferTimerClient {
+	return &TransferTimerClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `transfertimer.Hooks(f(g(h())))`.
+func (c *TransferTimerClient) Use(hooks ...Hook) {
+	c.hooks.TransferTimer = append(c.hooks.TransferTimer, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `transfertimer.Intercept(f(g(h())))`.
+func (c *TransferTimerClient) Intercept(interceptors ...Interceptor) {
+	c.inters.TransferTimer = append(c.inters.TransferTimer, interceptors...)
+}
+
+// Create returns a builder for creating a TransferTimer entity.
+func (c *TransferTimerClient) Create() *TransferTimerCreate {
+	mutation := newTransferTimerMutation(c.config, OpCreate)
+	return &TransferTimerCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of TransferTimer entities.
+func (c *TransferTimerClient) CreateBulk(builders ...*TransferTimerCreate) *TransferTimerCreateBulk {
+	return &TransferTimerCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *TransferTimerClient) MapCreateBulk(slice any, setFunc func(*TransferTimerCreate, int)) *TransferTimerCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &TransferTimerCreateBulk{err: fmt.Errorf("calling to TransferTimerClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*TransferTimerCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &TransferTimerCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for TransferTimer.
+func (c *TransferTimerClient) Update() *TransferTimerUpdate {
+	mutation := newTransferTimerMutation(c.config, OpUpdate)
+	return &TransferTimerUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *TransferTimerClient) UpdateOne(_m *TransferTimer) *TransferTimerUpdateOne {
+	mutation := newTransferTimerMutation(c.config, OpUpdateOne, withTransferTimer(_m))
+	return &TransferTimerUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *TransferTimerClient) UpdateOneID(id uuid.UUID) *TransferTimerUpdateOne {
+	mutation := newTransferTimerMutation(c.config, OpUpdateOne, withTransferTimerID(id))
+	return &TransferTimerUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for TransferTimer.
+func (c *TransferTimerClient) Delete() *TransferTimerDelete {
+	mutation := newTransferTimerMutation(c.config, OpDelete)
+	return &TransferTimerDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *TransferTimerClient) DeleteOne(_m *TransferTimer) *TransferTimerDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *TransferTimerClient) DeleteOneID(id uuid.UUID) *TransferTimerDeleteOne {
+	builder := c.Delete().Where(transfertimer.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &TransferTimerDeleteOne{builder}
+}
+
+// Query returns a query builder for TransferTimer.
+func (c *TransferTimerClient) Query() *TransferTimerQuery {
+	return &TransferTimerQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeTransferTimer},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a TransferTimer entity by its id.
+func (c *TransferTimerClient) Get(ctx context.Context, id uuid.UUID) (*TransferTimer, error) {
+	return c.Query().Where(transfertimer.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *TransferTimerClient) GetX(ctx context.Context, id uuid.UUID) *TransferTimer {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a TransferTimer.
+func (c *TransferTimerClient) QueryOrganization(_m *TransferTimer) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(transfertimer.Table, transfertimer.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, transfertimer.OrganizationTable, transfertimer.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *TransferTimerClient) Hooks() []Hook {
+	hooks := c.hooks.TransferTimer
+	return append(hooks[:len(hooks):len(hooks)], transfertimer.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *TransferTimerClient) Interceptors() []Interceptor {
+	return c.inters.TransferTimer
+}
+
+func (c *TransferTimerClient) mutate(ctx context.Context, m *TransferTimerMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&TransferTimerCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&TransferTimerUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&TransferTimerUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&TransferTimerDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown TransferTimer mutation op: %q", m.Op())
+	}
+}
+
 // UserClient is a client for the User schema.
 type UserClient struct {
 	config
@@ -7359,8 +7517,8 @@ type (
 		ContactNote, CustomAction, DashboardWidget, FormFlow, IVRFlow, InboundEvent,
 		Invitation, KeywordRule, Message, Organization, OrganizationMember,
 		ParkedStatus, Permission, Product, RefreshToken, Role, SSOConfig, Tag, Team,
-		TeamMember, Template, User, WebhookDelivery, WebhookDeliveryAttempt,
-		WebhookSubscription []ent.Hook
+		TeamMember, Template, TransferTimer, User, WebhookDelivery,
+		WebhookDeliveryAttempt, WebhookSubscription []ent.Hook
 	}
 	inters struct {
 		AIContext, APIKey, Account, AgentBreak, AgentTransfer, BusinessAccountHold,
@@ -7369,8 +7527,8 @@ type (
 		ContactNote, CustomAction, DashboardWidget, FormFlow, IVRFlow, InboundEvent,
 		Invitation, KeywordRule, Message, Organization, OrganizationMember,
 		ParkedStatus, Permission, Product, RefreshToken, Role, SSOConfig, Tag, Team,
-		TeamMember, Template, User, WebhookDelivery, WebhookDeliveryAttempt,
-		WebhookSubscription []ent.Interceptor
+		TeamMember, Template, TransferTimer, User, WebhookDelivery,
+		WebhookDeliveryAttempt, WebhookSubscription []ent.Interceptor
 	}
 )
 

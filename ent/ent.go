@@ -45,6 +45,7 @@ import (
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
 	"switchboard/ent/template"
+	"switchboard/ent/transfertimer"
 	"switchboard/ent/user"
 	"switchboard/ent/webhookdelivery"
 	"switchboard/ent/webhookdeliveryattempt"
@@ -152,6 +153,7 @@ func checkColumn(t, c string) error {
 			team.Table:                   team.ValidColumn,
 			teammember.Table:             teammember.ValidColumn,
 			template.Table:               template.ValidColumn,
+			transfertimer.Table:          transfertimer.ValidColumn,
 			user.Table:                   user.ValidColumn,
 			webhookdelivery.Table:        webhookdelivery.ValidColumn,
 			webhookdeliveryattempt.Table: webhookdeliveryattempt.ValidColumn,

@@ -42,6 +42,7 @@ import (
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
 	"switchboard/ent/template"
+	"switchboard/ent/transfertimer"
 	"switchboard/ent/user"
 	"switchboard/ent/webhookdelivery"
 	"switchboard/ent/webhookdeliveryattempt"
@@ -55,7 +56,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 42)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 43)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   aicontext.Table,
@@ -1017,6 +1018,29 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[38] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   transfertimer.Table,
+			Columns: transfertimer.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: transfertimer.FieldID,
+			},
+		},
+		Type: "TransferTimer",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			transfertimer.FieldOrganizationID: {Type: field.TypeUUID, Column: transfertimer.FieldOrganizationID},
+			transfertimer.FieldCreatedAt:      {Type: field.TypeTime, Column: transfertimer.FieldCreatedAt},
+			transfertimer.FieldUpdatedAt:      {Type: field.TypeTime, Column: transfertimer.FieldUpdatedAt},
+			transfertimer.FieldTransferID:     {Type: field.TypeUUID, Column: transfertimer.FieldTransferID},
+			transfertimer.FieldKind:           {Type: field.TypeEnum, Column: transfertimer.FieldKind},
+			transfertimer.FieldDueAt:          {Type: field.TypeTime, Column: transfertimer.FieldDueAt},
+			transfertimer.FieldStatus:         {Type: field.TypeEnum, Column: transfertimer.FieldStatus},
+			transfertimer.FieldAgentID:        {Type: field.TypeUUID, Column: transfertimer.FieldAgentID},
+			transfertimer.FieldFiredAt:        {Type: field.TypeTime, Column: transfertimer.FieldFiredAt},
+			transfertimer.FieldOutcome:        {Type: field.TypeString, Column: transfertimer.FieldOutcome},
+		},
+	}
+	graph.Nodes[39] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -1038,7 +1062,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldSettings:     {Type: field.TypeJSON, Column: user.FieldSettings},
 		},
 	}
-	graph.Nodes[39] = &sqlgraph.Node{
+	graph.Nodes[40] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -1064,7 +1088,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldCompletedAt:    {Type: field.TypeTime, Column: webhookdelivery.FieldCompletedAt},
 		},
 	}
-	graph.Nodes[40] = &sqlgraph.Node{
+	graph.Nodes[41] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdeliveryattempt.Table,
 			Columns: webhookdeliveryattempt.Columns,
@@ -1085,7 +1109,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdeliveryattempt.FieldError:          {Type: field.TypeString, Column: webhookdeliveryattempt.FieldError},
 		},
 	}
-	graph.Nodes[41] = &sqlgraph.Node{
+	graph.Nodes[42] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhooksubscription.Table,
 			Columns: webhooksubscription.Columns,
@@ -1888,6 +1912,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"Template",
 		"Campaign",
+	)
+	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   transfertimer.OrganizationTable,
+			Columns: []string{transfertimer.OrganizationColumn},
+			Bidi:    false,
+		},
+		"TransferTimer",
+		"Organization",
 	)
 	graph.MustAddE(
 		"memberships",
@@ -6750,6 +6786,110 @@ func (f *TemplateFilter) WhereHasCampaignsWith(preds ...predicate.Campaign) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *TransferTimerQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the TransferTimerQuery builder.
+func (_q *TransferTimerQuery) Filter() *TransferTimerFilter {
+	return &TransferTimerFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *TransferTimerMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the TransferTimerMutation builder.
+func (m *TransferTimerMutation) Filter() *TransferTimerFilter {
+	return &TransferTimerFilter{config: m.config, predicateAdder: m}
+}
+
+// TransferTimerFilter provides a generic filtering capability at runtime for TransferTimerQuery.
+type TransferTimerFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *TransferTimerFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[38].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *TransferTimerFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(transfertimer.FieldID))
+}
+
+// WhereOrganizationID applies the entql [16]byte predicate on the organization_id field.
+func (f *TransferTimerFilter) WhereOrganizationID(p entql.ValueP) {
+	f.Where(p.Field(transfertimer.FieldOrganizationID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *TransferTimerFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(transfertimer.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *TransferTimerFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(transfertimer.FieldUpdatedAt))
+}
+
+// WhereTransferID applies the entql [16]byte predicate on the transfer_id field.
+func (f *TransferTimerFilter) WhereTransferID(p entql.ValueP) {
+	f.Where(p.Field(transfertimer.FieldTransferID))
+}
+
+// WhereKind applies the entql string predicate on the kind field.
+func (f *TransferTimerFilter) WhereKind(p entql.StringP) {
+	f.Where(p.Field(transfertimer.FieldKind))
+}
+
+// WhereDueAt applies the entql time.Time predicate on the due_at field.
+func (f *TransferTimerFilter) WhereDueAt(p entql.TimeP) {
+	f.Where(p.Field(transfertimer.FieldDueAt))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *TransferTimerFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(transfertimer.FieldStatus))
+}
+
+// WhereAgentID applies the entql [16]byte predicate on the agent_id field.
+func (f *TransferTimerFilter) WhereAgentID(p entql.ValueP) {
+	f.Where(p.Field(transfertimer.FieldAgentID))
+}
+
+// WhereFiredAt applies the entql time.Time predicate on the fired_at field.
+func (f *TransferTimerFilter) WhereFiredAt(p entql.TimeP) {
+	f.Where(p.Field(transfertimer.FieldFiredAt))
+}
+
+// WhereOutcome applies the entql string predicate on the outcome field.
+func (f *TransferTimerFilter) WhereOutcome(p entql.StringP) {
+	f.Where(p.Field(transfertimer.FieldOutcome))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *TransferTimerFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *TransferTimerFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *UserQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -6778,7 +6918,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[38].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[39].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6882,7 +7022,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[39].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[40].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7029,7 +7169,7 @@ type WebhookDeliveryAttemptFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryAttemptFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[40].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[41].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7137,7 +7277,7 @@ type WebhookSubscriptionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookSubscriptionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[41].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[42].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

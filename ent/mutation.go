@@ -45,6 +45,7 @@ import (
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
 	"switchboard/ent/template"
+	"switchboard/ent/transfertimer"
 	"switchboard/ent/user"
 	"switchboard/ent/webhookdelivery"
 	"switchboard/ent/webhookdeliveryattempt"
@@ -104,6 +105,7 @@ const (
 	TypeTeam                   = "Team"
 	TypeTeamMember             = "TeamMember"
 	TypeTemplate               = "Template"
+	TypeTransferTimer          = "TransferTimer"
 	TypeUser                   = "User"
 	TypeWebhookDelivery        = "WebhookDelivery"
 	TypeWebhookDeliveryAttempt = "WebhookDeliveryAttempt"
@@ -42486,6 +42488,919 @@ func (m *TemplateMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Template edge %s", name)
+}
+
+// TransferTimerMutation represents an operation that mutates the TransferTimer nodes in the graph.
+type TransferTimerMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	created_at          *time.Time
+	updated_at          *time.Time
+	transfer_id         *uuid.UUID
+	kind                *transfertimer.Kind
+	due_at              *time.Time
+	status              *transfertimer.Status
+	agent_id            *uuid.UUID
+	fired_at            *time.Time
+	outcome             *string
+	clearedFields       map[string]struct{}
+	organization        *uuid.UUID
+	clearedorganization bool
+	done                bool
+	oldValue            func(context.Context) (*TransferTimer, error)
+	predicates          []predicate.TransferTimer
+}
+
+var _ ent.Mutation = (*TransferTimerMutation)(nil)
+
+// transfertimerOption allows management of the mutation configuration using functional options.
+type transfertimerOption func(*TransferTimerMutation)
+
+// newTransferTimerMutation creates new mutation for the TransferTimer entity.
+func newTransferTimerMutation(c config, op Op, opts ...transfertimerOption) *TransferTimerMutation {
+	m := &TransferTimerMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeTransferTimer,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withTransferTimerID sets the ID field of the mutation.
+func withTransferTimerID(id uuid.UUID) transfertimerOption {
+	return func(m *TransferTimerMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *TransferTimer
+		)
+		m.oldValue = func(ctx context.Context) (*TransferTimer, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().TransferTimer.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withTransferTimer sets the old TransferTimer of the mutation.
+func withTransferTimer(node *TransferTimer) transfertimerOption {
+	return func(m *TransferTimerMutation) {
+		m.oldValue = func(context.Context) (*TransferTimer, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m TransferTimerMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m TransferTimerMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of TransferTimer entities.
+func (m *TransferTimerMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *TransferTimerMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *TransferTimerMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().TransferTimer.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *TransferTimerMutation) SetOrganizationID(u uuid.UUID) {
+	m.organization = &u
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *TransferTimerMutation) OrganizationID() (r uuid.UUID, exists bool) {
+	v := m.organization
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the TransferTimer entity.
+// If the TransferTimer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TransferTimerMutation) OldOrganizationID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *TransferTimerMutation) ResetOrganizationID() {
+	m.organization = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *TransferTimerMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *TransferTimerMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the TransferTimer entity.
+// If the TransferTimer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TransferTimerMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *TransferTimerMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *TransferTimerMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *TransferTimerMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the TransferTimer entity.
+// If the TransferTimer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TransferTimerMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *TransferTimerMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetTransferID sets the "transfer_id" field.
+func (m *TransferTimerMutation) SetTransferID(u uuid.UUID) {
+	m.transfer_id = &u
+}
+
+// TransferID returns the value of the "transfer_id" field in the mutation.
+func (m *TransferTimerMutation) TransferID() (r uuid.UUID, exists bool) {
+	v := m.transfer_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTransferID returns the old "transfer_id" field's value of the TransferTimer entity.
+// If the TransferTimer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TransferTimerMutation) OldTransferID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTransferID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTransferID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTransferID: %w", err)
+	}
+	return oldValue.TransferID, nil
+}
+
+// ResetTransferID resets all changes to the "transfer_id" field.
+func (m *TransferTimerMutation) ResetTransferID() {
+	m.transfer_id = nil
+}
+
+// SetKind sets the "kind" field.
+func (m *TransferTimerMutation) SetKind(t transfertimer.Kind) {
+	m.kind = &t
+}
+
+// Kind returns the value of the "kind" field in the mutation.
+func (m *TransferTimerMutation) Kind() (r transfertimer.Kind, exists bool) {
+	v := m.kind
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKind returns the old "kind" field's value of the TransferTimer entity.
+// If the TransferTimer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TransferTimerMutation) OldKind(ctx context.Context) (v transfertimer.Kind, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKind is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKind requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKind: %w", err)
+	}
+	return oldValue.Kind, nil
+}
+
+// ResetKind resets all changes to the "kind" field.
+func (m *TransferTimerMutation) ResetKind() {
+	m.kind = nil
+}
+
+// SetDueAt sets the "due_at" field.
+func (m *TransferTimerMutation) SetDueAt(t time.Time) {
+	m.due_at = &t
+}
+
+// DueAt returns the value of the "due_at" field in the mutation.
+func (m *TransferTimerMutation) DueAt() (r time.Time, exists bool) {
+	v := m.due_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDueAt returns the old "due_at" field's value of the TransferTimer entity.
+// If the TransferTimer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TransferTimerMutation) OldDueAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDueAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDueAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDueAt: %w", err)
+	}
+	return oldValue.DueAt, nil
+}
+
+// ResetDueAt resets all changes to the "due_at" field.
+func (m *TransferTimerMutation) ResetDueAt() {
+	m.due_at = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *TransferTimerMutation) SetStatus(t transfertimer.Status) {
+	m.status = &t
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *TransferTimerMutation) Status() (r transfertimer.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the TransferTimer entity.
+// If the TransferTimer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TransferTimerMutation) OldStatus(ctx context.Context) (v transfertimer.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *TransferTimerMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetAgentID sets the "agent_id" field.
+func (m *TransferTimerMutation) SetAgentID(u uuid.UUID) {
+	m.agent_id = &u
+}
+
+// AgentID returns the value of the "agent_id" field in the mutation.
+func (m *TransferTimerMutation) AgentID() (r uuid.UUID, exists bool) {
+	v := m.agent_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAgentID returns the old "agent_id" field's value of the TransferTimer entity.
+// If the TransferTimer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TransferTimerMutation) OldAgentID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAgentID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAgentID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAgentID: %w", err)
+	}
+	return oldValue.AgentID, nil
+}
+
+// ClearAgentID clears the value of the "agent_id" field.
+func (m *TransferTimerMutation) ClearAgentID() {
+	m.agent_id = nil
+	m.clearedFields[transfertimer.FieldAgentID] = struct{}{}
+}
+
+// AgentIDCleared returns if the "agent_id" field was cleared in this mutation.
+func (m *TransferTimerMutation) AgentIDCleared() bool {
+	_, ok := m.clearedFields[transfertimer.FieldAgentID]
+	return ok
+}
+
+// ResetAgentID resets all changes to the "agent_id" field.
+func (m *TransferTimerMutation) ResetAgentID() {
+	m.agent_id = nil
+	delete(m.clearedFields, transfertimer.FieldAgentID)
+}
+
+// SetFiredAt sets the "fired_at" field.
+func (m *TransferTimerMutation) SetFiredAt(t time.Time) {
+	m.fired_at = &t
+}
+
+// FiredAt returns the value of the "fired_at" field in the mutation.
+func (m *TransferTimerMutation) FiredAt() (r time.Time, exists bool) {
+	v := m.fired_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFiredAt returns the old "fired_at" field's value of the TransferTimer entity.
+// If the TransferTimer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TransferTimerMutation) OldFiredAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFiredAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFiredAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFiredAt: %w", err)
+	}
+	return oldValue.FiredAt, nil
+}
+
+// ClearFiredAt clears the value of the "fired_at" field.
+func (m *TransferTimerMutation) ClearFiredAt() {
+	m.fired_at = nil
+	m.clearedFields[transfertimer.FieldFiredAt] = struct{}{}
+}
+
+// FiredAtCleared returns if the "fired_at" field was cleared in this mutation.
+func (m *TransferTimerMutation) FiredAtCleared() bool {
+	_, ok := m.clearedFields[transfertimer.FieldFiredAt]
+	return ok
+}
+
+// ResetFiredAt resets all changes to the "fired_at" field.
+func (m *TransferTimerMutation) ResetFiredAt() {
+	m.fired_at = nil
+	delete(m.clearedFields, transfertimer.FieldFiredAt)
+}
+
+// SetOutcome sets the "outcome" field.
+func (m *TransferTimerMutation) SetOutcome(s string) {
+	m.outcome = &s
+}
+
+// Outcome returns the value of the "outcome" field in the mutation.
+func (m *TransferTimerMutation) Outcome() (r string, exists bool) {
+	v := m.outcome
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOutcome returns the old "outcome" field's value of the TransferTimer entity.
+// If the TransferTimer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TransferTimerMutation) OldOutcome(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOutcome is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOutcome requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOutcome: %w", err)
+	}
+	return oldValue.Outcome, nil
+}
+
+// ResetOutcome resets all changes to the "outcome" field.
+func (m *TransferTimerMutation) ResetOutcome() {
+	m.outcome = nil
+}
+
+// ClearOrganization clears the "organization" edge to the Organization entity.
+func (m *TransferTimerMutation) ClearOrganization() {
+	m.clearedorganization = true
+	m.clearedFields[transfertimer.FieldOrganizationID] = struct{}{}
+}
+
+// OrganizationCleared reports if the "organization" edge to the Organization entity was cleared.
+func (m *TransferTimerMutation) OrganizationCleared() bool {
+	return m.clearedorganization
+}
+
+// OrganizationIDs returns the "organization" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OrganizationID instead. It exists only for internal usage by the builders.
+func (m *TransferTimerMutation) OrganizationIDs() (ids []uuid.UUID) {
+	if id := m.organization; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOrganization resets all changes to the "organization" edge.
+func (m *TransferTimerMutation) ResetOrganization() {
+	m.organization = nil
+	m.clearedorganization = false
+}
+
+// Where appends a list predicates to the TransferTimerMutation builder.
+func (m *TransferTimerMutation) Where(ps ...predicate.TransferTimer) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the TransferTimerMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *TransferTimerMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.TransferTimer, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *TransferTimerMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *TransferTimerMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (TransferTimer).
+func (m *TransferTimerMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *TransferTimerMutation) Fields() []string {
+	fields := make([]string, 0, 10)
+	if m.organization != nil {
+		fields = append(fields, transfertimer.FieldOrganizationID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, transfertimer.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, transfertimer.FieldUpdatedAt)
+	}
+	if m.transfer_id != nil {
+		fields = append(fields, transfertimer.FieldTransferID)
+	}
+	if m.kind != nil {
+		fields = append(fields, transfertimer.FieldKind)
+	}
+	if m.due_at != nil {
+		fields = append(fields, transfertimer.FieldDueAt)
+	}
+	if m.status != nil {
+		fields = append(fields, transfertimer.FieldStatus)
+	}
+	if m.agent_id != nil {
+		fields = append(fields, transfertimer.FieldAgentID)
+	}
+	if m.fired_at != nil {
+		fields = append(fields, transfertimer.FieldFiredAt)
+	}
+	if m.outcome != nil {
+		fields = append(fields, transfertimer.FieldOutcome)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *TransferTimerMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case transfertimer.FieldOrganizationID:
+		return m.OrganizationID()
+	case transfertimer.FieldCreatedAt:
+		return m.CreatedAt()
+	case transfertimer.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case transfertimer.FieldTransferID:
+		return m.TransferID()
+	case transfertimer.FieldKind:
+		return m.Kind()
+	case transfertimer.FieldDueAt:
+		return m.DueAt()
+	case transfertimer.FieldStatus:
+		return m.Status()
+	case transfertimer.FieldAgentID:
+		return m.AgentID()
+	case transfertimer.FieldFiredAt:
+		return m.FiredAt()
+	case transfertimer.FieldOutcome:
+		return m.Outcome()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *TransferTimerMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case transfertimer.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case transfertimer.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case transfertimer.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case transfertimer.FieldTransferID:
+		return m.OldTransferID(ctx)
+	case transfertimer.FieldKind:
+		return m.OldKind(ctx)
+	case transfertimer.FieldDueAt:
+		return m.OldDueAt(ctx)
+	case transfertimer.FieldStatus:
+		return m.OldStatus(ctx)
+	case transfertimer.FieldAgentID:
+		return m.OldAgentID(ctx)
+	case transfertimer.FieldFiredAt:
+		return m.OldFiredAt(ctx)
+	case transfertimer.FieldOutcome:
+		return m.OldOutcome(ctx)
+	}
+	return nil, fmt.Errorf("unknown TransferTimer field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *TransferTimerMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case transfertimer.FieldOrganizationID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case transfertimer.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case transfertimer.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case transfertimer.FieldTransferID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTransferID(v)
+		return nil
+	case transfertimer.FieldKind:
+		v, ok := value.(transfertimer.Kind)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKind(v)
+		return nil
+	case transfertimer.FieldDueAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDueAt(v)
+		return nil
+	case transfertimer.FieldStatus:
+		v, ok := value.(transfertimer.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case transfertimer.FieldAgentID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAgentID(v)
+		return nil
+	case transfertimer.FieldFiredAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFiredAt(v)
+		return nil
+	case transfertimer.FieldOutcome:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOutcome(v)
+		return nil
+	}
+	return fmt.Errorf("unknown TransferTimer field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *TransferTimerMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *TransferTimerMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *TransferTimerMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown TransferTimer numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *TransferTimerMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(transfertimer.FieldAgentID) {
+		fields = append(fields, transfertimer.FieldAgentID)
+	}
+	if m.FieldCleared(transfertimer.FieldFiredAt) {
+		fields = append(fields, transfertimer.FieldFiredAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *TransferTimerMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *TransferTimerMutation) ClearField(name string) error {
+	switch name {
+	case transfertimer.FieldAgentID:
+		m.ClearAgentID()
+		return nil
+	case transfertimer.FieldFiredAt:
+		m.ClearFiredAt()
+		return nil
+	}
+	return fmt.Errorf("unknown TransferTimer nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *TransferTimerMutation) ResetField(name string) error {
+	switch name {
+	case transfertimer.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case transfertimer.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case transfertimer.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case transfertimer.FieldTransferID:
+		m.ResetTransferID()
+		return nil
+	case transfertimer.FieldKind:
+		m.ResetKind()
+		return nil
+	case transfertimer.FieldDueAt:
+		m.ResetDueAt()
+		return nil
+	case transfertimer.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case transfertimer.FieldAgentID:
+		m.ResetAgentID()
+		return nil
+	case transfertimer.FieldFiredAt:
+		m.ResetFiredAt()
+		return nil
+	case transfertimer.FieldOutcome:
+		m.ResetOutcome()
+		return nil
+	}
+	return fmt.Errorf("unknown TransferTimer field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *TransferTimerMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.organization != nil {
+		edges = append(edges, transfertimer.EdgeOrganization)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *TransferTimerMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case transfertimer.EdgeOrganization:
+		if id := m.organization; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *TransferTimerMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *TransferTimerMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *TransferTimerMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedorganization {
+		edges = append(edges, transfertimer.EdgeOrganization)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *TransferTimerMutation) EdgeCleared(name string) bool {
+	switch name {
+	case transfertimer.EdgeOrganization:
+		return m.clearedorganization
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *TransferTimerMutation) ClearEdge(name string) error {
+	switch name {
+	case transfertimer.EdgeOrganization:
+		m.ClearOrganization()
+		return nil
+	}
+	return fmt.Errorf("unknown TransferTimer unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *TransferTimerMutation) ResetEdge(name string) error {
+	switch name {
+	case transfertimer.EdgeOrganization:
+		m.ResetOrganization()
+		return nil
+	}
+	return fmt.Errorf("unknown TransferTimer edge %s", name)
 }
 
 // UserMutation represents an operation that mutates the User nodes in the graph.

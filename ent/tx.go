@@ -90,6 +90,8 @@ type Tx struct {
 	TeamMember *TeamMemberClient
 	// Template is the client for interacting with the Template builders.
 	Template *TemplateClient
+	// TransferTimer is the client for interacting with the TransferTimer builders.
+	TransferTimer *TransferTimerClient
 	// User is the client for interacting with the User builders.
 	User *UserClient
 	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
@@ -267,6 +269,7 @@ func (tx *Tx) init() {
 	tx.Team = NewTeamClient(tx.config)
 	tx.TeamMember = NewTeamMemberClient(tx.config)
 	tx.Template = NewTemplateClient(tx.config)
+	tx.TransferTimer = NewTransferTimerClient(tx.config)
 	tx.User = NewUserClient(tx.config)
 	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)
 	tx.WebhookDeliveryAttempt = NewWebhookDeliveryAttemptClient(tx.config)

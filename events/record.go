@@ -31,6 +31,8 @@ const (
 	FrameAgentTransfer       = "agent_transfer"
 	FrameAgentTransferAssign = "agent_transfer_assign"
 	FrameAgentTransferResume = "agent_transfer_resume"
+	// A transfer broke its SLA: the escalation people are named in it.
+	FrameAgentTransferEscalated = "agent_transfer_escalated"
 )
 
 // Outbound webhook events (the names subscriptions choose).
@@ -87,6 +89,10 @@ var (
 	TransferCreated  = Type{Frame: FrameAgentTransfer, Hook: HookTransferCreated}
 	TransferAssigned = Type{Frame: FrameAgentTransferAssign, Hook: HookTransferAssigned}
 	TransferResumed  = Type{Frame: FrameAgentTransferResume, Hook: HookTransferResumed}
+	// TransferEscalated: a transfer's SLA timer found it late (no first
+	// response, nobody assigned, not resolved); its payload names the
+	// users to notify.
+	TransferEscalated = Type{Frame: FrameAgentTransferEscalated}
 )
 
 // Event is one domain event of an organization. Its payload is encoded

@@ -31,6 +31,18 @@ type StatusHook func(ctx context.Context, db *ent.Client, orgID uuid.UUID, updat
 // hooks before the inbound pipeline runs.
 func (s *Service) OnStatuses(h StatusHook) { s.statusHooks = append(s.statusHooks, h) }
 
+// OutgoingHook sees every outgoing message an agent, an API key or the
+// system stores (free-form, media and template sends), in the transaction
+// that stores it; ctx carries the sender's viewer and the transaction of
+// db. An error fails the send.
+type OutgoingHook func(ctx context.Context, db *ent.Client, m *ent.Message) error
+
+// OnOutgoing registers a hook for every stored outgoing message (the
+// transfers' first response and client timers follow agents' messages
+// this way, without messaging importing them). Register hooks before
+// serving.
+func (s *Service) OnOutgoing(h OutgoingHook) { s.outgoingHooks = append(s.outgoingHooks, h) }
+
 // ParamsChecker checks the parameters of many sends of one template (a
 // campaign's recipients): the variables are read once. It uses the same
 // rules as SendTemplate for the body and the TEXT header.

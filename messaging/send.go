@@ -307,6 +307,11 @@ func (s *Service) store(ctx context.Context, db *ent.Client, d draft) (*ent.Mess
 	if err != nil {
 		return nil, apperr.Wrap(err, "message")
 	}
+	for _, hook := range s.outgoingHooks {
+		if err := hook(ctx, db, m); err != nil {
+			return nil, err
+		}
+	}
 	c, err := db.Contact.UpdateOneID(d.contact.ID).SetLastMessageAt(now).
 		SetLastMessagePreview(truncate(d.preview, maxPreview)).Save(ctx)
 	if err != nil {

@@ -63,6 +63,8 @@ type Service struct {
 
 	// statusHooks follow status reports (OnStatuses).
 	statusHooks []StatusHook
+	// outgoingHooks follow stored outgoing messages (OnOutgoing).
+	outgoingHooks []OutgoingHook
 }
 
 func (s *Service) now() time.Time {

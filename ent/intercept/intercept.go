@@ -46,6 +46,7 @@ import (
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
 	"switchboard/ent/template"
+	"switchboard/ent/transfertimer"
 	"switchboard/ent/user"
 	"switchboard/ent/webhookdelivery"
 	"switchboard/ent/webhookdeliveryattempt"
@@ -1136,6 +1137,33 @@ func (f TraverseTemplate) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.TemplateQuery", q)
 }
 
+// The TransferTimerFunc type is an adapter to allow the use of ordinary function as a Querier.
+type TransferTimerFunc func(context.Context, *ent.TransferTimerQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f TransferTimerFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.TransferTimerQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.TransferTimerQuery", q)
+}
+
+// The TraverseTransferTimer type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseTransferTimer func(context.Context, *ent.TransferTimerQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseTransferTimer) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseTransferTimer) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.TransferTimerQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.TransferTimerQuery", q)
+}
+
 // The UserFunc type is an adapter to allow the use of ordinary function as a Querier.
 type UserFunc func(context.Context, *ent.UserQuery) (ent.Value, error)
 
@@ -1323,6 +1351,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.TeamMemberQuery, predicate.TeamMember, teammember.OrderOption]{typ: ent.TypeTeamMember, tq: q}, nil
 	case *ent.TemplateQuery:
 		return &query[*ent.TemplateQuery, predicate.Template, template.OrderOption]{typ: ent.TypeTemplate, tq: q}, nil
+	case *ent.TransferTimerQuery:
+		return &query[*ent.TransferTimerQuery, predicate.TransferTimer, transfertimer.OrderOption]{typ: ent.TypeTransferTimer, tq: q}, nil
 	case *ent.UserQuery:
 		return &query[*ent.UserQuery, predicate.User, user.OrderOption]{typ: ent.TypeUser, tq: q}, nil
 	case *ent.WebhookDeliveryQuery:

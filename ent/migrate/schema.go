@@ -1711,6 +1711,51 @@ var (
 			},
 		},
 	}
+	// TransferTimersColumns holds the columns for the "transfer_timers" table.
+	TransferTimersColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "transfer_id", Type: field.TypeUUID},
+		{Name: "kind", Type: field.TypeEnum, Enums: []string{"agent_timeout", "sla_response", "sla_escalation", "sla_resolution", "sla_auto_close", "client_reminder", "client_auto_close"}},
+		{Name: "due_at", Type: field.TypeTime},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"pending", "fired", "cancelled"}, Default: "pending"},
+		{Name: "agent_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "fired_at", Type: field.TypeTime, Nullable: true},
+		{Name: "outcome", Type: field.TypeString, Default: ""},
+		{Name: "organization_id", Type: field.TypeUUID},
+	}
+	// TransferTimersTable holds the schema information for the "transfer_timers" table.
+	TransferTimersTable = &schema.Table{
+		Name:       "transfer_timers",
+		Columns:    TransferTimersColumns,
+		PrimaryKey: []*schema.Column{TransferTimersColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "transfer_timers_organizations_organization",
+				Columns:    []*schema.Column{TransferTimersColumns[10]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "transfertimer_organization_id",
+				Unique:  false,
+				Columns: []*schema.Column{TransferTimersColumns[10]},
+			},
+			{
+				Name:    "transfertimer_transfer_id_status",
+				Unique:  false,
+				Columns: []*schema.Column{TransferTimersColumns[3], TransferTimersColumns[6]},
+			},
+			{
+				Name:    "transfertimer_status_due_at",
+				Unique:  false,
+				Columns: []*schema.Column{TransferTimersColumns[6], TransferTimersColumns[5]},
+			},
+		},
+	}
 	// UsersColumns holds the columns for the "users" table.
 	UsersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -1930,6 +1975,7 @@ var (
 		TeamsTable,
 		TeamMembersTable,
 		TemplatesTable,
+		TransferTimersTable,
 		UsersTable,
 		WebhookDeliveriesTable,
 		WebhookDeliveryAttemptsTable,
@@ -1989,6 +2035,7 @@ func init() {
 	TeamMembersTable.ForeignKeys[1].RefTable = OrganizationsTable
 	TeamMembersTable.ForeignKeys[2].RefTable = UsersTable
 	TemplatesTable.ForeignKeys[0].RefTable = OrganizationsTable
+	TransferTimersTable.ForeignKeys[0].RefTable = OrganizationsTable
 	WebhookDeliveriesTable.ForeignKeys[0].RefTable = OrganizationsTable
 	WebhookDeliveriesTable.ForeignKeys[1].RefTable = WebhookSubscriptionsTable
 	WebhookDeliveryAttemptsTable.ForeignKeys[0].RefTable = WebhookDeliveriesTable

@@ -120,6 +120,9 @@ type TeamMember func(*sql.Selector)
 // Template is the predicate function for template builders.
 type Template func(*sql.Selector)
 
+// TransferTimer is the predicate function for transfertimer builders.
+type TransferTimer func(*sql.Selector)
+
 // User is the predicate function for user builders.
 type User func(*sql.Selector)
 

@@ -1023,6 +1023,30 @@ func (f TemplateMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutati
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.TemplateMutation", m)
 }
 
+// The TransferTimerQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type TransferTimerQueryRuleFunc func(context.Context, *ent.TransferTimerQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f TransferTimerQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.TransferTimerQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.TransferTimerQuery", q)
+}
+
+// The TransferTimerMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type TransferTimerMutationRuleFunc func(context.Context, *ent.TransferTimerMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f TransferTimerMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.TransferTimerMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.TransferTimerMutation", m)
+}
+
 // The UserQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type UserQueryRuleFunc func(context.Context, *ent.UserQuery) error
@@ -1230,6 +1254,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.TemplateQuery:
 		return q.Filter(), nil
+	case *ent.TransferTimerQuery:
+		return q.Filter(), nil
 	case *ent.UserQuery:
 		return q.Filter(), nil
 	case *ent.WebhookDeliveryQuery:
@@ -1320,6 +1346,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.TeamMemberMutation:
 		return m.Filter(), nil
 	case *ent.TemplateMutation:
+		return m.Filter(), nil
+	case *ent.TransferTimerMutation:
 		return m.Filter(), nil
 	case *ent.UserMutation:
 		return m.Filter(), nil

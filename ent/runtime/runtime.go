@@ -43,6 +43,7 @@ import (
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
 	"switchboard/ent/template"
+	"switchboard/ent/transfertimer"
 	"switchboard/ent/user"
 	"switchboard/ent/webhookdelivery"
 	"switchboard/ent/webhookdeliveryattempt"
@@ -2331,6 +2332,43 @@ func init() {
 	templateDescID := templateFields[0].Descriptor()
 	// template.DefaultID holds the default value on creation for the id field.
 	template.DefaultID = templateDescID.Default.(func() uuid.UUID)
+	transfertimerMixin := schema.TransferTimer{}.Mixin()
+	transfertimer.Policy = privacy.NewPolicies(transfertimerMixin[1], schema.TransferTimer{})
+	transfertimer.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := transfertimer.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	transfertimerMixinHooks1 := transfertimerMixin[1].Hooks()
+
+	transfertimer.Hooks[1] = transfertimerMixinHooks1[0]
+	transfertimerMixinFields0 := transfertimerMixin[0].Fields()
+	_ = transfertimerMixinFields0
+	transfertimerMixinFields2 := transfertimerMixin[2].Fields()
+	_ = transfertimerMixinFields2
+	transfertimerFields := schema.TransferTimer{}.Fields()
+	_ = transfertimerFields
+	// transfertimerDescCreatedAt is the schema descriptor for created_at field.
+	transfertimerDescCreatedAt := transfertimerMixinFields2[0].Descriptor()
+	// transfertimer.DefaultCreatedAt holds the default value on creation for the created_at field.
+	transfertimer.DefaultCreatedAt = transfertimerDescCreatedAt.Default.(func() time.Time)
+	// transfertimerDescUpdatedAt is the schema descriptor for updated_at field.
+	transfertimerDescUpdatedAt := transfertimerMixinFields2[1].Descriptor()
+	// transfertimer.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	transfertimer.DefaultUpdatedAt = transfertimerDescUpdatedAt.Default.(func() time.Time)
+	// transfertimer.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	transfertimer.UpdateDefaultUpdatedAt = transfertimerDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// transfertimerDescOutcome is the schema descriptor for outcome field.
+	transfertimerDescOutcome := transfertimerFields[6].Descriptor()
+	// transfertimer.DefaultOutcome holds the default value on creation for the outcome field.
+	transfertimer.DefaultOutcome = transfertimerDescOutcome.Default.(string)
+	// transfertimerDescID is the schema descriptor for id field.
+	transfertimerDescID := transfertimerMixinFields0[0].Descriptor()
+	// transfertimer.DefaultID holds the default value on creation for the id field.
+	transfertimer.DefaultID = transfertimerDescID.Default.(func() uuid.UUID)
 	userMixin := schema.User{}.Mixin()
 	user.Policy = privacy.NewPolicies(schema.User{})
 	user.Hooks[0] = func(next ent.Mutator) ent.Mutator {
