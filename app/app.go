@@ -14,6 +14,7 @@ import (
 	"strings"
 	"switchboard/accounts"
 	"switchboard/chatbot"
+	"switchboard/chatbot/ai"
 	"switchboard/pacing"
 	"time"
 
@@ -54,6 +55,9 @@ type Options struct {
 	// AutoMigrate creates the schema from the ent schema instead of the
 	// versioned migrations (throwaway test databases).
 	AutoMigrate bool
+	// AI writes the chatbot's AI replies (the vendors' clients of
+	// chatbot/ai); nil: AI replies fall back to the fallback message.
+	AI ai.Replier
 }
 
 // App is a running application.
@@ -67,6 +71,8 @@ type App struct {
 	Messaging *messaging.Service
 	// Campaigns sends bulk campaigns.
 	Campaigns *campaigns.Service
+	// Bot answers contacts' messages (the chatbot's runtime).
+	Bot *chatbot.Bot
 	// Media fetches incoming messages' media into the local store.
 	Media *media.Fetcher
 	// SSO runs single sign-on sign-ins.
@@ -193,6 +199,17 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	}
 	a.Messaging.Register(a.Worker)
 	a.Resolver.Messaging = a.Messaging
+	// The chatbot answers stored messages from its own tasks, queued by a
+	// hook on messaging once the drainers' batch commits.
+	a.Bot = &chatbot.Bot{
+		Client: a.DB.Client, Config: a.Resolver.Chatbot, Messaging: a.Messaging, Transfers: a.Resolver.Transfers,
+		Queue: a.Queue, Log: log, Postgres: a.DB.Postgres(),
+		HTTP: netguard.NewClient(netguard.Options{
+			AllowPrivate: cfg.OutboundAllowPrivate, Timeout: chatbot.RequestTimeout, MaxResponseBytes: 1 << 20,
+		}),
+	}
+	a.Bot.SetAI(o.AI)
+	a.Bot.Register(a.Worker)
 	// Campaigns call the platform themselves (no in-process retries: the
 	// sender paces, slows down and retries per the platform's errors).
 	a.Campaigns = &campaigns.Service{
@@ -325,6 +342,7 @@ func (a *App) StartWorkers(ctx context.Context) error {
 	a.recover(ctx, "media fetches", a.Media.Recover)
 	a.recover(ctx, "webhook deliveries", a.Webhooks.Recover)
 	a.recover(ctx, "campaigns", a.Campaigns.Recover)
+	a.recover(ctx, "chatbot replies", a.Bot.Recover)
 	// The lanes drain stored platform webhooks, those left pending
 	// included. While the process runs, Redis may lose its tasks (a
 	// restart without persistence): every minute, overdue webhook
@@ -340,6 +358,8 @@ func (a *App) StartWorkers(ctx context.Context) error {
 		a.sweepEvery(lctx, SweepInterval, a.redisRunID, sweeps{
 			"overdue webhook deliveries": a.Webhooks.RequeueOverdue,
 			"campaigns":                  a.Campaigns.Recover,
+			"chatbot replies":            a.Bot.Recover,
+			"chatbot session timeouts":   a.Bot.ExpireSessions,
 		}, sweeps{
 			"pending sends": a.Messaging.Recover, "media fetches": a.Media.Recover,
 			"webhook deliveries": a.Webhooks.Recover,

@@ -63,6 +63,8 @@ type Service struct {
 
 	// statusHooks follow status reports (OnStatuses).
 	statusHooks []StatusHook
+	// receivedHooks follow stored received messages (OnReceived).
+	receivedHooks []ReceivedHook
 }
 
 func (s *Service) now() time.Time {
