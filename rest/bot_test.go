@@ -1,12 +1,15 @@
 package rest_test
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
 
+	"switchboard/chatbot/ai"
 	"switchboard/ent/contact"
 	"switchboard/ent/message"
 )
@@ -113,5 +116,57 @@ func TestBotOrderingUnderConcurrency(t *testing.T) {
 	wg.Wait()
 	for _, p := range phones {
 		expectTexts(t, e.settled(t, p, perContact), "r1", "r2", "r3", "r4", "r5")
+	}
+}
+
+// fakeReplier answers AI requests and records them.
+type fakeReplier struct {
+	mu   sync.Mutex
+	reqs []ai.Request
+	fail bool
+}
+
+func (f *fakeReplier) Reply(_ context.Context, req ai.Request) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.reqs = append(f.reqs, req)
+	if f.fail {
+		return "", errors.New("vendor down")
+	}
+	return "AI: " + req.History[len(req.History)-1].Text, nil
+}
+
+func TestBotAIReply(t *testing.T) {
+	e := newBotEnv(t, map[string]any{"ai_enabled": true, "ai_provider": "openai", "ai_model": "gpt-test",
+		"ai_api_key": "sk-test", "ai_system_prompt": "Be brief", "ai_max_tokens": 300})
+	fake := &fakeReplier{}
+	e.App.Bot.SetAI(fake)
+	e.Admin.Do(http.MethodPost, "/api/chatbot/ai-contexts", map[string]any{"name": "Hours", "context_type": "static",
+		"trigger_keywords": []any{"open"}, "static_content": "We open at 9.", "priority": 3}).ExpectStatus(t, http.StatusCreated)
+	now := time.Now().Unix()
+	e.deliver(t, "15551235001", "Ana", "wamid.ai1", now, "When are you open?")
+	rs := e.settled(t, "15551235001", 1)
+	expectTexts(t, rs, "AI: When are you open?")
+	if *rs[0].BotSource != message.BotSourceAi {
+		t.Fatalf("source %v", *rs[0].BotSource)
+	}
+	fake.mu.Lock()
+	req := fake.reqs[0]
+	fake.mu.Unlock()
+	if req.Provider != "openai" || req.Model != "gpt-test" || req.APIKey != "sk-test" || req.SystemPrompt != "Be brief" ||
+		req.MaxTokens != 300 || len(req.Contexts) != 1 || req.Contexts[0] != "We open at 9." || len(req.History) != 1 {
+		t.Fatalf("request %+v", req)
+	}
+	// The vendor fails: the fallback answers.
+	fake.mu.Lock()
+	fake.fail = true
+	fake.mu.Unlock()
+	e.deliver(t, "15551235001", "Ana", "wamid.ai2", now+5, "hello?")
+	rs = e.settled(t, "15551235001", 2)
+	expectTexts(t, rs, "AI: When are you open?", "Sorry Ana, I did not get that")
+	fake.mu.Lock()
+	defer fake.mu.Unlock()
+	if h := fake.reqs[1].History; len(h) != 3 || h[1].Role != ai.RoleAssistant {
+		t.Fatalf("history %+v", h)
 	}
 }
