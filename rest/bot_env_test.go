@@ -33,12 +33,21 @@ type botEnv struct {
 
 func newBotEnv(t *testing.T, settings map[string]any) *botEnv {
 	t.Helper()
-	env, fake := newAccountEnv(t)
+	return newBotEnvTB(t, settings)
+}
+
+func newBotEnvTB(t testing.TB, settings ...map[string]any) *botEnv {
+	t.Helper()
+	fake := providertest.New(t)
+	fake.SetAccessToken(acctToken)
+	env := apitest.New(t, apitest.Setting{Name: "PROVIDER_BASE_URL", Value: fake.URL})
 	mustCreateAccount(t, env.Admin, acctBody("Main", nil))
 	e := &botEnv{Env: env, fake: fake, ctx: viewer.SystemContext(context.Background(), env.OrgID)}
 	body := map[string]any{"enabled": true, "fallback_message": "Sorry {{name}}, I did not get that"}
-	for k, v := range settings {
-		body[k] = v
+	for _, s := range settings {
+		for k, v := range s {
+			body[k] = v
+		}
 	}
 	env.Admin.Do(http.MethodPut, "/api/chatbot/settings", body).ExpectStatus(t, http.StatusOK)
 	return e
@@ -63,7 +72,9 @@ func (e *botEnv) press(t *testing.T, from, id, buttonID, title string) {
 	e.post(t, botPayload(from, "", m))
 }
 
-func (e *botEnv) post(t *testing.T, body string) {
+func (e *botEnv) post(t *testing.T, body string) { e.postTB(t, body) }
+
+func (e *botEnv) postTB(t testing.TB, body string) {
 	t.Helper()
 	mac := hmac.New(sha256.New, []byte(acctSecret))
 	mac.Write([]byte(body))
