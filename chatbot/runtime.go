@@ -147,10 +147,14 @@ func (b *Bot) received(ctx context.Context, orgID uuid.UUID, stored []messaging.
 		}
 	}
 	bg := context.WithoutCancel(ctx)
+	// Queued in the background: the drainers' next batch does not wait
+	// for Redis (a lost enqueue is found by Recover).
 	database.AfterCommit(ctx, func() {
-		for _, c := range order {
-			b.enqueue(bg, orgID, c, first[c].String())
-		}
+		go func() {
+			for _, c := range order {
+				b.enqueue(bg, orgID, c, first[c].String())
+			}
+		}()
 	})
 	return nil
 }
@@ -171,7 +175,44 @@ func (b *Bot) handleTask(ctx context.Context, t *asynq.Task) error {
 	if err := json.Unmarshal(t.Payload(), &p); err != nil {
 		return fmt.Errorf("%w: chatbot reply payload: %v", asynq.SkipRetry, err)
 	}
-	return b.HandleContact(viewer.SystemContext(ctx, p.OrgID), p.ContactID)
+	ctx = viewer.SystemContext(ctx, p.OrgID)
+	err := b.HandleContact(ctx, p.ContactID)
+	if n, ok := asynq.GetRetryCount(ctx); err != nil && ok && n >= replyMaxRetry {
+		// The last attempt failed: the oldest waiting message is given up
+		// (no reply), so that it does not hold the contact's later ones.
+		b.log().Error("chatbot gives up a message after its retries", "contact_id", p.ContactID, "err", err)
+		if skipErr := b.skipOldest(ctx, p.ContactID); skipErr != nil {
+			return errors.Join(err, skipErr)
+		}
+		b.enqueue(ctx, p.OrgID, p.ContactID, "after-skip:"+uuid.NewString())
+	}
+	return err
+}
+
+// skipOldest marks the contact's oldest waiting message handled without
+// an answer.
+func (b *Bot) skipOldest(ctx context.Context, contactID uuid.UUID) error {
+	return database.InTx(ctx, b.Client, func(ctx context.Context, db *ent.Client) error {
+		if err := b.lockContact(ctx, db, contactID); err != nil {
+			return err
+		}
+		m, err := b.oldestWaiting(ctx, db, contactID)
+		if ent.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return db.Message.UpdateOneID(m.ID).SetBotHandledAt(b.now()).Exec(ctx)
+	})
+}
+
+// oldestWaiting is the contact's oldest incoming message the bot has not
+// handled, with its contact.
+func (b *Bot) oldestWaiting(ctx context.Context, db *ent.Client, contactID uuid.UUID) (*ent.Message, error) {
+	return db.Message.Query().
+		Where(message.ContactID(contactID), message.DirectionEQ(message.DirectionIncoming), message.BotHandledAtIsNil()).
+		Order(message.ByCreatedAt(), message.ByID()).WithContact().First(ctx)
 }
 
 // HandleContact handles the contact's waiting messages in order, each in
@@ -198,9 +239,7 @@ func (b *Bot) handleNext(ctx context.Context, contactID uuid.UUID) (done bool, e
 		if err := b.lockContact(ctx, db, contactID); err != nil {
 			return err
 		}
-		m, err := db.Message.Query().
-			Where(message.ContactID(contactID), message.DirectionEQ(message.DirectionIncoming), message.BotHandledAtIsNil()).
-			Order(message.ByCreatedAt(), message.ByID()).WithContact().First(ctx)
+		m, err := b.oldestWaiting(ctx, db, contactID)
 		if ent.IsNotFound(err) {
 			done = true
 			return nil
