@@ -56,6 +56,9 @@ type Options struct {
 	// AutoMigrate creates the schema from the ent schema instead of the
 	// versioned migrations (throwaway test databases).
 	AutoMigrate bool
+	// AI writes the chatbot's AI replies (the vendors' clients of
+	// chatbot/ai); nil: AI replies fall back to the fallback message.
+	AI ai.Replier
 }
 
 // App is a running application.
@@ -69,6 +72,8 @@ type App struct {
 	Messaging *messaging.Service
 	// Campaigns sends bulk campaigns.
 	Campaigns *campaigns.Service
+	// Bot answers contacts' messages (the chatbot's runtime).
+	Bot *chatbot.Bot
 	// Media fetches incoming messages' media into the local store.
 	Media *media.Fetcher
 	// SSO runs single sign-on sign-ins.
@@ -206,6 +211,21 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	a.Resolver.Transfers.Queue, a.Resolver.Transfers.Sender, a.Resolver.Transfers.Log = a.Queue, a.Messaging, log
 	a.Resolver.Transfers.Register(a.Worker)
 	a.Messaging.OnOutgoing(a.Resolver.Transfers.Outgoing)
+	// The chatbot answers stored messages from its own tasks, queued by a
+	// hook on messaging once the drainers' batch commits.
+	a.Bot = &chatbot.Bot{
+		Client: a.DB.Client, Config: a.Resolver.Chatbot, Messaging: a.Messaging, Transfers: a.Resolver.Transfers,
+		Queue: a.Queue, Log: log, Postgres: a.DB.Postgres(),
+		HTTP: netguard.NewClient(netguard.Options{
+			AllowPrivate: cfg.OutboundAllowPrivate, Timeout: chatbot.RequestTimeout, MaxResponseBytes: 1 << 20,
+		}),
+	}
+	// Options.AI (tests' fakes) stands in for the vendors' clients.
+	if o.AI != nil {
+		a.AI = o.AI
+	}
+	a.Bot.SetAI(a.AI)
+	a.Bot.Register(a.Worker)
 	// Campaigns call the platform themselves (no in-process retries: the
 	// sender paces, slows down and retries per the platform's errors).
 	a.Campaigns = &campaigns.Service{
@@ -340,6 +360,7 @@ func (a *App) StartWorkers(ctx context.Context) error {
 	a.recover(ctx, "webhook deliveries", a.Webhooks.Recover)
 	a.recover(ctx, "campaigns", a.Campaigns.Recover)
 	a.recover(ctx, "transfer timers", a.Resolver.Transfers.Recover)
+	a.recover(ctx, "chatbot replies", a.Bot.Recover)
 	// The lanes drain stored platform webhooks, those left pending
 	// included. While the process runs, Redis may lose its tasks (a
 	// restart without persistence): every minute, overdue webhook
@@ -356,6 +377,8 @@ func (a *App) StartWorkers(ctx context.Context) error {
 			"overdue webhook deliveries": a.Webhooks.RequeueOverdue,
 			"campaigns":                  a.Campaigns.Recover,
 			"overdue transfer timers":    a.Resolver.Transfers.RequeueOverdue,
+			"chatbot replies":            a.Bot.Recover,
+			"chatbot session timeouts":   a.Bot.ExpireSessions,
 		}, sweeps{
 			"pending sends": a.Messaging.Recover, "media fetches": a.Media.Recover,
 			"webhook deliveries": a.Webhooks.Recover, "transfer timers": a.Resolver.Transfers.Recover,

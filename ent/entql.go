@@ -746,6 +746,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			message.FieldPlatformTimestamp: {Type: field.TypeTime, Column: message.FieldPlatformTimestamp},
 			message.FieldReplyToID:         {Type: field.TypeUUID, Column: message.FieldReplyToID},
 			message.FieldBotSource:         {Type: field.TypeEnum, Column: message.FieldBotSource},
+			message.FieldBotHandledAt:      {Type: field.TypeTime, Column: message.FieldBotHandledAt},
 		},
 	}
 	graph.Nodes[26] = &sqlgraph.Node{
@@ -5407,6 +5408,11 @@ func (f *MessageFilter) WhereReplyToID(p entql.ValueP) {
 // WhereBotSource applies the entql string predicate on the bot_source field.
 func (f *MessageFilter) WhereBotSource(p entql.StringP) {
 	f.Where(p.Field(message.FieldBotSource))
+}
+
+// WhereBotHandledAt applies the entql time.Time predicate on the bot_handled_at field.
+func (f *MessageFilter) WhereBotHandledAt(p entql.TimeP) {
+	f.Where(p.Field(message.FieldBotHandledAt))
 }
 
 // WhereHasOrganization applies a predicate to check if query has an edge organization.

@@ -59,6 +59,8 @@ type Message struct {
 	ReplyToID *uuid.UUID `json:"reply_to_id,omitempty"`
 	// Set on an outgoing message the chatbot sent, naming what produced it; null for people's messages. The chatbot stats count these rows (messages_handled: any value, ai_responses: ai).
 	BotSource *message.BotSource `json:"bot_source,omitempty"`
+	// When the chatbot handled this incoming message (replied, or decided not to); null while it waits. The bot's per-contact cursor: a message handled once is never handled again.
+	BotHandledAt *time.Time `json:"bot_handled_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the MessageQuery when eager-loading is set.
 	Edges        MessageEdges `json:"edges"`
@@ -111,7 +113,7 @@ func (*Message) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case message.FieldDirection, message.FieldMessageType, message.FieldStatus, message.FieldChatMessageID, message.FieldChatAccount, message.FieldMediaURL, message.FieldMediaMimeType, message.FieldMediaFilename, message.FieldErrorMessage, message.FieldBotSource:
 			values[i] = new(sql.NullString)
-		case message.FieldCreatedAt, message.FieldUpdatedAt, message.FieldPlatformTimestamp:
+		case message.FieldCreatedAt, message.FieldUpdatedAt, message.FieldPlatformTimestamp, message.FieldBotHandledAt:
 			values[i] = new(sql.NullTime)
 		case message.FieldID, message.FieldOrganizationID, message.FieldContactID:
 			values[i] = new(uuid.UUID)
@@ -259,6 +261,13 @@ func (_m *Message) assignValues(columns []string, values []any) error {
 				_m.BotSource = new(message.BotSource)
 				*_m.BotSource = message.BotSource(value.String)
 			}
+		case message.FieldBotHandledAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field bot_handled_at", values[i])
+			} else if value.Valid {
+				_m.BotHandledAt = new(time.Time)
+				*_m.BotHandledAt = value.Time
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -370,6 +379,11 @@ func (_m *Message) String() string {
 	if v := _m.BotSource; v != nil {
 		builder.WriteString("bot_source=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.BotHandledAt; v != nil {
+		builder.WriteString("bot_handled_at=")
+		builder.WriteString(v.Format(time.ANSIC))
 	}
 	builder.WriteByte(')')
 	return builder.String()

@@ -252,6 +252,20 @@ func (_c *MessageCreate) SetNillableBotSource(v *message.BotSource) *MessageCrea
 	return _c
 }
 
+// SetBotHandledAt sets the "bot_handled_at" field.
+func (_c *MessageCreate) SetBotHandledAt(v time.Time) *MessageCreate {
+	_c.mutation.SetBotHandledAt(v)
+	return _c
+}
+
+// SetNillableBotHandledAt sets the "bot_handled_at" field if the given value is not nil.
+func (_c *MessageCreate) SetNillableBotHandledAt(v *time.Time) *MessageCreate {
+	if v != nil {
+		_c.SetBotHandledAt(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *MessageCreate) SetID(v uuid.UUID) *MessageCreate {
 	_c.mutation.SetID(v)
@@ -544,6 +558,10 @@ func (_c *MessageCreate) createSpec() (*Message, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.BotSource(); ok {
 		_spec.SetField(message.FieldBotSource, field.TypeEnum, value)
 		_node.BotSource = &value
+	}
+	if value, ok := _c.mutation.BotHandledAt(); ok {
+		_spec.SetField(message.FieldBotHandledAt, field.TypeTime, value)
+		_node.BotHandledAt = &value
 	}
 	if nodes := _c.mutation.OrganizationIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -844,6 +862,24 @@ func (u *MessageUpsert) UpdateBotSource() *MessageUpsert {
 // ClearBotSource clears the value of the "bot_source" field.
 func (u *MessageUpsert) ClearBotSource() *MessageUpsert {
 	u.SetNull(message.FieldBotSource)
+	return u
+}
+
+// SetBotHandledAt sets the "bot_handled_at" field.
+func (u *MessageUpsert) SetBotHandledAt(v time.Time) *MessageUpsert {
+	u.Set(message.FieldBotHandledAt, v)
+	return u
+}
+
+// UpdateBotHandledAt sets the "bot_handled_at" field to the value that was provided on create.
+func (u *MessageUpsert) UpdateBotHandledAt() *MessageUpsert {
+	u.SetExcluded(message.FieldBotHandledAt)
+	return u
+}
+
+// ClearBotHandledAt clears the value of the "bot_handled_at" field.
+func (u *MessageUpsert) ClearBotHandledAt() *MessageUpsert {
+	u.SetNull(message.FieldBotHandledAt)
 	return u
 }
 
@@ -1156,6 +1192,27 @@ func (u *MessageUpsertOne) UpdateBotSource() *MessageUpsertOne {
 func (u *MessageUpsertOne) ClearBotSource() *MessageUpsertOne {
 	return u.Update(func(s *MessageUpsert) {
 		s.ClearBotSource()
+	})
+}
+
+// SetBotHandledAt sets the "bot_handled_at" field.
+func (u *MessageUpsertOne) SetBotHandledAt(v time.Time) *MessageUpsertOne {
+	return u.Update(func(s *MessageUpsert) {
+		s.SetBotHandledAt(v)
+	})
+}
+
+// UpdateBotHandledAt sets the "bot_handled_at" field to the value that was provided on create.
+func (u *MessageUpsertOne) UpdateBotHandledAt() *MessageUpsertOne {
+	return u.Update(func(s *MessageUpsert) {
+		s.UpdateBotHandledAt()
+	})
+}
+
+// ClearBotHandledAt clears the value of the "bot_handled_at" field.
+func (u *MessageUpsertOne) ClearBotHandledAt() *MessageUpsertOne {
+	return u.Update(func(s *MessageUpsert) {
+		s.ClearBotHandledAt()
 	})
 }
 
@@ -1635,6 +1692,27 @@ func (u *MessageUpsertBulk) UpdateBotSource() *MessageUpsertBulk {
 func (u *MessageUpsertBulk) ClearBotSource() *MessageUpsertBulk {
 	return u.Update(func(s *MessageUpsert) {
 		s.ClearBotSource()
+	})
+}
+
+// SetBotHandledAt sets the "bot_handled_at" field.
+func (u *MessageUpsertBulk) SetBotHandledAt(v time.Time) *MessageUpsertBulk {
+	return u.Update(func(s *MessageUpsert) {
+		s.SetBotHandledAt(v)
+	})
+}
+
+// UpdateBotHandledAt sets the "bot_handled_at" field to the value that was provided on create.
+func (u *MessageUpsertBulk) UpdateBotHandledAt() *MessageUpsertBulk {
+	return u.Update(func(s *MessageUpsert) {
+		s.UpdateBotHandledAt()
+	})
+}
+
+// ClearBotHandledAt clears the value of the "bot_handled_at" field.
+func (u *MessageUpsertBulk) ClearBotHandledAt() *MessageUpsertBulk {
+	return u.Update(func(s *MessageUpsert) {
+		s.ClearBotHandledAt()
 	})
 }
 

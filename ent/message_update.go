@@ -252,6 +252,26 @@ func (_u *MessageUpdate) ClearBotSource() *MessageUpdate {
 	return _u
 }
 
+// SetBotHandledAt sets the "bot_handled_at" field.
+func (_u *MessageUpdate) SetBotHandledAt(v time.Time) *MessageUpdate {
+	_u.mutation.SetBotHandledAt(v)
+	return _u
+}
+
+// SetNillableBotHandledAt sets the "bot_handled_at" field if the given value is not nil.
+func (_u *MessageUpdate) SetNillableBotHandledAt(v *time.Time) *MessageUpdate {
+	if v != nil {
+		_u.SetBotHandledAt(*v)
+	}
+	return _u
+}
+
+// ClearBotHandledAt clears the value of the "bot_handled_at" field.
+func (_u *MessageUpdate) ClearBotHandledAt() *MessageUpdate {
+	_u.mutation.ClearBotHandledAt()
+	return _u
+}
+
 // Mutation returns the MessageMutation object of the builder.
 func (_u *MessageUpdate) Mutation() *MessageMutation {
 	return _u.mutation
@@ -400,6 +420,12 @@ func (_u *MessageUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.BotSourceCleared() {
 		_spec.ClearField(message.FieldBotSource, field.TypeEnum)
+	}
+	if value, ok := _u.mutation.BotHandledAt(); ok {
+		_spec.SetField(message.FieldBotHandledAt, field.TypeTime, value)
+	}
+	if _u.mutation.BotHandledAtCleared() {
+		_spec.ClearField(message.FieldBotHandledAt, field.TypeTime)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
@@ -645,6 +671,26 @@ func (_u *MessageUpdateOne) ClearBotSource() *MessageUpdateOne {
 	return _u
 }
 
+// SetBotHandledAt sets the "bot_handled_at" field.
+func (_u *MessageUpdateOne) SetBotHandledAt(v time.Time) *MessageUpdateOne {
+	_u.mutation.SetBotHandledAt(v)
+	return _u
+}
+
+// SetNillableBotHandledAt sets the "bot_handled_at" field if the given value is not nil.
+func (_u *MessageUpdateOne) SetNillableBotHandledAt(v *time.Time) *MessageUpdateOne {
+	if v != nil {
+		_u.SetBotHandledAt(*v)
+	}
+	return _u
+}
+
+// ClearBotHandledAt clears the value of the "bot_handled_at" field.
+func (_u *MessageUpdateOne) ClearBotHandledAt() *MessageUpdateOne {
+	_u.mutation.ClearBotHandledAt()
+	return _u
+}
+
 // Mutation returns the MessageMutation object of the builder.
 func (_u *MessageUpdateOne) Mutation() *MessageMutation {
 	return _u.mutation
@@ -823,6 +869,12 @@ func (_u *MessageUpdateOne) sqlSave(ctx context.Context) (_node *Message, err er
 	}
 	if _u.mutation.BotSourceCleared() {
 		_spec.ClearField(message.FieldBotSource, field.TypeEnum)
+	}
+	if value, ok := _u.mutation.BotHandledAt(); ok {
+		_spec.SetField(message.FieldBotHandledAt, field.TypeTime, value)
+	}
+	if _u.mutation.BotHandledAtCleared() {
+		_spec.ClearField(message.FieldBotHandledAt, field.TypeTime)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &Message{config: _u.config}

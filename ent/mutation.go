@@ -29840,6 +29840,7 @@ type MessageMutation struct {
 	platform_timestamp  *time.Time
 	reply_to_id         *uuid.UUID
 	bot_source          *message.BotSource
+	bot_handled_at      *time.Time
 	clearedFields       map[string]struct{}
 	organization        *uuid.UUID
 	clearedorganization bool
@@ -30716,6 +30717,55 @@ func (m *MessageMutation) ResetBotSource() {
 	delete(m.clearedFields, message.FieldBotSource)
 }
 
+// SetBotHandledAt sets the "bot_handled_at" field.
+func (m *MessageMutation) SetBotHandledAt(t time.Time) {
+	m.bot_handled_at = &t
+}
+
+// BotHandledAt returns the value of the "bot_handled_at" field in the mutation.
+func (m *MessageMutation) BotHandledAt() (r time.Time, exists bool) {
+	v := m.bot_handled_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBotHandledAt returns the old "bot_handled_at" field's value of the Message entity.
+// If the Message object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MessageMutation) OldBotHandledAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBotHandledAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBotHandledAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBotHandledAt: %w", err)
+	}
+	return oldValue.BotHandledAt, nil
+}
+
+// ClearBotHandledAt clears the value of the "bot_handled_at" field.
+func (m *MessageMutation) ClearBotHandledAt() {
+	m.bot_handled_at = nil
+	m.clearedFields[message.FieldBotHandledAt] = struct{}{}
+}
+
+// BotHandledAtCleared returns if the "bot_handled_at" field was cleared in this mutation.
+func (m *MessageMutation) BotHandledAtCleared() bool {
+	_, ok := m.clearedFields[message.FieldBotHandledAt]
+	return ok
+}
+
+// ResetBotHandledAt resets all changes to the "bot_handled_at" field.
+func (m *MessageMutation) ResetBotHandledAt() {
+	m.bot_handled_at = nil
+	delete(m.clearedFields, message.FieldBotHandledAt)
+}
+
 // ClearOrganization clears the "organization" edge to the Organization entity.
 func (m *MessageMutation) ClearOrganization() {
 	m.clearedorganization = true
@@ -30804,7 +30854,7 @@ func (m *MessageMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *MessageMutation) Fields() []string {
-	fields := make([]string, 0, 19)
+	fields := make([]string, 0, 20)
 	if m.organization != nil {
 		fields = append(fields, message.FieldOrganizationID)
 	}
@@ -30862,6 +30912,9 @@ func (m *MessageMutation) Fields() []string {
 	if m.bot_source != nil {
 		fields = append(fields, message.FieldBotSource)
 	}
+	if m.bot_handled_at != nil {
+		fields = append(fields, message.FieldBotHandledAt)
+	}
 	return fields
 }
 
@@ -30908,6 +30961,8 @@ func (m *MessageMutation) Field(name string) (ent.Value, bool) {
 		return m.ReplyToID()
 	case message.FieldBotSource:
 		return m.BotSource()
+	case message.FieldBotHandledAt:
+		return m.BotHandledAt()
 	}
 	return nil, false
 }
@@ -30955,6 +31010,8 @@ func (m *MessageMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldReplyToID(ctx)
 	case message.FieldBotSource:
 		return m.OldBotSource(ctx)
+	case message.FieldBotHandledAt:
+		return m.OldBotHandledAt(ctx)
 	}
 	return nil, fmt.Errorf("unknown Message field %s", name)
 }
@@ -31097,6 +31154,13 @@ func (m *MessageMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetBotSource(v)
 		return nil
+	case message.FieldBotHandledAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBotHandledAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Message field %s", name)
 }
@@ -31145,6 +31209,9 @@ func (m *MessageMutation) ClearedFields() []string {
 	if m.FieldCleared(message.FieldBotSource) {
 		fields = append(fields, message.FieldBotSource)
 	}
+	if m.FieldCleared(message.FieldBotHandledAt) {
+		fields = append(fields, message.FieldBotHandledAt)
+	}
 	return fields
 }
 
@@ -31176,6 +31243,9 @@ func (m *MessageMutation) ClearField(name string) error {
 		return nil
 	case message.FieldBotSource:
 		m.ClearBotSource()
+		return nil
+	case message.FieldBotHandledAt:
+		m.ClearBotHandledAt()
 		return nil
 	}
 	return fmt.Errorf("unknown Message nullable field %s", name)
@@ -31241,6 +31311,9 @@ func (m *MessageMutation) ResetField(name string) error {
 		return nil
 	case message.FieldBotSource:
 		m.ResetBotSource()
+		return nil
+	case message.FieldBotHandledAt:
+		m.ResetBotHandledAt()
 		return nil
 	}
 	return fmt.Errorf("unknown Message field %s", name)

@@ -148,6 +148,9 @@ func (s *Service) storeMessages(ctx context.Context, db *ent.Client, in Inbox, a
 	if err != nil {
 		return nil, err
 	}
+	if err := s.runReceivedHooks(ctx, in.OrgID, msgs, ids, func(m Received) uuid.UUID { return contacts[m.From].ID }); err != nil {
+		return nil, err
+	}
 	evs := make([]events.Event, 0, len(msgs)+len(contacts))
 	for i, m := range msgs {
 		evs = append(evs, events.Event{Type: events.MessageReceived, OrgID: in.OrgID, Payload: MessageEvent{

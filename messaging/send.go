@@ -50,6 +50,10 @@ type Outgoing struct {
 	Body        string
 	Interactive *Interactive
 	Account     string
+	// BotSource marks a chatbot's reply (messages.bot_source: keyword,
+	// flow, ai, greeting, fallback, out_of_hours, system); empty for a
+	// person's message.
+	BotSource string
 }
 
 // Interactive is an interactive message: Type button with up to 3 reply
@@ -73,14 +77,22 @@ type Button struct {
 // queues it. Errors: invalid (type, content, a closed service window, no
 // account), not_found (contact).
 func (s *Service) Send(ctx context.Context, contactID uuid.UUID, o Outgoing) (*ent.Message, error) {
+	var source *message.BotSource
+	if o.BotSource != "" {
+		bs := message.BotSource(o.BotSource)
+		if err := message.BotSourceValidator(bs); err != nil {
+			return nil, apperr.Invalidf("bot_source %q is not a chatbot source", o.BotSource)
+		}
+		source = &bs
+	}
 	switch o.Type {
 	case TypeText:
-		return s.SendText(ctx, contactID, o.Account, o.Body)
+		return s.sendText(ctx, contactID, o.Account, o.Body, source)
 	case TypeInteractive:
 		if o.Interactive == nil {
 			return nil, apperr.Invalidf("interactive is required for an interactive message")
 		}
-		return s.SendInteractive(ctx, contactID, o.Account, *o.Interactive)
+		return s.sendInteractive(ctx, contactID, o.Account, *o.Interactive, source)
 	case "":
 		return nil, apperr.Invalidf("type is required (text or interactive)")
 	}
@@ -91,12 +103,16 @@ func (s *Service) Send(ctx context.Context, contactID uuid.UUID, o Outgoing) (*e
 // too long body, a closed service window, no account), not_found
 // (contact).
 func (s *Service) SendText(ctx context.Context, contactID uuid.UUID, accountName, body string) (*ent.Message, error) {
+	return s.sendText(ctx, contactID, accountName, body, nil)
+}
+
+func (s *Service) sendText(ctx context.Context, contactID uuid.UUID, accountName, body string, source *message.BotSource) (*ent.Message, error) {
 	body, err := requiredText("content.body", body, maxTextBody)
 	if err != nil {
 		return nil, err
 	}
 	return s.sendFreeForm(ctx, contactID, accountName, draft{
-		kind: TypeText, content: map[string]any{"body": body}, preview: body,
+		kind: TypeText, content: map[string]any{"body": body}, preview: body, botSource: source,
 	})
 }
 
@@ -104,12 +120,17 @@ func (s *Service) SendText(ctx context.Context, contactID uuid.UUID, accountName
 // invalid (the interactive object breaks the platform's rules, a closed
 // service window, no account), not_found (contact).
 func (s *Service) SendInteractive(ctx context.Context, contactID uuid.UUID, accountName string, in Interactive) (*ent.Message, error) {
+	return s.sendInteractive(ctx, contactID, accountName, in, nil)
+}
+
+func (s *Service) sendInteractive(ctx context.Context, contactID uuid.UUID, accountName string, in Interactive, source *message.BotSource) (*ent.Message, error) {
 	in, err := validInteractive(in)
 	if err != nil {
 		return nil, err
 	}
 	return s.sendFreeForm(ctx, contactID, accountName, draft{
 		kind: TypeInteractive, content: map[string]any{"body": in.Body}, interactive: toMap(in), preview: in.Body,
+		botSource: source,
 	})
 }
 
@@ -207,6 +228,8 @@ type draft struct {
 	// has passed, so that a refused send leaves no file behind.
 	saveMedia func(ctx context.Context) (*storedMedia, error)
 	preview   string
+	// botSource marks a chatbot's reply.
+	botSource *message.BotSource
 }
 
 // storedMedia is a file of the media store attached to a message.
@@ -297,6 +320,7 @@ func (s *Service) store(ctx context.Context, db *ent.Client, d draft) (*ent.Mess
 	if d.interactive != nil {
 		create.SetInteractiveData(d.interactive)
 	}
+	create.SetNillableBotSource(d.botSource)
 	if d.media != nil {
 		create.SetMediaURL(d.media.url).SetMediaMimeType(d.media.mimeType).SetMediaFilename(d.media.filename)
 	}

@@ -65,6 +65,8 @@ type Service struct {
 	statusHooks []StatusHook
 	// outgoingHooks follow stored outgoing messages (OnOutgoing).
 	outgoingHooks []OutgoingHook
+	// receivedHooks follow stored received messages (OnReceived).
+	receivedHooks []ReceivedHook
 }
 
 func (s *Service) now() time.Time {

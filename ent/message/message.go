@@ -57,6 +57,8 @@ const (
 	FieldReplyToID = "reply_to_id"
 	// FieldBotSource holds the string denoting the bot_source field in the database.
 	FieldBotSource = "bot_source"
+	// FieldBotHandledAt holds the string denoting the bot_handled_at field in the database.
+	FieldBotHandledAt = "bot_handled_at"
 	// EdgeOrganization holds the string denoting the organization edge name in mutations.
 	EdgeOrganization = "organization"
 	// EdgeContact holds the string denoting the contact edge name in mutations.
@@ -101,6 +103,7 @@ var Columns = []string{
 	FieldPlatformTimestamp,
 	FieldReplyToID,
 	FieldBotSource,
+	FieldBotHandledAt,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -318,6 +321,11 @@ func ByReplyToID(opts ...sql.OrderTermOption) OrderOption {
 // ByBotSource orders the results by the bot_source field.
 func ByBotSource(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldBotSource, opts...).ToFunc()
+}
+
+// ByBotHandledAt orders the results by the bot_handled_at field.
+func ByBotHandledAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldBotHandledAt, opts...).ToFunc()
 }
 
 // ByOrganizationField orders the results by organization field.

@@ -126,6 +126,11 @@ func ReplyToID(v uuid.UUID) predicate.Message {
 	return predicate.Message(sql.FieldEQ(FieldReplyToID, v))
 }
 
+// BotHandledAt applies equality check predicate on the "bot_handled_at" field. It's identical to BotHandledAtEQ.
+func BotHandledAt(v time.Time) predicate.Message {
+	return predicate.Message(sql.FieldEQ(FieldBotHandledAt, v))
+}
+
 // OrganizationIDEQ applies the EQ predicate on the "organization_id" field.
 func OrganizationIDEQ(v uuid.UUID) predicate.Message {
 	return predicate.Message(sql.FieldEQ(FieldOrganizationID, v))
@@ -939,6 +944,56 @@ func BotSourceIsNil() predicate.Message {
 // BotSourceNotNil applies the NotNil predicate on the "bot_source" field.
 func BotSourceNotNil() predicate.Message {
 	return predicate.Message(sql.FieldNotNull(FieldBotSource))
+}
+
+// BotHandledAtEQ applies the EQ predicate on the "bot_handled_at" field.
+func BotHandledAtEQ(v time.Time) predicate.Message {
+	return predicate.Message(sql.FieldEQ(FieldBotHandledAt, v))
+}
+
+// BotHandledAtNEQ applies the NEQ predicate on the "bot_handled_at" field.
+func BotHandledAtNEQ(v time.Time) predicate.Message {
+	return predicate.Message(sql.FieldNEQ(FieldBotHandledAt, v))
+}
+
+// BotHandledAtIn applies the In predicate on the "bot_handled_at" field.
+func BotHandledAtIn(vs ...time.Time) predicate.Message {
+	return predicate.Message(sql.FieldIn(FieldBotHandledAt, vs...))
+}
+
+// BotHandledAtNotIn applies the NotIn predicate on the "bot_handled_at" field.
+func BotHandledAtNotIn(vs ...time.Time) predicate.Message {
+	return predicate.Message(sql.FieldNotIn(FieldBotHandledAt, vs...))
+}
+
+// BotHandledAtGT applies the GT predicate on the "bot_handled_at" field.
+func BotHandledAtGT(v time.Time) predicate.Message {
+	return predicate.Message(sql.FieldGT(FieldBotHandledAt, v))
+}
+
+// BotHandledAtGTE applies the GTE predicate on the "bot_handled_at" field.
+func BotHandledAtGTE(v time.Time) predicate.Message {
+	return predicate.Message(sql.FieldGTE(FieldBotHandledAt, v))
+}
+
+// BotHandledAtLT applies the LT predicate on the "bot_handled_at" field.
+func BotHandledAtLT(v time.Time) predicate.Message {
+	return predicate.Message(sql.FieldLT(FieldBotHandledAt, v))
+}
+
+// BotHandledAtLTE applies the LTE predicate on the "bot_handled_at" field.
+func BotHandledAtLTE(v time.Time) predicate.Message {
+	return predicate.Message(sql.FieldLTE(FieldBotHandledAt, v))
+}
+
+// BotHandledAtIsNil applies the IsNil predicate on the "bot_handled_at" field.
+func BotHandledAtIsNil() predicate.Message {
+	return predicate.Message(sql.FieldIsNull(FieldBotHandledAt))
+}
+
+// BotHandledAtNotNil applies the NotNil predicate on the "bot_handled_at" field.
+func BotHandledAtNotNil() predicate.Message {
+	return predicate.Message(sql.FieldNotNull(FieldBotHandledAt))
 }
 
 // HasOrganization applies the HasEdge predicate on the "organization" edge.

@@ -3,6 +3,7 @@
 package migrate
 
 import (
+	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/dialect/sql/schema"
 	"entgo.io/ent/schema/field"
 )
@@ -1189,6 +1190,7 @@ var (
 		{Name: "platform_timestamp", Type: field.TypeTime, Nullable: true},
 		{Name: "reply_to_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "bot_source", Type: field.TypeEnum, Nullable: true, Enums: []string{"keyword", "flow", "ai", "greeting", "fallback", "out_of_hours", "system"}},
+		{Name: "bot_handled_at", Type: field.TypeTime, Nullable: true},
 		{Name: "contact_id", Type: field.TypeUUID},
 		{Name: "organization_id", Type: field.TypeUUID},
 	}
@@ -1200,13 +1202,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "messages_contacts_messages",
-				Columns:    []*schema.Column{MessagesColumns[18]},
+				Columns:    []*schema.Column{MessagesColumns[19]},
 				RefColumns: []*schema.Column{ContactsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "messages_organizations_organization",
-				Columns:    []*schema.Column{MessagesColumns[19]},
+				Columns:    []*schema.Column{MessagesColumns[20]},
 				RefColumns: []*schema.Column{OrganizationsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -1215,17 +1217,25 @@ var (
 			{
 				Name:    "message_contact_id_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{MessagesColumns[18], MessagesColumns[1], MessagesColumns[0]},
+				Columns: []*schema.Column{MessagesColumns[19], MessagesColumns[1], MessagesColumns[0]},
 			},
 			{
 				Name:    "message_organization_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{MessagesColumns[19], MessagesColumns[1]},
+				Columns: []*schema.Column{MessagesColumns[20], MessagesColumns[1]},
 			},
 			{
 				Name:    "message_organization_id_bot_source",
 				Unique:  false,
-				Columns: []*schema.Column{MessagesColumns[19], MessagesColumns[17]},
+				Columns: []*schema.Column{MessagesColumns[20], MessagesColumns[17]},
+			},
+			{
+				Name:    "message_bot_pending",
+				Unique:  false,
+				Columns: []*schema.Column{MessagesColumns[19], MessagesColumns[1]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "direction = 'incoming' AND bot_handled_at IS NULL",
+				},
 			},
 		},
 	}

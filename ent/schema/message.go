@@ -3,6 +3,7 @@ package schema
 import (
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
@@ -49,6 +50,9 @@ func (Message) Fields() []ent.Field {
 			Values("keyword", "flow", "ai", "greeting", "fallback", "out_of_hours", "system").
 			Optional().Nillable().
 			Comment("Set on an outgoing message the chatbot sent, naming what produced it; null for people's messages. The chatbot stats count these rows (messages_handled: any value, ai_responses: ai)."),
+		field.Time("bot_handled_at").Optional().Nillable().
+			Annotations(entgql.Skip()).
+			Comment("When the chatbot handled this incoming message (replied, or decided not to); null while it waits. The bot's per-contact cursor: a message handled once is never handled again."),
 	}
 }
 
@@ -70,5 +74,10 @@ func (Message) Indexes() []ent.Index {
 		index.Fields("contact_id", "created_at", "id"),
 		index.Fields("organization_id", "created_at"),
 		index.Fields("organization_id", "bot_source"),
+		// The incoming messages the chatbot has still to handle: a small
+		// index, as every message leaves it within moments.
+		index.Fields("contact_id", "created_at").
+			Annotations(entsql.IndexWhere("direction = 'incoming' AND bot_handled_at IS NULL")).
+			StorageKey("message_bot_pending"),
 	}
 }

@@ -1,0 +1,122 @@
+package chatbot
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+
+	"switchboard/apperr"
+	"switchboard/database"
+	"switchboard/ent"
+	"switchboard/ent/message"
+	"switchboard/transfers"
+)
+
+// RequestTimeout bounds an api_call's, webhook's or AI context's request.
+const RequestTimeout = 10 * time.Second
+
+// maxAnswerBytes caps what is read of an api_call's answer.
+const maxAnswerBytes = 1 << 20
+
+// ErrFormFlowsUnavailable is a chat_flow node met before the form flows
+// capability (sending a platform form flow message) exists: the session is
+// cancelled and the error logged.
+var ErrFormFlowsUnavailable = &flowError{"chat_flow nodes cannot send platform form flows yet (form flows are not built)"}
+
+// flowEnv is the FlowEnv of a session handled in a transaction.
+type flowEnv struct {
+	t       *turn
+	session *ent.ChatbotSession
+}
+
+func (e *flowEnv) Send(ctx context.Context, r Reply) error {
+	return e.t.send(ctx, message.BotSourceFlow, r)
+}
+
+func (e *flowEnv) Call(ctx context.Context, req HTTPRequest) (HTTPResult, error) {
+	return e.t.b.do(ctx, req)
+}
+
+// Fire makes the request after the commit, in the background: a webhook
+// node's result is ignored, and a rolled-back step fires nothing.
+func (e *flowEnv) Fire(ctx context.Context, req HTTPRequest) {
+	b := e.t.b
+	bg := context.WithoutCancel(ctx)
+	database.AfterCommit(ctx, func() {
+		go func() {
+			if _, err := b.do(bg, req); err != nil {
+				b.log().Warn("chatbot webhook node request failed", "url", req.URL, "err", err)
+			}
+		}()
+	})
+}
+
+func (e *flowEnv) Transfer(ctx context.Context, teamID *uuid.UUID, notes string) error {
+	m := e.t.msg
+	_, err := e.t.b.Transfers.Create(ctx, transfers.CreateInput{
+		ContactID: m.ContactID, ChatAccount: m.ChatAccount, TeamID: teamID, Notes: notes, Source: "flow",
+	})
+	if apperr.CodeOf(err) == apperr.Conflict {
+		return nil // already with a human
+	}
+	return err
+}
+
+func (e *flowEnv) SendForm(context.Context, NodeConfig, map[string]any) error {
+	return ErrFormFlowsUnavailable
+}
+
+func (e *flowEnv) InHours(schedule []ScheduleDay) bool {
+	return InBusinessHours(schedule, e.t.location(), e.t.b.now())
+}
+
+func (e *flowEnv) Flow(ctx context.Context, id uuid.UUID) (*Graph, error) {
+	return e.t.b.graph(ctx, id)
+}
+
+// location is the organization's time zone (UTC when it cannot be read).
+func (t *turn) location() *time.Location {
+	if t.loc == nil {
+		t.loc = time.UTC
+		if l, err := t.b.Config.OrganizationLocation(t.ctx); err == nil {
+			t.loc = l
+		}
+	}
+	return t.loc
+}
+
+// do makes a request on the guarded client, with a timeout, reading at
+// most maxAnswerBytes of the answer.
+func (b *Bot) do(ctx context.Context, req HTTPRequest) (HTTPResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, RequestTimeout)
+	defer cancel()
+	var body io.Reader
+	if len(req.Body) > 0 {
+		body = bytes.NewReader(req.Body)
+	}
+	r, err := http.NewRequestWithContext(ctx, req.Method, req.URL, body)
+	if err != nil {
+		return HTTPResult{}, err
+	}
+	for k, v := range req.Headers {
+		r.Header.Set(k, v)
+	}
+	if len(req.Body) > 0 && r.Header.Get("Content-Type") == "" {
+		r.Header.Set("Content-Type", "application/json")
+	}
+	if b.HTTP == nil {
+		return HTTPResult{}, errors.New("chatbot: no outbound HTTP client is configured")
+	}
+	res, err := b.HTTP.Do(r)
+	if err != nil {
+		return HTTPResult{}, err
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(res.Body, maxAnswerBytes))
+	return HTTPResult{Status: res.StatusCode, Body: data}, err
+}
