@@ -56,8 +56,8 @@ type Options struct {
 	// AutoMigrate creates the schema from the ent schema instead of the
 	// versioned migrations (throwaway test databases).
 	AutoMigrate bool
-	// AI writes the chatbot's AI replies (the vendors' clients of
-	// chatbot/ai); nil: AI replies fall back to the fallback message.
+	// AI stands in for the AI vendors' clients (tests' fakes); nil uses
+	// the clients of chatbot/ai on the AI_*_BASE_URL options.
 	AI ai.Replier
 }
 
