@@ -1234,7 +1234,7 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{MessagesColumns[19], MessagesColumns[1]},
 				Annotation: &entsql.IndexAnnotation{
-					Where: "direction = 'incoming' AND bot_handled_at IS NULL",
+					Where: "(((direction)::text = 'incoming'::text) AND (bot_handled_at IS NULL))",
 				},
 			},
 		},

@@ -75,9 +75,11 @@ func (Message) Indexes() []ent.Index {
 		index.Fields("organization_id", "created_at"),
 		index.Fields("organization_id", "bot_source"),
 		// The incoming messages the chatbot has still to handle: a small
-		// index, as every message leaves it within moments.
+		// index, as every message leaves it within moments. The predicate
+		// is written as PostgreSQL prints it back (pg_get_expr), so that
+		// Atlas's diff sees the migrated index as the schema's.
 		index.Fields("contact_id", "created_at").
-			Annotations(entsql.IndexWhere("direction = 'incoming' AND bot_handled_at IS NULL")).
+			Annotations(entsql.IndexWhere("(((direction)::text = 'incoming'::text) AND (bot_handled_at IS NULL))")).
 			StorageKey("message_bot_pending"),
 	}
 }
