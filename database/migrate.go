@@ -6,6 +6,11 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"regexp"
+
+	atlas "ariga.io/atlas/sql/schema"
+	"ariga.io/atlas/sql/sqlite"
+	"entgo.io/ent/dialect/sql/schema"
 
 	"github.com/golang-migrate/migrate/v4"
 	"github.com/golang-migrate/migrate/v4/database/postgres"
@@ -22,7 +27,7 @@ var _ embed.FS // the migrations package embeds its files
 // runs ent's auto-migration.
 func (d *DB) Migrate(ctx context.Context) error {
 	if !d.Postgres() {
-		if err := d.Client.Schema.Create(ctx); err != nil {
+		if err := d.AutoMigrate(ctx); err != nil {
 			return fmt.Errorf("database: auto-migrate: %w", err)
 		}
 		return nil
@@ -69,5 +74,30 @@ func (d *DB) migrateTo(_ context.Context, version uint) error {
 // AutoMigrate creates the schema directly from the ent schema, without the
 // versioned files. Throwaway test databases use it.
 func (d *DB) AutoMigrate(ctx context.Context) error {
-	return d.Client.Schema.Create(ctx)
+	if d.Postgres() {
+		return d.Client.Schema.Create(ctx)
+	}
+	return d.Client.Schema.Create(ctx, schema.WithDiffHook(sqlitePredicates))
 }
+
+// sqlitePredicates rewrites the partial indexes' predicates for SQLite.
+// The ent schema writes them as PostgreSQL prints them back (so the
+// versioned migrations diff clean), casts included; SQLite has no "::"
+// casts, and its comparisons need none.
+func sqlitePredicates(next schema.Differ) schema.Differ {
+	return schema.DiffFunc(func(current, desired *atlas.Schema) ([]atlas.Change, error) {
+		for _, t := range desired.Tables {
+			for _, idx := range t.Indexes {
+				for _, a := range idx.Attrs {
+					if p, ok := a.(*sqlite.IndexPredicate); ok {
+						p.P = pgCast.ReplaceAllString(p.P, "")
+					}
+				}
+			}
+		}
+		return next.Diff(current, desired)
+	})
+}
+
+// pgCast matches a PostgreSQL cast such as ::text or ::character varying.
+var pgCast = regexp.MustCompile(`::[a-z]+( [a-z]+)*`)

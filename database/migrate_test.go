@@ -201,3 +201,28 @@ func TestBusinessAccountHoldMigration(t *testing.T) {
 		t.Error("a second organization could hold waba-1")
 	}
 }
+
+// TestSQLiteMigrate runs the embedded engine's auto-migration twice on one
+// file: the partial indexes, written as PostgreSQL prints them, are
+// created on SQLite and the second run changes nothing.
+func TestSQLiteMigrate(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	for run := 1; run <= 2; run++ {
+		db, err := database.Open(ctx, database.Options{DataDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Migrate(ctx); err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		var sql string
+		if err := db.SQL.QueryRowContext(ctx, `SELECT sql FROM sqlite_master WHERE name = 'message_bot_pending'`).Scan(&sql); err != nil {
+			t.Fatalf("run %d: the bot's partial index: %v", run, err)
+		}
+		if !strings.Contains(sql, "WHERE") || strings.Contains(sql, "::") {
+			t.Fatalf("run %d: index %q", run, sql)
+		}
+		db.Close()
+	}
+}
