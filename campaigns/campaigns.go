@@ -71,6 +71,10 @@ type Service struct {
 	// rate, 131056 (default 10 s).
 	PairRetry time.Duration
 
+	// Tiers reads an account's messaging limit tier from the platform and
+	// stores it (accounts.Service); each run paces at the tier read when
+	// it starts. Nil: the stored tier.
+	Tiers TierSource
 	// RunLeases holds each campaign's run lease (runs.go); nil lets every
 	// run go ahead (tests of the sender alone).
 	RunLeases *ratelimit.Leases
@@ -79,6 +83,12 @@ type Service struct {
 	runs  localRuns
 	// tuneMu guards Limiter, PairRetry and SendingTimeout against Tune.
 	tuneMu sync.RWMutex
+}
+
+// TierSource refreshes an account's messaging limit tier from the
+// platform (accounts.Service.Test).
+type TierSource interface {
+	Test(ctx context.Context, id uuid.UUID) (*provider.PhoneNumber, error)
 }
 
 // Tune replaces the limiter (when l is not nil) and the pair-rate and

@@ -218,9 +218,30 @@ func (s *Service) newSender(ctx context.Context, c *ent.Campaign) (*sender, erro
 		return nil, apperr.Invalidf("the access token of account %q cannot be decrypted", a.Name)
 	}
 	return &sender{
-		s: s, c: c, t: t, rate: pacing.TierRate(a.MessagingLimitTier),
+		s: s, c: c, t: t, rate: pacing.TierRate(s.currentTier(ctx, a)),
 		acc: provider.Account{PhoneID: a.PhoneID, BusinessID: a.BusinessID, AccessToken: string(token), APIVersion: a.APIVersion},
 	}, nil
+}
+
+// tierTimeout bounds the platform call that refreshes a run's tier.
+const tierTimeout = 10 * time.Second
+
+// currentTier is the account's messaging limit tier as the platform
+// reports it when the run starts (stored on the account by Tiers), or
+// the stored one when the platform cannot say.
+func (s *Service) currentTier(ctx context.Context, a *ent.Account) string {
+	if s.Tiers == nil {
+		return a.MessagingLimitTier
+	}
+	cctx, cancel := context.WithTimeout(ctx, tierTimeout)
+	defer cancel()
+	p, err := s.Tiers.Test(cctx, a.ID)
+	if err != nil {
+		s.log().Warn("refreshing the account's tier from the platform; pacing at the stored one",
+			"account", a.Name, "tier", a.MessagingLimitTier, "err", err)
+		return a.MessagingLimitTier
+	}
+	return p.MessagingLimitTier
 }
 
 // watch cancels the run when the campaign leaves sending (or is gone),

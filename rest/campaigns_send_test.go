@@ -279,6 +279,9 @@ func TestCampaignPauseResumeCancel(t *testing.T) {
 	gate := newGate()
 	e.App.Campaigns.Tune(gate, 0, 0)
 	id := e.readyCampaign(t, "Paced", 4000, 5)
+	// The account stores no tier; the platform reports TIER_1K when the
+	// run starts.
+	e.fake.SetPhoneNumber(map[string]any{"messaging_limit_tier": "TIER_1K", "whatsapp_business_manager_messaging_limit": "TIER_1K"})
 	e.Admin.Do(http.MethodPost, "/api/campaigns/"+id+"/start", nil).ExpectStatus(t, http.StatusOK)
 	gate.give(2)
 	eventually(t, "two sent", func() bool { return e.campaign(t, id).SentCount == 2 })
@@ -319,7 +322,10 @@ func TestCampaignPauseResumeCancel(t *testing.T) {
 	rate := gate.rates[0]
 	gate.mu.Unlock()
 	if rate != 10 {
-		t.Errorf("an account without a tier paced at %v/s, want 10", rate)
+		t.Errorf("an account the platform reports at TIER_1K paced at %v/s, want 10", rate)
+	}
+	if a, err := e.Client().Account.Query().Only(e.ctx); err != nil || a.MessagingLimitTier != "TIER_1K" {
+		t.Errorf("the account's stored tier after the run: %+v %v", a, err)
 	}
 }
 
