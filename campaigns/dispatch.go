@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"net/http"
+	"switchboard/internal/sleep"
 	"sync"
 	"time"
 
@@ -119,7 +120,7 @@ func (p *pipeline) dispatch(runCtx, octx context.Context, claimed []*ent.Campaig
 	for i, r := range claimed {
 		at, err := p.slot(runCtx, len(claimed)-i)
 		if err == nil {
-			err = sleepUntil(runCtx, at)
+			err = sleep.Until(runCtx, at)
 		}
 		if err == nil && snd.fatal.Load() != nil {
 			err = context.Canceled
@@ -129,7 +130,7 @@ func (p *pipeline) dispatch(runCtx, octx context.Context, claimed []*ent.Campaig
 				// The limiter cannot answer (its store is down): wait
 				// rather than spin, and send nothing unpaced.
 				snd.s.log().Warn("campaign pacing unavailable", "phone_id", snd.acc.PhoneID, "err", err)
-				defer func() { _ = sleepCtx(runCtx, time.Second) }()
+				defer func() { _ = sleep.For(runCtx, time.Second) }()
 			}
 			p.putBack(octx, claimed[i:])
 			return
@@ -181,14 +182,6 @@ func (p *pipeline) slot(ctx context.Context, want int) (time.Time, error) {
 		return time.Time{}, err
 	}
 	return time.Now(), nil
-}
-
-// sleepUntil sleeps until at, or until ctx ends.
-func sleepUntil(ctx context.Context, at time.Time) error {
-	if d := time.Until(at); d > 0 {
-		return sleepCtx(ctx, d)
-	}
-	return ctx.Err()
 }
 
 // acceptedSend is a send the platform accepted, waiting to be stored.

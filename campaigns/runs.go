@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"switchboard/internal/sleep"
 	"sync"
 	"time"
 
@@ -52,7 +53,7 @@ func (s *Service) acquireRun(ctx context.Context, id uuid.UUID) (*ratelimit.Leas
 		if time.Now().After(deadline) {
 			return nil, false, nil
 		}
-		if err := sleepCtx(ctx, 200*time.Millisecond); err != nil {
+		if err := sleep.For(ctx, 200*time.Millisecond); err != nil {
 			return nil, false, err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"switchboard/internal/sleep"
 	"sync/atomic"
 	"time"
 
@@ -192,7 +193,7 @@ func (s *Service) Run(ctx context.Context, org, id uuid.UUID) error {
 			if done {
 				return s.complete(octx, id)
 			}
-			_ = sleepCtx(runCtx, wait)
+			_ = sleep.For(runCtx, wait)
 			continue
 		}
 		p.dispatch(runCtx, octx, claimed)
@@ -506,17 +507,5 @@ func (s *Service) progress(ctx context.Context, org, id uuid.UUID) {
 	}
 	if err := s.record(ctx, events.Event{Type: events.CampaignProgress, OrgID: org, Payload: NewEvent(c)}); err != nil {
 		s.log().Warn("recording campaign progress", "campaign_id", id, "err", err)
-	}
-}
-
-// sleepCtx sleeps for d, or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"switchboard/internal/sleep"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -122,7 +123,7 @@ func New(rdb redis.UniversalClient, opts Options) *Redis {
 		opts.MaxAhead = 0
 	}
 	if opts.Sleep == nil {
-		opts.Sleep = sleep
+		opts.Sleep = sleep.For
 	}
 	return &Redis{rdb: rdb, opts: opts, holds: map[string]hold{}, gates: map[string]*gate{}}
 }
@@ -405,18 +406,4 @@ func (l *Redis) waitHold(ctx context.Context, phoneID string) error {
 		return l.opts.Sleep(ctx, d)
 	}
 	return nil
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
