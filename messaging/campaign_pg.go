@@ -216,21 +216,7 @@ func upsertRecipients(ctx context.Context, db *ent.Client, org uuid.UUID, sent [
 	if err != nil {
 		return nil, nil, err
 	}
-	defer rows.Close()
-	contacts := make(map[string]*ent.Contact, n)
-	created := map[string]bool{}
-	for rows.Next() {
-		ct := &ent.Contact{OrganizationID: org}
-		if err := rows.Scan(&ct.ID, &ct.CreatedAt, &ct.PhoneNumber, &ct.Name, &ct.ProfileName, &ct.LastMessageAt,
-			&ct.LastMessagePreview, &ct.UnreadCount, &ct.LastInboundAt); err != nil {
-			return nil, nil, err
-		}
-		contacts[ct.PhoneNumber] = ct
-		if ct.CreatedAt.Equal(now) {
-			created[ct.PhoneNumber] = true
-		}
-	}
-	return contacts, created, rows.Err()
+	return scanUpserted(rows, org, now, n)
 }
 
 // insertSent inserts the messages of the sends todo and returns those

@@ -19,25 +19,8 @@ const MaxBatch = 1000
 // KEYS[1] the number's hash; ARGV[1..4] as for reserve; ARGV[5] n.
 // Returns {1, wait of slot 1, wait of slot 2, ...} or {0, wait before
 // asking again} when not even the first slot fits.
-var reserveN = redis.NewScript(`
-local key = KEYS[1]
-local interval = tonumber(ARGV[1])
-local tau = tonumber(ARGV[2])
-local ahead = tonumber(ARGV[3])
+var reserveN = redis.NewScript(gcraState + `
 local n = tonumber(ARGV[5])
-local now
-if ARGV[4] == '' then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-else
-  now = tonumber(ARGV[4])
-end
-
-local v = redis.call('HMGET', key, 'tat', 'hold')
-local tat = tonumber(v[1]) or 0
-local hold = tonumber(v[2]) or 0
-tat = math.max(tat, hold + tau)
-
 local out = {1}
 for i = 1, n do
   local slot = math.max(now, tat - tau)
