@@ -231,7 +231,10 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	a.Campaigns = &campaigns.Service{
 		Client: a.DB.Client, Queue: a.Queue, Secrets: box, Media: store, Messaging: a.Messaging,
 		Events: a.Events, Limiter: pacing.New(a.KV.Client(), pacing.Options{Prefix: o.Namespace}), Log: log, Postgres: a.DB.Postgres(),
-		Provider: provider.New(provider.Options{BaseURL: cfg.ProviderBaseURL, Logger: log, MaxRetries: -1}),
+		RunLeases: ratelimit.NewLeases(a.KV.Client(), o.Namespace+"campaigns", campaigns.RunLeaseTTL), Tiers: a.Resolver.Accounts,
+		Provider: provider.New(provider.Options{
+			BaseURL: cfg.ProviderBaseURL, Logger: log, MaxRetries: -1, HTTPClient: campaigns.NewHTTPClient(),
+		}),
 	}
 	a.Campaigns.Register(a.Worker)
 	a.Resolver.Campaigns = a.Campaigns

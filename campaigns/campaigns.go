@@ -30,6 +30,7 @@ import (
 	"switchboard/media"
 	"switchboard/messaging"
 	"switchboard/provider"
+	"switchboard/ratelimit"
 	"switchboard/secrets"
 	"switchboard/worker"
 )
@@ -62,16 +63,32 @@ type Service struct {
 	// waits for the platform's status webhook before it is marked failed
 	// (default DefaultSendingTimeout).
 	SendingTimeout time.Duration
-	// Workers is the number of concurrent sends of one campaign (default
-	// 8); the limiter sets the pace.
+	// Workers is the number of concurrent platform calls of one run
+	// (default: the calls of half a second at the account's rate, 8 to
+	// 500); the limiter sets the pace.
 	Workers int
 	// PairRetry delays a recipient the platform refused for its pair
 	// rate, 131056 (default 10 s).
 	PairRetry time.Duration
 
+	// Tiers reads an account's messaging limit tier from the platform and
+	// stores it (accounts.Service); each run paces at the tier read when
+	// it starts. Nil: the stored tier.
+	Tiers TierSource
+	// RunLeases holds each campaign's run lease (runs.go); nil lets every
+	// run go ahead (tests of the sender alone).
+	RunLeases *ratelimit.Leases
+
 	marks progressMarks
+	runs  localRuns
 	// tuneMu guards Limiter, PairRetry and SendingTimeout against Tune.
 	tuneMu sync.RWMutex
+}
+
+// TierSource refreshes an account's messaging limit tier from the
+// platform (accounts.Service.Test).
+type TierSource interface {
+	Test(ctx context.Context, id uuid.UUID) (*provider.PhoneNumber, error)
 }
 
 // Tune replaces the limiter (when l is not nil) and the pair-rate and

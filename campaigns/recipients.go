@@ -45,6 +45,29 @@ type RecipientInput struct {
 	RecipientName  string         `json:"recipient_name"`
 	TemplateParams map[string]any `json:"template_params"`
 	HeaderParams   map[string]any `json:"header_params"`
+	// ButtonParams fill the template's dynamic URL buttons by button
+	// index ("0", "1", ...), as button_params of a single template send.
+	ButtonParams map[string]any `json:"button_params"`
+}
+
+// buttonKey prefixes the button parameters kept with a recipient's
+// template_params ("button:0"): no template variable has a colon.
+const buttonKey = "button:"
+
+// splitParams separates a stored recipient's body and button parameters.
+func splitParams(stored map[string]any) (body, buttons map[string]string) {
+	body = make(map[string]string, len(stored))
+	for k, v := range stored {
+		if i, ok := strings.CutPrefix(k, buttonKey); ok {
+			if buttons == nil {
+				buttons = map[string]string{}
+			}
+			buttons[i] = fmt.Sprint(v)
+			continue
+		}
+		body[k] = fmt.Sprint(v)
+	}
+	return body, buttons
 }
 
 // ImportResult counts an import: rows stored, phone numbers already in
@@ -152,12 +175,22 @@ func checkRows(in []RecipientInput, params *messaging.ParamsChecker, res *Import
 		if err == nil {
 			var header map[string]string
 			if header, err = stringParams("header_params", r.HeaderParams); err == nil {
+				var buttons map[string]string
 				if err = params.Check(body, header); err == nil {
+					buttons, err = stringParams("button_params", r.ButtonParams)
+				}
+				if err == nil {
+					err = params.CheckButtons(buttons)
+				}
+				if err == nil {
 					if seen[phone] {
 						res.Duplicates++
 						continue
 					}
 					seen[phone] = true
+					for i, v := range buttons {
+						body[buttonKey+i] = v
+					}
 					rows = append(rows, row{phone: phone, name: name, params: body, header: header})
 					continue
 				}

@@ -7,7 +7,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
-	"sync"
+	"switchboard/internal/sleep"
 	"sync/atomic"
 	"time"
 
@@ -48,7 +48,6 @@ const (
 	// platform's throughput error (130429) without a Retry-After.
 	throughputPause = 2 * time.Second
 	maxBackoff      = 30 * time.Second
-	batchSize       = 200
 	callTimeout     = 30 * time.Second
 	maxReason       = 1000
 )
@@ -89,6 +88,9 @@ type sender struct {
 	rate     float64
 	fatal    atomic.Pointer[string]
 	failures atomic.Int32
+	// heldUntil is the end of this run's last 130429 hold: slots taken
+	// before it are not used.
+	heldUntil atomic.Pointer[time.Time]
 	// stop ends the run's claims (the campaign left sending).
 	stop context.CancelFunc
 }
@@ -100,13 +102,6 @@ func (s *Service) sendingTimeout() time.Duration {
 		return s.SendingTimeout
 	}
 	return DefaultSendingTimeout
-}
-
-func (s *Service) workers() int {
-	if s.Workers > 0 {
-		return s.Workers
-	}
-	return 8
 }
 
 // handleRun is the TaskRun handler.
@@ -123,7 +118,8 @@ func (s *Service) handleRun(ctx context.Context, t *asynq.Task) error {
 // completed), the campaign leaves sending (pause, cancel, delete: within
 // watchInterval), its account or template becomes unusable (the campaign
 // fails), or ctx ends (returned, so that the queue carries on later).
-// It is idempotent: recipients are claimed one at a time.
+// It is idempotent: a recipient is claimed (pending → sending, in the
+// database) before its platform call, by one run only.
 func (s *Service) Run(ctx context.Context, org, id uuid.UUID) error {
 	octx := viewer.SystemContext(ctx, org)
 	c, err := s.Client.Campaign.Get(octx, id)
@@ -143,25 +139,53 @@ func (s *Service) Run(ctx context.Context, org, id uuid.UUID) error {
 		}
 		return err
 	}
+	lease, ok, err := s.acquireRun(ctx, id)
+	if err != nil || !ok {
+		return err // !ok: a live run of another task sends it
+	}
+	defer s.releaseRun(lease)
 	runCtx, stop := context.WithCancel(octx)
 	defer stop()
 	snd.stop = stop
+	s.runs.add(id, snd)
+	defer s.runs.remove(id, snd)
 	go s.watch(runCtx, snd)
+	p := snd.newPipeline(octx)
+	defer p.close()
+	size := min(claimSize(snd.rate), cap(p.sem))
 	for {
 		if reason := snd.fatal.Load(); reason != nil {
+			p.quiesce()
 			return s.fail(octx, id, *reason)
 		}
 		if runCtx.Err() != nil {
+			p.quiesce()
 			return ctx.Err()
 		}
-		batch, err := s.Client.CampaignRecipient.Query().
-			Where(campaignrecipient.CampaignID(id), campaignrecipient.StatusEQ(campaignrecipient.StatusPending),
-				campaignrecipient.Or(campaignrecipient.RetryAtIsNil(), campaignrecipient.RetryAtLTE(s.now()))).
-			Order(ent.Asc(campaignrecipient.FieldID)).Limit(batchSize).All(octx)
+		n := p.room(runCtx, size)
+		if n == 0 {
+			continue
+		}
+		claimed, err := snd.claim(octx, n)
+		if len(claimed) > n { // never: the pool's places would not add up
+			for _, r := range claimed[n:] {
+				snd.release(octx, r, nil)
+			}
+			claimed = claimed[:n]
+		}
+		p.free(n - len(claimed))
 		if err != nil {
+			p.quiesce()
 			return err
 		}
-		if len(batch) == 0 {
+		if len(claimed) == 0 {
+			// Nothing due: let the calls in flight finish and be
+			// recorded, then see whether the campaign is done.
+			p.quiesce()
+			if c, err := s.Client.Campaign.Get(octx, id); err != nil || c.Status != campaign.StatusSending {
+				stop() // paused, cancelled or deleted: no more claims
+				continue
+			}
 			wait, done, err := s.settle(octx, id)
 			if err != nil {
 				return err
@@ -169,13 +193,10 @@ func (s *Service) Run(ctx context.Context, org, id uuid.UUID) error {
 			if done {
 				return s.complete(octx, id)
 			}
-			_ = sleepCtx(runCtx, wait)
+			_ = sleep.For(runCtx, wait)
 			continue
 		}
-		snd.sendAll(runCtx, octx, batch)
-		if reason := snd.fatal.Load(); reason != nil {
-			return s.fail(octx, id, *reason)
-		}
+		p.dispatch(runCtx, octx, claimed)
 	}
 }
 
@@ -198,9 +219,30 @@ func (s *Service) newSender(ctx context.Context, c *ent.Campaign) (*sender, erro
 		return nil, apperr.Invalidf("the access token of account %q cannot be decrypted", a.Name)
 	}
 	return &sender{
-		s: s, c: c, t: t, rate: pacing.TierRate(a.MessagingLimitTier),
+		s: s, c: c, t: t, rate: pacing.TierRate(s.currentTier(ctx, a)),
 		acc: provider.Account{PhoneID: a.PhoneID, BusinessID: a.BusinessID, AccessToken: string(token), APIVersion: a.APIVersion},
 	}, nil
+}
+
+// tierTimeout bounds the platform call that refreshes a run's tier.
+const tierTimeout = 10 * time.Second
+
+// currentTier is the account's messaging limit tier as the platform
+// reports it when the run starts (stored on the account by Tiers), or
+// the stored one when the platform cannot say.
+func (s *Service) currentTier(ctx context.Context, a *ent.Account) string {
+	if s.Tiers == nil {
+		return a.MessagingLimitTier
+	}
+	cctx, cancel := context.WithTimeout(ctx, tierTimeout)
+	defer cancel()
+	p, err := s.Tiers.Test(cctx, a.ID)
+	if err != nil {
+		s.log().Warn("refreshing the account's tier from the platform; pacing at the stored one",
+			"account", a.Name, "tier", a.MessagingLimitTier, "err", err)
+		return a.MessagingLimitTier
+	}
+	return p.MessagingLimitTier
 }
 
 // watch cancels the run when the campaign leaves sending (or is gone),
@@ -232,87 +274,12 @@ func (s *Service) watch(ctx context.Context, snd *sender) {
 	}
 }
 
-// sendAll sends a batch with the service's workers; the limiter paces
-// them. runCtx ends the claims (pause, cancel); calls in flight finish
-// under octx so that their outcome is recorded.
-func (snd *sender) sendAll(runCtx, octx context.Context, batch []*ent.CampaignRecipient) {
-	work := make(chan *ent.CampaignRecipient)
-	var wg sync.WaitGroup
-	for range min(snd.s.workers(), len(batch)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := range work {
-				snd.sendOne(runCtx, octx, r)
-			}
-		}()
-	}
-	for _, r := range batch {
-		if runCtx.Err() != nil || snd.fatal.Load() != nil {
-			break
-		}
-		work <- r
-	}
-	close(work)
-	wg.Wait()
-}
-
-// sendOne claims a recipient (pending → sending, in the database), calls
-// the platform with the recipient in biz_opaque_callback_data, and records
-// the outcome.
-func (snd *sender) sendOne(runCtx, octx context.Context, r *ent.CampaignRecipient) {
-	s := snd.s
-	if err := s.limiter().Wait(runCtx, snd.acc.PhoneID, snd.rate); err != nil || runCtx.Err() != nil || snd.fatal.Load() != nil {
-		if err != nil && runCtx.Err() == nil {
-			// The limiter cannot answer (its store is down): wait rather
-			// than spin, and send nothing unpaced.
-			s.log().Warn("campaign pacing unavailable", "phone_id", snd.acc.PhoneID, "err", err)
-			_ = sleepCtx(runCtx, time.Second)
-		}
-		return
-	}
-	attempt := r.Attempts + 1
-	// The claim holds only while the campaign is sending: a pause or a
-	// cancel stops every claim at once, on every node.
-	n, err := s.Client.CampaignRecipient.Update().
-		Where(campaignrecipient.ID(r.ID), campaignrecipient.StatusEQ(campaignrecipient.StatusPending),
-			campaignrecipient.HasCampaignWith(campaign.StatusEQ(campaign.StatusSending))).
-		SetStatus(campaignrecipient.StatusSending).SetSendingAt(s.now()).SetAttempts(attempt).ClearRetryAt().Save(octx)
-	if err != nil || n == 0 {
-		if err != nil {
-			s.log().Warn("claiming a campaign recipient", "recipient_id", r.ID, "err", err)
-		} else if c, err := s.Client.Campaign.Get(octx, snd.c.ID); err != nil || c.Status != campaign.StatusSending {
-			snd.stop() // paused, cancelled or deleted: no more claims
-		}
-		return
-	}
-	r.Attempts, r.Status = attempt, campaignrecipient.StatusSending
-	p, err := snd.prepare(octx, r)
-	if err != nil {
-		snd.finish(octx, r, campaignrecipient.StatusFailed, errText(err))
-		return
-	}
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(octx), callTimeout)
-	res, err := s.Provider.SendMessage(cctx, snd.acc, p.Message)
-	cancel()
-	if err != nil {
-		snd.failed(octx, r, err)
-		return
-	}
-	snd.failures.Store(0)
-	if err := s.accepted(octx, r.ID, attempt, p, res.MessageID); err != nil {
-		// The recipient stays sending: the status webhook reconciles it
-		// (its callback data names it), or the sending bound fails it.
-		s.log().Error("recording a campaign send the platform accepted", "recipient_id", r.ID, "wamid", res.MessageID, "err", err)
-	}
-	s.markProgress(snd.c.OrganizationID, snd.c.ID)
-}
-
 // prepare builds the recipient's template message.
 func (snd *sender) prepare(ctx context.Context, r *ent.CampaignRecipient) (*messaging.PreparedTemplate, error) {
+	body, buttons := splitParams(r.TemplateParams)
 	return snd.s.Messaging.PrepareTemplate(ctx, messaging.TemplateSend{
 		Template: snd.t, AccountName: snd.c.ChatAccount, Phone: r.PhoneNumber,
-		TemplateParams: textMap(r.TemplateParams), HeaderParams: textMap(r.HeaderParams),
+		TemplateParams: body, HeaderParams: textMap(r.HeaderParams), ButtonParams: buttons,
 		HeaderMediaID: snd.c.HeaderMediaID, HeaderFilename: snd.c.HeaderMediaFilename,
 		CallbackData: callbackData(snd.c.ID, r.ID, r.Attempts),
 	})
@@ -342,6 +309,8 @@ func (snd *sender) failed(ctx context.Context, r *ent.CampaignRecipient, err err
 	switch {
 	case errors.As(err, &pe) && pe.Code == 130429:
 		d := max(pe.RetryAfter, throughputPause)
+		until := time.Now().Add(d)
+		snd.heldUntil.Store(&until)
 		_ = s.limiter().Slow(ctx, snd.acc.PhoneID, d)
 		snd.release(ctx, r, nil)
 	case errors.As(err, &pe) && pe.Code == 131056:
@@ -385,8 +354,10 @@ func notSent(err error) bool {
 // Retry-After.
 func (snd *sender) backoff(ctx context.Context, retryAfter time.Duration) {
 	n := snd.failures.Add(1)
-	d := min(time.Second<<min(n-1, 5), maxBackoff)
-	_ = snd.s.limiter().Slow(ctx, snd.acc.PhoneID, max(d, retryAfter))
+	d := max(min(time.Second<<min(n-1, 5), maxBackoff), retryAfter)
+	until := time.Now().Add(d)
+	snd.heldUntil.Store(&until)
+	_ = snd.s.limiter().Slow(ctx, snd.acc.PhoneID, d)
 }
 
 // release puts a claimed recipient back to pending (not sent), to be sent
@@ -536,17 +507,5 @@ func (s *Service) progress(ctx context.Context, org, id uuid.UUID) {
 	}
 	if err := s.record(ctx, events.Event{Type: events.CampaignProgress, OrgID: org, Payload: NewEvent(c)}); err != nil {
 		s.log().Warn("recording campaign progress", "campaign_id", id, "err", err)
-	}
-}
-
-// sleepCtx sleeps for d, or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }

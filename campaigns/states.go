@@ -129,6 +129,7 @@ func (s *Service) Start(ctx context.Context, id uuid.UUID) (*ent.Campaign, error
 		if err := upd.Exec(ctx); err != nil {
 			return apperr.Wrap(err, "campaign")
 		}
+		database.AfterCommit(ctx, func() { s.runs.stop(id) })
 		out, err = s.statusEvent(ctx, db, id)
 		return err
 	})
@@ -227,6 +228,7 @@ func (s *Service) move(ctx context.Context, id uuid.UUID, verb string, to campai
 		if err := upd.Exec(ctx); err != nil {
 			return apperr.Wrap(err, "campaign")
 		}
+		database.AfterCommit(ctx, func() { s.runs.stop(id) })
 		out, err = s.statusEvent(ctx, db, id)
 		return err
 	})
@@ -276,6 +278,7 @@ func (s *Service) RetryFailed(ctx context.Context, id uuid.UUID) (int, *ent.Camp
 		if err := upd.Exec(ctx); err != nil {
 			return apperr.Wrap(err, "campaign")
 		}
+		database.AfterCommit(ctx, func() { s.runs.stop(id) })
 		out, err = s.statusEvent(ctx, db, id)
 		return err
 	})
@@ -303,13 +306,19 @@ func decodeTask(t *asynq.Task) (task, error) {
 	return tk, nil
 }
 
-func (s *Service) enqueue(ctx context.Context, typ, taskID string, tk task, opts ...asynq.Option) {
+// enqueue queues a campaign task under taskID; it reports whether a task
+// of that id existed already (it is then left as it is).
+func (s *Service) enqueue(ctx context.Context, typ, taskID string, tk task, opts ...asynq.Option) (existed bool) {
 	payload, _ := json.Marshal(tk)
 	opts = append(opts, asynq.TaskID(taskID), asynq.Queue(worker.QueueCritical))
 	_, err := s.Queue.Enqueue(ctx, asynq.NewTask(typ, payload), opts...)
-	if err != nil && !errors.Is(err, asynq.ErrTaskIDConflict) && !errors.Is(err, asynq.ErrDuplicateTask) {
+	if errors.Is(err, asynq.ErrTaskIDConflict) || errors.Is(err, asynq.ErrDuplicateTask) {
+		return true
+	}
+	if err != nil {
 		s.log().Error("queueing a campaign task; the recovery sweep will retry", "type", typ, "campaign_id", tk.CampaignID, "err", err)
 	}
+	return false
 }
 
 // enqueueStart queues the start of a scheduled campaign at at; the task
@@ -319,12 +328,12 @@ func (s *Service) enqueueStart(ctx context.Context, org, id uuid.UUID, at time.T
 		asynq.ProcessAt(at), asynq.MaxRetry(20))
 }
 
-// enqueueRun queues the campaign's sender; one task per campaign at a
-// time (its id), and recipients are claimed one by one, so even two
-// senders would not send a recipient twice.
+// enqueueRun queues the campaign's sender: one task per campaign at a
+// time (its id), one live run (its lease, runs.go), and recipients are
+// claimed before their calls, so even two senders would not send a
+// recipient twice.
 func (s *Service) enqueueRun(ctx context.Context, org, id uuid.UUID) {
-	s.enqueue(ctx, TaskRun, "campaign-run:"+id.String(), task{OrgID: org, CampaignID: id},
-		asynq.Timeout(runTimeout), asynq.MaxRetry(100))
+	s.enqueue(ctx, TaskRun, "campaign-run:"+id.String(), task{OrgID: org, CampaignID: id}, runOptions()...)
 }
 
 // handleStart starts a scheduled campaign whose time has come.
@@ -377,7 +386,7 @@ func (s *Service) Recover(ctx context.Context) (int, error) {
 	for _, c := range cs {
 		switch {
 		case c.Status == campaign.StatusSending:
-			s.enqueueRun(ctx, c.OrganizationID, c.ID)
+			s.recoverRun(ctx, c.OrganizationID, c.ID)
 		case c.ScheduledAt == nil || !c.ScheduledAt.After(now):
 			if _, err := s.startScheduled(ctx, c.OrganizationID, c.ID); err != nil {
 				s.log().Warn("starting a scheduled campaign", "campaign_id", c.ID, "err", err)

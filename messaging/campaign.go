@@ -65,6 +65,14 @@ func NewParamsChecker(t *ent.Template) *ParamsChecker {
 // document), or "" for TEXT and NONE headers.
 func HeaderKind(t *ent.Template) string { return headerKinds[t.HeaderType] }
 
+// CheckButtons tells whether buttons (button index to value) hold a value
+// for every URL button of the template whose URL has a variable, and
+// nothing else, as SendTemplate checks button_params. Errors: invalid.
+func (p *ParamsChecker) CheckButtons(buttons map[string]string) error {
+	_, err := bindButtons(p.t, buttons)
+	return err
+}
+
 // Check tells whether body and header hold exactly the template's
 // variables with values the platform accepts. Errors: invalid.
 func (p *ParamsChecker) Check(body, header map[string]string) error {
@@ -119,6 +127,8 @@ type TemplateSend struct {
 	Phone          string
 	TemplateParams map[string]string
 	HeaderParams   map[string]string
+	// ButtonParams fill dynamic URL buttons by button index ("0", ...).
+	ButtonParams   map[string]string
 	HeaderMediaID  string
 	HeaderFilename string
 	CallbackData   string
@@ -129,7 +139,8 @@ type TemplateSend struct {
 // once). Errors: invalid.
 func (s *Service) PrepareTemplate(ctx context.Context, in TemplateSend) (*PreparedTemplate, error) {
 	d, err := bindTemplate(in.Template, TemplateInput{
-		TemplateParams: in.TemplateParams, HeaderParams: in.HeaderParams, HeaderMediaID: in.HeaderMediaID,
+		TemplateParams: in.TemplateParams, HeaderParams: in.HeaderParams, ButtonParams: in.ButtonParams,
+		HeaderMediaID: in.HeaderMediaID,
 	})
 	if err != nil {
 		return nil, err

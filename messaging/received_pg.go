@@ -3,6 +3,7 @@ package messaging
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -145,6 +146,13 @@ func pgUpsertSenders(ctx context.Context, db *ent.Client, senders []*sender, sta
 	if err != nil {
 		return nil, nil, err
 	}
+	return scanUpserted(rows, org, stamp, n)
+}
+
+// scanUpserted reads the contacts an upsert of contacts returned, by
+// phone number, and which of them it created (their created_at is the
+// statement's stamp).
+func scanUpserted(rows *sql.Rows, org uuid.UUID, stamp time.Time, n int) (map[string]*ent.Contact, map[string]bool, error) {
 	defer rows.Close()
 	contacts := make(map[string]*ent.Contact, n)
 	created := map[string]bool{}

@@ -25,6 +25,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"switchboard/internal/sleep"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -122,7 +123,7 @@ func New(rdb redis.UniversalClient, opts Options) *Redis {
 		opts.MaxAhead = 0
 	}
 	if opts.Sleep == nil {
-		opts.Sleep = sleep
+		opts.Sleep = sleep.For
 	}
 	return &Redis{rdb: rdb, opts: opts, holds: map[string]hold{}, gates: map[string]*gate{}}
 }
@@ -158,15 +159,12 @@ type Reservation struct {
 	Delay time.Duration
 }
 
-// reserve takes the next send slot of one number if it is at most
-// ARGV[3] ahead. Times are microseconds since the epoch (exact in a Lua
-// number until the year 2255).
-//
-// KEYS[1] the number's hash; ARGV[1] interval between sends; ARGV[2] burst
-// tolerance ((burst-1) intervals); ARGV[3] how far ahead a slot may be
-// reserved; ARGV[4] now, or "" for the server's clock.
-// Returns {1, wait until the slot} or {0, wait before asking again}.
-var reserve = redis.NewScript(`
+// gcraState starts the reserve scripts: it reads their arguments
+// (KEYS[1] the number's hash; ARGV[1] interval between sends; ARGV[2]
+// burst tolerance; ARGV[3] how far ahead a slot may be reserved; ARGV[4]
+// now, or "" for the server's clock) and the number's state: tat, the
+// theoretical arrival time of the next send, moved past any hold.
+const gcraState = `
 local key = KEYS[1]
 local interval = tonumber(ARGV[1])
 local tau = tonumber(ARGV[2])
@@ -184,7 +182,17 @@ local tat = tonumber(v[1]) or 0
 local hold = tonumber(v[2]) or 0
 -- A hold empties the bucket at its end: no burst right after a pause.
 tat = math.max(tat, hold + tau)
+`
 
+// reserve takes the next send slot of one number if it is at most
+// ARGV[3] ahead. Times are microseconds since the epoch (exact in a Lua
+// number until the year 2255).
+//
+// KEYS[1] the number's hash; ARGV[1] interval between sends; ARGV[2] burst
+// tolerance ((burst-1) intervals); ARGV[3] how far ahead a slot may be
+// reserved; ARGV[4] now, or "" for the server's clock.
+// Returns {1, wait until the slot} or {0, wait before asking again}.
+var reserve = redis.NewScript(gcraState + `
 local slot = math.max(now, tat - tau)
 local wait = slot - now
 if wait > ahead then
@@ -405,18 +413,4 @@ func (l *Redis) waitHold(ctx context.Context, phoneID string) error {
 		return l.opts.Sleep(ctx, d)
 	}
 	return nil
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"switchboard/internal/sleep"
 	"time"
 )
 
@@ -160,7 +161,7 @@ func New(opts Options) *Client {
 		c.backoff = DefaultBackoff
 	}
 	if c.sleep == nil {
-		c.sleep = sleepContext
+		c.sleep = sleep.For
 	}
 	if c.maxRetryAfter <= 0 {
 		c.maxRetryAfter = DefaultMaxRetryAfter
@@ -186,20 +187,6 @@ func DefaultBackoff(attempt int) time.Duration {
 		d = min(base<<attempt, ceiling)
 	}
 	return rand.N(d + 1)
-}
-
-func sleepContext(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // request is one logical call; send may make several attempts of it.

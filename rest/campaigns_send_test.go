@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/hibiken/asynq"
 
 	"switchboard/campaigns"
 	"switchboard/ent"
@@ -24,6 +26,8 @@ import (
 	"switchboard/events"
 	"switchboard/internal/apitest"
 	"switchboard/provider/providertest"
+	"switchboard/ratelimit"
+	"switchboard/worker"
 )
 
 // gateLimiter lets a send through per token given (tests pace the sender
@@ -275,6 +279,9 @@ func TestCampaignPauseResumeCancel(t *testing.T) {
 	gate := newGate()
 	e.App.Campaigns.Tune(gate, 0, 0)
 	id := e.readyCampaign(t, "Paced", 4000, 5)
+	// The account stores no tier; the platform reports TIER_1K when the
+	// run starts.
+	e.fake.SetPhoneNumber(map[string]any{"messaging_limit_tier": "TIER_1K", "whatsapp_business_manager_messaging_limit": "TIER_1K"})
 	e.Admin.Do(http.MethodPost, "/api/campaigns/"+id+"/start", nil).ExpectStatus(t, http.StatusOK)
 	gate.give(2)
 	eventually(t, "two sent", func() bool { return e.campaign(t, id).SentCount == 2 })
@@ -315,7 +322,10 @@ func TestCampaignPauseResumeCancel(t *testing.T) {
 	rate := gate.rates[0]
 	gate.mu.Unlock()
 	if rate != 10 {
-		t.Errorf("an account without a tier paced at %v/s, want 10", rate)
+		t.Errorf("an account the platform reports at TIER_1K paced at %v/s, want 10", rate)
+	}
+	if a, err := e.Client().Account.Query().Only(e.ctx); err != nil || a.MessagingLimitTier != "TIER_1K" {
+		t.Errorf("the account's stored tier after the run: %+v %v", a, err)
 	}
 }
 
@@ -564,4 +574,66 @@ func TestCampaignFailsWhenTheTemplateStopsBeingUsable(t *testing.T) {
 	if pending != 2 {
 		t.Fatalf("%d recipients pending, want 2", pending)
 	}
+}
+
+// TestCampaignRunLease: one live run sends a campaign across nodes (its
+// lease), and a run whose task the queue still holds but no process runs
+// (a kill -9: the queue notices a minute or two later) is replaced by the
+// recovery sweep at once.
+func TestCampaignRunLease(t *testing.T) {
+	e := newCampaignEnv(t)
+	e.App.Campaigns.Tune(&openLimiter{}, 0, 0)
+	ctx := context.Background()
+
+	t.Run("AHeldLeaseKeepsOtherRunsOut", func(t *testing.T) {
+		id := e.readyCampaign(t, "Leased", 6000, 2)
+		cid := uuid.MustParse(id)
+		held, err := e.App.Campaigns.RunLeases.Acquire(ctx, ratelimit.Slot{Key: "campaign-run:" + id, Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Admin.Do(http.MethodPost, "/api/campaigns/"+id+"/start", nil).ExpectStatus(t, http.StatusOK)
+		// The run gives up after waiting for the lease; nothing is sent.
+		if err := e.App.Campaigns.Run(ctx, e.OrgID, cid); err != nil {
+			t.Fatal(err)
+		}
+		if c := e.campaign(t, id); c.SentCount != 0 || c.Status != campaign.StatusSending {
+			t.Fatalf("sent without the lease: %+v", c)
+		}
+		if err := held.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.App.Campaigns.Recover(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if c := e.waitCampaign(t, id, campaign.StatusCompleted); c.SentCount != 2 {
+			t.Fatalf("campaign %+v", c)
+		}
+	})
+
+	t.Run("AStuckTaskIsReplaced", func(t *testing.T) {
+		id := e.readyCampaign(t, "Stuck", 6100, 2)
+		cid := uuid.MustParse(id)
+		if err := e.Client().Campaign.UpdateOneID(cid).SetStatus(campaign.StatusSending).SetStartedAt(time.Now()).Exec(e.ctx); err != nil {
+			t.Fatal(err)
+		}
+		// The campaign's task exists but will not run for an hour (as a
+		// dead process's active task waits for the queue's recoverer).
+		payload, _ := json.Marshal(map[string]string{"organization_id": e.OrgID.String(), "campaign_id": id})
+		if _, err := e.App.Queue.Enqueue(ctx, asynq.NewTask(campaigns.TaskRun, payload), asynq.TaskID("campaign-run:"+id),
+			asynq.Queue(worker.QueueCritical), asynq.ProcessIn(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.App.Campaigns.Recover(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if c := e.waitCampaign(t, id, campaign.StatusCompleted); c.SentCount != 2 {
+			t.Fatalf("campaign %+v", c)
+		}
+		for _, r := range e.recipients(t, id) {
+			if n := e.sendsTo(t, r.PhoneNumber); n != 1 {
+				t.Errorf("%s sent %d times", r.PhoneNumber, n)
+			}
+		}
+	})
 }

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"switchboard/internal/sleep"
 	"time"
 )
 
@@ -133,7 +134,7 @@ func New(cfg Config) *Client {
 		c.maxBytes = DefaultMaxResponseBytes
 	}
 	if c.sleep == nil {
-		c.sleep = sleepContext
+		c.sleep = sleep.For
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
@@ -325,15 +326,4 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 		}
 	}
 	return 0
-}
-
-func sleepContext(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
@@ -85,7 +86,11 @@ func New(tb testing.TB, settings ...Setting) *Env {
 // Redis and namespace, with its workers and an httptest server.
 func (e *Env) start() (*app.App, *httptest.Server) {
 	e.T.Helper()
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	var out io.Writer = io.Discard
+	if os.Getenv("APITEST_LOG") != "" { // the application's log on stderr, for debugging
+		out = os.Stderr
+	}
+	log := slog.New(slog.NewTextHandler(out, nil))
 	a, err := app.New(context.Background(), e.cfg, log, app.Options{Namespace: e.namespace, AutoMigrate: true})
 	if err != nil {
 		e.T.Fatalf("app: %v", err)
