@@ -132,10 +132,13 @@ func (s *Service) Get(ctx context.Context, id uuid.UUID) (*View, error) {
 }
 
 // Create creates a catalog at the platform, owned by the business that
-// owns the account's WhatsApp Business Account, and stores it. Errors:
-// invalid (missing name or account, an unknown account, the platform's
-// refusal with its message), unavailable (the platform failed), conflict
-// (the platform's catalog id is held already).
+// owns the account's WhatsApp Business Account, connects it to that
+// WhatsApp Business Account (replacing the catalog connected before, as
+// the platform allows one) and stores it. A catalog that cannot be
+// connected or stored is deleted at the platform again. Errors: invalid
+// (missing name or account, an unknown account, the platform's refusal
+// with its message), unavailable (the platform failed), conflict (the
+// platform's catalog id is held already).
 func (s *Service) Create(ctx context.Context, chatAccount, name string) (*View, error) {
 	name, err := requiredText("name", name, MaxNameLength)
 	if err != nil {
@@ -155,6 +158,10 @@ func (s *Service) Create(ctx context.Context, chatAccount, name string) (*View, 
 	}
 	platformID, err := s.Provider.CreateCatalog(ctx, acc, business, name)
 	if err != nil {
+		return nil, accounts.ProviderError(err)
+	}
+	if err := s.Provider.ConnectCatalog(ctx, acc, platformID); err != nil {
+		_ = s.Provider.DeleteCatalog(context.WithoutCancel(ctx), acc, platformID)
 		return nil, accounts.ProviderError(err)
 	}
 	c, err := s.db(ctx).Catalog.Create().SetChatAccount(chatAccount).SetName(name).SetProviderCatalogID(platformID).Save(ctx)

@@ -57,6 +57,31 @@ func (c *Client) CreateCatalog(ctx context.Context, acc Account, businessID, nam
 	return c.createNode(ctx, acc, u, map[string]string{"name": name})
 }
 
+// ConnectCatalog connects a product catalog to the account's WhatsApp
+// Business Account (POST /{waba_id}/product_catalogs with catalog_id),
+// which product messages need. An account has one connected catalog: a
+// new connection replaces the old. Connecting the same catalog again
+// changes nothing, so the call is retried.
+//
+// Errors: ErrInvalid for an empty catalog id; *Error for a Graph error
+// answer (an unknown catalog, missing permissions); ErrUnexpectedResponse
+// when success is not true; a transport error otherwise.
+func (c *Client) ConnectCatalog(ctx context.Context, acc Account, catalogID string) error {
+	if catalogID == "" {
+		return fmt.Errorf("%w: a catalog id is required", ErrInvalid)
+	}
+	u, err := c.endpoint(acc, nil, acc.BusinessID, "product_catalogs")
+	if err != nil {
+		return err
+	}
+	r, err := jsonRequest(http.MethodPost, u, map[string]string{"catalog_id": catalogID})
+	if err != nil {
+		return err
+	}
+	r.idempotent = true
+	return c.doSuccess(ctx, acc, r)
+}
+
 // DeleteCatalog deletes a product catalog (DELETE /{catalog_id}).
 //
 // Errors: ErrInvalid for an empty id; *Error for a Graph error answer (an

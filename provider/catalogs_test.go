@@ -2,6 +2,7 @@ package provider_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"testing"
 
@@ -60,6 +61,25 @@ func TestCatalogCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The catalog is connected to the WhatsApp Business Account; an
+	// unknown catalog is refused with the platform's error.
+	if err := c.ConnectCatalog(ctx, acc, id); err != nil {
+		t.Fatal(err)
+	}
+	conn := fake.Find(http.MethodPost, "/"+providertest.BusinessID+"/product_catalogs")
+	if len(conn) != 1 || string(conn[0].Body) != `{"catalog_id":"`+id+`"}` {
+		t.Fatalf("connect requests: %+v", conn)
+	}
+	if got := fake.ConnectedCatalogs(providertest.BusinessID); len(got) != 1 || got[0] != id {
+		t.Errorf("connected catalogs %v, want [%s]", got, id)
+	}
+	var pe *provider.Error
+	if err := c.ConnectCatalog(ctx, acc, "123"); !errors.As(err, &pe) || pe.Code != 100 {
+		t.Errorf("connecting an unknown catalog: %v", err)
+	}
+	if err := c.ConnectCatalog(ctx, acc, ""); !errors.Is(err, provider.ErrInvalid) {
+		t.Errorf("connecting an empty id: %v", err)
+	}
 	price := int64(250)
 	pid, err := c.CreateProduct(ctx, acc, id, provider.ProductFields{RetailerID: "S1", Name: "Sock", Price: &price, Currency: "USD"})
 	if err != nil {
@@ -86,5 +106,8 @@ func TestCatalogCalls(t *testing.T) {
 	}
 	if n := len(fake.Find(http.MethodDelete, "/"+id)); n != 1 {
 		t.Errorf("%d catalog deletes", n)
+	}
+	if got := fake.ConnectedCatalogs(providertest.BusinessID); len(got) != 0 {
+		t.Errorf("a deleted catalog is still connected: %v", got)
 	}
 }

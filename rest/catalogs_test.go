@@ -41,6 +41,16 @@ func TestCatalogsCRUD(t *testing.T) {
 			t.Fatalf("%d catalog creates", len(reqs))
 		}
 		expectBody(t, reqs[0].JSON(t).(map[string]any), `{"name":"Shoes"}`)
+		// The new catalog is connected to the account's WhatsApp Business
+		// Account, so that product messages can name it.
+		conn := fake.Find(http.MethodPost, "/"+providertest.BusinessID+"/product_catalogs")
+		if len(conn) != 1 {
+			t.Fatalf("%d catalog connections", len(conn))
+		}
+		expectBody(t, conn[0].JSON(t).(map[string]any), `{"catalog_id":"`+platformCatalog+`"}`)
+		if got := fake.ConnectedCatalogs(providertest.BusinessID); len(got) != 1 || got[0] != platformCatalog {
+			t.Errorf("connected catalogs %v, want [%s]", got, platformCatalog)
+		}
 	})
 	t.Run("CreateProduct", func(t *testing.T) {
 		path := "/api/catalogs/" + catalogID + "/products"
@@ -141,6 +151,21 @@ func TestCatalogsCRUD(t *testing.T) {
 			ExpectError(t, http.StatusBadRequest)
 		if !strings.Contains(res.String("message"), "business_management") {
 			t.Errorf("message: %s", res.Raw)
+		}
+		// A catalog the platform refuses to connect is deleted there again
+		// and not stored.
+		before := len(fake.Catalogs())
+		fake.Script("POST /{waba}/product_catalogs", providertest.InvalidParameter("(#100) Invalid parameter"))
+		res = admin.Do(http.MethodPost, "/api/catalogs", map[string]any{"chat_account": "Main", "name": "Hats"}).
+			ExpectError(t, http.StatusBadRequest)
+		if !strings.Contains(res.String("message"), "Invalid parameter") {
+			t.Errorf("message: %s", res.Raw)
+		}
+		if n := len(fake.Catalogs()); n != before {
+			t.Errorf("the platform holds %d catalogs after a refused connection, want %d", n, before)
+		}
+		if n := admin.Do(http.MethodGet, "/api/catalogs", nil).ExpectStatus(t, http.StatusOK).Len("data.catalogs"); n != 1 {
+			t.Errorf("%d catalogs stored after a refused connection", n)
 		}
 	})
 	t.Run("DeleteProduct", func(t *testing.T) {

@@ -10,8 +10,10 @@ import (
 
 // The commerce endpoints of the fake: the WhatsApp Business Account's
 // owner business, the business's product catalogs (create, list paged
-// with the after cursor, delete) and their products (create, list,
-// update, delete), answering like the platform documents them.
+// with the after cursor, delete), the catalog connected to a WhatsApp
+// Business Account (POST and GET /{waba_id}/product_catalogs) and the
+// catalogs' products (create, list, update, delete), answering like the
+// platform documents them.
 
 // OwnerBusinessID is the business (portfolio) owning the fake's business
 // account.
@@ -43,11 +45,16 @@ type catalogStore struct {
 	catalogs map[string]*Catalog
 	products map[string]*Product
 	order    []string // catalog and product ids in creation order
+	// connected is the catalog connected to each WhatsApp Business
+	// Account (one per account: a new connection replaces the old).
+	connected map[string]string
 }
 
 func (f *Fake) catalogRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /{business}/owned_product_catalogs", f.createCatalog)
 	mux.HandleFunc("GET /{business}/owned_product_catalogs", f.listCatalogs)
+	mux.HandleFunc("POST /{waba}/product_catalogs", f.connectCatalog)
+	mux.HandleFunc("GET /{waba}/product_catalogs", f.connectedCatalogs)
 	mux.HandleFunc("POST /{catalog}/products", f.createProduct)
 	mux.HandleFunc("GET /{catalog}/products", f.listProducts)
 	mux.HandleFunc("DELETE /{id}", f.deleteNode)
@@ -111,12 +118,79 @@ func (f *Fake) Products(catalogID string) []Product {
 	return out
 }
 
+// ConnectedCatalogs returns the ids of the catalogs connected to the
+// WhatsApp Business Account waba (none or one).
+func (f *Fake) ConnectedCatalogs(waba string) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if id, ok := f.catalogStore().connected[waba]; ok {
+		return []string{id}
+	}
+	return nil
+}
+
 // catalogStore returns the store, made on first use; f.mu is held.
 func (f *Fake) catalogStore() *catalogStore {
 	if f.commerce.catalogs == nil {
 		f.commerce.catalogs, f.commerce.products = map[string]*Catalog{}, map[string]*Product{}
+		f.commerce.connected = map[string]string{}
 	}
 	return &f.commerce
+}
+
+// connectCatalog answers POST /{waba}/product_catalogs with a catalog_id
+// parameter (JSON body or query): {success: true}. Only the fake's
+// business account is known; a missing or unknown catalog is refused
+// with error 100.
+func (f *Fake) connectCatalog(w http.ResponseWriter, r *http.Request) {
+	waba := r.PathValue("waba")
+	in := struct {
+		CatalogID string `json:"catalog_id"`
+	}{CatalogID: r.URL.Query().Get("catalog_id")}
+	if body := readBody(r); len(body) > 0 {
+		if err := json.Unmarshal(body, &in); err != nil {
+			InvalidParameter("Request body is not a JSON object").write(w)
+			return
+		}
+	}
+	if waba != BusinessID {
+		notFoundNode(w, waba)
+		return
+	}
+	if in.CatalogID == "" {
+		InvalidParameter("(#100) The parameter catalog_id is required").write(w)
+		return
+	}
+	f.mu.Lock()
+	st := f.catalogStore()
+	_, ok := st.catalogs[in.CatalogID]
+	if ok {
+		st.connected[waba] = in.CatalogID
+	}
+	f.mu.Unlock()
+	if !ok {
+		InvalidParameter("(#100) Param catalog_id must be a valid catalog id").write(w)
+		return
+	}
+	JSON(http.StatusOK, map[string]any{"success": true}).write(w)
+}
+
+// connectedCatalogs answers GET /{waba}/product_catalogs: {data} with the
+// connected catalog, if any.
+func (f *Fake) connectedCatalogs(w http.ResponseWriter, r *http.Request) {
+	waba := r.PathValue("waba")
+	if waba != BusinessID {
+		notFoundNode(w, waba)
+		return
+	}
+	data := []map[string]any{}
+	f.mu.Lock()
+	st := f.catalogStore()
+	if id, ok := st.connected[waba]; ok {
+		data = append(data, map[string]any{"id": id, "name": st.catalogs[id].Name})
+	}
+	f.mu.Unlock()
+	JSON(http.StatusOK, map[string]any{"data": data}).write(w)
 }
 
 // commerceID returns a new numeric id; f.mu is held.
@@ -290,6 +364,11 @@ func (f *Fake) deleteNode(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case isCatalog:
 		delete(st.catalogs, id)
+		for waba, c := range st.connected {
+			if c == id {
+				delete(st.connected, waba)
+			}
+		}
 		for pid, p := range st.products {
 			if p.CatalogID == id {
 				delete(st.products, pid)
