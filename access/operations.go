@@ -225,6 +225,18 @@ func buildOperations() map[string]Operation {
 	special("executeCustomAction", Operation{Perm: "contacts:read", NoTx: true})
 	special("customActionRedirect", Operation{Perm: Public, Only: restOnly("a browser follows it to the action's URL")})
 
+	// Catalogs and products (package catalogs, issue 13). The spec's
+	// catalogue has no catalogs resource: whoever reads messages reads
+	// them (Agents send product messages), changing them is business
+	// account configuration (accounts:update, which Admin and Manager
+	// hold). Every change calls the platform, so none runs in the request
+	// transaction; sending a product message is a message send.
+	add("messages:read", "catalogs", "catalog", "catalogProducts", "product")
+	for _, n := range []string{"createCatalog", "deleteCatalog", "syncCatalogs", "createProduct", "updateProduct", "deleteProduct"} {
+		special(n, Operation{Perm: "accounts:update", NoTx: true})
+	}
+	add("messages:create", "sendProductMessage", "sendProductListMessage")
+
 	// The platform's webhook: signed by the platform, not a user.
 	special("verifyPlatformWebhook", Operation{Perm: Public, Only: platformHTTP})
 	special("receivePlatformWebhook", Operation{Perm: Public, NoTx: true, Only: platformHTTP})

@@ -10,6 +10,7 @@ import (
 	"math"
 	"strconv"
 	"switchboard/accounts"
+	"switchboard/catalogs"
 	"switchboard/chatbot"
 	"switchboard/customactions"
 	"switchboard/ent"
@@ -396,6 +397,25 @@ type ComplexityRoot struct {
 		Name              func(childComplexity int) int
 		Organization      func(childComplexity int) int
 		OrganizationID    func(childComplexity int) int
+		Products          func(childComplexity int) int
+		ProviderCatalogID func(childComplexity int) int
+		UpdatedAt         func(childComplexity int) int
+	}
+
+	CatalogSyncResult struct {
+		Message  func(childComplexity int) int
+		Products func(childComplexity int) int
+		Synced   func(childComplexity int) int
+		Total    func(childComplexity int) int
+	}
+
+	CatalogView struct {
+		ChatAccount       func(childComplexity int) int
+		CreatedAt         func(childComplexity int) int
+		ID                func(childComplexity int) int
+		IsActive          func(childComplexity int) int
+		Name              func(childComplexity int) int
+		ProductCount      func(childComplexity int) int
 		Products          func(childComplexity int) int
 		ProviderCatalogID func(childComplexity int) int
 		UpdatedAt         func(childComplexity int) int
@@ -834,6 +854,7 @@ type ComplexityRoot struct {
 		CreateAccount                func(childComplexity int, input accounts.CreateInput) int
 		CreateCampaign               func(childComplexity int, input model.CreateCampaignInput) int
 		CreateCannedResponse         func(childComplexity int, input CreateCannedResponseInput) int
+		CreateCatalog                func(childComplexity int, chatAccount string, name string) int
 		CreateChatbotFlow            func(childComplexity int, input chatbot.FlowInput) int
 		CreateChatbotTransfer        func(childComplexity int, input model.CreateChatbotTransferInput) int
 		CreateContact                func(childComplexity int, input CreateContactInput) int
@@ -842,6 +863,7 @@ type ComplexityRoot struct {
 		CreateDashboardWidget        func(childComplexity int, input widgets.Input) int
 		CreateKeywordRule            func(childComplexity int, input chatbot.KeywordInput) int
 		CreateOrganization           func(childComplexity int, input model.CreateOrganizationInput) int
+		CreateProduct                func(childComplexity int, catalogID uuid.UUID, input catalogs.ProductInput) int
 		CreateRole                   func(childComplexity int, input model.CreateRoleInput) int
 		CreateTag                    func(childComplexity int, input tags.CreateInput) int
 		CreateTeam                   func(childComplexity int, input model.CreateTeamInput) int
@@ -855,12 +877,14 @@ type ComplexityRoot struct {
 		DeleteCampaign               func(childComplexity int, id uuid.UUID) int
 		DeleteCampaignRecipient      func(childComplexity int, campaignID uuid.UUID, id uuid.UUID) int
 		DeleteCannedResponse         func(childComplexity int, id uuid.UUID) int
+		DeleteCatalog                func(childComplexity int, id uuid.UUID) int
 		DeleteChatbotFlow            func(childComplexity int, id uuid.UUID) int
 		DeleteContact                func(childComplexity int, id uuid.UUID) int
 		DeleteContactNote            func(childComplexity int, contactID uuid.UUID, id uuid.UUID) int
 		DeleteCustomAction           func(childComplexity int, id uuid.UUID) int
 		DeleteDashboardWidget        func(childComplexity int, id uuid.UUID) int
 		DeleteKeywordRule            func(childComplexity int, id uuid.UUID) int
+		DeleteProduct                func(childComplexity int, id uuid.UUID) int
 		DeleteRole                   func(childComplexity int, id uuid.UUID) int
 		DeleteSSOConfig              func(childComplexity int, provider ssoconfig.Provider) int
 		DeleteTag                    func(childComplexity int, name string) int
@@ -882,11 +906,14 @@ type ComplexityRoot struct {
 		SaveDashboardLayout          func(childComplexity int, items []*widgets.LayoutItem) int
 		SaveSSOConfig                func(childComplexity int, input model.SaveSSOConfigInput) int
 		SendMessage                  func(childComplexity int, contactID uuid.UUID, input messaging.Outgoing) int
+		SendProductListMessage       func(childComplexity int, input catalogs.ProductListSend) int
+		SendProductMessage           func(childComplexity int, input catalogs.ProductSend) int
 		SendTemplateMessage          func(childComplexity int, input messaging.TemplateInput) int
 		SetAPIKeyActive              func(childComplexity int, id uuid.UUID, isActive bool) int
 		SetAvailability              func(childComplexity int, isAvailable bool) int
 		StartCampaign                func(childComplexity int, id uuid.UUID) int
 		SubscribeAccount             func(childComplexity int, id uuid.UUID) int
+		SyncCatalogs                 func(childComplexity int, chatAccount string) int
 		SyncTemplates                func(childComplexity int, chatAccount string) int
 		TestAccount                  func(childComplexity int, id uuid.UUID) int
 		TestWebhookSubscription      func(childComplexity int, id uuid.UUID) int
@@ -905,6 +932,7 @@ type ComplexityRoot struct {
 		UpdateMemberRole             func(childComplexity int, memberID uuid.UUID, roleID uuid.UUID) int
 		UpdateMySettings             func(childComplexity int, input usersettings.Changes) int
 		UpdateOrgSettings            func(childComplexity int, input model.UpdateOrgSettingsInput) int
+		UpdateProduct                func(childComplexity int, id uuid.UUID, input catalogs.ProductInput) int
 		UpdateRole                   func(childComplexity int, id uuid.UUID, input model.UpdateRoleInput) int
 		UpdateTag                    func(childComplexity int, name string, input tags.UpdateInput) int
 		UpdateTeam                   func(childComplexity int, id uuid.UUID, input model.UpdateTeamInput) int
@@ -1083,6 +1111,9 @@ type ComplexityRoot struct {
 		Campaigns              func(childComplexity int, status *string, chatAccount *string, search *string, from *time.Time, to *time.Time, page *int, limit *int) int
 		CannedResponse         func(childComplexity int, id uuid.UUID) int
 		CannedResponses        func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, category *string, activeOnly *bool, orderBy *ent.CannedResponseOrder, where *ent.CannedResponseWhereInput) int
+		Catalog                func(childComplexity int, id uuid.UUID) int
+		CatalogProducts        func(childComplexity int, catalogID uuid.UUID) int
+		Catalogs               func(childComplexity int, chatAccount *string) int
 		ChatbotFlows           func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.ChatbotFlowOrder, where *ent.ChatbotFlowWhereInput) int
 		ChatbotSessions        func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, status *string, orderBy *ent.ChatbotSessionOrder, where *ent.ChatbotSessionWhereInput) int
 		ChatbotSettings        func(childComplexity int) int
@@ -1105,6 +1136,7 @@ type ComplexityRoot struct {
 		OrgSettings            func(childComplexity int) int
 		Organizations          func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.OrganizationOrder, where *ent.OrganizationWhereInput) int
 		Permissions            func(childComplexity int) int
+		Product                func(childComplexity int, id uuid.UUID) int
 		Role                   func(childComplexity int, id uuid.UUID) int
 		Roles                  func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.RoleOrder, where *ent.RoleWhereInput) int
 		SsoConfigs             func(childComplexity int) int
@@ -1525,6 +1557,14 @@ type MutationResolver interface {
 	PickChatbotTransfer(ctx context.Context, teamID *string) (*transfers.View, error)
 	AssignChatbotTransfer(ctx context.Context, id uuid.UUID, agentID *uuid.UUID, teamID *uuid.UUID) (*transfers.View, error)
 	ResumeChatbotTransfer(ctx context.Context, id uuid.UUID) (*transfers.View, error)
+	CreateCatalog(ctx context.Context, chatAccount string, name string) (*catalogs.View, error)
+	DeleteCatalog(ctx context.Context, id uuid.UUID) (bool, error)
+	SyncCatalogs(ctx context.Context, chatAccount string) (*catalogs.SyncResult, error)
+	CreateProduct(ctx context.Context, catalogID uuid.UUID, input catalogs.ProductInput) (*ent.Product, error)
+	UpdateProduct(ctx context.Context, id uuid.UUID, input catalogs.ProductInput) (*ent.Product, error)
+	DeleteProduct(ctx context.Context, id uuid.UUID) (bool, error)
+	SendProductMessage(ctx context.Context, input catalogs.ProductSend) (*ent.Message, error)
+	SendProductListMessage(ctx context.Context, input catalogs.ProductListSend) (*ent.Message, error)
 }
 type OrganizationMemberResolver interface {
 	Email(ctx context.Context, obj *ent.OrganizationMember) (string, error)
@@ -1584,6 +1624,10 @@ type QueryResolver interface {
 	CustomActions(ctx context.Context, search *string, page *int, limit *int) (*customactions.Page, error)
 	CustomAction(ctx context.Context, id uuid.UUID) (*ent.CustomAction, error)
 	ChatbotTransfers(ctx context.Context, status *string, teamID *string, limit *int, offset *int) (*transfers.Page, error)
+	Catalogs(ctx context.Context, chatAccount *string) ([]*catalogs.View, error)
+	Catalog(ctx context.Context, id uuid.UUID) (*catalogs.View, error)
+	CatalogProducts(ctx context.Context, catalogID uuid.UUID) ([]*ent.Product, error)
+	Product(ctx context.Context, id uuid.UUID) (*ent.Product, error)
 }
 type RoleResolver interface {
 	PermissionCount(ctx context.Context, obj *ent.Role) (int, error)
@@ -3111,6 +3155,86 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Catalog.UpdatedAt(childComplexity), true
+
+	case "CatalogSyncResult.message":
+		if e.ComplexityRoot.CatalogSyncResult.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CatalogSyncResult.Message(childComplexity), true
+	case "CatalogSyncResult.products":
+		if e.ComplexityRoot.CatalogSyncResult.Products == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CatalogSyncResult.Products(childComplexity), true
+	case "CatalogSyncResult.synced":
+		if e.ComplexityRoot.CatalogSyncResult.Synced == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CatalogSyncResult.Synced(childComplexity), true
+	case "CatalogSyncResult.total":
+		if e.ComplexityRoot.CatalogSyncResult.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CatalogSyncResult.Total(childComplexity), true
+
+	case "CatalogView.chatAccount":
+		if e.ComplexityRoot.CatalogView.ChatAccount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CatalogView.ChatAccount(childComplexity), true
+	case "CatalogView.createdAt":
+		if e.ComplexityRoot.CatalogView.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CatalogView.CreatedAt(childComplexity), true
+	case "CatalogView.id":
+		if e.ComplexityRoot.CatalogView.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CatalogView.ID(childComplexity), true
+	case "CatalogView.isActive":
+		if e.ComplexityRoot.CatalogView.IsActive == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CatalogView.IsActive(childComplexity), true
+	case "CatalogView.name":
+		if e.ComplexityRoot.CatalogView.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CatalogView.Name(childComplexity), true
+	case "CatalogView.productCount":
+		if e.ComplexityRoot.CatalogView.ProductCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CatalogView.ProductCount(childComplexity), true
+	case "CatalogView.products":
+		if e.ComplexityRoot.CatalogView.Products == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CatalogView.Products(childComplexity), true
+	case "CatalogView.providerCatalogID":
+		if e.ComplexityRoot.CatalogView.ProviderCatalogID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CatalogView.ProviderCatalogID(childComplexity), true
+	case "CatalogView.updatedAt":
+		if e.ComplexityRoot.CatalogView.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CatalogView.UpdatedAt(childComplexity), true
 
 	case "ChatbotFlow.chatAccount":
 		if e.ComplexityRoot.ChatbotFlow.ChatAccount == nil {
@@ -5118,6 +5242,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateCannedResponse(childComplexity, args["input"].(CreateCannedResponseInput)), true
+	case "Mutation.createCatalog":
+		if e.ComplexityRoot.Mutation.CreateCatalog == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createCatalog_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateCatalog(childComplexity, args["chatAccount"].(string), args["name"].(string)), true
 	case "Mutation.createChatbotFlow":
 		if e.ComplexityRoot.Mutation.CreateChatbotFlow == nil {
 			break
@@ -5206,6 +5341,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateOrganization(childComplexity, args["input"].(model.CreateOrganizationInput)), true
+	case "Mutation.createProduct":
+		if e.ComplexityRoot.Mutation.CreateProduct == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createProduct_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateProduct(childComplexity, args["catalogId"].(uuid.UUID), args["input"].(catalogs.ProductInput)), true
 	case "Mutation.createRole":
 		if e.ComplexityRoot.Mutation.CreateRole == nil {
 			break
@@ -5349,6 +5495,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteCannedResponse(childComplexity, args["id"].(uuid.UUID)), true
+	case "Mutation.deleteCatalog":
+		if e.ComplexityRoot.Mutation.DeleteCatalog == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteCatalog_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteCatalog(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.deleteChatbotFlow":
 		if e.ComplexityRoot.Mutation.DeleteChatbotFlow == nil {
 			break
@@ -5415,6 +5572,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteKeywordRule(childComplexity, args["id"].(uuid.UUID)), true
+	case "Mutation.deleteProduct":
+		if e.ComplexityRoot.Mutation.DeleteProduct == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteProduct_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteProduct(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.deleteRole":
 		if e.ComplexityRoot.Mutation.DeleteRole == nil {
 			break
@@ -5646,6 +5814,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SendMessage(childComplexity, args["contactId"].(uuid.UUID), args["input"].(messaging.Outgoing)), true
+	case "Mutation.sendProductListMessage":
+		if e.ComplexityRoot.Mutation.SendProductListMessage == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_sendProductListMessage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SendProductListMessage(childComplexity, args["input"].(catalogs.ProductListSend)), true
+	case "Mutation.sendProductMessage":
+		if e.ComplexityRoot.Mutation.SendProductMessage == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_sendProductMessage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SendProductMessage(childComplexity, args["input"].(catalogs.ProductSend)), true
 	case "Mutation.sendTemplateMessage":
 		if e.ComplexityRoot.Mutation.SendTemplateMessage == nil {
 			break
@@ -5701,6 +5891,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SubscribeAccount(childComplexity, args["id"].(uuid.UUID)), true
+	case "Mutation.syncCatalogs":
+		if e.ComplexityRoot.Mutation.SyncCatalogs == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_syncCatalogs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SyncCatalogs(childComplexity, args["chatAccount"].(string)), true
 	case "Mutation.syncTemplates":
 		if e.ComplexityRoot.Mutation.SyncTemplates == nil {
 			break
@@ -5899,6 +6100,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateOrgSettings(childComplexity, args["input"].(model.UpdateOrgSettingsInput)), true
+	case "Mutation.updateProduct":
+		if e.ComplexityRoot.Mutation.UpdateProduct == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateProduct_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateProduct(childComplexity, args["id"].(uuid.UUID), args["input"].(catalogs.ProductInput)), true
 	case "Mutation.updateRole":
 		if e.ComplexityRoot.Mutation.UpdateRole == nil {
 			break
@@ -6734,6 +6946,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.CannedResponses(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["search"].(*string), args["category"].(*string), args["activeOnly"].(*bool), args["orderBy"].(*ent.CannedResponseOrder), args["where"].(*ent.CannedResponseWhereInput)), true
+	case "Query.catalog":
+		if e.ComplexityRoot.Query.Catalog == nil {
+			break
+		}
+
+		args, err := ec.field_Query_catalog_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Catalog(childComplexity, args["id"].(uuid.UUID)), true
+	case "Query.catalogProducts":
+		if e.ComplexityRoot.Query.CatalogProducts == nil {
+			break
+		}
+
+		args, err := ec.field_Query_catalogProducts_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.CatalogProducts(childComplexity, args["catalogId"].(uuid.UUID)), true
+	case "Query.catalogs":
+		if e.ComplexityRoot.Query.Catalogs == nil {
+			break
+		}
+
+		args, err := ec.field_Query_catalogs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Catalogs(childComplexity, args["chatAccount"].(*string)), true
 	case "Query.chatbotFlows":
 		if e.ComplexityRoot.Query.ChatbotFlows == nil {
 			break
@@ -6947,6 +7192,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Permissions(childComplexity), true
+	case "Query.product":
+		if e.ComplexityRoot.Query.Product == nil {
+			break
+		}
+
+		args, err := ec.field_Query_product_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Product(childComplexity, args["id"].(uuid.UUID)), true
 	case "Query.role":
 		if e.ComplexityRoot.Query.Role == nil {
 			break
@@ -8435,7 +8691,9 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputOrganizationOrder,
 		ec.unmarshalInputOrganizationWhereInput,
 		ec.unmarshalInputPermissionWhereInput,
+		ec.unmarshalInputProductInput,
 		ec.unmarshalInputProductOrder,
+		ec.unmarshalInputProductSectionInput,
 		ec.unmarshalInputProductWhereInput,
 		ec.unmarshalInputRoleOrder,
 		ec.unmarshalInputRoleWhereInput,
@@ -8443,6 +8701,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputSSOConfigWhereInput,
 		ec.unmarshalInputSaveSSOConfigInput,
 		ec.unmarshalInputSendMessageInput,
+		ec.unmarshalInputSendProductListMessageInput,
+		ec.unmarshalInputSendProductMessageInput,
 		ec.unmarshalInputSendTemplateMessageInput,
 		ec.unmarshalInputTagOrder,
 		ec.unmarshalInputTagWhereInput,
@@ -18326,6 +18586,96 @@ extend type Subscription {
   transferChanged: ChatbotTransfer!
 }
 `, BuiltIn: false},
+	{Name: "../catalogs.graphql", Input: `# Catalogs and products (package catalogs): created, changed and deleted at
+# the platform and locally; sync pulls an account's catalogs and products.
+
+"""A catalog with its product count (computed in one query for a list);
+products only on a single read (catalog(id:))."""
+type CatalogView {
+  id: ID!
+  providerCatalogID: String!
+  chatAccount: String!
+  name: String!
+  isActive: Boolean!
+  productCount: Int!
+  products: [Product!]
+  createdAt: Time!
+  updatedAt: Time!
+}
+
+"""A product's fields. price is an integer in minor units (cents), never
+negative; currency an ISO 4217 code (default USD); retailerID defaults to
+the product's id. On update, null or absent fields keep their value."""
+input ProductInput {
+  name: String
+  description: String
+  price: Int
+  currency: String
+  url: String
+  imageURL: String
+  retailerID: String
+  isActive: Boolean
+}
+
+"""synced catalogs stored of total listed by the platform."""
+type CatalogSyncResult {
+  message: String!
+  synced: Int!
+  total: Int!
+  products: Int!
+}
+
+"""A single product message (the product's catalog's account sends it
+unless chatAccount names another)."""
+input SendProductMessageInput {
+  contactID: ID!
+  productID: ID!
+  body: String!
+  footer: String
+  chatAccount: String
+}
+
+"""A multi-product message: at most 10 sections and 30 products, all of
+catalogID."""
+input SendProductListMessageInput {
+  contactID: ID!
+  catalogID: ID!
+  header: String!
+  body: String!
+  footer: String
+  sections: [ProductSectionInput!]!
+  chatAccount: String
+}
+
+input ProductSectionInput {
+  title: String!
+  productIDs: [ID!]!
+}
+
+extend type Query {
+  """The organization's catalogs (of one account when chatAccount is
+  given), by name."""
+  catalogs(chatAccount: String): [CatalogView!]!
+  catalog(id: ID!): CatalogView!
+  catalogProducts(catalogId: ID!): [Product!]!
+  product(id: ID!): Product!
+}
+
+extend type Mutation {
+  """Creates the catalog at the platform (under the business owning the
+  account's WhatsApp Business Account) and stores it."""
+  createCatalog(chatAccount: String!, name: String!): CatalogView!
+  """Deletes the catalog at the platform and locally with its products."""
+  deleteCatalog(id: ID!): Boolean!
+  syncCatalogs(chatAccount: String!): CatalogSyncResult!
+  createProduct(catalogId: ID!, input: ProductInput!): Product!
+  updateProduct(id: ID!, input: ProductInput!): Product!
+  deleteProduct(id: ID!): Boolean!
+  """Stores a product message as pending and queues its send."""
+  sendProductMessage(input: SendProductMessageInput!): Message!
+  sendProductListMessage(input: SendProductListMessageInput!): Message!
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -18943,6 +19293,44 @@ func (ec *executionContext) childFields_Catalog(ctx context.Context, field graph
 		return ec.fieldContext_Catalog_products(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Catalog", field.Name)
+}
+
+func (ec *executionContext) childFields_CatalogSyncResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "message":
+		return ec.fieldContext_CatalogSyncResult_message(ctx, field)
+	case "synced":
+		return ec.fieldContext_CatalogSyncResult_synced(ctx, field)
+	case "total":
+		return ec.fieldContext_CatalogSyncResult_total(ctx, field)
+	case "products":
+		return ec.fieldContext_CatalogSyncResult_products(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CatalogSyncResult", field.Name)
+}
+
+func (ec *executionContext) childFields_CatalogView(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CatalogView_id(ctx, field)
+	case "providerCatalogID":
+		return ec.fieldContext_CatalogView_providerCatalogID(ctx, field)
+	case "chatAccount":
+		return ec.fieldContext_CatalogView_chatAccount(ctx, field)
+	case "name":
+		return ec.fieldContext_CatalogView_name(ctx, field)
+	case "isActive":
+		return ec.fieldContext_CatalogView_isActive(ctx, field)
+	case "productCount":
+		return ec.fieldContext_CatalogView_productCount(ctx, field)
+	case "products":
+		return ec.fieldContext_CatalogView_products(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_CatalogView_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_CatalogView_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CatalogView", field.Name)
 }
 
 func (ec *executionContext) childFields_ChatbotFlow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -20857,6 +21245,28 @@ func (ec *executionContext) field_Mutation_createCannedResponse_args(ctx context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createCatalog_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "chatAccount",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["chatAccount"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "name",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["name"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createChatbotFlow_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -20974,6 +21384,28 @@ func (ec *executionContext) field_Mutation_createOrganization_args(ctx context.C
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createProduct_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "catalogId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["catalogId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (catalogs.ProductInput, error) {
+			return ec.unmarshalNProductInput2switchboardᚋcatalogsᚐProductInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
 	return args, nil
 }
 
@@ -21167,6 +21599,20 @@ func (ec *executionContext) field_Mutation_deleteCannedResponse_args(ctx context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_deleteCatalog_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deleteChatbotFlow_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -21246,6 +21692,20 @@ func (ec *executionContext) field_Mutation_deleteDashboardWidget_args(ctx contex
 }
 
 func (ec *executionContext) field_Mutation_deleteKeywordRule_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteProduct_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
@@ -21593,6 +22053,34 @@ func (ec *executionContext) field_Mutation_sendMessage_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_sendProductListMessage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (catalogs.ProductListSend, error) {
+			return ec.unmarshalNSendProductListMessageInput2switchboardᚋcatalogsᚐProductListSend(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_sendProductMessage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (catalogs.ProductSend, error) {
+			return ec.unmarshalNSendProductMessageInput2switchboardᚋcatalogsᚐProductSend(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_sendTemplateMessage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -21668,6 +22156,20 @@ func (ec *executionContext) field_Mutation_subscribeAccount_args(ctx context.Con
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_syncCatalogs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "chatAccount",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["chatAccount"] = arg0
 	return args, nil
 }
 
@@ -22024,6 +22526,28 @@ func (ec *executionContext) field_Mutation_updateOrgSettings_args(ctx context.Co
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateProduct_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (catalogs.ProductInput, error) {
+			return ec.unmarshalNProductInput2switchboardᚋcatalogsᚐProductInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
 	return args, nil
 }
 
@@ -22618,6 +23142,48 @@ func (ec *executionContext) field_Query_cannedResponses_args(ctx context.Context
 		return nil, err
 	}
 	args["where"] = arg8
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_catalogProducts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "catalogId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["catalogId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_catalog_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_catalogs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "chatAccount",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["chatAccount"] = arg0
 	return args, nil
 }
 
@@ -23218,6 +23784,20 @@ func (ec *executionContext) field_Query_organizations_args(ctx context.Context, 
 		return nil, err
 	}
 	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_product_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -29708,6 +30288,314 @@ func (ec *executionContext) fieldContext_Catalog_products(_ context.Context, fie
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _CatalogSyncResult_message(ctx context.Context, field graphql.CollectedField, obj *catalogs.SyncResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CatalogSyncResult_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CatalogSyncResult_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CatalogSyncResult", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CatalogSyncResult_synced(ctx context.Context, field graphql.CollectedField, obj *catalogs.SyncResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CatalogSyncResult_synced(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Synced, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CatalogSyncResult_synced(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CatalogSyncResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CatalogSyncResult_total(ctx context.Context, field graphql.CollectedField, obj *catalogs.SyncResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CatalogSyncResult_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CatalogSyncResult_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CatalogSyncResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CatalogSyncResult_products(ctx context.Context, field graphql.CollectedField, obj *catalogs.SyncResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CatalogSyncResult_products(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Products, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CatalogSyncResult_products(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CatalogSyncResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CatalogView_id(ctx context.Context, field graphql.CollectedField, obj *catalogs.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CatalogView_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CatalogView_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CatalogView", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CatalogView_providerCatalogID(ctx context.Context, field graphql.CollectedField, obj *catalogs.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CatalogView_providerCatalogID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ProviderCatalogID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CatalogView_providerCatalogID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CatalogView", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CatalogView_chatAccount(ctx context.Context, field graphql.CollectedField, obj *catalogs.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CatalogView_chatAccount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ChatAccount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CatalogView_chatAccount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CatalogView", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CatalogView_name(ctx context.Context, field graphql.CollectedField, obj *catalogs.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CatalogView_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CatalogView_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CatalogView", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CatalogView_isActive(ctx context.Context, field graphql.CollectedField, obj *catalogs.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CatalogView_isActive(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsActive, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CatalogView_isActive(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CatalogView", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _CatalogView_productCount(ctx context.Context, field graphql.CollectedField, obj *catalogs.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CatalogView_productCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ProductCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CatalogView_productCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CatalogView", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CatalogView_products(ctx context.Context, field graphql.CollectedField, obj *catalogs.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CatalogView_products(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Products, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Product) graphql.Marshaler {
+			return ec.marshalOProduct2ᚕᚖswitchboardᚋentᚐProductᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CatalogView_products(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CatalogView",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Product(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CatalogView_createdAt(ctx context.Context, field graphql.CollectedField, obj *catalogs.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CatalogView_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CatalogView_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CatalogView", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CatalogView_updatedAt(ctx context.Context, field graphql.CollectedField, obj *catalogs.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CatalogView_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CatalogView_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CatalogView", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
 func (ec *executionContext) _ChatbotFlow_id(ctx context.Context, field graphql.CollectedField, obj *ent.ChatbotFlow) (ret graphql.Marshaler) {
@@ -41266,6 +42154,358 @@ func (ec *executionContext) fieldContext_Mutation_resumeChatbotTransfer(ctx cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createCatalog(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createCatalog(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateCatalog(ctx, fc.Args["chatAccount"].(string), fc.Args["name"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalogs.View) graphql.Marshaler {
+			return ec.marshalNCatalogView2ᚖswitchboardᚋcatalogsᚐView(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createCatalog(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CatalogView(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createCatalog_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteCatalog(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteCatalog(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteCatalog(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteCatalog(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteCatalog_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_syncCatalogs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_syncCatalogs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SyncCatalogs(ctx, fc.Args["chatAccount"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalogs.SyncResult) graphql.Marshaler {
+			return ec.marshalNCatalogSyncResult2ᚖswitchboardᚋcatalogsᚐSyncResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_syncCatalogs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CatalogSyncResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_syncCatalogs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createProduct(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createProduct(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateProduct(ctx, fc.Args["catalogId"].(uuid.UUID), fc.Args["input"].(catalogs.ProductInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Product) graphql.Marshaler {
+			return ec.marshalNProduct2ᚖswitchboardᚋentᚐProduct(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createProduct(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Product(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createProduct_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateProduct(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateProduct(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateProduct(ctx, fc.Args["id"].(uuid.UUID), fc.Args["input"].(catalogs.ProductInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Product) graphql.Marshaler {
+			return ec.marshalNProduct2ᚖswitchboardᚋentᚐProduct(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateProduct(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Product(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateProduct_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteProduct(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteProduct(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteProduct(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteProduct(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteProduct_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_sendProductMessage(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_sendProductMessage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SendProductMessage(ctx, fc.Args["input"].(catalogs.ProductSend))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Message) graphql.Marshaler {
+			return ec.marshalNMessage2ᚖswitchboardᚋentᚐMessage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_sendProductMessage(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Message(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_sendProductMessage_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_sendProductListMessage(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_sendProductListMessage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SendProductListMessage(ctx, fc.Args["input"].(catalogs.ProductListSend))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Message) graphql.Marshaler {
+			return ec.marshalNMessage2ᚖswitchboardᚋentᚐMessage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_sendProductListMessage(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Message(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_sendProductListMessage_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _MyOrganization_organization(ctx context.Context, field graphql.CollectedField, obj *model.MyOrganization) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -45942,6 +47182,182 @@ func (ec *executionContext) fieldContext_Query_chatbotTransfers(ctx context.Cont
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_chatbotTransfers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_catalogs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_catalogs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Catalogs(ctx, fc.Args["chatAccount"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*catalogs.View) graphql.Marshaler {
+			return ec.marshalNCatalogView2ᚕᚖswitchboardᚋcatalogsᚐViewᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_catalogs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CatalogView(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_catalogs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_catalog(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_catalog(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Catalog(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalogs.View) graphql.Marshaler {
+			return ec.marshalNCatalogView2ᚖswitchboardᚋcatalogsᚐView(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_catalog(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CatalogView(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_catalog_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_catalogProducts(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_catalogProducts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().CatalogProducts(ctx, fc.Args["catalogId"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Product) graphql.Marshaler {
+			return ec.marshalNProduct2ᚕᚖswitchboardᚋentᚐProductᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_catalogProducts(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Product(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_catalogProducts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_product(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_product(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Product(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Product) graphql.Marshaler {
+			return ec.marshalNProduct2ᚖswitchboardᚋentᚐProduct(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_product(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Product(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_product_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -78098,6 +79514,85 @@ func (ec *executionContext) unmarshalInputPermissionWhereInput(ctx context.Conte
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputProductInput(ctx context.Context, obj any) (catalogs.ProductInput, error) {
+	var it catalogs.ProductInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "description", "price", "currency", "url", "imageURL", "retailerID", "isActive"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "price":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("price"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Price = data
+		case "currency":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currency"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Currency = data
+		case "url":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("url"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URL = data
+		case "imageURL":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("imageURL"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ImageURL = data
+		case "retailerID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retailerID"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RetailerID = data
+		case "isActive":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isActive"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsActive = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputProductOrder(ctx context.Context, obj any) (ent.ProductOrder, error) {
 	var it ent.ProductOrder
 	if obj == nil {
@@ -78134,6 +79629,43 @@ func (ec *executionContext) unmarshalInputProductOrder(ctx context.Context, obj 
 				return it, err
 			}
 			it.Field = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputProductSectionInput(ctx context.Context, obj any) (catalogs.SectionSend, error) {
+	var it catalogs.SectionSend
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"title", "productIDs"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "title":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Title = data
+		case "productIDs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("productIDs"))
+			data, err := ec.unmarshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProductIDs = data
 		}
 	}
 	return it, nil
@@ -80690,6 +82222,136 @@ func (ec *executionContext) unmarshalInputSendMessageInput(ctx context.Context, 
 				return it, err
 			}
 			it.Interactive = data
+		case "chatAccount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("chatAccount"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Account = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputSendProductListMessageInput(ctx context.Context, obj any) (catalogs.ProductListSend, error) {
+	var it catalogs.ProductListSend
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"contactID", "catalogID", "header", "body", "footer", "sections", "chatAccount"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "contactID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContactID = data
+		case "catalogID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("catalogID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CatalogID = data
+		case "header":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("header"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Header = data
+		case "body":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("body"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Body = data
+		case "footer":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("footer"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Footer = data
+		case "sections":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sections"))
+			data, err := ec.unmarshalNProductSectionInput2ᚕswitchboardᚋcatalogsᚐSectionSendᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Sections = data
+		case "chatAccount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("chatAccount"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Account = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputSendProductMessageInput(ctx context.Context, obj any) (catalogs.ProductSend, error) {
+	var it catalogs.ProductSend
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"contactID", "productID", "body", "footer", "chatAccount"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "contactID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContactID = data
+		case "productID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("productID"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProductID = data
+		case "body":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("body"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Body = data
+		case "footer":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("footer"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Footer = data
 		case "chatAccount":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("chatAccount"))
 			data, err := ec.unmarshalOString2string(ctx, v)
@@ -90819,6 +92481,137 @@ func (ec *executionContext) _Catalog(ctx context.Context, sel ast.SelectionSet, 
 	return out
 }
 
+var catalogSyncResultImplementors = []string{"CatalogSyncResult"}
+
+func (ec *executionContext) _CatalogSyncResult(ctx context.Context, sel ast.SelectionSet, obj *catalogs.SyncResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, catalogSyncResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CatalogSyncResult")
+		case "message":
+			out.Values[i] = ec._CatalogSyncResult_message(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "synced":
+			out.Values[i] = ec._CatalogSyncResult_synced(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._CatalogSyncResult_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "products":
+			out.Values[i] = ec._CatalogSyncResult_products(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var catalogViewImplementors = []string{"CatalogView"}
+
+func (ec *executionContext) _CatalogView(ctx context.Context, sel ast.SelectionSet, obj *catalogs.View) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, catalogViewImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CatalogView")
+		case "id":
+			out.Values[i] = ec._CatalogView_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "providerCatalogID":
+			out.Values[i] = ec._CatalogView_providerCatalogID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "chatAccount":
+			out.Values[i] = ec._CatalogView_chatAccount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._CatalogView_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "isActive":
+			out.Values[i] = ec._CatalogView_isActive(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "productCount":
+			out.Values[i] = ec._CatalogView_productCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "products":
+			out.Values[i] = ec._CatalogView_products(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._CatalogView_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._CatalogView_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var chatbotFlowImplementors = []string{"ChatbotFlow", "Node"}
 
 func (ec *executionContext) _ChatbotFlow(ctx context.Context, sel ast.SelectionSet, obj *ent.ChatbotFlow) graphql.Marshaler {
@@ -95078,6 +96871,62 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createCatalog":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createCatalog(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteCatalog":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteCatalog(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "syncCatalogs":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_syncCatalogs(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createProduct":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createProduct(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateProduct":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateProduct(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteProduct":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteProduct(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sendProductMessage":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_sendProductMessage(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sendProductListMessage":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_sendProductListMessage(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -97734,6 +99583,94 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_chatbotTransfers(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "catalogs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_catalogs(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "catalog":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_catalog(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "catalogProducts":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_catalogProducts(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "product":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_product(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -101672,6 +103609,42 @@ func (ec *executionContext) marshalNCatalogOrderField2ᚖswitchboardᚋentᚐCat
 	return v
 }
 
+func (ec *executionContext) marshalNCatalogSyncResult2ᚖswitchboardᚋcatalogsᚐSyncResult(ctx context.Context, sel ast.SelectionSet, v *catalogs.SyncResult) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CatalogSyncResult(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCatalogView2ᚕᚖswitchboardᚋcatalogsᚐViewᚄ(ctx context.Context, sel ast.SelectionSet, v []*catalogs.View) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCatalogView2ᚖswitchboardᚋcatalogsᚐView(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCatalogView2ᚖswitchboardᚋcatalogsᚐView(ctx context.Context, sel ast.SelectionSet, v *catalogs.View) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CatalogView(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNCatalogWhereInput2ᚖswitchboardᚋentᚐCatalogWhereInput(ctx context.Context, v any) (*ent.CatalogWhereInput, error) {
 	res, err := ec.unmarshalInputCatalogWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
@@ -102826,6 +104799,22 @@ func (ec *executionContext) marshalNPhoneNumberStatus2ᚖswitchboardᚋprovider�
 	return ec._PhoneNumberStatus(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNProduct2ᚕᚖswitchboardᚋentᚐProductᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Product) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNProduct2ᚖswitchboardᚋentᚐProduct(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNProduct2ᚖswitchboardᚋentᚐProduct(ctx context.Context, sel ast.SelectionSet, v *ent.Product) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -102834,6 +104823,11 @@ func (ec *executionContext) marshalNProduct2ᚖswitchboardᚋentᚐProduct(ctx c
 		return graphql.Null
 	}
 	return ec._Product(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNProductInput2switchboardᚋcatalogsᚐProductInput(ctx context.Context, v any) (catalogs.ProductInput, error) {
+	res, err := ec.unmarshalInputProductInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNProductOrderField2ᚖswitchboardᚋentᚐProductOrderField(ctx context.Context, v any) (*ent.ProductOrderField, error) {
@@ -102850,6 +104844,25 @@ func (ec *executionContext) marshalNProductOrderField2ᚖswitchboardᚋentᚐPro
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) unmarshalNProductSectionInput2switchboardᚋcatalogsᚐSectionSend(ctx context.Context, v any) (catalogs.SectionSend, error) {
+	res, err := ec.unmarshalInputProductSectionInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNProductSectionInput2ᚕswitchboardᚋcatalogsᚐSectionSendᚄ(ctx context.Context, v any) ([]catalogs.SectionSend, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]catalogs.SectionSend, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNProductSectionInput2switchboardᚋcatalogsᚐSectionSend(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) unmarshalNProductWhereInput2ᚖswitchboardᚋentᚐProductWhereInput(ctx context.Context, v any) (*ent.ProductWhereInput, error) {
@@ -102972,6 +104985,16 @@ func (ec *executionContext) unmarshalNSaveSSOConfigInput2switchboardᚋgraphᚋm
 
 func (ec *executionContext) unmarshalNSendMessageInput2switchboardᚋmessagingᚐOutgoing(ctx context.Context, v any) (messaging.Outgoing, error) {
 	res, err := ec.unmarshalInputSendMessageInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNSendProductListMessageInput2switchboardᚋcatalogsᚐProductListSend(ctx context.Context, v any) (catalogs.ProductListSend, error) {
+	res, err := ec.unmarshalInputSendProductListMessageInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNSendProductMessageInput2switchboardᚋcatalogsᚐProductSend(ctx context.Context, v any) (catalogs.ProductSend, error) {
+	res, err := ec.unmarshalInputSendProductMessageInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 

@@ -6,6 +6,7 @@ import (
 	"context"
 	"switchboard/accounts"
 	"switchboard/campaigns"
+	"switchboard/catalogs"
 	"switchboard/chatbot"
 	"switchboard/customactions"
 	"switchboard/database"
@@ -59,6 +60,9 @@ type Resolver struct {
 	CustomActions *customactions.Service
 	// Transfers are the chatbot's hand-offs to human agents.
 	Transfers *transfers.Service
+	// Catalogs are the product catalogs, their products and product
+	// messages.
+	Catalogs *catalogs.Service
 }
 
 // db returns the transaction's client when ctx carries one, the root

@@ -178,6 +178,8 @@ func interactiveMessage(data map[string]any) (provider.OutgoingMessage, error) {
 		out.Buttons = rb
 	case InteractiveCTAURL:
 		out.CTAURL = &provider.CTAURL{Body: in.Body, DisplayText: in.ButtonText, URL: in.URL}
+	case InteractiveProduct, InteractiveProductList:
+		return productOutgoing(data)
 	default:
 		return out, permanent("interactive type %q cannot be sent", in.Type)
 	}

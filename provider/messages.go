@@ -18,14 +18,18 @@ type OutgoingMessage struct {
 	// characters).
 	CallbackData string
 
-	Text     *Text
-	Buttons  *ReplyButtons // interactive "button"
-	CTAURL   *CTAURL       // interactive "cta_url"
-	List     *List         // interactive "list"
-	Template *Template
-	Media    *Media // image, video, audio, document or sticker
-	Reaction *Reaction
-	Location *Location
+	Text    *Text
+	Buttons *ReplyButtons // interactive "button"
+	CTAURL  *CTAURL       // interactive "cta_url"
+	List    *List         // interactive "list"
+	// Product and ProductList are the catalog's product messages
+	// (products_wire.go).
+	Product     *ProductMessage // interactive "product"
+	ProductList *ProductList    // interactive "product_list"
+	Template    *Template
+	Media       *Media // image, video, audio, document or sticker
+	Reaction    *Reaction
+	Location    *Location
 }
 
 // maxCallbackData is the platform's limit of biz_opaque_callback_data.
@@ -168,7 +172,7 @@ func (m OutgoingMessage) Type() string {
 	switch {
 	case m.Text != nil:
 		return "text"
-	case m.Buttons != nil, m.CTAURL != nil, m.List != nil:
+	case m.Buttons != nil, m.CTAURL != nil, m.List != nil, m.Product != nil, m.ProductList != nil:
 		return "interactive"
 	case m.Template != nil:
 		return "template"

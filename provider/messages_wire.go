@@ -74,6 +74,9 @@ type wireAction struct {
 	// list
 	Button   string        `json:"button,omitempty"`
 	Sections []wireSection `json:"sections,omitempty"`
+	// product and product_list (products_wire.go)
+	CatalogID         string `json:"catalog_id,omitempty"`
+	ProductRetailerID string `json:"product_retailer_id,omitempty"`
 }
 
 type wireButton struct {
@@ -92,8 +95,9 @@ type wireCTAParams struct {
 }
 
 type wireSection struct {
-	Title string    `json:"title,omitempty"`
-	Rows  []wireRow `json:"rows"`
+	Title        string            `json:"title,omitempty"`
+	Rows         []wireRow         `json:"rows,omitempty"`
+	ProductItems []wireProductItem `json:"product_items,omitempty"`
 }
 
 type wireRow struct {
@@ -163,7 +167,7 @@ func buildMessage(m OutgoingMessage) (*wireMessage, error) {
 	}
 	set := 0
 	for _, p := range []bool{m.Text != nil, m.Buttons != nil, m.CTAURL != nil, m.List != nil,
-		m.Template != nil, m.Media != nil, m.Reaction != nil, m.Location != nil} {
+		m.Product != nil, m.ProductList != nil, m.Template != nil, m.Media != nil, m.Reaction != nil, m.Location != nil} {
 		if p {
 			set++
 		}
@@ -192,6 +196,10 @@ func buildMessage(m OutgoingMessage) (*wireMessage, error) {
 		w.Interactive, err = buildCTAURL(m.CTAURL)
 	case m.List != nil:
 		w.Interactive, err = buildList(m.List)
+	case m.Product != nil:
+		w.Interactive, err = buildProduct(m.Product)
+	case m.ProductList != nil:
+		w.Interactive, err = buildProductList(m.ProductList)
 	case m.Template != nil:
 		w.Template, err = buildTemplate(m.Template)
 	case m.Media != nil:

@@ -50,6 +50,7 @@ func (a *API) Routes() []Route {
 		a.mediaRoutes(), a.webhookSubscriptionRoutes(), a.invitationRoutes(), a.tagRoutes(), a.noteRoutes(), a.widgetRoutes(),
 		a.templateRoutes(), a.campaignRoutes(), a.chatbotRoutes(), a.transferRoutes(),
 		a.customActionRoutes(), a.ssoRoutes(),
+		a.catalogRoutes(),
 	} {
 		all = append(all, group...)
 	}

@@ -624,6 +624,14 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{CatalogsColumns[7], CatalogsColumns[4]},
 			},
+			{
+				Name:    "catalog_provider_catalog_id",
+				Unique:  true,
+				Columns: []*schema.Column{CatalogsColumns[3]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "((provider_catalog_id)::text <> ''::text)",
+				},
+			},
 		},
 	}
 	// ChatbotFlowsColumns holds the columns for the "chatbot_flows" table.
@@ -1418,6 +1426,19 @@ var (
 				Name:    "product_organization_id",
 				Unique:  false,
 				Columns: []*schema.Column{ProductsColumns[13]},
+			},
+			{
+				Name:    "product_catalog_id_retailer_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductsColumns[12], ProductsColumns[10]},
+			},
+			{
+				Name:    "product_provider_product_id",
+				Unique:  true,
+				Columns: []*schema.Column{ProductsColumns[3]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "((provider_product_id)::text <> ''::text)",
+				},
 			},
 		},
 	}

@@ -46,5 +46,10 @@ func (Catalog) Edges() []ent.Edge {
 func (Catalog) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("organization_id", "chat_account"),
+		// A platform catalog belongs to one organization: the platform's
+		// ids are global, so the index spans tenants. The predicate is written
+		// as PostgreSQL prints it back (see message.go).
+		index.Fields("provider_catalog_id").Unique().
+			Annotations(entsql.IndexWhere("((provider_catalog_id)::text <> ''::text)")),
 	}
 }

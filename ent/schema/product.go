@@ -3,8 +3,10 @@ package schema
 import (
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
 	"github.com/google/uuid"
 )
 
@@ -48,5 +50,17 @@ func (Product) Edges() []ent.Edge {
 			Unique().
 			Required().
 			Immutable(),
+	}
+}
+
+// Indexes of the Product.
+func (Product) Indexes() []ent.Index {
+	return []ent.Index{
+		// A catalog's products (lists, product_count) and the lookup by
+		// retailer id of product messages.
+		index.Fields("catalog_id", "retailer_id"),
+		// A platform product belongs to one organization, across tenants.
+		index.Fields("provider_product_id").Unique().
+			Annotations(entsql.IndexWhere("((provider_product_id)::text <> ''::text)")),
 	}
 }

@@ -102,6 +102,8 @@ type Fake struct {
 	sent       []any
 	// templates holds the message templates (templates.go).
 	templates templateStore
+	// commerce holds the catalogs and products (catalogs.go).
+	commerce catalogStore
 
 	// sends holds fault injection and send counting (faults.go).
 	sends sendState

@@ -58,6 +58,7 @@ func (f *Fake) defaultRoutes() *http.ServeMux {
 	mux.HandleFunc("GET /{waba}/subscribed_apps", f.subscribedApps)
 	mux.HandleFunc("POST /{app}/uploads", f.openUpload)
 	f.templateRoutes(mux)
+	f.catalogRoutes(mux)
 	return mux
 }
 
@@ -222,6 +223,11 @@ func (f *Fake) getNode(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fields := r.URL.Query().Get("fields")
+	if id == BusinessID && fields == "owner_business_info" {
+		JSON(http.StatusOK, map[string]any{"id": id, "owner_business_info": map[string]any{
+			"id": OwnerBusinessID, "name": "Switchboard Test Business"}}).write(w)
+		return
+	}
 	if fields == "" && id != PhoneID {
 		GraphError(http.StatusBadRequest, 100, fmt.Sprintf("Unsupported get request. Object with ID '%s' does not exist, "+
 			"cannot be loaded due to missing permissions, or does not support this operation.", id), "").write(w)

@@ -1,0 +1,294 @@
+package rest
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"switchboard/catalogs"
+	"switchboard/ent"
+)
+
+// catalogJSON is the spec's Catalog; products only on a single get.
+type catalogJSON struct {
+	ID                uuid.UUID      `json:"id"`
+	ProviderCatalogID string         `json:"provider_catalog_id"`
+	ChatAccount       string         `json:"chat_account"`
+	Name              string         `json:"name"`
+	IsActive          bool           `json:"is_active"`
+	ProductCount      int            `json:"product_count"`
+	Products          *[]productJSON `json:"products,omitempty"`
+	CreatedAt         time.Time      `json:"created_at"`
+	UpdatedAt         time.Time      `json:"updated_at"`
+}
+
+// productJSON is the spec's Product (with its catalog_id).
+type productJSON struct {
+	ID                uuid.UUID `json:"id"`
+	CatalogID         uuid.UUID `json:"catalog_id"`
+	ProviderProductID string    `json:"provider_product_id"`
+	Name              string    `json:"name"`
+	Description       string    `json:"description"`
+	Price             int64     `json:"price"`
+	Currency          string    `json:"currency"`
+	URL               string    `json:"url"`
+	ImageURL          string    `json:"image_url"`
+	RetailerID        string    `json:"retailer_id"`
+	IsActive          bool      `json:"is_active"`
+	CreatedAt         time.Time `json:"created_at"`
+	UpdatedAt         time.Time `json:"updated_at"`
+}
+
+func presentCatalog(v *catalogs.View, withProducts bool) catalogJSON {
+	c := v.Catalog
+	out := catalogJSON{
+		ID: c.ID, ProviderCatalogID: c.ProviderCatalogID, ChatAccount: c.ChatAccount, Name: c.Name,
+		IsActive: c.IsActive, ProductCount: v.ProductCount, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
+	}
+	if withProducts {
+		ps := presentProducts(v.Products)
+		out.Products = &ps
+	}
+	return out
+}
+
+func presentProduct(p *ent.Product) productJSON {
+	return productJSON{
+		ID: p.ID, CatalogID: p.CatalogID, ProviderProductID: p.ProviderProductID, Name: p.Name,
+		Description: p.Description, Price: p.Price, Currency: p.Currency, URL: p.URL, ImageURL: p.ImageURL,
+		RetailerID: p.RetailerID, IsActive: p.IsActive, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
+	}
+}
+
+func presentProducts(ps []*ent.Product) []productJSON {
+	out := make([]productJSON, len(ps))
+	for i, p := range ps {
+		out[i] = presentProduct(p)
+	}
+	return out
+}
+
+// productBody is the JSON of product create and update.
+type productBody struct {
+	Name        *string `json:"name"`
+	Description *string `json:"description"`
+	Price       *int64  `json:"price"`
+	Currency    *string `json:"currency"`
+	URL         *string `json:"url"`
+	ImageURL    *string `json:"image_url"`
+	RetailerID  *string `json:"retailer_id"`
+	IsActive    *bool   `json:"is_active"`
+}
+
+func (b productBody) input() catalogs.ProductInput {
+	return catalogs.ProductInput{
+		Name: b.Name, Description: b.Description, Price: b.Price, Currency: b.Currency, URL: b.URL,
+		ImageURL: b.ImageURL, RetailerID: b.RetailerID, IsActive: b.IsActive,
+	}
+}
+
+func (a *API) listCatalogs(c *gin.Context) (int, any, error) {
+	vs, err := a.R.Catalogs.List(ctx(c), c.Query("chat_account"))
+	if err != nil {
+		return 0, nil, err
+	}
+	out := make([]catalogJSON, len(vs))
+	for i, v := range vs {
+		out[i] = presentCatalog(v, false)
+	}
+	return http.StatusOK, gin.H{"catalogs": out}, nil
+}
+
+func (a *API) getCatalog(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	v, err := a.R.Catalogs.Get(ctx(c), id)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentCatalog(v, true), nil
+}
+
+func (a *API) createCatalog(c *gin.Context) (int, any, error) {
+	var b struct {
+		ChatAccount string `json:"chat_account"`
+		Name        string `json:"name"`
+	}
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	v, err := a.R.Catalogs.Create(ctx(c), b.ChatAccount, b.Name)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, presentCatalog(v, false), nil
+}
+
+func (a *API) deleteCatalog(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := a.R.Catalogs.Delete(ctx(c), id); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"message": "Catalog deleted"}, nil
+}
+
+func (a *API) syncCatalogs(c *gin.Context) (int, any, error) {
+	var b struct {
+		ChatAccount string `json:"chat_account"`
+	}
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	r, err := a.R.Catalogs.Sync(ctx(c), b.ChatAccount)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"message": r.Message, "synced": r.Synced, "total": r.Total}, nil
+}
+
+func (a *API) listCatalogProducts(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	ps, err := a.R.Catalogs.Products(ctx(c), id)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"products": presentProducts(ps)}, nil
+}
+
+func (a *API) getProduct(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	p, err := a.R.Catalogs.Product(ctx(c), id)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentProduct(p), nil
+}
+
+func (a *API) createProduct(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	var b productBody
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	p, err := a.R.Catalogs.CreateProduct(ctx(c), id, b.input())
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, presentProduct(p), nil
+}
+
+func (a *API) updateProduct(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	var b productBody
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	p, err := a.R.Catalogs.UpdateProduct(ctx(c), id, b.input())
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentProduct(p), nil
+}
+
+func (a *API) deleteProduct(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := a.R.Catalogs.DeleteProduct(ctx(c), id); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"message": "Product deleted"}, nil
+}
+
+// sendProduct answers POST /api/messages/product: {contact_id,
+// product_id, body, footer, chat_account}.
+func (a *API) sendProduct(c *gin.Context) (int, any, error) {
+	var b struct {
+		ContactID   uuid.UUID `json:"contact_id"`
+		ProductID   uuid.UUID `json:"product_id"`
+		Body        string    `json:"body"`
+		Footer      string    `json:"footer"`
+		ChatAccount string    `json:"chat_account"`
+	}
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	m, err := a.R.Catalogs.SendProduct(ctx(c), catalogs.ProductSend{
+		ContactID: b.ContactID, ProductID: b.ProductID, Body: b.Body, Footer: b.Footer, Account: b.ChatAccount,
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, presentMessage(m), nil
+}
+
+// sendProductList answers POST /api/messages/product-list: {contact_id,
+// catalog_id, header, body, footer, sections[{title, product_ids[]}],
+// chat_account}.
+func (a *API) sendProductList(c *gin.Context) (int, any, error) {
+	var b struct {
+		ContactID uuid.UUID `json:"contact_id"`
+		CatalogID uuid.UUID `json:"catalog_id"`
+		Header    string    `json:"header"`
+		Body      string    `json:"body"`
+		Footer    string    `json:"footer"`
+		Sections  []struct {
+			Title      string      `json:"title"`
+			ProductIDs []uuid.UUID `json:"product_ids"`
+		} `json:"sections"`
+		ChatAccount string `json:"chat_account"`
+	}
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	in := catalogs.ProductListSend{ContactID: b.ContactID, CatalogID: b.CatalogID, Header: b.Header, Body: b.Body,
+		Footer: b.Footer, Account: b.ChatAccount}
+	for _, s := range b.Sections {
+		in.Sections = append(in.Sections, catalogs.SectionSend{Title: s.Title, ProductIDs: s.ProductIDs})
+	}
+	m, err := a.R.Catalogs.SendProductList(ctx(c), in)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, presentMessage(m), nil
+}
+
+// catalogRoutes: members who read messages read catalogs (Agents send
+// product messages); changes are business account configuration and
+// call the platform (no request transaction).
+func (a *API) catalogRoutes() []Route {
+	return []Route{
+		{Method: get, Path: "/api/catalogs", Op: "catalogs", Handle: a.listCatalogs},
+		{Method: post, Path: "/api/catalogs", Op: "createCatalog", Handle: a.createCatalog},
+		{Method: post, Path: "/api/catalogs/sync", Op: "syncCatalogs", Handle: a.syncCatalogs},
+		{Method: get, Path: "/api/catalogs/:id", Op: "catalog", Handle: a.getCatalog},
+		{Method: del, Path: "/api/catalogs/:id", Op: "deleteCatalog", Handle: a.deleteCatalog},
+		{Method: get, Path: "/api/catalogs/:id/products", Op: "catalogProducts", Handle: a.listCatalogProducts},
+		{Method: post, Path: "/api/catalogs/:id/products", Op: "createProduct", Handle: a.createProduct},
+		{Method: get, Path: "/api/products/:id", Op: "product", Handle: a.getProduct},
+		{Method: put, Path: "/api/products/:id", Op: "updateProduct", Handle: a.updateProduct},
+		{Method: del, Path: "/api/products/:id", Op: "deleteProduct", Handle: a.deleteProduct},
+		{Method: post, Path: "/api/messages/product", Op: "sendProductMessage", Handle: a.sendProduct},
+		{Method: post, Path: "/api/messages/product-list", Op: "sendProductListMessage", Handle: a.sendProductList},
+	}
+}
