@@ -28,6 +28,7 @@ import (
 	"switchboard/customactions"
 	"switchboard/database"
 	"switchboard/events"
+	"switchboard/flows"
 	"switchboard/graph"
 	"switchboard/inbound"
 	"switchboard/kv"
@@ -226,6 +227,9 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	}
 	a.Bot.SetAI(a.AI)
 	a.Bot.Register(a.Worker)
+	a.Resolver.Flows = &flows.Service{
+		Client: a.DB.Client, Secrets: box, Provider: a.Resolver.Provider, Messaging: a.Messaging,
+	}
 	// Campaigns call the platform themselves (no in-process retries: the
 	// sender paces, slows down and retries per the platform's errors).
 	a.Campaigns = &campaigns.Service{

@@ -12,6 +12,7 @@ import (
 
 	"switchboard/ent"
 	"switchboard/events"
+	"switchboard/flows"
 	"switchboard/messaging"
 	"switchboard/notes"
 	"switchboard/provider"
@@ -59,6 +60,8 @@ type Resolver struct {
 	CustomActions *customactions.Service
 	// Transfers are the chatbot's hand-offs to human agents.
 	Transfers *transfers.Service
+	// Flows are the platform's form flows.
+	Flows *flows.Service
 }
 
 // db returns the transaction's client when ctx carries one, the root

@@ -178,6 +178,11 @@ func interactiveMessage(data map[string]any) (provider.OutgoingMessage, error) {
 		out.Buttons = rb
 	case InteractiveCTAURL:
 		out.CTAURL = &provider.CTAURL{Body: in.Body, DisplayText: in.ButtonText, URL: in.URL}
+	case InteractiveFlow:
+		if in.Flow == nil {
+			return out, permanent("the flow message is malformed")
+		}
+		out.Flow = in.Flow.provider(in.Body)
 	default:
 		return out, permanent("interactive type %q cannot be sent", in.Type)
 	}

@@ -65,6 +65,8 @@ type Interactive struct {
 	Buttons    []Button `json:"buttons,omitempty"`
 	ButtonText string   `json:"button_text,omitempty"`
 	URL        string   `json:"url,omitempty"`
+	// Type flow (sent by SendFlow only).
+	Flow *FlowMessage `json:"flow,omitempty"`
 }
 
 // Button is one reply button; ID comes back in the contact's reply.

@@ -22,6 +22,7 @@ type OutgoingMessage struct {
 	Buttons  *ReplyButtons // interactive "button"
 	CTAURL   *CTAURL       // interactive "cta_url"
 	List     *List         // interactive "list"
+	Flow     *Flow         // interactive "flow"
 	Template *Template
 	Media    *Media // image, video, audio, document or sticker
 	Reaction *Reaction
@@ -168,7 +169,7 @@ func (m OutgoingMessage) Type() string {
 	switch {
 	case m.Text != nil:
 		return "text"
-	case m.Buttons != nil, m.CTAURL != nil, m.List != nil:
+	case m.Buttons != nil, m.CTAURL != nil, m.List != nil, m.Flow != nil:
 		return "interactive"
 	case m.Template != nil:
 		return "template"

@@ -102,6 +102,8 @@ type Fake struct {
 	sent       []any
 	// templates holds the message templates (templates.go).
 	templates templateStore
+	// flows holds the WhatsApp Flows (flows.go).
+	flows flowStore
 
 	// sends holds fault injection and send counting (faults.go).
 	sends sendState

@@ -58,6 +58,7 @@ func (f *Fake) defaultRoutes() *http.ServeMux {
 	mux.HandleFunc("GET /{waba}/subscribed_apps", f.subscribedApps)
 	mux.HandleFunc("POST /{app}/uploads", f.openUpload)
 	f.templateRoutes(mux)
+	f.flowRoutes(mux)
 	return mux
 }
 
@@ -205,6 +206,10 @@ func (f *Fake) uploadMedia(w http.ResponseWriter, r *http.Request) {
 // getNode answers GET /{id}: a media object, or a phone number.
 func (f *Fake) getNode(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
+	if fl, ok := f.flowByID(id); ok {
+		f.flowNode(w, fl)
+		return
+	}
 	f.mu.Lock()
 	m, isMedia := f.media[id]
 	phone := cloneMap(f.phone)
