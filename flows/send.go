@@ -28,6 +28,9 @@ type SendInput struct {
 	Screen    string
 	Data      map[string]any
 	Token     string
+	// BotSource marks a chatbot's send (messages.bot_source, "flow" for
+	// a chat_flow node); empty for a person's.
+	BotSource string
 }
 
 // Send sends a PUBLISHED flow to a contact as an interactive flow
@@ -73,5 +76,5 @@ func (s *Service) Send(ctx context.Context, in SendInput) (*ent.Message, error) 
 	return s.Messaging.SendFlow(ctx, in.ContactID, f.ChatAccount, in.Body, messaging.FlowMessage{
 		LocalFlowID: f.ID, Name: f.Name, FlowID: f.ProviderFlowID, Token: token, CTA: in.CTA, Action: in.Action,
 		Screen: screen, Data: in.Data, Header: in.Header, Footer: in.Footer,
-	})
+	}, in.BotSource)
 }

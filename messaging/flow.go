@@ -50,9 +50,14 @@ func (f *FlowMessage) provider(body string) *provider.Flow {
 // flows) decides which flows may be sent. Errors: invalid (body, header,
 // footer, CTA, token or screen out of the platform's bounds, an action
 // other than navigate or data_exchange, a closed service window, no
-// account), not_found (contact).
-func (s *Service) SendFlow(ctx context.Context, contactID uuid.UUID, accountName, body string, f FlowMessage) (*ent.Message, error) {
-	body, err := requiredText("body", body, maxInteractiveBody)
+// account, an unknown bot source), not_found (contact). A chatbot's send
+// names its botSource (messages.bot_source); a person's is empty.
+func (s *Service) SendFlow(ctx context.Context, contactID uuid.UUID, accountName, body string, f FlowMessage, source string) (*ent.Message, error) {
+	bs, err := botSource(source)
+	if err != nil {
+		return nil, err
+	}
+	body, err = requiredText("body", body, maxInteractiveBody)
 	if err != nil {
 		return nil, err
 	}
@@ -85,6 +90,6 @@ func (s *Service) SendFlow(ctx context.Context, contactID uuid.UUID, accountName
 	}
 	in := Interactive{Type: InteractiveFlow, Body: body, Flow: &f}
 	return s.sendFreeForm(ctx, contactID, accountName, draft{
-		kind: TypeInteractive, content: map[string]any{"body": body}, interactive: toMap(in), preview: body,
+		kind: TypeInteractive, content: map[string]any{"body": body}, interactive: toMap(in), preview: body, botSource: bs,
 	})
 }
