@@ -151,6 +151,9 @@ func TestFormFlowsPlatform(t *testing.T) {
 			t.Errorf("message: %s", res.Raw)
 		}
 		res = admin.Do(http.MethodPost, "/api/flows/"+fid+"/save-to-provider", nil).ExpectStatus(t, http.StatusOK)
+		if res.String("data.flow.provider_flow_id") == "" {
+			t.Errorf("saved after the refusal without a platform id: %s", res.Raw)
+		}
 		reqs := fake.Find(http.MethodPost, creates)
 		expectBody(t, reqs[len(reqs)-1].JSON(t).(map[string]any), `{"name":"Refused","categories":["OTHER"]}`)
 	})
