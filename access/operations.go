@@ -224,6 +224,16 @@ func buildOperations() map[string]Operation {
 	add("settings:update", "createCustomAction", "updateCustomAction", "deleteCustomAction")
 	special("executeCustomAction", Operation{Perm: "contacts:read", NoTx: true})
 	special("customActionRedirect", Operation{Perm: Public, Only: restOnly("a browser follows it to the action's URL")})
+	// Form flows (issue 13). Saving, publishing and deprecating reach the
+	// platform (no request transaction); so does a sync.
+	add("flows:read", "formFlows", "formFlow")
+	add("flows:create", "createFormFlow", "duplicateFormFlow")
+	add("flows:update", "updateFormFlow")
+	add("flows:delete", "deleteFormFlow")
+	for _, n := range []string{"saveFormFlowToProvider", "publishFormFlow", "deprecateFormFlow"} {
+		special(n, Operation{Perm: "flows:update", NoTx: true})
+	}
+	special("syncFormFlows", Operation{Perm: "flows:create", NoTx: true})
 
 	// Catalogs and products (package catalogs, issue 13). The spec's
 	// catalogue has no catalogs resource: whoever reads messages reads

@@ -29,6 +29,7 @@ import (
 	"switchboard/customactions"
 	"switchboard/database"
 	"switchboard/events"
+	"switchboard/flows"
 	"switchboard/graph"
 	"switchboard/inbound"
 	"switchboard/kv"
@@ -212,10 +213,14 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	a.Resolver.Transfers.Queue, a.Resolver.Transfers.Sender, a.Resolver.Transfers.Log = a.Queue, a.Messaging, log
 	a.Resolver.Transfers.Register(a.Worker)
 	a.Messaging.OnOutgoing(a.Resolver.Transfers.Outgoing)
+	a.Resolver.Flows = &flows.Service{
+		Client: a.DB.Client, Secrets: box, Provider: a.Resolver.Provider, Messaging: a.Messaging,
+	}
 	// The chatbot answers stored messages from its own tasks, queued by a
-	// hook on messaging once the drainers' batch commits.
+	// hook on messaging once the drainers' batch commits; chat_flow nodes
+	// send form flows through the flows service.
 	a.Bot = &chatbot.Bot{
-		Client: a.DB.Client, Config: a.Resolver.Chatbot, Messaging: a.Messaging, Transfers: a.Resolver.Transfers,
+		Client: a.DB.Client, Config: a.Resolver.Chatbot, Messaging: a.Messaging, Transfers: a.Resolver.Transfers, Forms: a.Resolver.Flows,
 		Queue: a.Queue, Log: log, Postgres: a.DB.Postgres(),
 		HTTP: netguard.NewClient(netguard.Options{
 			AllowPrivate: cfg.OutboundAllowPrivate, Timeout: chatbot.RequestTimeout, MaxResponseBytes: 1 << 20,

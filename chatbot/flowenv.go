@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -14,6 +15,7 @@ import (
 	"switchboard/database"
 	"switchboard/ent"
 	"switchboard/ent/message"
+	"switchboard/flows"
 	"switchboard/transfers"
 )
 
@@ -23,10 +25,9 @@ const RequestTimeout = 10 * time.Second
 // maxAnswerBytes caps what is read of an api_call's answer.
 const maxAnswerBytes = 1 << 20
 
-// ErrFormFlowsUnavailable is a chat_flow node met before the form flows
-// capability (sending a platform form flow message) exists: the session is
-// cancelled and the error logged.
-var ErrFormFlowsUnavailable = &flowError{"chat_flow nodes cannot send platform form flows yet (form flows are not built)"}
+// ErrFormFlowsUnavailable is a chat_flow node met by a bot with no form
+// flows service (Bot.Forms): the session is cancelled and the error logged.
+var ErrFormFlowsUnavailable = &flowError{"chat_flow nodes cannot send platform form flows: the bot has no form flows service"}
 
 // flowEnv is the FlowEnv of a session handled in a transaction.
 type flowEnv struct {
@@ -67,8 +68,27 @@ func (e *flowEnv) Transfer(ctx context.Context, teamID *uuid.UUID, notes string)
 	return err
 }
 
-func (e *flowEnv) SendForm(context.Context, NodeConfig, map[string]any) error {
-	return ErrFormFlowsUnavailable
+// SendForm sends the node's form flow (by local or platform id) as an
+// interactive flow message, through the operation every flow send uses;
+// header, body and CTA take the session's variables. A flow that cannot
+// be sent (a draft, deprecated or deleted one, a closed service window) is
+// logged and the flow goes on, as for the bot's other replies.
+func (e *flowEnv) SendForm(ctx context.Context, c NodeConfig, vars map[string]any) error {
+	b := e.t.b
+	if b.Forms == nil {
+		return ErrFormFlowsUnavailable
+	}
+	all := e.t.vars(vars)
+	_, err := b.Forms.Send(ctx, flows.SendInput{
+		ContactID: e.t.msg.ContactID, Flow: c.FlowID,
+		Header: strings.TrimSpace(Substitute(c.Header, all)), Body: strings.TrimSpace(Substitute(c.Body, all)),
+		CTA: strings.TrimSpace(Substitute(c.CTA, all)), BotSource: string(message.BotSourceFlow),
+	})
+	if k := apperr.CodeOf(err); err != nil && (k == apperr.Invalid || k == apperr.NotFound) {
+		b.log().Warn("chatbot form flow not sent", "contact_id", e.t.msg.ContactID, "flow", c.FlowID, "err", err)
+		return nil
+	}
+	return err
 }
 
 func (e *flowEnv) InHours(schedule []ScheduleDay) bool {

@@ -17,6 +17,8 @@ type fakeEnv struct {
 	calls     []chatbot.HTTPRequest
 	fired     []chatbot.HTTPRequest
 	transfers []string
+	forms     []chatbot.NodeConfig
+	formErr   error
 	answer    chatbot.HTTPResult
 	callErr   error
 	inHours   bool
@@ -44,8 +46,13 @@ func (f *fakeEnv) Transfer(_ context.Context, team *uuid.UUID, notes string) err
 	return nil
 }
 
-func (f *fakeEnv) SendForm(context.Context, chatbot.NodeConfig, map[string]any) error {
-	return chatbot.ErrFormFlowsUnavailable
+func (f *fakeEnv) SendForm(_ context.Context, c chatbot.NodeConfig, _ map[string]any) error {
+	if f.formErr != nil {
+		return f.formErr
+	}
+	f.forms = append(f.forms, c)
+	f.sent = append(f.sent, "form:"+c.FlowID)
+	return nil
 }
 
 func (f *fakeEnv) InHours([]chatbot.ScheduleDay) bool { return f.inHours }
@@ -167,14 +174,14 @@ func TestFlowAPICallTimingTransferGoto(t *testing.T) {
 	}
 }
 
-func TestFlowButtonsAndChatFlowErrorPath(t *testing.T) {
+func TestFlowButtonsAndChatFlow(t *testing.T) {
 	ctx := context.Background()
 	g := flowGraph(t, "menu", []map[string]any{
 		n("menu", "buttons", map[string]any{"body": "Pick", "buttons": []any{
 			map[string]any{"id": "a", "title": "Form"}, map[string]any{"id": "b", "title": "Bye"}}}),
-		n("form", "chat_flow", map[string]any{"flow_id": "prov-1", "body": "Fill", "cta": "Open"}),
+		n("form", "chat_flow", map[string]any{"flow_id": "prov-1", "header": "Hi", "body": "Fill", "cta": "Open"}),
 		n("bye", "end", map[string]any{"message": "Bye"}),
-	}, [][3]string{{"menu", "form", "button:a"}, {"menu", "bye", "button:b"}})
+	}, [][3]string{{"menu", "form", "button:a"}, {"menu", "bye", "button:b"}, {"form", "bye", "default"}})
 	env := &fakeEnv{}
 	st := &chatbot.FlowState{Graph: g}
 	_ = chatbot.Start(ctx, env, st)
@@ -182,9 +189,25 @@ func TestFlowButtonsAndChatFlowErrorPath(t *testing.T) {
 	if strings.Join(env.sent, "|") != "Pick [Form] [Bye]|Pick [Form] [Bye]" || st.Step != "menu" {
 		t.Fatalf("sent %q step %q", env.sent, st.Step)
 	}
-	if err := chatbot.Continue(ctx, env, st, chatbot.Input{ButtonID: "a"}); !errors.Is(err, chatbot.ErrFormFlowsUnavailable) {
+	// The form is sent with the node's texts and the flow goes on by its
+	// default edge without waiting.
+	if err := chatbot.Continue(ctx, env, st, chatbot.Input{ButtonID: "a"}); err != nil {
 		t.Fatalf("chat_flow: %v", err)
 	}
+	if strings.Join(env.sent[2:], "|") != "form:prov-1|Bye" || st.Status != chatbot.SessionCompleted {
+		t.Fatalf("sent %q status %s", env.sent, st.Status)
+	}
+	if len(env.forms) != 1 || env.forms[0].Header != "Hi" || env.forms[0].Body != "Fill" || env.forms[0].CTA != "Open" {
+		t.Fatalf("forms %+v", env.forms)
+	}
+	// A bot without the form flows service stops at the node.
+	env = &fakeEnv{formErr: chatbot.ErrFormFlowsUnavailable}
+	st = &chatbot.FlowState{Graph: g}
+	_ = chatbot.Start(ctx, env, st)
+	if err := chatbot.Continue(ctx, env, st, chatbot.Input{ButtonID: "a"}); !errors.Is(err, chatbot.ErrFormFlowsUnavailable) {
+		t.Fatalf("chat_flow without forms: %v", err)
+	}
+	env = &fakeEnv{}
 	st = &chatbot.FlowState{Graph: g}
 	_ = chatbot.Start(ctx, env, st)
 	_ = chatbot.Continue(ctx, env, st, chatbot.Input{Text: "bye"})

@@ -24,6 +24,7 @@ import (
 	"switchboard/ent/message"
 	"switchboard/ent/rule"
 	"switchboard/ent/viewer"
+	"switchboard/flows"
 	"switchboard/messaging"
 	"switchboard/transfers"
 	"switchboard/worker"
@@ -68,7 +69,9 @@ type Bot struct {
 	Config    *Service
 	Messaging *messaging.Service
 	Transfers *transfers.Service
-	Queue     *worker.Client
+	// Forms sends chat_flow nodes' platform form flows.
+	Forms *flows.Service
+	Queue *worker.Client
 	// HTTP makes api_call, webhook and AI-context requests: an SSRF
 	// guarded client (netguard).
 	HTTP *http.Client

@@ -605,20 +605,21 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		Type: "FormFlow",
 		Fields: map[string]*sqlgraph.FieldSpec{
-			formflow.FieldOrganizationID:  {Type: field.TypeUUID, Column: formflow.FieldOrganizationID},
-			formflow.FieldCreatedAt:       {Type: field.TypeTime, Column: formflow.FieldCreatedAt},
-			formflow.FieldUpdatedAt:       {Type: field.TypeTime, Column: formflow.FieldUpdatedAt},
-			formflow.FieldChatAccount:     {Type: field.TypeString, Column: formflow.FieldChatAccount},
-			formflow.FieldProviderFlowID:  {Type: field.TypeString, Column: formflow.FieldProviderFlowID},
-			formflow.FieldName:            {Type: field.TypeString, Column: formflow.FieldName},
-			formflow.FieldStatus:          {Type: field.TypeEnum, Column: formflow.FieldStatus},
-			formflow.FieldCategory:        {Type: field.TypeString, Column: formflow.FieldCategory},
-			formflow.FieldJSONVersion:     {Type: field.TypeString, Column: formflow.FieldJSONVersion},
-			formflow.FieldFlowJSON:        {Type: field.TypeJSON, Column: formflow.FieldFlowJSON},
-			formflow.FieldScreens:         {Type: field.TypeJSON, Column: formflow.FieldScreens},
-			formflow.FieldPreviewURL:      {Type: field.TypeString, Column: formflow.FieldPreviewURL},
-			formflow.FieldHasLocalChanges: {Type: field.TypeBool, Column: formflow.FieldHasLocalChanges},
-			formflow.FieldDeletedAt:       {Type: field.TypeTime, Column: formflow.FieldDeletedAt},
+			formflow.FieldOrganizationID:     {Type: field.TypeUUID, Column: formflow.FieldOrganizationID},
+			formflow.FieldCreatedAt:          {Type: field.TypeTime, Column: formflow.FieldCreatedAt},
+			formflow.FieldUpdatedAt:          {Type: field.TypeTime, Column: formflow.FieldUpdatedAt},
+			formflow.FieldChatAccount:        {Type: field.TypeString, Column: formflow.FieldChatAccount},
+			formflow.FieldProviderFlowID:     {Type: field.TypeString, Column: formflow.FieldProviderFlowID},
+			formflow.FieldName:               {Type: field.TypeString, Column: formflow.FieldName},
+			formflow.FieldStatus:             {Type: field.TypeEnum, Column: formflow.FieldStatus},
+			formflow.FieldCategory:           {Type: field.TypeString, Column: formflow.FieldCategory},
+			formflow.FieldJSONVersion:        {Type: field.TypeString, Column: formflow.FieldJSONVersion},
+			formflow.FieldFlowJSON:           {Type: field.TypeJSON, Column: formflow.FieldFlowJSON},
+			formflow.FieldScreens:            {Type: field.TypeJSON, Column: formflow.FieldScreens},
+			formflow.FieldPreviewURL:         {Type: field.TypeString, Column: formflow.FieldPreviewURL},
+			formflow.FieldHasLocalChanges:    {Type: field.TypeBool, Column: formflow.FieldHasLocalChanges},
+			formflow.FieldProviderJSONSha256: {Type: field.TypeString, Column: formflow.FieldProviderJSONSha256},
+			formflow.FieldDeletedAt:          {Type: field.TypeTime, Column: formflow.FieldDeletedAt},
 		},
 	}
 	graph.Nodes[21] = &sqlgraph.Node{
@@ -4837,6 +4838,11 @@ func (f *FormFlowFilter) WherePreviewURL(p entql.StringP) {
 // WhereHasLocalChanges applies the entql bool predicate on the has_local_changes field.
 func (f *FormFlowFilter) WhereHasLocalChanges(p entql.BoolP) {
 	f.Where(p.Field(formflow.FieldHasLocalChanges))
+}
+
+// WhereProviderJSONSha256 applies the entql string predicate on the provider_json_sha256 field.
+func (f *FormFlowFilter) WhereProviderJSONSha256(p entql.StringP) {
+	f.Where(p.Field(formflow.FieldProviderJSONSha256))
 }
 
 // WhereDeletedAt applies the entql time.Time predicate on the deleted_at field.

@@ -46,6 +46,8 @@ type FormFlow struct {
 	PreviewURL string `json:"preview_url,omitempty"`
 	// HasLocalChanges holds the value of the "has_local_changes" field.
 	HasLocalChanges bool `json:"has_local_changes,omitempty"`
+	// SHA-256 (hex) of the Flow JSON last uploaded to the provider; has_local_changes compares the current one with it.
+	ProviderJSONSha256 string `json:"provider_json_sha256,omitempty"`
 	// DeletedAt holds the value of the "deleted_at" field.
 	DeletedAt *time.Time `json:"deleted_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -85,7 +87,7 @@ func (*FormFlow) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case formflow.FieldHasLocalChanges:
 			values[i] = new(sql.NullBool)
-		case formflow.FieldChatAccount, formflow.FieldProviderFlowID, formflow.FieldName, formflow.FieldStatus, formflow.FieldCategory, formflow.FieldJSONVersion, formflow.FieldPreviewURL:
+		case formflow.FieldChatAccount, formflow.FieldProviderFlowID, formflow.FieldName, formflow.FieldStatus, formflow.FieldCategory, formflow.FieldJSONVersion, formflow.FieldPreviewURL, formflow.FieldProviderJSONSha256:
 			values[i] = new(sql.NullString)
 		case formflow.FieldCreatedAt, formflow.FieldUpdatedAt, formflow.FieldDeletedAt:
 			values[i] = new(sql.NullTime)
@@ -194,6 +196,12 @@ func (_m *FormFlow) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.HasLocalChanges = value.Bool
 			}
+		case formflow.FieldProviderJSONSha256:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field provider_json_sha256", values[i])
+			} else if value.Valid {
+				_m.ProviderJSONSha256 = value.String
+			}
 		case formflow.FieldDeletedAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
 				return fmt.Errorf("unexpected type %T for field deleted_at", values[i])
@@ -280,6 +288,9 @@ func (_m *FormFlow) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("has_local_changes=")
 	builder.WriteString(fmt.Sprintf("%v", _m.HasLocalChanges))
+	builder.WriteString(", ")
+	builder.WriteString("provider_json_sha256=")
+	builder.WriteString(_m.ProviderJSONSha256)
 	builder.WriteString(", ")
 	if v := _m.DeletedAt; v != nil {
 		builder.WriteString("deleted_at=")

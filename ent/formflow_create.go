@@ -167,6 +167,20 @@ func (_c *FormFlowCreate) SetNillableHasLocalChanges(v *bool) *FormFlowCreate {
 	return _c
 }
 
+// SetProviderJSONSha256 sets the "provider_json_sha256" field.
+func (_c *FormFlowCreate) SetProviderJSONSha256(v string) *FormFlowCreate {
+	_c.mutation.SetProviderJSONSha256(v)
+	return _c
+}
+
+// SetNillableProviderJSONSha256 sets the "provider_json_sha256" field if the given value is not nil.
+func (_c *FormFlowCreate) SetNillableProviderJSONSha256(v *string) *FormFlowCreate {
+	if v != nil {
+		_c.SetProviderJSONSha256(*v)
+	}
+	return _c
+}
+
 // SetDeletedAt sets the "deleted_at" field.
 func (_c *FormFlowCreate) SetDeletedAt(v time.Time) *FormFlowCreate {
 	_c.mutation.SetDeletedAt(v)
@@ -289,6 +303,10 @@ func (_c *FormFlowCreate) defaults() error {
 		v := formflow.DefaultHasLocalChanges
 		_c.mutation.SetHasLocalChanges(v)
 	}
+	if _, ok := _c.mutation.ProviderJSONSha256(); !ok {
+		v := formflow.DefaultProviderJSONSha256
+		_c.mutation.SetProviderJSONSha256(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		if formflow.DefaultID == nil {
 			return fmt.Errorf("ent: uninitialized formflow.DefaultID (forgotten import ent/runtime?)")
@@ -354,6 +372,9 @@ func (_c *FormFlowCreate) check() error {
 	}
 	if _, ok := _c.mutation.HasLocalChanges(); !ok {
 		return &ValidationError{Name: "has_local_changes", err: errors.New(`ent: missing required field "FormFlow.has_local_changes"`)}
+	}
+	if _, ok := _c.mutation.ProviderJSONSha256(); !ok {
+		return &ValidationError{Name: "provider_json_sha256", err: errors.New(`ent: missing required field "FormFlow.provider_json_sha256"`)}
 	}
 	if len(_c.mutation.OrganizationIDs()) == 0 {
 		return &ValidationError{Name: "organization", err: errors.New(`ent: missing required edge "FormFlow.organization"`)}
@@ -441,6 +462,10 @@ func (_c *FormFlowCreate) createSpec() (*FormFlow, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.HasLocalChanges(); ok {
 		_spec.SetField(formflow.FieldHasLocalChanges, field.TypeBool, value)
 		_node.HasLocalChanges = value
+	}
+	if value, ok := _c.mutation.ProviderJSONSha256(); ok {
+		_spec.SetField(formflow.FieldProviderJSONSha256, field.TypeString, value)
+		_node.ProviderJSONSha256 = value
 	}
 	if value, ok := _c.mutation.DeletedAt(); ok {
 		_spec.SetField(formflow.FieldDeletedAt, field.TypeTime, value)
@@ -632,6 +657,18 @@ func (u *FormFlowUpsert) SetHasLocalChanges(v bool) *FormFlowUpsert {
 // UpdateHasLocalChanges sets the "has_local_changes" field to the value that was provided on create.
 func (u *FormFlowUpsert) UpdateHasLocalChanges() *FormFlowUpsert {
 	u.SetExcluded(formflow.FieldHasLocalChanges)
+	return u
+}
+
+// SetProviderJSONSha256 sets the "provider_json_sha256" field.
+func (u *FormFlowUpsert) SetProviderJSONSha256(v string) *FormFlowUpsert {
+	u.Set(formflow.FieldProviderJSONSha256, v)
+	return u
+}
+
+// UpdateProviderJSONSha256 sets the "provider_json_sha256" field to the value that was provided on create.
+func (u *FormFlowUpsert) UpdateProviderJSONSha256() *FormFlowUpsert {
+	u.SetExcluded(formflow.FieldProviderJSONSha256)
 	return u
 }
 
@@ -847,6 +884,20 @@ func (u *FormFlowUpsertOne) SetHasLocalChanges(v bool) *FormFlowUpsertOne {
 func (u *FormFlowUpsertOne) UpdateHasLocalChanges() *FormFlowUpsertOne {
 	return u.Update(func(s *FormFlowUpsert) {
 		s.UpdateHasLocalChanges()
+	})
+}
+
+// SetProviderJSONSha256 sets the "provider_json_sha256" field.
+func (u *FormFlowUpsertOne) SetProviderJSONSha256(v string) *FormFlowUpsertOne {
+	return u.Update(func(s *FormFlowUpsert) {
+		s.SetProviderJSONSha256(v)
+	})
+}
+
+// UpdateProviderJSONSha256 sets the "provider_json_sha256" field to the value that was provided on create.
+func (u *FormFlowUpsertOne) UpdateProviderJSONSha256() *FormFlowUpsertOne {
+	return u.Update(func(s *FormFlowUpsert) {
+		s.UpdateProviderJSONSha256()
 	})
 }
 
@@ -1232,6 +1283,20 @@ func (u *FormFlowUpsertBulk) SetHasLocalChanges(v bool) *FormFlowUpsertBulk {
 func (u *FormFlowUpsertBulk) UpdateHasLocalChanges() *FormFlowUpsertBulk {
 	return u.Update(func(s *FormFlowUpsert) {
 		s.UpdateHasLocalChanges()
+	})
+}
+
+// SetProviderJSONSha256 sets the "provider_json_sha256" field.
+func (u *FormFlowUpsertBulk) SetProviderJSONSha256(v string) *FormFlowUpsertBulk {
+	return u.Update(func(s *FormFlowUpsert) {
+		s.SetProviderJSONSha256(v)
+	})
+}
+
+// UpdateProviderJSONSha256 sets the "provider_json_sha256" field to the value that was provided on create.
+func (u *FormFlowUpsertBulk) UpdateProviderJSONSha256() *FormFlowUpsertBulk {
+	return u.Update(func(s *FormFlowUpsert) {
+		s.UpdateProviderJSONSha256()
 	})
 }
 

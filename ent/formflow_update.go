@@ -152,6 +152,20 @@ func (_u *FormFlowUpdate) SetNillableHasLocalChanges(v *bool) *FormFlowUpdate {
 	return _u
 }
 
+// SetProviderJSONSha256 sets the "provider_json_sha256" field.
+func (_u *FormFlowUpdate) SetProviderJSONSha256(v string) *FormFlowUpdate {
+	_u.mutation.SetProviderJSONSha256(v)
+	return _u
+}
+
+// SetNillableProviderJSONSha256 sets the "provider_json_sha256" field if the given value is not nil.
+func (_u *FormFlowUpdate) SetNillableProviderJSONSha256(v *string) *FormFlowUpdate {
+	if v != nil {
+		_u.SetProviderJSONSha256(*v)
+	}
+	return _u
+}
+
 // SetDeletedAt sets the "deleted_at" field.
 func (_u *FormFlowUpdate) SetDeletedAt(v time.Time) *FormFlowUpdate {
 	_u.mutation.SetDeletedAt(v)
@@ -289,6 +303,9 @@ func (_u *FormFlowUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.HasLocalChanges(); ok {
 		_spec.SetField(formflow.FieldHasLocalChanges, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.ProviderJSONSha256(); ok {
+		_spec.SetField(formflow.FieldProviderJSONSha256, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.DeletedAt(); ok {
 		_spec.SetField(formflow.FieldDeletedAt, field.TypeTime, value)
@@ -436,6 +453,20 @@ func (_u *FormFlowUpdateOne) SetHasLocalChanges(v bool) *FormFlowUpdateOne {
 func (_u *FormFlowUpdateOne) SetNillableHasLocalChanges(v *bool) *FormFlowUpdateOne {
 	if v != nil {
 		_u.SetHasLocalChanges(*v)
+	}
+	return _u
+}
+
+// SetProviderJSONSha256 sets the "provider_json_sha256" field.
+func (_u *FormFlowUpdateOne) SetProviderJSONSha256(v string) *FormFlowUpdateOne {
+	_u.mutation.SetProviderJSONSha256(v)
+	return _u
+}
+
+// SetNillableProviderJSONSha256 sets the "provider_json_sha256" field if the given value is not nil.
+func (_u *FormFlowUpdateOne) SetNillableProviderJSONSha256(v *string) *FormFlowUpdateOne {
+	if v != nil {
+		_u.SetProviderJSONSha256(*v)
 	}
 	return _u
 }
@@ -607,6 +638,9 @@ func (_u *FormFlowUpdateOne) sqlSave(ctx context.Context) (_node *FormFlow, err 
 	}
 	if value, ok := _u.mutation.HasLocalChanges(); ok {
 		_spec.SetField(formflow.FieldHasLocalChanges, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.ProviderJSONSha256(); ok {
+		_spec.SetField(formflow.FieldProviderJSONSha256, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.DeletedAt(); ok {
 		_spec.SetField(formflow.FieldDeletedAt, field.TypeTime, value)

@@ -24835,29 +24835,30 @@ func (m *DashboardWidgetMutation) ResetEdge(name string) error {
 // FormFlowMutation represents an operation that mutates the FormFlow nodes in the graph.
 type FormFlowMutation struct {
 	config
-	op                  Op
-	typ                 string
-	id                  *uuid.UUID
-	created_at          *time.Time
-	updated_at          *time.Time
-	chat_account        *string
-	provider_flow_id    *string
-	name                *string
-	status              *formflow.Status
-	category            *string
-	json_version        *string
-	flow_json           *map[string]interface{}
-	screens             *[]map[string]interface{}
-	appendscreens       []map[string]interface{}
-	preview_url         *string
-	has_local_changes   *bool
-	deleted_at          *time.Time
-	clearedFields       map[string]struct{}
-	organization        *uuid.UUID
-	clearedorganization bool
-	done                bool
-	oldValue            func(context.Context) (*FormFlow, error)
-	predicates          []predicate.FormFlow
+	op                   Op
+	typ                  string
+	id                   *uuid.UUID
+	created_at           *time.Time
+	updated_at           *time.Time
+	chat_account         *string
+	provider_flow_id     *string
+	name                 *string
+	status               *formflow.Status
+	category             *string
+	json_version         *string
+	flow_json            *map[string]interface{}
+	screens              *[]map[string]interface{}
+	appendscreens        []map[string]interface{}
+	preview_url          *string
+	has_local_changes    *bool
+	provider_json_sha256 *string
+	deleted_at           *time.Time
+	clearedFields        map[string]struct{}
+	organization         *uuid.UUID
+	clearedorganization  bool
+	done                 bool
+	oldValue             func(context.Context) (*FormFlow, error)
+	predicates           []predicate.FormFlow
 }
 
 var _ ent.Mutation = (*FormFlowMutation)(nil)
@@ -25447,6 +25448,42 @@ func (m *FormFlowMutation) ResetHasLocalChanges() {
 	m.has_local_changes = nil
 }
 
+// SetProviderJSONSha256 sets the "provider_json_sha256" field.
+func (m *FormFlowMutation) SetProviderJSONSha256(s string) {
+	m.provider_json_sha256 = &s
+}
+
+// ProviderJSONSha256 returns the value of the "provider_json_sha256" field in the mutation.
+func (m *FormFlowMutation) ProviderJSONSha256() (r string, exists bool) {
+	v := m.provider_json_sha256
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProviderJSONSha256 returns the old "provider_json_sha256" field's value of the FormFlow entity.
+// If the FormFlow object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FormFlowMutation) OldProviderJSONSha256(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProviderJSONSha256 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProviderJSONSha256 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProviderJSONSha256: %w", err)
+	}
+	return oldValue.ProviderJSONSha256, nil
+}
+
+// ResetProviderJSONSha256 resets all changes to the "provider_json_sha256" field.
+func (m *FormFlowMutation) ResetProviderJSONSha256() {
+	m.provider_json_sha256 = nil
+}
+
 // SetDeletedAt sets the "deleted_at" field.
 func (m *FormFlowMutation) SetDeletedAt(t time.Time) {
 	m.deleted_at = &t
@@ -25557,7 +25594,7 @@ func (m *FormFlowMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *FormFlowMutation) Fields() []string {
-	fields := make([]string, 0, 14)
+	fields := make([]string, 0, 15)
 	if m.organization != nil {
 		fields = append(fields, formflow.FieldOrganizationID)
 	}
@@ -25597,6 +25634,9 @@ func (m *FormFlowMutation) Fields() []string {
 	if m.has_local_changes != nil {
 		fields = append(fields, formflow.FieldHasLocalChanges)
 	}
+	if m.provider_json_sha256 != nil {
+		fields = append(fields, formflow.FieldProviderJSONSha256)
+	}
 	if m.deleted_at != nil {
 		fields = append(fields, formflow.FieldDeletedAt)
 	}
@@ -25634,6 +25674,8 @@ func (m *FormFlowMutation) Field(name string) (ent.Value, bool) {
 		return m.PreviewURL()
 	case formflow.FieldHasLocalChanges:
 		return m.HasLocalChanges()
+	case formflow.FieldProviderJSONSha256:
+		return m.ProviderJSONSha256()
 	case formflow.FieldDeletedAt:
 		return m.DeletedAt()
 	}
@@ -25671,6 +25713,8 @@ func (m *FormFlowMutation) OldField(ctx context.Context, name string) (ent.Value
 		return m.OldPreviewURL(ctx)
 	case formflow.FieldHasLocalChanges:
 		return m.OldHasLocalChanges(ctx)
+	case formflow.FieldProviderJSONSha256:
+		return m.OldProviderJSONSha256(ctx)
 	case formflow.FieldDeletedAt:
 		return m.OldDeletedAt(ctx)
 	}
@@ -25772,6 +25816,13 @@ func (m *FormFlowMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetHasLocalChanges(v)
+		return nil
+	case formflow.FieldProviderJSONSha256:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProviderJSONSha256(v)
 		return nil
 	case formflow.FieldDeletedAt:
 		v, ok := value.(time.Time)
@@ -25876,6 +25927,9 @@ func (m *FormFlowMutation) ResetField(name string) error {
 		return nil
 	case formflow.FieldHasLocalChanges:
 		m.ResetHasLocalChanges()
+		return nil
+	case formflow.FieldProviderJSONSha256:
+		m.ResetProviderJSONSha256()
 		return nil
 	case formflow.FieldDeletedAt:
 		m.ResetDeletedAt()

@@ -32,6 +32,7 @@ import (
 	"switchboard/ent/teammember"
 	"switchboard/ent/template"
 	"switchboard/ent/webhookdelivery"
+	"switchboard/flows"
 	"switchboard/graph/model"
 	"switchboard/messaging"
 	"switchboard/notes"
@@ -742,6 +743,25 @@ type ComplexityRoot struct {
 		UpdatedAt       func(childComplexity int) int
 	}
 
+	FormFlowPage struct {
+		Flows func(childComplexity int) int
+		Limit func(childComplexity int) int
+		Page  func(childComplexity int) int
+		Total func(childComplexity int) int
+	}
+
+	FormFlowResult struct {
+		Flow    func(childComplexity int) int
+		Message func(childComplexity int) int
+	}
+
+	FormFlowSyncResult struct {
+		Created func(childComplexity int) int
+		Message func(childComplexity int) int
+		Synced  func(childComplexity int) int
+		Updated func(childComplexity int) int
+	}
+
 	IVRFlow struct {
 		ChatAccount     func(childComplexity int) int
 		CreatedAt       func(childComplexity int) int
@@ -861,6 +881,7 @@ type ComplexityRoot struct {
 		CreateContactNote            func(childComplexity int, contactID uuid.UUID, content string) int
 		CreateCustomAction           func(childComplexity int, input customactions.Input) int
 		CreateDashboardWidget        func(childComplexity int, input widgets.Input) int
+		CreateFormFlow               func(childComplexity int, input flows.Input) int
 		CreateKeywordRule            func(childComplexity int, input chatbot.KeywordInput) int
 		CreateOrganization           func(childComplexity int, input model.CreateOrganizationInput) int
 		CreateProduct                func(childComplexity int, catalogID uuid.UUID, input catalogs.ProductInput) int
@@ -883,6 +904,7 @@ type ComplexityRoot struct {
 		DeleteContactNote            func(childComplexity int, contactID uuid.UUID, id uuid.UUID) int
 		DeleteCustomAction           func(childComplexity int, id uuid.UUID) int
 		DeleteDashboardWidget        func(childComplexity int, id uuid.UUID) int
+		DeleteFormFlow               func(childComplexity int, id uuid.UUID) int
 		DeleteKeywordRule            func(childComplexity int, id uuid.UUID) int
 		DeleteProduct                func(childComplexity int, id uuid.UUID) int
 		DeleteRole                   func(childComplexity int, id uuid.UUID) int
@@ -892,11 +914,14 @@ type ComplexityRoot struct {
 		DeleteTemplate               func(childComplexity int, id uuid.UUID) int
 		DeleteUser                   func(childComplexity int, id uuid.UUID) int
 		DeleteWebhookSubscription    func(childComplexity int, id uuid.UUID) int
+		DeprecateFormFlow            func(childComplexity int, id uuid.UUID) int
+		DuplicateFormFlow            func(childComplexity int, id uuid.UUID) int
 		ExecuteCustomAction          func(childComplexity int, id uuid.UUID, contactID uuid.UUID) int
 		ImportCampaignRecipients     func(childComplexity int, campaignID uuid.UUID, recipients []*model.CampaignRecipientInput) int
 		MarkContactRead              func(childComplexity int, id uuid.UUID) int
 		PauseCampaign                func(childComplexity int, id uuid.UUID) int
 		PickChatbotTransfer          func(childComplexity int, teamID *string) int
+		PublishFormFlow              func(childComplexity int, id uuid.UUID) int
 		PublishTemplate              func(childComplexity int, id uuid.UUID) int
 		RemoveMember                 func(childComplexity int, memberID uuid.UUID) int
 		RemoveTeamMember             func(childComplexity int, teamID uuid.UUID, userID uuid.UUID) int
@@ -904,6 +929,7 @@ type ComplexityRoot struct {
 		ResumeChatbotTransfer        func(childComplexity int, id uuid.UUID) int
 		RetryFailedCampaign          func(childComplexity int, id uuid.UUID) int
 		SaveDashboardLayout          func(childComplexity int, items []*widgets.LayoutItem) int
+		SaveFormFlowToProvider       func(childComplexity int, id uuid.UUID) int
 		SaveSSOConfig                func(childComplexity int, input model.SaveSSOConfigInput) int
 		SendMessage                  func(childComplexity int, contactID uuid.UUID, input messaging.Outgoing) int
 		SendProductListMessage       func(childComplexity int, input catalogs.ProductListSend) int
@@ -914,6 +940,7 @@ type ComplexityRoot struct {
 		StartCampaign                func(childComplexity int, id uuid.UUID) int
 		SubscribeAccount             func(childComplexity int, id uuid.UUID) int
 		SyncCatalogs                 func(childComplexity int, chatAccount string) int
+		SyncFormFlows                func(childComplexity int, chatAccount string) int
 		SyncTemplates                func(childComplexity int, chatAccount string) int
 		TestAccount                  func(childComplexity int, id uuid.UUID) int
 		TestWebhookSubscription      func(childComplexity int, id uuid.UUID) int
@@ -928,6 +955,7 @@ type ComplexityRoot struct {
 		UpdateContactNote            func(childComplexity int, contactID uuid.UUID, id uuid.UUID, content string) int
 		UpdateCustomAction           func(childComplexity int, id uuid.UUID, input customactions.Input) int
 		UpdateDashboardWidget        func(childComplexity int, id uuid.UUID, input widgets.Input) int
+		UpdateFormFlow               func(childComplexity int, id uuid.UUID, input flows.Input) int
 		UpdateKeywordRule            func(childComplexity int, id uuid.UUID, input chatbot.KeywordInput) int
 		UpdateMemberRole             func(childComplexity int, memberID uuid.UUID, roleID uuid.UUID) int
 		UpdateMySettings             func(childComplexity int, input usersettings.Changes) int
@@ -1127,6 +1155,8 @@ type ComplexityRoot struct {
 		CustomActions          func(childComplexity int, search *string, page *int, limit *int) int
 		DashboardData          func(childComplexity int, from *string, to *string) int
 		DashboardWidgets       func(childComplexity int) int
+		FormFlow               func(childComplexity int, id uuid.UUID) int
+		FormFlows              func(childComplexity int, account *string, status *string, search *string, page *int, limit *int) int
 		KeywordRules           func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.KeywordRuleOrder, where *ent.KeywordRuleWhereInput) int
 		Members                func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.OrganizationMemberOrder, where *ent.OrganizationMemberWhereInput) int
 		Messages               func(childComplexity int, contactID uuid.UUID, beforeID *uuid.UUID, account *string, limit *int) int
@@ -1565,6 +1595,14 @@ type MutationResolver interface {
 	DeleteProduct(ctx context.Context, id uuid.UUID) (bool, error)
 	SendProductMessage(ctx context.Context, input catalogs.ProductSend) (*ent.Message, error)
 	SendProductListMessage(ctx context.Context, input catalogs.ProductListSend) (*ent.Message, error)
+	CreateFormFlow(ctx context.Context, input flows.Input) (*ent.FormFlow, error)
+	UpdateFormFlow(ctx context.Context, id uuid.UUID, input flows.Input) (*ent.FormFlow, error)
+	DeleteFormFlow(ctx context.Context, id uuid.UUID) (bool, error)
+	DuplicateFormFlow(ctx context.Context, id uuid.UUID) (*flows.Result, error)
+	SaveFormFlowToProvider(ctx context.Context, id uuid.UUID) (*flows.Result, error)
+	PublishFormFlow(ctx context.Context, id uuid.UUID) (*flows.Result, error)
+	DeprecateFormFlow(ctx context.Context, id uuid.UUID) (*flows.Result, error)
+	SyncFormFlows(ctx context.Context, chatAccount string) (*model.FormFlowSyncResult, error)
 }
 type OrganizationMemberResolver interface {
 	Email(ctx context.Context, obj *ent.OrganizationMember) (string, error)
@@ -1628,6 +1666,8 @@ type QueryResolver interface {
 	Catalog(ctx context.Context, id uuid.UUID) (*catalogs.View, error)
 	CatalogProducts(ctx context.Context, catalogID uuid.UUID) ([]*ent.Product, error)
 	Product(ctx context.Context, id uuid.UUID) (*ent.Product, error)
+	FormFlows(ctx context.Context, account *string, status *string, search *string, page *int, limit *int) (*model.FormFlowPage, error)
+	FormFlow(ctx context.Context, id uuid.UUID) (*ent.FormFlow, error)
 }
 type RoleResolver interface {
 	PermissionCount(ctx context.Context, obj *ent.Role) (int, error)
@@ -4652,6 +4692,69 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.FormFlow.UpdatedAt(childComplexity), true
 
+	case "FormFlowPage.flows":
+		if e.ComplexityRoot.FormFlowPage.Flows == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FormFlowPage.Flows(childComplexity), true
+	case "FormFlowPage.limit":
+		if e.ComplexityRoot.FormFlowPage.Limit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FormFlowPage.Limit(childComplexity), true
+	case "FormFlowPage.page":
+		if e.ComplexityRoot.FormFlowPage.Page == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FormFlowPage.Page(childComplexity), true
+	case "FormFlowPage.total":
+		if e.ComplexityRoot.FormFlowPage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FormFlowPage.Total(childComplexity), true
+
+	case "FormFlowResult.flow":
+		if e.ComplexityRoot.FormFlowResult.Flow == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FormFlowResult.Flow(childComplexity), true
+	case "FormFlowResult.message":
+		if e.ComplexityRoot.FormFlowResult.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FormFlowResult.Message(childComplexity), true
+
+	case "FormFlowSyncResult.created":
+		if e.ComplexityRoot.FormFlowSyncResult.Created == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FormFlowSyncResult.Created(childComplexity), true
+	case "FormFlowSyncResult.message":
+		if e.ComplexityRoot.FormFlowSyncResult.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FormFlowSyncResult.Message(childComplexity), true
+	case "FormFlowSyncResult.synced":
+		if e.ComplexityRoot.FormFlowSyncResult.Synced == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FormFlowSyncResult.Synced(childComplexity), true
+	case "FormFlowSyncResult.updated":
+		if e.ComplexityRoot.FormFlowSyncResult.Updated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FormFlowSyncResult.Updated(childComplexity), true
+
 	case "IVRFlow.chatAccount":
 		if e.ComplexityRoot.IVRFlow.ChatAccount == nil {
 			break
@@ -5319,6 +5422,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateDashboardWidget(childComplexity, args["input"].(widgets.Input)), true
+	case "Mutation.createFormFlow":
+		if e.ComplexityRoot.Mutation.CreateFormFlow == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createFormFlow_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateFormFlow(childComplexity, args["input"].(flows.Input)), true
 	case "Mutation.createKeywordRule":
 		if e.ComplexityRoot.Mutation.CreateKeywordRule == nil {
 			break
@@ -5561,6 +5675,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteDashboardWidget(childComplexity, args["id"].(uuid.UUID)), true
+	case "Mutation.deleteFormFlow":
+		if e.ComplexityRoot.Mutation.DeleteFormFlow == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteFormFlow_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteFormFlow(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.deleteKeywordRule":
 		if e.ComplexityRoot.Mutation.DeleteKeywordRule == nil {
 			break
@@ -5660,6 +5785,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteWebhookSubscription(childComplexity, args["id"].(uuid.UUID)), true
+	case "Mutation.deprecateFormFlow":
+		if e.ComplexityRoot.Mutation.DeprecateFormFlow == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deprecateFormFlow_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeprecateFormFlow(childComplexity, args["id"].(uuid.UUID)), true
+	case "Mutation.duplicateFormFlow":
+		if e.ComplexityRoot.Mutation.DuplicateFormFlow == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_duplicateFormFlow_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DuplicateFormFlow(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.executeCustomAction":
 		if e.ComplexityRoot.Mutation.ExecuteCustomAction == nil {
 			break
@@ -5715,6 +5862,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.PickChatbotTransfer(childComplexity, args["teamId"].(*string)), true
+	case "Mutation.publishFormFlow":
+		if e.ComplexityRoot.Mutation.PublishFormFlow == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_publishFormFlow_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.PublishFormFlow(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.publishTemplate":
 		if e.ComplexityRoot.Mutation.PublishTemplate == nil {
 			break
@@ -5792,6 +5950,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SaveDashboardLayout(childComplexity, args["items"].([]*widgets.LayoutItem)), true
+	case "Mutation.saveFormFlowToProvider":
+		if e.ComplexityRoot.Mutation.SaveFormFlowToProvider == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_saveFormFlowToProvider_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SaveFormFlowToProvider(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.saveSSOConfig":
 		if e.ComplexityRoot.Mutation.SaveSSOConfig == nil {
 			break
@@ -5902,6 +6071,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SyncCatalogs(childComplexity, args["chatAccount"].(string)), true
+	case "Mutation.syncFormFlows":
+		if e.ComplexityRoot.Mutation.SyncFormFlows == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_syncFormFlows_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SyncFormFlows(childComplexity, args["chatAccount"].(string)), true
 	case "Mutation.syncTemplates":
 		if e.ComplexityRoot.Mutation.SyncTemplates == nil {
 			break
@@ -6056,6 +6236,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateDashboardWidget(childComplexity, args["id"].(uuid.UUID), args["input"].(widgets.Input)), true
+	case "Mutation.updateFormFlow":
+		if e.ComplexityRoot.Mutation.UpdateFormFlow == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateFormFlow_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateFormFlow(childComplexity, args["id"].(uuid.UUID), args["input"].(flows.Input)), true
 	case "Mutation.updateKeywordRule":
 		if e.ComplexityRoot.Mutation.UpdateKeywordRule == nil {
 			break
@@ -7107,6 +7298,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.DashboardWidgets(childComplexity), true
+	case "Query.formFlow":
+		if e.ComplexityRoot.Query.FormFlow == nil {
+			break
+		}
+
+		args, err := ec.field_Query_formFlow_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.FormFlow(childComplexity, args["id"].(uuid.UUID)), true
+	case "Query.formFlows":
+		if e.ComplexityRoot.Query.FormFlows == nil {
+			break
+		}
+
+		args, err := ec.field_Query_formFlows_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.FormFlows(childComplexity, args["account"].(*string), args["status"].(*string), args["search"].(*string), args["page"].(*int), args["limit"].(*int)), true
 
 	case "Query.keywordRules":
 		if e.ComplexityRoot.Query.KeywordRules == nil {
@@ -8673,6 +8886,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputDashboardWidgetInput,
 		ec.unmarshalInputDashboardWidgetOrder,
 		ec.unmarshalInputDashboardWidgetWhereInput,
+		ec.unmarshalInputFormFlowInput,
 		ec.unmarshalInputFormFlowOrder,
 		ec.unmarshalInputFormFlowWhereInput,
 		ec.unmarshalInputIVRFlowOrder,
@@ -18676,6 +18890,70 @@ extend type Mutation {
   sendProductListMessage(input: SendProductListMessageInput!): Message!
 }
 `, BuiltIn: false},
+	{Name: "../flows.graphql", Input: `# Platform form flows (package flows): local drafts with a checked Flow
+# JSON, saved, published and deprecated at the platform, duplicated, and
+# synced from the account's flows.
+
+"""A form flow's fields (as POST /api/flows). On update, absent fields
+keep their value and chatAccount cannot change; flowJson, when given, is
+the whole Flow JSON; screens alone replace its screens."""
+input FormFlowInput {
+  chatAccount: String
+  name: String
+  category: String
+  jsonVersion: String
+  flowJson: Map
+  screens: [Map!]
+}
+
+"""A page of form flows, newest first, with the total matching the filter."""
+type FormFlowPage {
+  flows: [FormFlow!]!
+  total: Int!
+  page: Int!
+  limit: Int!
+}
+
+"""The answer of a form flow operation at the platform."""
+type FormFlowResult {
+  flow: FormFlow!
+  message: String!
+}
+
+"""The answer of syncFormFlows."""
+type FormFlowSyncResult {
+  message: String!
+  synced: Int!
+  created: Int!
+  updated: Int!
+}
+
+extend type Query {
+  """Form flows filtered by account name, status and a search of the
+  name; page from 1, limit 20 by default (at most 100)."""
+  formFlows(account: String, status: String, search: String, page: Int, limit: Int): FormFlowPage!
+  formFlow(id: ID!): FormFlow!
+}
+
+extend type Mutation {
+  """Creates a local DRAFT."""
+  createFormFlow(input: FormFlowInput!): FormFlow!
+  """Changes a DRAFT; published and deprecated flows cannot be edited."""
+  updateFormFlow(id: ID!, input: FormFlowInput!): FormFlow!
+  """Soft-deletes the flow."""
+  deleteFormFlow(id: ID!): Boolean!
+  """Copies the flow into a new DRAFT named with a copy suffix."""
+  duplicateFormFlow(id: ID!): FormFlowResult!
+  """Creates the flow at the platform if missing and uploads its Flow JSON."""
+  saveFormFlowToProvider(id: ID!): FormFlowResult!
+  """Publishes a saved DRAFT."""
+  publishFormFlow(id: ID!): FormFlowResult!
+  """Deprecates a PUBLISHED flow: it can then be neither edited nor sent."""
+  deprecateFormFlow(id: ID!): FormFlowResult!
+  """Reads every flow of the account from the platform."""
+  syncFormFlows(chatAccount: String!): FormFlowSyncResult!
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -19911,6 +20189,82 @@ func (ec *executionContext) childFields_DashboardWidgetEdge(ctx context.Context,
 		return ec.fieldContext_DashboardWidgetEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DashboardWidgetEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_FormFlow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_FormFlow_id(ctx, field)
+	case "organizationID":
+		return ec.fieldContext_FormFlow_organizationID(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_FormFlow_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_FormFlow_updatedAt(ctx, field)
+	case "chatAccount":
+		return ec.fieldContext_FormFlow_chatAccount(ctx, field)
+	case "providerFlowID":
+		return ec.fieldContext_FormFlow_providerFlowID(ctx, field)
+	case "name":
+		return ec.fieldContext_FormFlow_name(ctx, field)
+	case "status":
+		return ec.fieldContext_FormFlow_status(ctx, field)
+	case "category":
+		return ec.fieldContext_FormFlow_category(ctx, field)
+	case "jsonVersion":
+		return ec.fieldContext_FormFlow_jsonVersion(ctx, field)
+	case "flowJSON":
+		return ec.fieldContext_FormFlow_flowJSON(ctx, field)
+	case "screens":
+		return ec.fieldContext_FormFlow_screens(ctx, field)
+	case "previewURL":
+		return ec.fieldContext_FormFlow_previewURL(ctx, field)
+	case "hasLocalChanges":
+		return ec.fieldContext_FormFlow_hasLocalChanges(ctx, field)
+	case "deletedAt":
+		return ec.fieldContext_FormFlow_deletedAt(ctx, field)
+	case "organization":
+		return ec.fieldContext_FormFlow_organization(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FormFlow", field.Name)
+}
+
+func (ec *executionContext) childFields_FormFlowPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "flows":
+		return ec.fieldContext_FormFlowPage_flows(ctx, field)
+	case "total":
+		return ec.fieldContext_FormFlowPage_total(ctx, field)
+	case "page":
+		return ec.fieldContext_FormFlowPage_page(ctx, field)
+	case "limit":
+		return ec.fieldContext_FormFlowPage_limit(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FormFlowPage", field.Name)
+}
+
+func (ec *executionContext) childFields_FormFlowResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "flow":
+		return ec.fieldContext_FormFlowResult_flow(ctx, field)
+	case "message":
+		return ec.fieldContext_FormFlowResult_message(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FormFlowResult", field.Name)
+}
+
+func (ec *executionContext) childFields_FormFlowSyncResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "message":
+		return ec.fieldContext_FormFlowSyncResult_message(ctx, field)
+	case "synced":
+		return ec.fieldContext_FormFlowSyncResult_synced(ctx, field)
+	case "created":
+		return ec.fieldContext_FormFlowSyncResult_created(ctx, field)
+	case "updated":
+		return ec.fieldContext_FormFlowSyncResult_updated(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FormFlowSyncResult", field.Name)
 }
 
 func (ec *executionContext) childFields_Invitation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -21359,6 +21713,20 @@ func (ec *executionContext) field_Mutation_createDashboardWidget_args(ctx contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createFormFlow_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (flows.Input, error) {
+			return ec.unmarshalNFormFlowInput2switchboardᚋflowsᚐInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createKeywordRule_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -21691,6 +22059,20 @@ func (ec *executionContext) field_Mutation_deleteDashboardWidget_args(ctx contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_deleteFormFlow_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deleteKeywordRule_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -21817,6 +22199,34 @@ func (ec *executionContext) field_Mutation_deleteWebhookSubscription_args(ctx co
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_deprecateFormFlow_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_duplicateFormFlow_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_executeCustomAction_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -21900,6 +22310,20 @@ func (ec *executionContext) field_Mutation_pickChatbotTransfer_args(ctx context.
 		return nil, err
 	}
 	args["teamId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_publishFormFlow_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -22014,6 +22438,20 @@ func (ec *executionContext) field_Mutation_saveDashboardLayout_args(ctx context.
 		return nil, err
 	}
 	args["items"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_saveFormFlowToProvider_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -22160,6 +22598,20 @@ func (ec *executionContext) field_Mutation_subscribeAccount_args(ctx context.Con
 }
 
 func (ec *executionContext) field_Mutation_syncCatalogs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "chatAccount",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["chatAccount"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_syncFormFlows_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "chatAccount",
@@ -22449,6 +22901,28 @@ func (ec *executionContext) field_Mutation_updateDashboardWidget_args(ctx contex
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (widgets.Input, error) {
 			return ec.unmarshalNDashboardWidgetInput2switchboardᚋwidgetsᚐInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateFormFlow_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (flows.Input, error) {
+			return ec.unmarshalNFormFlowInput2switchboardᚋflowsᚐInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -23540,6 +24014,66 @@ func (ec *executionContext) field_Query_dashboardData_args(ctx context.Context, 
 		return nil, err
 	}
 	args["to"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_formFlow_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_formFlows_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "account",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["account"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "status",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["status"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "search",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["search"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg4
 	return args, nil
 }
 
@@ -36334,6 +36868,254 @@ func (ec *executionContext) fieldContext_FormFlow_organization(_ context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _FormFlowPage_flows(ctx context.Context, field graphql.CollectedField, obj *model.FormFlowPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FormFlowPage_flows(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Flows, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.FormFlow) graphql.Marshaler {
+			return ec.marshalNFormFlow2ᚕᚖswitchboardᚋentᚐFormFlowᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FormFlowPage_flows(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FormFlowPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FormFlow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FormFlowPage_total(ctx context.Context, field graphql.CollectedField, obj *model.FormFlowPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FormFlowPage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FormFlowPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FormFlowPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FormFlowPage_page(ctx context.Context, field graphql.CollectedField, obj *model.FormFlowPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FormFlowPage_page(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Page, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FormFlowPage_page(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FormFlowPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FormFlowPage_limit(ctx context.Context, field graphql.CollectedField, obj *model.FormFlowPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FormFlowPage_limit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Limit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FormFlowPage_limit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FormFlowPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FormFlowResult_flow(ctx context.Context, field graphql.CollectedField, obj *flows.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FormFlowResult_flow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Flow, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.FormFlow) graphql.Marshaler {
+			return ec.marshalNFormFlow2ᚖswitchboardᚋentᚐFormFlow(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FormFlowResult_flow(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FormFlowResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FormFlow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FormFlowResult_message(ctx context.Context, field graphql.CollectedField, obj *flows.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FormFlowResult_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FormFlowResult_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FormFlowResult", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _FormFlowSyncResult_message(ctx context.Context, field graphql.CollectedField, obj *model.FormFlowSyncResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FormFlowSyncResult_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FormFlowSyncResult_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FormFlowSyncResult", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _FormFlowSyncResult_synced(ctx context.Context, field graphql.CollectedField, obj *model.FormFlowSyncResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FormFlowSyncResult_synced(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Synced, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FormFlowSyncResult_synced(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FormFlowSyncResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FormFlowSyncResult_created(ctx context.Context, field graphql.CollectedField, obj *model.FormFlowSyncResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FormFlowSyncResult_created(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Created, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FormFlowSyncResult_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FormFlowSyncResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FormFlowSyncResult_updated(ctx context.Context, field graphql.CollectedField, obj *model.FormFlowSyncResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FormFlowSyncResult_updated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Updated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FormFlowSyncResult_updated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FormFlowSyncResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _IVRFlow_id(ctx context.Context, field graphql.CollectedField, obj *ent.IVRFlow) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -42506,6 +43288,358 @@ func (ec *executionContext) fieldContext_Mutation_sendProductListMessage(ctx con
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createFormFlow(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createFormFlow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateFormFlow(ctx, fc.Args["input"].(flows.Input))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.FormFlow) graphql.Marshaler {
+			return ec.marshalNFormFlow2ᚖswitchboardᚋentᚐFormFlow(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createFormFlow(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FormFlow(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createFormFlow_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateFormFlow(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateFormFlow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateFormFlow(ctx, fc.Args["id"].(uuid.UUID), fc.Args["input"].(flows.Input))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.FormFlow) graphql.Marshaler {
+			return ec.marshalNFormFlow2ᚖswitchboardᚋentᚐFormFlow(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateFormFlow(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FormFlow(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateFormFlow_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteFormFlow(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteFormFlow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteFormFlow(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteFormFlow(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteFormFlow_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_duplicateFormFlow(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_duplicateFormFlow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DuplicateFormFlow(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *flows.Result) graphql.Marshaler {
+			return ec.marshalNFormFlowResult2ᚖswitchboardᚋflowsᚐResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_duplicateFormFlow(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FormFlowResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_duplicateFormFlow_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_saveFormFlowToProvider(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_saveFormFlowToProvider(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SaveFormFlowToProvider(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *flows.Result) graphql.Marshaler {
+			return ec.marshalNFormFlowResult2ᚖswitchboardᚋflowsᚐResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_saveFormFlowToProvider(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FormFlowResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_saveFormFlowToProvider_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_publishFormFlow(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_publishFormFlow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().PublishFormFlow(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *flows.Result) graphql.Marshaler {
+			return ec.marshalNFormFlowResult2ᚖswitchboardᚋflowsᚐResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_publishFormFlow(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FormFlowResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_publishFormFlow_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deprecateFormFlow(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deprecateFormFlow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeprecateFormFlow(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *flows.Result) graphql.Marshaler {
+			return ec.marshalNFormFlowResult2ᚖswitchboardᚋflowsᚐResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deprecateFormFlow(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FormFlowResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deprecateFormFlow_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_syncFormFlows(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_syncFormFlows(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SyncFormFlows(ctx, fc.Args["chatAccount"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.FormFlowSyncResult) graphql.Marshaler {
+			return ec.marshalNFormFlowSyncResult2ᚖswitchboardᚋgraphᚋmodelᚐFormFlowSyncResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_syncFormFlows(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FormFlowSyncResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_syncFormFlows_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _MyOrganization_organization(ctx context.Context, field graphql.CollectedField, obj *model.MyOrganization) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -47358,6 +48492,94 @@ func (ec *executionContext) fieldContext_Query_product(ctx context.Context, fiel
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_product_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_formFlows(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_formFlows(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().FormFlows(ctx, fc.Args["account"].(*string), fc.Args["status"].(*string), fc.Args["search"].(*string), fc.Args["page"].(*int), fc.Args["limit"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.FormFlowPage) graphql.Marshaler {
+			return ec.marshalNFormFlowPage2ᚖswitchboardᚋgraphᚋmodelᚐFormFlowPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_formFlows(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FormFlowPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_formFlows_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_formFlow(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_formFlow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().FormFlow(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.FormFlow) graphql.Marshaler {
+			return ec.marshalNFormFlow2ᚖswitchboardᚋentᚐFormFlow(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_formFlow(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FormFlow(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_formFlow_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -73213,6 +74435,71 @@ func (ec *executionContext) unmarshalInputDashboardWidgetWhereInput(ctx context.
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputFormFlowInput(ctx context.Context, obj any) (flows.Input, error) {
+	var it flows.Input
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"chatAccount", "name", "category", "jsonVersion", "flowJson", "screens"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "chatAccount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("chatAccount"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ChatAccount = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "category":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("category"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Category = data
+		case "jsonVersion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("jsonVersion"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.JSONVersion = data
+		case "flowJson":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("flowJson"))
+			data, err := ec.unmarshalOMap2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FlowJSON = data
+		case "screens":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("screens"))
+			data, err := ec.unmarshalOMap2ᚕmapᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Screens = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputFormFlowOrder(ctx context.Context, obj any) (ent.FormFlowOrder, error) {
 	var it ent.FormFlowOrder
 	if obj == nil {
@@ -95417,6 +96704,155 @@ func (ec *executionContext) _FormFlow(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
+var formFlowPageImplementors = []string{"FormFlowPage"}
+
+func (ec *executionContext) _FormFlowPage(ctx context.Context, sel ast.SelectionSet, obj *model.FormFlowPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, formFlowPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FormFlowPage")
+		case "flows":
+			out.Values[i] = ec._FormFlowPage_flows(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._FormFlowPage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "page":
+			out.Values[i] = ec._FormFlowPage_page(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "limit":
+			out.Values[i] = ec._FormFlowPage_limit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var formFlowResultImplementors = []string{"FormFlowResult"}
+
+func (ec *executionContext) _FormFlowResult(ctx context.Context, sel ast.SelectionSet, obj *flows.Result) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, formFlowResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FormFlowResult")
+		case "flow":
+			out.Values[i] = ec._FormFlowResult_flow(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "message":
+			out.Values[i] = ec._FormFlowResult_message(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var formFlowSyncResultImplementors = []string{"FormFlowSyncResult"}
+
+func (ec *executionContext) _FormFlowSyncResult(ctx context.Context, sel ast.SelectionSet, obj *model.FormFlowSyncResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, formFlowSyncResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FormFlowSyncResult")
+		case "message":
+			out.Values[i] = ec._FormFlowSyncResult_message(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "synced":
+			out.Values[i] = ec._FormFlowSyncResult_synced(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "created":
+			out.Values[i] = ec._FormFlowSyncResult_created(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updated":
+			out.Values[i] = ec._FormFlowSyncResult_updated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var iVRFlowImplementors = []string{"IVRFlow", "Node"}
 
 func (ec *executionContext) _IVRFlow(ctx context.Context, sel ast.SelectionSet, obj *ent.IVRFlow) graphql.Marshaler {
@@ -96923,6 +98359,62 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "sendProductListMessage":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_sendProductListMessage(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createFormFlow":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createFormFlow(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateFormFlow":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateFormFlow(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteFormFlow":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteFormFlow(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "duplicateFormFlow":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_duplicateFormFlow(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "saveFormFlowToProvider":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_saveFormFlowToProvider(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "publishFormFlow":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_publishFormFlow(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deprecateFormFlow":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deprecateFormFlow(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "syncFormFlows":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_syncFormFlows(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -99671,6 +101163,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_product(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "formFlows":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_formFlows(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "formFlow":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_formFlow(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -104207,6 +105743,37 @@ func (ec *executionContext) marshalNFloat2float64(ctx context.Context, sel ast.S
 	return graphql.WrapContextMarshaler(ctx, res)
 }
 
+func (ec *executionContext) marshalNFormFlow2ᚕᚖswitchboardᚋentᚐFormFlowᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.FormFlow) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNFormFlow2ᚖswitchboardᚋentᚐFormFlow(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNFormFlow2ᚖswitchboardᚋentᚐFormFlow(ctx context.Context, sel ast.SelectionSet, v *ent.FormFlow) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FormFlow(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNFormFlowInput2switchboardᚋflowsᚐInput(ctx context.Context, v any) (flows.Input, error) {
+	res, err := ec.unmarshalInputFormFlowInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNFormFlowOrderField2ᚖswitchboardᚋentᚐFormFlowOrderField(ctx context.Context, v any) (*ent.FormFlowOrderField, error) {
 	var res = new(ent.FormFlowOrderField)
 	err := res.UnmarshalGQL(v)
@@ -104223,6 +105790,26 @@ func (ec *executionContext) marshalNFormFlowOrderField2ᚖswitchboardᚋentᚐFo
 	return v
 }
 
+func (ec *executionContext) marshalNFormFlowPage2ᚖswitchboardᚋgraphᚋmodelᚐFormFlowPage(ctx context.Context, sel ast.SelectionSet, v *model.FormFlowPage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FormFlowPage(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNFormFlowResult2ᚖswitchboardᚋflowsᚐResult(ctx context.Context, sel ast.SelectionSet, v *flows.Result) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FormFlowResult(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNFormFlowStatus2switchboardᚋentᚋformflowᚐStatus(ctx context.Context, v any) (formflow.Status, error) {
 	var res formflow.Status
 	err := res.UnmarshalGQL(v)
@@ -104231,6 +105818,16 @@ func (ec *executionContext) unmarshalNFormFlowStatus2switchboardᚋentᚋformflo
 
 func (ec *executionContext) marshalNFormFlowStatus2switchboardᚋentᚋformflowᚐStatus(ctx context.Context, sel ast.SelectionSet, v formflow.Status) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNFormFlowSyncResult2ᚖswitchboardᚋgraphᚋmodelᚐFormFlowSyncResult(ctx context.Context, sel ast.SelectionSet, v *model.FormFlowSyncResult) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FormFlowSyncResult(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNFormFlowWhereInput2ᚖswitchboardᚋentᚐFormFlowWhereInput(ctx context.Context, v any) (*ent.FormFlowWhereInput, error) {

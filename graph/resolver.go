@@ -13,6 +13,7 @@ import (
 
 	"switchboard/ent"
 	"switchboard/events"
+	"switchboard/flows"
 	"switchboard/messaging"
 	"switchboard/notes"
 	"switchboard/provider"
@@ -63,6 +64,8 @@ type Resolver struct {
 	// Catalogs are the product catalogs, their products and product
 	// messages.
 	Catalogs *catalogs.Service
+	// Flows are the platform's form flows.
+	Flows *flows.Service
 }
 
 // db returns the transaction's client when ctx carries one, the root

@@ -358,6 +358,10 @@ func extractContent(m rawMessage) messaging.Content {
 		itype, _ := in["type"].(string)
 		reply, _ := in[itype].(map[string]any)
 		c.Body = copyMap(reply)
+		if itype == "nfm_reply" {
+			formReply(&c, reply)
+			break
+		}
 		title, _ := reply["title"].(string)
 		if title == "" {
 			title, _ = reply["body"].(string)
@@ -386,6 +390,30 @@ func extractContent(m rawMessage) messaging.Content {
 	}
 	c.Preview = truncate(c.Preview, 200)
 	return c
+}
+
+// formReply stores a form flow's answer (interactive nfm_reply): the
+// response_json string the platform sends is parsed, and the answer
+// object is kept as interactive_data.flow_response (with its flow_token
+// as interactive_data.flow_token) and in the content. A response_json
+// that is not a JSON object is kept as text only.
+func formReply(c *messaging.Content, reply map[string]any) {
+	body, _ := reply["body"].(string)
+	if body == "" {
+		body = "[form response]"
+	}
+	c.Body["body"] = body
+	c.Preview = body
+	raw, _ := reply["response_json"].(string)
+	var resp map[string]any
+	if raw == "" || json.Unmarshal([]byte(raw), &resp) != nil || resp == nil {
+		return
+	}
+	c.Interactive["flow_response"] = resp
+	c.Body["flow_response"] = resp
+	if tok, ok := resp["flow_token"].(string); ok {
+		c.Interactive["flow_token"] = tok
+	}
 }
 
 func copyMap(m map[string]any) map[string]any {

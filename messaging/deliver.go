@@ -180,6 +180,11 @@ func interactiveMessage(data map[string]any) (provider.OutgoingMessage, error) {
 		out.CTAURL = &provider.CTAURL{Body: in.Body, DisplayText: in.ButtonText, URL: in.URL}
 	case InteractiveProduct, InteractiveProductList:
 		return productOutgoing(data)
+	case InteractiveFlow:
+		if in.Flow == nil {
+			return out, permanent("the flow message is malformed")
+		}
+		out.Flow = in.Flow.provider(in.Body)
 	default:
 		return out, permanent("interactive type %q cannot be sent", in.Type)
 	}

@@ -65,6 +65,8 @@ type Interactive struct {
 	Buttons    []Button `json:"buttons,omitempty"`
 	ButtonText string   `json:"button_text,omitempty"`
 	URL        string   `json:"url,omitempty"`
+	// Type flow (sent by SendFlow only).
+	Flow *FlowMessage `json:"flow,omitempty"`
 }
 
 // Button is one reply button; ID comes back in the contact's reply.
@@ -77,13 +79,9 @@ type Button struct {
 // queues it. Errors: invalid (type, content, a closed service window, no
 // account), not_found (contact).
 func (s *Service) Send(ctx context.Context, contactID uuid.UUID, o Outgoing) (*ent.Message, error) {
-	var source *message.BotSource
-	if o.BotSource != "" {
-		bs := message.BotSource(o.BotSource)
-		if err := message.BotSourceValidator(bs); err != nil {
-			return nil, apperr.Invalidf("bot_source %q is not a chatbot source", o.BotSource)
-		}
-		source = &bs
+	source, err := botSource(o.BotSource)
+	if err != nil {
+		return nil, err
 	}
 	switch o.Type {
 	case TypeText:
@@ -97,6 +95,19 @@ func (s *Service) Send(ctx context.Context, contactID uuid.UUID, o Outgoing) (*e
 		return nil, apperr.Invalidf("type is required (text or interactive)")
 	}
 	return nil, apperr.Invalidf("type must be text or interactive (templates go to /api/messages/template, media to /api/messages/media)")
+}
+
+// botSource is a chatbot reply's messages.bot_source (nil for a person's
+// message). Errors: invalid.
+func botSource(s string) (*message.BotSource, error) {
+	if s == "" {
+		return nil, nil
+	}
+	bs := message.BotSource(s)
+	if err := message.BotSourceValidator(bs); err != nil {
+		return nil, apperr.Invalidf("bot_source %q is not a chatbot source", s)
+	}
+	return &bs, nil
 }
 
 // SendText stores a text message and queues it. Errors: invalid (empty or
@@ -137,6 +148,7 @@ func (s *Service) sendInteractive(ctx context.Context, contactID uuid.UUID, acco
 // validInteractive trims in and checks it against the platform's rules.
 func validInteractive(in Interactive) (Interactive, error) {
 	var err error
+	in.Flow = nil // flow messages go through SendFlow only
 	if in.Body, err = requiredText("interactive.body", in.Body, maxInteractiveBody); err != nil {
 		return in, err
 	}

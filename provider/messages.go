@@ -22,6 +22,7 @@ type OutgoingMessage struct {
 	Buttons *ReplyButtons // interactive "button"
 	CTAURL  *CTAURL       // interactive "cta_url"
 	List    *List         // interactive "list"
+	Flow    *Flow         // interactive "flow"
 	// Product and ProductList are the catalog's product messages
 	// (products_wire.go).
 	Product     *ProductMessage // interactive "product"
@@ -172,7 +173,7 @@ func (m OutgoingMessage) Type() string {
 	switch {
 	case m.Text != nil:
 		return "text"
-	case m.Buttons != nil, m.CTAURL != nil, m.List != nil, m.Product != nil, m.ProductList != nil:
+	case m.Buttons != nil, m.CTAURL != nil, m.List != nil, m.Flow != nil, m.Product != nil, m.ProductList != nil:
 		return "interactive"
 	case m.Template != nil:
 		return "template"

@@ -69,8 +69,9 @@ type wireAction struct {
 	// button
 	Buttons []wireButton `json:"buttons,omitempty"`
 	// cta_url
-	Name       string         `json:"name,omitempty"`
-	Parameters *wireCTAParams `json:"parameters,omitempty"`
+	Name string `json:"name,omitempty"`
+	// cta_url: *wireCTAParams; flow: *wireFlowParams
+	Parameters any `json:"parameters,omitempty"`
 	// list
 	Button   string        `json:"button,omitempty"`
 	Sections []wireSection `json:"sections,omitempty"`
@@ -166,7 +167,7 @@ func buildMessage(m OutgoingMessage) (*wireMessage, error) {
 		return nil, invalid("message needs a recipient")
 	}
 	set := 0
-	for _, p := range []bool{m.Text != nil, m.Buttons != nil, m.CTAURL != nil, m.List != nil,
+	for _, p := range []bool{m.Text != nil, m.Buttons != nil, m.CTAURL != nil, m.List != nil, m.Flow != nil,
 		m.Product != nil, m.ProductList != nil, m.Template != nil, m.Media != nil, m.Reaction != nil, m.Location != nil} {
 		if p {
 			set++
@@ -200,6 +201,8 @@ func buildMessage(m OutgoingMessage) (*wireMessage, error) {
 		w.Interactive, err = buildProduct(m.Product)
 	case m.ProductList != nil:
 		w.Interactive, err = buildProductList(m.ProductList)
+	case m.Flow != nil:
+		w.Interactive, err = buildFlow(m.Flow)
 	case m.Template != nil:
 		w.Template, err = buildTemplate(m.Template)
 	case m.Media != nil:

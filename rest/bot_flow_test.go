@@ -202,3 +202,58 @@ func TestBotSessionTimeout(t *testing.T) {
 		t.Fatalf("timed out sessions: %s", res.Raw)
 	}
 }
+
+// TestBotFlowChatFlow: a chat_flow node sends the published form flow as
+// an interactive flow message (the header, body and CTA with the
+// session's variables) and the flow goes on; a deprecated form is
+// skipped.
+func TestBotFlowChatFlow(t *testing.T) {
+	e := newBotEnv(t, nil)
+	form := e.Admin.Do(http.MethodPost, "/api/flows", flowBody(t, "Signup", nil)).ExpectStatus(t, http.StatusCreated).String("data.flow.id")
+	platformID := e.Admin.Do(http.MethodPost, "/api/flows/"+form+"/save-to-provider", nil).ExpectStatus(t, http.StatusOK).
+		String("data.flow.provider_flow_id")
+	e.Admin.Do(http.MethodPost, "/api/flows/"+form+"/publish", nil).ExpectStatus(t, http.StatusOK)
+	e.flow(t, "Form", []any{"signup"}, []any{
+		node("start", "chat_flow", map[string]any{"flow_id": platformID, "header": "Hi {{name}}",
+			"body": "Tell us about you, {{name}}", "cta": "Open form"}),
+		node("done", "end", map[string]any{"message": "Thanks {{name}}"}),
+	}, []any{edge("start", "done", "default")})
+
+	const p = "15551234001"
+	e.deliver(t, p, "Ana", "wamid.cf1", time.Now().Unix(), "signup")
+	rs := e.settled(t, p, 1)
+	expectTexts(t, rs, "Tell us about you, Ana", "Thanks Ana")
+	f, _ := rs[0].InteractiveData["flow"].(map[string]any)
+	if rs[0].MessageType != "interactive" || rs[0].BotSource == nil || *rs[0].BotSource != message.BotSourceFlow ||
+		rs[0].InteractiveData["type"] != "flow" || f["flow_id"] != platformID || f["local_flow_id"] != form ||
+		f["header"] != "Hi Ana" || f["flow_cta"] != "Open form" || f["screen"] != "WELCOME" {
+		t.Fatalf("form message: %s %v %v", rs[0].MessageType, rs[0].BotSource, rs[0].InteractiveData)
+	}
+	var sent map[string]any
+	eventually(t, "the platform received the form", func() bool {
+		for _, b := range e.fake.Sent() {
+			if m, _ := b.(map[string]any); m["to"] == p && m["type"] == "interactive" {
+				sent = m
+				return true
+			}
+		}
+		return false
+	})
+	in, _ := sent["interactive"].(map[string]any)
+	action, _ := in["action"].(map[string]any)
+	params, _ := action["parameters"].(map[string]any)
+	if in["type"] != "flow" || params["flow_id"] != platformID || params["flow_cta"] != "Open form" ||
+		params["flow_action"] != "navigate" || params["flow_token"] != f["flow_token"] || params["flow_token"] == "" {
+		t.Fatalf("sent to the platform: %v", sent)
+	}
+	if ss := e.session(t, p); len(ss) != 1 || ss[0].Status != chatbotsession.StatusCompleted {
+		t.Fatalf("session: %+v", ss)
+	}
+
+	// A deprecated form cannot be sent: the node is skipped and the flow
+	// goes on.
+	e.Admin.Do(http.MethodPost, "/api/flows/"+form+"/deprecate", nil).ExpectStatus(t, http.StatusOK)
+	const q = "15551234002"
+	e.deliver(t, q, "Bo", "wamid.cf2", time.Now().Unix(), "signup")
+	expectTexts(t, e.settled(t, q, 1), "Thanks Bo")
+}

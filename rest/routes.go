@@ -48,7 +48,7 @@ func (a *API) Routes() []Route {
 		a.organizationRoutes(), a.settingsRoutes(), a.audioRoutes(), a.roleRoutes(), a.teamRoutes(),
 		a.webhookRoutes(), a.contactRoutes(), a.messageRoutes(), a.cannedResponseRoutes(), a.accountRoutes(),
 		a.mediaRoutes(), a.webhookSubscriptionRoutes(), a.invitationRoutes(), a.tagRoutes(), a.noteRoutes(), a.widgetRoutes(),
-		a.templateRoutes(), a.campaignRoutes(), a.chatbotRoutes(), a.transferRoutes(),
+		a.templateRoutes(), a.formFlowRoutes(), a.campaignRoutes(), a.chatbotRoutes(), a.transferRoutes(),
 		a.customActionRoutes(), a.ssoRoutes(),
 		a.catalogRoutes(),
 	} {

@@ -45,6 +45,8 @@ const (
 	FieldPreviewURL = "preview_url"
 	// FieldHasLocalChanges holds the string denoting the has_local_changes field in the database.
 	FieldHasLocalChanges = "has_local_changes"
+	// FieldProviderJSONSha256 holds the string denoting the provider_json_sha256 field in the database.
+	FieldProviderJSONSha256 = "provider_json_sha256"
 	// FieldDeletedAt holds the string denoting the deleted_at field in the database.
 	FieldDeletedAt = "deleted_at"
 	// EdgeOrganization holds the string denoting the organization edge name in mutations.
@@ -76,6 +78,7 @@ var Columns = []string{
 	FieldScreens,
 	FieldPreviewURL,
 	FieldHasLocalChanges,
+	FieldProviderJSONSha256,
 	FieldDeletedAt,
 }
 
@@ -121,6 +124,8 @@ var (
 	DefaultPreviewURL string
 	// DefaultHasLocalChanges holds the default value on creation for the "has_local_changes" field.
 	DefaultHasLocalChanges bool
+	// DefaultProviderJSONSha256 holds the default value on creation for the "provider_json_sha256" field.
+	DefaultProviderJSONSha256 string
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() uuid.UUID
 )
@@ -213,6 +218,11 @@ func ByPreviewURL(opts ...sql.OrderTermOption) OrderOption {
 // ByHasLocalChanges orders the results by the has_local_changes field.
 func ByHasLocalChanges(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldHasLocalChanges, opts...).ToFunc()
+}
+
+// ByProviderJSONSha256 orders the results by the provider_json_sha256 field.
+func ByProviderJSONSha256(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldProviderJSONSha256, opts...).ToFunc()
 }
 
 // ByDeletedAt orders the results by the deleted_at field.

@@ -106,6 +106,11 @@ func HasLocalChanges(v bool) predicate.FormFlow {
 	return predicate.FormFlow(sql.FieldEQ(FieldHasLocalChanges, v))
 }
 
+// ProviderJSONSha256 applies equality check predicate on the "provider_json_sha256" field. It's identical to ProviderJSONSha256EQ.
+func ProviderJSONSha256(v string) predicate.FormFlow {
+	return predicate.FormFlow(sql.FieldEQ(FieldProviderJSONSha256, v))
+}
+
 // DeletedAt applies equality check predicate on the "deleted_at" field. It's identical to DeletedAtEQ.
 func DeletedAt(v time.Time) predicate.FormFlow {
 	return predicate.FormFlow(sql.FieldEQ(FieldDeletedAt, v))
@@ -629,6 +634,71 @@ func HasLocalChangesEQ(v bool) predicate.FormFlow {
 // HasLocalChangesNEQ applies the NEQ predicate on the "has_local_changes" field.
 func HasLocalChangesNEQ(v bool) predicate.FormFlow {
 	return predicate.FormFlow(sql.FieldNEQ(FieldHasLocalChanges, v))
+}
+
+// ProviderJSONSha256EQ applies the EQ predicate on the "provider_json_sha256" field.
+func ProviderJSONSha256EQ(v string) predicate.FormFlow {
+	return predicate.FormFlow(sql.FieldEQ(FieldProviderJSONSha256, v))
+}
+
+// ProviderJSONSha256NEQ applies the NEQ predicate on the "provider_json_sha256" field.
+func ProviderJSONSha256NEQ(v string) predicate.FormFlow {
+	return predicate.FormFlow(sql.FieldNEQ(FieldProviderJSONSha256, v))
+}
+
+// ProviderJSONSha256In applies the In predicate on the "provider_json_sha256" field.
+func ProviderJSONSha256In(vs ...string) predicate.FormFlow {
+	return predicate.FormFlow(sql.FieldIn(FieldProviderJSONSha256, vs...))
+}
+
+// ProviderJSONSha256NotIn applies the NotIn predicate on the "provider_json_sha256" field.
+func ProviderJSONSha256NotIn(vs ...string) predicate.FormFlow {
+	return predicate.FormFlow(sql.FieldNotIn(FieldProviderJSONSha256, vs...))
+}
+
+// ProviderJSONSha256GT applies the GT predicate on the "provider_json_sha256" field.
+func ProviderJSONSha256GT(v string) predicate.FormFlow {
+	return predicate.FormFlow(sql.FieldGT(FieldProviderJSONSha256, v))
+}
+
+// ProviderJSONSha256GTE applies the GTE predicate on the "provider_json_sha256" field.
+func ProviderJSONSha256GTE(v string) predicate.FormFlow {
+	return predicate.FormFlow(sql.FieldGTE(FieldProviderJSONSha256, v))
+}
+
+// ProviderJSONSha256LT applies the LT predicate on the "provider_json_sha256" field.
+func ProviderJSONSha256LT(v string) predicate.FormFlow {
+	return predicate.FormFlow(sql.FieldLT(FieldProviderJSONSha256, v))
+}
+
+// ProviderJSONSha256LTE applies the LTE predicate on the "provider_json_sha256" field.
+func ProviderJSONSha256LTE(v string) predicate.FormFlow {
+	return predicate.FormFlow(sql.FieldLTE(FieldProviderJSONSha256, v))
+}
+
+// ProviderJSONSha256Contains applies the Contains predicate on the "provider_json_sha256" field.
+func ProviderJSONSha256Contains(v string) predicate.FormFlow {
+	return predicate.FormFlow(sql.FieldContains(FieldProviderJSONSha256, v))
+}
+
+// ProviderJSONSha256HasPrefix applies the HasPrefix predicate on the "provider_json_sha256" field.
+func ProviderJSONSha256HasPrefix(v string) predicate.FormFlow {
+	return predicate.FormFlow(sql.FieldHasPrefix(FieldProviderJSONSha256, v))
+}
+
+// ProviderJSONSha256HasSuffix applies the HasSuffix predicate on the "provider_json_sha256" field.
+func ProviderJSONSha256HasSuffix(v string) predicate.FormFlow {
+	return predicate.FormFlow(sql.FieldHasSuffix(FieldProviderJSONSha256, v))
+}
+
+// ProviderJSONSha256EqualFold applies the EqualFold predicate on the "provider_json_sha256" field.
+func ProviderJSONSha256EqualFold(v string) predicate.FormFlow {
+	return predicate.FormFlow(sql.FieldEqualFold(FieldProviderJSONSha256, v))
+}
+
+// ProviderJSONSha256ContainsFold applies the ContainsFold predicate on the "provider_json_sha256" field.
+func ProviderJSONSha256ContainsFold(v string) predicate.FormFlow {
+	return predicate.FormFlow(sql.FieldContainsFold(FieldProviderJSONSha256, v))
 }
 
 // DeletedAtEQ applies the EQ predicate on the "deleted_at" field.

@@ -994,6 +994,7 @@ var (
 		{Name: "screens", Type: field.TypeJSON},
 		{Name: "preview_url", Type: field.TypeString, Default: ""},
 		{Name: "has_local_changes", Type: field.TypeBool, Default: false},
+		{Name: "provider_json_sha256", Type: field.TypeString, Default: ""},
 		{Name: "deleted_at", Type: field.TypeTime, Nullable: true},
 		{Name: "organization_id", Type: field.TypeUUID},
 	}
@@ -1005,7 +1006,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "form_flows_organizations_organization",
-				Columns:    []*schema.Column{FormFlowsColumns[14]},
+				Columns:    []*schema.Column{FormFlowsColumns[15]},
 				RefColumns: []*schema.Column{OrganizationsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -1014,17 +1015,25 @@ var (
 			{
 				Name:    "formflow_organization_id",
 				Unique:  false,
-				Columns: []*schema.Column{FormFlowsColumns[14]},
+				Columns: []*schema.Column{FormFlowsColumns[15]},
 			},
 			{
 				Name:    "formflow_organization_id_status",
 				Unique:  false,
-				Columns: []*schema.Column{FormFlowsColumns[14], FormFlowsColumns[6]},
+				Columns: []*schema.Column{FormFlowsColumns[15], FormFlowsColumns[6]},
 			},
 			{
 				Name:    "formflow_organization_id_chat_account",
 				Unique:  false,
-				Columns: []*schema.Column{FormFlowsColumns[14], FormFlowsColumns[3]},
+				Columns: []*schema.Column{FormFlowsColumns[15], FormFlowsColumns[3]},
+			},
+			{
+				Name:    "formflow_provider_flow_id",
+				Unique:  true,
+				Columns: []*schema.Column{FormFlowsColumns[4]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "((provider_flow_id)::text <> ''::text)",
+				},
 			},
 		},
 	}

@@ -1393,6 +1393,10 @@ func init() {
 	formflowDescHasLocalChanges := formflowFields[10].Descriptor()
 	// formflow.DefaultHasLocalChanges holds the default value on creation for the has_local_changes field.
 	formflow.DefaultHasLocalChanges = formflowDescHasLocalChanges.Default.(bool)
+	// formflowDescProviderJSONSha256 is the schema descriptor for provider_json_sha256 field.
+	formflowDescProviderJSONSha256 := formflowFields[11].Descriptor()
+	// formflow.DefaultProviderJSONSha256 holds the default value on creation for the provider_json_sha256 field.
+	formflow.DefaultProviderJSONSha256 = formflowDescProviderJSONSha256.Default.(string)
 	// formflowDescID is the schema descriptor for id field.
 	formflowDescID := formflowFields[0].Descriptor()
 	// formflow.DefaultID holds the default value on creation for the id field.

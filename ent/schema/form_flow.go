@@ -3,6 +3,7 @@ package schema
 import (
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 	"github.com/google/uuid"
@@ -39,6 +40,9 @@ func (FormFlow) Fields() []ent.Field {
 			Annotations(entgql.Type("[Map!]")),
 		field.String("preview_url").Default(""),
 		field.Bool("has_local_changes").Default(false),
+		field.String("provider_json_sha256").Default("").
+			Annotations(entgql.Skip()).
+			Comment("SHA-256 (hex) of the Flow JSON last uploaded to the provider; has_local_changes compares the current one with it."),
 		field.Time("deleted_at").Optional().Nillable(),
 	}
 }
@@ -48,5 +52,9 @@ func (FormFlow) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("organization_id", "status"),
 		index.Fields("organization_id", "chat_account"),
+		// The platform's flow id is an external identifier: one row in
+		// the whole database holds it (a flow not yet saved has none).
+		index.Fields("provider_flow_id").Unique().
+			Annotations(entsql.IndexWhere("((provider_flow_id)::text <> ''::text)")),
 	}
 }

@@ -148,6 +148,22 @@ type CreatedAPIKey struct {
 	Key    string      `json:"key"`
 }
 
+// A page of form flows, newest first, with the total matching the filter.
+type FormFlowPage struct {
+	Flows []*ent.FormFlow `json:"flows"`
+	Total int             `json:"total"`
+	Page  int             `json:"page"`
+	Limit int             `json:"limit"`
+}
+
+// The answer of syncFormFlows.
+type FormFlowSyncResult struct {
+	Message string `json:"message"`
+	Synced  int    `json:"synced"`
+	Created int    `json:"created"`
+	Updated int    `json:"updated"`
+}
+
 // The current principal: the user, their role and permissions in the current organization.
 type Me struct {
 	User         *ent.User         `json:"user"`

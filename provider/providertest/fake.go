@@ -104,6 +104,8 @@ type Fake struct {
 	templates templateStore
 	// commerce holds the catalogs and products (catalogs.go).
 	commerce catalogStore
+	// flows holds the WhatsApp Flows (flows.go).
+	flows flowStore
 
 	// sends holds fault injection and send counting (faults.go).
 	sends sendState

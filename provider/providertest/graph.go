@@ -59,6 +59,7 @@ func (f *Fake) defaultRoutes() *http.ServeMux {
 	mux.HandleFunc("POST /{app}/uploads", f.openUpload)
 	f.templateRoutes(mux)
 	f.catalogRoutes(mux)
+	f.flowRoutes(mux)
 	return mux
 }
 
@@ -206,6 +207,10 @@ func (f *Fake) uploadMedia(w http.ResponseWriter, r *http.Request) {
 // getNode answers GET /{id}: a media object, or a phone number.
 func (f *Fake) getNode(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
+	if fl, ok := f.flowByID(id); ok {
+		f.flowNode(w, fl)
+		return
+	}
 	f.mu.Lock()
 	m, isMedia := f.media[id]
 	phone := cloneMap(f.phone)

@@ -1,0 +1,211 @@
+package rest
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"switchboard/ent"
+	"switchboard/flows"
+)
+
+// formFlowJSON is the spec's Form flow.
+type formFlowJSON struct {
+	ID              uuid.UUID        `json:"id"`
+	ChatAccount     string           `json:"chat_account"`
+	ProviderFlowID  string           `json:"provider_flow_id"`
+	Name            string           `json:"name"`
+	Status          string           `json:"status"`
+	Category        string           `json:"category"`
+	JSONVersion     string           `json:"json_version"`
+	FlowJSON        map[string]any   `json:"flow_json"`
+	Screens         []map[string]any `json:"screens"`
+	PreviewURL      string           `json:"preview_url"`
+	HasLocalChanges bool             `json:"has_local_changes"`
+	CreatedAt       time.Time        `json:"created_at"`
+	UpdatedAt       time.Time        `json:"updated_at"`
+}
+
+func presentFormFlow(f *ent.FormFlow) formFlowJSON {
+	doc, screens := f.FlowJSON, f.Screens
+	if doc == nil {
+		doc = map[string]any{}
+	}
+	if screens == nil {
+		screens = []map[string]any{}
+	}
+	return formFlowJSON{
+		ID: f.ID, ChatAccount: f.ChatAccount, ProviderFlowID: f.ProviderFlowID, Name: f.Name, Status: string(f.Status),
+		Category: f.Category, JSONVersion: f.JSONVersion, FlowJSON: doc, Screens: screens, PreviewURL: f.PreviewURL,
+		HasLocalChanges: f.HasLocalChanges, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt,
+	}
+}
+
+// formFlowBody is the JSON of flow create and update; absent fields keep
+// their value on update.
+type formFlowBody struct {
+	ChatAccount *string          `json:"chat_account"`
+	Name        *string          `json:"name"`
+	Category    *string          `json:"category"`
+	JSONVersion *string          `json:"json_version"`
+	FlowJSON    map[string]any   `json:"flow_json"`
+	Screens     []map[string]any `json:"screens"`
+}
+
+func bindFormFlow(c *gin.Context) (flows.Input, error) {
+	var b formFlowBody
+	if err := bindJSON(c, &b, false); err != nil {
+		return flows.Input{}, err
+	}
+	return flows.Input{ChatAccount: b.ChatAccount, Name: b.Name, Category: b.Category, JSONVersion: b.JSONVersion,
+		FlowJSON: b.FlowJSON, Screens: b.Screens}, nil
+}
+
+func (a *API) listFormFlows(c *gin.Context) (int, any, error) {
+	p, err := bindPage(c, flows.DefaultPageSize)
+	if err != nil {
+		return 0, nil, err
+	}
+	pg, err := a.R.Flows.List(ctx(c), flows.Filter{Account: c.Query("account"), Status: c.Query("status"),
+		Search: c.Query("search"), Page: p.Page, Limit: p.Limit})
+	if err != nil {
+		return 0, nil, err
+	}
+	out := make([]formFlowJSON, len(pg.Flows))
+	for i, f := range pg.Flows {
+		out[i] = presentFormFlow(f)
+	}
+	return http.StatusOK, gin.H{"flows": out, "total": pg.Total, "page": pg.Page, "limit": pg.Limit}, nil
+}
+
+// withFlowID runs op on the path's flow id and answers {flow}.
+func withFlowID(c *gin.Context, status int, op func(uuid.UUID) (*ent.FormFlow, error)) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	f, err := op(id)
+	if err != nil {
+		return 0, nil, err
+	}
+	return status, gin.H{"flow": presentFormFlow(f)}, nil
+}
+
+func (a *API) getFormFlow(c *gin.Context) (int, any, error) {
+	return withFlowID(c, http.StatusOK, func(id uuid.UUID) (*ent.FormFlow, error) { return a.R.Flows.Get(ctx(c), id) })
+}
+
+func (a *API) createFormFlow(c *gin.Context) (int, any, error) {
+	in, err := bindFormFlow(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	f, err := a.R.Flows.Create(ctx(c), in)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, gin.H{"flow": presentFormFlow(f)}, nil
+}
+
+func (a *API) updateFormFlow(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	in, err := bindFormFlow(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	f, err := a.R.Flows.Update(ctx(c), id, in)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"flow": presentFormFlow(f)}, nil
+}
+
+func (a *API) deleteFormFlow(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := a.R.Flows.Delete(ctx(c), id); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"message": "Flow deleted"}, nil
+}
+
+// flowResult runs a platform operation and answers {flow, message}.
+func flowResult(c *gin.Context, op func(uuid.UUID) (*flows.Result, error)) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	r, err := op(id)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"flow": presentFormFlow(r.Flow), "message": r.Message}, nil
+}
+
+func (a *API) saveFormFlow(c *gin.Context) (int, any, error) {
+	return flowResult(c, func(id uuid.UUID) (*flows.Result, error) { return a.R.Flows.SaveToProvider(ctx(c), id) })
+}
+
+func (a *API) publishFormFlow(c *gin.Context) (int, any, error) {
+	return flowResult(c, func(id uuid.UUID) (*flows.Result, error) { return a.R.Flows.Publish(ctx(c), id) })
+}
+
+func (a *API) deprecateFormFlow(c *gin.Context) (int, any, error) {
+	return flowResult(c, func(id uuid.UUID) (*flows.Result, error) { return a.R.Flows.Deprecate(ctx(c), id) })
+}
+
+func (a *API) duplicateFormFlow(c *gin.Context) (int, any, error) {
+	return flowResult(c, func(id uuid.UUID) (*flows.Result, error) {
+		f, err := a.R.Flows.Duplicate(ctx(c), id)
+		if err != nil {
+			return nil, err
+		}
+		return &flows.Result{Flow: f, Message: "Flow duplicated"}, nil
+	})
+}
+
+func (a *API) syncFormFlows(c *gin.Context) (int, any, error) {
+	var b struct {
+		ChatAccount string `json:"chat_account"`
+	}
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	r, err := a.R.Flows.Sync(ctx(c), b.ChatAccount)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"message": syncMessage(r), "synced": r.Synced, "created": r.Created, "updated": r.Updated}, nil
+}
+
+func syncMessage(r *flows.SyncResult) string {
+	if r.Skipped > 0 {
+		return "Flows synced; some are held by another organization and were skipped"
+	}
+	return "Flows synced"
+}
+
+// formFlowRoutes: members with flows:read see flows; writes need
+// flows:create/update/delete. Calls that reach the platform run without
+// the request transaction.
+func (a *API) formFlowRoutes() []Route {
+	return []Route{
+		{Method: get, Path: "/api/flows", Op: "formFlows", Handle: a.listFormFlows},
+		{Method: post, Path: "/api/flows", Op: "createFormFlow", Handle: a.createFormFlow},
+		{Method: post, Path: "/api/flows/sync", Op: "syncFormFlows", Handle: a.syncFormFlows},
+		{Method: get, Path: "/api/flows/:id", Op: "formFlow", Handle: a.getFormFlow},
+		{Method: put, Path: "/api/flows/:id", Op: "updateFormFlow", Handle: a.updateFormFlow},
+		{Method: del, Path: "/api/flows/:id", Op: "deleteFormFlow", Handle: a.deleteFormFlow},
+		{Method: post, Path: "/api/flows/:id/save-to-provider", Op: "saveFormFlowToProvider", Handle: a.saveFormFlow},
+		{Method: post, Path: "/api/flows/:id/publish", Op: "publishFormFlow", Handle: a.publishFormFlow},
+		{Method: post, Path: "/api/flows/:id/deprecate", Op: "deprecateFormFlow", Handle: a.deprecateFormFlow},
+		{Method: post, Path: "/api/flows/:id/duplicate", Op: "duplicateFormFlow", Handle: a.duplicateFormFlow},
+	}
+}
