@@ -5,6 +5,7 @@ package graph
 import (
 	"context"
 	"switchboard/accounts"
+	"switchboard/analytics"
 	"switchboard/campaigns"
 	"switchboard/chatbot"
 	"switchboard/customactions"
@@ -59,6 +60,8 @@ type Resolver struct {
 	CustomActions *customactions.Service
 	// Transfers are the chatbot's hand-offs to human agents.
 	Transfers *transfers.Service
+	// Analytics are the dashboard, agent and platform reports.
+	Analytics *analytics.Service
 }
 
 // db returns the transaction's client when ctx carries one, the root

@@ -202,7 +202,8 @@ func (f *Fake) uploadMedia(w http.ResponseWriter, r *http.Request) {
 	JSON(http.StatusOK, map[string]any{"id": id}).write(w)
 }
 
-// getNode answers GET /{id}: a media object, or a phone number.
+// getNode answers GET /{id}: a media object, a phone number, or a
+// business account's analytics (analytics.go).
 func (f *Fake) getNode(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	f.mu.Lock()
@@ -222,6 +223,10 @@ func (f *Fake) getNode(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fields := r.URL.Query().Get("fields")
+	if isAnalytics(fields) {
+		f.businessAnalytics(w, id, fields)
+		return
+	}
 	if fields == "" && id != PhoneID {
 		GraphError(http.StatusBadRequest, 100, fmt.Sprintf("Unsupported get request. Object with ID '%s' does not exist, "+
 			"cannot be loaded due to missing permissions, or does not support this operation.", id), "").write(w)
