@@ -121,8 +121,10 @@ func ParsePlatform(in PlatformInput, now time.Time) (PlatformQuery, error) {
 	switch {
 	case in.Type == TypeTemplates:
 		g = "DAILY"
-	case in.Type != TypeMessaging && g != HalfHour:
-		g += "LY" // DAILY, MONTHLY
+	case in.Type != TypeMessaging && g == Day:
+		g = "DAILY"
+	case in.Type != TypeMessaging && g == Month:
+		g = "MONTHLY"
 	}
 	q.Granularity = g
 	if in.TemplateIDs != "" {
