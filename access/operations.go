@@ -166,6 +166,18 @@ func buildOperations() map[string]Operation {
 		"createDashboardWidget", "updateDashboardWidget", "deleteDashboardWidget", "saveDashboardLayout")
 	special("dashboardWidget", Operation{Perm: "analytics:read", Only: restOnly("GraphQL lists them, and node(id:) reads one")})
 
+	// Analytics (package analytics). Other agents' numbers also need
+	// users:read (analytics.AgentsPermission; the operations check it);
+	// the platform's analytics call the Graph API; the message and chatbot
+	// analytics are the spec's 501 placeholders.
+	add("analytics:read", "analyticsDashboard", "agentAnalytics", "agentAnalyticsDetail", "agentComparison",
+		"providerAnalyticsAccounts")
+	special("providerAnalytics", Operation{Perm: "analytics:read", NoTx: true})
+	special("refreshProviderAnalytics", Operation{Perm: "analytics:read", NoTx: true})
+	for _, n := range []string{"messageAnalytics", "chatbotAnalytics"} {
+		special(n, Operation{Perm: "analytics:read", Only: restOnly("the spec's placeholder answering 501")})
+	}
+
 	// Campaigns (package campaigns). Starting, pausing, cancelling and
 	// retrying are updates; the media upload calls the platform.
 	add("campaigns:read", "campaigns", "campaign", "campaignRecipients")

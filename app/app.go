@@ -21,6 +21,7 @@ import (
 	"github.com/google/uuid"
 
 	"switchboard/access"
+	"switchboard/analytics"
 	"switchboard/auth"
 	"switchboard/calling/audio"
 	"switchboard/campaigns"
@@ -198,6 +199,9 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 		}),
 	}
 	a.Resolver.Transfers = &transfers.Service{Client: a.DB.Client, Events: a.Events}
+	a.Resolver.Analytics = &analytics.Service{
+		Client: a.DB.Client, Secrets: box, Provider: a.Resolver.Provider, Redis: a.KV.Client(), Prefix: o.Namespace,
+	}
 	store := media.New(cfg.DataDir)
 	a.Messaging = &messaging.Service{
 		Client: a.DB.Client, Queue: a.Queue, Provider: a.Resolver.Provider, Secrets: box,

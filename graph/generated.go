@@ -10,6 +10,7 @@ import (
 	"math"
 	"strconv"
 	"switchboard/accounts"
+	"switchboard/analytics"
 	"switchboard/catalogs"
 	"switchboard/chatbot"
 	"switchboard/customactions"
@@ -163,6 +164,18 @@ type ComplexityRoot struct {
 		WebhookVerifyToken     func(childComplexity int) int
 	}
 
+	AgentAnalytics struct {
+		AgentStats func(childComplexity int) int
+		MyStats    func(childComplexity int) int
+		Summary    func(childComplexity int) int
+		TrendData  func(childComplexity int) int
+	}
+
+	AgentAnalyticsDetail struct {
+		Agent     func(childComplexity int) int
+		TrendData func(childComplexity int) int
+	}
+
 	AgentBreak struct {
 		CreatedAt      func(childComplexity int) int
 		EndedAt        func(childComplexity int) int
@@ -172,6 +185,31 @@ type ComplexityRoot struct {
 		StartedAt      func(childComplexity int) int
 		UpdatedAt      func(childComplexity int) int
 		UserID         func(childComplexity int) int
+	}
+
+	AgentStats struct {
+		ActiveTransfers      func(childComplexity int) int
+		AgentID              func(childComplexity int) int
+		AgentName            func(childComplexity int) int
+		AvgFirstResponseMins func(childComplexity int) int
+		AvgResolutionMins    func(childComplexity int) int
+		BreakCount           func(childComplexity int) int
+		CurrentBreakStart    func(childComplexity int) int
+		IsAvailable          func(childComplexity int) int
+		MessagesSent         func(childComplexity int) int
+		TotalBreakTimeMins   func(childComplexity int) int
+		TransfersHandled     func(childComplexity int) int
+	}
+
+	AgentSummary struct {
+		ActiveTransfers       func(childComplexity int) int
+		AvgFirstResponseMins  func(childComplexity int) int
+		AvgQueueTimeMins      func(childComplexity int) int
+		AvgResolutionMins     func(childComplexity int) int
+		BreakCount            func(childComplexity int) int
+		TotalBreakTimeMins    func(childComplexity int) int
+		TotalTransfersHandled func(childComplexity int) int
+		TransfersBySource     func(childComplexity int) int
 	}
 
 	AgentTransfer struct {
@@ -193,6 +231,17 @@ type ComplexityRoot struct {
 		TeamID          func(childComplexity int) int
 		TransferredAt   func(childComplexity int) int
 		UpdatedAt       func(childComplexity int) int
+	}
+
+	AgentTrendPoint struct {
+		AvgResponseMins  func(childComplexity int) int
+		Date             func(childComplexity int) int
+		TransfersHandled func(childComplexity int) int
+	}
+
+	AnalyticsDashboard struct {
+		RecentMessages func(childComplexity int) int
+		Stats          func(childComplexity int) int
 	}
 
 	BusinessProfile struct {
@@ -683,6 +732,17 @@ type ComplexityRoot struct {
 		Type    func(childComplexity int) int
 	}
 
+	DashboardStats struct {
+		CampaignsChange func(childComplexity int) int
+		CampaignsSent   func(childComplexity int) int
+		ChatbotChange   func(childComplexity int) int
+		ChatbotSessions func(childComplexity int) int
+		ContactsChange  func(childComplexity int) int
+		MessagesChange  func(childComplexity int) int
+		TotalContacts   func(childComplexity int) int
+		TotalMessages   func(childComplexity int) int
+	}
+
 	DashboardWidget struct {
 		ChartType      func(childComplexity int) int
 		Color          func(childComplexity int) int
@@ -923,6 +983,7 @@ type ComplexityRoot struct {
 		PickChatbotTransfer          func(childComplexity int, teamID *string) int
 		PublishFormFlow              func(childComplexity int, id uuid.UUID) int
 		PublishTemplate              func(childComplexity int, id uuid.UUID) int
+		RefreshProviderAnalytics     func(childComplexity int) int
 		RemoveMember                 func(childComplexity int, memberID uuid.UUID) int
 		RemoveTeamMember             func(childComplexity int, teamID uuid.UUID, userID uuid.UUID) int
 		ReplayWebhookDelivery        func(childComplexity int, subscriptionID uuid.UUID, deliveryID uuid.UUID) int
@@ -1120,6 +1181,25 @@ type ComplexityRoot struct {
 		UpdatedAt         func(childComplexity int) int
 	}
 
+	ProviderAnalytics struct {
+		Accounts    func(childComplexity int) int
+		Cached      func(childComplexity int) int
+		Granularity func(childComplexity int) int
+	}
+
+	ProviderAnalyticsAccount struct {
+		AccountID     func(childComplexity int) int
+		AccountName   func(childComplexity int) int
+		Data          func(childComplexity int) int
+		TemplateNames func(childComplexity int) int
+	}
+
+	ProviderAnalyticsAccountRef struct {
+		ID      func(childComplexity int) int
+		Name    func(childComplexity int) int
+		PhoneID func(childComplexity int) int
+	}
+
 	PublishTemplatePayload struct {
 		Message            func(childComplexity int) int
 		ProviderTemplateID func(childComplexity int) int
@@ -1128,63 +1208,79 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		APIKey                 func(childComplexity int, id uuid.UUID) int
-		APIKeys                func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.APIKeyOrder, where *ent.APIKeyWhereInput) int
-		Account                func(childComplexity int, id uuid.UUID) int
-		AccountBusinessProfile func(childComplexity int, id uuid.UUID) int
-		Accounts               func(childComplexity int) int
-		AiContexts             func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.AIContextOrder, where *ent.AIContextWhereInput) int
-		Campaign               func(childComplexity int, id uuid.UUID) int
-		CampaignRecipients     func(childComplexity int, campaignID uuid.UUID, status *string, page *int, limit *int) int
-		Campaigns              func(childComplexity int, status *string, chatAccount *string, search *string, from *time.Time, to *time.Time, page *int, limit *int) int
-		CannedResponse         func(childComplexity int, id uuid.UUID) int
-		CannedResponses        func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, category *string, activeOnly *bool, orderBy *ent.CannedResponseOrder, where *ent.CannedResponseWhereInput) int
-		Catalog                func(childComplexity int, id uuid.UUID) int
-		CatalogProducts        func(childComplexity int, catalogID uuid.UUID) int
-		Catalogs               func(childComplexity int, chatAccount *string) int
-		ChatbotFlows           func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.ChatbotFlowOrder, where *ent.ChatbotFlowWhereInput) int
-		ChatbotSessions        func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, status *string, orderBy *ent.ChatbotSessionOrder, where *ent.ChatbotSessionWhereInput) int
-		ChatbotSettings        func(childComplexity int) int
-		ChatbotTransfers       func(childComplexity int, status *string, teamID *string, limit *int, offset *int) int
-		Contact                func(childComplexity int, id uuid.UUID) int
-		ContactNotes           func(childComplexity int, contactID uuid.UUID, before *uuid.UUID, limit *int) int
-		ContactSessionData     func(childComplexity int, id uuid.UUID) int
-		Contacts               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, tags []string, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) int
-		CurrentOrganization    func(childComplexity int) int
-		CustomAction           func(childComplexity int, id uuid.UUID) int
-		CustomActions          func(childComplexity int, search *string, page *int, limit *int) int
-		DashboardData          func(childComplexity int, from *string, to *string) int
-		DashboardWidgets       func(childComplexity int) int
-		FormFlow               func(childComplexity int, id uuid.UUID) int
-		FormFlows              func(childComplexity int, account *string, status *string, search *string, page *int, limit *int) int
-		KeywordRules           func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.KeywordRuleOrder, where *ent.KeywordRuleWhereInput) int
-		Members                func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.OrganizationMemberOrder, where *ent.OrganizationMemberWhereInput) int
-		Messages               func(childComplexity int, contactID uuid.UUID, beforeID *uuid.UUID, account *string, limit *int) int
-		MyInvitations          func(childComplexity int) int
-		Node                   func(childComplexity int, id uuid.UUID) int
-		Nodes                  func(childComplexity int, ids []uuid.UUID) int
-		OrgSettings            func(childComplexity int) int
-		Organizations          func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.OrganizationOrder, where *ent.OrganizationWhereInput) int
-		Permissions            func(childComplexity int) int
-		Product                func(childComplexity int, id uuid.UUID) int
-		Role                   func(childComplexity int, id uuid.UUID) int
-		Roles                  func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.RoleOrder, where *ent.RoleWhereInput) int
-		SsoConfigs             func(childComplexity int) int
-		Tags                   func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.TagOrder, where *ent.TagWhereInput) int
-		Team                   func(childComplexity int, id uuid.UUID) int
-		TeamMembers            func(childComplexity int, teamID uuid.UUID) int
-		Teams                  func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.TeamOrder, where *ent.TeamWhereInput) int
-		Template               func(childComplexity int, id uuid.UUID) int
-		Templates              func(childComplexity int, account *string, status *string, category *string, search *string, page *int, limit *int) int
-		User                   func(childComplexity int, id uuid.UUID) int
-		Users                  func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.UserOrder, where *ent.UserWhereInput) int
-		Viewer                 func(childComplexity int) int
-		WebhookDeliveries      func(childComplexity int, subscriptionID uuid.UUID, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int) int
-		WebhookEvents          func(childComplexity int) int
-		WebhookSubscription    func(childComplexity int, id uuid.UUID) int
-		WebhookSubscriptions   func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.WebhookSubscriptionOrder, where *ent.WebhookSubscriptionWhereInput) int
-		WidgetData             func(childComplexity int, id uuid.UUID, from *string, to *string) int
-		WidgetDataSources      func(childComplexity int) int
+		APIKey                    func(childComplexity int, id uuid.UUID) int
+		APIKeys                   func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.APIKeyOrder, where *ent.APIKeyWhereInput) int
+		Account                   func(childComplexity int, id uuid.UUID) int
+		AccountBusinessProfile    func(childComplexity int, id uuid.UUID) int
+		Accounts                  func(childComplexity int) int
+		AgentAnalytics            func(childComplexity int, from *string, to *string, groupBy *string, agentID *uuid.UUID) int
+		AgentAnalyticsDetail      func(childComplexity int, id uuid.UUID, from *string, to *string, groupBy *string) int
+		AgentComparison           func(childComplexity int, from *string, to *string) int
+		AiContexts                func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.AIContextOrder, where *ent.AIContextWhereInput) int
+		AnalyticsDashboard        func(childComplexity int, from *string, to *string) int
+		Campaign                  func(childComplexity int, id uuid.UUID) int
+		CampaignRecipients        func(childComplexity int, campaignID uuid.UUID, status *string, page *int, limit *int) int
+		Campaigns                 func(childComplexity int, status *string, chatAccount *string, search *string, from *time.Time, to *time.Time, page *int, limit *int) int
+		CannedResponse            func(childComplexity int, id uuid.UUID) int
+		CannedResponses           func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, category *string, activeOnly *bool, orderBy *ent.CannedResponseOrder, where *ent.CannedResponseWhereInput) int
+		Catalog                   func(childComplexity int, id uuid.UUID) int
+		CatalogProducts           func(childComplexity int, catalogID uuid.UUID) int
+		Catalogs                  func(childComplexity int, chatAccount *string) int
+		ChatbotFlows              func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.ChatbotFlowOrder, where *ent.ChatbotFlowWhereInput) int
+		ChatbotSessions           func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, status *string, orderBy *ent.ChatbotSessionOrder, where *ent.ChatbotSessionWhereInput) int
+		ChatbotSettings           func(childComplexity int) int
+		ChatbotTransfers          func(childComplexity int, status *string, teamID *string, limit *int, offset *int) int
+		Contact                   func(childComplexity int, id uuid.UUID) int
+		ContactNotes              func(childComplexity int, contactID uuid.UUID, before *uuid.UUID, limit *int) int
+		ContactSessionData        func(childComplexity int, id uuid.UUID) int
+		Contacts                  func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, tags []string, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) int
+		CurrentOrganization       func(childComplexity int) int
+		CustomAction              func(childComplexity int, id uuid.UUID) int
+		CustomActions             func(childComplexity int, search *string, page *int, limit *int) int
+		DashboardData             func(childComplexity int, from *string, to *string) int
+		DashboardWidgets          func(childComplexity int) int
+		FormFlow                  func(childComplexity int, id uuid.UUID) int
+		FormFlows                 func(childComplexity int, account *string, status *string, search *string, page *int, limit *int) int
+		KeywordRules              func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.KeywordRuleOrder, where *ent.KeywordRuleWhereInput) int
+		Members                   func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.OrganizationMemberOrder, where *ent.OrganizationMemberWhereInput) int
+		Messages                  func(childComplexity int, contactID uuid.UUID, beforeID *uuid.UUID, account *string, limit *int) int
+		MyInvitations             func(childComplexity int) int
+		Node                      func(childComplexity int, id uuid.UUID) int
+		Nodes                     func(childComplexity int, ids []uuid.UUID) int
+		OrgSettings               func(childComplexity int) int
+		Organizations             func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.OrganizationOrder, where *ent.OrganizationWhereInput) int
+		Permissions               func(childComplexity int) int
+		Product                   func(childComplexity int, id uuid.UUID) int
+		ProviderAnalytics         func(childComplexity int, analyticsType string, start string, end string, accountID *uuid.UUID, granularity *string, templateIds []string) int
+		ProviderAnalyticsAccounts func(childComplexity int) int
+		Role                      func(childComplexity int, id uuid.UUID) int
+		Roles                     func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.RoleOrder, where *ent.RoleWhereInput) int
+		SsoConfigs                func(childComplexity int) int
+		Tags                      func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.TagOrder, where *ent.TagWhereInput) int
+		Team                      func(childComplexity int, id uuid.UUID) int
+		TeamMembers               func(childComplexity int, teamID uuid.UUID) int
+		Teams                     func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.TeamOrder, where *ent.TeamWhereInput) int
+		Template                  func(childComplexity int, id uuid.UUID) int
+		Templates                 func(childComplexity int, account *string, status *string, category *string, search *string, page *int, limit *int) int
+		User                      func(childComplexity int, id uuid.UUID) int
+		Users                     func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.UserOrder, where *ent.UserWhereInput) int
+		Viewer                    func(childComplexity int) int
+		WebhookDeliveries         func(childComplexity int, subscriptionID uuid.UUID, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int) int
+		WebhookEvents             func(childComplexity int) int
+		WebhookSubscription       func(childComplexity int, id uuid.UUID) int
+		WebhookSubscriptions      func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.WebhookSubscriptionOrder, where *ent.WebhookSubscriptionWhereInput) int
+		WidgetData                func(childComplexity int, id uuid.UUID, from *string, to *string) int
+		WidgetDataSources         func(childComplexity int) int
+	}
+
+	RecentMessage struct {
+		ContactID   func(childComplexity int) int
+		ContactName func(childComplexity int) int
+		Content     func(childComplexity int) int
+		CreatedAt   func(childComplexity int) int
+		Direction   func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Status      func(childComplexity int) int
 	}
 
 	Role struct {
@@ -1603,6 +1699,7 @@ type MutationResolver interface {
 	PublishFormFlow(ctx context.Context, id uuid.UUID) (*flows.Result, error)
 	DeprecateFormFlow(ctx context.Context, id uuid.UUID) (*flows.Result, error)
 	SyncFormFlows(ctx context.Context, chatAccount string) (*model.FormFlowSyncResult, error)
+	RefreshProviderAnalytics(ctx context.Context) (bool, error)
 }
 type OrganizationMemberResolver interface {
 	Email(ctx context.Context, obj *ent.OrganizationMember) (string, error)
@@ -1668,6 +1765,12 @@ type QueryResolver interface {
 	Product(ctx context.Context, id uuid.UUID) (*ent.Product, error)
 	FormFlows(ctx context.Context, account *string, status *string, search *string, page *int, limit *int) (*model.FormFlowPage, error)
 	FormFlow(ctx context.Context, id uuid.UUID) (*ent.FormFlow, error)
+	AnalyticsDashboard(ctx context.Context, from *string, to *string) (*analytics.Dashboard, error)
+	AgentAnalytics(ctx context.Context, from *string, to *string, groupBy *string, agentID *uuid.UUID) (*analytics.AgentReport, error)
+	AgentAnalyticsDetail(ctx context.Context, id uuid.UUID, from *string, to *string, groupBy *string) (*analytics.AgentDetail, error)
+	AgentComparison(ctx context.Context, from *string, to *string) ([]*analytics.AgentStats, error)
+	ProviderAnalytics(ctx context.Context, analyticsType string, start string, end string, accountID *uuid.UUID, granularity *string, templateIds []string) (*analytics.PlatformReport, error)
+	ProviderAnalyticsAccounts(ctx context.Context) ([]*analytics.AccountRef, error)
 }
 type RoleResolver interface {
 	PermissionCount(ctx context.Context, obj *ent.Role) (int, error)
@@ -2062,6 +2165,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Account.WebhookVerifyToken(childComplexity), true
 
+	case "AgentAnalytics.agentStats":
+		if e.ComplexityRoot.AgentAnalytics.AgentStats == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentAnalytics.AgentStats(childComplexity), true
+	case "AgentAnalytics.myStats":
+		if e.ComplexityRoot.AgentAnalytics.MyStats == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentAnalytics.MyStats(childComplexity), true
+	case "AgentAnalytics.summary":
+		if e.ComplexityRoot.AgentAnalytics.Summary == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentAnalytics.Summary(childComplexity), true
+	case "AgentAnalytics.trendData":
+		if e.ComplexityRoot.AgentAnalytics.TrendData == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentAnalytics.TrendData(childComplexity), true
+
+	case "AgentAnalyticsDetail.agent":
+		if e.ComplexityRoot.AgentAnalyticsDetail.Agent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentAnalyticsDetail.Agent(childComplexity), true
+	case "AgentAnalyticsDetail.trendData":
+		if e.ComplexityRoot.AgentAnalyticsDetail.TrendData == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentAnalyticsDetail.TrendData(childComplexity), true
+
 	case "AgentBreak.createdAt":
 		if e.ComplexityRoot.AgentBreak.CreatedAt == nil {
 			break
@@ -2110,6 +2251,122 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AgentBreak.UserID(childComplexity), true
+
+	case "AgentStats.activeTransfers":
+		if e.ComplexityRoot.AgentStats.ActiveTransfers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentStats.ActiveTransfers(childComplexity), true
+	case "AgentStats.agentID":
+		if e.ComplexityRoot.AgentStats.AgentID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentStats.AgentID(childComplexity), true
+	case "AgentStats.agentName":
+		if e.ComplexityRoot.AgentStats.AgentName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentStats.AgentName(childComplexity), true
+	case "AgentStats.avgFirstResponseMins":
+		if e.ComplexityRoot.AgentStats.AvgFirstResponseMins == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentStats.AvgFirstResponseMins(childComplexity), true
+	case "AgentStats.avgResolutionMins":
+		if e.ComplexityRoot.AgentStats.AvgResolutionMins == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentStats.AvgResolutionMins(childComplexity), true
+	case "AgentStats.breakCount":
+		if e.ComplexityRoot.AgentStats.BreakCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentStats.BreakCount(childComplexity), true
+	case "AgentStats.currentBreakStart":
+		if e.ComplexityRoot.AgentStats.CurrentBreakStart == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentStats.CurrentBreakStart(childComplexity), true
+	case "AgentStats.isAvailable":
+		if e.ComplexityRoot.AgentStats.IsAvailable == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentStats.IsAvailable(childComplexity), true
+	case "AgentStats.messagesSent":
+		if e.ComplexityRoot.AgentStats.MessagesSent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentStats.MessagesSent(childComplexity), true
+	case "AgentStats.totalBreakTimeMins":
+		if e.ComplexityRoot.AgentStats.TotalBreakTimeMins == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentStats.TotalBreakTimeMins(childComplexity), true
+	case "AgentStats.transfersHandled":
+		if e.ComplexityRoot.AgentStats.TransfersHandled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentStats.TransfersHandled(childComplexity), true
+
+	case "AgentSummary.activeTransfers":
+		if e.ComplexityRoot.AgentSummary.ActiveTransfers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentSummary.ActiveTransfers(childComplexity), true
+	case "AgentSummary.avgFirstResponseMins":
+		if e.ComplexityRoot.AgentSummary.AvgFirstResponseMins == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentSummary.AvgFirstResponseMins(childComplexity), true
+	case "AgentSummary.avgQueueTimeMins":
+		if e.ComplexityRoot.AgentSummary.AvgQueueTimeMins == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentSummary.AvgQueueTimeMins(childComplexity), true
+	case "AgentSummary.avgResolutionMins":
+		if e.ComplexityRoot.AgentSummary.AvgResolutionMins == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentSummary.AvgResolutionMins(childComplexity), true
+	case "AgentSummary.breakCount":
+		if e.ComplexityRoot.AgentSummary.BreakCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentSummary.BreakCount(childComplexity), true
+	case "AgentSummary.totalBreakTimeMins":
+		if e.ComplexityRoot.AgentSummary.TotalBreakTimeMins == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentSummary.TotalBreakTimeMins(childComplexity), true
+	case "AgentSummary.totalTransfersHandled":
+		if e.ComplexityRoot.AgentSummary.TotalTransfersHandled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentSummary.TotalTransfersHandled(childComplexity), true
+	case "AgentSummary.transfersBySource":
+		if e.ComplexityRoot.AgentSummary.TransfersBySource == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentSummary.TransfersBySource(childComplexity), true
 
 	case "AgentTransfer.agentID":
 		if e.ComplexityRoot.AgentTransfer.AgentID == nil {
@@ -2219,6 +2476,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AgentTransfer.UpdatedAt(childComplexity), true
+
+	case "AgentTrendPoint.avgResponseMins":
+		if e.ComplexityRoot.AgentTrendPoint.AvgResponseMins == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentTrendPoint.AvgResponseMins(childComplexity), true
+	case "AgentTrendPoint.date":
+		if e.ComplexityRoot.AgentTrendPoint.Date == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentTrendPoint.Date(childComplexity), true
+	case "AgentTrendPoint.transfersHandled":
+		if e.ComplexityRoot.AgentTrendPoint.TransfersHandled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentTrendPoint.TransfersHandled(childComplexity), true
+
+	case "AnalyticsDashboard.recentMessages":
+		if e.ComplexityRoot.AnalyticsDashboard.RecentMessages == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnalyticsDashboard.RecentMessages(childComplexity), true
+	case "AnalyticsDashboard.stats":
+		if e.ComplexityRoot.AnalyticsDashboard.Stats == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnalyticsDashboard.Stats(childComplexity), true
 
 	case "BusinessProfile.about":
 		if e.ComplexityRoot.BusinessProfile.About == nil {
@@ -4400,6 +4689,55 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CustomActionToast.Type(childComplexity), true
 
+	case "DashboardStats.campaignsChange":
+		if e.ComplexityRoot.DashboardStats.CampaignsChange == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardStats.CampaignsChange(childComplexity), true
+	case "DashboardStats.campaignsSent":
+		if e.ComplexityRoot.DashboardStats.CampaignsSent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardStats.CampaignsSent(childComplexity), true
+	case "DashboardStats.chatbotChange":
+		if e.ComplexityRoot.DashboardStats.ChatbotChange == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardStats.ChatbotChange(childComplexity), true
+	case "DashboardStats.chatbotSessions":
+		if e.ComplexityRoot.DashboardStats.ChatbotSessions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardStats.ChatbotSessions(childComplexity), true
+	case "DashboardStats.contactsChange":
+		if e.ComplexityRoot.DashboardStats.ContactsChange == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardStats.ContactsChange(childComplexity), true
+	case "DashboardStats.messagesChange":
+		if e.ComplexityRoot.DashboardStats.MessagesChange == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardStats.MessagesChange(childComplexity), true
+	case "DashboardStats.totalContacts":
+		if e.ComplexityRoot.DashboardStats.TotalContacts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardStats.TotalContacts(childComplexity), true
+	case "DashboardStats.totalMessages":
+		if e.ComplexityRoot.DashboardStats.TotalMessages == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardStats.TotalMessages(childComplexity), true
+
 	case "DashboardWidget.chartType":
 		if e.ComplexityRoot.DashboardWidget.ChartType == nil {
 			break
@@ -5884,6 +6222,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.PublishTemplate(childComplexity, args["id"].(uuid.UUID)), true
+	case "Mutation.refreshProviderAnalytics":
+		if e.ComplexityRoot.Mutation.RefreshProviderAnalytics == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Mutation.RefreshProviderAnalytics(childComplexity), true
 	case "Mutation.removeMember":
 		if e.ComplexityRoot.Mutation.RemoveMember == nil {
 			break
@@ -6996,6 +7340,69 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Product.UpdatedAt(childComplexity), true
 
+	case "ProviderAnalytics.accounts":
+		if e.ComplexityRoot.ProviderAnalytics.Accounts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderAnalytics.Accounts(childComplexity), true
+	case "ProviderAnalytics.cached":
+		if e.ComplexityRoot.ProviderAnalytics.Cached == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderAnalytics.Cached(childComplexity), true
+	case "ProviderAnalytics.granularity":
+		if e.ComplexityRoot.ProviderAnalytics.Granularity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderAnalytics.Granularity(childComplexity), true
+
+	case "ProviderAnalyticsAccount.accountID":
+		if e.ComplexityRoot.ProviderAnalyticsAccount.AccountID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderAnalyticsAccount.AccountID(childComplexity), true
+	case "ProviderAnalyticsAccount.accountName":
+		if e.ComplexityRoot.ProviderAnalyticsAccount.AccountName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderAnalyticsAccount.AccountName(childComplexity), true
+	case "ProviderAnalyticsAccount.data":
+		if e.ComplexityRoot.ProviderAnalyticsAccount.Data == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderAnalyticsAccount.Data(childComplexity), true
+	case "ProviderAnalyticsAccount.templateNames":
+		if e.ComplexityRoot.ProviderAnalyticsAccount.TemplateNames == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderAnalyticsAccount.TemplateNames(childComplexity), true
+
+	case "ProviderAnalyticsAccountRef.id":
+		if e.ComplexityRoot.ProviderAnalyticsAccountRef.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderAnalyticsAccountRef.ID(childComplexity), true
+	case "ProviderAnalyticsAccountRef.name":
+		if e.ComplexityRoot.ProviderAnalyticsAccountRef.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderAnalyticsAccountRef.Name(childComplexity), true
+	case "ProviderAnalyticsAccountRef.phoneID":
+		if e.ComplexityRoot.ProviderAnalyticsAccountRef.PhoneID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderAnalyticsAccountRef.PhoneID(childComplexity), true
+
 	case "PublishTemplatePayload.message":
 		if e.ComplexityRoot.PublishTemplatePayload.Message == nil {
 			break
@@ -7071,6 +7478,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Accounts(childComplexity), true
+	case "Query.agentAnalytics":
+		if e.ComplexityRoot.Query.AgentAnalytics == nil {
+			break
+		}
+
+		args, err := ec.field_Query_agentAnalytics_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AgentAnalytics(childComplexity, args["from"].(*string), args["to"].(*string), args["groupBy"].(*string), args["agentId"].(*uuid.UUID)), true
+	case "Query.agentAnalyticsDetail":
+		if e.ComplexityRoot.Query.AgentAnalyticsDetail == nil {
+			break
+		}
+
+		args, err := ec.field_Query_agentAnalyticsDetail_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AgentAnalyticsDetail(childComplexity, args["id"].(uuid.UUID), args["from"].(*string), args["to"].(*string), args["groupBy"].(*string)), true
+	case "Query.agentComparison":
+		if e.ComplexityRoot.Query.AgentComparison == nil {
+			break
+		}
+
+		args, err := ec.field_Query_agentComparison_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AgentComparison(childComplexity, args["from"].(*string), args["to"].(*string)), true
 	case "Query.aiContexts":
 		if e.ComplexityRoot.Query.AiContexts == nil {
 			break
@@ -7082,6 +7522,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.AiContexts(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["search"].(*string), args["orderBy"].(*ent.AIContextOrder), args["where"].(*ent.AIContextWhereInput)), true
+	case "Query.analyticsDashboard":
+		if e.ComplexityRoot.Query.AnalyticsDashboard == nil {
+			break
+		}
+
+		args, err := ec.field_Query_analyticsDashboard_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AnalyticsDashboard(childComplexity, args["from"].(*string), args["to"].(*string)), true
 	case "Query.campaign":
 		if e.ComplexityRoot.Query.Campaign == nil {
 			break
@@ -7416,6 +7867,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Product(childComplexity, args["id"].(uuid.UUID)), true
+	case "Query.providerAnalytics":
+		if e.ComplexityRoot.Query.ProviderAnalytics == nil {
+			break
+		}
+
+		args, err := ec.field_Query_providerAnalytics_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ProviderAnalytics(childComplexity, args["analyticsType"].(string), args["start"].(string), args["end"].(string), args["accountId"].(*uuid.UUID), args["granularity"].(*string), args["templateIds"].([]string)), true
+	case "Query.providerAnalyticsAccounts":
+		if e.ComplexityRoot.Query.ProviderAnalyticsAccounts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.ProviderAnalyticsAccounts(childComplexity), true
 	case "Query.role":
 		if e.ComplexityRoot.Query.Role == nil {
 			break
@@ -7594,6 +8062,49 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.WidgetDataSources(childComplexity), true
+
+	case "RecentMessage.contactID":
+		if e.ComplexityRoot.RecentMessage.ContactID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecentMessage.ContactID(childComplexity), true
+	case "RecentMessage.contactName":
+		if e.ComplexityRoot.RecentMessage.ContactName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecentMessage.ContactName(childComplexity), true
+	case "RecentMessage.content":
+		if e.ComplexityRoot.RecentMessage.Content == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecentMessage.Content(childComplexity), true
+	case "RecentMessage.createdAt":
+		if e.ComplexityRoot.RecentMessage.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecentMessage.CreatedAt(childComplexity), true
+	case "RecentMessage.direction":
+		if e.ComplexityRoot.RecentMessage.Direction == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecentMessage.Direction(childComplexity), true
+	case "RecentMessage.id":
+		if e.ComplexityRoot.RecentMessage.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecentMessage.ID(childComplexity), true
+	case "RecentMessage.status":
+		if e.ComplexityRoot.RecentMessage.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecentMessage.Status(childComplexity), true
 
 	case "Role.createdAt":
 		if e.ComplexityRoot.Role.CreatedAt == nil {
@@ -18954,6 +19465,134 @@ extend type Mutation {
   syncFormFlows(chatAccount: String!): FormFlowSyncResult!
 }
 `, BuiltIn: false},
+	{Name: "../analytics.graphql", Input: `# Analytics (package analytics): the dashboard's totals, the agents' work
+# on chatbot transfers and the platform's analytics of the organization's
+# accounts. Dates are YYYY-MM-DD (UTC days, both included); from defaults
+# to the first day of the month, to to today.
+
+"""A period's totals with their change in percent against the period of the
+same length just before."""
+type DashboardStats {
+  totalMessages: Int!
+  messagesChange: Float!
+  """Contacts created in the period."""
+  totalContacts: Int!
+  contactsChange: Float!
+  chatbotSessions: Int!
+  chatbotChange: Float!
+  """Campaigns started in the period."""
+  campaignsSent: Int!
+  campaignsChange: Float!
+}
+
+type RecentMessage {
+  id: ID!
+  contactID: ID!
+  contactName: String!
+  """The text, or the message type in brackets ("[image]")."""
+  content: String!
+  direction: String!
+  status: String!
+  createdAt: Time!
+}
+
+type AnalyticsDashboard {
+  stats: DashboardStats!
+  recentMessages: [RecentMessage!]!
+}
+
+type AgentStats {
+  agentID: ID!
+  agentName: String!
+  avgFirstResponseMins: Float!
+  avgResolutionMins: Float!
+  transfersHandled: Int!
+  activeTransfers: Int!
+  messagesSent: Int!
+  totalBreakTimeMins: Float!
+  breakCount: Int!
+  isAvailable: Boolean!
+  """When the open break started (agentAnalyticsDetail only)."""
+  currentBreakStart: Time
+}
+
+type AgentSummary {
+  totalTransfersHandled: Int!
+  activeTransfers: Int!
+  avgQueueTimeMins: Float!
+  avgFirstResponseMins: Float!
+  avgResolutionMins: Float!
+  """Transfers of the period by source: {"flow": 3, "manual": 1}."""
+  transfersBySource: Map!
+  totalBreakTimeMins: Float!
+  breakCount: Int!
+}
+
+type AgentTrendPoint {
+  """The first day of the day or week."""
+  date: String!
+  transfersHandled: Int!
+  avgResponseMins: Float!
+}
+
+type AgentAnalytics {
+  summary: AgentSummary!
+  agentStats: [AgentStats!]!
+  trendData: [AgentTrendPoint!]!
+  """The agent the answer is about: the viewer without users:read, or the
+  agentId filtered on; null for the whole organization."""
+  myStats: AgentStats
+}
+
+type AgentAnalyticsDetail {
+  agent: AgentStats!
+  trendData: [AgentTrendPoint!]!
+}
+
+"""One account's platform analytics: data is the platform's object for the
+type (data_points...)."""
+type ProviderAnalyticsAccount {
+  accountID: ID!
+  accountName: String!
+  data: Map!
+  """Template analytics: the platform's template id to the template's name."""
+  templateNames: Map
+}
+
+type ProviderAnalytics {
+  accounts: [ProviderAnalyticsAccount!]!
+  """The granularity sent to the platform after its rules."""
+  granularity: String!
+  cached: Boolean!
+}
+
+type ProviderAnalyticsAccountRef {
+  id: ID!
+  name: String!
+  phoneID: String!
+}
+
+extend type Query {
+  analyticsDashboard(from: String, to: String): AnalyticsDashboard!
+  """groupBy: day (default) or week; agentId needs users:read."""
+  agentAnalytics(from: String, to: String, groupBy: String, agentId: ID): AgentAnalytics!
+  """One agent (the viewer's own, or anyone's with users:read)."""
+  agentAnalyticsDetail(id: ID!, from: String, to: String, groupBy: String): AgentAnalyticsDetail!
+  """Every member's stats, most transfers handled first; needs users:read."""
+  agentComparison(from: String, to: String): [AgentStats!]!
+  """analyticsType: analytics, pricing_analytics, template_analytics or
+  call_analytics; start and end required; granularity HALF_HOUR, DAY or
+  MONTH; templateIds the platform's template ids. Cached per query."""
+  providerAnalytics(analyticsType: String!, start: String!, end: String!, accountId: ID, granularity: String,
+    templateIds: [String!]): ProviderAnalytics!
+  providerAnalyticsAccounts: [ProviderAnalyticsAccountRef!]!
+}
+
+extend type Mutation {
+  """Forgets the organization's cached platform analytics."""
+  refreshProviderAnalytics: Boolean!
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -19115,6 +19754,80 @@ func (ec *executionContext) childFields_Account(ctx context.Context, field graph
 	return nil, fmt.Errorf("no field named %q was found under type Account", field.Name)
 }
 
+func (ec *executionContext) childFields_AgentAnalytics(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "summary":
+		return ec.fieldContext_AgentAnalytics_summary(ctx, field)
+	case "agentStats":
+		return ec.fieldContext_AgentAnalytics_agentStats(ctx, field)
+	case "trendData":
+		return ec.fieldContext_AgentAnalytics_trendData(ctx, field)
+	case "myStats":
+		return ec.fieldContext_AgentAnalytics_myStats(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AgentAnalytics", field.Name)
+}
+
+func (ec *executionContext) childFields_AgentAnalyticsDetail(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "agent":
+		return ec.fieldContext_AgentAnalyticsDetail_agent(ctx, field)
+	case "trendData":
+		return ec.fieldContext_AgentAnalyticsDetail_trendData(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AgentAnalyticsDetail", field.Name)
+}
+
+func (ec *executionContext) childFields_AgentStats(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "agentID":
+		return ec.fieldContext_AgentStats_agentID(ctx, field)
+	case "agentName":
+		return ec.fieldContext_AgentStats_agentName(ctx, field)
+	case "avgFirstResponseMins":
+		return ec.fieldContext_AgentStats_avgFirstResponseMins(ctx, field)
+	case "avgResolutionMins":
+		return ec.fieldContext_AgentStats_avgResolutionMins(ctx, field)
+	case "transfersHandled":
+		return ec.fieldContext_AgentStats_transfersHandled(ctx, field)
+	case "activeTransfers":
+		return ec.fieldContext_AgentStats_activeTransfers(ctx, field)
+	case "messagesSent":
+		return ec.fieldContext_AgentStats_messagesSent(ctx, field)
+	case "totalBreakTimeMins":
+		return ec.fieldContext_AgentStats_totalBreakTimeMins(ctx, field)
+	case "breakCount":
+		return ec.fieldContext_AgentStats_breakCount(ctx, field)
+	case "isAvailable":
+		return ec.fieldContext_AgentStats_isAvailable(ctx, field)
+	case "currentBreakStart":
+		return ec.fieldContext_AgentStats_currentBreakStart(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AgentStats", field.Name)
+}
+
+func (ec *executionContext) childFields_AgentSummary(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "totalTransfersHandled":
+		return ec.fieldContext_AgentSummary_totalTransfersHandled(ctx, field)
+	case "activeTransfers":
+		return ec.fieldContext_AgentSummary_activeTransfers(ctx, field)
+	case "avgQueueTimeMins":
+		return ec.fieldContext_AgentSummary_avgQueueTimeMins(ctx, field)
+	case "avgFirstResponseMins":
+		return ec.fieldContext_AgentSummary_avgFirstResponseMins(ctx, field)
+	case "avgResolutionMins":
+		return ec.fieldContext_AgentSummary_avgResolutionMins(ctx, field)
+	case "transfersBySource":
+		return ec.fieldContext_AgentSummary_transfersBySource(ctx, field)
+	case "totalBreakTimeMins":
+		return ec.fieldContext_AgentSummary_totalBreakTimeMins(ctx, field)
+	case "breakCount":
+		return ec.fieldContext_AgentSummary_breakCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AgentSummary", field.Name)
+}
+
 func (ec *executionContext) childFields_AgentTransfer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -19155,6 +19868,28 @@ func (ec *executionContext) childFields_AgentTransfer(ctx context.Context, field
 		return ec.fieldContext_AgentTransfer_contact(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AgentTransfer", field.Name)
+}
+
+func (ec *executionContext) childFields_AgentTrendPoint(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "date":
+		return ec.fieldContext_AgentTrendPoint_date(ctx, field)
+	case "transfersHandled":
+		return ec.fieldContext_AgentTrendPoint_transfersHandled(ctx, field)
+	case "avgResponseMins":
+		return ec.fieldContext_AgentTrendPoint_avgResponseMins(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AgentTrendPoint", field.Name)
+}
+
+func (ec *executionContext) childFields_AnalyticsDashboard(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "stats":
+		return ec.fieldContext_AnalyticsDashboard_stats(ctx, field)
+	case "recentMessages":
+		return ec.fieldContext_AnalyticsDashboard_recentMessages(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AnalyticsDashboard", field.Name)
 }
 
 func (ec *executionContext) childFields_BusinessProfile(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -20121,6 +20856,28 @@ func (ec *executionContext) childFields_CustomActionToast(ctx context.Context, f
 	return nil, fmt.Errorf("no field named %q was found under type CustomActionToast", field.Name)
 }
 
+func (ec *executionContext) childFields_DashboardStats(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "totalMessages":
+		return ec.fieldContext_DashboardStats_totalMessages(ctx, field)
+	case "messagesChange":
+		return ec.fieldContext_DashboardStats_messagesChange(ctx, field)
+	case "totalContacts":
+		return ec.fieldContext_DashboardStats_totalContacts(ctx, field)
+	case "contactsChange":
+		return ec.fieldContext_DashboardStats_contactsChange(ctx, field)
+	case "chatbotSessions":
+		return ec.fieldContext_DashboardStats_chatbotSessions(ctx, field)
+	case "chatbotChange":
+		return ec.fieldContext_DashboardStats_chatbotChange(ctx, field)
+	case "campaignsSent":
+		return ec.fieldContext_DashboardStats_campaignsSent(ctx, field)
+	case "campaignsChange":
+		return ec.fieldContext_DashboardStats_campaignsChange(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DashboardStats", field.Name)
+}
+
 func (ec *executionContext) childFields_DashboardWidget(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -20715,6 +21472,44 @@ func (ec *executionContext) childFields_Product(ctx context.Context, field graph
 	return nil, fmt.Errorf("no field named %q was found under type Product", field.Name)
 }
 
+func (ec *executionContext) childFields_ProviderAnalytics(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "accounts":
+		return ec.fieldContext_ProviderAnalytics_accounts(ctx, field)
+	case "granularity":
+		return ec.fieldContext_ProviderAnalytics_granularity(ctx, field)
+	case "cached":
+		return ec.fieldContext_ProviderAnalytics_cached(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProviderAnalytics", field.Name)
+}
+
+func (ec *executionContext) childFields_ProviderAnalyticsAccount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "accountID":
+		return ec.fieldContext_ProviderAnalyticsAccount_accountID(ctx, field)
+	case "accountName":
+		return ec.fieldContext_ProviderAnalyticsAccount_accountName(ctx, field)
+	case "data":
+		return ec.fieldContext_ProviderAnalyticsAccount_data(ctx, field)
+	case "templateNames":
+		return ec.fieldContext_ProviderAnalyticsAccount_templateNames(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProviderAnalyticsAccount", field.Name)
+}
+
+func (ec *executionContext) childFields_ProviderAnalyticsAccountRef(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ProviderAnalyticsAccountRef_id(ctx, field)
+	case "name":
+		return ec.fieldContext_ProviderAnalyticsAccountRef_name(ctx, field)
+	case "phoneID":
+		return ec.fieldContext_ProviderAnalyticsAccountRef_phoneID(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProviderAnalyticsAccountRef", field.Name)
+}
+
 func (ec *executionContext) childFields_PublishTemplatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "message":
@@ -20727,6 +21522,26 @@ func (ec *executionContext) childFields_PublishTemplatePayload(ctx context.Conte
 		return ec.fieldContext_PublishTemplatePayload_template(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PublishTemplatePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_RecentMessage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_RecentMessage_id(ctx, field)
+	case "contactID":
+		return ec.fieldContext_RecentMessage_contactID(ctx, field)
+	case "contactName":
+		return ec.fieldContext_RecentMessage_contactName(ctx, field)
+	case "content":
+		return ec.fieldContext_RecentMessage_content(ctx, field)
+	case "direction":
+		return ec.fieldContext_RecentMessage_direction(ctx, field)
+	case "status":
+		return ec.fieldContext_RecentMessage_status(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_RecentMessage_createdAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RecentMessage", field.Name)
 }
 
 func (ec *executionContext) childFields_Role(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -23275,6 +24090,104 @@ func (ec *executionContext) field_Query_account_args(ctx context.Context, rawArg
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_agentAnalyticsDetail_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "groupBy",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["groupBy"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_agentAnalytics_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "groupBy",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["groupBy"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "agentId",
+		func(ctx context.Context, v any) (*uuid.UUID, error) {
+			return ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["agentId"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_agentComparison_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_aiContexts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -23334,6 +24247,28 @@ func (ec *executionContext) field_Query_aiContexts_args(ctx context.Context, raw
 		return nil, err
 	}
 	args["where"] = arg6
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_analyticsDashboard_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg1
 	return args, nil
 }
 
@@ -24332,6 +25267,60 @@ func (ec *executionContext) field_Query_product_args(ctx context.Context, rawArg
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_providerAnalytics_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "analyticsType",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["analyticsType"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "start",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["start"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "end",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["end"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "accountId",
+		func(ctx context.Context, v any) (*uuid.UUID, error) {
+			return ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["accountId"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "granularity",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["granularity"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "templateIds",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["templateIds"] = arg5
 	return args, nil
 }
 
@@ -26330,6 +27319,198 @@ func (ec *executionContext) fieldContext_Account_updatedByName(_ context.Context
 	return graphql.NewScalarFieldContext("Account", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _AgentAnalytics_summary(ctx context.Context, field graphql.CollectedField, obj *analytics.AgentReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentAnalytics_summary(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Summary, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v analytics.AgentSummary) graphql.Marshaler {
+			return ec.marshalNAgentSummary2switchboardᚋanalyticsᚐAgentSummary(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentAnalytics_summary(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentAnalytics",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgentSummary(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentAnalytics_agentStats(ctx context.Context, field graphql.CollectedField, obj *analytics.AgentReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentAnalytics_agentStats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AgentStats, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*analytics.AgentStats) graphql.Marshaler {
+			return ec.marshalNAgentStats2ᚕᚖswitchboardᚋanalyticsᚐAgentStatsᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentAnalytics_agentStats(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentAnalytics",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgentStats(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentAnalytics_trendData(ctx context.Context, field graphql.CollectedField, obj *analytics.AgentReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentAnalytics_trendData(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TrendData, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*analytics.TrendPoint) graphql.Marshaler {
+			return ec.marshalNAgentTrendPoint2ᚕᚖswitchboardᚋanalyticsᚐTrendPointᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentAnalytics_trendData(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentAnalytics",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgentTrendPoint(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentAnalytics_myStats(ctx context.Context, field graphql.CollectedField, obj *analytics.AgentReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentAnalytics_myStats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MyStats, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *analytics.AgentStats) graphql.Marshaler {
+			return ec.marshalOAgentStats2ᚖswitchboardᚋanalyticsᚐAgentStats(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgentAnalytics_myStats(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentAnalytics",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgentStats(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentAnalyticsDetail_agent(ctx context.Context, field graphql.CollectedField, obj *analytics.AgentDetail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentAnalyticsDetail_agent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Agent, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *analytics.AgentStats) graphql.Marshaler {
+			return ec.marshalNAgentStats2ᚖswitchboardᚋanalyticsᚐAgentStats(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentAnalyticsDetail_agent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentAnalyticsDetail",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgentStats(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentAnalyticsDetail_trendData(ctx context.Context, field graphql.CollectedField, obj *analytics.AgentDetail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentAnalyticsDetail_trendData(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TrendData, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*analytics.TrendPoint) graphql.Marshaler {
+			return ec.marshalNAgentTrendPoint2ᚕᚖswitchboardᚋanalyticsᚐTrendPointᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentAnalyticsDetail_trendData(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentAnalyticsDetail",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgentTrendPoint(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _AgentBreak_id(ctx context.Context, field graphql.CollectedField, obj *ent.AgentBreak) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -26521,6 +27702,443 @@ func (ec *executionContext) fieldContext_AgentBreak_organization(_ context.Conte
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _AgentStats_agentID(ctx context.Context, field graphql.CollectedField, obj *analytics.AgentStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentStats_agentID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AgentID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentStats_agentID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentStats", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AgentStats_agentName(ctx context.Context, field graphql.CollectedField, obj *analytics.AgentStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentStats_agentName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AgentName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentStats_agentName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentStats", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AgentStats_avgFirstResponseMins(ctx context.Context, field graphql.CollectedField, obj *analytics.AgentStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentStats_avgFirstResponseMins(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AvgFirstResponseMins, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentStats_avgFirstResponseMins(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentStats", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _AgentStats_avgResolutionMins(ctx context.Context, field graphql.CollectedField, obj *analytics.AgentStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentStats_avgResolutionMins(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AvgResolutionMins, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentStats_avgResolutionMins(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentStats", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _AgentStats_transfersHandled(ctx context.Context, field graphql.CollectedField, obj *analytics.AgentStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentStats_transfersHandled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TransfersHandled, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentStats_transfersHandled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AgentStats_activeTransfers(ctx context.Context, field graphql.CollectedField, obj *analytics.AgentStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentStats_activeTransfers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ActiveTransfers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentStats_activeTransfers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AgentStats_messagesSent(ctx context.Context, field graphql.CollectedField, obj *analytics.AgentStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentStats_messagesSent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MessagesSent, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentStats_messagesSent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AgentStats_totalBreakTimeMins(ctx context.Context, field graphql.CollectedField, obj *analytics.AgentStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentStats_totalBreakTimeMins(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalBreakTimeMins, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentStats_totalBreakTimeMins(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentStats", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _AgentStats_breakCount(ctx context.Context, field graphql.CollectedField, obj *analytics.AgentStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentStats_breakCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BreakCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentStats_breakCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AgentStats_isAvailable(ctx context.Context, field graphql.CollectedField, obj *analytics.AgentStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentStats_isAvailable(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsAvailable, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentStats_isAvailable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentStats", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _AgentStats_currentBreakStart(ctx context.Context, field graphql.CollectedField, obj *analytics.AgentStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentStats_currentBreakStart(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CurrentBreakStart, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgentStats_currentBreakStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentStats", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AgentSummary_totalTransfersHandled(ctx context.Context, field graphql.CollectedField, obj *analytics.AgentSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentSummary_totalTransfersHandled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalTransfersHandled, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentSummary_totalTransfersHandled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentSummary", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AgentSummary_activeTransfers(ctx context.Context, field graphql.CollectedField, obj *analytics.AgentSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentSummary_activeTransfers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ActiveTransfers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentSummary_activeTransfers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentSummary", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AgentSummary_avgQueueTimeMins(ctx context.Context, field graphql.CollectedField, obj *analytics.AgentSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentSummary_avgQueueTimeMins(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AvgQueueTimeMins, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentSummary_avgQueueTimeMins(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentSummary", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _AgentSummary_avgFirstResponseMins(ctx context.Context, field graphql.CollectedField, obj *analytics.AgentSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentSummary_avgFirstResponseMins(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AvgFirstResponseMins, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentSummary_avgFirstResponseMins(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentSummary", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _AgentSummary_avgResolutionMins(ctx context.Context, field graphql.CollectedField, obj *analytics.AgentSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentSummary_avgResolutionMins(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AvgResolutionMins, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentSummary_avgResolutionMins(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentSummary", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _AgentSummary_transfersBySource(ctx context.Context, field graphql.CollectedField, obj *analytics.AgentSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentSummary_transfersBySource(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TransfersBySource, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
+			return ec.marshalNMap2map(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentSummary_transfersBySource(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentSummary", field, false, false, errors.New("field of type Map does not have child fields"))
+}
+
+func (ec *executionContext) _AgentSummary_totalBreakTimeMins(ctx context.Context, field graphql.CollectedField, obj *analytics.AgentSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentSummary_totalBreakTimeMins(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalBreakTimeMins, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentSummary_totalBreakTimeMins(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentSummary", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _AgentSummary_breakCount(ctx context.Context, field graphql.CollectedField, obj *analytics.AgentSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentSummary_breakCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BreakCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentSummary_breakCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentSummary", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _AgentTransfer_id(ctx context.Context, field graphql.CollectedField, obj *ent.AgentTransfer) (ret graphql.Marshaler) {
@@ -26950,6 +28568,139 @@ func (ec *executionContext) fieldContext_AgentTransfer_contact(_ context.Context
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Contact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentTrendPoint_date(ctx context.Context, field graphql.CollectedField, obj *analytics.TrendPoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentTrendPoint_date(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Date, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentTrendPoint_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentTrendPoint", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AgentTrendPoint_transfersHandled(ctx context.Context, field graphql.CollectedField, obj *analytics.TrendPoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentTrendPoint_transfersHandled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TransfersHandled, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentTrendPoint_transfersHandled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentTrendPoint", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AgentTrendPoint_avgResponseMins(ctx context.Context, field graphql.CollectedField, obj *analytics.TrendPoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentTrendPoint_avgResponseMins(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AvgResponseMins, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentTrendPoint_avgResponseMins(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentTrendPoint", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _AnalyticsDashboard_stats(ctx context.Context, field graphql.CollectedField, obj *analytics.Dashboard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnalyticsDashboard_stats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Stats, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v analytics.DashboardStats) graphql.Marshaler {
+			return ec.marshalNDashboardStats2switchboardᚋanalyticsᚐDashboardStats(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnalyticsDashboard_stats(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnalyticsDashboard",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DashboardStats(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnalyticsDashboard_recentMessages(ctx context.Context, field graphql.CollectedField, obj *analytics.Dashboard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnalyticsDashboard_recentMessages(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecentMessages, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*analytics.RecentMessage) graphql.Marshaler {
+			return ec.marshalNRecentMessage2ᚕᚖswitchboardᚋanalyticsᚐRecentMessageᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnalyticsDashboard_recentMessages(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnalyticsDashboard",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RecentMessage(ctx, field)
 		},
 	}
 	return fc, nil
@@ -35710,6 +37461,190 @@ func (ec *executionContext) fieldContext_CustomActionToast_type(_ context.Contex
 	return graphql.NewScalarFieldContext("CustomActionToast", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _DashboardStats_totalMessages(ctx context.Context, field graphql.CollectedField, obj *analytics.DashboardStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardStats_totalMessages(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalMessages, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardStats_totalMessages(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardStats_messagesChange(ctx context.Context, field graphql.CollectedField, obj *analytics.DashboardStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardStats_messagesChange(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MessagesChange, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardStats_messagesChange(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardStats", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardStats_totalContacts(ctx context.Context, field graphql.CollectedField, obj *analytics.DashboardStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardStats_totalContacts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalContacts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardStats_totalContacts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardStats_contactsChange(ctx context.Context, field graphql.CollectedField, obj *analytics.DashboardStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardStats_contactsChange(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContactsChange, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardStats_contactsChange(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardStats", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardStats_chatbotSessions(ctx context.Context, field graphql.CollectedField, obj *analytics.DashboardStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardStats_chatbotSessions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ChatbotSessions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardStats_chatbotSessions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardStats_chatbotChange(ctx context.Context, field graphql.CollectedField, obj *analytics.DashboardStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardStats_chatbotChange(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ChatbotChange, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardStats_chatbotChange(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardStats", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardStats_campaignsSent(ctx context.Context, field graphql.CollectedField, obj *analytics.DashboardStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardStats_campaignsSent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CampaignsSent, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardStats_campaignsSent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardStats_campaignsChange(ctx context.Context, field graphql.CollectedField, obj *analytics.DashboardStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardStats_campaignsChange(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CampaignsChange, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardStats_campaignsChange(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardStats", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
 func (ec *executionContext) _DashboardWidget_id(ctx context.Context, field graphql.CollectedField, obj *ent.DashboardWidget) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -43640,6 +45575,29 @@ func (ec *executionContext) fieldContext_Mutation_syncFormFlows(ctx context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_refreshProviderAnalytics(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_refreshProviderAnalytics(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Mutation().RefreshProviderAnalytics(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_refreshProviderAnalytics(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Mutation", field, true, true, errors.New("field of type Boolean does not have child fields"))
+}
+
 func (ec *executionContext) _MyOrganization_organization(ctx context.Context, field graphql.CollectedField, obj *model.MyOrganization) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -46107,6 +48065,245 @@ func (ec *executionContext) fieldContext_Product_catalog(_ context.Context, fiel
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _ProviderAnalytics_accounts(ctx context.Context, field graphql.CollectedField, obj *analytics.PlatformReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderAnalytics_accounts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Accounts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*analytics.PlatformAccount) graphql.Marshaler {
+			return ec.marshalNProviderAnalyticsAccount2ᚕᚖswitchboardᚋanalyticsᚐPlatformAccountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderAnalytics_accounts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProviderAnalytics",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProviderAnalyticsAccount(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProviderAnalytics_granularity(ctx context.Context, field graphql.CollectedField, obj *analytics.PlatformReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderAnalytics_granularity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Granularity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderAnalytics_granularity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderAnalytics", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ProviderAnalytics_cached(ctx context.Context, field graphql.CollectedField, obj *analytics.PlatformReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderAnalytics_cached(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cached, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderAnalytics_cached(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderAnalytics", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ProviderAnalyticsAccount_accountID(ctx context.Context, field graphql.CollectedField, obj *analytics.PlatformAccount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderAnalyticsAccount_accountID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AccountID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderAnalyticsAccount_accountID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderAnalyticsAccount", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ProviderAnalyticsAccount_accountName(ctx context.Context, field graphql.CollectedField, obj *analytics.PlatformAccount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderAnalyticsAccount_accountName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AccountName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderAnalyticsAccount_accountName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderAnalyticsAccount", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ProviderAnalyticsAccount_data(ctx context.Context, field graphql.CollectedField, obj *analytics.PlatformAccount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderAnalyticsAccount_data(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Data, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
+			return ec.marshalNMap2map(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderAnalyticsAccount_data(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderAnalyticsAccount", field, false, false, errors.New("field of type Map does not have child fields"))
+}
+
+func (ec *executionContext) _ProviderAnalyticsAccount_templateNames(ctx context.Context, field graphql.CollectedField, obj *analytics.PlatformAccount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderAnalyticsAccount_templateNames(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TemplateNames, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
+			return ec.marshalOMap2map(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderAnalyticsAccount_templateNames(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderAnalyticsAccount", field, false, false, errors.New("field of type Map does not have child fields"))
+}
+
+func (ec *executionContext) _ProviderAnalyticsAccountRef_id(ctx context.Context, field graphql.CollectedField, obj *analytics.AccountRef) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderAnalyticsAccountRef_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderAnalyticsAccountRef_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderAnalyticsAccountRef", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ProviderAnalyticsAccountRef_name(ctx context.Context, field graphql.CollectedField, obj *analytics.AccountRef) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderAnalyticsAccountRef_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderAnalyticsAccountRef_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderAnalyticsAccountRef", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ProviderAnalyticsAccountRef_phoneID(ctx context.Context, field graphql.CollectedField, obj *analytics.AccountRef) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderAnalyticsAccountRef_phoneID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PhoneID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderAnalyticsAccountRef_phoneID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderAnalyticsAccountRef", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _PublishTemplatePayload_message(ctx context.Context, field graphql.CollectedField, obj *model.PublishTemplatePayload) (ret graphql.Marshaler) {
@@ -48586,6 +50783,258 @@ func (ec *executionContext) fieldContext_Query_formFlow(ctx context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_analyticsDashboard(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_analyticsDashboard(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AnalyticsDashboard(ctx, fc.Args["from"].(*string), fc.Args["to"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *analytics.Dashboard) graphql.Marshaler {
+			return ec.marshalNAnalyticsDashboard2ᚖswitchboardᚋanalyticsᚐDashboard(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_analyticsDashboard(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AnalyticsDashboard(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_analyticsDashboard_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_agentAnalytics(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_agentAnalytics(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AgentAnalytics(ctx, fc.Args["from"].(*string), fc.Args["to"].(*string), fc.Args["groupBy"].(*string), fc.Args["agentId"].(*uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *analytics.AgentReport) graphql.Marshaler {
+			return ec.marshalNAgentAnalytics2ᚖswitchboardᚋanalyticsᚐAgentReport(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_agentAnalytics(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgentAnalytics(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_agentAnalytics_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_agentAnalyticsDetail(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_agentAnalyticsDetail(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AgentAnalyticsDetail(ctx, fc.Args["id"].(uuid.UUID), fc.Args["from"].(*string), fc.Args["to"].(*string), fc.Args["groupBy"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *analytics.AgentDetail) graphql.Marshaler {
+			return ec.marshalNAgentAnalyticsDetail2ᚖswitchboardᚋanalyticsᚐAgentDetail(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_agentAnalyticsDetail(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgentAnalyticsDetail(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_agentAnalyticsDetail_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_agentComparison(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_agentComparison(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AgentComparison(ctx, fc.Args["from"].(*string), fc.Args["to"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*analytics.AgentStats) graphql.Marshaler {
+			return ec.marshalNAgentStats2ᚕᚖswitchboardᚋanalyticsᚐAgentStatsᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_agentComparison(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgentStats(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_agentComparison_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_providerAnalytics(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_providerAnalytics(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ProviderAnalytics(ctx, fc.Args["analyticsType"].(string), fc.Args["start"].(string), fc.Args["end"].(string), fc.Args["accountId"].(*uuid.UUID), fc.Args["granularity"].(*string), fc.Args["templateIds"].([]string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *analytics.PlatformReport) graphql.Marshaler {
+			return ec.marshalNProviderAnalytics2ᚖswitchboardᚋanalyticsᚐPlatformReport(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_providerAnalytics(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProviderAnalytics(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_providerAnalytics_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_providerAnalyticsAccounts(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_providerAnalyticsAccounts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().ProviderAnalyticsAccounts(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*analytics.AccountRef) graphql.Marshaler {
+			return ec.marshalNProviderAnalyticsAccountRef2ᚕᚖswitchboardᚋanalyticsᚐAccountRefᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_providerAnalyticsAccounts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProviderAnalyticsAccountRef(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -48660,6 +51109,167 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _RecentMessage_id(ctx context.Context, field graphql.CollectedField, obj *analytics.RecentMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecentMessage_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecentMessage_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecentMessage", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _RecentMessage_contactID(ctx context.Context, field graphql.CollectedField, obj *analytics.RecentMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecentMessage_contactID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContactID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecentMessage_contactID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecentMessage", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _RecentMessage_contactName(ctx context.Context, field graphql.CollectedField, obj *analytics.RecentMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecentMessage_contactName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContactName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecentMessage_contactName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecentMessage", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _RecentMessage_content(ctx context.Context, field graphql.CollectedField, obj *analytics.RecentMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecentMessage_content(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Content, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecentMessage_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecentMessage", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _RecentMessage_direction(ctx context.Context, field graphql.CollectedField, obj *analytics.RecentMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecentMessage_direction(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Direction, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecentMessage_direction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecentMessage", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _RecentMessage_status(ctx context.Context, field graphql.CollectedField, obj *analytics.RecentMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecentMessage_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecentMessage_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecentMessage", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _RecentMessage_createdAt(ctx context.Context, field graphql.CollectedField, obj *analytics.RecentMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecentMessage_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecentMessage_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecentMessage", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
 func (ec *executionContext) _Role_id(ctx context.Context, field graphql.CollectedField, obj *ent.Role) (ret graphql.Marshaler) {
@@ -91650,6 +94260,102 @@ func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, 
 	return out
 }
 
+var agentAnalyticsImplementors = []string{"AgentAnalytics"}
+
+func (ec *executionContext) _AgentAnalytics(ctx context.Context, sel ast.SelectionSet, obj *analytics.AgentReport) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, agentAnalyticsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AgentAnalytics")
+		case "summary":
+			out.Values[i] = ec._AgentAnalytics_summary(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "agentStats":
+			out.Values[i] = ec._AgentAnalytics_agentStats(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "trendData":
+			out.Values[i] = ec._AgentAnalytics_trendData(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "myStats":
+			out.Values[i] = ec._AgentAnalytics_myStats(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var agentAnalyticsDetailImplementors = []string{"AgentAnalyticsDetail"}
+
+func (ec *executionContext) _AgentAnalyticsDetail(ctx context.Context, sel ast.SelectionSet, obj *analytics.AgentDetail) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, agentAnalyticsDetailImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AgentAnalyticsDetail")
+		case "agent":
+			out.Values[i] = ec._AgentAnalyticsDetail_agent(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "trendData":
+			out.Values[i] = ec._AgentAnalyticsDetail_trendData(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var agentBreakImplementors = []string{"AgentBreak", "Node"}
 
 func (ec *executionContext) _AgentBreak(ctx context.Context, sel ast.SelectionSet, obj *ent.AgentBreak) graphql.Marshaler {
@@ -91735,6 +94441,167 @@ func (ec *executionContext) _AgentBreak(ctx context.Context, sel ast.SelectionSe
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var agentStatsImplementors = []string{"AgentStats"}
+
+func (ec *executionContext) _AgentStats(ctx context.Context, sel ast.SelectionSet, obj *analytics.AgentStats) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, agentStatsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AgentStats")
+		case "agentID":
+			out.Values[i] = ec._AgentStats_agentID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "agentName":
+			out.Values[i] = ec._AgentStats_agentName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "avgFirstResponseMins":
+			out.Values[i] = ec._AgentStats_avgFirstResponseMins(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "avgResolutionMins":
+			out.Values[i] = ec._AgentStats_avgResolutionMins(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "transfersHandled":
+			out.Values[i] = ec._AgentStats_transfersHandled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "activeTransfers":
+			out.Values[i] = ec._AgentStats_activeTransfers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "messagesSent":
+			out.Values[i] = ec._AgentStats_messagesSent(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalBreakTimeMins":
+			out.Values[i] = ec._AgentStats_totalBreakTimeMins(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "breakCount":
+			out.Values[i] = ec._AgentStats_breakCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "isAvailable":
+			out.Values[i] = ec._AgentStats_isAvailable(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "currentBreakStart":
+			out.Values[i] = ec._AgentStats_currentBreakStart(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var agentSummaryImplementors = []string{"AgentSummary"}
+
+func (ec *executionContext) _AgentSummary(ctx context.Context, sel ast.SelectionSet, obj *analytics.AgentSummary) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, agentSummaryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AgentSummary")
+		case "totalTransfersHandled":
+			out.Values[i] = ec._AgentSummary_totalTransfersHandled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "activeTransfers":
+			out.Values[i] = ec._AgentSummary_activeTransfers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "avgQueueTimeMins":
+			out.Values[i] = ec._AgentSummary_avgQueueTimeMins(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "avgFirstResponseMins":
+			out.Values[i] = ec._AgentSummary_avgFirstResponseMins(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "avgResolutionMins":
+			out.Values[i] = ec._AgentSummary_avgResolutionMins(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "transfersBySource":
+			out.Values[i] = ec._AgentSummary_transfersBySource(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalBreakTimeMins":
+			out.Values[i] = ec._AgentSummary_totalBreakTimeMins(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "breakCount":
+			out.Values[i] = ec._AgentSummary_breakCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -91924,6 +94791,97 @@ func (ec *executionContext) _AgentTransfer(ctx context.Context, sel ast.Selectio
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var agentTrendPointImplementors = []string{"AgentTrendPoint"}
+
+func (ec *executionContext) _AgentTrendPoint(ctx context.Context, sel ast.SelectionSet, obj *analytics.TrendPoint) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, agentTrendPointImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AgentTrendPoint")
+		case "date":
+			out.Values[i] = ec._AgentTrendPoint_date(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "transfersHandled":
+			out.Values[i] = ec._AgentTrendPoint_transfersHandled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "avgResponseMins":
+			out.Values[i] = ec._AgentTrendPoint_avgResponseMins(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var analyticsDashboardImplementors = []string{"AnalyticsDashboard"}
+
+func (ec *executionContext) _AnalyticsDashboard(ctx context.Context, sel ast.SelectionSet, obj *analytics.Dashboard) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, analyticsDashboardImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AnalyticsDashboard")
+		case "stats":
+			out.Values[i] = ec._AnalyticsDashboard_stats(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recentMessages":
+			out.Values[i] = ec._AnalyticsDashboard_recentMessages(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -96200,6 +99158,79 @@ func (ec *executionContext) _CustomActionToast(ctx context.Context, sel ast.Sele
 	return out
 }
 
+var dashboardStatsImplementors = []string{"DashboardStats"}
+
+func (ec *executionContext) _DashboardStats(ctx context.Context, sel ast.SelectionSet, obj *analytics.DashboardStats) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, dashboardStatsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DashboardStats")
+		case "totalMessages":
+			out.Values[i] = ec._DashboardStats_totalMessages(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "messagesChange":
+			out.Values[i] = ec._DashboardStats_messagesChange(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalContacts":
+			out.Values[i] = ec._DashboardStats_totalContacts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contactsChange":
+			out.Values[i] = ec._DashboardStats_contactsChange(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "chatbotSessions":
+			out.Values[i] = ec._DashboardStats_chatbotSessions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "chatbotChange":
+			out.Values[i] = ec._DashboardStats_chatbotChange(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "campaignsSent":
+			out.Values[i] = ec._DashboardStats_campaignsSent(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "campaignsChange":
+			out.Values[i] = ec._DashboardStats_campaignsChange(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var dashboardWidgetImplementors = []string{"DashboardWidget", "Node"}
 
 func (ec *executionContext) _DashboardWidget(ctx context.Context, sel ast.SelectionSet, obj *ent.DashboardWidget) graphql.Marshaler {
@@ -98419,6 +101450,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "refreshProviderAnalytics":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_refreshProviderAnalytics(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -99892,6 +102930,155 @@ func (ec *executionContext) _Product(ctx context.Context, sel ast.SelectionSet, 
 	return out
 }
 
+var providerAnalyticsImplementors = []string{"ProviderAnalytics"}
+
+func (ec *executionContext) _ProviderAnalytics(ctx context.Context, sel ast.SelectionSet, obj *analytics.PlatformReport) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, providerAnalyticsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ProviderAnalytics")
+		case "accounts":
+			out.Values[i] = ec._ProviderAnalytics_accounts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "granularity":
+			out.Values[i] = ec._ProviderAnalytics_granularity(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cached":
+			out.Values[i] = ec._ProviderAnalytics_cached(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var providerAnalyticsAccountImplementors = []string{"ProviderAnalyticsAccount"}
+
+func (ec *executionContext) _ProviderAnalyticsAccount(ctx context.Context, sel ast.SelectionSet, obj *analytics.PlatformAccount) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, providerAnalyticsAccountImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ProviderAnalyticsAccount")
+		case "accountID":
+			out.Values[i] = ec._ProviderAnalyticsAccount_accountID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "accountName":
+			out.Values[i] = ec._ProviderAnalyticsAccount_accountName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "data":
+			out.Values[i] = ec._ProviderAnalyticsAccount_data(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "templateNames":
+			out.Values[i] = ec._ProviderAnalyticsAccount_templateNames(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var providerAnalyticsAccountRefImplementors = []string{"ProviderAnalyticsAccountRef"}
+
+func (ec *executionContext) _ProviderAnalyticsAccountRef(ctx context.Context, sel ast.SelectionSet, obj *analytics.AccountRef) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, providerAnalyticsAccountRefImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ProviderAnalyticsAccountRef")
+		case "id":
+			out.Values[i] = ec._ProviderAnalyticsAccountRef_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._ProviderAnalyticsAccountRef_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "phoneID":
+			out.Values[i] = ec._ProviderAnalyticsAccountRef_phoneID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var publishTemplatePayloadImplementors = []string{"PublishTemplatePayload"}
 
 func (ec *executionContext) _PublishTemplatePayload(ctx context.Context, sel ast.SelectionSet, obj *model.PublishTemplatePayload) graphql.Marshaler {
@@ -101219,6 +104406,138 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "analyticsDashboard":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_analyticsDashboard(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "agentAnalytics":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_agentAnalytics(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "agentAnalyticsDetail":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_agentAnalyticsDetail(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "agentComparison":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_agentComparison(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "providerAnalytics":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_providerAnalytics(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "providerAnalyticsAccounts":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_providerAnalyticsAccounts(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -101232,6 +104551,74 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			})
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var recentMessageImplementors = []string{"RecentMessage"}
+
+func (ec *executionContext) _RecentMessage(ctx context.Context, sel ast.SelectionSet, obj *analytics.RecentMessage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, recentMessageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RecentMessage")
+		case "id":
+			out.Values[i] = ec._RecentMessage_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contactID":
+			out.Values[i] = ec._RecentMessage_contactID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contactName":
+			out.Values[i] = ec._RecentMessage_contactName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "content":
+			out.Values[i] = ec._RecentMessage_content(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "direction":
+			out.Values[i] = ec._RecentMessage_direction(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._RecentMessage_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._RecentMessage_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -104638,6 +108025,26 @@ func (ec *executionContext) unmarshalNAddTeamMemberInput2switchboardᚋgraphᚋm
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNAgentAnalytics2ᚖswitchboardᚋanalyticsᚐAgentReport(ctx context.Context, sel ast.SelectionSet, v *analytics.AgentReport) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AgentAnalytics(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAgentAnalyticsDetail2ᚖswitchboardᚋanalyticsᚐAgentDetail(ctx context.Context, sel ast.SelectionSet, v *analytics.AgentDetail) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AgentAnalyticsDetail(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNAgentBreakOrderField2ᚖswitchboardᚋentᚐAgentBreakOrderField(ctx context.Context, v any) (*ent.AgentBreakOrderField, error) {
 	var res = new(ent.AgentBreakOrderField)
 	err := res.UnmarshalGQL(v)
@@ -104657,6 +108064,36 @@ func (ec *executionContext) marshalNAgentBreakOrderField2ᚖswitchboardᚋentᚐ
 func (ec *executionContext) unmarshalNAgentBreakWhereInput2ᚖswitchboardᚋentᚐAgentBreakWhereInput(ctx context.Context, v any) (*ent.AgentBreakWhereInput, error) {
 	res, err := ec.unmarshalInputAgentBreakWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAgentStats2ᚕᚖswitchboardᚋanalyticsᚐAgentStatsᚄ(ctx context.Context, sel ast.SelectionSet, v []*analytics.AgentStats) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAgentStats2ᚖswitchboardᚋanalyticsᚐAgentStats(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAgentStats2ᚖswitchboardᚋanalyticsᚐAgentStats(ctx context.Context, sel ast.SelectionSet, v *analytics.AgentStats) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AgentStats(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAgentSummary2switchboardᚋanalyticsᚐAgentSummary(ctx context.Context, sel ast.SelectionSet, v analytics.AgentSummary) graphql.Marshaler {
+	return ec._AgentSummary(ctx, sel, &v)
 }
 
 func (ec *executionContext) marshalNAgentTransfer2ᚖswitchboardᚋentᚐAgentTransfer(ctx context.Context, sel ast.SelectionSet, v *ent.AgentTransfer) graphql.Marshaler {
@@ -104698,6 +108135,42 @@ func (ec *executionContext) marshalNAgentTransferStatus2switchboardᚋentᚋagen
 func (ec *executionContext) unmarshalNAgentTransferWhereInput2ᚖswitchboardᚋentᚐAgentTransferWhereInput(ctx context.Context, v any) (*ent.AgentTransferWhereInput, error) {
 	res, err := ec.unmarshalInputAgentTransferWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAgentTrendPoint2ᚕᚖswitchboardᚋanalyticsᚐTrendPointᚄ(ctx context.Context, sel ast.SelectionSet, v []*analytics.TrendPoint) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAgentTrendPoint2ᚖswitchboardᚋanalyticsᚐTrendPoint(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAgentTrendPoint2ᚖswitchboardᚋanalyticsᚐTrendPoint(ctx context.Context, sel ast.SelectionSet, v *analytics.TrendPoint) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AgentTrendPoint(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAnalyticsDashboard2ᚖswitchboardᚋanalyticsᚐDashboard(ctx context.Context, sel ast.SelectionSet, v *analytics.Dashboard) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AnalyticsDashboard(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
@@ -105675,6 +109148,10 @@ func (ec *executionContext) unmarshalNCustomActionWhereInput2ᚖswitchboardᚋen
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNDashboardStats2switchboardᚋanalyticsᚐDashboardStats(ctx context.Context, sel ast.SelectionSet, v analytics.DashboardStats) graphql.Marshaler {
+	return ec._DashboardStats(ctx, sel, &v)
+}
+
 func (ec *executionContext) marshalNDashboardWidget2ᚕᚖswitchboardᚋentᚐDashboardWidgetᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.DashboardWidget) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -106467,6 +109944,68 @@ func (ec *executionContext) unmarshalNProductWhereInput2ᚖswitchboardᚋentᚐP
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNProviderAnalytics2ᚖswitchboardᚋanalyticsᚐPlatformReport(ctx context.Context, sel ast.SelectionSet, v *analytics.PlatformReport) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ProviderAnalytics(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNProviderAnalyticsAccount2ᚕᚖswitchboardᚋanalyticsᚐPlatformAccountᚄ(ctx context.Context, sel ast.SelectionSet, v []*analytics.PlatformAccount) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNProviderAnalyticsAccount2ᚖswitchboardᚋanalyticsᚐPlatformAccount(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNProviderAnalyticsAccount2ᚖswitchboardᚋanalyticsᚐPlatformAccount(ctx context.Context, sel ast.SelectionSet, v *analytics.PlatformAccount) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ProviderAnalyticsAccount(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNProviderAnalyticsAccountRef2ᚕᚖswitchboardᚋanalyticsᚐAccountRefᚄ(ctx context.Context, sel ast.SelectionSet, v []*analytics.AccountRef) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNProviderAnalyticsAccountRef2ᚖswitchboardᚋanalyticsᚐAccountRef(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNProviderAnalyticsAccountRef2ᚖswitchboardᚋanalyticsᚐAccountRef(ctx context.Context, sel ast.SelectionSet, v *analytics.AccountRef) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ProviderAnalyticsAccountRef(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNPublishTemplatePayload2ᚖswitchboardᚋgraphᚋmodelᚐPublishTemplatePayload(ctx context.Context, sel ast.SelectionSet, v *model.PublishTemplatePayload) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -106475,6 +110014,32 @@ func (ec *executionContext) marshalNPublishTemplatePayload2ᚖswitchboardᚋgrap
 		return graphql.Null
 	}
 	return ec._PublishTemplatePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNRecentMessage2ᚕᚖswitchboardᚋanalyticsᚐRecentMessageᚄ(ctx context.Context, sel ast.SelectionSet, v []*analytics.RecentMessage) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRecentMessage2ᚖswitchboardᚋanalyticsᚐRecentMessage(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNRecentMessage2ᚖswitchboardᚋanalyticsᚐRecentMessage(ctx context.Context, sel ast.SelectionSet, v *analytics.RecentMessage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._RecentMessage(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNRole2ᚖswitchboardᚋentᚐRole(ctx context.Context, sel ast.SelectionSet, v *ent.Role) graphql.Marshaler {
@@ -107728,6 +111293,13 @@ func (ec *executionContext) unmarshalOAgentBreakWhereInput2ᚖswitchboardᚋent�
 	}
 	res, err := ec.unmarshalInputAgentBreakWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOAgentStats2ᚖswitchboardᚋanalyticsᚐAgentStats(ctx context.Context, sel ast.SelectionSet, v *analytics.AgentStats) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AgentStats(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOAgentTransfer2ᚕᚖswitchboardᚋentᚐAgentTransferᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.AgentTransfer) graphql.Marshaler {

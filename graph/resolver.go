@@ -5,6 +5,7 @@ package graph
 import (
 	"context"
 	"switchboard/accounts"
+	"switchboard/analytics"
 	"switchboard/campaigns"
 	"switchboard/catalogs"
 	"switchboard/chatbot"
@@ -66,6 +67,8 @@ type Resolver struct {
 	Catalogs *catalogs.Service
 	// Flows are the platform's form flows.
 	Flows *flows.Service
+	// Analytics are the dashboard, agent and platform reports.
+	Analytics *analytics.Service
 }
 
 // db returns the transaction's client when ctx carries one, the root

@@ -250,6 +250,11 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{AgentTransfersColumns[15], AgentTransfersColumns[4]},
 			},
+			{
+				Name:    "agenttransfer_organization_id_transferred_at",
+				Unique:  false,
+				Columns: []*schema.Column{AgentTransfersColumns[14], AgentTransfersColumns[9]},
+			},
 		},
 	}
 	// BusinessAccountHoldsColumns holds the columns for the "business_account_holds" table.
@@ -715,6 +720,11 @@ var (
 				Columns: []*schema.Column{ChatbotSessionsColumns[11], ChatbotSessionsColumns[4]},
 			},
 			{
+				Name:    "chatbotsession_organization_id_started_at",
+				Unique:  false,
+				Columns: []*schema.Column{ChatbotSessionsColumns[11], ChatbotSessionsColumns[8]},
+			},
+			{
 				Name:    "chatbotsession_contact_id_status",
 				Unique:  false,
 				Columns: []*schema.Column{ChatbotSessionsColumns[12], ChatbotSessionsColumns[4]},
@@ -835,6 +845,11 @@ var (
 				Name:    "contact_organization_id_assigned_user_id",
 				Unique:  false,
 				Columns: []*schema.Column{ContactsColumns[17], ContactsColumns[13]},
+			},
+			{
+				Name:    "contact_organization_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{ContactsColumns[17], ContactsColumns[1]},
 			},
 		},
 	}
@@ -1252,6 +1267,14 @@ var (
 				Columns: []*schema.Column{MessagesColumns[19], MessagesColumns[1]},
 				Annotation: &entsql.IndexAnnotation{
 					Where: "(((direction)::text = 'incoming'::text) AND (bot_handled_at IS NULL))",
+				},
+			},
+			{
+				Name:    "message_organization_id_sent_by_user_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{MessagesColumns[20], MessagesColumns[14], MessagesColumns[1]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "(sent_by_user_id IS NOT NULL)",
 				},
 			},
 		},

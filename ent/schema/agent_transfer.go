@@ -60,5 +60,7 @@ func (AgentTransfer) Indexes() []ent.Index {
 		index.Fields("organization_id", "status", "team_id"),
 		index.Fields("organization_id", "agent_id", "status"),
 		index.Fields("contact_id", "status"),
+		// Agent analytics read the transfers created in a period.
+		index.Fields("organization_id", "transferred_at"),
 	}
 }

@@ -59,6 +59,8 @@ func (ChatbotSession) Edges() []ent.Edge {
 func (ChatbotSession) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("organization_id", "status"),
+		// The dashboard counts the sessions started in a period.
+		index.Fields("organization_id", "started_at"),
 		index.Fields("contact_id", "status"),
 	}
 }

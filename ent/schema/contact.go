@@ -71,6 +71,8 @@ func (Contact) Indexes() []ent.Index {
 		index.Fields("organization_id", "phone_number").Unique(),
 		index.Fields("organization_id", "last_message_at"),
 		index.Fields("organization_id", "assigned_user_id"),
+		// The dashboard counts the contacts created in a period.
+		index.Fields("organization_id", "created_at"),
 	}
 }
 

@@ -81,5 +81,8 @@ func (Message) Indexes() []ent.Index {
 		index.Fields("contact_id", "created_at").
 			Annotations(entsql.IndexWhere("(((direction)::text = 'incoming'::text) AND (bot_handled_at IS NULL))")).
 			StorageKey("message_bot_pending"),
+		// Agent analytics count the messages each agent sent in a period.
+		index.Fields("organization_id", "sent_by_user_id", "created_at").
+			Annotations(entsql.IndexWhere("(sent_by_user_id IS NOT NULL)")),
 	}
 }

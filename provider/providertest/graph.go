@@ -204,7 +204,8 @@ func (f *Fake) uploadMedia(w http.ResponseWriter, r *http.Request) {
 	JSON(http.StatusOK, map[string]any{"id": id}).write(w)
 }
 
-// getNode answers GET /{id}: a media object, or a phone number.
+// getNode answers GET /{id}: a media object, a phone number, or a
+// business account's analytics (analytics.go).
 func (f *Fake) getNode(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if fl, ok := f.flowByID(id); ok {
@@ -231,6 +232,10 @@ func (f *Fake) getNode(w http.ResponseWriter, r *http.Request) {
 	if id == BusinessID && fields == "owner_business_info" {
 		JSON(http.StatusOK, map[string]any{"id": id, "owner_business_info": map[string]any{
 			"id": OwnerBusinessID, "name": "Switchboard Test Business"}}).write(w)
+		return
+	}
+	if isAnalytics(fields) {
+		f.businessAnalytics(w, id, fields)
 		return
 	}
 	if fields == "" && id != PhoneID {

@@ -1,0 +1,137 @@
+package rest
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"switchboard/analytics"
+	"switchboard/apperr"
+)
+
+// Analytics (package analytics): the dashboard, the agents' analytics and
+// the platform's analytics of the organization's accounts. The spec's
+// message and chatbot analytics are placeholders answering 501.
+
+func analyticsPeriod(c *gin.Context) (analytics.Period, error) {
+	return analytics.ParsePeriod(c.Query("from"), c.Query("to"), time.Now())
+}
+
+func (a *API) analyticsDashboard(c *gin.Context) (int, any, error) {
+	p, err := analyticsPeriod(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	d, err := a.R.Analytics.Dashboard(ctx(c), p)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, d, nil
+}
+
+func (a *API) agentAnalytics(c *gin.Context) (int, any, error) {
+	p, err := analyticsPeriod(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	g, err := analytics.ParseGroupBy(c.Query("group_by"))
+	if err != nil {
+		return 0, nil, err
+	}
+	in := analytics.AgentsInput{Period: p, GroupBy: g}
+	if s := c.Query("agent_id"); s != "" {
+		id, err := uuid.Parse(s)
+		if err != nil {
+			return 0, nil, apperr.Invalidf("agent_id must be a UUID")
+		}
+		in.AgentID = &id
+	}
+	r, err := a.R.Analytics.Agents(ctx(c), in)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, r, nil
+}
+
+func (a *API) agentAnalyticsDetail(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	p, err := analyticsPeriod(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	g, err := analytics.ParseGroupBy(c.Query("group_by"))
+	if err != nil {
+		return 0, nil, err
+	}
+	d, err := a.R.Analytics.Agent(ctx(c), id, p, g)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, d, nil
+}
+
+func (a *API) agentComparison(c *gin.Context) (int, any, error) {
+	p, err := analyticsPeriod(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	out, err := a.R.Analytics.Comparison(ctx(c), p)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"agents": out}, nil
+}
+
+func (a *API) platformAnalytics(c *gin.Context) (int, any, error) {
+	q, err := analytics.ParsePlatform(analytics.PlatformInput{
+		Type: c.Query("analytics_type"), Start: c.Query("start"), End: c.Query("end"),
+		AccountID: c.Query("account_id"), Granularity: c.Query("granularity"), TemplateIDs: c.Query("template_ids"),
+	}, time.Now().UTC())
+	if err != nil {
+		return 0, nil, err
+	}
+	r, err := a.R.Analytics.Platform(ctx(c), q)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, r, nil
+}
+
+func (a *API) platformAnalyticsAccounts(c *gin.Context) (int, any, error) {
+	out, err := a.R.Analytics.PlatformAccounts(ctx(c))
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"accounts": out}, nil
+}
+
+func (a *API) refreshPlatformAnalytics(c *gin.Context) (int, any, error) {
+	if err := a.R.Analytics.RefreshPlatform(ctx(c)); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"message": "Provider analytics cache cleared"}, nil
+}
+
+// notImplemented answers the spec's placeholders.
+func notImplemented(*gin.Context) (int, any, error) {
+	return 0, nil, apperr.New(apperr.NotImplemented, "Not implemented yet")
+}
+
+func (a *API) analyticsRoutes() []Route {
+	return []Route{
+		{Method: get, Path: "/api/analytics/dashboard", Op: "analyticsDashboard", Handle: a.analyticsDashboard},
+		{Method: get, Path: "/api/analytics/agents", Op: "agentAnalytics", Handle: a.agentAnalytics},
+		{Method: get, Path: "/api/analytics/agents/comparison", Op: "agentComparison", Handle: a.agentComparison},
+		{Method: get, Path: "/api/analytics/agents/:id", Op: "agentAnalyticsDetail", Handle: a.agentAnalyticsDetail},
+		{Method: get, Path: "/api/analytics/provider", Op: "providerAnalytics", Handle: a.platformAnalytics},
+		{Method: get, Path: "/api/analytics/provider/accounts", Op: "providerAnalyticsAccounts", Handle: a.platformAnalyticsAccounts},
+		{Method: post, Path: "/api/analytics/provider/refresh", Op: "refreshProviderAnalytics", Handle: a.refreshPlatformAnalytics},
+		{Method: get, Path: "/api/analytics/messages", Op: "messageAnalytics", Handle: notImplemented},
+		{Method: get, Path: "/api/analytics/chatbot", Op: "chatbotAnalytics", Handle: notImplemented},
+	}
+}
