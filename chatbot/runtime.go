@@ -22,6 +22,7 @@ import (
 	"switchboard/ent/chatbotsession"
 	"switchboard/ent/chatbotsettings"
 	"switchboard/ent/message"
+	"switchboard/ent/predicate"
 	"switchboard/ent/rule"
 	"switchboard/ent/viewer"
 	"switchboard/flows"
@@ -139,8 +140,24 @@ func (b *Bot) Register(w *worker.Worker) {
 
 // received queues, once the batch commits, one task per contact with new
 // messages. A task lost between the commit and Redis is queued again by
-// Recover.
+// Recover. When the organization's chatbot is off the messages are marked
+// handled in the batch's transaction instead: nothing to queue, and none
+// is answered late if the chatbot is turned on afterwards.
 func (b *Bot) received(ctx context.Context, orgID uuid.UUID, stored []messaging.StoredMessage) error {
+	ctx = viewer.SystemContext(ctx, orgID)
+	db := database.ClientFor(ctx, b.Client)
+	on, err := db.ChatbotSettings.Query().Where(chatbotsettings.Enabled(true)).Exist(ctx)
+	if err != nil {
+		return err
+	}
+	if !on {
+		ids := make([]string, len(stored))
+		for i, m := range stored {
+			ids[i] = m.ID.String()
+		}
+		return db.Message.Update().Where(predicate.Message(database.AnyOf(message.FieldID, ids))).
+			SetBotHandledAt(b.now()).Exec(ctx)
+	}
 	first := map[uuid.UUID]uuid.UUID{}
 	order := make([]uuid.UUID, 0, len(stored))
 	for _, m := range stored {

@@ -55,6 +55,22 @@ func TestBotKeywordReplyGreetingAndFallback(t *testing.T) {
 		if rs := e.settled(t, "15551230003", 1); len(rs) != 0 {
 			t.Fatalf("replied while disabled: %q", texts(rs))
 		}
+		// The message was stored handled: turned on again, the bot does
+		// not answer it late, even when its task runs.
+		m, err := e.Client().Message.Query().Where(message.ChatMessageID("wamid.off-0")).Only(e.ctx)
+		if err != nil || m.BotHandledAt == nil {
+			t.Fatalf("the message of a disabled chatbot: %+v %v", m, err)
+		}
+		e.Admin.Do(http.MethodPut, "/api/chatbot/settings", map[string]any{"enabled": true}).ExpectStatus(t, http.StatusOK)
+		if _, err := e.App.Bot.Recover(e.ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.App.Bot.HandleContact(e.ctx, e.contactID(t, "15551230003")); err != nil {
+			t.Fatal(err)
+		}
+		if rs := e.settled(t, "15551230003", 1); len(rs) != 0 {
+			t.Fatalf("answered late: %q", texts(rs))
+		}
 	})
 }
 

@@ -152,7 +152,7 @@ func TestWebhookNULPhoneNumberID(t *testing.T) {
 func (e *webhookEnv) settled(t *testing.T) {
 	t.Helper()
 	bctx := rule.Bypass(e.ctx, "test")
-	deadline := time.Now().Add(2 * time.Minute)
+	deadline := time.Now().Add(5 * time.Minute) // a liveness bound: 12 s alone, over 2 min under -race on a loaded machine
 	for {
 		n, err := e.Client().InboundEvent.Query().Where(inboundevent.StatusEQ(inboundevent.StatusPending)).Count(bctx)
 		if err != nil {
