@@ -22,7 +22,6 @@ import (
 	"switchboard/ent/chatbotsession"
 	"switchboard/ent/chatbotsettings"
 	"switchboard/ent/message"
-	"switchboard/ent/predicate"
 	"switchboard/ent/rule"
 	"switchboard/ent/viewer"
 	"switchboard/flows"
@@ -136,28 +135,33 @@ type replyTask struct {
 func (b *Bot) Register(w *worker.Worker) {
 	w.HandleFunc(TaskReply, b.handleTask)
 	b.Messaging.OnReceived(b.received)
+	b.Messaging.OnArrivalHandled(b.off)
+}
+
+// off reports whether the organization's chatbot is off: its received
+// messages are then stored handled, so none is answered late if it is
+// turned on afterwards, and nothing is queued for them.
+func (b *Bot) off(ctx context.Context, orgID uuid.UUID) (bool, error) {
+	ctx = viewer.SystemContext(ctx, orgID)
+	on, err := database.ClientFor(ctx, b.Client).ChatbotSettings.Query().Where(chatbotsettings.Enabled(true)).Exist(ctx)
+	return !on, err
 }
 
 // received queues, once the batch commits, one task per contact with new
 // messages. A task lost between the commit and Redis is queued again by
-// Recover. When the organization's chatbot is off the messages are marked
-// handled in the batch's transaction instead: nothing to queue, and none
-// is answered late if the chatbot is turned on afterwards.
+// Recover. Messages stored already handled (the chatbot is off) queue
+// nothing.
 func (b *Bot) received(ctx context.Context, orgID uuid.UUID, stored []messaging.StoredMessage) error {
-	ctx = viewer.SystemContext(ctx, orgID)
-	db := database.ClientFor(ctx, b.Client)
-	on, err := db.ChatbotSettings.Query().Where(chatbotsettings.Enabled(true)).Exist(ctx)
-	if err != nil {
-		return err
-	}
-	if !on {
-		ids := make([]string, len(stored))
-		for i, m := range stored {
-			ids[i] = m.ID.String()
+	var waiting []messaging.StoredMessage
+	for _, m := range stored {
+		if !m.BotHandled {
+			waiting = append(waiting, m)
 		}
-		return db.Message.Update().Where(predicate.Message(database.AnyOf(message.FieldID, ids))).
-			SetBotHandledAt(b.now()).Exec(ctx)
 	}
+	if len(waiting) == 0 {
+		return nil
+	}
+	stored = waiting
 	first := map[uuid.UUID]uuid.UUID{}
 	order := make([]uuid.UUID, 0, len(stored))
 	for _, m := range stored {

@@ -140,15 +140,19 @@ func (s *Service) storeMessages(ctx context.Context, db *ent.Client, in Inbox, a
 	for i := range ids {
 		ids[i] = schema.NewID()
 	}
+	handledAt, err := s.handledOnArrival(ctx, in.OrgID)
+	if err != nil {
+		return nil, err
+	}
 	if s.Postgres {
-		err = pgInsertReceived(ctx, db, msgs, ids, contacts)
+		err = pgInsertReceived(ctx, db, msgs, ids, contacts, handledAt)
 	} else {
-		err = insertReceived(ctx, db, msgs, ids, contacts)
+		err = insertReceived(ctx, db, msgs, ids, contacts, handledAt)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := s.runReceivedHooks(ctx, in.OrgID, msgs, ids, func(m Received) uuid.UUID { return contacts[m.From].ID }); err != nil {
+	if err := s.runReceivedHooks(ctx, in.OrgID, msgs, ids, handledAt != nil, func(m Received) uuid.UUID { return contacts[m.From].ID }); err != nil {
 		return nil, err
 	}
 	evs := make([]events.Event, 0, len(msgs)+len(contacts))
@@ -176,7 +180,7 @@ func (s *Service) storeMessages(ctx context.Context, db *ent.Client, in Inbox, a
 
 // insertReceived inserts msgs with ent's builders (the embedded SQLite;
 // PostgreSQL has pgInsertReceived).
-func insertReceived(ctx context.Context, db *ent.Client, msgs []Received, ids []uuid.UUID, contacts map[string]*ent.Contact) error {
+func insertReceived(ctx context.Context, db *ent.Client, msgs []Received, ids []uuid.UUID, contacts map[string]*ent.Contact, handledAt *time.Time) error {
 	builders := make([]*ent.MessageCreate, len(msgs))
 	for i := range msgs {
 		m := &msgs[i]
@@ -184,7 +188,8 @@ func insertReceived(ctx context.Context, db *ent.Client, msgs []Received, ids []
 			SetDirection(message.DirectionIncoming).SetMessageType(m.Content.Type).SetContent(m.Content.Body).
 			SetStatus(message.StatusDelivered).SetChatMessageID(m.ChatMessageID).SetChatAccount(m.Account.Name).
 			SetPlatformTimestamp(m.Timestamp).SetCreatedAt(m.Timestamp).
-			SetMediaMimeType(m.Content.MimeType).SetMediaFilename(m.Content.Filename)
+			SetMediaMimeType(m.Content.MimeType).SetMediaFilename(m.Content.Filename).
+			SetNillableBotHandledAt(handledAt)
 		if m.Content.Interactive != nil {
 			b.SetInteractiveData(m.Content.Interactive)
 		}

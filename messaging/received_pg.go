@@ -36,9 +36,9 @@ import (
 // stored (a redelivery racing another drainer) is skipped.
 const insertReceivedSQL = `INSERT INTO messages (id, created_at, updated_at, organization_id, contact_id,
 	direction, message_type, content, status, chat_message_id, chat_account, media_url, media_mime_type,
-	media_filename, interactive_data, error_message, platform_timestamp)
+	media_filename, interactive_data, error_message, platform_timestamp, bot_handled_at)
 SELECT r.id, r.at, $2, $1, r.contact_id, 'incoming', r.message_type, r.content::jsonb, 'delivered',
-	r.chat_message_id, r.chat_account, '', r.mime_type, r.filename, r.interactive::jsonb, '', r.at
+	r.chat_message_id, r.chat_account, '', r.mime_type, r.filename, r.interactive::jsonb, '', r.at, $13::timestamptz
 FROM unnest($3::uuid[], $4::timestamptz[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::text[],
 	$10::text[], $11::text[], $12::text[])
 	AS r(id, at, contact_id, message_type, content, chat_message_id, chat_account, mime_type, filename, interactive)
@@ -80,7 +80,7 @@ func viewerOrg(ctx context.Context) (uuid.UUID, error) {
 
 // pgInsertReceived inserts msgs (their senders' contacts by phone already
 // stored) with ids.
-func pgInsertReceived(ctx context.Context, db *ent.Client, msgs []Received, ids []uuid.UUID, contacts map[string]*ent.Contact) error {
+func pgInsertReceived(ctx context.Context, db *ent.Client, msgs []Received, ids []uuid.UUID, contacts map[string]*ent.Contact, handledAt *time.Time) error {
 	org, err := viewerOrg(ctx)
 	if err != nil {
 		return err
@@ -118,7 +118,7 @@ func pgInsertReceived(ctx context.Context, db *ent.Client, msgs []Received, ids 
 		fname.String(m.Content.Filename)
 	}
 	_, err = db.ExecContext(ctx, insertReceivedSQL, org, time.Now().UTC(), idCol, at,
-		contactCol, typ, content, wamid, account, mime, fname, interactive)
+		contactCol, typ, content, wamid, account, mime, fname, interactive, nullTime(handledAt))
 	return err
 }
 
@@ -168,4 +168,12 @@ func scanUpserted(rows *sql.Rows, org uuid.UUID, stamp time.Time, n int) (map[st
 		}
 	}
 	return contacts, created, rows.Err()
+}
+
+// nullTime is t as a statement argument (NULL when nil).
+func nullTime(t *time.Time) sql.NullTime {
+	if t == nil {
+		return sql.NullTime{}
+	}
+	return sql.NullTime{Time: *t, Valid: true}
 }

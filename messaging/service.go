@@ -67,6 +67,9 @@ type Service struct {
 	outgoingHooks []OutgoingHook
 	// receivedHooks follow stored received messages (OnReceived).
 	receivedHooks []ReceivedHook
+	// arrivalHandled marks received messages handled on insert
+	// (OnArrivalHandled).
+	arrivalHandled ArrivalHandled
 }
 
 func (s *Service) now() time.Time {

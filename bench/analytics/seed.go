@@ -48,8 +48,8 @@ func Seed(ctx context.Context, db *sql.DB, org uuid.UUID, agents []uuid.UUID, sz
 	}{
 		{"contacts", `INSERT INTO contacts (id, created_at, updated_at, phone_number, name, profile_name, avatar_url, status,
 			tags, metadata, last_message_preview, unread_count, chat_account, marketing_opt_out, organization_id)
-			SELECT md5($1::uuid::text || 'c' || i)::uuid, $2::timestamptz - make_interval(secs => (i * 7919) % $3),
-			       $2::timestamptz - make_interval(secs => (i * 7919) % $3), '1555' || lpad(i::text, 8, '0'),
+			SELECT md5($1::uuid::text || 'c' || i)::uuid, $2::timestamptz - make_interval(secs => (i::bigint * 7919) % $3),
+			       $2::timestamptz - make_interval(secs => (i::bigint * 7919) % $3), '1555' || lpad(i::text, 8, '0'),
 			       'Contact ' || i, '', '', 'active', '[]', '{}', '', 0, 'Main', false, $1
 			FROM generate_series(0, $4 - 1) AS i`, []any{org, now, secs, sz.Contacts}},
 		{"messages", `INSERT INTO messages (id, created_at, updated_at, direction, message_type, content, status, chat_account,
@@ -58,7 +58,7 @@ func Seed(ctx context.Context, db *sql.DB, org uuid.UUID, agents []uuid.UUID, sz
 			       jsonb_build_object('body', 'message ' || i), CASE WHEN i % 2 = 0 THEN 'read' ELSE 'delivered' END, 'Main',
 			       '', '', '', '', CASE WHEN i % 4 = 1 THEN ($5::uuid[])[1 + (i / 4) % cardinality($5::uuid[])] END,
 			       md5($1::uuid::text || 'c' || (i % $6))::uuid, $1
-			FROM (SELECT i, $2::timestamptz - make_interval(secs => (i * 104729) % $3) AS t
+			FROM (SELECT i, $2::timestamptz - make_interval(secs => (i::bigint * 104729) % $3) AS t
 			      FROM generate_series(0, $4 - 1) AS i) s`, []any{org, now, secs, sz.Messages, ag, sz.Contacts}},
 		{"transfers", `INSERT INTO agent_transfers (id, created_at, updated_at, chat_account, status, source, agent_id, notes,
 			transferred_at, assigned_at, resumed_at, first_response_at, organization_id, contact_id)
@@ -69,18 +69,18 @@ func Seed(ctx context.Context, db *sql.DB, org uuid.UUID, agents []uuid.UUID, sz
 			       CASE WHEN i >= $6 THEN t + make_interval(secs => 600 + i % 7200) END,
 			       CASE WHEN i % 10 <> 0 THEN t + make_interval(secs => i % 600 + i % 900) END,
 			       $1, md5($1::uuid::text || 'c' || (i % $7))::uuid
-			FROM (SELECT i, $2::timestamptz - make_interval(secs => (i * 7919) % $3) AS t
+			FROM (SELECT i, $2::timestamptz - make_interval(secs => (i::bigint * 7919) % $3) AS t
 			      FROM generate_series(0, $4 - 1) AS i) s`,
 			[]any{org, now, secs, sz.Transfers, ag, sz.Transfers / 100, sz.Contacts}},
 		{"chatbot sessions", `INSERT INTO chatbot_sessions (id, created_at, updated_at, chat_account, status, current_step,
 			variables, started_at, last_activity, completed_at, organization_id, contact_id)
 			SELECT gen_random_uuid(), t, t, 'Main', 'completed', '', '{}', t, t + interval '5 minutes',
 			       t + interval '5 minutes', $1, md5($1::uuid::text || 'c' || (i % $5))::uuid
-			FROM (SELECT i, $2::timestamptz - make_interval(secs => (i * 7919) % $3) AS t
+			FROM (SELECT i, $2::timestamptz - make_interval(secs => (i::bigint * 7919) % $3) AS t
 			      FROM generate_series(0, $4 - 1) AS i) s`, []any{org, now, secs, sz.Sessions, sz.Contacts}},
 		{"breaks", `INSERT INTO agent_breaks (id, created_at, updated_at, user_id, started_at, ended_at, organization_id)
 			SELECT gen_random_uuid(), t, t, ($5::uuid[])[1 + i % cardinality($5::uuid[])], t, t + interval '15 minutes', $1
-			FROM (SELECT i, $2::timestamptz - make_interval(secs => 3600 + (i * 7919) % $3) AS t
+			FROM (SELECT i, $2::timestamptz - make_interval(secs => 3600 + (i::bigint * 7919) % $3) AS t
 			      FROM generate_series(0, $4 - 1) AS i) s`, []any{org, now, secs, sz.Breaks, ag}},
 	}
 	for _, s := range steps {
