@@ -37,13 +37,19 @@ func routesOf(env *apitest.Env, methods ...string) []fuzzRoute {
 	return out
 }
 
+// serverFault reports a 5xx other than 501, which the spec's unbuilt
+// analytics reports answer on purpose.
+func serverFault(status int) bool {
+	return status >= 500 && status != http.StatusNotImplemented
+}
+
 // serve runs one request through the application's handler as the admin
 // and fails on a 5xx or an answer that is not the spec's envelope.
 func serve(t *testing.T, env *apitest.Env, req *http.Request) {
 	req.Header.Set("Authorization", "Bearer "+env.Admin.Token)
 	w := httptest.NewRecorder()
 	env.App.Handler.ServeHTTP(w, req)
-	if w.Code >= 500 {
+	if serverFault(w.Code) {
 		t.Fatalf("%s %s: %d %s", req.Method, req.URL, w.Code, w.Body)
 	}
 	if w.Code >= 400 && strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") &&
