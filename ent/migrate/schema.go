@@ -1260,6 +1260,9 @@ var (
 				Name:    "message_organization_id_bot_source",
 				Unique:  false,
 				Columns: []*schema.Column{MessagesColumns[20], MessagesColumns[17]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "(bot_source IS NOT NULL)",
+				},
 			},
 			{
 				Name:    "message_bot_pending",

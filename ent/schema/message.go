@@ -73,7 +73,10 @@ func (Message) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("contact_id", "created_at", "id"),
 		index.Fields("organization_id", "created_at"),
-		index.Fields("organization_id", "bot_source"),
+		// What the chatbot sent (its stats): partial, so that received
+		// messages, which have no bot_source, add nothing to it.
+		index.Fields("organization_id", "bot_source").
+			Annotations(entsql.IndexWhere("(bot_source IS NOT NULL)")),
 		// The incoming messages the chatbot has still to handle: a small
 		// index, as every message leaves it within moments. The predicate
 		// is written as PostgreSQL prints it back (pg_get_expr), so that

@@ -1,0 +1,4 @@
+-- drop index "message_organization_id_bot_source" from table: "messages"
+DROP INDEX "message_organization_id_bot_source";
+-- create index "message_organization_id_bot_source" to table: "messages"
+CREATE INDEX "message_organization_id_bot_source" ON "messages" ("organization_id", "bot_source") WHERE (bot_source IS NOT NULL);
