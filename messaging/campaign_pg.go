@@ -93,23 +93,23 @@ func (s *Service) StoreSentTemplates(ctx context.Context, db *ent.Client, sent [
 	if err != nil {
 		return nil, apperr.Wrap(err, "message")
 	}
-	var todo []int
+	var unrecorded []int
 	for i, st := range sent {
 		if id, ok := known[st.WAMID]; ok {
 			ids[i] = id
 		} else {
-			todo = append(todo, i)
+			unrecorded = append(unrecorded, i)
 		}
 	}
-	if len(todo) == 0 {
+	if len(unrecorded) == 0 {
 		return ids, nil
 	}
 	now := s.now().Truncate(time.Microsecond) // as PostgreSQL keeps it
-	contacts, created, err := upsertRecipients(ctx, db, org, sent, todo, now)
+	contacts, created, err := upsertRecipients(ctx, db, org, sent, unrecorded, now)
 	if err != nil {
 		return nil, apperr.Wrap(err, "contact")
 	}
-	msgs, err := insertSent(ctx, db, org, sent, todo, contacts, now)
+	msgs, err := insertSent(ctx, db, org, sent, unrecorded, contacts, now)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +135,7 @@ func (s *Service) StoreSentTemplates(ctx context.Context, db *ent.Client, sent [
 		byWAMID[*m.ChatMessageID] = m
 	}
 	var missing []string
-	for _, i := range todo {
+	for _, i := range unrecorded {
 		st := sent[i]
 		m := byWAMID[st.WAMID]
 		if m == nil {
@@ -165,7 +165,7 @@ func (s *Service) StoreSentTemplates(ctx context.Context, db *ent.Client, sent [
 		if err != nil {
 			return nil, apperr.Wrap(err, "message")
 		}
-		for _, i := range todo {
+		for _, i := range unrecorded {
 			if ids[i] == uuid.Nil {
 				ids[i] = known[sent[i].WAMID]
 			}
@@ -195,13 +195,13 @@ func idsByWAMID(ctx context.Context, db *ent.Client, org uuid.UUID, wamids *data
 	return out, rows.Err()
 }
 
-// upsertRecipients writes the contacts of the sends todo (distinct
+// upsertRecipients writes the contacts of the sends unrecorded (distinct
 // phones) and returns them by phone, with the phones created now.
-func upsertRecipients(ctx context.Context, db *ent.Client, org uuid.UUID, sent []SentTemplate, todo []int, now time.Time) (map[string]*ent.Contact, map[string]bool, error) {
-	n := len(todo)
+func upsertRecipients(ctx context.Context, db *ent.Client, org uuid.UUID, sent []SentTemplate, unrecorded []int, now time.Time) (map[string]*ent.Contact, map[string]bool, error) {
+	n := len(unrecorded)
 	idCol, phone, preview, account := database.NewArray(37*n), database.NewArray(24*n), database.NewArray(64*n), database.NewArray(16*n)
 	seen := make(map[string]bool, n)
-	for _, i := range todo {
+	for _, i := range unrecorded {
 		p := sent[i].Prepared
 		if seen[p.phone] {
 			continue
@@ -219,17 +219,17 @@ func upsertRecipients(ctx context.Context, db *ent.Client, org uuid.UUID, sent [
 	return scanUpserted(rows, org, now, n)
 }
 
-// insertSent inserts the messages of the sends todo and returns those
+// insertSent inserts the messages of the sends unrecorded and returns those
 // inserted (a platform id stored meanwhile is not).
-func insertSent(ctx context.Context, db *ent.Client, org uuid.UUID, sent []SentTemplate, todo []int, contacts map[string]*ent.Contact, now time.Time) ([]*ent.Message, error) {
-	n := len(todo)
+func insertSent(ctx context.Context, db *ent.Client, org uuid.UUID, sent []SentTemplate, unrecorded []int, contacts map[string]*ent.Contact, now time.Time) ([]*ent.Message, error) {
+	n := len(unrecorded)
 	idCol, contactCol, content := database.NewArray(37*n), database.NewArray(37*n), database.NewArray(256*n)
 	wamid, account, fname := database.NewArray(48*n), database.NewArray(16*n), database.NewArray(3*n)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	byID := make(map[uuid.UUID]*ent.Message, n)
-	for _, i := range todo {
+	for _, i := range unrecorded {
 		st := sent[i]
 		p := st.Prepared
 		c := contacts[p.phone]
