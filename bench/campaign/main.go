@@ -18,7 +18,6 @@ import (
 	"flag"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"strconv"
@@ -141,21 +140,6 @@ func main() {
 // templateName is the APPROVED template the fake holds for the run.
 const templateName = "bench_promo"
 
-// serveFake starts the fake on addr.
-func serveFake(ctx context.Context, addr string, echo *fakeplatform.Echo) (*fakeplatform.Platform, error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("serving the fake: %w", err)
-	}
-	f := providertest.NewStandalone("http://" + ln.Addr().String())
-	f.SetRecording(false)
-	p := fakeplatform.New(f, echo)
-	srv := &http.Server{Handler: p.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	context.AfterFunc(ctx, func() { _ = srv.Close() })
-	return p, nil
-}
-
 // run is one measured run.
 func run(ctx context.Context, cfg config) (*report, error) {
 	runID := randomHex(4)
@@ -166,7 +150,7 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	}
 	fctx, stopFake := context.WithCancel(context.Background())
 	defer stopFake()
-	p, err := serveFake(fctx, cfg.fakeAddr, echo)
+	p, err := fakeplatform.Serve(fctx, cfg.fakeAddr, echo)
 	if err != nil {
 		return nil, err
 	}

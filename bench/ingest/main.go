@@ -21,6 +21,8 @@ import (
 	"runtime/debug"
 	"syscall"
 	"time"
+
+	"switchboard/bench/internal/fakeplatform"
 )
 
 type config struct {
@@ -32,6 +34,8 @@ type config struct {
 	pid                      int
 	pidFile, killCmd         string
 	jsonOut                  bool
+	botProbes                float64
+	fakeAddr, botOrg         string
 }
 
 func parseFlags() (config, error) {
@@ -53,6 +57,9 @@ func parseFlags() (config, error) {
 	flag.DurationVar(&c.killAfter, "kill-after", 0, "run -kill-cmd this long after the load starts")
 	flag.StringVar(&c.killCmd, "kill-cmd", "", "shell command run mid-load (kill -9 and restart the server, restart Redis)")
 	flag.BoolVar(&c.jsonOut, "json", false, "print the report as JSON too")
+	flag.Float64Var(&c.botProbes, "bot-probes", 0, "keyword messages a second posted beside the load, each answered by the chatbot (0: none; needs -fake-addr and the server's PROVIDER_BASE_URL at it)")
+	flag.StringVar(&c.fakeAddr, "fake-addr", "", "address to serve the Graph API fake on, for -bot-probes")
+	flag.StringVar(&c.botOrg, "bot-org", "same", "where the probes go: same (the load's organization, its chatbot on: every load message goes through the bot) or separate (an organization of their own; the load's chatbot stays off)")
 	flag.Parse()
 	switch {
 	case c.email == "" || c.password == "":
@@ -67,6 +74,10 @@ func parseFlags() (config, error) {
 		return c, errors.New("-dup must be in [0, 1), -bursts in [0, 1]")
 	case (c.killAfter > 0) != (c.killCmd != ""):
 		return c, errors.New("-kill-after and -kill-cmd go together")
+	case c.botProbes < 0 || c.botProbes > 100 || (c.botProbes > 0) != (c.fakeAddr != ""):
+		return c, errors.New("-bot-probes (at most 100 a second) and -fake-addr go together")
+	case c.botOrg != "same" && c.botOrg != "separate":
+		return c, errors.New("-bot-org is same or separate")
 	}
 	return c, nil
 }
@@ -116,6 +127,27 @@ func run(ctx context.Context, cfg config) (*report, error) {
 		return nil, fmt.Errorf("run prefixes not fresh (%+v, %v): try again", c, err)
 	}
 
+	var probes *botProbes
+	if cfg.botProbes > 0 {
+		fctx, stopFake := context.WithCancel(context.Background())
+		defer stopFake()
+		fake, err := fakeplatform.Serve(fctx, cfg.fakeAddr, nil)
+		if err != nil {
+			return nil, err
+		}
+		target, tp := srv, p
+		if cfg.botOrg == "separate" {
+			if target, err = srv.newOrganization(ctx, "bench-bot-"+runID); err != nil {
+				return nil, err
+			}
+			tp = &payloads{srv: target}
+		}
+		if err := target.enableKeywordBot(ctx); err != nil {
+			return nil, err
+		}
+		probes = newBotProbes(cfg.botProbes, tp, fake)
+	}
+
 	octx, stopObservers := context.WithCancel(ctx)
 	defer stopObservers()
 	t := newTracker(int(cfg.rate*cfg.duration.Seconds()) + 1024)
@@ -140,8 +172,16 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	if err != nil {
 		return nil, err
 	}
+	probesDone := make(chan struct{})
+	go func() {
+		defer close(probesDone)
+		if probes != nil {
+			probes.run(ctx, cfg.duration)
+		}
+	}()
 	l.run(ctx)
 	loadEnd := time.Now()
+	<-probesDone
 	var machineBusy *machineLoad
 	if machineEnd, err := readMachineCPU(); err == nil && machineErr == nil {
 		load := machineEnd.since(machineStart)
@@ -156,8 +196,12 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	pl.setInterval(50 * time.Millisecond)
 	drainedAt, drained := waitDrain(ctx, pl, st, t, loadEnd.Add(cfg.drainTimeout))
 	waitEvents(ctx, t, 2*time.Second)
+	var bot *botResult
+	if probes != nil {
+		bot = probes.result(ctx, time.Now().Add(10*time.Second))
+	}
 
-	r := &report{RunID: runID, LoadSeconds: loadEnd.Sub(start).Seconds(), Drained: drained, MachineBusy: machineBusy}
+	r := &report{RunID: runID, LoadSeconds: loadEnd.Sub(start).Seconds(), Drained: drained, MachineBusy: machineBusy, Bot: bot}
 	r.Target.URL, r.Target.Duration, r.Target.Rate = cfg.url, cfg.duration.Seconds(), cfg.rate
 	r.Target.Concurrency, r.Target.Senders, r.Target.Bursts, r.Target.Dup = cfg.concurrency, cfg.senders, cfg.bursts, cfg.dup
 	window := loadEnd.Sub(start).Seconds()

@@ -77,12 +77,16 @@ func (p *payloads) phone(sender int) string {
 
 // text returns a delivery of message seq from sender, stamped now.
 func (p *payloads) text(seq int64, sender int, now time.Time) *delivery {
-	phone := p.phone(sender)
-	wamid := p.wamidPrefix + strconv.FormatInt(seq, 10)
+	return p.textFrom(p.phone(sender), "Bench "+strconv.Itoa(sender), p.wamidPrefix+strconv.FormatInt(seq, 10),
+		"bench message "+strconv.FormatInt(seq, 10), now)
+}
+
+// textFrom returns a delivery of one text message.
+func (p *payloads) textFrom(phone, name, wamid, text string, now time.Time) *delivery {
 	m := webhookMessage{From: phone, ID: wamid, Timestamp: strconv.FormatInt(now.Unix(), 10), Type: "text"}
-	m.Text.Body = "bench message " + strconv.FormatInt(seq, 10)
+	m.Text.Body = text
 	c := webhookContact{WaID: phone}
-	c.Profile.Name = "Bench " + strconv.Itoa(sender)
+	c.Profile.Name = name
 	body, _ := json.Marshal(webhookBody{
 		Object: "whatsapp_business_account",
 		Entry: []webhookEntry{{ID: p.srv.bizID, Changes: []webhookChange{{

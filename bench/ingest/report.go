@@ -93,6 +93,7 @@ type report struct {
 	AckP99ByWindow []float64 `json:"ack_p99_by_window_ms"`
 	WSP99ByWindow  []float64 `json:"ws_p99_by_window_ms"`
 
+	Bot    *botResult   `json:"bot_reply,omitempty"`
 	Fault  *faultResult `json:"fault,omitempty"`
 	Series []counts     `json:"series"`
 }
@@ -146,6 +147,11 @@ func (r *report) print(w io.Writer) {
 	p("lost           %d acked messages not stored by the drain deadline", r.Lost)
 	p("duplicated     %d message rows, %d contact rows", r.DuplicatedMessages, r.DuplicatedContacts)
 	p("contacts       expected %d, stored %d", r.ContactsExpected, r.ContactsStored)
+	if b := r.Bot; b != nil {
+		p("bot reply      %s   (probe acked to the reply's send at the fake)", lat(b.Latency))
+		p("bot probes     %.0f/s: posted %d, acked %d, replied %d, missing %d, replied twice %d",
+			b.Rate, b.Posted, b.Acked, b.Replied, b.Missing, b.Twice)
+	}
 	if r.Fault != nil {
 		p("fault          %q at %.1f s, took %.1f s %s", r.Fault.Cmd, r.Fault.At, r.Fault.Took, r.Fault.Error)
 	}

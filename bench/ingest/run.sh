@@ -10,6 +10,14 @@
 #   redis-restart  restart the bench Redis KILL_AFTER into the load; it keeps
 #                  nothing on disk (as the machine's Redis: --save "" --appendonly
 #                  no), so every queued task is lost
+#   bot            the normal load with the organization's chatbot on (one keyword
+#                  rule, no greeting or fallback: every message goes through the
+#                  bot, none is answered) and PROBES (default 10) keyword messages
+#                  a second beside it, each answered; the report adds the time
+#                  from a probe's ack to its reply reaching the Graph API fake the
+#                  tool serves on BENCH_FAKE_PORT (18090); with BOT_ORG=separate
+#                  the probes go to an organization of their own and the load's
+#                  chatbot stays off
 #
 # Environment: DURATION, RATE, KILL_AFTER, DOWNTIME (seconds the server stays
 # down in kill9, default 1), BENCH_DIR (default /tmp/switchboard-bench),
@@ -33,6 +41,7 @@ export BENCH_PORT=${BENCH_PORT:-18080}
 export BENCH_REDIS_PORT=${BENCH_REDIS_PORT:-6390}
 export BENCH_DB=${BENCH_DB:-switchboard_bench}
 export PGURL=${PGURL:-postgres://postgres@127.0.0.1:5432}
+export BENCH_FAKE_PORT=${BENCH_FAKE_PORT:-18090}
 export DOWNTIME=${DOWNTIME:-1}
 export DATABASE_URL="$PGURL/$BENCH_DB?sslmode=disable"
 export REDIS_URL="redis://127.0.0.1:$BENCH_REDIS_PORT/0"
@@ -66,7 +75,8 @@ start_server() {
   (
     cd "$BENCH_DIR"
     LISTEN_ADDR=127.0.0.1:$BENCH_PORT DATA_DIR=$BENCH_DIR/data LOG_LEVEL=warn COOKIE_SECURE=false \
-      PUBLIC_URL=http://127.0.0.1:$BENCH_PORT ${SERVER_ENV:+env $SERVER_ENV} nohup "$server_bin" >>"$BENCH_DIR/server.log" 2>&1 &
+      PUBLIC_URL=http://127.0.0.1:$BENCH_PORT PROVIDER_BASE_URL=http://127.0.0.1:$BENCH_FAKE_PORT \
+      ${SERVER_ENV:+env $SERVER_ENV} nohup "$server_bin" >>"$BENCH_DIR/server.log" 2>&1 &
     echo $! >"$pid_file"
   )
   for _ in $(seq 1 300); do
@@ -106,8 +116,8 @@ esac
 scenario=${1:-normal}
 shift || true
 case "$scenario" in
-  normal|kill9|redis-restart) ;;
-  *) echo "usage: $0 [normal|kill9|redis-restart] [ingest flags...]" >&2; exit 2 ;;
+  normal|kill9|redis-restart|bot) ;;
+  *) echo "usage: $0 [normal|kill9|redis-restart|bot] [ingest flags...]" >&2; exit 2 ;;
 esac
 
 mkdir -p "$BENCH_DIR"
@@ -127,15 +137,16 @@ start_redis
 start_server
 log "server $(cat "$pid_file") listening on 127.0.0.1:$BENCH_PORT"
 
-fault=()
+mode_args=()
 case "$scenario" in
-  kill9) fault=(-kill-after "${KILL_AFTER:-20s}" -kill-cmd "$here/run.sh _kill9") ;;
-  redis-restart) fault=(-kill-after "${KILL_AFTER:-20s}" -kill-cmd "$here/run.sh _redis_restart") ;;
+  kill9) mode_args=(-kill-after "${KILL_AFTER:-20s}" -kill-cmd "$here/run.sh _kill9") ;;
+  redis-restart) mode_args=(-kill-after "${KILL_AFTER:-20s}" -kill-cmd "$here/run.sh _redis_restart") ;;
+  bot) mode_args=(-bot-probes "${PROBES:-10}" -fake-addr "127.0.0.1:$BENCH_FAKE_PORT" -bot-org "${BOT_ORG:-same}") ;;
 esac
 
 status=0
 "$BENCH_DIR/ingest" -url "http://127.0.0.1:$BENCH_PORT" -db "$DATABASE_URL" \
-  -duration "${DURATION:-60s}" -rate "${RATE:-2400}" -pid-file "$pid_file" "${fault[@]}" "$@" || status=$?
+  -duration "${DURATION:-60s}" -rate "${RATE:-2400}" -pid-file "$pid_file" "${mode_args[@]}" "$@" || status=$?
 # The server's own view of the pipeline (group commits, drainer batches, lag).
 curl -fs "http://127.0.0.1:$BENCH_PORT/metrics" | grep '^switchboard_inbound' >"$BENCH_DIR/metrics.txt" || true
 log "server metrics in $BENCH_DIR/metrics.txt"

@@ -25,6 +25,9 @@ type server struct {
 	phone  string // the account's phone_id (metadata.phone_number_id)
 	bizID  string // the account's business_id (entry[].id)
 	secret string // the account's app_secret (X-Hub-Signature-256 key)
+	// orgHeader, when set, is sent as X-Organization-ID: the admin acts
+	// in that organization instead of its own.
+	orgHeader string
 }
 
 // envelope is the API's {status, message, data}.
@@ -54,6 +57,9 @@ func (s *server) call(ctx context.Context, method, path string, body any, want i
 	}
 	if s.token != "" {
 		req.Header.Set("Authorization", "Bearer "+s.token)
+	}
+	if s.orgHeader != "" {
+		req.Header.Set("X-Organization-ID", s.orgHeader)
 	}
 	resp, err := s.http.Do(req)
 	if err != nil {
@@ -91,16 +97,42 @@ func connect(ctx context.Context, base, email, password, runID string) (*server,
 		return nil, fmt.Errorf("login: %w", err)
 	}
 	s.token, s.orgID = session.AccessToken, session.User.OrganizationID
-	s.phone, s.bizID = randomDigits(15), randomDigits(15)
-	s.secret = "bench-secret-" + runID + "-" + randomHex(8)
-	err := s.call(ctx, http.MethodPost, "/api/accounts", map[string]any{
-		"name": "bench-" + runID, "phone_id": s.phone, "business_id": s.bizID,
-		"access_token": "bench-token-" + runID, "app_secret": s.secret,
-	}, http.StatusCreated, nil)
-	if err != nil {
-		return nil, fmt.Errorf("creating the run's account: %w", err)
+	if err := s.addAccount(ctx); err != nil {
+		return nil, err
 	}
 	return s, nil
+}
+
+// addAccount creates an account with a phone id and an app secret unique
+// to the run.
+func (s *server) addAccount(ctx context.Context) error {
+	s.phone, s.bizID = randomDigits(15), randomDigits(15)
+	s.secret = "bench-secret-" + s.runID + "-" + randomHex(8)
+	err := s.call(ctx, http.MethodPost, "/api/accounts", map[string]any{
+		"name": "bench-" + s.runID, "phone_id": s.phone, "business_id": s.bizID,
+		"access_token": "bench-token-" + s.runID, "app_secret": s.secret,
+	}, http.StatusCreated, nil)
+	if err != nil {
+		return fmt.Errorf("creating the run's account: %w", err)
+	}
+	return nil
+}
+
+// newOrganization creates an organization (its creator, the admin, is
+// its admin) with an account of its own, and returns the server as seen
+// from it.
+func (s *server) newOrganization(ctx context.Context, name string) (*server, error) {
+	var org struct {
+		ID string `json:"id"`
+	}
+	if err := s.call(ctx, http.MethodPost, "/api/organizations", map[string]any{"name": name}, http.StatusCreated, &org); err != nil {
+		return nil, fmt.Errorf("creating an organization: %w", err)
+	}
+	o := &server{base: s.base, http: s.http, token: s.token, runID: s.runID, orgID: org.ID, orgHeader: org.ID}
+	if err := o.addAccount(ctx); err != nil {
+		return nil, err
+	}
+	return o, nil
 }
 
 // wsToken asks for a single-use /ws token.

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"regexp"
 	"sort"
@@ -92,6 +93,22 @@ func New(f *providertest.Fake, echo *Echo) *Platform {
 		p.queue = make(chan status, 1<<16)
 	}
 	return p
+}
+
+// Serve starts a standalone fake on addr (its own HTTP server, stopped
+// when ctx ends), watched like New's, recording nothing but the sends.
+func Serve(ctx context.Context, addr string, echo *Echo) (*Platform, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("serving the fake: %w", err)
+	}
+	f := providertest.NewStandalone("http://" + ln.Addr().String())
+	f.SetRecording(false)
+	p := New(f, echo)
+	srv := &http.Server{Handler: p.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	context.AfterFunc(ctx, func() { _ = srv.Close() })
+	return p, nil
 }
 
 // SetTier sets the phone number's messaging limit tier in both fields the
