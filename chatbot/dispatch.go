@@ -46,7 +46,7 @@ func (b *Bot) dispatch(ctx context.Context, db *ent.Client, m *ent.Message) erro
 		return err
 	}
 	t := &turn{ctx: ctx, b: b, db: db, msg: m, settings: st}
-	t.text, t.buttonID = inputOf(m)
+	t.text, t.buttonID = inputOf(m.MessageType, m.Content)
 	if st.BusinessHoursEnabled && !st.AllowAutomatedOutsideHours {
 		if !InBusinessHours(Schedule(st.BusinessHours), t.location(), b.now()) {
 			return t.sendAs(ctx, message.BotSourceOutOfHours, Reply{Text: st.OutOfHoursMessage})
@@ -87,13 +87,13 @@ func (b *Bot) dispatch(ctx context.Context, db *ent.Client, m *ent.Message) erro
 }
 
 // inputOf reads a message's text (a typed text, a caption, a button's
-// title) and the id of the reply button pressed.
-func inputOf(m *ent.Message) (text, buttonID string) {
-	text, _ = m.Content["body"].(string)
-	if m.MessageType == "interactive" || m.MessageType == "button" {
-		buttonID, _ = m.Content["id"].(string)
+// title) and the id of the reply button pressed from its type and content.
+func inputOf(typ string, content map[string]any) (text, buttonID string) {
+	text, _ = content["body"].(string)
+	if typ == "interactive" || typ == "button" {
+		buttonID, _ = content["id"].(string)
 		if buttonID == "" {
-			buttonID, _ = m.Content["payload"].(string)
+			buttonID, _ = content["payload"].(string)
 		}
 	}
 	return text, buttonID

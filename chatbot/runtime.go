@@ -150,7 +150,7 @@ func (b *Bot) off(ctx context.Context, orgID uuid.UUID) (bool, error) {
 // received queues, once the batch commits, one task per contact with new
 // messages. A task lost between the commit and Redis is queued again by
 // Recover. Messages stored already handled (the chatbot is off) queue
-// nothing.
+// nothing, nor do those settle marks handled at once.
 func (b *Bot) received(ctx context.Context, orgID uuid.UUID, stored []messaging.StoredMessage) error {
 	var waiting []messaging.StoredMessage
 	for _, m := range stored {
@@ -160,6 +160,10 @@ func (b *Bot) received(ctx context.Context, orgID uuid.UUID, stored []messaging.
 	}
 	if len(waiting) == 0 {
 		return nil
+	}
+	waiting, err := b.settle(ctx, waiting)
+	if err != nil || len(waiting) == 0 {
+		return err
 	}
 	stored = waiting
 	first := map[uuid.UUID]uuid.UUID{}

@@ -12,6 +12,10 @@ type StoredMessage struct {
 	ID, ContactID uuid.UUID
 	ChatAccount   string
 	Timestamp     time.Time
+	// Type and Content are the message's type and content object as
+	// stored (text: {body}).
+	Type    string
+	Content map[string]any
 	// BotHandled: stored already handled (see OnArrivalHandled).
 	BotHandled bool
 }
@@ -59,7 +63,8 @@ func (s *Service) runReceivedHooks(ctx context.Context, orgID uuid.UUID, msgs []
 	}
 	stored := make([]StoredMessage, len(msgs))
 	for i, m := range msgs {
-		stored[i] = StoredMessage{ID: ids[i], ContactID: contactOf(m), ChatAccount: m.Account.Name, Timestamp: m.Timestamp, BotHandled: handled}
+		stored[i] = StoredMessage{ID: ids[i], ContactID: contactOf(m), ChatAccount: m.Account.Name, Timestamp: m.Timestamp,
+			Type: m.Content.Type, Content: m.Content.Body, BotHandled: handled}
 	}
 	for _, h := range s.receivedHooks {
 		if err := h(ctx, orgID, stored); err != nil {

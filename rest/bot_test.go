@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"switchboard/chatbot/ai"
+	"switchboard/ent"
 	"switchboard/ent/contact"
 	"switchboard/ent/message"
 )
@@ -185,4 +186,74 @@ func TestBotAIReply(t *testing.T) {
 	if h := fake.reqs[1].History; len(h) != 3 || h[1].Role != ai.RoleAssistant {
 		t.Fatalf("history %+v", h)
 	}
+}
+
+// TestBotSettlesOnArrival: with no fallback, greeting or AI, a message
+// that no rule or flow answers, and any message of a contact talking to a
+// person, is stored already handled, in the transaction that stores it
+// (no reply task, no second transaction); the others still get their
+// answers, and a contact in a flow's session is left to its task.
+func TestBotSettlesOnArrival(t *testing.T) {
+	e := newBotEnv(t, map[string]any{"fallback_message": ""})
+	e.Admin.Do(http.MethodPost, "/api/chatbot/keywords", map[string]any{"name": "Prices", "keywords": []any{"price"},
+		"match_type": "contains", "response_type": "text", "response_content": map[string]any{"body": "See our prices"}}).
+		ExpectStatus(t, http.StatusCreated)
+	e.flow(t, "Color", []any{"color"}, []any{
+		node("start", "prompt", map[string]any{"body": "Which color?", "store_as": "color"}),
+		node("bye", "end", map[string]any{"message": "{{color}} it is"}),
+	}, []any{edge("start", "bye", "default")})
+	now := time.Now().Unix()
+	// handledWhenVisible waits for the message and reports whether it was
+	// already handled the first time it could be read: settled messages
+	// become visible handled, with the batch that stores them.
+	handledWhenVisible := func(t *testing.T, wamid string) bool {
+		t.Helper()
+		var m *ent.Message
+		eventually(t, "message "+wamid+" stored", func() bool {
+			var err error
+			m, err = e.Client().Message.Query().Where(message.ChatMessageID(wamid)).Only(e.ctx)
+			return err == nil
+		})
+		return m.BotHandledAt != nil
+	}
+
+	t.Run("NothingToSay", func(t *testing.T) {
+		e.deliver(t, "15551239001", "Ana", "wamid.quiet", now, "hello there")
+		if !handledWhenVisible(t, "wamid.quiet-0") {
+			t.Fatal("a message nothing answers was stored waiting for a reply task")
+		}
+		if rs := e.settled(t, "15551239001", 1); len(rs) != 0 {
+			t.Fatalf("replies %q", texts(rs))
+		}
+	})
+	t.Run("KeywordStillAnswered", func(t *testing.T) {
+		e.deliver(t, "15551239002", "Bo", "wamid.kw", now, "price?")
+		expectTexts(t, e.settled(t, "15551239002", 1), "See our prices")
+	})
+	t.Run("TransferredContact", func(t *testing.T) {
+		e.deliver(t, "15551239003", "Cy", "wamid.tr0", now, "hello")
+		e.settled(t, "15551239003", 1)
+		createTransfer(t, e.Admin, e.contactID(t, "15551239003").String(), "")
+		// The keyword matches, but a person has the conversation.
+		e.deliver(t, "15551239003", "Cy", "wamid.tr1", now+1, "price?")
+		if !handledWhenVisible(t, "wamid.tr1-0") {
+			t.Fatal("a transferred contact's message was stored waiting for a reply task")
+		}
+		if rs := e.settled(t, "15551239003", 2); len(rs) != 0 {
+			t.Fatalf("replies %q", texts(rs))
+		}
+	})
+	t.Run("SessionLeftToItsTask", func(t *testing.T) {
+		e.deliver(t, "15551239004", "Di", "wamid.s0", now, "color")
+		expectTexts(t, e.settled(t, "15551239004", 1), "Which color?")
+		// "blue" matches no rule, but the session's prompt takes it.
+		e.deliver(t, "15551239004", "Di", "wamid.s1", now+1, "blue")
+		expectTexts(t, e.settled(t, "15551239004", 2), "Which color?", "blue it is")
+	})
+	t.Run("LaterMessagesWaitBehindAnAnswer", func(t *testing.T) {
+		// One delivery: the flow's trigger, then its answer. The answer
+		// must wait for the trigger's session, not be settled with it.
+		e.deliver(t, "15551239005", "Ed", "wamid.b", now, "color", "green")
+		expectTexts(t, e.settled(t, "15551239005", 2), "Which color?", "green it is")
+	})
 }
