@@ -31,7 +31,8 @@ type turn struct {
 
 // dispatch answers one message, in this order: the chatbot off or a
 // human transfer active: nothing; outside business hours (unless
-// automated replies are allowed then): the out-of-hours message; an
+// automated replies are allowed then): the out-of-hours message, once per
+// closed period and contact (later messages get nothing); an
 // active session: its flow goes on; a flow's trigger keyword: that flow
 // starts; a keyword rule (by priority): its answer; AI when enabled; else
 // the greeting (the contact's first message) or the fallback message.
@@ -48,7 +49,11 @@ func (b *Bot) dispatch(ctx context.Context, db *ent.Client, m *ent.Message) erro
 	t := &turn{ctx: ctx, b: b, db: db, msg: m, settings: st}
 	t.text, t.buttonID = inputOf(m.MessageType, m.Content)
 	if st.BusinessHoursEnabled && !st.AllowAutomatedOutsideHours {
-		if !InBusinessHours(Schedule(st.BusinessHours), t.location(), b.now()) {
+		if days := Schedule(st.BusinessHours); !InBusinessHours(days, t.location(), b.now()) {
+			told, err := t.toldClosed(ctx, ClosedSince(days, t.location(), b.now()))
+			if err != nil || told {
+				return err
+			}
 			return t.sendAs(ctx, message.BotSourceOutOfHours, Reply{Text: st.OutOfHoursMessage})
 		}
 	}
@@ -97,6 +102,14 @@ func inputOf(typ string, content map[string]any) (text, buttonID string) {
 		}
 	}
 	return text, buttonID
+}
+
+// toldClosed reports whether the contact got the out-of-hours message
+// since the closed period began: it goes out once per period, not on
+// every message.
+func (t *turn) toldClosed(ctx context.Context, since time.Time) (bool, error) {
+	return t.db.Message.Query().Where(message.ContactID(t.msg.ContactID), message.DirectionEQ(message.DirectionOutgoing),
+		message.BotSourceEQ(message.BotSourceOutOfHours), message.CreatedAtGTE(since)).Exist(ctx)
 }
 
 // firstMessage reports whether the message is the contact's first.

@@ -97,3 +97,31 @@ func Location(name string) *time.Location {
 	}
 	return loc
 }
+
+// ClosedSince is when the closed period t falls in began, read in loc:
+// the latest end of an enabled day's hours at or before t (within the
+// last 8 days). With no such end (no day open, or none within 8 days) it
+// is a day before t, so the out-of-hours message goes out at most daily.
+func ClosedSince(days []ScheduleDay, loc *time.Location, t time.Time) time.Time {
+	if loc == nil {
+		loc = time.UTC
+	}
+	lt := t.In(loc)
+	for back := 0; back <= 8; back++ {
+		date := time.Date(lt.Year(), lt.Month(), lt.Day()-back, 0, 0, 0, 0, loc)
+		for _, d := range days {
+			if !d.Enabled || d.Day != int(date.Weekday()) {
+				continue
+			}
+			end, ok := parseClock(d.EndTime)
+			if !ok {
+				continue
+			}
+			closing := time.Date(date.Year(), date.Month(), date.Day(), end/60, end%60, 0, 0, loc)
+			if !closing.After(t) {
+				return closing
+			}
+		}
+	}
+	return t.Add(-24 * time.Hour)
+}

@@ -88,10 +88,13 @@ func TestBotOutOfHours(t *testing.T) {
 	if *rs[0].BotSource != message.BotSourceOutOfHours {
 		t.Fatalf("source %v", *rs[0].BotSource)
 	}
+	// Once per closed period: the contact's next message gets nothing.
+	e.deliver(t, "15551230010", "Di", "wamid.ooh1", time.Now().Unix()+1, "anyone there?")
+	expectTexts(t, e.settled(t, "15551230010", 2), "We are closed, Di.")
 	// Automated replies allowed outside hours: the keyword answers.
 	e.Admin.Do(http.MethodPut, "/api/chatbot/settings", map[string]any{"allow_automated_outside_hours": true}).ExpectStatus(t, http.StatusOK)
-	e.deliver(t, "15551230010", "Di", "wamid.ooh2", time.Now().Unix()+1, "hi")
-	expectTexts(t, e.settled(t, "15551230010", 2), "We are closed, Di.", "Hello")
+	e.deliver(t, "15551230010", "Di", "wamid.ooh2", time.Now().Unix()+2, "hi")
+	expectTexts(t, e.settled(t, "15551230010", 3), "We are closed, Di.", "Hello")
 }
 
 // TestBotOrderingUnderConcurrency sends several contacts five messages
