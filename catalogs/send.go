@@ -9,7 +9,6 @@ import (
 	"switchboard/ent"
 	"switchboard/ent/product"
 	"switchboard/messaging"
-	"switchboard/provider"
 )
 
 // ProductSend is a single product message: ProductID's product, sent
@@ -70,15 +69,13 @@ func (s *Service) SendProductList(ctx context.Context, in ProductListSend) (*ent
 	if in.ContactID == uuid.Nil || in.CatalogID == uuid.Nil {
 		return nil, apperr.Invalidf("contact_id and catalog_id are required")
 	}
-	if n := len(in.Sections); n < 1 || n > provider.MaxProductSections {
-		return nil, apperr.Invalidf("sections must hold 1 to %d sections, not %d", provider.MaxProductSections, n)
-	}
 	var ids []uuid.UUID
 	for _, sec := range in.Sections {
 		ids = append(ids, sec.ProductIDs...)
 	}
-	if len(ids) > provider.MaxProductItems {
-		return nil, apperr.Invalidf("a product list holds at most %d products, not %d", provider.MaxProductItems, len(ids))
+	// Bounded before the products are looked up; messaging checks the rest.
+	if err := messaging.CheckProductListSize(len(in.Sections), len(ids)); err != nil {
+		return nil, err
 	}
 	db := s.db(ctx)
 	c, err := db.Catalog.Get(ctx, in.CatalogID)

@@ -48,27 +48,16 @@ func (s *Service) Sync(ctx context.Context, chatAccount string) (*SyncResult, er
 	if size <= 0 {
 		size = DefaultPageSize
 	}
-	var pcs []provider.PlatformCatalog
-	err = pages(func(after string) (string, error) {
-		p, err := s.Provider.ListCatalogs(ctx, acc, business, after, size)
-		if err != nil {
-			return "", err
-		}
-		pcs = append(pcs, p.Catalogs...)
-		return p.After, nil
+	pcs, err := provider.ReadAll(maxSyncPages, func(after string) (*provider.Page[provider.PlatformCatalog], error) {
+		return s.Provider.ListCatalogs(ctx, acc, business, after, size)
 	})
 	if err != nil {
 		return nil, accounts.ProviderError(err)
 	}
 	products := make([][]provider.PlatformProduct, len(pcs))
 	for i, pc := range pcs {
-		err := pages(func(after string) (string, error) {
-			p, err := s.Provider.ListProducts(ctx, acc, pc.ID, after, size)
-			if err != nil {
-				return "", err
-			}
-			products[i] = append(products[i], p.Products...)
-			return p.After, nil
+		products[i], err = provider.ReadAll(maxSyncPages, func(after string) (*provider.Page[provider.PlatformProduct], error) {
+			return s.Provider.ListProducts(ctx, acc, pc.ID, after, size)
 		})
 		if err != nil {
 			return nil, accounts.ProviderError(err)
@@ -99,23 +88,6 @@ func (s *Service) Sync(ctx context.Context, chatAccount string) (*SyncResult, er
 	}
 	res.Message = fmt.Sprintf("Synced %d of %d catalogs with %d products", res.Synced, res.Total, res.Products)
 	return res, nil
-}
-
-// pages calls read with the after cursor until the last page (or
-// maxSyncPages).
-func pages(read func(after string) (string, error)) error {
-	after := ""
-	for range maxSyncPages {
-		next, err := read(after)
-		if err != nil {
-			return err
-		}
-		if next == "" || next == after {
-			return nil
-		}
-		after = next
-	}
-	return nil
 }
 
 // heldElsewhere reports whether another organization holds a row with

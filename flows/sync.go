@@ -41,18 +41,11 @@ func (s *Service) Sync(ctx context.Context, accountName string) (*SyncResult, er
 	if err != nil {
 		return nil, err
 	}
-	var all []provider.PlatformFlow
-	after := ""
-	for range maxSyncPages {
-		page, err := s.Provider.ListFlows(ctx, acc, after, syncPageSize)
-		if err != nil {
-			return nil, accounts.ProviderError(err)
-		}
-		all = append(all, page.Flows...)
-		if page.After == "" || page.After == after {
-			break
-		}
-		after = page.After
+	all, err := provider.ReadAll(maxSyncPages, func(after string) (*provider.Page[provider.PlatformFlow], error) {
+		return s.Provider.ListFlows(ctx, acc, after, syncPageSize)
+	})
+	if err != nil {
+		return nil, accounts.ProviderError(err)
 	}
 	res := &SyncResult{}
 	for _, pf := range all {

@@ -89,12 +89,29 @@ func validProductMessage(pm ProductMessage) (ProductMessage, error) {
 	return pm, apperr.Invalidf("type must be product or product_list")
 }
 
+// CheckProductListSize checks the number of sections and products of a
+// product_list message against the platform's limits; callers that look
+// the products up first check before they do.
+func CheckProductListSize(sections, products int) error {
+	if sections < 1 || sections > provider.MaxProductSections {
+		return apperr.Invalidf("sections must hold 1 to %d sections, not %d", provider.MaxProductSections, sections)
+	}
+	if products > provider.MaxProductItems {
+		return apperr.Invalidf("a product list holds at most %d products, not %d", provider.MaxProductItems, products)
+	}
+	return nil
+}
+
 func validProductSections(sections []ProductSection) ([]ProductSection, error) {
-	if n := len(sections); n < 1 || n > provider.MaxProductSections {
-		return nil, apperr.Invalidf("sections must hold 1 to %d sections, not %d", provider.MaxProductSections, n)
+	total := 0
+	for _, sec := range sections {
+		total += len(sec.ProductRetailerIDs)
+	}
+	if err := CheckProductListSize(len(sections), total); err != nil {
+		return nil, err
 	}
 	out := make([]ProductSection, len(sections))
-	seen, total := map[string]bool{}, 0
+	seen := map[string]bool{}
 	for i, sec := range sections {
 		title, err := requiredText("sections[].title", sec.Title, maxProductSectionTitle)
 		if err != nil {
@@ -102,10 +119,6 @@ func validProductSections(sections []ProductSection) ([]ProductSection, error) {
 		}
 		if len(sec.ProductRetailerIDs) == 0 {
 			return nil, apperr.Invalidf("section %q has no products", title)
-		}
-		total += len(sec.ProductRetailerIDs)
-		if total > provider.MaxProductItems {
-			return nil, apperr.Invalidf("a product list holds at most %d products", provider.MaxProductItems)
 		}
 		ids := make([]string, len(sec.ProductRetailerIDs))
 		for j, id := range sec.ProductRetailerIDs {

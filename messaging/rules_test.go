@@ -8,6 +8,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
+	"switchboard/apperr"
 	"switchboard/ent"
 	"switchboard/messaging"
 	"switchboard/provider"
@@ -87,4 +88,19 @@ func TestRetryDelay(t *testing.T) {
 			t.Fatalf("RetryDelay of another task type = %v, want asynq's default (>= 15s)", got)
 		}
 	})
+}
+
+func TestCheckProductListSize(t *testing.T) {
+	for _, tc := range []struct {
+		sections, products int
+		ok                 bool
+	}{
+		{1, 1, true}, {provider.MaxProductSections, provider.MaxProductItems, true},
+		{0, 0, false}, {provider.MaxProductSections + 1, 11, false}, {1, provider.MaxProductItems + 1, false},
+	} {
+		err := messaging.CheckProductListSize(tc.sections, tc.products)
+		if (err == nil) != tc.ok || err != nil && apperr.CodeOf(err) != apperr.Invalid {
+			t.Errorf("%d sections, %d products: %v", tc.sections, tc.products, err)
+		}
+	}
 }

@@ -98,25 +98,13 @@ type PlatformCatalog struct {
 	ProductCount int    `json:"product_count"`
 }
 
-// CatalogPage is one page of ListCatalogs; After is the cursor of the
-// next page, "" on the last.
-type CatalogPage struct {
-	Catalogs []PlatformCatalog
-	After    string
-}
-
 // ListCatalogs returns a page of the catalogs business owns
 // (GET /{business_id}/owned_product_catalogs?fields=&limit=&after=).
 //
 // Errors: *Error for a Graph error answer; ErrUnexpectedResponse for an
 // answer that is not the documented list; a transport error otherwise.
-func (c *Client) ListCatalogs(ctx context.Context, acc Account, businessID, after string, limit int) (*CatalogPage, error) {
-	var data []PlatformCatalog
-	next, err := c.listEdge(ctx, acc, "id,name,product_count", after, limit, &data, businessID, "owned_product_catalogs")
-	if err != nil {
-		return nil, err
-	}
-	return &CatalogPage{Catalogs: data, After: next}, nil
+func (c *Client) ListCatalogs(ctx context.Context, acc Account, businessID, after string, limit int) (*Page[PlatformCatalog], error) {
+	return listPage[PlatformCatalog](ctx, c, acc, "id,name,product_count", after, limit, businessID, "owned_product_catalogs")
 }
 
 // ProductFields are the fields of a product create or update
@@ -205,12 +193,6 @@ type PlatformProduct struct {
 // whether its formatted price could be read.
 func (p PlatformProduct) PriceMinor() (int64, bool) { return ParsePrice(p.Price) }
 
-// ProductPage is one page of ListProducts.
-type ProductPage struct {
-	Products []PlatformProduct
-	After    string
-}
-
 // productFields are the fields ListProducts asks for.
 const productFields = "id,retailer_id,name,description,price,currency,url,image_url,availability"
 
@@ -218,13 +200,8 @@ const productFields = "id,retailer_id,name,description,price,currency,url,image_
 // (GET /{catalog_id}/products?fields=&limit=&after=).
 //
 // Errors: as ListCatalogs.
-func (c *Client) ListProducts(ctx context.Context, acc Account, catalogID, after string, limit int) (*ProductPage, error) {
-	var data []PlatformProduct
-	next, err := c.listEdge(ctx, acc, productFields, after, limit, &data, catalogID, "products")
-	if err != nil {
-		return nil, err
-	}
-	return &ProductPage{Products: data, After: next}, nil
+func (c *Client) ListProducts(ctx context.Context, acc Account, catalogID, after string, limit int) (*Page[PlatformProduct], error) {
+	return listPage[PlatformProduct](ctx, c, acc, productFields, after, limit, catalogID, "products")
 }
 
 // ParsePrice reads a formatted price such as "$10.00", "10.00 USD",
@@ -298,35 +275,4 @@ func (c *Client) deleteNode(ctx context.Context, acc Account, id string) error {
 		return err
 	}
 	return c.doSuccess(ctx, acc, &request{method: http.MethodDelete, url: u, idempotent: true})
-}
-
-// listEdge reads one page of an edge into out (a pointer to a slice) and
-// returns the cursor of the next page ("" on the last).
-func (c *Client) listEdge(ctx context.Context, acc Account, fields, after string, limit int, out any, segments ...string) (string, error) {
-	q := url.Values{"fields": {fields}, "limit": {strconv.Itoa(limit)}}
-	if after != "" {
-		q.Set("after", after)
-	}
-	u, err := c.endpoint(acc, q, segments...)
-	if err != nil {
-		return "", err
-	}
-	a := struct {
-		Data   any `json:"data"`
-		Paging struct {
-			Cursors struct {
-				After string `json:"after"`
-			} `json:"cursors"`
-			Next string `json:"next"`
-		} `json:"paging"`
-	}{Data: out}
-	r := getRequest(u)
-	if err := c.doJSON(ctx, acc, r, &a); err != nil {
-		return "", err
-	}
-	// As for templates: a next link only when more pages follow.
-	if a.Paging.Next == "" {
-		return "", nil
-	}
-	return a.Paging.Cursors.After, nil
 }

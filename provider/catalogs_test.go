@@ -86,11 +86,11 @@ func TestCatalogCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	page, err := c.ListProducts(ctx, acc, id, "", 10)
-	if err != nil || len(page.Products) != 1 || page.After != "" {
+	if err != nil || len(page.Items) != 1 || page.After != "" {
 		t.Fatalf("list: %+v, %v", page, err)
 	}
-	if got, ok := page.Products[0].PriceMinor(); !ok || got != 250 || page.Products[0].Price != "$2.50" {
-		t.Errorf("price %q → %d", page.Products[0].Price, got)
+	if got, ok := page.Items[0].PriceMinor(); !ok || got != 250 || page.Items[0].Price != "$2.50" {
+		t.Errorf("price %q → %d", page.Items[0].Price, got)
 	}
 	if err := c.UpdateProduct(ctx, acc, pid, provider.ProductFields{Name: "Socks"}); err != nil {
 		t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/textproto"
 	"net/url"
-	"strconv"
 )
 
 // The WhatsApp Flows endpoints of the Graph API: create a flow of a
@@ -205,44 +204,13 @@ func (c *Client) GetFlow(ctx context.Context, acc Account, flowID string) (*Plat
 	return &f, nil
 }
 
-// FlowPage is one page of ListFlows; After is the next page's cursor, ""
-// on the last page.
-type FlowPage struct {
-	Flows []PlatformFlow
-	After string
-}
-
 // ListFlows returns a page of the business account's flows
 // (GET /{waba_id}/flows?fields=&limit=&after=).
 //
 // Errors: *Error for a Graph error answer; ErrUnexpectedResponse for an
 // answer that is not the documented list; a transport error otherwise.
-func (c *Client) ListFlows(ctx context.Context, acc Account, after string, limit int) (*FlowPage, error) {
-	q := url.Values{"fields": {"id,name,status,categories,validation_errors"}, "limit": {strconv.Itoa(limit)}}
-	if after != "" {
-		q.Set("after", after)
-	}
-	u, err := c.endpoint(acc, q, acc.BusinessID, "flows")
-	if err != nil {
-		return nil, err
-	}
-	var a struct {
-		Data   []PlatformFlow `json:"data"`
-		Paging struct {
-			Cursors struct {
-				After string `json:"after"`
-			} `json:"cursors"`
-			Next string `json:"next"`
-		} `json:"paging"`
-	}
-	if err := c.doJSON(ctx, acc, getRequest(u), &a); err != nil {
-		return nil, err
-	}
-	page := &FlowPage{Flows: a.Data}
-	if a.Paging.Next != "" && len(a.Data) > 0 {
-		page.After = a.Paging.Cursors.After
-	}
-	return page, nil
+func (c *Client) ListFlows(ctx context.Context, acc Account, after string, limit int) (*Page[PlatformFlow], error) {
+	return listPage[PlatformFlow](ctx, c, acc, "id,name,status,categories,validation_errors", after, limit, acc.BusinessID, "flows")
 }
 
 // Flow is an interactive flow message: a button (CTA) that opens the

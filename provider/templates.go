@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 )
 
 // TemplateDefinition is a message template as the platform's
@@ -185,13 +184,6 @@ type PlatformButton struct {
 	OTPType     string `json:"otp_type"`
 }
 
-// TemplatePage is one page of ListTemplates; After is the cursor of the
-// next page, "" on the last.
-type TemplatePage struct {
-	Templates []PlatformTemplate
-	After     string
-}
-
 // templateFields are the fields ListTemplates asks for.
 const templateFields = "id,name,language,status,category,parameter_format,components,quality_score"
 
@@ -201,33 +193,6 @@ const templateFields = "id,name,language,status,category,parameter_format,compon
 //
 // Errors: *Error for a Graph error answer; ErrUnexpectedResponse for an
 // answer that is not the documented list; a transport error otherwise.
-func (c *Client) ListTemplates(ctx context.Context, acc Account, after string, limit int) (*TemplatePage, error) {
-	q := url.Values{"fields": {templateFields}, "limit": {strconv.Itoa(limit)}}
-	if after != "" {
-		q.Set("after", after)
-	}
-	u, err := c.endpoint(acc, q, acc.BusinessID, "message_templates")
-	if err != nil {
-		return nil, err
-	}
-	var a struct {
-		Data   []PlatformTemplate `json:"data"`
-		Paging struct {
-			Cursors struct {
-				After string `json:"after"`
-			} `json:"cursors"`
-			Next string `json:"next"`
-		} `json:"paging"`
-	}
-	r := getRequest(u)
-	if err := c.doJSON(ctx, acc, r, &a); err != nil {
-		return nil, err
-	}
-	page := &TemplatePage{Templates: a.Data}
-	// The platform gives a next link only when more pages follow; the
-	// after cursor is present on the last page too.
-	if a.Paging.Next != "" && len(a.Data) > 0 {
-		page.After = a.Paging.Cursors.After
-	}
-	return page, nil
+func (c *Client) ListTemplates(ctx context.Context, acc Account, after string, limit int) (*Page[PlatformTemplate], error) {
+	return listPage[PlatformTemplate](ctx, c, acc, templateFields, after, limit, acc.BusinessID, "message_templates")
 }

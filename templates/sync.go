@@ -34,18 +34,11 @@ func (s *Service) Sync(ctx context.Context, accountName string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	var all []provider.PlatformTemplate
-	after := ""
-	for range maxSyncPages {
-		page, err := s.Provider.ListTemplates(ctx, acc, after, syncPageSize)
-		if err != nil {
-			return 0, platformError(err)
-		}
-		all = append(all, page.Templates...)
-		if page.After == "" || page.After == after {
-			break
-		}
-		after = page.After
+	all, err := provider.ReadAll(maxSyncPages, func(after string) (*provider.Page[provider.PlatformTemplate], error) {
+		return s.Provider.ListTemplates(ctx, acc, after, syncPageSize)
+	})
+	if err != nil {
+		return 0, platformError(err)
 	}
 	count := 0
 	err = database.InTx(ctx, s.Client, func(ctx context.Context, db *ent.Client) error {

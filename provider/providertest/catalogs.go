@@ -1,7 +1,6 @@
 package providertest
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -230,7 +229,7 @@ func (f *Fake) listCatalogs(w http.ResponseWriter, r *http.Request) {
 			all = append(all, map[string]any{"id": c.ID, "name": c.Name, "product_count": len(f.Products(c.ID))})
 		}
 	}
-	writePage(w, r, all, "/"+business+"/owned_product_catalogs")
+	f.writePage(w, r, all)
 }
 
 // createProduct answers POST /{catalog}/products: {id}. A missing
@@ -294,7 +293,7 @@ func (f *Fake) listProducts(w http.ResponseWriter, r *http.Request) {
 			"description": p.Description, "price": FormatPrice(p.Price, p.Currency), "currency": p.Currency,
 			"url": p.URL, "image_url": p.ImageURL, "availability": p.Availability})
 	}
-	writePage(w, r, all, "/"+catalogID+"/products")
+	f.writePage(w, r, all)
 }
 
 // FormatPrice formats minor units as the platform's product reads do:
@@ -391,35 +390,4 @@ func (f *Fake) isProduct(id string) bool {
 	defer f.mu.Unlock()
 	_, ok := f.catalogStore().products[id]
 	return ok
-}
-
-// writePage answers one page of all (limit and after from the query;
-// the cursor is the base64 offset) with {data, paging}; paging.next only
-// when more follow.
-func writePage(w http.ResponseWriter, r *http.Request, all []map[string]any, path string) {
-	q := r.URL.Query()
-	limit, err := strconv.Atoi(q.Get("limit"))
-	if err != nil || limit <= 0 {
-		limit = 25
-	}
-	start := 0
-	if a := q.Get("after"); a != "" {
-		b, _ := base64.StdEncoding.DecodeString(a)
-		if start, err = strconv.Atoi(string(b)); err != nil || start < 0 {
-			InvalidParameter("Invalid after cursor").write(w)
-			return
-		}
-	}
-	start = min(start, len(all))
-	end := min(start+limit, len(all))
-	page := all[start:end]
-	if page == nil {
-		page = []map[string]any{}
-	}
-	cursor := func(i int) string { return base64.StdEncoding.EncodeToString([]byte(strconv.Itoa(i))) }
-	paging := map[string]any{"cursors": map[string]any{"before": cursor(start), "after": cursor(end)}}
-	if end < len(all) {
-		paging["next"] = "https://graph.facebook.com/" + Version(r) + path + "?limit=" + strconv.Itoa(limit) + "&after=" + cursor(end)
-	}
-	JSON(http.StatusOK, map[string]any{"data": page, "paging": paging}).write(w)
 }

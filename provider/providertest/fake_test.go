@@ -122,3 +122,47 @@ func TestFakeAccessToken(t *testing.T) {
 		t.Errorf("right token: %d %v", status, body)
 	}
 }
+
+// TestFakePaging checks the lists' cursor paging: following paging.next
+// reads every item once; an empty list is {data: []}; a bad cursor is
+// refused.
+func TestFakePaging(t *testing.T) {
+	f := providertest.New(t)
+	bearer := "Bearer " + providertest.AccessToken
+	for _, name := range []string{"a", "b", "c"} {
+		f.AddFlow(providertest.Flow{Name: name, Categories: []string{"OTHER"}})
+	}
+	var names []string
+	path, pages := "/v21.0/"+providertest.BusinessID+"/flows?fields=id,name&limit=2", 0
+	for path != "" && pages < 5 {
+		status, body := do(t, f, "GET", path, bearer, "")
+		if status != 200 {
+			t.Fatalf("GET %s: %d %v", path, status, body)
+		}
+		pages++
+		data, _ := body["data"].([]any)
+		for _, d := range data {
+			names = append(names, d.(map[string]any)["name"].(string))
+		}
+		paging, _ := body["paging"].(map[string]any)
+		cursors, _ := paging["cursors"].(map[string]any)
+		if cursors["before"] == nil || cursors["after"] == nil {
+			t.Errorf("page %d has no cursors: %v", pages, body)
+		}
+		next, _ := paging["next"].(string)
+		if next != "" && (!strings.HasPrefix(next, f.URL+"/v21.0/") || !strings.Contains(next, "fields=id%2Cname")) {
+			t.Errorf("next %q is not this request's next page", next)
+		}
+		path = strings.TrimPrefix(next, f.URL)
+	}
+	if strings.Join(names, ",") != "a,b,c" || pages != 2 {
+		t.Errorf("read %v in %d pages", names, pages)
+	}
+	status, body := do(t, f, "GET", "/v21.0/999/message_templates", bearer, "")
+	if data, ok := body["data"].([]any); status != 200 || !ok || len(data) != 0 || body["paging"] != nil {
+		t.Errorf("empty list: %d %v", status, body)
+	}
+	if status, body := do(t, f, "GET", "/v21.0/"+providertest.BusinessID+"/flows?after=%21%21", bearer, ""); status != 400 || errorCode(body) != 100 {
+		t.Errorf("bad cursor: %d %v", status, body)
+	}
+}

@@ -1,7 +1,6 @@
 package providertest
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -196,22 +195,9 @@ func (f *Fake) flowNode(w http.ResponseWriter, fl *Flow) {
 	JSON(http.StatusOK, out).write(w)
 }
 
-// listFlows answers GET /{waba}/flows?limit=&after= with {data, paging:
-// {cursors: {before, after}, next}}; next only when more pages follow.
+// listFlows answers GET /{waba}/flows?limit=&after=, one page at a time
+// (paging.go).
 func (f *Fake) listFlows(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	limit, err := strconv.Atoi(q.Get("limit"))
-	if err != nil || limit <= 0 {
-		limit = 25
-	}
-	start := 0
-	if a := q.Get("after"); a != "" {
-		b, _ := base64.StdEncoding.DecodeString(a)
-		if start, err = strconv.Atoi(string(b)); err != nil || start < 0 {
-			InvalidParameter("Invalid after cursor").write(w)
-			return
-		}
-	}
 	waba := r.PathValue("waba")
 	f.mu.Lock()
 	var all []map[string]any
@@ -228,16 +214,5 @@ func (f *Fake) listFlows(w http.ResponseWriter, r *http.Request) {
 			"categories": fl.Categories, "validation_errors": errs})
 	}
 	f.mu.Unlock()
-	start = min(start, len(all))
-	end := min(start+limit, len(all))
-	page := all[start:end]
-	if page == nil {
-		page = []map[string]any{}
-	}
-	cursor := func(i int) string { return base64.StdEncoding.EncodeToString([]byte(strconv.Itoa(i))) }
-	paging := map[string]any{"cursors": map[string]any{"before": cursor(start), "after": cursor(end)}}
-	if end < len(all) {
-		paging["next"] = f.URL + "/" + Version(r) + "/" + waba + "/flows?limit=" + strconv.Itoa(limit) + "&after=" + cursor(end)
-	}
-	JSON(http.StatusOK, map[string]any{"data": page, "paging": paging}).write(w)
+	f.writePage(w, r, all)
 }

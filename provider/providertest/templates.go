@@ -1,7 +1,6 @@
 package providertest
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -127,23 +126,9 @@ func (f *Fake) createTemplate(w http.ResponseWriter, r *http.Request) {
 	JSON(http.StatusOK, map[string]any{"id": t.ID, "status": t.Status, "category": t.Category}).write(w)
 }
 
-// listTemplates answers GET /{waba}/message_templates?limit=&after= with
-// {data, paging: {cursors: {before, after}, next}}; next only when more
-// pages follow.
+// listTemplates answers GET /{waba}/message_templates?limit=&after=, one
+// page at a time (paging.go).
 func (f *Fake) listTemplates(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	limit, err := strconv.Atoi(q.Get("limit"))
-	if err != nil || limit <= 0 {
-		limit = 25
-	}
-	start := 0
-	if a := q.Get("after"); a != "" {
-		b, _ := base64.StdEncoding.DecodeString(a)
-		if start, err = strconv.Atoi(string(b)); err != nil || start < 0 {
-			InvalidParameter("Invalid after cursor").write(w)
-			return
-		}
-	}
 	waba := r.PathValue("waba")
 	f.mu.Lock()
 	var all []map[string]any
@@ -160,18 +145,7 @@ func (f *Fake) listTemplates(w http.ResponseWriter, r *http.Request) {
 		all = append(all, cloneMap(m))
 	}
 	f.mu.Unlock()
-	start = min(start, len(all))
-	end := min(start+limit, len(all))
-	page := all[start:end]
-	if page == nil {
-		page = []map[string]any{}
-	}
-	cursor := func(i int) string { return base64.StdEncoding.EncodeToString([]byte(strconv.Itoa(i))) }
-	paging := map[string]any{"cursors": map[string]any{"before": cursor(start), "after": cursor(end)}}
-	if end < len(all) {
-		paging["next"] = f.URL + "/" + Version(r) + "/" + waba + "/message_templates?limit=" + strconv.Itoa(limit) + "&after=" + cursor(end)
-	}
-	JSON(http.StatusOK, map[string]any{"data": page, "paging": paging}).write(w)
+	f.writePage(w, r, all)
 }
 
 // deleteTemplate answers DELETE /{waba}/message_templates?name=&hsm_id=.
