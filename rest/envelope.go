@@ -29,7 +29,6 @@ var statusOf = map[apperr.Code]int{
 	apperr.Gone:            http.StatusGone,
 	apperr.TooMany:         http.StatusTooManyRequests,
 	apperr.Unavailable:     http.StatusServiceUnavailable,
-	apperr.BadGateway:      http.StatusBadGateway,
 	apperr.NotImplemented:  http.StatusNotImplemented,
 	apperr.Internal:        http.StatusInternalServerError,
 }
