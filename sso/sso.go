@@ -186,12 +186,13 @@ func (s *Service) oauth(ctx context.Context, cfg *ent.SSOConfig) (*oauth2.Config
 	ep := s.endpoints(cfg)
 	secret := ""
 	if len(cfg.ClientSecretEncrypted) > 0 {
+		// Faults of this server: logged, not shown to whoever signs in.
 		if s.Secrets == nil {
-			return nil, nil, apperr.New(apperr.Internal, "encryption is not configured")
+			return nil, nil, &apperr.Error{Code: apperr.Internal, Message: "internal error", Err: errors.New("sso: encryption is not configured")}
 		}
 		b, err := s.Secrets.Open(cfg.ClientSecretEncrypted)
 		if err != nil {
-			return nil, nil, apperr.New(apperr.Internal, "the SSO client secret cannot be decrypted")
+			return nil, nil, &apperr.Error{Code: apperr.Internal, Message: "internal error", Err: fmt.Errorf("sso: decrypting the client secret: %w", err)}
 		}
 		secret = string(b)
 	}
