@@ -177,7 +177,33 @@ func ssoAuthorize(t *testing.T, env *apitest.Env, provider, query string) string
 func ssoFlow(t *testing.T, env *apitest.Env, provider, query string) (*http.Response, string) {
 	t.Helper()
 	callback := ssoAuthorize(t, env, provider, query)
-	return redeem(t, env, callback), callback
+	return ssoCallback(t, env, callback, callbackState(callback)), callback
+}
+
+// callbackState is the state of a callback path: the browser that started
+// that sign-in holds it in its state cookie.
+func callbackState(path string) string {
+	u, _ := url.Parse(path)
+	return u.Query().Get("state")
+}
+
+// ssoCallback sends the callback path with the browser's state cookie
+// (none when browserState is empty); the body is left unread.
+func ssoCallback(t *testing.T, env *apitest.Env, path, browserState string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, env.Server.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if browserState != "" {
+		req.AddCookie(&http.Cookie{Name: "whm_sso_state", Value: browserState})
+	}
+	resp, err := noRedirects.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
 }
 
 // ssoState starts a sign-in and returns its state, without going to the
@@ -225,6 +251,16 @@ func TestSSO(t *testing.T) {
 	agent := env.NewUser(env.OrgID, access.RoleAgent)
 	agentEmail := agent.Do(http.MethodGet, "/api/me", nil).ExpectStatus(t, http.StatusOK).String("data.email")
 
+	t.Run("StateCookie", func(t *testing.T) {
+		// Init binds the state to the browser.
+		init := redeem(t, env, "/api/auth/sso/google/init"+orgQuery)
+		loc, _ := url.Parse(init.Header.Get("Location"))
+		c := respCookie(init, "whm_sso_state")
+		if c == nil || c.Value != loc.Query().Get("state") || !c.HttpOnly || c.Path != "/api/auth/sso/" ||
+			c.SameSite != http.SameSiteLaxMode || c.MaxAge != int(sso.StateTTL/time.Second) {
+			t.Fatalf("state cookie: %+v", c)
+		}
+	})
 	var firstCallback string
 	t.Run("OIDCExistingUser", func(t *testing.T) {
 		idp.signIn(idpPerson{Email: strings.ToUpper(agentEmail), Verified: true, Name: "Agent"})
@@ -232,6 +268,9 @@ func TestSSO(t *testing.T) {
 		firstCallback = callback
 		if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "http://localhost:8080/" {
 			t.Fatalf("callback: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+		}
+		if c := respCookie(resp, "whm_sso_state"); c == nil || c.MaxAge >= 0 || c.Path != "/api/auth/sso/" {
+			t.Errorf("the state cookie is not cleared: %v", resp.Cookies())
 		}
 		acc, ref, csrf := respCookie(resp, "whm_access"), respCookie(resp, "whm_refresh"), respCookie(resp, "whm_csrf")
 		if acc == nil || ref == nil || csrf == nil || !acc.HttpOnly || !ref.HttpOnly || csrf.HttpOnly ||
@@ -284,14 +323,19 @@ func testSSOFailures(t *testing.T, env *apitest.Env, idp *fakeIdP, firstCallback
 			return ssoAuthorize(t, env, provider, orgQuery)
 		}
 	}
+	const notThisBrowser = "the sign-in was not started in this browser; start again"
+	// browser is the state cookie the callback carries: "" the callback's
+	// own state (the browser that started it), "none" no cookie, "other"
+	// the state of another sign-in.
 	cases := []struct {
 		name     string
 		callback func(t *testing.T) string
+		browser  string
 		status   int
 		message  string
 	}{
-		{"StateReplay", func(*testing.T) string { return firstCallback }, http.StatusBadRequest, stateGone},
-		{"UnknownState", func(*testing.T) string { return withState("google", "never-issued", "&code=x") }, http.StatusBadRequest, stateGone},
+		{"StateReplay", func(*testing.T) string { return firstCallback }, "", http.StatusBadRequest, stateGone},
+		{"UnknownState", func(*testing.T) string { return withState("google", "never-issued", "&code=x") }, "", http.StatusBadRequest, stateGone},
 		{"ExpiredState", func(t *testing.T) string {
 			state := ssoState(t, env, "google", orgQuery)
 			// The state lives in Redis for sso.StateTTL: let it lapse now.
@@ -301,32 +345,36 @@ func testSSOFailures(t *testing.T, env *apitest.Env, idp *fakeIdP, firstCallback
 			}
 			eventually(t, "the state to expire", func() bool { return env.App.SSO.Redis.Exists(t.Context(), key).Val() == 0 })
 			return withState("google", state, "&code=x")
-		}, http.StatusBadRequest, stateGone},
-		{"NoState", func(*testing.T) string { return "/api/auth/sso/google/callback?code=x" }, http.StatusBadRequest, "state is required"},
-		{"LongState", func(*testing.T) string { return withState("google", strings.Repeat("s", 129), "&code=x") }, http.StatusBadRequest, "state is required"},
+		}, "", http.StatusBadRequest, stateGone},
+		{"NoState", func(*testing.T) string { return "/api/auth/sso/google/callback?code=x" }, "", http.StatusBadRequest, "state is required"},
+		{"LongState", func(*testing.T) string { return withState("google", strings.Repeat("s", 129), "&code=x") }, "", http.StatusBadRequest, "state is required"},
 		{"StateOfAnotherProvider", func(t *testing.T) string { return withState("custom", ssoState(t, env, "google", orgQuery), "&code=x") },
-			http.StatusBadRequest, "the sign-in state belongs to another provider; start again"},
+			"", http.StatusBadRequest, "the sign-in state belongs to another provider; start again"},
 		{"NoCode", func(t *testing.T) string { return withState("google", ssoState(t, env, "google", orgQuery), "") },
-			http.StatusBadRequest, "code is required"},
+			"", http.StatusBadRequest, "code is required"},
 		{"ProviderRefused", func(t *testing.T) string {
 			return withState("google", ssoState(t, env, "google", orgQuery), "&error=access_denied&error_description="+description)
-		}, http.StatusUnauthorized, `the identity provider refused the sign-in: "access_denied"`},
+		}, "", http.StatusUnauthorized, `the identity provider refused the sign-in: "access_denied"`},
 		{"ProviderErrorClipped", func(t *testing.T) string {
 			return withState("google", ssoState(t, env, "google", orgQuery), "&error="+strings.Repeat("e", 150)+"%0A")
-		}, http.StatusUnauthorized, `the identity provider refused the sign-in: "` + strings.Repeat("e", 100) + `"`},
+		}, "", http.StatusUnauthorized, `the identity provider refused the sign-in: "` + strings.Repeat("e", 100) + `"`},
 		{"CodeReuse", func(t *testing.T) string {
 			old, _ := url.Parse(firstCallback)
 			return withState("google", ssoState(t, env, "google", orgQuery), "&code="+url.QueryEscape(old.Query().Get("code")))
-		}, http.StatusUnauthorized, "the identity provider did not accept the sign-in code"},
+		}, "", http.StatusUnauthorized, "the identity provider did not accept the sign-in code"},
 		{"WrongDomain", signIn(idpPerson{Email: "someone@elsewhere.org", Verified: true}, "google"),
-			http.StatusForbidden, "sign-in with this email domain is not allowed"},
-		{"UnverifiedEmail", signIn(idpPerson{Email: agentEmail, Verified: false}, "google"), http.StatusForbidden, unverified},
+			"", http.StatusForbidden, "sign-in with this email domain is not allowed"},
+		{"UnverifiedEmail", signIn(idpPerson{Email: agentEmail, Verified: false}, "google"), "", http.StatusForbidden, unverified},
 		{"AutoCreateOff", signIn(idpPerson{Email: "newcomer@example.com", Verified: true}, "google"),
-			http.StatusForbidden, "no account of this organization uses newcomer@example.com, and single sign-on does not create accounts"},
+			"", http.StatusForbidden, "no account of this organization uses newcomer@example.com, and single sign-on does not create accounts"},
 		{"CustomUnverified", func(t *testing.T) string {
 			idp.signIn(idpPerson{Email: "other@example.net", Verified: false})
 			return ssoAuthorize(t, env, "custom", "")
-		}, http.StatusForbidden, unverified},
+		}, "", http.StatusForbidden, unverified},
+		// A callback link made in another browser (login CSRF), or one
+		// whose browser lost or replaced its state cookie.
+		{"NoStateCookie", signIn(idpPerson{Email: agentEmail, Verified: true}, "google"), "none", http.StatusBadRequest, notThisBrowser},
+		{"OtherSignInsCookie", signIn(idpPerson{Email: agentEmail, Verified: true}, "google"), "other", http.StatusBadRequest, notThisBrowser},
 		{"ProviderDisabled", func(t *testing.T) string {
 			// A sign-in started before the provider was disabled cannot end.
 			idp.signIn(idpPerson{Email: agentEmail, Verified: true})
@@ -335,17 +383,20 @@ func testSSOFailures(t *testing.T, env *apitest.Env, idp *fakeIdP, firstCallback
 				"client_id": "client-1", "is_enabled": false, "allow_auto_create": false,
 			}).ExpectStatus(t, http.StatusOK)
 			return callback
-		}, http.StatusNotFound, "single sign-on with google is not enabled for this organization"},
+		}, "", http.StatusNotFound, "single sign-on with google is not enabled for this organization"},
 	}
 	for _, tc := range cases {
 		t.Run("Err"+tc.name, func(t *testing.T) {
 			callback := tc.callback(t)
-			resp, err := noRedirects.Get(env.Server.URL + callback)
-			if err != nil {
-				t.Fatal(err)
+			browserState := callbackState(callback)
+			switch tc.browser {
+			case "none":
+				browserState = ""
+			case "other":
+				browserState = ssoState(t, env, "google", orgQuery)
 			}
+			resp := ssoCallback(t, env, callback, browserState)
 			raw, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
 			var body struct {
 				Status  string `json:"status"`
 				Message string `json:"message"`
@@ -357,6 +408,9 @@ func testSSOFailures(t *testing.T, env *apitest.Env, idp *fakeIdP, firstCallback
 			}
 			if c := respCookie(resp, "whm_access"); c != nil {
 				t.Errorf("a failed callback set a session: %v", resp.Cookies())
+			}
+			if c := respCookie(resp, "whm_sso_state"); c == nil || c.MaxAge >= 0 {
+				t.Errorf("the state cookie is not cleared: %v", resp.Cookies())
 			}
 			leaks := []string{description, idp.URL, "idp-secret", "client-1"}
 			if u, _ := url.Parse(callback); len(u.Query().Get("code")) > 1 {
