@@ -2,7 +2,6 @@ package accounts
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"regexp"
 
@@ -68,7 +67,7 @@ func (s *Service) Test(ctx context.Context, id uuid.UUID) (*provider.PhoneNumber
 	}
 	p, err := s.Provider.PhoneNumberInfo(ctx, acc)
 	if err != nil {
-		return nil, ProviderError(err)
+		return nil, apperr.FromPlatform(err)
 	}
 	if p.MessagingLimitTier != a.MessagingLimitTier {
 		if err := s.db(ctx).Account.UpdateOneID(a.ID).SetMessagingLimitTier(p.MessagingLimitTier).Exec(ctx); err != nil {
@@ -86,7 +85,7 @@ func (s *Service) Subscribe(ctx context.Context, id uuid.UUID) error {
 	if err != nil {
 		return err
 	}
-	return ProviderError(s.Provider.SubscribeApp(ctx, acc))
+	return apperr.FromPlatform(s.Provider.SubscribeApp(ctx, acc))
 }
 
 // BusinessProfile reads the account's business profile from the
@@ -97,7 +96,7 @@ func (s *Service) BusinessProfile(ctx context.Context, id uuid.UUID) (*provider.
 		return nil, err
 	}
 	p, err := s.Provider.GetBusinessProfile(ctx, acc)
-	return p, ProviderError(err)
+	return p, apperr.FromPlatform(err)
 }
 
 // UpdateBusinessProfile changes the given fields of the account's
@@ -117,10 +116,10 @@ func (s *Service) UpdateBusinessProfile(ctx context.Context, id uuid.UUID, in Bu
 		return nil, err
 	}
 	if err := s.Provider.UpdateBusinessProfile(ctx, acc, upd); err != nil {
-		return nil, ProviderError(err)
+		return nil, apperr.FromPlatform(err)
 	}
 	p, err := s.Provider.GetBusinessProfile(ctx, acc)
-	return p, ProviderError(err)
+	return p, apperr.FromPlatform(err)
 }
 
 // UploadProfilePhoto sets the business profile photo: a JPEG or
@@ -149,10 +148,10 @@ func (s *Service) UploadProfilePhoto(ctx context.Context, id uuid.UUID, filename
 	}
 	handle, err := s.Provider.UploadProfilePhoto(ctx, acc, a.AppID, filename, mimeType, data)
 	if err != nil {
-		return "", ProviderError(err)
+		return "", apperr.FromPlatform(err)
 	}
 	if err := s.Provider.UpdateBusinessProfile(ctx, acc, provider.BusinessProfileUpdate{ProfilePictureHandle: handle}); err != nil {
-		return "", ProviderError(err)
+		return "", apperr.FromPlatform(err)
 	}
 	return handle, nil
 }
@@ -178,30 +177,4 @@ func (s *Service) providerAccount(ctx context.Context, id uuid.UUID) (*ent.Accou
 	return a, provider.Account{
 		PhoneID: a.PhoneID, BusinessID: a.BusinessID, AccessToken: string(token), APIVersion: a.APIVersion,
 	}, nil
-}
-
-// ProviderError maps a platform failure to the application's errors: a
-// definitive refusal (a 4xx answer such as an invalid token or parameter,
-// or arguments the client refused to send) is invalid with the platform's
-// message; throttling, 5xx answers, malformed answers and network failures
-// are unavailable.
-func ProviderError(err error) error {
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return apperr.Wrap(err, "provider")
-	}
-	var pe *provider.Error
-	switch {
-	case errors.As(err, &pe) && !pe.Temporary():
-		return &apperr.Error{Code: apperr.Invalid, Message: pe.Error(), Err: err}
-	case errors.As(err, &pe):
-		return &apperr.Error{Code: apperr.Unavailable, Message: pe.Error(), Err: err}
-	case errors.Is(err, provider.ErrInvalid):
-		return &apperr.Error{Code: apperr.Invalid, Message: err.Error(), Err: err}
-	case errors.Is(err, provider.ErrUnexpectedResponse):
-		return &apperr.Error{Code: apperr.Unavailable, Message: "provider: unexpected answer from the platform", Err: err}
-	}
-	return &apperr.Error{Code: apperr.Unavailable, Message: "provider: the platform could not be reached: " + err.Error(), Err: err}
 }

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"switchboard/rest"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -79,16 +80,14 @@ func (q *queueCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// accessLog logs each request at debug level, and server errors at error.
+// accessLog logs each request at rest.StatusLogLevel: debug, server
+// faults at error, 503 at warn.
 func accessLog(log *slog.Logger) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		start := time.Now()
 		c.Next()
 		status := c.Writer.Status()
-		level := slog.LevelDebug
-		if status >= 500 {
-			level = slog.LevelError
-		}
+		level := rest.StatusLogLevel(status)
 		if !log.Enabled(c.Request.Context(), level) {
 			// Spares building the record of every request.
 			return

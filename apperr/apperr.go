@@ -23,13 +23,10 @@ const (
 	NotFound        Code = "not_found"
 	// Gone is something that existed and is no more (a used or expired
 	// custom action redirect token).
-	Gone        Code = "gone"
-	Conflict    Code = "conflict"
-	TooMany     Code = "rate_limited"
-	Unavailable Code = "unavailable"
-	// BadGateway: the platform answered with a failure that is not the
-	// caller's to fix (a 5xx, a malformed answer).
-	BadGateway     Code = "bad_gateway"
+	Gone           Code = "gone"
+	Conflict       Code = "conflict"
+	TooMany        Code = "rate_limited"
+	Unavailable    Code = "unavailable"
 	NotImplemented Code = "not_implemented"
 	Internal       Code = "internal"
 )

@@ -154,15 +154,15 @@ func (s *Service) Create(ctx context.Context, chatAccount, name string) (*View, 
 	}
 	business, err := s.Provider.OwnerBusinessID(ctx, acc)
 	if err != nil {
-		return nil, accounts.ProviderError(err)
+		return nil, apperr.FromPlatform(err)
 	}
 	platformID, err := s.Provider.CreateCatalog(ctx, acc, business, name)
 	if err != nil {
-		return nil, accounts.ProviderError(err)
+		return nil, apperr.FromPlatform(err)
 	}
 	if err := s.Provider.ConnectCatalog(ctx, acc, platformID); err != nil {
 		_ = s.Provider.DeleteCatalog(context.WithoutCancel(ctx), acc, platformID)
-		return nil, accounts.ProviderError(err)
+		return nil, apperr.FromPlatform(err)
 	}
 	c, err := s.db(ctx).Catalog.Create().SetChatAccount(chatAccount).SetName(name).SetProviderCatalogID(platformID).Save(ctx)
 	if err != nil {
@@ -187,7 +187,7 @@ func (s *Service) Delete(ctx context.Context, id uuid.UUID) error {
 			return err
 		}
 		if err := s.Provider.DeleteCatalog(ctx, acc, c.ProviderCatalogID); err != nil && !goneAtPlatform(err) {
-			return accounts.ProviderError(err)
+			return apperr.FromPlatform(err)
 		}
 	}
 	return database.InTx(ctx, s.Client, func(ctx context.Context, db *ent.Client) error {

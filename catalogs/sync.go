@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"switchboard/accounts"
 	"switchboard/apperr"
 	"switchboard/database"
 	"switchboard/ent"
@@ -42,7 +41,7 @@ func (s *Service) Sync(ctx context.Context, chatAccount string) (*SyncResult, er
 	}
 	business, err := s.Provider.OwnerBusinessID(ctx, acc)
 	if err != nil {
-		return nil, accounts.ProviderError(err)
+		return nil, apperr.FromPlatform(err)
 	}
 	size := s.PageSize
 	if size <= 0 {
@@ -52,7 +51,7 @@ func (s *Service) Sync(ctx context.Context, chatAccount string) (*SyncResult, er
 		return s.Provider.ListCatalogs(ctx, acc, business, after, size)
 	})
 	if err != nil {
-		return nil, accounts.ProviderError(err)
+		return nil, apperr.FromPlatform(err)
 	}
 	products := make([][]provider.PlatformProduct, len(pcs))
 	for i, pc := range pcs {
@@ -60,7 +59,7 @@ func (s *Service) Sync(ctx context.Context, chatAccount string) (*SyncResult, er
 			return s.Provider.ListProducts(ctx, acc, pc.ID, after, size)
 		})
 		if err != nil {
-			return nil, accounts.ProviderError(err)
+			return nil, apperr.FromPlatform(err)
 		}
 	}
 	res := &SyncResult{Total: len(pcs)}

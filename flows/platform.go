@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"switchboard/accounts"
 	"switchboard/apperr"
 	"switchboard/database"
 	"switchboard/ent"
@@ -96,7 +95,7 @@ func (s *Service) SaveToProvider(ctx context.Context, id uuid.UUID) (*Result, er
 	if f.ProviderFlowID == "" {
 		c, err := s.Provider.CreateFlow(ctx, acc, f.Name, []string{platformCategory(f.Category)})
 		if err != nil {
-			return nil, accounts.ProviderError(err)
+			return nil, apperr.FromPlatform(err)
 		}
 		// Kept at once, so that a failed upload is retried on the same
 		// platform flow rather than creating another.
@@ -119,7 +118,7 @@ func (s *Service) SaveToProvider(ctx context.Context, id uuid.UUID) (*Result, er
 	}
 	res, err := s.Provider.UploadFlowJSON(ctx, acc, f.ProviderFlowID, body)
 	if err != nil {
-		return nil, accounts.ProviderError(err)
+		return nil, apperr.FromPlatform(err)
 	}
 	if len(res.ValidationErrors) > 0 {
 		return nil, apperr.Invalidf("%s", DescribeValidationErrors(f.FlowJSON, res.ValidationErrors))
@@ -231,7 +230,7 @@ func (s *Service) transition(ctx context.Context, f *ent.FormFlow, from, to form
 		return nil, err
 	}
 	if err := call(ctx, acc, f.ProviderFlowID); err != nil {
-		return nil, accounts.ProviderError(err)
+		return nil, apperr.FromPlatform(err)
 	}
 	n, err := s.db(ctx).FormFlow.Update().Where(formflow.ID(f.ID), formflow.StatusEQ(from), formflow.DeletedAtIsNil()).
 		SetStatus(to).Save(ctx)

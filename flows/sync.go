@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"switchboard/accounts"
 	"switchboard/apperr"
 	"switchboard/ent"
 	"switchboard/ent/formflow"
@@ -45,7 +44,7 @@ func (s *Service) Sync(ctx context.Context, accountName string) (*SyncResult, er
 		return s.Provider.ListFlows(ctx, acc, after, syncPageSize)
 	})
 	if err != nil {
-		return nil, accounts.ProviderError(err)
+		return nil, apperr.FromPlatform(err)
 	}
 	res := &SyncResult{}
 	for _, pf := range all {

@@ -102,44 +102,24 @@ func TestListPagesFromFake(t *testing.T) {
 		want     []string
 	}{
 		{"Templates", "/" + providertest.BusinessID + "/message_templates", func() ([]string, error) {
-			all, err := provider.ReadAll(10, func(after string) (*provider.Page[provider.PlatformTemplate], error) {
+			return readNames(func(after string) (*provider.Page[provider.PlatformTemplate], error) {
 				return c.ListTemplates(ctx, acc, after, 2)
-			})
-			var out []string
-			for _, v := range all {
-				out = append(out, v.Name)
-			}
-			return out, err
+			}, func(v provider.PlatformTemplate) string { return v.Name })
 		}, names(5, "t")},
 		{"Flows", "/" + providertest.BusinessID + "/flows", func() ([]string, error) {
-			all, err := provider.ReadAll(10, func(after string) (*provider.Page[provider.PlatformFlow], error) {
+			return readNames(func(after string) (*provider.Page[provider.PlatformFlow], error) {
 				return c.ListFlows(ctx, acc, after, 2)
-			})
-			var out []string
-			for _, v := range all {
-				out = append(out, v.Name)
-			}
-			return out, err
+			}, func(v provider.PlatformFlow) string { return v.Name })
 		}, names(5, "f")},
 		{"Catalogs", "/" + providertest.OwnerBusinessID + "/owned_product_catalogs", func() ([]string, error) {
-			all, err := provider.ReadAll(10, func(after string) (*provider.Page[provider.PlatformCatalog], error) {
+			return readNames(func(after string) (*provider.Page[provider.PlatformCatalog], error) {
 				return c.ListCatalogs(ctx, acc, providertest.OwnerBusinessID, after, 2)
-			})
-			var out []string
-			for _, v := range all {
-				out = append(out, v.Name)
-			}
-			return out, err
+			}, func(v provider.PlatformCatalog) string { return v.Name })
 		}, names(5, "C")},
 		{"Products", "/" + catalog + "/products", func() ([]string, error) {
-			all, err := provider.ReadAll(10, func(after string) (*provider.Page[provider.PlatformProduct], error) {
+			return readNames(func(after string) (*provider.Page[provider.PlatformProduct], error) {
 				return c.ListProducts(ctx, acc, catalog, after, 2)
-			})
-			var out []string
-			for _, v := range all {
-				out = append(out, v.Name)
-			}
-			return out, err
+			}, func(v provider.PlatformProduct) string { return v.Name })
 		}, names(5, "p")},
 	}
 	for _, tt := range tests {
@@ -161,4 +141,14 @@ func TestListPagesFromFake(t *testing.T) {
 	if !errors.Is(err, provider.ErrUnexpectedResponse) {
 		t.Errorf("two pages of a three-page list: %v", err)
 	}
+}
+
+// readNames reads a whole list with ReadAll and returns each item's name.
+func readNames[T any](read func(after string) (*provider.Page[T], error), name func(T) string) ([]string, error) {
+	all, err := provider.ReadAll(10, read)
+	var out []string
+	for _, v := range all {
+		out = append(out, name(v))
+	}
+	return out, err
 }

@@ -29,7 +29,6 @@ var statusOf = map[apperr.Code]int{
 	apperr.Gone:            http.StatusGone,
 	apperr.TooMany:         http.StatusTooManyRequests,
 	apperr.Unavailable:     http.StatusServiceUnavailable,
-	apperr.BadGateway:      http.StatusBadGateway,
 	apperr.NotImplemented:  http.StatusNotImplemented,
 	apperr.Internal:        http.StatusInternalServerError,
 }
@@ -50,8 +49,9 @@ var okWithoutData = []byte(`{"status":"success","data":null}`)
 // jsonContentType is the Content-Type gin's c.JSON writes.
 const jsonContentType = "application/json; charset=utf-8"
 
-// writeError maps err to its status and writes the error envelope. Internal
-// errors are logged with the request id and shown as "internal error".
+// writeError maps err to its status and writes the error envelope. Server
+// failures are logged with the request id and their cause (StatusLogLevel);
+// internal errors are shown as "internal error".
 func writeError(c *gin.Context, err error) {
 	var ae *apperr.Error
 	if !errors.As(apperr.Wrap(err, "resource"), &ae) {
@@ -61,11 +61,26 @@ func writeError(c *gin.Context, err error) {
 	if !ok {
 		status = http.StatusInternalServerError
 	}
-	if status >= 500 {
-		slog.ErrorContext(c.Request.Context(), "request failed",
-			"request_id", c.GetString(ctxRequestID), "path", c.FullPath(), "err", err)
+	if level := StatusLogLevel(status); level >= slog.LevelWarn {
+		slog.Log(c.Request.Context(), level, "request failed",
+			"request_id", c.GetString(ctxRequestID), "path", c.FullPath(), "status", status, "err", err)
 	}
 	c.AbortWithStatusJSON(status, envelope{Status: "error", Message: ae.Message, Data: nil})
+}
+
+// StatusLogLevel is the level at which an answer of status is logged: a
+// fault of the server (500 and any unexpected 5xx) at error; 503, a
+// dependency that is down (the platform, Redis), at warn; everything
+// else at debug, the 501 of the spec's unbuilt analytics reports
+// included: it is the answer the spec asks for, not a fault.
+func StatusLogLevel(status int) slog.Level {
+	switch {
+	case status == http.StatusNotImplemented || status < 500:
+		return slog.LevelDebug
+	case status == http.StatusServiceUnavailable:
+		return slog.LevelWarn
+	}
+	return slog.LevelError
 }
 
 // abort writes an error envelope with a code and message.

@@ -3,6 +3,7 @@ package rest
 import (
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -18,21 +19,29 @@ func (a *API) ssoInit(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	target, err := a.SSO.Start(ctx(c), c.Param("provider"), orgID)
+	target, state, err := a.SSO.Start(ctx(c), c.Param("provider"), orgID)
 	if err != nil {
 		return 0, nil, err
 	}
+	// The state, bound to this browser for the callback. Lax: the
+	// provider sends the browser back with a top-level GET.
+	c.SetSameSite(http.SameSiteLaxMode)
+	c.SetCookie(cookieSSOState, state, int(sso.StateTTL/time.Second), ssoCookiePath, "", a.Opts.CookieSecure, true)
 	c.Redirect(http.StatusFound, target)
 	return http.StatusFound, nil, nil
 }
 
 // ssoCallback completes the sign-in, sets the session cookies exactly as
 // login does, and redirects to the application's root (PUBLIC_URL/).
-// Failures answer the error envelope with their status.
+// Failures answer the error envelope with their status. The state cookie
+// is spent either way.
 func (a *API) ssoCallback(c *gin.Context) (int, any, error) {
+	bound, _ := c.Cookie(cookieSSOState)
+	c.SetSameSite(http.SameSiteLaxMode)
+	c.SetCookie(cookieSSOState, "", -1, ssoCookiePath, "", a.Opts.CookieSecure, true)
 	s, err := a.SSO.Finish(ctx(c), sso.Callback{
 		Provider: c.Param("provider"), State: c.Query("state"), Code: c.Query("code"),
-		Error: c.Query("error"), ErrorDescription: c.Query("error_description"),
+		Error: c.Query("error"), ErrorDescription: c.Query("error_description"), BrowserState: bound,
 	})
 	if err != nil {
 		return 0, nil, err
@@ -41,6 +50,13 @@ func (a *API) ssoCallback(c *gin.Context) (int, any, error) {
 	c.Redirect(http.StatusFound, strings.TrimRight(a.SSO.PublicURL, "/")+"/")
 	return http.StatusFound, nil, nil
 }
+
+// The cookie holding the state of the browser's sign-in, sent to the SSO
+// paths only.
+const (
+	cookieSSOState = "whm_sso_state"
+	ssoCookiePath  = "/api/auth/sso/"
+)
 
 // ssoRoutes: public, as login is; the state kept server-side is the
 // anti-CSRF check of the callback.

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -151,9 +152,9 @@ func (f *fakeIdP) userinfo(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(map[string]any{"email": p.Email, "email_verified": p.Verified, "name": p.Name})
 }
 
-// ssoFlow walks a browser through init, the provider and the callback,
-// and returns the callback's answer and its URL (for replays).
-func ssoFlow(t *testing.T, env *apitest.Env, provider, query string) (*http.Response, string) {
+// ssoAuthorize walks a browser through init and the provider, and returns
+// the callback path the provider redirects to.
+func ssoAuthorize(t *testing.T, env *apitest.Env, provider, query string) string {
 	t.Helper()
 	init := redeem(t, env, "/api/auth/sso/"+provider+"/init"+query)
 	if init.StatusCode != http.StatusFound {
@@ -168,8 +169,53 @@ func ssoFlow(t *testing.T, env *apitest.Env, provider, query string) (*http.Resp
 		t.Fatalf("authorize: %d", resp.StatusCode)
 	}
 	back, _ := url.Parse(resp.Header.Get("Location"))
-	callback := back.Path + "?" + back.RawQuery
-	return redeem(t, env, callback), callback
+	return back.Path + "?" + back.RawQuery
+}
+
+// ssoFlow walks a browser through init, the provider and the callback,
+// and returns the callback's answer and its URL (for replays).
+func ssoFlow(t *testing.T, env *apitest.Env, provider, query string) (*http.Response, string) {
+	t.Helper()
+	callback := ssoAuthorize(t, env, provider, query)
+	return ssoCallback(t, env, callback, callbackState(callback)), callback
+}
+
+// callbackState is the state of a callback path: the browser that started
+// that sign-in holds it in its state cookie.
+func callbackState(path string) string {
+	u, _ := url.Parse(path)
+	return u.Query().Get("state")
+}
+
+// ssoCallback sends the callback path with the browser's state cookie
+// (none when browserState is empty); the body is left unread.
+func ssoCallback(t *testing.T, env *apitest.Env, path, browserState string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, env.Server.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if browserState != "" {
+		req.AddCookie(&http.Cookie{Name: "whm_sso_state", Value: browserState})
+	}
+	resp, err := noRedirects.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+// ssoState starts a sign-in and returns its state, without going to the
+// provider.
+func ssoState(t *testing.T, env *apitest.Env, provider, query string) string {
+	t.Helper()
+	init := redeem(t, env, "/api/auth/sso/"+provider+"/init"+query)
+	loc, err := url.Parse(init.Header.Get("Location"))
+	if init.StatusCode != http.StatusFound || err != nil || loc.Query().Get("state") == "" {
+		t.Fatalf("init: %d %q", init.StatusCode, init.Header.Get("Location"))
+	}
+	return loc.Query().Get("state")
 }
 
 func respCookie(resp *http.Response, name string) *http.Cookie {
@@ -205,6 +251,16 @@ func TestSSO(t *testing.T) {
 	agent := env.NewUser(env.OrgID, access.RoleAgent)
 	agentEmail := agent.Do(http.MethodGet, "/api/me", nil).ExpectStatus(t, http.StatusOK).String("data.email")
 
+	t.Run("StateCookie", func(t *testing.T) {
+		// Init binds the state to the browser.
+		init := redeem(t, env, "/api/auth/sso/google/init"+orgQuery)
+		loc, _ := url.Parse(init.Header.Get("Location"))
+		c := respCookie(init, "whm_sso_state")
+		if c == nil || c.Value != loc.Query().Get("state") || !c.HttpOnly || c.Path != "/api/auth/sso/" ||
+			c.SameSite != http.SameSiteLaxMode || c.MaxAge != int(sso.StateTTL/time.Second) {
+			t.Fatalf("state cookie: %+v", c)
+		}
+	})
 	var firstCallback string
 	t.Run("OIDCExistingUser", func(t *testing.T) {
 		idp.signIn(idpPerson{Email: strings.ToUpper(agentEmail), Verified: true, Name: "Agent"})
@@ -212,6 +268,9 @@ func TestSSO(t *testing.T) {
 		firstCallback = callback
 		if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "http://localhost:8080/" {
 			t.Fatalf("callback: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+		}
+		if c := respCookie(resp, "whm_sso_state"); c == nil || c.MaxAge >= 0 || c.Path != "/api/auth/sso/" {
+			t.Errorf("the state cookie is not cleared: %v", resp.Cookies())
 		}
 		acc, ref, csrf := respCookie(resp, "whm_access"), respCookie(resp, "whm_refresh"), respCookie(resp, "whm_csrf")
 		if acc == nil || ref == nil || csrf == nil || !acc.HttpOnly || !ref.HttpOnly || csrf.HttpOnly ||
@@ -221,40 +280,6 @@ func TestSSO(t *testing.T) {
 		me := env.WithToken(acc.Value).Do(http.MethodGet, "/api/me", nil).ExpectStatus(t, http.StatusOK)
 		if me.String("data.id") != agent.UserID.String() || me.String("data.organization_id") != env.OrgID.String() {
 			t.Fatalf("signed in as: %s", me.Raw)
-		}
-	})
-	t.Run("ErrStateReplay", func(t *testing.T) {
-		if resp := redeem(t, env, firstCallback); resp.StatusCode != http.StatusBadRequest || respCookie(resp, "whm_access") != nil {
-			t.Fatalf("replayed callback: %d", resp.StatusCode)
-		}
-	})
-	t.Run("ErrCodeReuse", func(t *testing.T) {
-		// A fresh state, with the code already exchanged.
-		init := redeem(t, env, "/api/auth/sso/google/init"+orgQuery)
-		loc, _ := url.Parse(init.Header.Get("Location"))
-		old, _ := url.Parse(firstCallback)
-		cb := "/api/auth/sso/google/callback?state=" + url.QueryEscape(loc.Query().Get("state")) +
-			"&code=" + url.QueryEscape(old.Query().Get("code"))
-		if resp := redeem(t, env, cb); resp.StatusCode != http.StatusUnauthorized {
-			t.Fatalf("reused code: %d", resp.StatusCode)
-		}
-	})
-	t.Run("ErrWrongDomain", func(t *testing.T) {
-		idp.signIn(idpPerson{Email: "someone@elsewhere.org", Verified: true})
-		if resp, _ := ssoFlow(t, env, "google", orgQuery); resp.StatusCode != http.StatusForbidden {
-			t.Fatalf("wrong domain: %d", resp.StatusCode)
-		}
-	})
-	t.Run("ErrUnverifiedEmail", func(t *testing.T) {
-		idp.signIn(idpPerson{Email: agentEmail, Verified: false})
-		if resp, _ := ssoFlow(t, env, "google", orgQuery); resp.StatusCode != http.StatusForbidden {
-			t.Fatalf("unverified: %d", resp.StatusCode)
-		}
-	})
-	t.Run("ErrAutoCreateOff", func(t *testing.T) {
-		idp.signIn(idpPerson{Email: "newcomer@example.com", Verified: true})
-		if resp, _ := ssoFlow(t, env, "google", orgQuery); resp.StatusCode != http.StatusForbidden {
-			t.Fatalf("auto-create off: %d", resp.StatusCode)
 		}
 	})
 	t.Run("CustomAutoCreate", func(t *testing.T) {
@@ -274,61 +299,141 @@ func TestSSO(t *testing.T) {
 		env.Anonymous().Do(http.MethodPost, "/api/auth/login", map[string]any{"email": "fresh@example.net", "password": ""}).
 			ExpectError(t, http.StatusBadRequest)
 	})
-	t.Run("ErrCustomUnverified", func(t *testing.T) {
-		idp.signIn(idpPerson{Email: "other@example.net", Verified: false})
-		if resp, _ := ssoFlow(t, env, "custom", ""); resp.StatusCode != http.StatusForbidden {
-			t.Fatalf("unverified: %d", resp.StatusCode)
+	testSSOFailures(t, env, idp, firstCallback, agentEmail)
+}
+
+// testSSOFailures checks every way a callback fails: the exact status and
+// message of the error envelope, no session cookie, and nothing of the
+// provider's answer beyond its error code (no description, code, URL or
+// secret). The provider's own failure codes are the spec's error
+// parameter. It disables google last.
+func testSSOFailures(t *testing.T, env *apitest.Env, idp *fakeIdP, firstCallback, agentEmail string) {
+	orgQuery := "?organization_id=" + env.OrgID.String()
+	const (
+		stateGone   = "the sign-in state is unknown, expired or already used; start again"
+		unverified  = "the identity provider did not verify this email address"
+		description = "internal-idp-detail"
+	)
+	withState := func(provider, state, rest string) string {
+		return "/api/auth/sso/" + provider + "/callback?state=" + url.QueryEscape(state) + rest
+	}
+	signIn := func(p idpPerson, provider string) func(t *testing.T) string {
+		return func(t *testing.T) string {
+			idp.signIn(p)
+			return ssoAuthorize(t, env, provider, orgQuery)
 		}
-	})
-	t.Run("ErrProviderRefused", func(t *testing.T) {
-		init := redeem(t, env, "/api/auth/sso/google/init"+orgQuery)
-		loc, _ := url.Parse(init.Header.Get("Location"))
-		cb := "/api/auth/sso/google/callback?error=access_denied&state=" + url.QueryEscape(loc.Query().Get("state"))
-		if resp := redeem(t, env, cb); resp.StatusCode != http.StatusUnauthorized {
-			t.Fatalf("refused: %d", resp.StatusCode)
-		}
-	})
-	t.Run("ErrStateOfAnotherProvider", func(t *testing.T) {
-		init := redeem(t, env, "/api/auth/sso/google/init"+orgQuery)
-		loc, _ := url.Parse(init.Header.Get("Location"))
-		cb := "/api/auth/sso/custom/callback?code=x&state=" + url.QueryEscape(loc.Query().Get("state"))
-		if resp := redeem(t, env, cb); resp.StatusCode != http.StatusBadRequest {
-			t.Fatalf("another provider's state: %d", resp.StatusCode)
-		}
-	})
-	t.Run("ErrBadRequests", func(t *testing.T) {
-		for name, path := range map[string]string{
-			"UnknownProvider": "/api/auth/sso/myspace/init",
-			"BadOrganization": "/api/auth/sso/google/init?organization_id=nope",
-			"NoState":         "/api/auth/sso/google/callback?code=x",
-			"UnknownState":    "/api/auth/sso/google/callback?code=x&state=never-issued",
-		} {
-			if resp := redeem(t, env, path); resp.StatusCode != http.StatusBadRequest {
-				t.Errorf("%s: %d", name, resp.StatusCode)
+	}
+	const notThisBrowser = "the sign-in was not started in this browser; start again"
+	// browser is the state cookie the callback carries: "" the callback's
+	// own state (the browser that started it), "none" no cookie, "other"
+	// the state of another sign-in.
+	cases := []struct {
+		name     string
+		callback func(t *testing.T) string
+		browser  string
+		status   int
+		message  string
+	}{
+		{"StateReplay", func(*testing.T) string { return firstCallback }, "", http.StatusBadRequest, stateGone},
+		{"UnknownState", func(*testing.T) string { return withState("google", "never-issued", "&code=x") }, "", http.StatusBadRequest, stateGone},
+		{"ExpiredState", func(t *testing.T) string {
+			state := ssoState(t, env, "google", orgQuery)
+			// The state lives in Redis for sso.StateTTL: let it lapse now.
+			key := env.App.SSO.Prefix + "sso:state:" + state
+			if err := env.App.SSO.Redis.PExpire(t.Context(), key, time.Millisecond).Err(); err != nil {
+				t.Fatal(err)
 			}
-		}
-	})
-	t.Run("ErrDisabledProvider", func(t *testing.T) {
-		// A sign-in started before the provider was disabled cannot end.
-		init := redeem(t, env, "/api/auth/sso/google/init"+orgQuery)
-		admin.Do(http.MethodPut, "/api/settings/sso/google", map[string]any{
-			"client_id": "client-1", "is_enabled": false, "allow_auto_create": false,
-		}).ExpectStatus(t, http.StatusOK)
-		if resp := redeem(t, env, "/api/auth/sso/google/init"+orgQuery); resp.StatusCode != http.StatusNotFound {
-			t.Fatalf("init of a disabled provider: %d", resp.StatusCode)
-		}
-		if resp := redeem(t, env, "/api/auth/sso/github/init"+orgQuery); resp.StatusCode != http.StatusNotFound {
-			t.Fatalf("init of an unconfigured provider: %d", resp.StatusCode)
-		}
-		idp.signIn(idpPerson{Email: agentEmail, Verified: true})
-		resp, err := noRedirects.Get(init.Header.Get("Location"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		back, _ := url.Parse(resp.Header.Get("Location"))
-		if resp := redeem(t, env, back.Path+"?"+back.RawQuery); resp.StatusCode != http.StatusNotFound {
-			t.Fatalf("callback of a disabled provider: %d", resp.StatusCode)
+			eventually(t, "the state to expire", func() bool { return env.App.SSO.Redis.Exists(t.Context(), key).Val() == 0 })
+			return withState("google", state, "&code=x")
+		}, "", http.StatusBadRequest, stateGone},
+		{"NoState", func(*testing.T) string { return "/api/auth/sso/google/callback?code=x" }, "", http.StatusBadRequest, "state is required"},
+		{"LongState", func(*testing.T) string { return withState("google", strings.Repeat("s", 129), "&code=x") }, "", http.StatusBadRequest, "state is required"},
+		{"StateOfAnotherProvider", func(t *testing.T) string { return withState("custom", ssoState(t, env, "google", orgQuery), "&code=x") },
+			"", http.StatusBadRequest, "the sign-in state belongs to another provider; start again"},
+		{"NoCode", func(t *testing.T) string { return withState("google", ssoState(t, env, "google", orgQuery), "") },
+			"", http.StatusBadRequest, "code is required"},
+		{"ProviderRefused", func(t *testing.T) string {
+			return withState("google", ssoState(t, env, "google", orgQuery), "&error=access_denied&error_description="+description)
+		}, "", http.StatusUnauthorized, `the identity provider refused the sign-in: "access_denied"`},
+		{"ProviderErrorClipped", func(t *testing.T) string {
+			return withState("google", ssoState(t, env, "google", orgQuery), "&error="+strings.Repeat("e", 150)+"%0A")
+		}, "", http.StatusUnauthorized, `the identity provider refused the sign-in: "` + strings.Repeat("e", 100) + `"`},
+		{"CodeReuse", func(t *testing.T) string {
+			old, _ := url.Parse(firstCallback)
+			return withState("google", ssoState(t, env, "google", orgQuery), "&code="+url.QueryEscape(old.Query().Get("code")))
+		}, "", http.StatusUnauthorized, "the identity provider did not accept the sign-in code"},
+		{"WrongDomain", signIn(idpPerson{Email: "someone@elsewhere.org", Verified: true}, "google"),
+			"", http.StatusForbidden, "sign-in with this email domain is not allowed"},
+		{"UnverifiedEmail", signIn(idpPerson{Email: agentEmail, Verified: false}, "google"), "", http.StatusForbidden, unverified},
+		{"AutoCreateOff", signIn(idpPerson{Email: "newcomer@example.com", Verified: true}, "google"),
+			"", http.StatusForbidden, "no account of this organization uses newcomer@example.com, and single sign-on does not create accounts"},
+		{"CustomUnverified", func(t *testing.T) string {
+			idp.signIn(idpPerson{Email: "other@example.net", Verified: false})
+			return ssoAuthorize(t, env, "custom", "")
+		}, "", http.StatusForbidden, unverified},
+		// A callback link made in another browser (login CSRF), or one
+		// whose browser lost or replaced its state cookie.
+		{"NoStateCookie", signIn(idpPerson{Email: agentEmail, Verified: true}, "google"), "none", http.StatusBadRequest, notThisBrowser},
+		{"OtherSignInsCookie", signIn(idpPerson{Email: agentEmail, Verified: true}, "google"), "other", http.StatusBadRequest, notThisBrowser},
+		{"ProviderDisabled", func(t *testing.T) string {
+			// A sign-in started before the provider was disabled cannot end.
+			idp.signIn(idpPerson{Email: agentEmail, Verified: true})
+			callback := ssoAuthorize(t, env, "google", orgQuery)
+			env.Admin.Do(http.MethodPut, "/api/settings/sso/google", map[string]any{
+				"client_id": "client-1", "is_enabled": false, "allow_auto_create": false,
+			}).ExpectStatus(t, http.StatusOK)
+			return callback
+		}, "", http.StatusNotFound, "single sign-on with google is not enabled for this organization"},
+	}
+	for _, tc := range cases {
+		t.Run("Err"+tc.name, func(t *testing.T) {
+			callback := tc.callback(t)
+			browserState := callbackState(callback)
+			switch tc.browser {
+			case "none":
+				browserState = ""
+			case "other":
+				browserState = ssoState(t, env, "google", orgQuery)
+			}
+			resp := ssoCallback(t, env, callback, browserState)
+			raw, _ := io.ReadAll(resp.Body)
+			var body struct {
+				Status  string `json:"status"`
+				Message string `json:"message"`
+				Data    any    `json:"data"`
+			}
+			if err := json.Unmarshal(raw, &body); err != nil || resp.StatusCode != tc.status || body.Status != "error" ||
+				body.Message != tc.message || body.Data != nil || resp.Header.Get("Location") != "" {
+				t.Fatalf("callback: %d %q %s, want %d %q", resp.StatusCode, resp.Header.Get("Location"), raw, tc.status, tc.message)
+			}
+			if c := respCookie(resp, "whm_access"); c != nil {
+				t.Errorf("a failed callback set a session: %v", resp.Cookies())
+			}
+			if c := respCookie(resp, "whm_sso_state"); c == nil || c.MaxAge >= 0 {
+				t.Errorf("the state cookie is not cleared: %v", resp.Cookies())
+			}
+			leaks := []string{description, idp.URL, "idp-secret", "client-1"}
+			if u, _ := url.Parse(callback); len(u.Query().Get("code")) > 1 {
+				leaks = append(leaks, u.Query().Get("code"))
+			}
+			for _, leak := range leaks {
+				if strings.Contains(string(raw), leak) {
+					t.Errorf("the answer shows %q: %s", leak, raw)
+				}
+			}
+		})
+	}
+	t.Run("ErrInit", func(t *testing.T) {
+		for path, status := range map[string]int{
+			"/api/auth/sso/myspace/init":                     http.StatusBadRequest,
+			"/api/auth/sso/google/init?organization_id=nope": http.StatusBadRequest,
+			"/api/auth/sso/google/init" + orgQuery:           http.StatusNotFound, // disabled above
+			"/api/auth/sso/github/init" + orgQuery:           http.StatusNotFound, // not configured
+			"/api/auth/sso/myspace/callback?state=s&code=x":  http.StatusBadRequest,
+		} {
+			if resp := redeem(t, env, path); resp.StatusCode != status {
+				t.Errorf("%s: %d, want %d", path, resp.StatusCode, status)
+			}
 		}
 	})
 }

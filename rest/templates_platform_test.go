@@ -81,7 +81,7 @@ func TestTemplatePublishEditDelete(t *testing.T) {
 		}
 		fake.Script("POST /{waba}/message_templates", providertest.Unavailable(), providertest.Unavailable(),
 			providertest.Unavailable(), providertest.Unavailable(), providertest.Unavailable())
-		res = admin.Do(http.MethodPost, "/api/templates/"+dup+"/publish", nil).ExpectError(t, http.StatusBadGateway)
+		res = admin.Do(http.MethodPost, "/api/templates/"+dup+"/publish", nil).ExpectError(t, http.StatusServiceUnavailable)
 		if !strings.Contains(res.String("message"), "Service temporarily unavailable") {
 			t.Errorf("message: %s", res.Raw)
 		}
@@ -173,11 +173,11 @@ func TestTemplateSync(t *testing.T) {
 	if n := admin.Do(http.MethodGet, "/api/templates", nil).Number("data.total"); res.Number("data.count") != 150 || n != 150 {
 		t.Errorf("after a second sync: count %v, total %v", res.Get("data.count"), n)
 	}
-	// The platform's failure is a 502 with its text.
+	// The platform's failure is a 503 with its text.
 	fake.Script("GET /{waba}/message_templates", providertest.GraphError(http.StatusInternalServerError, 1, "(#1) An unknown error occurred", ""),
 		providertest.GraphError(http.StatusInternalServerError, 1, "(#1) An unknown error occurred", ""),
 		providertest.GraphError(http.StatusInternalServerError, 1, "(#1) An unknown error occurred", ""),
 		providertest.GraphError(http.StatusInternalServerError, 1, "(#1) An unknown error occurred", ""),
 		providertest.GraphError(http.StatusInternalServerError, 1, "(#1) An unknown error occurred", ""))
-	admin.Do(http.MethodPost, "/api/templates/sync", map[string]any{"chat_account": "Main"}).ExpectError(t, http.StatusBadGateway)
+	admin.Do(http.MethodPost, "/api/templates/sync", map[string]any{"chat_account": "Main"}).ExpectError(t, http.StatusServiceUnavailable)
 }

@@ -12,6 +12,7 @@ package sso
 
 import (
 	"context"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -115,35 +116,37 @@ func (s *Service) ctx(ctx context.Context) context.Context {
 
 // Start begins a sign-in with provider for the organization orgID (nil:
 // the one organization that has the provider enabled) and returns the
-// provider's authorization URL. The state (anti-CSRF), PKCE verifier and
-// OIDC nonce are kept in Redis for StateTTL. Errors: invalid (unknown
-// provider; no organization given and several have it enabled),
-// not_found (the provider is not configured or not enabled for the
-// organization), unavailable (discovery or Redis failed).
-func (s *Service) Start(ctx context.Context, provider string, orgID *uuid.UUID) (string, error) {
+// provider's authorization URL and the sign-in's state, which the
+// transport binds to the browser (Callback.BrowserState). The state
+// (anti-CSRF), PKCE verifier and OIDC nonce are kept in Redis for
+// StateTTL. Errors: invalid (unknown provider; no organization given and
+// several have it enabled), not_found (the provider is not configured or
+// not enabled for the organization), unavailable (discovery or Redis
+// failed).
+func (s *Service) Start(ctx context.Context, provider string, orgID *uuid.UUID) (authURL, state string, err error) {
 	p := ssoconfig.Provider(provider)
 	if ssoconfig.ProviderValidator(p) != nil {
-		return "", apperr.Invalidf("provider must be one of google, microsoft, github, facebook, custom")
+		return "", "", apperr.Invalidf("provider must be one of google, microsoft, github, facebook, custom")
 	}
 	cfg, err := s.config(ctx, p, orgID)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	oc, _, err := s.oauth(ctx, cfg)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	st := auth.RandomToken(32)
 	pd := pending{OrgID: cfg.OrganizationID, Provider: p, Verifier: oauth2.GenerateVerifier(), Nonce: auth.RandomToken(32)}
 	raw, _ := json.Marshal(pd)
 	if err := s.Redis.Set(ctx, s.stateKey(st), raw, StateTTL).Err(); err != nil {
-		return "", apperr.New(apperr.Unavailable, "the sign-in could not be started; try again")
+		return "", "", apperr.New(apperr.Unavailable, "the sign-in could not be started; try again")
 	}
 	opts := []oauth2.AuthCodeOption{oauth2.S256ChallengeOption(pd.Verifier)}
 	if s.endpoints(cfg).Issuer != "" {
 		opts = append(opts, oidc.Nonce(pd.Nonce))
 	}
-	return oc.AuthCodeURL(st, opts...), nil
+	return oc.AuthCodeURL(st, opts...), st, nil
 }
 
 // config finds the enabled configuration of provider.
@@ -186,12 +189,13 @@ func (s *Service) oauth(ctx context.Context, cfg *ent.SSOConfig) (*oauth2.Config
 	ep := s.endpoints(cfg)
 	secret := ""
 	if len(cfg.ClientSecretEncrypted) > 0 {
+		// Faults of this server: logged, not shown to whoever signs in.
 		if s.Secrets == nil {
-			return nil, nil, apperr.New(apperr.Internal, "encryption is not configured")
+			return nil, nil, &apperr.Error{Code: apperr.Internal, Message: "internal error", Err: errors.New("sso: encryption is not configured")}
 		}
 		b, err := s.Secrets.Open(cfg.ClientSecretEncrypted)
 		if err != nil {
-			return nil, nil, apperr.New(apperr.Internal, "the SSO client secret cannot be decrypted")
+			return nil, nil, &apperr.Error{Code: apperr.Internal, Message: "internal error", Err: fmt.Errorf("sso: decrypting the client secret: %w", err)}
 		}
 		secret = string(b)
 	}
@@ -216,27 +220,35 @@ func (s *Service) oauth(ctx context.Context, cfg *ent.SSOConfig) (*oauth2.Config
 	return oc, op, nil
 }
 
-// Callback is what the provider sends back.
+// Callback is what the provider sends back, and BrowserState the state
+// of the sign-in the browser started (kept by the transport, a cookie).
 type Callback struct {
 	Provider         string
 	State            string
 	Code             string
 	Error            string
 	ErrorDescription string
+	BrowserState     string
 }
 
 // Finish completes a sign-in: it spends the state (once, even when
 // replayed concurrently), exchanges the code with the PKCE verifier,
 // reads the person (ID token with its nonce, or the user-info endpoint),
 // requires a verified email of an allowed domain, and starts a session
-// (access.SingleSignOn). Errors: invalid (missing or unknown, used or
-// expired state; another provider's state; no code), unauthenticated (the
+// (access.SingleSignOn). The state must be the one the browser started
+// (BrowserState): a callback link made elsewhere cannot sign this browser
+// in to another person's account (login CSRF, RFC 6749 section 10.12).
+// Errors: invalid (missing, unknown, used or expired state, or not this
+// browser's; another provider's state; no code), unauthenticated (the
 // provider refused, the code exchange or the ID token failed), forbidden
 // (unverified email, a domain not allowed, no account and no
 // auto-creation), not_found (the provider was disabled meanwhile).
 func (s *Service) Finish(ctx context.Context, cb Callback) (*access.Session, error) {
 	if cb.State == "" || len(cb.State) > maxStateLen {
 		return nil, apperr.Invalidf("state is required")
+	}
+	if subtle.ConstantTimeCompare([]byte(cb.State), []byte(cb.BrowserState)) != 1 {
+		return nil, apperr.Invalidf("the sign-in was not started in this browser; start again")
 	}
 	raw, err := s.Redis.GetDel(ctx, s.stateKey(cb.State)).Bytes()
 	if errors.Is(err, redis.Nil) {

@@ -48,7 +48,7 @@ type UploadedMedia struct {
 // read from the content (not the name): JPEG or PNG up to 5 MB, MP4 up to
 // 16 MB, PDF up to 100 MB. Errors: invalid (unknown account, no app_id,
 // empty, wrong type or too large file, the platform's refusal),
-// bad_gateway.
+// unavailable.
 func (s *Service) UploadMedia(ctx context.Context, accountName, filename string, data []byte) (*UploadedMedia, error) {
 	accountName = strings.TrimSpace(accountName)
 	if accountName == "" {
@@ -89,7 +89,7 @@ func (s *Service) UploadMedia(ctx context.Context, accountName, filename string,
 	}
 	h, err := s.Provider.UploadResumable(ctx, acc, a.AppID, filename, mime, data)
 	if err != nil {
-		return nil, platformError(err)
+		return nil, apperr.FromPlatform(err)
 	}
 	return &UploadedMedia{Handle: h, Filename: filename, MimeType: mime, Size: len(data), HeaderType: lim.header}, nil
 }

@@ -70,32 +70,6 @@ func (s *Service) providerAccount(ctx context.Context, name string) (*ent.Accoun
 	return a, provider.Account{PhoneID: a.PhoneID, BusinessID: a.BusinessID, AccessToken: string(token), APIVersion: a.APIVersion}, nil
 }
 
-// platformError maps a platform failure: a refusal the user can fix (a
-// 4xx answer, arguments the client refused) is invalid with the
-// platform's message (its error_user_msg when it gave one); a 5xx, a
-// throttled call, a malformed answer or an unreachable platform is
-// bad_gateway.
-func platformError(err error) error {
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return apperr.Wrap(err, "provider")
-	}
-	var pe *provider.Error
-	switch {
-	case errors.As(err, &pe) && pe.Status >= 400 && pe.Status < 500 && !pe.Temporary():
-		return &apperr.Error{Code: apperr.Invalid, Message: "the platform refused: " + strings.TrimPrefix(pe.Error(), "provider: "), Err: err}
-	case errors.As(err, &pe):
-		return &apperr.Error{Code: apperr.BadGateway, Message: "the platform failed: " + strings.TrimPrefix(pe.Error(), "provider: "), Err: err}
-	case errors.Is(err, provider.ErrInvalid):
-		return &apperr.Error{Code: apperr.Invalid, Message: err.Error(), Err: err}
-	case errors.Is(err, provider.ErrUnexpectedResponse):
-		return &apperr.Error{Code: apperr.BadGateway, Message: "unexpected answer from the platform", Err: err}
-	}
-	return &apperr.Error{Code: apperr.BadGateway, Message: "the platform could not be reached", Err: err}
-}
-
 // isNotFoundAtPlatform tells a platform answer that the template is gone.
 func isNotFoundAtPlatform(err error) bool {
 	var pe *provider.Error
@@ -119,7 +93,7 @@ func (s *Service) editAtPlatform(ctx context.Context, cur *ent.Template, d *draf
 	if next.Category != cur.Category {
 		edit.Category = string(next.Category)
 	}
-	return platformError(s.Provider.EditTemplate(ctx, acc, cur.ProviderTemplateID, edit))
+	return apperr.FromPlatform(s.Provider.EditTemplate(ctx, acc, cur.ProviderTemplateID, edit))
 }
 
 func (s *Service) deleteAtPlatform(ctx context.Context, t *ent.Template) error {
@@ -129,7 +103,7 @@ func (s *Service) deleteAtPlatform(ctx context.Context, t *ent.Template) error {
 	}
 	err = s.Provider.DeleteTemplate(ctx, acc, t.Name, t.ProviderTemplateID)
 	if err != nil && !isNotFoundAtPlatform(err) {
-		return platformError(err)
+		return apperr.FromPlatform(err)
 	}
 	return nil
 }
@@ -148,7 +122,7 @@ type Published struct {
 // status the platform answered) and template:status is recorded.
 // Errors: not_found, invalid (the template breaks a rule; a media header
 // without its sample handle; the platform's refusal with its message),
-// bad_gateway (the platform failed).
+// unavailable (the platform failed).
 func (s *Service) Publish(ctx context.Context, id uuid.UUID) (*Published, error) {
 	t, err := s.db(ctx).Template.Get(ctx, id)
 	if err != nil {
@@ -167,7 +141,7 @@ func (s *Service) Publish(ctx context.Context, id uuid.UUID) (*Published, error)
 	if platformID == "" {
 		res, err := s.Provider.CreateTemplate(ctx, acc, def)
 		if err != nil {
-			return nil, platformError(err)
+			return nil, apperr.FromPlatform(err)
 		}
 		platformID = res.ID
 		if res.Status != "" {
@@ -178,7 +152,7 @@ func (s *Service) Publish(ctx context.Context, id uuid.UUID) (*Published, error)
 		}
 	} else {
 		if err := s.Provider.EditTemplate(ctx, acc, platformID, provider.TemplateEdit{Components: def.Components}); err != nil {
-			return nil, platformError(err)
+			return nil, apperr.FromPlatform(err)
 		}
 		message = "Template changes submitted for review"
 	}

@@ -24,7 +24,7 @@ const (
 // status, category, quality and components. It returns how many
 // templates it stored. Rows the platform no longer lists are kept.
 // Errors: invalid (unknown account, no credentials, the platform's
-// refusal), bad_gateway.
+// refusal), unavailable.
 func (s *Service) Sync(ctx context.Context, accountName string) (int, error) {
 	accountName = strings.TrimSpace(accountName)
 	if _, err := text("chat_account", accountName, 200); err != nil {
@@ -38,7 +38,7 @@ func (s *Service) Sync(ctx context.Context, accountName string) (int, error) {
 		return s.Provider.ListTemplates(ctx, acc, after, syncPageSize)
 	})
 	if err != nil {
-		return 0, platformError(err)
+		return 0, apperr.FromPlatform(err)
 	}
 	count := 0
 	err = database.InTx(ctx, s.Client, func(ctx context.Context, db *ent.Client) error {

@@ -253,7 +253,7 @@ func (d *draft) apply(m *ent.TemplateMutation) {
 // (and category) go through the platform's edit call; it is then PENDING
 // again. Errors: invalid (as Create; a changed name, language or account
 // of a submitted template; the platform's refusal with its message),
-// not_found, conflict, bad_gateway (the platform failed).
+// not_found, conflict, unavailable (the platform failed).
 func (s *Service) Update(ctx context.Context, id uuid.UUID, in Input) (*View, error) {
 	d, err := validate(in)
 	if err != nil {
@@ -314,7 +314,7 @@ func (s *Service) Update(ctx context.Context, id uuid.UUID, in Input) (*View, er
 // Delete removes a template; a submitted one is deleted at the platform
 // first (by name and platform id; one the platform no longer has is
 // removed locally all the same). Errors: not_found, invalid (the
-// platform's refusal), bad_gateway.
+// platform's refusal), unavailable.
 func (s *Service) Delete(ctx context.Context, id uuid.UUID) error {
 	t, err := s.db(ctx).Template.Get(ctx, id)
 	if err != nil {

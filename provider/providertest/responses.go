@@ -78,6 +78,14 @@ func (r Response) WithHeader(k, v string) Response {
 	return r
 }
 
+// ServeHTTP answers with r, so that a Response serves as a Handle handler
+// for every request: f.Handle(pattern, Unavailable().ServeHTTP).
+func (r Response) ServeHTTP(w http.ResponseWriter, _ *http.Request) { r.write(w) }
+
+// Drop is a Handle handler that closes the connection without answering,
+// as a platform that crashed or went away does.
+func Drop(http.ResponseWriter, *http.Request) { panic(http.ErrAbortHandler) }
+
 // write sends r.
 func (r Response) write(w http.ResponseWriter) {
 	for k, vs := range r.Header {

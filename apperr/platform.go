@@ -1,0 +1,47 @@
+package apperr
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"switchboard/provider"
+)
+
+// FromPlatform maps a failed platform (Graph API) call, the one mapping of
+// every capability that calls the platform while answering a request:
+//
+//   - a refusal the caller can fix (a 4xx answer that is not throttling,
+//     arguments the client would not send) is Invalid with the platform's
+//     message (its error_user_msg when it gave one);
+//   - a 5xx, a throttled call, a malformed answer or an unreachable
+//     platform is Unavailable (503, the conventions' code for a
+//     dependency that is down; the spec names no status for it). The
+//     platform's own text is shown; a network failure's is not (it names
+//     internal addresses), it is kept in Err for the log.
+//
+// A cancelled or timed-out context is mapped by Wrap.
+func FromPlatform(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return Wrap(err, "platform call")
+	}
+	var pe *provider.Error
+	switch {
+	case errors.As(err, &pe) && pe.Status >= 400 && pe.Status < 500 && !pe.Temporary():
+		return &Error{Code: Invalid, Message: "the platform refused: " + platformText(pe), Err: err}
+	case errors.As(err, &pe):
+		return &Error{Code: Unavailable, Message: "the platform failed: " + platformText(pe), Err: err}
+	case errors.Is(err, provider.ErrInvalid):
+		return &Error{Code: Invalid, Message: err.Error(), Err: err}
+	case errors.Is(err, provider.ErrUnexpectedResponse):
+		return &Error{Code: Unavailable, Message: "unexpected answer from the platform", Err: err}
+	}
+	return &Error{Code: Unavailable, Message: "the platform could not be reached", Err: err}
+}
+
+func platformText(pe *provider.Error) string {
+	return strings.TrimPrefix(pe.Error(), "provider: ")
+}
