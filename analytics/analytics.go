@@ -8,7 +8,7 @@
 //
 // It reads rows through the ent client under the viewer's privacy rules
 // (every count is of the viewer's organization) and writes nothing but its
-// cache. Reports of other agents need AgentsPermission; the operations'
+// daily rollups (rollup.go) and its cache. Reports of other agents need AgentsPermission; the operations'
 // own permission (analytics:read) is in access/operations.go.
 package analytics
 

@@ -486,19 +486,19 @@ func (s *Service) storeDays(ctx context.Context, db *ent.Client, org uuid.UUID, 
 	}
 	applied := map[time.Time]bool{}
 	cols := []string{analyticsday.FieldID, analyticsday.FieldOrganizationID, analyticsday.FieldDay, analyticsday.FieldVersion,
-		analyticsday.FieldBuiltVersion, analyticsday.FieldBuiltAt, analyticsday.FieldMessages, analyticsday.FieldContacts,
-		analyticsday.FieldChatbotSessions}
+		analyticsday.FieldCreatedAt, analyticsday.FieldBuiltVersion, analyticsday.FieldBuiltAt, analyticsday.FieldUpdatedAt,
+		analyticsday.FieldMessages, analyticsday.FieldContacts, analyticsday.FieldChatbotSessions}
 	now := s.now()
 	err := database.InChunks(days, len(cols), func(part []time.Time) error {
 		ins := sql.Dialect(d).Insert(analyticsday.Table).Columns(cols...)
 		for _, day := range part {
 			n := counts[day]
-			ins.Values(uuid.Must(uuid.NewV7()), org, day, versions[day], versions[day], now, n.Messages, n.Contacts, n.Sessions)
+			ins.Values(uuid.Must(uuid.NewV7()), org, day, versions[day], now, versions[day], now, now, n.Messages, n.Contacts, n.Sessions)
 		}
 		ins.OnConflict(
 			sql.ConflictColumns(analyticsday.FieldOrganizationID, analyticsday.FieldDay),
 			sql.ResolveWith(func(u *sql.UpdateSet) {
-				for _, c := range cols[4:] {
+				for _, c := range cols[5:] {
 					u.SetExcluded(c)
 				}
 			}),

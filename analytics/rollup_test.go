@@ -319,6 +319,35 @@ func TestRollupsMatchRaw(t *testing.T) {
 			}
 			f.check(t, "late message")
 
+			// An agent's past message answering a resumed transfer of the
+			// day before.
+			trs, err := f.db.Client.AgentTransfer.Query().Where(agenttransfer.StatusEQ(agenttransfer.StatusResumed),
+				agenttransfer.AgentIDNotNil(), agenttransfer.FirstResponseAtIsNil(), agenttransfer.AssignedAtNotNil(),
+				agenttransfer.ResumedAtLT(dayOf(now).AddDate(0, 0, -1))).All(f.ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr = nil
+			for _, c := range trs {
+				answered, err := f.db.Client.Message.Query().Where(message.ContactID(c.ContactID), message.SentByUserID(*c.AgentID),
+					message.CreatedAtGTE(*c.AssignedAt), message.CreatedAtLTE(*c.ResumedAt)).Exist(f.ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !answered && dayOf(*c.ResumedAt).After(dayOf(c.TransferredAt)) {
+					tr = c
+				}
+			}
+			if tr == nil {
+				t.Fatal("no transfer resumed the day after its assignment")
+			}
+			answer := tr.ResumedAt.Add(-time.Second)
+			if err := f.db.Client.Message.Create().SetContactID(tr.ContactID).SetDirection(message.DirectionOutgoing).
+				SetSentByUserID(*tr.AgentID).SetCreatedAt(answer).Exec(f.ctx); err != nil {
+				t.Fatal(err)
+			}
+			f.check(t, "late answer")
+
 			// A plain-SQL late write: stale until the periodic refresh.
 			f.rawInsert(t, other.ID, dayOf(now).AddDate(0, 0, -2).Add(time.Hour))
 			p := Period{From: dayOf(now).AddDate(0, 0, -2), To: dayOf(now).AddDate(0, 0, -1)}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
 	"switchboard/database"
@@ -20,17 +21,22 @@ import (
 // Track installs on s.Client the hooks that bump the version of a past
 // day's rollups (see rollup.go) when a change through ent moves its
 // numbers, in the change's transaction: messages, contacts, chatbot
-// sessions and transfers created with a timestamp before today; a
-// transfer of a past day resumed, or a resumed one updated or deleted
-// (active transfers are read live); messages and sessions deleted; a
-// contact deleted, with the rows the database deletes with it.
+// sessions and transfers created with a timestamp before today (and an
+// agent's past message that becomes a resumed transfer's first
+// response); a transfer of a past day resumed, or a resumed one updated
+// or deleted (active transfers are read live); messages and sessions
+// deleted; a contact deleted, with the rows the database deletes with it.
 func (s *Service) Track() {
 	past := func(t time.Time, ok bool) bool { return ok && t.Before(dayOf(s.now())) }
 	s.Client.Message.Use(hook.On(func(next ent.Mutator) ent.Mutator {
 		return hook.MessageFunc(func(ctx context.Context, m *ent.MessageMutation) (ent.Value, error) {
 			if m.Op().Is(ent.OpCreate) {
-				return s.afterCreate(ctx, next, m, m.Client(), m.OrganizationID, func() bool { return past(m.CreatedAt()) },
+				v, err := s.afterCreate(ctx, next, m, m.Client(), m.OrganizationID, func() bool { return past(m.CreatedAt()) },
 					func() time.Time { t, _ := m.CreatedAt(); return t })
+				if err != nil || !past(m.CreatedAt()) {
+					return v, err
+				}
+				return v, s.answered(ctx, m)
 			}
 			return s.aroundDelete(ctx, next, m, m.Client(), func(ctx context.Context, db *ent.Client) ([]orgDay, error) {
 				ids, err := m.IDs(ctx)
@@ -128,6 +134,30 @@ func (s *Service) Track() {
 			})
 		})
 	}, ent.OpCreate|ent.OpDelete|ent.OpDeleteOne))
+}
+
+// answered bumps the days of the resumed transfers whose first response
+// a created past message of their agent becomes (none stamped, the
+// message between the assignment and the resumption). Messages sent now
+// never do: only an import with past timestamps.
+func (s *Service) answered(ctx context.Context, m *ent.MessageMutation) error {
+	by, ok := m.SentByUserID()
+	dir, _ := m.Direction()
+	ct, _ := m.ContactID()
+	at, _ := m.CreatedAt()
+	if !ok || dir != message.DirectionOutgoing {
+		return nil
+	}
+	days, err := s.transferDays(ctx, m.Client(), true, func(sel *sql.Selector) {
+		sel.Where(sql.And(sql.EQ(sel.C(agenttransfer.FieldContactID), ct), sql.EQ(sel.C(agenttransfer.FieldAgentID), by),
+			sql.IsNull(sel.C(agenttransfer.FieldFirstResponseAt)), sql.GTE(sel.C(agenttransfer.FieldResumedAt), at),
+			sql.Or(sql.LTE(sel.C(agenttransfer.FieldAssignedAt), at),
+				sql.And(sql.IsNull(sel.C(agenttransfer.FieldAssignedAt)), sql.LTE(sel.C(agenttransfer.FieldTransferredAt), at)))))
+	})
+	if err != nil || len(days) == 0 {
+		return err
+	}
+	return markDays(ctx, m.Client(), days)
 }
 
 // orgDay is a day of an organization, as byDay groups it.

@@ -21,6 +21,10 @@ type AnalyticsAgentDay struct {
 	ID uuid.UUID `json:"id,omitempty"`
 	// OrganizationID holds the value of the "organization_id" field.
 	OrganizationID uuid.UUID `json:"organization_id,omitempty"`
+	// CreatedAt holds the value of the "created_at" field.
+	CreatedAt time.Time `json:"created_at,omitempty"`
+	// UpdatedAt holds the value of the "updated_at" field.
+	UpdatedAt time.Time `json:"updated_at,omitempty"`
 	// Day holds the value of the "day" field.
 	Day time.Time `json:"day,omitempty"`
 	// AgentID holds the value of the "agent_id" field.
@@ -82,7 +86,7 @@ func (*AnalyticsAgentDay) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullInt64)
 		case analyticsagentday.FieldSource:
 			values[i] = new(sql.NullString)
-		case analyticsagentday.FieldDay:
+		case analyticsagentday.FieldCreatedAt, analyticsagentday.FieldUpdatedAt, analyticsagentday.FieldDay:
 			values[i] = new(sql.NullTime)
 		case analyticsagentday.FieldID, analyticsagentday.FieldOrganizationID, analyticsagentday.FieldAgentID:
 			values[i] = new(uuid.UUID)
@@ -112,6 +116,18 @@ func (_m *AnalyticsAgentDay) assignValues(columns []string, values []any) error 
 				return fmt.Errorf("unexpected type %T for field organization_id", values[i])
 			} else if value != nil {
 				_m.OrganizationID = *value
+			}
+		case analyticsagentday.FieldCreatedAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field created_at", values[i])
+			} else if value.Valid {
+				_m.CreatedAt = value.Time
+			}
+		case analyticsagentday.FieldUpdatedAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field updated_at", values[i])
+			} else if value.Valid {
+				_m.UpdatedAt = value.Time
 			}
 		case analyticsagentday.FieldDay:
 			if value, ok := values[i].(*sql.NullTime); !ok {
@@ -228,6 +244,12 @@ func (_m *AnalyticsAgentDay) String() string {
 	builder.WriteString(fmt.Sprintf("id=%v, ", _m.ID))
 	builder.WriteString("organization_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.OrganizationID))
+	builder.WriteString(", ")
+	builder.WriteString("created_at=")
+	builder.WriteString(_m.CreatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("updated_at=")
+	builder.WriteString(_m.UpdatedAt.Format(time.ANSIC))
 	builder.WriteString(", ")
 	builder.WriteString("day=")
 	builder.WriteString(_m.Day.Format(time.ANSIC))

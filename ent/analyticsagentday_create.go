@@ -31,6 +31,34 @@ func (_c *AnalyticsAgentDayCreate) SetOrganizationID(v uuid.UUID) *AnalyticsAgen
 	return _c
 }
 
+// SetCreatedAt sets the "created_at" field.
+func (_c *AnalyticsAgentDayCreate) SetCreatedAt(v time.Time) *AnalyticsAgentDayCreate {
+	_c.mutation.SetCreatedAt(v)
+	return _c
+}
+
+// SetNillableCreatedAt sets the "created_at" field if the given value is not nil.
+func (_c *AnalyticsAgentDayCreate) SetNillableCreatedAt(v *time.Time) *AnalyticsAgentDayCreate {
+	if v != nil {
+		_c.SetCreatedAt(*v)
+	}
+	return _c
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (_c *AnalyticsAgentDayCreate) SetUpdatedAt(v time.Time) *AnalyticsAgentDayCreate {
+	_c.mutation.SetUpdatedAt(v)
+	return _c
+}
+
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_c *AnalyticsAgentDayCreate) SetNillableUpdatedAt(v *time.Time) *AnalyticsAgentDayCreate {
+	if v != nil {
+		_c.SetUpdatedAt(*v)
+	}
+	return _c
+}
+
 // SetDay sets the "day" field.
 func (_c *AnalyticsAgentDayCreate) SetDay(v time.Time) *AnalyticsAgentDayCreate {
 	_c.mutation.SetDay(v)
@@ -239,6 +267,20 @@ func (_c *AnalyticsAgentDayCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *AnalyticsAgentDayCreate) defaults() error {
+	if _, ok := _c.mutation.CreatedAt(); !ok {
+		if analyticsagentday.DefaultCreatedAt == nil {
+			return fmt.Errorf("ent: uninitialized analyticsagentday.DefaultCreatedAt (forgotten import ent/runtime?)")
+		}
+		v := analyticsagentday.DefaultCreatedAt()
+		_c.mutation.SetCreatedAt(v)
+	}
+	if _, ok := _c.mutation.UpdatedAt(); !ok {
+		if analyticsagentday.DefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized analyticsagentday.DefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
+		v := analyticsagentday.DefaultUpdatedAt()
+		_c.mutation.SetUpdatedAt(v)
+	}
 	if _, ok := _c.mutation.Source(); !ok {
 		v := analyticsagentday.DefaultSource
 		_c.mutation.SetSource(v)
@@ -293,6 +335,12 @@ func (_c *AnalyticsAgentDayCreate) defaults() error {
 func (_c *AnalyticsAgentDayCreate) check() error {
 	if _, ok := _c.mutation.OrganizationID(); !ok {
 		return &ValidationError{Name: "organization_id", err: errors.New(`ent: missing required field "AnalyticsAgentDay.organization_id"`)}
+	}
+	if _, ok := _c.mutation.CreatedAt(); !ok {
+		return &ValidationError{Name: "created_at", err: errors.New(`ent: missing required field "AnalyticsAgentDay.created_at"`)}
+	}
+	if _, ok := _c.mutation.UpdatedAt(); !ok {
+		return &ValidationError{Name: "updated_at", err: errors.New(`ent: missing required field "AnalyticsAgentDay.updated_at"`)}
 	}
 	if _, ok := _c.mutation.Day(); !ok {
 		return &ValidationError{Name: "day", err: errors.New(`ent: missing required field "AnalyticsAgentDay.day"`)}
@@ -368,6 +416,14 @@ func (_c *AnalyticsAgentDayCreate) createSpec() (*AnalyticsAgentDay, *sqlgraph.C
 	if id, ok := _c.mutation.ID(); ok {
 		_node.ID = id
 		_spec.ID.Value = &id
+	}
+	if value, ok := _c.mutation.CreatedAt(); ok {
+		_spec.SetField(analyticsagentday.FieldCreatedAt, field.TypeTime, value)
+		_node.CreatedAt = value
+	}
+	if value, ok := _c.mutation.UpdatedAt(); ok {
+		_spec.SetField(analyticsagentday.FieldUpdatedAt, field.TypeTime, value)
+		_node.UpdatedAt = value
 	}
 	if value, ok := _c.mutation.Day(); ok {
 		_spec.SetField(analyticsagentday.FieldDay, field.TypeTime, value)
@@ -485,6 +541,18 @@ type (
 		*sql.UpdateSet
 	}
 )
+
+// SetUpdatedAt sets the "updated_at" field.
+func (u *AnalyticsAgentDayUpsert) SetUpdatedAt(v time.Time) *AnalyticsAgentDayUpsert {
+	u.Set(analyticsagentday.FieldUpdatedAt, v)
+	return u
+}
+
+// UpdateUpdatedAt sets the "updated_at" field to the value that was provided on create.
+func (u *AnalyticsAgentDayUpsert) UpdateUpdatedAt() *AnalyticsAgentDayUpsert {
+	u.SetExcluded(analyticsagentday.FieldUpdatedAt)
+	return u
+}
 
 // SetTransfers sets the "transfers" field.
 func (u *AnalyticsAgentDayUpsert) SetTransfers(v int64) *AnalyticsAgentDayUpsert {
@@ -668,6 +736,9 @@ func (u *AnalyticsAgentDayUpsertOne) UpdateNewValues() *AnalyticsAgentDayUpsertO
 		if _, exists := u.create.mutation.OrganizationID(); exists {
 			s.SetIgnore(analyticsagentday.FieldOrganizationID)
 		}
+		if _, exists := u.create.mutation.CreatedAt(); exists {
+			s.SetIgnore(analyticsagentday.FieldCreatedAt)
+		}
 		if _, exists := u.create.mutation.Day(); exists {
 			s.SetIgnore(analyticsagentday.FieldDay)
 		}
@@ -706,6 +777,20 @@ func (u *AnalyticsAgentDayUpsertOne) Update(set func(*AnalyticsAgentDayUpsert)) 
 		set(&AnalyticsAgentDayUpsert{UpdateSet: update})
 	}))
 	return u
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (u *AnalyticsAgentDayUpsertOne) SetUpdatedAt(v time.Time) *AnalyticsAgentDayUpsertOne {
+	return u.Update(func(s *AnalyticsAgentDayUpsert) {
+		s.SetUpdatedAt(v)
+	})
+}
+
+// UpdateUpdatedAt sets the "updated_at" field to the value that was provided on create.
+func (u *AnalyticsAgentDayUpsertOne) UpdateUpdatedAt() *AnalyticsAgentDayUpsertOne {
+	return u.Update(func(s *AnalyticsAgentDayUpsert) {
+		s.UpdateUpdatedAt()
+	})
 }
 
 // SetTransfers sets the "transfers" field.
@@ -1083,6 +1168,9 @@ func (u *AnalyticsAgentDayUpsertBulk) UpdateNewValues() *AnalyticsAgentDayUpsert
 			if _, exists := b.mutation.OrganizationID(); exists {
 				s.SetIgnore(analyticsagentday.FieldOrganizationID)
 			}
+			if _, exists := b.mutation.CreatedAt(); exists {
+				s.SetIgnore(analyticsagentday.FieldCreatedAt)
+			}
 			if _, exists := b.mutation.Day(); exists {
 				s.SetIgnore(analyticsagentday.FieldDay)
 			}
@@ -1122,6 +1210,20 @@ func (u *AnalyticsAgentDayUpsertBulk) Update(set func(*AnalyticsAgentDayUpsert))
 		set(&AnalyticsAgentDayUpsert{UpdateSet: update})
 	}))
 	return u
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (u *AnalyticsAgentDayUpsertBulk) SetUpdatedAt(v time.Time) *AnalyticsAgentDayUpsertBulk {
+	return u.Update(func(s *AnalyticsAgentDayUpsert) {
+		s.SetUpdatedAt(v)
+	})
+}
+
+// UpdateUpdatedAt sets the "updated_at" field to the value that was provided on create.
+func (u *AnalyticsAgentDayUpsertBulk) UpdateUpdatedAt() *AnalyticsAgentDayUpsertBulk {
+	return u.Update(func(s *AnalyticsAgentDayUpsert) {
+		s.UpdateUpdatedAt()
+	})
 }
 
 // SetTransfers sets the "transfers" field.

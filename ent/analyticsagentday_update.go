@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"switchboard/ent/analyticsagentday"
 	"switchboard/ent/predicate"
+	"time"
 
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
@@ -25,6 +26,12 @@ type AnalyticsAgentDayUpdate struct {
 // Where appends a list predicates to the AnalyticsAgentDayUpdate builder.
 func (_u *AnalyticsAgentDayUpdate) Where(ps ...predicate.AnalyticsAgentDay) *AnalyticsAgentDayUpdate {
 	_u.mutation.Where(ps...)
+	return _u
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (_u *AnalyticsAgentDayUpdate) SetUpdatedAt(v time.Time) *AnalyticsAgentDayUpdate {
+	_u.mutation.SetUpdatedAt(v)
 	return _u
 }
 
@@ -224,6 +231,9 @@ func (_u *AnalyticsAgentDayUpdate) Mutation() *AnalyticsAgentDayMutation {
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *AnalyticsAgentDayUpdate) Save(ctx context.Context) (int, error) {
+	if err := _u.defaults(); err != nil {
+		return 0, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -247,6 +257,18 @@ func (_u *AnalyticsAgentDayUpdate) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
 	}
+}
+
+// defaults sets the default values of the builder before save.
+func (_u *AnalyticsAgentDayUpdate) defaults() error {
+	if _, ok := _u.mutation.UpdatedAt(); !ok {
+		if analyticsagentday.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized analyticsagentday.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
+		v := analyticsagentday.UpdateDefaultUpdatedAt()
+		_u.mutation.SetUpdatedAt(v)
+	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -274,6 +296,9 @@ func (_u *AnalyticsAgentDayUpdate) sqlSave(ctx context.Context) (_node int, err 
 				ps[i](selector)
 			}
 		}
+	}
+	if value, ok := _u.mutation.UpdatedAt(); ok {
+		_spec.SetField(analyticsagentday.FieldUpdatedAt, field.TypeTime, value)
 	}
 	if value, ok := _u.mutation.Transfers(); ok {
 		_spec.SetField(analyticsagentday.FieldTransfers, field.TypeInt64, value)
@@ -349,6 +374,12 @@ type AnalyticsAgentDayUpdateOne struct {
 	hooks     []Hook
 	mutation  *AnalyticsAgentDayMutation
 	modifiers []func(*sql.UpdateBuilder)
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (_u *AnalyticsAgentDayUpdateOne) SetUpdatedAt(v time.Time) *AnalyticsAgentDayUpdateOne {
+	_u.mutation.SetUpdatedAt(v)
+	return _u
 }
 
 // SetTransfers sets the "transfers" field.
@@ -560,6 +591,9 @@ func (_u *AnalyticsAgentDayUpdateOne) Select(field string, fields ...string) *An
 
 // Save executes the query and returns the updated AnalyticsAgentDay entity.
 func (_u *AnalyticsAgentDayUpdateOne) Save(ctx context.Context) (*AnalyticsAgentDay, error) {
+	if err := _u.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -583,6 +617,18 @@ func (_u *AnalyticsAgentDayUpdateOne) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
 	}
+}
+
+// defaults sets the default values of the builder before save.
+func (_u *AnalyticsAgentDayUpdateOne) defaults() error {
+	if _, ok := _u.mutation.UpdatedAt(); !ok {
+		if analyticsagentday.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized analyticsagentday.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
+		v := analyticsagentday.UpdateDefaultUpdatedAt()
+		_u.mutation.SetUpdatedAt(v)
+	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -627,6 +673,9 @@ func (_u *AnalyticsAgentDayUpdateOne) sqlSave(ctx context.Context) (_node *Analy
 				ps[i](selector)
 			}
 		}
+	}
+	if value, ok := _u.mutation.UpdatedAt(); ok {
+		_spec.SetField(analyticsagentday.FieldUpdatedAt, field.TypeTime, value)
 	}
 	if value, ok := _u.mutation.Transfers(); ok {
 		_spec.SetField(analyticsagentday.FieldTransfers, field.TypeInt64, value)

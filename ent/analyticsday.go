@@ -21,6 +21,10 @@ type AnalyticsDay struct {
 	ID uuid.UUID `json:"id,omitempty"`
 	// OrganizationID holds the value of the "organization_id" field.
 	OrganizationID uuid.UUID `json:"organization_id,omitempty"`
+	// CreatedAt holds the value of the "created_at" field.
+	CreatedAt time.Time `json:"created_at,omitempty"`
+	// UpdatedAt holds the value of the "updated_at" field.
+	UpdatedAt time.Time `json:"updated_at,omitempty"`
 	// Day holds the value of the "day" field.
 	Day time.Time `json:"day,omitempty"`
 	// Version holds the value of the "version" field.
@@ -70,7 +74,7 @@ func (*AnalyticsDay) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case analyticsday.FieldVersion, analyticsday.FieldBuiltVersion, analyticsday.FieldMessages, analyticsday.FieldContacts, analyticsday.FieldChatbotSessions:
 			values[i] = new(sql.NullInt64)
-		case analyticsday.FieldDay, analyticsday.FieldBuiltAt:
+		case analyticsday.FieldCreatedAt, analyticsday.FieldUpdatedAt, analyticsday.FieldDay, analyticsday.FieldBuiltAt:
 			values[i] = new(sql.NullTime)
 		case analyticsday.FieldID, analyticsday.FieldOrganizationID:
 			values[i] = new(uuid.UUID)
@@ -100,6 +104,18 @@ func (_m *AnalyticsDay) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field organization_id", values[i])
 			} else if value != nil {
 				_m.OrganizationID = *value
+			}
+		case analyticsday.FieldCreatedAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field created_at", values[i])
+			} else if value.Valid {
+				_m.CreatedAt = value.Time
+			}
+		case analyticsday.FieldUpdatedAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field updated_at", values[i])
+			} else if value.Valid {
+				_m.UpdatedAt = value.Time
 			}
 		case analyticsday.FieldDay:
 			if value, ok := values[i].(*sql.NullTime); !ok {
@@ -188,6 +204,12 @@ func (_m *AnalyticsDay) String() string {
 	builder.WriteString(fmt.Sprintf("id=%v, ", _m.ID))
 	builder.WriteString("organization_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.OrganizationID))
+	builder.WriteString(", ")
+	builder.WriteString("created_at=")
+	builder.WriteString(_m.CreatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("updated_at=")
+	builder.WriteString(_m.UpdatedAt.Format(time.ANSIC))
 	builder.WriteString(", ")
 	builder.WriteString("day=")
 	builder.WriteString(_m.Day.Format(time.ANSIC))

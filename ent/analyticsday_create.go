@@ -31,6 +31,34 @@ func (_c *AnalyticsDayCreate) SetOrganizationID(v uuid.UUID) *AnalyticsDayCreate
 	return _c
 }
 
+// SetCreatedAt sets the "created_at" field.
+func (_c *AnalyticsDayCreate) SetCreatedAt(v time.Time) *AnalyticsDayCreate {
+	_c.mutation.SetCreatedAt(v)
+	return _c
+}
+
+// SetNillableCreatedAt sets the "created_at" field if the given value is not nil.
+func (_c *AnalyticsDayCreate) SetNillableCreatedAt(v *time.Time) *AnalyticsDayCreate {
+	if v != nil {
+		_c.SetCreatedAt(*v)
+	}
+	return _c
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (_c *AnalyticsDayCreate) SetUpdatedAt(v time.Time) *AnalyticsDayCreate {
+	_c.mutation.SetUpdatedAt(v)
+	return _c
+}
+
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_c *AnalyticsDayCreate) SetNillableUpdatedAt(v *time.Time) *AnalyticsDayCreate {
+	if v != nil {
+		_c.SetUpdatedAt(*v)
+	}
+	return _c
+}
+
 // SetDay sets the "day" field.
 func (_c *AnalyticsDayCreate) SetDay(v time.Time) *AnalyticsDayCreate {
 	_c.mutation.SetDay(v)
@@ -177,6 +205,20 @@ func (_c *AnalyticsDayCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *AnalyticsDayCreate) defaults() error {
+	if _, ok := _c.mutation.CreatedAt(); !ok {
+		if analyticsday.DefaultCreatedAt == nil {
+			return fmt.Errorf("ent: uninitialized analyticsday.DefaultCreatedAt (forgotten import ent/runtime?)")
+		}
+		v := analyticsday.DefaultCreatedAt()
+		_c.mutation.SetCreatedAt(v)
+	}
+	if _, ok := _c.mutation.UpdatedAt(); !ok {
+		if analyticsday.DefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized analyticsday.DefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
+		v := analyticsday.DefaultUpdatedAt()
+		_c.mutation.SetUpdatedAt(v)
+	}
 	if _, ok := _c.mutation.Version(); !ok {
 		v := analyticsday.DefaultVersion
 		_c.mutation.SetVersion(v)
@@ -207,6 +249,12 @@ func (_c *AnalyticsDayCreate) defaults() error {
 func (_c *AnalyticsDayCreate) check() error {
 	if _, ok := _c.mutation.OrganizationID(); !ok {
 		return &ValidationError{Name: "organization_id", err: errors.New(`ent: missing required field "AnalyticsDay.organization_id"`)}
+	}
+	if _, ok := _c.mutation.CreatedAt(); !ok {
+		return &ValidationError{Name: "created_at", err: errors.New(`ent: missing required field "AnalyticsDay.created_at"`)}
+	}
+	if _, ok := _c.mutation.UpdatedAt(); !ok {
+		return &ValidationError{Name: "updated_at", err: errors.New(`ent: missing required field "AnalyticsDay.updated_at"`)}
 	}
 	if _, ok := _c.mutation.Day(); !ok {
 		return &ValidationError{Name: "day", err: errors.New(`ent: missing required field "AnalyticsDay.day"`)}
@@ -261,6 +309,14 @@ func (_c *AnalyticsDayCreate) createSpec() (*AnalyticsDay, *sqlgraph.CreateSpec)
 	if id, ok := _c.mutation.ID(); ok {
 		_node.ID = id
 		_spec.ID.Value = &id
+	}
+	if value, ok := _c.mutation.CreatedAt(); ok {
+		_spec.SetField(analyticsday.FieldCreatedAt, field.TypeTime, value)
+		_node.CreatedAt = value
+	}
+	if value, ok := _c.mutation.UpdatedAt(); ok {
+		_spec.SetField(analyticsday.FieldUpdatedAt, field.TypeTime, value)
+		_node.UpdatedAt = value
 	}
 	if value, ok := _c.mutation.Day(); ok {
 		_spec.SetField(analyticsday.FieldDay, field.TypeTime, value)
@@ -358,6 +414,18 @@ type (
 		*sql.UpdateSet
 	}
 )
+
+// SetUpdatedAt sets the "updated_at" field.
+func (u *AnalyticsDayUpsert) SetUpdatedAt(v time.Time) *AnalyticsDayUpsert {
+	u.Set(analyticsday.FieldUpdatedAt, v)
+	return u
+}
+
+// UpdateUpdatedAt sets the "updated_at" field to the value that was provided on create.
+func (u *AnalyticsDayUpsert) UpdateUpdatedAt() *AnalyticsDayUpsert {
+	u.SetExcluded(analyticsday.FieldUpdatedAt)
+	return u
+}
 
 // SetVersion sets the "version" field.
 func (u *AnalyticsDayUpsert) SetVersion(v int64) *AnalyticsDayUpsert {
@@ -493,6 +561,9 @@ func (u *AnalyticsDayUpsertOne) UpdateNewValues() *AnalyticsDayUpsertOne {
 		if _, exists := u.create.mutation.OrganizationID(); exists {
 			s.SetIgnore(analyticsday.FieldOrganizationID)
 		}
+		if _, exists := u.create.mutation.CreatedAt(); exists {
+			s.SetIgnore(analyticsday.FieldCreatedAt)
+		}
 		if _, exists := u.create.mutation.Day(); exists {
 			s.SetIgnore(analyticsday.FieldDay)
 		}
@@ -525,6 +596,20 @@ func (u *AnalyticsDayUpsertOne) Update(set func(*AnalyticsDayUpsert)) *Analytics
 		set(&AnalyticsDayUpsert{UpdateSet: update})
 	}))
 	return u
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (u *AnalyticsDayUpsertOne) SetUpdatedAt(v time.Time) *AnalyticsDayUpsertOne {
+	return u.Update(func(s *AnalyticsDayUpsert) {
+		s.SetUpdatedAt(v)
+	})
+}
+
+// UpdateUpdatedAt sets the "updated_at" field to the value that was provided on create.
+func (u *AnalyticsDayUpsertOne) UpdateUpdatedAt() *AnalyticsDayUpsertOne {
+	return u.Update(func(s *AnalyticsDayUpsert) {
+		s.UpdateUpdatedAt()
+	})
 }
 
 // SetVersion sets the "version" field.
@@ -846,6 +931,9 @@ func (u *AnalyticsDayUpsertBulk) UpdateNewValues() *AnalyticsDayUpsertBulk {
 			if _, exists := b.mutation.OrganizationID(); exists {
 				s.SetIgnore(analyticsday.FieldOrganizationID)
 			}
+			if _, exists := b.mutation.CreatedAt(); exists {
+				s.SetIgnore(analyticsday.FieldCreatedAt)
+			}
 			if _, exists := b.mutation.Day(); exists {
 				s.SetIgnore(analyticsday.FieldDay)
 			}
@@ -879,6 +967,20 @@ func (u *AnalyticsDayUpsertBulk) Update(set func(*AnalyticsDayUpsert)) *Analytic
 		set(&AnalyticsDayUpsert{UpdateSet: update})
 	}))
 	return u
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (u *AnalyticsDayUpsertBulk) SetUpdatedAt(v time.Time) *AnalyticsDayUpsertBulk {
+	return u.Update(func(s *AnalyticsDayUpsert) {
+		s.SetUpdatedAt(v)
+	})
+}
+
+// UpdateUpdatedAt sets the "updated_at" field to the value that was provided on create.
+func (u *AnalyticsDayUpsertBulk) UpdateUpdatedAt() *AnalyticsDayUpsertBulk {
+	return u.Update(func(s *AnalyticsDayUpsert) {
+		s.UpdateUpdatedAt()
+	})
 }
 
 // SetVersion sets the "version" field.

@@ -29,6 +29,12 @@ func (_u *AnalyticsDayUpdate) Where(ps ...predicate.AnalyticsDay) *AnalyticsDayU
 	return _u
 }
 
+// SetUpdatedAt sets the "updated_at" field.
+func (_u *AnalyticsDayUpdate) SetUpdatedAt(v time.Time) *AnalyticsDayUpdate {
+	_u.mutation.SetUpdatedAt(v)
+	return _u
+}
+
 // SetVersion sets the "version" field.
 func (_u *AnalyticsDayUpdate) SetVersion(v int64) *AnalyticsDayUpdate {
 	_u.mutation.ResetVersion()
@@ -167,6 +173,9 @@ func (_u *AnalyticsDayUpdate) Mutation() *AnalyticsDayMutation {
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *AnalyticsDayUpdate) Save(ctx context.Context) (int, error) {
+	if err := _u.defaults(); err != nil {
+		return 0, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -190,6 +199,18 @@ func (_u *AnalyticsDayUpdate) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
 	}
+}
+
+// defaults sets the default values of the builder before save.
+func (_u *AnalyticsDayUpdate) defaults() error {
+	if _, ok := _u.mutation.UpdatedAt(); !ok {
+		if analyticsday.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized analyticsday.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
+		v := analyticsday.UpdateDefaultUpdatedAt()
+		_u.mutation.SetUpdatedAt(v)
+	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -217,6 +238,9 @@ func (_u *AnalyticsDayUpdate) sqlSave(ctx context.Context) (_node int, err error
 				ps[i](selector)
 			}
 		}
+	}
+	if value, ok := _u.mutation.UpdatedAt(); ok {
+		_spec.SetField(analyticsday.FieldUpdatedAt, field.TypeTime, value)
 	}
 	if value, ok := _u.mutation.Version(); ok {
 		_spec.SetField(analyticsday.FieldVersion, field.TypeInt64, value)
@@ -277,6 +301,12 @@ type AnalyticsDayUpdateOne struct {
 	hooks     []Hook
 	mutation  *AnalyticsDayMutation
 	modifiers []func(*sql.UpdateBuilder)
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (_u *AnalyticsDayUpdateOne) SetUpdatedAt(v time.Time) *AnalyticsDayUpdateOne {
+	_u.mutation.SetUpdatedAt(v)
+	return _u
 }
 
 // SetVersion sets the "version" field.
@@ -430,6 +460,9 @@ func (_u *AnalyticsDayUpdateOne) Select(field string, fields ...string) *Analyti
 
 // Save executes the query and returns the updated AnalyticsDay entity.
 func (_u *AnalyticsDayUpdateOne) Save(ctx context.Context) (*AnalyticsDay, error) {
+	if err := _u.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -453,6 +486,18 @@ func (_u *AnalyticsDayUpdateOne) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
 	}
+}
+
+// defaults sets the default values of the builder before save.
+func (_u *AnalyticsDayUpdateOne) defaults() error {
+	if _, ok := _u.mutation.UpdatedAt(); !ok {
+		if analyticsday.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized analyticsday.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
+		v := analyticsday.UpdateDefaultUpdatedAt()
+		_u.mutation.SetUpdatedAt(v)
+	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -497,6 +542,9 @@ func (_u *AnalyticsDayUpdateOne) sqlSave(ctx context.Context) (_node *AnalyticsD
 				ps[i](selector)
 			}
 		}
+	}
+	if value, ok := _u.mutation.UpdatedAt(); ok {
+		_spec.SetField(analyticsday.FieldUpdatedAt, field.TypeTime, value)
 	}
 	if value, ok := _u.mutation.Version(); ok {
 		_spec.SetField(analyticsday.FieldVersion, field.TypeInt64, value)

@@ -197,6 +197,8 @@ var schemaGraph = func() *sqlgraph.Schema {
 		Type: "AnalyticsAgentDay",
 		Fields: map[string]*sqlgraph.FieldSpec{
 			analyticsagentday.FieldOrganizationID:  {Type: field.TypeUUID, Column: analyticsagentday.FieldOrganizationID},
+			analyticsagentday.FieldCreatedAt:       {Type: field.TypeTime, Column: analyticsagentday.FieldCreatedAt},
+			analyticsagentday.FieldUpdatedAt:       {Type: field.TypeTime, Column: analyticsagentday.FieldUpdatedAt},
 			analyticsagentday.FieldDay:             {Type: field.TypeTime, Column: analyticsagentday.FieldDay},
 			analyticsagentday.FieldAgentID:         {Type: field.TypeUUID, Column: analyticsagentday.FieldAgentID},
 			analyticsagentday.FieldSource:          {Type: field.TypeString, Column: analyticsagentday.FieldSource},
@@ -223,6 +225,8 @@ var schemaGraph = func() *sqlgraph.Schema {
 		Type: "AnalyticsDay",
 		Fields: map[string]*sqlgraph.FieldSpec{
 			analyticsday.FieldOrganizationID:  {Type: field.TypeUUID, Column: analyticsday.FieldOrganizationID},
+			analyticsday.FieldCreatedAt:       {Type: field.TypeTime, Column: analyticsday.FieldCreatedAt},
+			analyticsday.FieldUpdatedAt:       {Type: field.TypeTime, Column: analyticsday.FieldUpdatedAt},
 			analyticsday.FieldDay:             {Type: field.TypeTime, Column: analyticsday.FieldDay},
 			analyticsday.FieldVersion:         {Type: field.TypeInt64, Column: analyticsday.FieldVersion},
 			analyticsday.FieldBuiltVersion:    {Type: field.TypeInt64, Column: analyticsday.FieldBuiltVersion},
@@ -2753,6 +2757,16 @@ func (f *AnalyticsAgentDayFilter) WhereOrganizationID(p entql.ValueP) {
 	f.Where(p.Field(analyticsagentday.FieldOrganizationID))
 }
 
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *AnalyticsAgentDayFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(analyticsagentday.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *AnalyticsAgentDayFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(analyticsagentday.FieldUpdatedAt))
+}
+
 // WhereDay applies the entql time.Time predicate on the day field.
 func (f *AnalyticsAgentDayFilter) WhereDay(p entql.TimeP) {
 	f.Where(p.Field(analyticsagentday.FieldDay))
@@ -2870,6 +2884,16 @@ func (f *AnalyticsDayFilter) WhereID(p entql.ValueP) {
 // WhereOrganizationID applies the entql [16]byte predicate on the organization_id field.
 func (f *AnalyticsDayFilter) WhereOrganizationID(p entql.ValueP) {
 	f.Where(p.Field(analyticsday.FieldOrganizationID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *AnalyticsDayFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(analyticsday.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *AnalyticsDayFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(analyticsday.FieldUpdatedAt))
 }
 
 // WhereDay applies the entql time.Time predicate on the day field.

@@ -5520,6 +5520,8 @@ type AnalyticsAgentDayMutation struct {
 	op                   Op
 	typ                  string
 	id                   *uuid.UUID
+	created_at           *time.Time
+	updated_at           *time.Time
 	day                  *time.Time
 	agent_id             *uuid.UUID
 	source               *string
@@ -5687,6 +5689,78 @@ func (m *AnalyticsAgentDayMutation) OldOrganizationID(ctx context.Context) (v uu
 // ResetOrganizationID resets all changes to the "organization_id" field.
 func (m *AnalyticsAgentDayMutation) ResetOrganizationID() {
 	m.organization = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *AnalyticsAgentDayMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *AnalyticsAgentDayMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the AnalyticsAgentDay entity.
+// If the AnalyticsAgentDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AnalyticsAgentDayMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *AnalyticsAgentDayMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *AnalyticsAgentDayMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *AnalyticsAgentDayMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the AnalyticsAgentDay entity.
+// If the AnalyticsAgentDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AnalyticsAgentDayMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *AnalyticsAgentDayMutation) ResetUpdatedAt() {
+	m.updated_at = nil
 }
 
 // SetDay sets the "day" field.
@@ -6362,9 +6436,15 @@ func (m *AnalyticsAgentDayMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *AnalyticsAgentDayMutation) Fields() []string {
-	fields := make([]string, 0, 13)
+	fields := make([]string, 0, 15)
 	if m.organization != nil {
 		fields = append(fields, analyticsagentday.FieldOrganizationID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, analyticsagentday.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, analyticsagentday.FieldUpdatedAt)
 	}
 	if m.day != nil {
 		fields = append(fields, analyticsagentday.FieldDay)
@@ -6412,6 +6492,10 @@ func (m *AnalyticsAgentDayMutation) Field(name string) (ent.Value, bool) {
 	switch name {
 	case analyticsagentday.FieldOrganizationID:
 		return m.OrganizationID()
+	case analyticsagentday.FieldCreatedAt:
+		return m.CreatedAt()
+	case analyticsagentday.FieldUpdatedAt:
+		return m.UpdatedAt()
 	case analyticsagentday.FieldDay:
 		return m.Day()
 	case analyticsagentday.FieldAgentID:
@@ -6447,6 +6531,10 @@ func (m *AnalyticsAgentDayMutation) OldField(ctx context.Context, name string) (
 	switch name {
 	case analyticsagentday.FieldOrganizationID:
 		return m.OldOrganizationID(ctx)
+	case analyticsagentday.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case analyticsagentday.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
 	case analyticsagentday.FieldDay:
 		return m.OldDay(ctx)
 	case analyticsagentday.FieldAgentID:
@@ -6486,6 +6574,20 @@ func (m *AnalyticsAgentDayMutation) SetField(name string, value ent.Value) error
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetOrganizationID(v)
+		return nil
+	case analyticsagentday.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case analyticsagentday.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
 		return nil
 	case analyticsagentday.FieldDay:
 		v, ok := value.(time.Time)
@@ -6734,6 +6836,12 @@ func (m *AnalyticsAgentDayMutation) ResetField(name string) error {
 	case analyticsagentday.FieldOrganizationID:
 		m.ResetOrganizationID()
 		return nil
+	case analyticsagentday.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case analyticsagentday.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
 	case analyticsagentday.FieldDay:
 		m.ResetDay()
 		return nil
@@ -6854,6 +6962,8 @@ type AnalyticsDayMutation struct {
 	op                  Op
 	typ                 string
 	id                  *uuid.UUID
+	created_at          *time.Time
+	updated_at          *time.Time
 	day                 *time.Time
 	version             *int64
 	addversion          *int64
@@ -7012,6 +7122,78 @@ func (m *AnalyticsDayMutation) OldOrganizationID(ctx context.Context) (v uuid.UU
 // ResetOrganizationID resets all changes to the "organization_id" field.
 func (m *AnalyticsDayMutation) ResetOrganizationID() {
 	m.organization = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *AnalyticsDayMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *AnalyticsDayMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the AnalyticsDay entity.
+// If the AnalyticsDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AnalyticsDayMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *AnalyticsDayMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *AnalyticsDayMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *AnalyticsDayMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the AnalyticsDay entity.
+// If the AnalyticsDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AnalyticsDayMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *AnalyticsDayMutation) ResetUpdatedAt() {
+	m.updated_at = nil
 }
 
 // SetDay sets the "day" field.
@@ -7454,9 +7636,15 @@ func (m *AnalyticsDayMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *AnalyticsDayMutation) Fields() []string {
-	fields := make([]string, 0, 8)
+	fields := make([]string, 0, 10)
 	if m.organization != nil {
 		fields = append(fields, analyticsday.FieldOrganizationID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, analyticsday.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, analyticsday.FieldUpdatedAt)
 	}
 	if m.day != nil {
 		fields = append(fields, analyticsday.FieldDay)
@@ -7489,6 +7677,10 @@ func (m *AnalyticsDayMutation) Field(name string) (ent.Value, bool) {
 	switch name {
 	case analyticsday.FieldOrganizationID:
 		return m.OrganizationID()
+	case analyticsday.FieldCreatedAt:
+		return m.CreatedAt()
+	case analyticsday.FieldUpdatedAt:
+		return m.UpdatedAt()
 	case analyticsday.FieldDay:
 		return m.Day()
 	case analyticsday.FieldVersion:
@@ -7514,6 +7706,10 @@ func (m *AnalyticsDayMutation) OldField(ctx context.Context, name string) (ent.V
 	switch name {
 	case analyticsday.FieldOrganizationID:
 		return m.OldOrganizationID(ctx)
+	case analyticsday.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case analyticsday.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
 	case analyticsday.FieldDay:
 		return m.OldDay(ctx)
 	case analyticsday.FieldVersion:
@@ -7543,6 +7739,20 @@ func (m *AnalyticsDayMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetOrganizationID(v)
+		return nil
+	case analyticsday.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case analyticsday.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
 		return nil
 	case analyticsday.FieldDay:
 		v, ok := value.(time.Time)
@@ -7722,6 +7932,12 @@ func (m *AnalyticsDayMutation) ResetField(name string) error {
 	switch name {
 	case analyticsday.FieldOrganizationID:
 		m.ResetOrganizationID()
+		return nil
+	case analyticsday.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case analyticsday.FieldUpdatedAt:
+		m.ResetUpdatedAt()
 		return nil
 	case analyticsday.FieldDay:
 		m.ResetDay()

@@ -91,11 +91,11 @@ func Seed(ctx context.Context, db *sql.DB, org uuid.UUID, agents []uuid.UUID, sz
 	// Plain SQL moves no rollup's version (analytics/rollup.go): bump
 	// those of the seeded days, so that a rollup a periodic task built
 	// while seeding is not used.
-	if _, err := db.ExecContext(ctx, `INSERT INTO analytics_days (id, organization_id, day, version)
-		SELECT gen_random_uuid(), $1, d, 1
+	if _, err := db.ExecContext(ctx, `INSERT INTO analytics_days (id, organization_id, day, version, created_at, updated_at)
+		SELECT gen_random_uuid(), $1, d, 1, now(), now()
 		FROM generate_series(date_trunc('day', $2::timestamptz AT TIME ZONE 'UTC') - make_interval(days => $3 + 2),
 			date_trunc('day', $2::timestamptz AT TIME ZONE 'UTC'), interval '1 day') AS d
-		ON CONFLICT (organization_id, day) DO UPDATE SET version = analytics_days.version + 1`,
+		ON CONFLICT (organization_id, day) DO UPDATE SET version = analytics_days.version + 1, updated_at = now()`,
 		org, now, sz.Days); err != nil {
 		return fmt.Errorf("seed: rollup versions: %w", err)
 	}

@@ -61,6 +61,16 @@ func OrganizationID(v uuid.UUID) predicate.AnalyticsAgentDay {
 	return predicate.AnalyticsAgentDay(sql.FieldEQ(FieldOrganizationID, v))
 }
 
+// CreatedAt applies equality check predicate on the "created_at" field. It's identical to CreatedAtEQ.
+func CreatedAt(v time.Time) predicate.AnalyticsAgentDay {
+	return predicate.AnalyticsAgentDay(sql.FieldEQ(FieldCreatedAt, v))
+}
+
+// UpdatedAt applies equality check predicate on the "updated_at" field. It's identical to UpdatedAtEQ.
+func UpdatedAt(v time.Time) predicate.AnalyticsAgentDay {
+	return predicate.AnalyticsAgentDay(sql.FieldEQ(FieldUpdatedAt, v))
+}
+
 // Day applies equality check predicate on the "day" field. It's identical to DayEQ.
 func Day(v time.Time) predicate.AnalyticsAgentDay {
 	return predicate.AnalyticsAgentDay(sql.FieldEQ(FieldDay, v))
@@ -139,6 +149,86 @@ func OrganizationIDIn(vs ...uuid.UUID) predicate.AnalyticsAgentDay {
 // OrganizationIDNotIn applies the NotIn predicate on the "organization_id" field.
 func OrganizationIDNotIn(vs ...uuid.UUID) predicate.AnalyticsAgentDay {
 	return predicate.AnalyticsAgentDay(sql.FieldNotIn(FieldOrganizationID, vs...))
+}
+
+// CreatedAtEQ applies the EQ predicate on the "created_at" field.
+func CreatedAtEQ(v time.Time) predicate.AnalyticsAgentDay {
+	return predicate.AnalyticsAgentDay(sql.FieldEQ(FieldCreatedAt, v))
+}
+
+// CreatedAtNEQ applies the NEQ predicate on the "created_at" field.
+func CreatedAtNEQ(v time.Time) predicate.AnalyticsAgentDay {
+	return predicate.AnalyticsAgentDay(sql.FieldNEQ(FieldCreatedAt, v))
+}
+
+// CreatedAtIn applies the In predicate on the "created_at" field.
+func CreatedAtIn(vs ...time.Time) predicate.AnalyticsAgentDay {
+	return predicate.AnalyticsAgentDay(sql.FieldIn(FieldCreatedAt, vs...))
+}
+
+// CreatedAtNotIn applies the NotIn predicate on the "created_at" field.
+func CreatedAtNotIn(vs ...time.Time) predicate.AnalyticsAgentDay {
+	return predicate.AnalyticsAgentDay(sql.FieldNotIn(FieldCreatedAt, vs...))
+}
+
+// CreatedAtGT applies the GT predicate on the "created_at" field.
+func CreatedAtGT(v time.Time) predicate.AnalyticsAgentDay {
+	return predicate.AnalyticsAgentDay(sql.FieldGT(FieldCreatedAt, v))
+}
+
+// CreatedAtGTE applies the GTE predicate on the "created_at" field.
+func CreatedAtGTE(v time.Time) predicate.AnalyticsAgentDay {
+	return predicate.AnalyticsAgentDay(sql.FieldGTE(FieldCreatedAt, v))
+}
+
+// CreatedAtLT applies the LT predicate on the "created_at" field.
+func CreatedAtLT(v time.Time) predicate.AnalyticsAgentDay {
+	return predicate.AnalyticsAgentDay(sql.FieldLT(FieldCreatedAt, v))
+}
+
+// CreatedAtLTE applies the LTE predicate on the "created_at" field.
+func CreatedAtLTE(v time.Time) predicate.AnalyticsAgentDay {
+	return predicate.AnalyticsAgentDay(sql.FieldLTE(FieldCreatedAt, v))
+}
+
+// UpdatedAtEQ applies the EQ predicate on the "updated_at" field.
+func UpdatedAtEQ(v time.Time) predicate.AnalyticsAgentDay {
+	return predicate.AnalyticsAgentDay(sql.FieldEQ(FieldUpdatedAt, v))
+}
+
+// UpdatedAtNEQ applies the NEQ predicate on the "updated_at" field.
+func UpdatedAtNEQ(v time.Time) predicate.AnalyticsAgentDay {
+	return predicate.AnalyticsAgentDay(sql.FieldNEQ(FieldUpdatedAt, v))
+}
+
+// UpdatedAtIn applies the In predicate on the "updated_at" field.
+func UpdatedAtIn(vs ...time.Time) predicate.AnalyticsAgentDay {
+	return predicate.AnalyticsAgentDay(sql.FieldIn(FieldUpdatedAt, vs...))
+}
+
+// UpdatedAtNotIn applies the NotIn predicate on the "updated_at" field.
+func UpdatedAtNotIn(vs ...time.Time) predicate.AnalyticsAgentDay {
+	return predicate.AnalyticsAgentDay(sql.FieldNotIn(FieldUpdatedAt, vs...))
+}
+
+// UpdatedAtGT applies the GT predicate on the "updated_at" field.
+func UpdatedAtGT(v time.Time) predicate.AnalyticsAgentDay {
+	return predicate.AnalyticsAgentDay(sql.FieldGT(FieldUpdatedAt, v))
+}
+
+// UpdatedAtGTE applies the GTE predicate on the "updated_at" field.
+func UpdatedAtGTE(v time.Time) predicate.AnalyticsAgentDay {
+	return predicate.AnalyticsAgentDay(sql.FieldGTE(FieldUpdatedAt, v))
+}
+
+// UpdatedAtLT applies the LT predicate on the "updated_at" field.
+func UpdatedAtLT(v time.Time) predicate.AnalyticsAgentDay {
+	return predicate.AnalyticsAgentDay(sql.FieldLT(FieldUpdatedAt, v))
+}
+
+// UpdatedAtLTE applies the LTE predicate on the "updated_at" field.
+func UpdatedAtLTE(v time.Time) predicate.AnalyticsAgentDay {
+	return predicate.AnalyticsAgentDay(sql.FieldLTE(FieldUpdatedAt, v))
 }
 
 // DayEQ applies the EQ predicate on the "day" field.

@@ -260,6 +260,8 @@ var (
 	// AnalyticsAgentDaysColumns holds the columns for the "analytics_agent_days" table.
 	AnalyticsAgentDaysColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "day", Type: field.TypeTime},
 		{Name: "agent_id", Type: field.TypeUUID},
 		{Name: "source", Type: field.TypeString, Default: ""},
@@ -282,7 +284,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "analytics_agent_days_organizations_organization",
-				Columns:    []*schema.Column{AnalyticsAgentDaysColumns[13]},
+				Columns:    []*schema.Column{AnalyticsAgentDaysColumns[15]},
 				RefColumns: []*schema.Column{OrganizationsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -291,13 +293,15 @@ var (
 			{
 				Name:    "analyticsagentday_organization_id_day_agent_id_source",
 				Unique:  true,
-				Columns: []*schema.Column{AnalyticsAgentDaysColumns[13], AnalyticsAgentDaysColumns[1], AnalyticsAgentDaysColumns[2], AnalyticsAgentDaysColumns[3]},
+				Columns: []*schema.Column{AnalyticsAgentDaysColumns[15], AnalyticsAgentDaysColumns[3], AnalyticsAgentDaysColumns[4], AnalyticsAgentDaysColumns[5]},
 			},
 		},
 	}
 	// AnalyticsDaysColumns holds the columns for the "analytics_days" table.
 	AnalyticsDaysColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "day", Type: field.TypeTime},
 		{Name: "version", Type: field.TypeInt64, Default: 0},
 		{Name: "built_version", Type: field.TypeInt64, Nullable: true},
@@ -315,7 +319,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "analytics_days_organizations_organization",
-				Columns:    []*schema.Column{AnalyticsDaysColumns[8]},
+				Columns:    []*schema.Column{AnalyticsDaysColumns[10]},
 				RefColumns: []*schema.Column{OrganizationsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -324,7 +328,7 @@ var (
 			{
 				Name:    "analyticsday_organization_id_day",
 				Unique:  true,
-				Columns: []*schema.Column{AnalyticsDaysColumns[8], AnalyticsDaysColumns[1]},
+				Columns: []*schema.Column{AnalyticsDaysColumns[10], AnalyticsDaysColumns[3]},
 			},
 		},
 	}
@@ -1344,11 +1348,11 @@ var (
 				},
 			},
 			{
-				Name:    "message_organization_id_sent_by_user_id_created_at",
+				Name:    "message_agent_sent",
 				Unique:  false,
-				Columns: []*schema.Column{MessagesColumns[20], MessagesColumns[14], MessagesColumns[1]},
+				Columns: []*schema.Column{MessagesColumns[20], MessagesColumns[1], MessagesColumns[14]},
 				Annotation: &entsql.IndexAnnotation{
-					Where: "(sent_by_user_id IS NOT NULL)",
+					Where: "((sent_by_user_id IS NOT NULL) AND ((direction)::text = 'outgoing'::text))",
 				},
 			},
 		},

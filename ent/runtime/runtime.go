@@ -345,8 +345,20 @@ func init() {
 	analyticsagentday.Hooks[1] = analyticsagentdayMixinHooks1[0]
 	analyticsagentdayMixinFields0 := analyticsagentdayMixin[0].Fields()
 	_ = analyticsagentdayMixinFields0
+	analyticsagentdayMixinFields2 := analyticsagentdayMixin[2].Fields()
+	_ = analyticsagentdayMixinFields2
 	analyticsagentdayFields := schema.AnalyticsAgentDay{}.Fields()
 	_ = analyticsagentdayFields
+	// analyticsagentdayDescCreatedAt is the schema descriptor for created_at field.
+	analyticsagentdayDescCreatedAt := analyticsagentdayMixinFields2[0].Descriptor()
+	// analyticsagentday.DefaultCreatedAt holds the default value on creation for the created_at field.
+	analyticsagentday.DefaultCreatedAt = analyticsagentdayDescCreatedAt.Default.(func() time.Time)
+	// analyticsagentdayDescUpdatedAt is the schema descriptor for updated_at field.
+	analyticsagentdayDescUpdatedAt := analyticsagentdayMixinFields2[1].Descriptor()
+	// analyticsagentday.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	analyticsagentday.DefaultUpdatedAt = analyticsagentdayDescUpdatedAt.Default.(func() time.Time)
+	// analyticsagentday.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	analyticsagentday.UpdateDefaultUpdatedAt = analyticsagentdayDescUpdatedAt.UpdateDefault.(func() time.Time)
 	// analyticsagentdayDescSource is the schema descriptor for source field.
 	analyticsagentdayDescSource := analyticsagentdayFields[2].Descriptor()
 	// analyticsagentday.DefaultSource holds the default value on creation for the source field.
@@ -406,8 +418,20 @@ func init() {
 	analyticsday.Hooks[1] = analyticsdayMixinHooks1[0]
 	analyticsdayMixinFields0 := analyticsdayMixin[0].Fields()
 	_ = analyticsdayMixinFields0
+	analyticsdayMixinFields2 := analyticsdayMixin[2].Fields()
+	_ = analyticsdayMixinFields2
 	analyticsdayFields := schema.AnalyticsDay{}.Fields()
 	_ = analyticsdayFields
+	// analyticsdayDescCreatedAt is the schema descriptor for created_at field.
+	analyticsdayDescCreatedAt := analyticsdayMixinFields2[0].Descriptor()
+	// analyticsday.DefaultCreatedAt holds the default value on creation for the created_at field.
+	analyticsday.DefaultCreatedAt = analyticsdayDescCreatedAt.Default.(func() time.Time)
+	// analyticsdayDescUpdatedAt is the schema descriptor for updated_at field.
+	analyticsdayDescUpdatedAt := analyticsdayMixinFields2[1].Descriptor()
+	// analyticsday.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	analyticsday.DefaultUpdatedAt = analyticsdayDescUpdatedAt.Default.(func() time.Time)
+	// analyticsday.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	analyticsday.UpdateDefaultUpdatedAt = analyticsdayDescUpdatedAt.UpdateDefault.(func() time.Time)
 	// analyticsdayDescVersion is the schema descriptor for version field.
 	analyticsdayDescVersion := analyticsdayFields[1].Descriptor()
 	// analyticsday.DefaultVersion holds the default value on creation for the version field.

@@ -19,7 +19,7 @@ type AnalyticsDay struct{ ent.Schema }
 
 // Mixin of the AnalyticsDay.
 func (AnalyticsDay) Mixin() []ent.Mixin {
-	return []ent.Mixin{IDMixin{}, TenantMixin{Covered: true}}
+	return []ent.Mixin{IDMixin{}, TenantMixin{Covered: true}, TimeMixin{}}
 }
 
 // Fields of the AnalyticsDay.
@@ -58,7 +58,7 @@ type AnalyticsAgentDay struct{ ent.Schema }
 
 // Mixin of the AnalyticsAgentDay.
 func (AnalyticsAgentDay) Mixin() []ent.Mixin {
-	return []ent.Mixin{IDMixin{}, TenantMixin{Covered: true}}
+	return []ent.Mixin{IDMixin{}, TenantMixin{Covered: true}, TimeMixin{}}
 }
 
 // Fields of the AnalyticsAgentDay.
