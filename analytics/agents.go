@@ -2,7 +2,6 @@ package analytics
 
 import (
 	"context"
-	"fmt"
 	"sort"
 	"time"
 
@@ -13,8 +12,9 @@ import (
 	"switchboard/ent"
 	"switchboard/ent/agentbreak"
 	"switchboard/ent/agenttransfer"
-	"switchboard/ent/message"
+	"switchboard/ent/analyticsagentday"
 	"switchboard/ent/organizationmember"
+	"switchboard/ent/predicate"
 	"switchboard/ent/user"
 )
 
@@ -115,7 +115,7 @@ func (s *Service) Agents(ctx context.Context, in AgentsInput) (*AgentReport, err
 	case !all:
 		scope = &v.UserID
 	}
-	d, err := s.load(ctx, in.Period, scope)
+	d, err := s.load(ctx, in.Period, scope, true)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +148,7 @@ func (s *Service) Agent(ctx context.Context, id uuid.UUID, p Period, g GroupBy) 
 	if id != v.UserID && !v.Can(AgentsPermission) {
 		return nil, apperr.Forbiddenf("another agent's analytics need the permission %s", AgentsPermission)
 	}
-	d, err := s.load(ctx, p, &id)
+	d, err := s.load(ctx, p, &id, true)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +188,7 @@ func (s *Service) Comparison(ctx context.Context, p Period) ([]*AgentStats, erro
 	if !v.Can(AgentsPermission) {
 		return nil, apperr.Forbiddenf("comparing agents needs the permission %s", AgentsPermission)
 	}
-	d, err := s.load(ctx, p, nil)
+	d, err := s.load(ctx, p, nil, false)
 	if err != nil {
 		return nil, err
 	}
@@ -220,25 +220,101 @@ type member struct {
 	available bool
 }
 
+// agentSource keys the period's tallies: an agent (uuid.Nil: none) and a
+// transfer source.
+type agentSource struct {
+	Agent  uuid.UUID
+	Source string
+}
+
 // agentData is what one report reads: the members it is about, the
-// period's transfers, the active transfers per agent, the messages sent
-// per agent and the breaks overlapping the period.
+// tallies of the period's transfers and messages sent by agent and source
+// and (for trends) by day, the active transfers per agent and the breaks
+// overlapping the period.
 type agentData struct {
-	scope     *uuid.UUID
-	members   []member
-	transfers []transferRow
-	active    map[uuid.UUID]int
+	scope   *uuid.UUID
+	members []member
+	byAgent map[agentSource]*tally
+	byDay   map[time.Time]*tally
+	active  map[uuid.UUID]int
 	// activeAll counts every active transfer (queued ones too).
 	activeAll int
-	sent      map[uuid.UUID]int
 	breaks    []breakRow
 }
 
-// load reads the rows of a report over p, of one member (scope) or of
-// the organization. Errors: not_found (scope is no member).
-func (s *Service) load(ctx context.Context, p Period, scope *uuid.UUID) (*agentData, error) {
+func (d *agentData) add(k agentKey, t *tally) {
+	a := agentSource{Agent: k.Agent, Source: k.Source}
+	if d.byAgent[a] == nil {
+		d.byAgent[a] = &tally{}
+	}
+	d.byAgent[a].add(t)
+	if d.byDay != nil {
+		if d.byDay[k.Day] == nil {
+			d.byDay[k.Day] = &tally{}
+		}
+		d.byDay[k.Day].add(t)
+	}
+}
+
+// rollupSums is a row of the sums of AnalyticsAgentDay rows.
+type rollupSums struct {
+	AgentID      uuid.UUID `sql:"agent_id"`
+	Source       string    `sql:"source"`
+	Day          nullTime  `sql:"day"`
+	Transfers    int64     `sql:"transfers"`
+	Handled      int64     `sql:"handled"`
+	QueueUS      int64     `sql:"queue_us"`
+	QueueN       int64     `sql:"queue_n"`
+	FirstUS      int64     `sql:"first_response_us"`
+	FirstN       int64     `sql:"first_response_n"`
+	ResolutionUS int64     `sql:"resolution_us"`
+	ResolutionN  int64     `sql:"resolution_n"`
+	MessagesSent int64     `sql:"messages_sent"`
+}
+
+func (r *rollupSums) tally() *tally {
+	return &tally{Transfers: r.Transfers, Handled: r.Handled, QueueUS: r.QueueUS, QueueN: r.QueueN, FirstUS: r.FirstUS,
+		FirstN: r.FirstN, ResolutionUS: r.ResolutionUS, ResolutionN: r.ResolutionN, MessagesSent: r.MessagesSent}
+}
+
+// sumRollups sums the agent rollups of [from, to) (valid after ensure)
+// grouped by the columns.
+func sumRollups(ctx context.Context, db *ent.Client, from, to time.Time, scope *uuid.UUID, group ...string) ([]rollupSums, error) {
+	q := db.AnalyticsAgentDay.Query().Where(analyticsagentday.DayGTE(from), analyticsagentday.DayLT(to))
+	if scope != nil {
+		q.Where(analyticsagentday.AgentID(*scope))
+	}
+	var rows []rollupSums
+	err := q.Modify(func(s *sql.Selector) {
+		cols := make([]string, 0, len(group)+9)
+		for _, g := range group {
+			cols = append(cols, s.C(g))
+		}
+		for _, c := range []string{analyticsagentday.FieldTransfers, analyticsagentday.FieldHandled,
+			analyticsagentday.FieldQueueUs, analyticsagentday.FieldQueueN, analyticsagentday.FieldFirstResponseUs,
+			analyticsagentday.FieldFirstResponseN, analyticsagentday.FieldResolutionUs, analyticsagentday.FieldResolutionN,
+			analyticsagentday.FieldMessagesSent} {
+			cols = append(cols, sql.As(sql.Sum(s.C(c)), c))
+		}
+		gs := make([]string, len(group))
+		for i, g := range group {
+			gs[i] = s.C(g)
+		}
+		s.Select(cols...).GroupBy(gs...)
+	}).Scan(ctx, &rows)
+	return rows, apperr.Wrap(err, "rollups")
+}
+
+// load reads a report's numbers over p, of one member (scope) or of the
+// organization: the settled days from the rollups, the other days and
+// the active transfers live; by day too when trend. Errors: not_found
+// (scope is no member).
+func (s *Service) load(ctx context.Context, p Period, scope *uuid.UUID, trend bool) (*agentData, error) {
 	db := s.db(ctx)
-	d := &agentData{scope: scope, active: map[uuid.UUID]int{}, sent: map[uuid.UUID]int{}}
+	d := &agentData{scope: scope, active: map[uuid.UUID]int{}, byAgent: map[agentSource]*tally{}}
+	if trend {
+		d.byDay = map[time.Time]*tally{}
+	}
 	mq := db.OrganizationMember.Query()
 	if scope != nil {
 		mq.Where(organizationmember.UserID(*scope))
@@ -270,24 +346,64 @@ func (s *Service) load(ctx context.Context, p Period, scope *uuid.UUID) (*agentD
 	}
 	sort.Slice(d.members, func(i, j int) bool { return d.members[i].name < d.members[j].name })
 
-	tq := db.AgentTransfer.Query().Where(agenttransfer.TransferredAtGTE(p.From), agenttransfer.TransferredAtLT(p.To))
-	if scope != nil {
-		tq.Where(agenttransfer.AgentID(*scope))
+	// The settled days: rollups.
+	end := settledEnd(s.now())
+	if p.From.Before(end) {
+		to := p.To
+		if end.Before(to) {
+			to = end
+		}
+		if _, err := s.ensure(ctx, p.From, to); err != nil {
+			return nil, err
+		}
+		rows, err := sumRollups(ctx, db, p.From, to, scope, analyticsagentday.FieldAgentID, analyticsagentday.FieldSource)
+		if err != nil {
+			return nil, err
+		}
+		for i := range rows {
+			a := agentSource{Agent: rows[i].AgentID, Source: rows[i].Source}
+			if d.byAgent[a] == nil {
+				d.byAgent[a] = &tally{}
+			}
+			d.byAgent[a].add(rows[i].tally())
+		}
+		if trend {
+			if rows, err = sumRollups(ctx, db, p.From, to, scope, analyticsagentday.FieldDay); err != nil {
+				return nil, err
+			}
+			for i := range rows {
+				k := dayOf(rows[i].Day.Time)
+				if d.byDay[k] == nil {
+					d.byDay[k] = &tally{}
+				}
+				d.byDay[k].add(rows[i].tally())
+			}
+		}
 	}
-	err = tq.Modify(func(s *sql.Selector) {
-		s.Select(s.C(agenttransfer.FieldAgentID), s.C(agenttransfer.FieldSource), s.C(agenttransfer.FieldStatus),
-			s.C(agenttransfer.FieldTransferredAt), s.C(agenttransfer.FieldAssignedAt), s.C(agenttransfer.FieldResumedAt))
-		// The first response: stamped on the transfer, else the agent's
-		// first outgoing message to the contact since the assignment
-		// (the messages' (contact_id, created_at) index finds it).
-		s.AppendSelectExprAs(sql.Raw(fmt.Sprintf(
-			"COALESCE(%s, (SELECT MIN(m.created_at) FROM messages m WHERE m.contact_id = %s AND m.direction = 'outgoing' "+
-				"AND m.sent_by_user_id = %s AND m.created_at >= COALESCE(%s, %s)))",
-			s.C(agenttransfer.FieldFirstResponseAt), s.C(agenttransfer.FieldContactID), s.C(agenttransfer.FieldAgentID),
-			s.C(agenttransfer.FieldAssignedAt), s.C(agenttransfer.FieldTransferredAt))), "first_response")
-	}).Scan(ctx, &d.transfers)
+	// The days after: live.
+	if from := later(p.From, end); from.Before(p.To) {
+		live, err := s.agentDaysOf(ctx, db, []span{{From: from, To: p.To}}, scope)
+		if err != nil {
+			return nil, err
+		}
+		for k, t := range live {
+			d.add(k, t)
+		}
+	}
+	// The period's active transfers: live.
+	tp := []predicate.AgentTransfer{agenttransfer.StatusEQ(agenttransfer.StatusActive),
+		agenttransfer.TransferredAtGTE(p.From), agenttransfer.TransferredAtLT(p.To)}
+	if scope != nil {
+		tp = append(tp, agenttransfer.AgentID(*scope))
+	}
+	rows, err := s.transferRows(ctx, db, tp...)
 	if err != nil {
-		return nil, apperr.Wrap(err, "transfers")
+		return nil, err
+	}
+	live := agentDays{}
+	live.addTransfers(rows)
+	for k, t := range live {
+		d.add(k, t)
 	}
 
 	var active []struct {
@@ -311,27 +427,6 @@ func (s *Service) load(ctx context.Context, p Period, scope *uuid.UUID) (*agentD
 		}
 	}
 
-	var sent []struct {
-		UserID uuid.UUID `sql:"sent_by_user_id"`
-		N      int       `sql:"n"`
-	}
-	sq := db.Message.Query().Where(message.CreatedAtGTE(p.From), message.CreatedAtLT(p.To),
-		message.DirectionEQ(message.DirectionOutgoing))
-	if scope != nil {
-		sq.Where(message.SentByUserID(*scope))
-	} else {
-		sq.Where(message.SentByUserIDNotNil())
-	}
-	err = sq.Modify(func(s *sql.Selector) {
-		s.Select(s.C(message.FieldSentByUserID), sql.As(sql.Count("*"), "n")).GroupBy(s.C(message.FieldSentByUserID))
-	}).Scan(ctx, &sent)
-	if err != nil {
-		return nil, apperr.Wrap(err, "messages")
-	}
-	for _, r := range sent {
-		d.sent[r.UserID] = r.N
-	}
-
 	bq := db.AgentBreak.Query().Where(agentbreak.StartedAtLT(p.To),
 		agentbreak.Or(agentbreak.EndedAtIsNil(), agentbreak.EndedAtGT(p.From)))
 	if scope != nil {
@@ -344,27 +439,6 @@ func (s *Service) load(ctx context.Context, p Period, scope *uuid.UUID) (*agentD
 		return nil, apperr.Wrap(err, "breaks")
 	}
 	return d, nil
-}
-
-// mean keeps a running mean of durations in minutes.
-type mean struct {
-	sum float64
-	n   int
-}
-
-func (m *mean) add(from, to nullTime) {
-	if !from.Valid || !to.Valid || to.Time.Before(from.Time) {
-		return
-	}
-	m.sum += to.Time.Sub(from.Time).Minutes()
-	m.n++
-}
-
-func (m mean) value() float64 {
-	if m.n == 0 {
-		return 0
-	}
-	return round2(m.sum / float64(m.n))
 }
 
 // since is when a transfer's wait for its agent's answer starts.
@@ -409,25 +483,21 @@ func (d *agentData) breakTime(now time.Time, p Period, who *uuid.UUID) (float64,
 }
 
 func (d *agentData) summary(now time.Time, p Period) AgentSummary {
-	var queue, first, resolution mean
-	sm := AgentSummary{TransfersBySource: map[string]any{}}
-	bySource := map[string]int{}
-	for i := range d.transfers {
-		t := &d.transfers[i]
-		bySource[t.Source]++
-		if t.handled() {
-			sm.TotalTransfersHandled++
+	var all tally
+	bySource := map[string]int64{}
+	for k, t := range d.byAgent {
+		all.add(t)
+		if t.Transfers > 0 {
+			bySource[k.Source] += t.Transfers
 		}
-		queue.add(t.TransferredAt, t.AssignedAt)
-		if t.AgentID.Valid {
-			first.add(t.since(), t.FirstResponse)
-		}
-		resolution.add(t.TransferredAt, t.ResumedAt)
 	}
+	sm := AgentSummary{TransfersBySource: map[string]any{}, TotalTransfersHandled: int(all.Handled)}
 	for k, n := range bySource {
-		sm.TransfersBySource[k] = n
+		sm.TransfersBySource[k] = int(n)
 	}
-	sm.AvgQueueTimeMins, sm.AvgFirstResponseMins, sm.AvgResolutionMins = queue.value(), first.value(), resolution.value()
+	sm.AvgQueueTimeMins = meanMins(all.QueueUS, all.QueueN)
+	sm.AvgFirstResponseMins = meanMins(all.FirstUS, all.FirstN)
+	sm.AvgResolutionMins = meanMins(all.ResolutionUS, all.ResolutionN)
 	if d.scope == nil {
 		sm.ActiveTransfers = d.activeAll
 	} else {
@@ -439,33 +509,19 @@ func (d *agentData) summary(now time.Time, p Period) AgentSummary {
 
 // agentStats computes every member's stats, in the members' order.
 func (d *agentData) agentStats(now time.Time, p Period) []*AgentStats {
-	type acc struct{ first, resolution mean }
-	per := map[uuid.UUID]*acc{}
-	handled := map[uuid.UUID]int{}
-	for i := range d.transfers {
-		t := &d.transfers[i]
-		if !t.AgentID.Valid {
-			continue
+	per := map[uuid.UUID]*tally{}
+	for k, t := range d.byAgent {
+		if per[k.Agent] == nil {
+			per[k.Agent] = &tally{}
 		}
-		a := per[t.AgentID.UUID]
-		if a == nil {
-			a = &acc{}
-			per[t.AgentID.UUID] = a
-		}
-		a.first.add(t.since(), t.FirstResponse)
-		a.resolution.add(t.TransferredAt, t.ResumedAt)
-		if t.handled() {
-			handled[t.AgentID.UUID]++
-		}
+		per[k.Agent].add(t)
 	}
 	out := make([]*AgentStats, 0, len(d.members))
 	for _, m := range d.members {
-		st := &AgentStats{
-			AgentID: m.id, AgentName: m.name, TransfersHandled: handled[m.id], ActiveTransfers: d.active[m.id],
-			MessagesSent: d.sent[m.id], IsAvailable: m.available,
-		}
-		if a := per[m.id]; a != nil {
-			st.AvgFirstResponseMins, st.AvgResolutionMins = a.first.value(), a.resolution.value()
+		st := &AgentStats{AgentID: m.id, AgentName: m.name, ActiveTransfers: d.active[m.id], IsAvailable: m.available}
+		if t := per[m.id]; t != nil {
+			st.TransfersHandled, st.MessagesSent = int(t.Handled), int(t.MessagesSent)
+			st.AvgFirstResponseMins, st.AvgResolutionMins = meanMins(t.FirstUS, t.FirstN), meanMins(t.ResolutionUS, t.ResolutionN)
 		}
 		id := m.id
 		st.TotalBreakTimeMins, st.BreakCount = d.breakTime(now, p, &id)
@@ -477,36 +533,22 @@ func (d *agentData) agentStats(now time.Time, p Period) []*AgentStats {
 // trend buckets the handled transfers and the first response times by
 // the day or week of their creation; every bucket of p is present.
 func (d *agentData) trend(p Period, g GroupBy) []*TrendPoint {
-	type bucket struct {
-		handled int
-		first   mean
-	}
-	buckets := map[time.Time]*bucket{}
+	buckets := map[time.Time]*tally{}
 	var order []time.Time
 	for b := g.bucket(p.From); b.Before(p.To); b = g.next(b) {
-		buckets[b] = &bucket{}
+		buckets[b] = &tally{}
 		order = append(order, b)
 	}
-	for i := range d.transfers {
-		t := &d.transfers[i]
-		if !t.TransferredAt.Valid {
-			continue
-		}
-		b := buckets[g.bucket(t.TransferredAt.Time)]
-		if b == nil {
-			continue
-		}
-		if t.handled() {
-			b.handled++
-		}
-		if t.AgentID.Valid {
-			b.first.add(t.since(), t.FirstResponse)
+	for day, t := range d.byDay {
+		if b := buckets[g.bucket(day)]; b != nil {
+			b.add(t)
 		}
 	}
 	out := make([]*TrendPoint, 0, len(order))
 	for _, k := range order {
 		b := buckets[k]
-		out = append(out, &TrendPoint{Date: k.Format(time.DateOnly), TransfersHandled: b.handled, AvgResponseMins: b.first.value()})
+		out = append(out, &TrendPoint{Date: k.Format(time.DateOnly), TransfersHandled: int(b.Handled),
+			AvgResponseMins: meanMins(b.FirstUS, b.FirstN)})
 	}
 	return out
 }

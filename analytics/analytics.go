@@ -8,7 +8,7 @@
 //
 // It reads rows through the ent client under the viewer's privacy rules
 // (every count is of the viewer's organization) and writes nothing but its
-// cache. Reports of other agents need AgentsPermission; the operations'
+// daily rollups (rollup.go) and its cache. Reports of other agents need AgentsPermission; the operations'
 // own permission (analytics:read) is in access/operations.go.
 package analytics
 
@@ -17,6 +17,7 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"math"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -27,6 +28,7 @@ import (
 	"switchboard/ent/viewer"
 	"switchboard/provider"
 	"switchboard/secrets"
+	"switchboard/worker"
 )
 
 // AgentsPermission lets a member see other members' agent analytics (the
@@ -54,6 +56,14 @@ type Service struct {
 	CacheTTL time.Duration
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// Postgres tells the dialect (SQLite otherwise) for the SQL the
+	// rollups write.
+	Postgres bool
+	// Queue queues the periodic rollup tasks; nil queues none.
+	Queue *worker.Client
+
+	// scheduled is the last interval whose rollup tasks this node queued.
+	scheduled atomic.Int64
 }
 
 func (s *Service) now() time.Time {
@@ -208,7 +218,10 @@ func (n *nullTime) Scan(src any) error {
 }
 
 func (n *nullTime) parse(s string) error {
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999-07:00", "2006-01-02 15:04:05.999999999"} {
+	// RFC 3339, the text the SQLite driver writes (time.Time.String) and
+	// the text of a day.
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999-07:00", "2006-01-02 15:04:05.999999999",
+		"2006-01-02 15:04:05.999999999 -0700 MST", time.DateOnly} {
 		if t, err := time.Parse(layout, s); err == nil {
 			n.Time, n.Valid = t.UTC(), true
 			return nil

@@ -11,7 +11,6 @@ import (
 	"switchboard/apperr"
 	"switchboard/ent"
 	"switchboard/ent/campaign"
-	"switchboard/ent/chatbotsession"
 	"switchboard/ent/contact"
 	"switchboard/ent/message"
 )
@@ -65,40 +64,38 @@ func (s *Service) Dashboard(ctx context.Context, p Period) (*Dashboard, error) {
 	}
 	db := s.db(ctx)
 	prev := p.Previous()
-	type counter struct {
-		what  string
-		count func(Period) (int, error)
-		cur   *int
-		chg   *float64
+	days, err := s.dayCounts(ctx, prev.From, p.To)
+	if err != nil {
+		return nil, err
 	}
+	sum := func(q Period) dayNumbers {
+		var n dayNumbers
+		for d, c := range days {
+			if !d.Before(q.From) && d.Before(q.To) {
+				n.Messages, n.Contacts, n.Sessions = n.Messages+c.Messages, n.Contacts+c.Contacts, n.Sessions+c.Sessions
+			}
+		}
+		return n
+	}
+	cur, before := sum(p), sum(prev)
 	d := &Dashboard{RecentMessages: []*RecentMessage{}}
 	st := &d.Stats
-	counts := []counter{
-		{"messages", func(q Period) (int, error) {
-			return db.Message.Query().Where(message.CreatedAtGTE(q.From), message.CreatedAtLT(q.To)).Count(ctx)
-		}, &st.TotalMessages, &st.MessagesChange},
-		{"contacts", func(q Period) (int, error) {
-			return db.Contact.Query().Where(contact.CreatedAtGTE(q.From), contact.CreatedAtLT(q.To)).Count(ctx)
-		}, &st.TotalContacts, &st.ContactsChange},
-		{"chatbot sessions", func(q Period) (int, error) {
-			return db.ChatbotSession.Query().
-				Where(chatbotsession.StartedAtGTE(q.From), chatbotsession.StartedAtLT(q.To)).Count(ctx)
-		}, &st.ChatbotSessions, &st.ChatbotChange},
-		{"campaigns", func(q Period) (int, error) {
-			return db.Campaign.Query().Where(campaign.StartedAtGTE(q.From), campaign.StartedAtLT(q.To)).Count(ctx)
-		}, &st.CampaignsSent, &st.CampaignsChange},
+	st.TotalMessages, st.MessagesChange = int(cur.Messages), Change(float64(before.Messages), float64(cur.Messages))
+	st.TotalContacts, st.ContactsChange = int(cur.Contacts), Change(float64(before.Contacts), float64(cur.Contacts))
+	st.ChatbotSessions, st.ChatbotChange = int(cur.Sessions), Change(float64(before.Sessions), float64(cur.Sessions))
+	// Campaigns are few: counted live.
+	campaigns := func(q Period) (int, error) {
+		return db.Campaign.Query().Where(campaign.StartedAtGTE(q.From), campaign.StartedAtLT(q.To)).Count(ctx)
 	}
-	for _, c := range counts {
-		cur, err := c.count(p)
-		if err != nil {
-			return nil, apperr.Wrap(err, c.what)
-		}
-		before, err := c.count(prev)
-		if err != nil {
-			return nil, apperr.Wrap(err, c.what)
-		}
-		*c.cur, *c.chg = cur, Change(float64(before), float64(cur))
+	n, err := campaigns(p)
+	if err != nil {
+		return nil, apperr.Wrap(err, "campaigns")
 	}
+	m, err := campaigns(prev)
+	if err != nil {
+		return nil, apperr.Wrap(err, "campaigns")
+	}
+	st.CampaignsSent, st.CampaignsChange = n, Change(float64(m), float64(n))
 	msgs, err := db.Message.Query().
 		Where(message.CreatedAtGTE(p.From), message.CreatedAtLT(p.To)).
 		Order(ent.Desc(message.FieldCreatedAt), ent.Desc(message.FieldID)).
@@ -149,4 +146,23 @@ func preview(m *ent.Message) string {
 		}
 	}
 	return fmt.Sprintf("[%s]", m.MessageType)
+}
+
+// dayCounts returns the dashboard counts of the days of [from, to) that
+// have any: the settled days from the rollups, the others live.
+func (s *Service) dayCounts(ctx context.Context, from, to time.Time) (map[time.Time]*dayNumbers, error) {
+	out, err := s.ensure(ctx, from, to)
+	if err != nil {
+		return nil, err
+	}
+	if f := later(from, settledEnd(s.now())); f.Before(to) {
+		live, err := s.countDays(ctx, s.db(ctx), []span{{From: f, To: to}})
+		if err != nil {
+			return nil, err
+		}
+		for d, n := range live {
+			out[d] = n
+		}
+	}
+	return out, nil
 }

@@ -201,7 +201,12 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	a.Resolver.Transfers = &transfers.Service{Client: a.DB.Client, Events: a.Events}
 	a.Resolver.Analytics = &analytics.Service{
 		Client: a.DB.Client, Secrets: box, Provider: a.Resolver.Provider, Redis: a.KV.Client(), Prefix: o.Namespace,
+		Postgres: a.DB.Postgres(), Queue: a.Queue,
 	}
+	// Past days' changes through ent mark their rollups stale; a periodic
+	// task keeps them built (analytics/rollup.go).
+	a.Resolver.Analytics.Track()
+	a.Resolver.Analytics.Register(a.Worker)
 	store := media.New(cfg.DataDir)
 	a.Messaging = &messaging.Service{
 		Client: a.DB.Client, Queue: a.Queue, Provider: a.Resolver.Provider, Secrets: box,
@@ -395,6 +400,7 @@ func (a *App) StartWorkers(ctx context.Context) error {
 			"overdue transfer timers":    a.Resolver.Transfers.RequeueOverdue,
 			"chatbot replies":            a.Bot.Recover,
 			"chatbot session timeouts":   a.Bot.ExpireSessions,
+			"analytics rollups":          a.Resolver.Analytics.ScheduleRollups,
 		}, sweeps{
 			"pending sends": a.Messaging.Recover, "media fetches": a.Media.Recover,
 			"webhook deliveries": a.Webhooks.Recover, "transfer timers": a.Resolver.Transfers.Recover,

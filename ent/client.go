@@ -15,6 +15,8 @@ import (
 	"switchboard/ent/agentbreak"
 	"switchboard/ent/agenttransfer"
 	"switchboard/ent/aicontext"
+	"switchboard/ent/analyticsagentday"
+	"switchboard/ent/analyticsday"
 	"switchboard/ent/apikey"
 	"switchboard/ent/businessaccounthold"
 	"switchboard/ent/calllog"
@@ -79,6 +81,10 @@ type Client struct {
 	AgentBreak *AgentBreakClient
 	// AgentTransfer is the client for interacting with the AgentTransfer builders.
 	AgentTransfer *AgentTransferClient
+	// AnalyticsAgentDay is the client for interacting with the AnalyticsAgentDay builders.
+	AnalyticsAgentDay *AnalyticsAgentDayClient
+	// AnalyticsDay is the client for interacting with the AnalyticsDay builders.
+	AnalyticsDay *AnalyticsDayClient
 	// BusinessAccountHold is the client for interacting with the BusinessAccountHold builders.
 	BusinessAccountHold *BusinessAccountHoldClient
 	// CallLog is the client for interacting with the CallLog builders.
@@ -171,6 +177,8 @@ func (c *Client) init() {
 	c.Account = NewAccountClient(c.config)
 	c.AgentBreak = NewAgentBreakClient(c.config)
 	c.AgentTransfer = NewAgentTransferClient(c.config)
+	c.AnalyticsAgentDay = NewAnalyticsAgentDayClient(c.config)
+	c.AnalyticsDay = NewAnalyticsDayClient(c.config)
 	c.BusinessAccountHold = NewBusinessAccountHoldClient(c.config)
 	c.CallLog = NewCallLogClient(c.config)
 	c.CallPermission = NewCallPermissionClient(c.config)
@@ -306,6 +314,8 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Account:                NewAccountClient(cfg),
 		AgentBreak:             NewAgentBreakClient(cfg),
 		AgentTransfer:          NewAgentTransferClient(cfg),
+		AnalyticsAgentDay:      NewAnalyticsAgentDayClient(cfg),
+		AnalyticsDay:           NewAnalyticsDayClient(cfg),
 		BusinessAccountHold:    NewBusinessAccountHoldClient(cfg),
 		CallLog:                NewCallLogClient(cfg),
 		CallPermission:         NewCallPermissionClient(cfg),
@@ -368,6 +378,8 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Account:                NewAccountClient(cfg),
 		AgentBreak:             NewAgentBreakClient(cfg),
 		AgentTransfer:          NewAgentTransferClient(cfg),
+		AnalyticsAgentDay:      NewAnalyticsAgentDayClient(cfg),
+		AnalyticsDay:           NewAnalyticsDayClient(cfg),
 		BusinessAccountHold:    NewBusinessAccountHoldClient(cfg),
 		CallLog:                NewCallLogClient(cfg),
 		CallPermission:         NewCallPermissionClient(cfg),
@@ -436,14 +448,15 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.AIContext, c.APIKey, c.Account, c.AgentBreak, c.AgentTransfer,
-		c.BusinessAccountHold, c.CallLog, c.CallPermission, c.CallTransfer, c.Campaign,
-		c.CampaignRecipient, c.CannedResponse, c.Catalog, c.ChatbotFlow,
-		c.ChatbotSession, c.ChatbotSettings, c.Contact, c.ContactNote, c.CustomAction,
-		c.DashboardWidget, c.FormFlow, c.IVRFlow, c.InboundEvent, c.Invitation,
-		c.KeywordRule, c.Message, c.Organization, c.OrganizationMember, c.ParkedStatus,
-		c.Permission, c.Product, c.RefreshToken, c.Role, c.SSOConfig, c.Tag, c.Team,
-		c.TeamMember, c.Template, c.TransferTimer, c.User, c.WebhookDelivery,
-		c.WebhookDeliveryAttempt, c.WebhookSubscription,
+		c.AnalyticsAgentDay, c.AnalyticsDay, c.BusinessAccountHold, c.CallLog,
+		c.CallPermission, c.CallTransfer, c.Campaign, c.CampaignRecipient,
+		c.CannedResponse, c.Catalog, c.ChatbotFlow, c.ChatbotSession,
+		c.ChatbotSettings, c.Contact, c.ContactNote, c.CustomAction, c.DashboardWidget,
+		c.FormFlow, c.IVRFlow, c.InboundEvent, c.Invitation, c.KeywordRule, c.Message,
+		c.Organization, c.OrganizationMember, c.ParkedStatus, c.Permission, c.Product,
+		c.RefreshToken, c.Role, c.SSOConfig, c.Tag, c.Team, c.TeamMember, c.Template,
+		c.TransferTimer, c.User, c.WebhookDelivery, c.WebhookDeliveryAttempt,
+		c.WebhookSubscription,
 	} {
 		n.Use(hooks...)
 	}
@@ -454,14 +467,15 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.AIContext, c.APIKey, c.Account, c.AgentBreak, c.AgentTransfer,
-		c.BusinessAccountHold, c.CallLog, c.CallPermission, c.CallTransfer, c.Campaign,
-		c.CampaignRecipient, c.CannedResponse, c.Catalog, c.ChatbotFlow,
-		c.ChatbotSession, c.ChatbotSettings, c.Contact, c.ContactNote, c.CustomAction,
-		c.DashboardWidget, c.FormFlow, c.IVRFlow, c.InboundEvent, c.Invitation,
-		c.KeywordRule, c.Message, c.Organization, c.OrganizationMember, c.ParkedStatus,
-		c.Permission, c.Product, c.RefreshToken, c.Role, c.SSOConfig, c.Tag, c.Team,
-		c.TeamMember, c.Template, c.TransferTimer, c.User, c.WebhookDelivery,
-		c.WebhookDeliveryAttempt, c.WebhookSubscription,
+		c.AnalyticsAgentDay, c.AnalyticsDay, c.BusinessAccountHold, c.CallLog,
+		c.CallPermission, c.CallTransfer, c.Campaign, c.CampaignRecipient,
+		c.CannedResponse, c.Catalog, c.ChatbotFlow, c.ChatbotSession,
+		c.ChatbotSettings, c.Contact, c.ContactNote, c.CustomAction, c.DashboardWidget,
+		c.FormFlow, c.IVRFlow, c.InboundEvent, c.Invitation, c.KeywordRule, c.Message,
+		c.Organization, c.OrganizationMember, c.ParkedStatus, c.Permission, c.Product,
+		c.RefreshToken, c.Role, c.SSOConfig, c.Tag, c.Team, c.TeamMember, c.Template,
+		c.TransferTimer, c.User, c.WebhookDelivery, c.WebhookDeliveryAttempt,
+		c.WebhookSubscription,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -480,6 +494,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.AgentBreak.mutate(ctx, m)
 	case *AgentTransferMutation:
 		return c.AgentTransfer.mutate(ctx, m)
+	case *AnalyticsAgentDayMutation:
+		return c.AnalyticsAgentDay.mutate(ctx, m)
+	case *AnalyticsDayMutation:
+		return c.AnalyticsDay.mutate(ctx, m)
 	case *BusinessAccountHoldMutation:
 		return c.BusinessAccountHold.mutate(ctx, m)
 	case *CallLogMutation:
@@ -1340,6 +1358,306 @@ func (c *AgentTransferClient) mutate(ctx context.Context, m *AgentTransferMutati
 		return (&AgentTransferDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown AgentTransfer mutation op: %q", m.Op())
+	}
+}
+
+// AnalyticsAgentDayClient is a client for the AnalyticsAgentDay schema.
+type AnalyticsAgentDayClient struct {
+	config
+}
+
+// NewAnalyticsAgentDayClient returns a client for the AnalyticsAgentDay from the given config.
+func NewAnalyticsAgentDayClient(c config) *AnalyticsAgentDayClient {
+	return &AnalyticsAgentDayClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `analyticsagentday.Hooks(f(g(h())))`.
+func (c *AnalyticsAgentDayClient) Use(hooks ...Hook) {
+	c.hooks.AnalyticsAgentDay = append(c.hooks.AnalyticsAgentDay, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `analyticsagentday.Intercept(f(g(h())))`.
+func (c *AnalyticsAgentDayClient) Intercept(interceptors ...Interceptor) {
+	c.inters.AnalyticsAgentDay = append(c.inters.AnalyticsAgentDay, interceptors...)
+}
+
+// Create returns a builder for creating a AnalyticsAgentDay entity.
+func (c *AnalyticsAgentDayClient) Create() *AnalyticsAgentDayCreate {
+	mutation := newAnalyticsAgentDayMutation(c.config, OpCreate)
+	return &AnalyticsAgentDayCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of AnalyticsAgentDay entities.
+func (c *AnalyticsAgentDayClient) CreateBulk(builders ...*AnalyticsAgentDayCreate) *AnalyticsAgentDayCreateBulk {
+	return &AnalyticsAgentDayCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *AnalyticsAgentDayClient) MapCreateBulk(slice any, setFunc func(*AnalyticsAgentDayCreate, int)) *AnalyticsAgentDayCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &AnalyticsAgentDayCreateBulk{err: fmt.Errorf("calling to AnalyticsAgentDayClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*AnalyticsAgentDayCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &AnalyticsAgentDayCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for AnalyticsAgentDay.
+func (c *AnalyticsAgentDayClient) Update() *AnalyticsAgentDayUpdate {
+	mutation := newAnalyticsAgentDayMutation(c.config, OpUpdate)
+	return &AnalyticsAgentDayUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *AnalyticsAgentDayClient) UpdateOne(_m *AnalyticsAgentDay) *AnalyticsAgentDayUpdateOne {
+	mutation := newAnalyticsAgentDayMutation(c.config, OpUpdateOne, withAnalyticsAgentDay(_m))
+	return &AnalyticsAgentDayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *AnalyticsAgentDayClient) UpdateOneID(id uuid.UUID) *AnalyticsAgentDayUpdateOne {
+	mutation := newAnalyticsAgentDayMutation(c.config, OpUpdateOne, withAnalyticsAgentDayID(id))
+	return &AnalyticsAgentDayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for AnalyticsAgentDay.
+func (c *AnalyticsAgentDayClient) Delete() *AnalyticsAgentDayDelete {
+	mutation := newAnalyticsAgentDayMutation(c.config, OpDelete)
+	return &AnalyticsAgentDayDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *AnalyticsAgentDayClient) DeleteOne(_m *AnalyticsAgentDay) *AnalyticsAgentDayDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *AnalyticsAgentDayClient) DeleteOneID(id uuid.UUID) *AnalyticsAgentDayDeleteOne {
+	builder := c.Delete().Where(analyticsagentday.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &AnalyticsAgentDayDeleteOne{builder}
+}
+
+// Query returns a query builder for AnalyticsAgentDay.
+func (c *AnalyticsAgentDayClient) Query() *AnalyticsAgentDayQuery {
+	return &AnalyticsAgentDayQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeAnalyticsAgentDay},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a AnalyticsAgentDay entity by its id.
+func (c *AnalyticsAgentDayClient) Get(ctx context.Context, id uuid.UUID) (*AnalyticsAgentDay, error) {
+	return c.Query().Where(analyticsagentday.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *AnalyticsAgentDayClient) GetX(ctx context.Context, id uuid.UUID) *AnalyticsAgentDay {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a AnalyticsAgentDay.
+func (c *AnalyticsAgentDayClient) QueryOrganization(_m *AnalyticsAgentDay) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(analyticsagentday.Table, analyticsagentday.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, analyticsagentday.OrganizationTable, analyticsagentday.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *AnalyticsAgentDayClient) Hooks() []Hook {
+	hooks := c.hooks.AnalyticsAgentDay
+	return append(hooks[:len(hooks):len(hooks)], analyticsagentday.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *AnalyticsAgentDayClient) Interceptors() []Interceptor {
+	return c.inters.AnalyticsAgentDay
+}
+
+func (c *AnalyticsAgentDayClient) mutate(ctx context.Context, m *AnalyticsAgentDayMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&AnalyticsAgentDayCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&AnalyticsAgentDayUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&AnalyticsAgentDayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&AnalyticsAgentDayDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown AnalyticsAgentDay mutation op: %q", m.Op())
+	}
+}
+
+// AnalyticsDayClient is a client for the AnalyticsDay schema.
+type AnalyticsDayClient struct {
+	config
+}
+
+// NewAnalyticsDayClient returns a client for the AnalyticsDay from the given config.
+func NewAnalyticsDayClient(c config) *AnalyticsDayClient {
+	return &AnalyticsDayClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `analyticsday.Hooks(f(g(h())))`.
+func (c *AnalyticsDayClient) Use(hooks ...Hook) {
+	c.hooks.AnalyticsDay = append(c.hooks.AnalyticsDay, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `analyticsday.Intercept(f(g(h())))`.
+func (c *AnalyticsDayClient) Intercept(interceptors ...Interceptor) {
+	c.inters.AnalyticsDay = append(c.inters.AnalyticsDay, interceptors...)
+}
+
+// Create returns a builder for creating a AnalyticsDay entity.
+func (c *AnalyticsDayClient) Create() *AnalyticsDayCreate {
+	mutation := newAnalyticsDayMutation(c.config, OpCreate)
+	return &AnalyticsDayCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of AnalyticsDay entities.
+func (c *AnalyticsDayClient) CreateBulk(builders ...*AnalyticsDayCreate) *AnalyticsDayCreateBulk {
+	return &AnalyticsDayCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *AnalyticsDayClient) MapCreateBulk(slice any, setFunc func(*AnalyticsDayCreate, int)) *AnalyticsDayCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &AnalyticsDayCreateBulk{err: fmt.Errorf("calling to AnalyticsDayClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*AnalyticsDayCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &AnalyticsDayCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for AnalyticsDay.
+func (c *AnalyticsDayClient) Update() *AnalyticsDayUpdate {
+	mutation := newAnalyticsDayMutation(c.config, OpUpdate)
+	return &AnalyticsDayUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *AnalyticsDayClient) UpdateOne(_m *AnalyticsDay) *AnalyticsDayUpdateOne {
+	mutation := newAnalyticsDayMutation(c.config, OpUpdateOne, withAnalyticsDay(_m))
+	return &AnalyticsDayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *AnalyticsDayClient) UpdateOneID(id uuid.UUID) *AnalyticsDayUpdateOne {
+	mutation := newAnalyticsDayMutation(c.config, OpUpdateOne, withAnalyticsDayID(id))
+	return &AnalyticsDayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for AnalyticsDay.
+func (c *AnalyticsDayClient) Delete() *AnalyticsDayDelete {
+	mutation := newAnalyticsDayMutation(c.config, OpDelete)
+	return &AnalyticsDayDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *AnalyticsDayClient) DeleteOne(_m *AnalyticsDay) *AnalyticsDayDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *AnalyticsDayClient) DeleteOneID(id uuid.UUID) *AnalyticsDayDeleteOne {
+	builder := c.Delete().Where(analyticsday.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &AnalyticsDayDeleteOne{builder}
+}
+
+// Query returns a query builder for AnalyticsDay.
+func (c *AnalyticsDayClient) Query() *AnalyticsDayQuery {
+	return &AnalyticsDayQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeAnalyticsDay},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a AnalyticsDay entity by its id.
+func (c *AnalyticsDayClient) Get(ctx context.Context, id uuid.UUID) (*AnalyticsDay, error) {
+	return c.Query().Where(analyticsday.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *AnalyticsDayClient) GetX(ctx context.Context, id uuid.UUID) *AnalyticsDay {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a AnalyticsDay.
+func (c *AnalyticsDayClient) QueryOrganization(_m *AnalyticsDay) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(analyticsday.Table, analyticsday.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, analyticsday.OrganizationTable, analyticsday.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *AnalyticsDayClient) Hooks() []Hook {
+	hooks := c.hooks.AnalyticsDay
+	return append(hooks[:len(hooks):len(hooks)], analyticsday.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *AnalyticsDayClient) Interceptors() []Interceptor {
+	return c.inters.AnalyticsDay
+}
+
+func (c *AnalyticsDayClient) mutate(ctx context.Context, m *AnalyticsDayMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&AnalyticsDayCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&AnalyticsDayUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&AnalyticsDayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&AnalyticsDayDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown AnalyticsDay mutation op: %q", m.Op())
 	}
 }
 
@@ -7511,24 +7829,25 @@ func (c *WebhookSubscriptionClient) mutate(ctx context.Context, m *WebhookSubscr
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		AIContext, APIKey, Account, AgentBreak, AgentTransfer, BusinessAccountHold,
-		CallLog, CallPermission, CallTransfer, Campaign, CampaignRecipient,
-		CannedResponse, Catalog, ChatbotFlow, ChatbotSession, ChatbotSettings, Contact,
-		ContactNote, CustomAction, DashboardWidget, FormFlow, IVRFlow, InboundEvent,
-		Invitation, KeywordRule, Message, Organization, OrganizationMember,
-		ParkedStatus, Permission, Product, RefreshToken, Role, SSOConfig, Tag, Team,
-		TeamMember, Template, TransferTimer, User, WebhookDelivery,
-		WebhookDeliveryAttempt, WebhookSubscription []ent.Hook
+		AIContext, APIKey, Account, AgentBreak, AgentTransfer, AnalyticsAgentDay,
+		AnalyticsDay, BusinessAccountHold, CallLog, CallPermission, CallTransfer,
+		Campaign, CampaignRecipient, CannedResponse, Catalog, ChatbotFlow,
+		ChatbotSession, ChatbotSettings, Contact, ContactNote, CustomAction,
+		DashboardWidget, FormFlow, IVRFlow, InboundEvent, Invitation, KeywordRule,
+		Message, Organization, OrganizationMember, ParkedStatus, Permission, Product,
+		RefreshToken, Role, SSOConfig, Tag, Team, TeamMember, Template, TransferTimer,
+		User, WebhookDelivery, WebhookDeliveryAttempt, WebhookSubscription []ent.Hook
 	}
 	inters struct {
-		AIContext, APIKey, Account, AgentBreak, AgentTransfer, BusinessAccountHold,
-		CallLog, CallPermission, CallTransfer, Campaign, CampaignRecipient,
-		CannedResponse, Catalog, ChatbotFlow, ChatbotSession, ChatbotSettings, Contact,
-		ContactNote, CustomAction, DashboardWidget, FormFlow, IVRFlow, InboundEvent,
-		Invitation, KeywordRule, Message, Organization, OrganizationMember,
-		ParkedStatus, Permission, Product, RefreshToken, Role, SSOConfig, Tag, Team,
-		TeamMember, Template, TransferTimer, User, WebhookDelivery,
-		WebhookDeliveryAttempt, WebhookSubscription []ent.Interceptor
+		AIContext, APIKey, Account, AgentBreak, AgentTransfer, AnalyticsAgentDay,
+		AnalyticsDay, BusinessAccountHold, CallLog, CallPermission, CallTransfer,
+		Campaign, CampaignRecipient, CannedResponse, Catalog, ChatbotFlow,
+		ChatbotSession, ChatbotSettings, Contact, ContactNote, CustomAction,
+		DashboardWidget, FormFlow, IVRFlow, InboundEvent, Invitation, KeywordRule,
+		Message, Organization, OrganizationMember, ParkedStatus, Permission, Product,
+		RefreshToken, Role, SSOConfig, Tag, Team, TeamMember, Template, TransferTimer,
+		User, WebhookDelivery, WebhookDeliveryAttempt,
+		WebhookSubscription []ent.Interceptor
 	}
 )
 

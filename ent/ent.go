@@ -11,6 +11,8 @@ import (
 	"switchboard/ent/agentbreak"
 	"switchboard/ent/agenttransfer"
 	"switchboard/ent/aicontext"
+	"switchboard/ent/analyticsagentday"
+	"switchboard/ent/analyticsday"
 	"switchboard/ent/apikey"
 	"switchboard/ent/businessaccounthold"
 	"switchboard/ent/calllog"
@@ -120,6 +122,8 @@ func checkColumn(t, c string) error {
 			account.Table:                account.ValidColumn,
 			agentbreak.Table:             agentbreak.ValidColumn,
 			agenttransfer.Table:          agenttransfer.ValidColumn,
+			analyticsagentday.Table:      analyticsagentday.ValidColumn,
+			analyticsday.Table:           analyticsday.ValidColumn,
 			businessaccounthold.Table:    businessaccounthold.ValidColumn,
 			calllog.Table:                calllog.ValidColumn,
 			callpermission.Table:         callpermission.ValidColumn,

@@ -7,6 +7,8 @@ import (
 	"switchboard/ent/agentbreak"
 	"switchboard/ent/agenttransfer"
 	"switchboard/ent/aicontext"
+	"switchboard/ent/analyticsagentday"
+	"switchboard/ent/analyticsday"
 	"switchboard/ent/apikey"
 	"switchboard/ent/businessaccounthold"
 	"switchboard/ent/calllog"
@@ -56,7 +58,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 43)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 45)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   aicontext.Table,
@@ -185,6 +187,57 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[5] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   analyticsagentday.Table,
+			Columns: analyticsagentday.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: analyticsagentday.FieldID,
+			},
+		},
+		Type: "AnalyticsAgentDay",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			analyticsagentday.FieldOrganizationID:  {Type: field.TypeUUID, Column: analyticsagentday.FieldOrganizationID},
+			analyticsagentday.FieldCreatedAt:       {Type: field.TypeTime, Column: analyticsagentday.FieldCreatedAt},
+			analyticsagentday.FieldUpdatedAt:       {Type: field.TypeTime, Column: analyticsagentday.FieldUpdatedAt},
+			analyticsagentday.FieldDay:             {Type: field.TypeTime, Column: analyticsagentday.FieldDay},
+			analyticsagentday.FieldAgentID:         {Type: field.TypeUUID, Column: analyticsagentday.FieldAgentID},
+			analyticsagentday.FieldSource:          {Type: field.TypeString, Column: analyticsagentday.FieldSource},
+			analyticsagentday.FieldTransfers:       {Type: field.TypeInt64, Column: analyticsagentday.FieldTransfers},
+			analyticsagentday.FieldHandled:         {Type: field.TypeInt64, Column: analyticsagentday.FieldHandled},
+			analyticsagentday.FieldQueueUs:         {Type: field.TypeInt64, Column: analyticsagentday.FieldQueueUs},
+			analyticsagentday.FieldQueueN:          {Type: field.TypeInt64, Column: analyticsagentday.FieldQueueN},
+			analyticsagentday.FieldFirstResponseUs: {Type: field.TypeInt64, Column: analyticsagentday.FieldFirstResponseUs},
+			analyticsagentday.FieldFirstResponseN:  {Type: field.TypeInt64, Column: analyticsagentday.FieldFirstResponseN},
+			analyticsagentday.FieldResolutionUs:    {Type: field.TypeInt64, Column: analyticsagentday.FieldResolutionUs},
+			analyticsagentday.FieldResolutionN:     {Type: field.TypeInt64, Column: analyticsagentday.FieldResolutionN},
+			analyticsagentday.FieldMessagesSent:    {Type: field.TypeInt64, Column: analyticsagentday.FieldMessagesSent},
+		},
+	}
+	graph.Nodes[6] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   analyticsday.Table,
+			Columns: analyticsday.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: analyticsday.FieldID,
+			},
+		},
+		Type: "AnalyticsDay",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			analyticsday.FieldOrganizationID:  {Type: field.TypeUUID, Column: analyticsday.FieldOrganizationID},
+			analyticsday.FieldCreatedAt:       {Type: field.TypeTime, Column: analyticsday.FieldCreatedAt},
+			analyticsday.FieldUpdatedAt:       {Type: field.TypeTime, Column: analyticsday.FieldUpdatedAt},
+			analyticsday.FieldDay:             {Type: field.TypeTime, Column: analyticsday.FieldDay},
+			analyticsday.FieldVersion:         {Type: field.TypeInt64, Column: analyticsday.FieldVersion},
+			analyticsday.FieldBuiltVersion:    {Type: field.TypeInt64, Column: analyticsday.FieldBuiltVersion},
+			analyticsday.FieldBuiltAt:         {Type: field.TypeTime, Column: analyticsday.FieldBuiltAt},
+			analyticsday.FieldMessages:        {Type: field.TypeInt64, Column: analyticsday.FieldMessages},
+			analyticsday.FieldContacts:        {Type: field.TypeInt64, Column: analyticsday.FieldContacts},
+			analyticsday.FieldChatbotSessions: {Type: field.TypeInt64, Column: analyticsday.FieldChatbotSessions},
+		},
+	}
+	graph.Nodes[7] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   businessaccounthold.Table,
 			Columns: businessaccounthold.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -200,7 +253,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			businessaccounthold.FieldOrganizationID: {Type: field.TypeUUID, Column: businessaccounthold.FieldOrganizationID},
 		},
 	}
-	graph.Nodes[6] = &sqlgraph.Node{
+	graph.Nodes[8] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   calllog.Table,
 			Columns: calllog.Columns,
@@ -231,7 +284,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			calllog.FieldRecordingDuration:   {Type: field.TypeInt, Column: calllog.FieldRecordingDuration},
 		},
 	}
-	graph.Nodes[7] = &sqlgraph.Node{
+	graph.Nodes[9] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   callpermission.Table,
 			Columns: callpermission.Columns,
@@ -254,7 +307,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			callpermission.FieldMessageID:      {Type: field.TypeUUID, Column: callpermission.FieldMessageID},
 		},
 	}
-	graph.Nodes[8] = &sqlgraph.Node{
+	graph.Nodes[10] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   calltransfer.Table,
 			Columns: calltransfer.Columns,
@@ -283,7 +336,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			calltransfer.FieldTalkDuration:   {Type: field.TypeInt, Column: calltransfer.FieldTalkDuration},
 		},
 	}
-	graph.Nodes[9] = &sqlgraph.Node{
+	graph.Nodes[11] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   campaign.Table,
 			Columns: campaign.Columns,
@@ -317,7 +370,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			campaign.FieldCreatedByID:         {Type: field.TypeUUID, Column: campaign.FieldCreatedByID},
 		},
 	}
-	graph.Nodes[10] = &sqlgraph.Node{
+	graph.Nodes[12] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   campaignrecipient.Table,
 			Columns: campaignrecipient.Columns,
@@ -348,7 +401,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			campaignrecipient.FieldAttempts:       {Type: field.TypeInt, Column: campaignrecipient.FieldAttempts},
 		},
 	}
-	graph.Nodes[11] = &sqlgraph.Node{
+	graph.Nodes[13] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   cannedresponse.Table,
 			Columns: cannedresponse.Columns,
@@ -372,7 +425,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			cannedresponse.FieldCreatedByID:    {Type: field.TypeUUID, Column: cannedresponse.FieldCreatedByID},
 		},
 	}
-	graph.Nodes[12] = &sqlgraph.Node{
+	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   catalog.Table,
 			Columns: catalog.Columns,
@@ -392,7 +445,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			catalog.FieldIsActive:          {Type: field.TypeBool, Column: catalog.FieldIsActive},
 		},
 	}
-	graph.Nodes[13] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   chatbotflow.Table,
 			Columns: chatbotflow.Columns,
@@ -414,7 +467,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			chatbotflow.FieldChatAccount:     {Type: field.TypeString, Column: chatbotflow.FieldChatAccount},
 		},
 	}
-	graph.Nodes[14] = &sqlgraph.Node{
+	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   chatbotsession.Table,
 			Columns: chatbotsession.Columns,
@@ -439,7 +492,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			chatbotsession.FieldCompletedAt:    {Type: field.TypeTime, Column: chatbotsession.FieldCompletedAt},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   chatbotsettings.Table,
 			Columns: chatbotsettings.Columns,
@@ -487,7 +540,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			chatbotsettings.FieldAiAPIKeyEncrypted:            {Type: field.TypeBytes, Column: chatbotsettings.FieldAiAPIKeyEncrypted},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contact.Table,
 			Columns: contact.Columns,
@@ -517,7 +570,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contact.FieldMarketingOptOut:    {Type: field.TypeBool, Column: contact.FieldMarketingOptOut},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[19] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contactnote.Table,
 			Columns: contactnote.Columns,
@@ -536,7 +589,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contactnote.FieldContent:        {Type: field.TypeString, Column: contactnote.FieldContent},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[20] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   customaction.Table,
 			Columns: customaction.Columns,
@@ -558,7 +611,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			customaction.FieldDisplayOrder:   {Type: field.TypeInt, Column: customaction.FieldDisplayOrder},
 		},
 	}
-	graph.Nodes[19] = &sqlgraph.Node{
+	graph.Nodes[21] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   dashboardwidget.Table,
 			Columns: dashboardwidget.Columns,
@@ -594,7 +647,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			dashboardwidget.FieldIsShared:       {Type: field.TypeBool, Column: dashboardwidget.FieldIsShared},
 		},
 	}
-	graph.Nodes[20] = &sqlgraph.Node{
+	graph.Nodes[22] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   formflow.Table,
 			Columns: formflow.Columns,
@@ -622,7 +675,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			formflow.FieldDeletedAt:          {Type: field.TypeTime, Column: formflow.FieldDeletedAt},
 		},
 	}
-	graph.Nodes[21] = &sqlgraph.Node{
+	graph.Nodes[23] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   ivrflow.Table,
 			Columns: ivrflow.Columns,
@@ -649,7 +702,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			ivrflow.FieldDeletedAt:       {Type: field.TypeTime, Column: ivrflow.FieldDeletedAt},
 		},
 	}
-	graph.Nodes[22] = &sqlgraph.Node{
+	graph.Nodes[24] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   inboundevent.Table,
 			Columns: inboundevent.Columns,
@@ -673,7 +726,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			inboundevent.FieldProcessedAt:    {Type: field.TypeTime, Column: inboundevent.FieldProcessedAt},
 		},
 	}
-	graph.Nodes[23] = &sqlgraph.Node{
+	graph.Nodes[25] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   invitation.Table,
 			Columns: invitation.Columns,
@@ -694,7 +747,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			invitation.FieldAcceptedAt:     {Type: field.TypeTime, Column: invitation.FieldAcceptedAt},
 		},
 	}
-	graph.Nodes[24] = &sqlgraph.Node{
+	graph.Nodes[26] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   keywordrule.Table,
 			Columns: keywordrule.Columns,
@@ -717,7 +770,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			keywordrule.FieldEnabled:         {Type: field.TypeBool, Column: keywordrule.FieldEnabled},
 		},
 	}
-	graph.Nodes[25] = &sqlgraph.Node{
+	graph.Nodes[27] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   message.Table,
 			Columns: message.Columns,
@@ -750,7 +803,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			message.FieldBotHandledAt:      {Type: field.TypeTime, Column: message.FieldBotHandledAt},
 		},
 	}
-	graph.Nodes[26] = &sqlgraph.Node{
+	graph.Nodes[28] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   organization.Table,
 			Columns: organization.Columns,
@@ -776,7 +829,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			organization.FieldAllowOpenRegistration: {Type: field.TypeBool, Column: organization.FieldAllowOpenRegistration},
 		},
 	}
-	graph.Nodes[27] = &sqlgraph.Node{
+	graph.Nodes[29] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   organizationmember.Table,
 			Columns: organizationmember.Columns,
@@ -795,7 +848,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			organizationmember.FieldIsDefault:      {Type: field.TypeBool, Column: organizationmember.FieldIsDefault},
 		},
 	}
-	graph.Nodes[28] = &sqlgraph.Node{
+	graph.Nodes[30] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   parkedstatus.Table,
 			Columns: parkedstatus.Columns,
@@ -815,7 +868,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			parkedstatus.FieldPlatformTimestamp: {Type: field.TypeTime, Column: parkedstatus.FieldPlatformTimestamp},
 		},
 	}
-	graph.Nodes[29] = &sqlgraph.Node{
+	graph.Nodes[31] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   permission.Table,
 			Columns: permission.Columns,
@@ -831,7 +884,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			permission.FieldDescription: {Type: field.TypeString, Column: permission.FieldDescription},
 		},
 	}
-	graph.Nodes[30] = &sqlgraph.Node{
+	graph.Nodes[32] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   product.Table,
 			Columns: product.Columns,
@@ -857,7 +910,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			product.FieldIsActive:          {Type: field.TypeBool, Column: product.FieldIsActive},
 		},
 	}
-	graph.Nodes[31] = &sqlgraph.Node{
+	graph.Nodes[33] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   refreshtoken.Table,
 			Columns: refreshtoken.Columns,
@@ -878,7 +931,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			refreshtoken.FieldRevokedAt:      {Type: field.TypeTime, Column: refreshtoken.FieldRevokedAt},
 		},
 	}
-	graph.Nodes[32] = &sqlgraph.Node{
+	graph.Nodes[34] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   role.Table,
 			Columns: role.Columns,
@@ -898,7 +951,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			role.FieldIsDefault:      {Type: field.TypeBool, Column: role.FieldIsDefault},
 		},
 	}
-	graph.Nodes[33] = &sqlgraph.Node{
+	graph.Nodes[35] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   ssoconfig.Table,
 			Columns: ssoconfig.Columns,
@@ -924,7 +977,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			ssoconfig.FieldUserInfoURL:           {Type: field.TypeString, Column: ssoconfig.FieldUserInfoURL},
 		},
 	}
-	graph.Nodes[34] = &sqlgraph.Node{
+	graph.Nodes[36] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tag.Table,
 			Columns: tag.Columns,
@@ -942,7 +995,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tag.FieldColor:          {Type: field.TypeString, Column: tag.FieldColor},
 		},
 	}
-	graph.Nodes[35] = &sqlgraph.Node{
+	graph.Nodes[37] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   team.Table,
 			Columns: team.Columns,
@@ -964,7 +1017,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			team.FieldCreatedByID:         {Type: field.TypeUUID, Column: team.FieldCreatedByID},
 		},
 	}
-	graph.Nodes[36] = &sqlgraph.Node{
+	graph.Nodes[38] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   teammember.Table,
 			Columns: teammember.Columns,
@@ -984,7 +1037,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			teammember.FieldLastAssignedAt: {Type: field.TypeTime, Column: teammember.FieldLastAssignedAt},
 		},
 	}
-	graph.Nodes[37] = &sqlgraph.Node{
+	graph.Nodes[39] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   template.Table,
 			Columns: template.Columns,
@@ -1018,7 +1071,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			template.FieldUpdatedByID:               {Type: field.TypeUUID, Column: template.FieldUpdatedByID},
 		},
 	}
-	graph.Nodes[38] = &sqlgraph.Node{
+	graph.Nodes[40] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   transfertimer.Table,
 			Columns: transfertimer.Columns,
@@ -1041,7 +1094,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			transfertimer.FieldOutcome:        {Type: field.TypeString, Column: transfertimer.FieldOutcome},
 		},
 	}
-	graph.Nodes[39] = &sqlgraph.Node{
+	graph.Nodes[41] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -1064,7 +1117,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldSettings:     {Type: field.TypeJSON, Column: user.FieldSettings},
 		},
 	}
-	graph.Nodes[40] = &sqlgraph.Node{
+	graph.Nodes[42] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -1090,7 +1143,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldCompletedAt:    {Type: field.TypeTime, Column: webhookdelivery.FieldCompletedAt},
 		},
 	}
-	graph.Nodes[41] = &sqlgraph.Node{
+	graph.Nodes[43] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdeliveryattempt.Table,
 			Columns: webhookdeliveryattempt.Columns,
@@ -1111,7 +1164,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdeliveryattempt.FieldError:          {Type: field.TypeString, Column: webhookdeliveryattempt.FieldError},
 		},
 	}
-	graph.Nodes[42] = &sqlgraph.Node{
+	graph.Nodes[44] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhooksubscription.Table,
 			Columns: webhooksubscription.Columns,
@@ -1218,6 +1271,30 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"AgentTransfer",
 		"Contact",
+	)
+	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   analyticsagentday.OrganizationTable,
+			Columns: []string{analyticsagentday.OrganizationColumn},
+			Bidi:    false,
+		},
+		"AnalyticsAgentDay",
+		"Organization",
+	)
+	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   analyticsday.OrganizationTable,
+			Columns: []string{analyticsday.OrganizationColumn},
+			Bidi:    false,
+		},
+		"AnalyticsDay",
+		"Organization",
 	)
 	graph.MustAddE(
 		"organization",
@@ -2636,6 +2713,239 @@ func (f *AgentTransferFilter) WhereHasContactWith(preds ...predicate.Contact) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *AnalyticsAgentDayQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the AnalyticsAgentDayQuery builder.
+func (_q *AnalyticsAgentDayQuery) Filter() *AnalyticsAgentDayFilter {
+	return &AnalyticsAgentDayFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *AnalyticsAgentDayMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the AnalyticsAgentDayMutation builder.
+func (m *AnalyticsAgentDayMutation) Filter() *AnalyticsAgentDayFilter {
+	return &AnalyticsAgentDayFilter{config: m.config, predicateAdder: m}
+}
+
+// AnalyticsAgentDayFilter provides a generic filtering capability at runtime for AnalyticsAgentDayQuery.
+type AnalyticsAgentDayFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *AnalyticsAgentDayFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *AnalyticsAgentDayFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(analyticsagentday.FieldID))
+}
+
+// WhereOrganizationID applies the entql [16]byte predicate on the organization_id field.
+func (f *AnalyticsAgentDayFilter) WhereOrganizationID(p entql.ValueP) {
+	f.Where(p.Field(analyticsagentday.FieldOrganizationID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *AnalyticsAgentDayFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(analyticsagentday.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *AnalyticsAgentDayFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(analyticsagentday.FieldUpdatedAt))
+}
+
+// WhereDay applies the entql time.Time predicate on the day field.
+func (f *AnalyticsAgentDayFilter) WhereDay(p entql.TimeP) {
+	f.Where(p.Field(analyticsagentday.FieldDay))
+}
+
+// WhereAgentID applies the entql [16]byte predicate on the agent_id field.
+func (f *AnalyticsAgentDayFilter) WhereAgentID(p entql.ValueP) {
+	f.Where(p.Field(analyticsagentday.FieldAgentID))
+}
+
+// WhereSource applies the entql string predicate on the source field.
+func (f *AnalyticsAgentDayFilter) WhereSource(p entql.StringP) {
+	f.Where(p.Field(analyticsagentday.FieldSource))
+}
+
+// WhereTransfers applies the entql int64 predicate on the transfers field.
+func (f *AnalyticsAgentDayFilter) WhereTransfers(p entql.Int64P) {
+	f.Where(p.Field(analyticsagentday.FieldTransfers))
+}
+
+// WhereHandled applies the entql int64 predicate on the handled field.
+func (f *AnalyticsAgentDayFilter) WhereHandled(p entql.Int64P) {
+	f.Where(p.Field(analyticsagentday.FieldHandled))
+}
+
+// WhereQueueUs applies the entql int64 predicate on the queue_us field.
+func (f *AnalyticsAgentDayFilter) WhereQueueUs(p entql.Int64P) {
+	f.Where(p.Field(analyticsagentday.FieldQueueUs))
+}
+
+// WhereQueueN applies the entql int64 predicate on the queue_n field.
+func (f *AnalyticsAgentDayFilter) WhereQueueN(p entql.Int64P) {
+	f.Where(p.Field(analyticsagentday.FieldQueueN))
+}
+
+// WhereFirstResponseUs applies the entql int64 predicate on the first_response_us field.
+func (f *AnalyticsAgentDayFilter) WhereFirstResponseUs(p entql.Int64P) {
+	f.Where(p.Field(analyticsagentday.FieldFirstResponseUs))
+}
+
+// WhereFirstResponseN applies the entql int64 predicate on the first_response_n field.
+func (f *AnalyticsAgentDayFilter) WhereFirstResponseN(p entql.Int64P) {
+	f.Where(p.Field(analyticsagentday.FieldFirstResponseN))
+}
+
+// WhereResolutionUs applies the entql int64 predicate on the resolution_us field.
+func (f *AnalyticsAgentDayFilter) WhereResolutionUs(p entql.Int64P) {
+	f.Where(p.Field(analyticsagentday.FieldResolutionUs))
+}
+
+// WhereResolutionN applies the entql int64 predicate on the resolution_n field.
+func (f *AnalyticsAgentDayFilter) WhereResolutionN(p entql.Int64P) {
+	f.Where(p.Field(analyticsagentday.FieldResolutionN))
+}
+
+// WhereMessagesSent applies the entql int64 predicate on the messages_sent field.
+func (f *AnalyticsAgentDayFilter) WhereMessagesSent(p entql.Int64P) {
+	f.Where(p.Field(analyticsagentday.FieldMessagesSent))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *AnalyticsAgentDayFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *AnalyticsAgentDayFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *AnalyticsDayQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the AnalyticsDayQuery builder.
+func (_q *AnalyticsDayQuery) Filter() *AnalyticsDayFilter {
+	return &AnalyticsDayFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *AnalyticsDayMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the AnalyticsDayMutation builder.
+func (m *AnalyticsDayMutation) Filter() *AnalyticsDayFilter {
+	return &AnalyticsDayFilter{config: m.config, predicateAdder: m}
+}
+
+// AnalyticsDayFilter provides a generic filtering capability at runtime for AnalyticsDayQuery.
+type AnalyticsDayFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *AnalyticsDayFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *AnalyticsDayFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(analyticsday.FieldID))
+}
+
+// WhereOrganizationID applies the entql [16]byte predicate on the organization_id field.
+func (f *AnalyticsDayFilter) WhereOrganizationID(p entql.ValueP) {
+	f.Where(p.Field(analyticsday.FieldOrganizationID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *AnalyticsDayFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(analyticsday.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *AnalyticsDayFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(analyticsday.FieldUpdatedAt))
+}
+
+// WhereDay applies the entql time.Time predicate on the day field.
+func (f *AnalyticsDayFilter) WhereDay(p entql.TimeP) {
+	f.Where(p.Field(analyticsday.FieldDay))
+}
+
+// WhereVersion applies the entql int64 predicate on the version field.
+func (f *AnalyticsDayFilter) WhereVersion(p entql.Int64P) {
+	f.Where(p.Field(analyticsday.FieldVersion))
+}
+
+// WhereBuiltVersion applies the entql int64 predicate on the built_version field.
+func (f *AnalyticsDayFilter) WhereBuiltVersion(p entql.Int64P) {
+	f.Where(p.Field(analyticsday.FieldBuiltVersion))
+}
+
+// WhereBuiltAt applies the entql time.Time predicate on the built_at field.
+func (f *AnalyticsDayFilter) WhereBuiltAt(p entql.TimeP) {
+	f.Where(p.Field(analyticsday.FieldBuiltAt))
+}
+
+// WhereMessages applies the entql int64 predicate on the messages field.
+func (f *AnalyticsDayFilter) WhereMessages(p entql.Int64P) {
+	f.Where(p.Field(analyticsday.FieldMessages))
+}
+
+// WhereContacts applies the entql int64 predicate on the contacts field.
+func (f *AnalyticsDayFilter) WhereContacts(p entql.Int64P) {
+	f.Where(p.Field(analyticsday.FieldContacts))
+}
+
+// WhereChatbotSessions applies the entql int64 predicate on the chatbot_sessions field.
+func (f *AnalyticsDayFilter) WhereChatbotSessions(p entql.Int64P) {
+	f.Where(p.Field(analyticsday.FieldChatbotSessions))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *AnalyticsDayFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *AnalyticsDayFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *BusinessAccountHoldQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -2664,7 +2974,7 @@ type BusinessAccountHoldFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *BusinessAccountHoldFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2724,7 +3034,7 @@ type CallLogFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CallLogFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2882,7 +3192,7 @@ type CallPermissionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CallPermissionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3000,7 +3310,7 @@ type CallTransferFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CallTransferFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3148,7 +3458,7 @@ type CampaignFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CampaignFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3335,7 +3645,7 @@ type CampaignRecipientFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CampaignRecipientFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3493,7 +3803,7 @@ type CannedResponseFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CannedResponseFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3602,7 +3912,7 @@ type CatalogFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CatalogFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3705,7 +4015,7 @@ type ChatbotFlowFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ChatbotFlowFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3804,7 +4114,7 @@ type ChatbotSessionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ChatbotSessionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3932,7 +4242,7 @@ type ChatbotSettingsFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ChatbotSettingsFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4161,7 +4471,7 @@ type ContactFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4370,7 +4680,7 @@ type ContactNoteFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactNoteFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4482,7 +4792,7 @@ type CustomActionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CustomActionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4581,7 +4891,7 @@ type DashboardWidgetFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DashboardWidgetFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4764,7 +5074,7 @@ type FormFlowFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *FormFlowFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4893,7 +5203,7 @@ type IVRFlowFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *IVRFlowFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5017,7 +5327,7 @@ type InboundEventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InboundEventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5112,7 +5422,7 @@ type InvitationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InvitationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5206,7 +5516,7 @@ type KeywordRuleFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *KeywordRuleFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5310,7 +5620,7 @@ type MessageFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *MessageFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5478,7 +5788,7 @@ type OrganizationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OrganizationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5625,7 +5935,7 @@ type OrganizationMemberFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OrganizationMemberFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5737,7 +6047,7 @@ type ParkedStatusFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ParkedStatusFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5826,7 +6136,7 @@ type PermissionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PermissionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5895,7 +6205,7 @@ type ProductFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6028,7 +6338,7 @@ type RefreshTokenFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *RefreshTokenFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6108,7 +6418,7 @@ type RoleFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *RoleFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6211,7 +6521,7 @@ type SSOConfigFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SSOConfigFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[35].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6330,7 +6640,7 @@ type TagFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TagFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[36].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6409,7 +6719,7 @@ type TeamFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TeamFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[35].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[37].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6536,7 +6846,7 @@ type TeamMemberFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TeamMemberFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[36].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[38].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6653,7 +6963,7 @@ type TemplateFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TemplateFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[37].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[39].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6826,7 +7136,7 @@ type TransferTimerFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TransferTimerFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[38].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[40].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6930,7 +7240,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[39].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[41].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7034,7 +7344,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[40].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[42].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7181,7 +7491,7 @@ type WebhookDeliveryAttemptFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryAttemptFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[41].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[43].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7289,7 +7599,7 @@ type WebhookSubscriptionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookSubscriptionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[42].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[44].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

@@ -10,6 +10,8 @@ import (
 	"switchboard/ent/agentbreak"
 	"switchboard/ent/agenttransfer"
 	"switchboard/ent/aicontext"
+	"switchboard/ent/analyticsagentday"
+	"switchboard/ent/analyticsday"
 	"switchboard/ent/apikey"
 	"switchboard/ent/businessaccounthold"
 	"switchboard/ent/calllog"
@@ -72,6 +74,8 @@ const (
 	TypeAccount                = "Account"
 	TypeAgentBreak             = "AgentBreak"
 	TypeAgentTransfer          = "AgentTransfer"
+	TypeAnalyticsAgentDay      = "AnalyticsAgentDay"
+	TypeAnalyticsDay           = "AnalyticsDay"
 	TypeBusinessAccountHold    = "BusinessAccountHold"
 	TypeCallLog                = "CallLog"
 	TypeCallPermission         = "CallPermission"
@@ -5508,6 +5512,2530 @@ func (m *AgentTransferMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown AgentTransfer edge %s", name)
+}
+
+// AnalyticsAgentDayMutation represents an operation that mutates the AnalyticsAgentDay nodes in the graph.
+type AnalyticsAgentDayMutation struct {
+	config
+	op                   Op
+	typ                  string
+	id                   *uuid.UUID
+	created_at           *time.Time
+	updated_at           *time.Time
+	day                  *time.Time
+	agent_id             *uuid.UUID
+	source               *string
+	transfers            *int64
+	addtransfers         *int64
+	handled              *int64
+	addhandled           *int64
+	queue_us             *int64
+	addqueue_us          *int64
+	queue_n              *int64
+	addqueue_n           *int64
+	first_response_us    *int64
+	addfirst_response_us *int64
+	first_response_n     *int64
+	addfirst_response_n  *int64
+	resolution_us        *int64
+	addresolution_us     *int64
+	resolution_n         *int64
+	addresolution_n      *int64
+	messages_sent        *int64
+	addmessages_sent     *int64
+	clearedFields        map[string]struct{}
+	organization         *uuid.UUID
+	clearedorganization  bool
+	done                 bool
+	oldValue             func(context.Context) (*AnalyticsAgentDay, error)
+	predicates           []predicate.AnalyticsAgentDay
+}
+
+var _ ent.Mutation = (*AnalyticsAgentDayMutation)(nil)
+
+// analyticsagentdayOption allows management of the mutation configuration using functional options.
+type analyticsagentdayOption func(*AnalyticsAgentDayMutation)
+
+// newAnalyticsAgentDayMutation creates new mutation for the AnalyticsAgentDay entity.
+func newAnalyticsAgentDayMutation(c config, op Op, opts ...analyticsagentdayOption) *AnalyticsAgentDayMutation {
+	m := &AnalyticsAgentDayMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeAnalyticsAgentDay,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withAnalyticsAgentDayID sets the ID field of the mutation.
+func withAnalyticsAgentDayID(id uuid.UUID) analyticsagentdayOption {
+	return func(m *AnalyticsAgentDayMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *AnalyticsAgentDay
+		)
+		m.oldValue = func(ctx context.Context) (*AnalyticsAgentDay, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().AnalyticsAgentDay.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withAnalyticsAgentDay sets the old AnalyticsAgentDay of the mutation.
+func withAnalyticsAgentDay(node *AnalyticsAgentDay) analyticsagentdayOption {
+	return func(m *AnalyticsAgentDayMutation) {
+		m.oldValue = func(context.Context) (*AnalyticsAgentDay, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m AnalyticsAgentDayMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m AnalyticsAgentDayMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of AnalyticsAgentDay entities.
+func (m *AnalyticsAgentDayMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *AnalyticsAgentDayMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *AnalyticsAgentDayMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().AnalyticsAgentDay.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *AnalyticsAgentDayMutation) SetOrganizationID(u uuid.UUID) {
+	m.organization = &u
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *AnalyticsAgentDayMutation) OrganizationID() (r uuid.UUID, exists bool) {
+	v := m.organization
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the AnalyticsAgentDay entity.
+// If the AnalyticsAgentDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AnalyticsAgentDayMutation) OldOrganizationID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *AnalyticsAgentDayMutation) ResetOrganizationID() {
+	m.organization = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *AnalyticsAgentDayMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *AnalyticsAgentDayMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the AnalyticsAgentDay entity.
+// If the AnalyticsAgentDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AnalyticsAgentDayMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *AnalyticsAgentDayMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *AnalyticsAgentDayMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *AnalyticsAgentDayMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the AnalyticsAgentDay entity.
+// If the AnalyticsAgentDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AnalyticsAgentDayMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *AnalyticsAgentDayMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetDay sets the "day" field.
+func (m *AnalyticsAgentDayMutation) SetDay(t time.Time) {
+	m.day = &t
+}
+
+// Day returns the value of the "day" field in the mutation.
+func (m *AnalyticsAgentDayMutation) Day() (r time.Time, exists bool) {
+	v := m.day
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDay returns the old "day" field's value of the AnalyticsAgentDay entity.
+// If the AnalyticsAgentDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AnalyticsAgentDayMutation) OldDay(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDay is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDay requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDay: %w", err)
+	}
+	return oldValue.Day, nil
+}
+
+// ResetDay resets all changes to the "day" field.
+func (m *AnalyticsAgentDayMutation) ResetDay() {
+	m.day = nil
+}
+
+// SetAgentID sets the "agent_id" field.
+func (m *AnalyticsAgentDayMutation) SetAgentID(u uuid.UUID) {
+	m.agent_id = &u
+}
+
+// AgentID returns the value of the "agent_id" field in the mutation.
+func (m *AnalyticsAgentDayMutation) AgentID() (r uuid.UUID, exists bool) {
+	v := m.agent_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAgentID returns the old "agent_id" field's value of the AnalyticsAgentDay entity.
+// If the AnalyticsAgentDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AnalyticsAgentDayMutation) OldAgentID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAgentID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAgentID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAgentID: %w", err)
+	}
+	return oldValue.AgentID, nil
+}
+
+// ResetAgentID resets all changes to the "agent_id" field.
+func (m *AnalyticsAgentDayMutation) ResetAgentID() {
+	m.agent_id = nil
+}
+
+// SetSource sets the "source" field.
+func (m *AnalyticsAgentDayMutation) SetSource(s string) {
+	m.source = &s
+}
+
+// Source returns the value of the "source" field in the mutation.
+func (m *AnalyticsAgentDayMutation) Source() (r string, exists bool) {
+	v := m.source
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSource returns the old "source" field's value of the AnalyticsAgentDay entity.
+// If the AnalyticsAgentDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AnalyticsAgentDayMutation) OldSource(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSource is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSource requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSource: %w", err)
+	}
+	return oldValue.Source, nil
+}
+
+// ResetSource resets all changes to the "source" field.
+func (m *AnalyticsAgentDayMutation) ResetSource() {
+	m.source = nil
+}
+
+// SetTransfers sets the "transfers" field.
+func (m *AnalyticsAgentDayMutation) SetTransfers(i int64) {
+	m.transfers = &i
+	m.addtransfers = nil
+}
+
+// Transfers returns the value of the "transfers" field in the mutation.
+func (m *AnalyticsAgentDayMutation) Transfers() (r int64, exists bool) {
+	v := m.transfers
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTransfers returns the old "transfers" field's value of the AnalyticsAgentDay entity.
+// If the AnalyticsAgentDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AnalyticsAgentDayMutation) OldTransfers(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTransfers is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTransfers requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTransfers: %w", err)
+	}
+	return oldValue.Transfers, nil
+}
+
+// AddTransfers adds i to the "transfers" field.
+func (m *AnalyticsAgentDayMutation) AddTransfers(i int64) {
+	if m.addtransfers != nil {
+		*m.addtransfers += i
+	} else {
+		m.addtransfers = &i
+	}
+}
+
+// AddedTransfers returns the value that was added to the "transfers" field in this mutation.
+func (m *AnalyticsAgentDayMutation) AddedTransfers() (r int64, exists bool) {
+	v := m.addtransfers
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTransfers resets all changes to the "transfers" field.
+func (m *AnalyticsAgentDayMutation) ResetTransfers() {
+	m.transfers = nil
+	m.addtransfers = nil
+}
+
+// SetHandled sets the "handled" field.
+func (m *AnalyticsAgentDayMutation) SetHandled(i int64) {
+	m.handled = &i
+	m.addhandled = nil
+}
+
+// Handled returns the value of the "handled" field in the mutation.
+func (m *AnalyticsAgentDayMutation) Handled() (r int64, exists bool) {
+	v := m.handled
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHandled returns the old "handled" field's value of the AnalyticsAgentDay entity.
+// If the AnalyticsAgentDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AnalyticsAgentDayMutation) OldHandled(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHandled is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHandled requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHandled: %w", err)
+	}
+	return oldValue.Handled, nil
+}
+
+// AddHandled adds i to the "handled" field.
+func (m *AnalyticsAgentDayMutation) AddHandled(i int64) {
+	if m.addhandled != nil {
+		*m.addhandled += i
+	} else {
+		m.addhandled = &i
+	}
+}
+
+// AddedHandled returns the value that was added to the "handled" field in this mutation.
+func (m *AnalyticsAgentDayMutation) AddedHandled() (r int64, exists bool) {
+	v := m.addhandled
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetHandled resets all changes to the "handled" field.
+func (m *AnalyticsAgentDayMutation) ResetHandled() {
+	m.handled = nil
+	m.addhandled = nil
+}
+
+// SetQueueUs sets the "queue_us" field.
+func (m *AnalyticsAgentDayMutation) SetQueueUs(i int64) {
+	m.queue_us = &i
+	m.addqueue_us = nil
+}
+
+// QueueUs returns the value of the "queue_us" field in the mutation.
+func (m *AnalyticsAgentDayMutation) QueueUs() (r int64, exists bool) {
+	v := m.queue_us
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQueueUs returns the old "queue_us" field's value of the AnalyticsAgentDay entity.
+// If the AnalyticsAgentDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AnalyticsAgentDayMutation) OldQueueUs(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQueueUs is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQueueUs requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQueueUs: %w", err)
+	}
+	return oldValue.QueueUs, nil
+}
+
+// AddQueueUs adds i to the "queue_us" field.
+func (m *AnalyticsAgentDayMutation) AddQueueUs(i int64) {
+	if m.addqueue_us != nil {
+		*m.addqueue_us += i
+	} else {
+		m.addqueue_us = &i
+	}
+}
+
+// AddedQueueUs returns the value that was added to the "queue_us" field in this mutation.
+func (m *AnalyticsAgentDayMutation) AddedQueueUs() (r int64, exists bool) {
+	v := m.addqueue_us
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetQueueUs resets all changes to the "queue_us" field.
+func (m *AnalyticsAgentDayMutation) ResetQueueUs() {
+	m.queue_us = nil
+	m.addqueue_us = nil
+}
+
+// SetQueueN sets the "queue_n" field.
+func (m *AnalyticsAgentDayMutation) SetQueueN(i int64) {
+	m.queue_n = &i
+	m.addqueue_n = nil
+}
+
+// QueueN returns the value of the "queue_n" field in the mutation.
+func (m *AnalyticsAgentDayMutation) QueueN() (r int64, exists bool) {
+	v := m.queue_n
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQueueN returns the old "queue_n" field's value of the AnalyticsAgentDay entity.
+// If the AnalyticsAgentDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AnalyticsAgentDayMutation) OldQueueN(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQueueN is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQueueN requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQueueN: %w", err)
+	}
+	return oldValue.QueueN, nil
+}
+
+// AddQueueN adds i to the "queue_n" field.
+func (m *AnalyticsAgentDayMutation) AddQueueN(i int64) {
+	if m.addqueue_n != nil {
+		*m.addqueue_n += i
+	} else {
+		m.addqueue_n = &i
+	}
+}
+
+// AddedQueueN returns the value that was added to the "queue_n" field in this mutation.
+func (m *AnalyticsAgentDayMutation) AddedQueueN() (r int64, exists bool) {
+	v := m.addqueue_n
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetQueueN resets all changes to the "queue_n" field.
+func (m *AnalyticsAgentDayMutation) ResetQueueN() {
+	m.queue_n = nil
+	m.addqueue_n = nil
+}
+
+// SetFirstResponseUs sets the "first_response_us" field.
+func (m *AnalyticsAgentDayMutation) SetFirstResponseUs(i int64) {
+	m.first_response_us = &i
+	m.addfirst_response_us = nil
+}
+
+// FirstResponseUs returns the value of the "first_response_us" field in the mutation.
+func (m *AnalyticsAgentDayMutation) FirstResponseUs() (r int64, exists bool) {
+	v := m.first_response_us
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFirstResponseUs returns the old "first_response_us" field's value of the AnalyticsAgentDay entity.
+// If the AnalyticsAgentDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AnalyticsAgentDayMutation) OldFirstResponseUs(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFirstResponseUs is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFirstResponseUs requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFirstResponseUs: %w", err)
+	}
+	return oldValue.FirstResponseUs, nil
+}
+
+// AddFirstResponseUs adds i to the "first_response_us" field.
+func (m *AnalyticsAgentDayMutation) AddFirstResponseUs(i int64) {
+	if m.addfirst_response_us != nil {
+		*m.addfirst_response_us += i
+	} else {
+		m.addfirst_response_us = &i
+	}
+}
+
+// AddedFirstResponseUs returns the value that was added to the "first_response_us" field in this mutation.
+func (m *AnalyticsAgentDayMutation) AddedFirstResponseUs() (r int64, exists bool) {
+	v := m.addfirst_response_us
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetFirstResponseUs resets all changes to the "first_response_us" field.
+func (m *AnalyticsAgentDayMutation) ResetFirstResponseUs() {
+	m.first_response_us = nil
+	m.addfirst_response_us = nil
+}
+
+// SetFirstResponseN sets the "first_response_n" field.
+func (m *AnalyticsAgentDayMutation) SetFirstResponseN(i int64) {
+	m.first_response_n = &i
+	m.addfirst_response_n = nil
+}
+
+// FirstResponseN returns the value of the "first_response_n" field in the mutation.
+func (m *AnalyticsAgentDayMutation) FirstResponseN() (r int64, exists bool) {
+	v := m.first_response_n
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFirstResponseN returns the old "first_response_n" field's value of the AnalyticsAgentDay entity.
+// If the AnalyticsAgentDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AnalyticsAgentDayMutation) OldFirstResponseN(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFirstResponseN is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFirstResponseN requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFirstResponseN: %w", err)
+	}
+	return oldValue.FirstResponseN, nil
+}
+
+// AddFirstResponseN adds i to the "first_response_n" field.
+func (m *AnalyticsAgentDayMutation) AddFirstResponseN(i int64) {
+	if m.addfirst_response_n != nil {
+		*m.addfirst_response_n += i
+	} else {
+		m.addfirst_response_n = &i
+	}
+}
+
+// AddedFirstResponseN returns the value that was added to the "first_response_n" field in this mutation.
+func (m *AnalyticsAgentDayMutation) AddedFirstResponseN() (r int64, exists bool) {
+	v := m.addfirst_response_n
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetFirstResponseN resets all changes to the "first_response_n" field.
+func (m *AnalyticsAgentDayMutation) ResetFirstResponseN() {
+	m.first_response_n = nil
+	m.addfirst_response_n = nil
+}
+
+// SetResolutionUs sets the "resolution_us" field.
+func (m *AnalyticsAgentDayMutation) SetResolutionUs(i int64) {
+	m.resolution_us = &i
+	m.addresolution_us = nil
+}
+
+// ResolutionUs returns the value of the "resolution_us" field in the mutation.
+func (m *AnalyticsAgentDayMutation) ResolutionUs() (r int64, exists bool) {
+	v := m.resolution_us
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldResolutionUs returns the old "resolution_us" field's value of the AnalyticsAgentDay entity.
+// If the AnalyticsAgentDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AnalyticsAgentDayMutation) OldResolutionUs(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldResolutionUs is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldResolutionUs requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldResolutionUs: %w", err)
+	}
+	return oldValue.ResolutionUs, nil
+}
+
+// AddResolutionUs adds i to the "resolution_us" field.
+func (m *AnalyticsAgentDayMutation) AddResolutionUs(i int64) {
+	if m.addresolution_us != nil {
+		*m.addresolution_us += i
+	} else {
+		m.addresolution_us = &i
+	}
+}
+
+// AddedResolutionUs returns the value that was added to the "resolution_us" field in this mutation.
+func (m *AnalyticsAgentDayMutation) AddedResolutionUs() (r int64, exists bool) {
+	v := m.addresolution_us
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetResolutionUs resets all changes to the "resolution_us" field.
+func (m *AnalyticsAgentDayMutation) ResetResolutionUs() {
+	m.resolution_us = nil
+	m.addresolution_us = nil
+}
+
+// SetResolutionN sets the "resolution_n" field.
+func (m *AnalyticsAgentDayMutation) SetResolutionN(i int64) {
+	m.resolution_n = &i
+	m.addresolution_n = nil
+}
+
+// ResolutionN returns the value of the "resolution_n" field in the mutation.
+func (m *AnalyticsAgentDayMutation) ResolutionN() (r int64, exists bool) {
+	v := m.resolution_n
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldResolutionN returns the old "resolution_n" field's value of the AnalyticsAgentDay entity.
+// If the AnalyticsAgentDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AnalyticsAgentDayMutation) OldResolutionN(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldResolutionN is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldResolutionN requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldResolutionN: %w", err)
+	}
+	return oldValue.ResolutionN, nil
+}
+
+// AddResolutionN adds i to the "resolution_n" field.
+func (m *AnalyticsAgentDayMutation) AddResolutionN(i int64) {
+	if m.addresolution_n != nil {
+		*m.addresolution_n += i
+	} else {
+		m.addresolution_n = &i
+	}
+}
+
+// AddedResolutionN returns the value that was added to the "resolution_n" field in this mutation.
+func (m *AnalyticsAgentDayMutation) AddedResolutionN() (r int64, exists bool) {
+	v := m.addresolution_n
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetResolutionN resets all changes to the "resolution_n" field.
+func (m *AnalyticsAgentDayMutation) ResetResolutionN() {
+	m.resolution_n = nil
+	m.addresolution_n = nil
+}
+
+// SetMessagesSent sets the "messages_sent" field.
+func (m *AnalyticsAgentDayMutation) SetMessagesSent(i int64) {
+	m.messages_sent = &i
+	m.addmessages_sent = nil
+}
+
+// MessagesSent returns the value of the "messages_sent" field in the mutation.
+func (m *AnalyticsAgentDayMutation) MessagesSent() (r int64, exists bool) {
+	v := m.messages_sent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMessagesSent returns the old "messages_sent" field's value of the AnalyticsAgentDay entity.
+// If the AnalyticsAgentDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AnalyticsAgentDayMutation) OldMessagesSent(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMessagesSent is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMessagesSent requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMessagesSent: %w", err)
+	}
+	return oldValue.MessagesSent, nil
+}
+
+// AddMessagesSent adds i to the "messages_sent" field.
+func (m *AnalyticsAgentDayMutation) AddMessagesSent(i int64) {
+	if m.addmessages_sent != nil {
+		*m.addmessages_sent += i
+	} else {
+		m.addmessages_sent = &i
+	}
+}
+
+// AddedMessagesSent returns the value that was added to the "messages_sent" field in this mutation.
+func (m *AnalyticsAgentDayMutation) AddedMessagesSent() (r int64, exists bool) {
+	v := m.addmessages_sent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetMessagesSent resets all changes to the "messages_sent" field.
+func (m *AnalyticsAgentDayMutation) ResetMessagesSent() {
+	m.messages_sent = nil
+	m.addmessages_sent = nil
+}
+
+// ClearOrganization clears the "organization" edge to the Organization entity.
+func (m *AnalyticsAgentDayMutation) ClearOrganization() {
+	m.clearedorganization = true
+	m.clearedFields[analyticsagentday.FieldOrganizationID] = struct{}{}
+}
+
+// OrganizationCleared reports if the "organization" edge to the Organization entity was cleared.
+func (m *AnalyticsAgentDayMutation) OrganizationCleared() bool {
+	return m.clearedorganization
+}
+
+// OrganizationIDs returns the "organization" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OrganizationID instead. It exists only for internal usage by the builders.
+func (m *AnalyticsAgentDayMutation) OrganizationIDs() (ids []uuid.UUID) {
+	if id := m.organization; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOrganization resets all changes to the "organization" edge.
+func (m *AnalyticsAgentDayMutation) ResetOrganization() {
+	m.organization = nil
+	m.clearedorganization = false
+}
+
+// Where appends a list predicates to the AnalyticsAgentDayMutation builder.
+func (m *AnalyticsAgentDayMutation) Where(ps ...predicate.AnalyticsAgentDay) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the AnalyticsAgentDayMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *AnalyticsAgentDayMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.AnalyticsAgentDay, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *AnalyticsAgentDayMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *AnalyticsAgentDayMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (AnalyticsAgentDay).
+func (m *AnalyticsAgentDayMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *AnalyticsAgentDayMutation) Fields() []string {
+	fields := make([]string, 0, 15)
+	if m.organization != nil {
+		fields = append(fields, analyticsagentday.FieldOrganizationID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, analyticsagentday.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, analyticsagentday.FieldUpdatedAt)
+	}
+	if m.day != nil {
+		fields = append(fields, analyticsagentday.FieldDay)
+	}
+	if m.agent_id != nil {
+		fields = append(fields, analyticsagentday.FieldAgentID)
+	}
+	if m.source != nil {
+		fields = append(fields, analyticsagentday.FieldSource)
+	}
+	if m.transfers != nil {
+		fields = append(fields, analyticsagentday.FieldTransfers)
+	}
+	if m.handled != nil {
+		fields = append(fields, analyticsagentday.FieldHandled)
+	}
+	if m.queue_us != nil {
+		fields = append(fields, analyticsagentday.FieldQueueUs)
+	}
+	if m.queue_n != nil {
+		fields = append(fields, analyticsagentday.FieldQueueN)
+	}
+	if m.first_response_us != nil {
+		fields = append(fields, analyticsagentday.FieldFirstResponseUs)
+	}
+	if m.first_response_n != nil {
+		fields = append(fields, analyticsagentday.FieldFirstResponseN)
+	}
+	if m.resolution_us != nil {
+		fields = append(fields, analyticsagentday.FieldResolutionUs)
+	}
+	if m.resolution_n != nil {
+		fields = append(fields, analyticsagentday.FieldResolutionN)
+	}
+	if m.messages_sent != nil {
+		fields = append(fields, analyticsagentday.FieldMessagesSent)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *AnalyticsAgentDayMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case analyticsagentday.FieldOrganizationID:
+		return m.OrganizationID()
+	case analyticsagentday.FieldCreatedAt:
+		return m.CreatedAt()
+	case analyticsagentday.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case analyticsagentday.FieldDay:
+		return m.Day()
+	case analyticsagentday.FieldAgentID:
+		return m.AgentID()
+	case analyticsagentday.FieldSource:
+		return m.Source()
+	case analyticsagentday.FieldTransfers:
+		return m.Transfers()
+	case analyticsagentday.FieldHandled:
+		return m.Handled()
+	case analyticsagentday.FieldQueueUs:
+		return m.QueueUs()
+	case analyticsagentday.FieldQueueN:
+		return m.QueueN()
+	case analyticsagentday.FieldFirstResponseUs:
+		return m.FirstResponseUs()
+	case analyticsagentday.FieldFirstResponseN:
+		return m.FirstResponseN()
+	case analyticsagentday.FieldResolutionUs:
+		return m.ResolutionUs()
+	case analyticsagentday.FieldResolutionN:
+		return m.ResolutionN()
+	case analyticsagentday.FieldMessagesSent:
+		return m.MessagesSent()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *AnalyticsAgentDayMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case analyticsagentday.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case analyticsagentday.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case analyticsagentday.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case analyticsagentday.FieldDay:
+		return m.OldDay(ctx)
+	case analyticsagentday.FieldAgentID:
+		return m.OldAgentID(ctx)
+	case analyticsagentday.FieldSource:
+		return m.OldSource(ctx)
+	case analyticsagentday.FieldTransfers:
+		return m.OldTransfers(ctx)
+	case analyticsagentday.FieldHandled:
+		return m.OldHandled(ctx)
+	case analyticsagentday.FieldQueueUs:
+		return m.OldQueueUs(ctx)
+	case analyticsagentday.FieldQueueN:
+		return m.OldQueueN(ctx)
+	case analyticsagentday.FieldFirstResponseUs:
+		return m.OldFirstResponseUs(ctx)
+	case analyticsagentday.FieldFirstResponseN:
+		return m.OldFirstResponseN(ctx)
+	case analyticsagentday.FieldResolutionUs:
+		return m.OldResolutionUs(ctx)
+	case analyticsagentday.FieldResolutionN:
+		return m.OldResolutionN(ctx)
+	case analyticsagentday.FieldMessagesSent:
+		return m.OldMessagesSent(ctx)
+	}
+	return nil, fmt.Errorf("unknown AnalyticsAgentDay field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AnalyticsAgentDayMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case analyticsagentday.FieldOrganizationID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case analyticsagentday.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case analyticsagentday.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case analyticsagentday.FieldDay:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDay(v)
+		return nil
+	case analyticsagentday.FieldAgentID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAgentID(v)
+		return nil
+	case analyticsagentday.FieldSource:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSource(v)
+		return nil
+	case analyticsagentday.FieldTransfers:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTransfers(v)
+		return nil
+	case analyticsagentday.FieldHandled:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHandled(v)
+		return nil
+	case analyticsagentday.FieldQueueUs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQueueUs(v)
+		return nil
+	case analyticsagentday.FieldQueueN:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQueueN(v)
+		return nil
+	case analyticsagentday.FieldFirstResponseUs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFirstResponseUs(v)
+		return nil
+	case analyticsagentday.FieldFirstResponseN:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFirstResponseN(v)
+		return nil
+	case analyticsagentday.FieldResolutionUs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetResolutionUs(v)
+		return nil
+	case analyticsagentday.FieldResolutionN:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetResolutionN(v)
+		return nil
+	case analyticsagentday.FieldMessagesSent:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMessagesSent(v)
+		return nil
+	}
+	return fmt.Errorf("unknown AnalyticsAgentDay field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *AnalyticsAgentDayMutation) AddedFields() []string {
+	var fields []string
+	if m.addtransfers != nil {
+		fields = append(fields, analyticsagentday.FieldTransfers)
+	}
+	if m.addhandled != nil {
+		fields = append(fields, analyticsagentday.FieldHandled)
+	}
+	if m.addqueue_us != nil {
+		fields = append(fields, analyticsagentday.FieldQueueUs)
+	}
+	if m.addqueue_n != nil {
+		fields = append(fields, analyticsagentday.FieldQueueN)
+	}
+	if m.addfirst_response_us != nil {
+		fields = append(fields, analyticsagentday.FieldFirstResponseUs)
+	}
+	if m.addfirst_response_n != nil {
+		fields = append(fields, analyticsagentday.FieldFirstResponseN)
+	}
+	if m.addresolution_us != nil {
+		fields = append(fields, analyticsagentday.FieldResolutionUs)
+	}
+	if m.addresolution_n != nil {
+		fields = append(fields, analyticsagentday.FieldResolutionN)
+	}
+	if m.addmessages_sent != nil {
+		fields = append(fields, analyticsagentday.FieldMessagesSent)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *AnalyticsAgentDayMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case analyticsagentday.FieldTransfers:
+		return m.AddedTransfers()
+	case analyticsagentday.FieldHandled:
+		return m.AddedHandled()
+	case analyticsagentday.FieldQueueUs:
+		return m.AddedQueueUs()
+	case analyticsagentday.FieldQueueN:
+		return m.AddedQueueN()
+	case analyticsagentday.FieldFirstResponseUs:
+		return m.AddedFirstResponseUs()
+	case analyticsagentday.FieldFirstResponseN:
+		return m.AddedFirstResponseN()
+	case analyticsagentday.FieldResolutionUs:
+		return m.AddedResolutionUs()
+	case analyticsagentday.FieldResolutionN:
+		return m.AddedResolutionN()
+	case analyticsagentday.FieldMessagesSent:
+		return m.AddedMessagesSent()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AnalyticsAgentDayMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case analyticsagentday.FieldTransfers:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTransfers(v)
+		return nil
+	case analyticsagentday.FieldHandled:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddHandled(v)
+		return nil
+	case analyticsagentday.FieldQueueUs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddQueueUs(v)
+		return nil
+	case analyticsagentday.FieldQueueN:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddQueueN(v)
+		return nil
+	case analyticsagentday.FieldFirstResponseUs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddFirstResponseUs(v)
+		return nil
+	case analyticsagentday.FieldFirstResponseN:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddFirstResponseN(v)
+		return nil
+	case analyticsagentday.FieldResolutionUs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddResolutionUs(v)
+		return nil
+	case analyticsagentday.FieldResolutionN:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddResolutionN(v)
+		return nil
+	case analyticsagentday.FieldMessagesSent:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMessagesSent(v)
+		return nil
+	}
+	return fmt.Errorf("unknown AnalyticsAgentDay numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *AnalyticsAgentDayMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *AnalyticsAgentDayMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *AnalyticsAgentDayMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown AnalyticsAgentDay nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *AnalyticsAgentDayMutation) ResetField(name string) error {
+	switch name {
+	case analyticsagentday.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case analyticsagentday.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case analyticsagentday.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case analyticsagentday.FieldDay:
+		m.ResetDay()
+		return nil
+	case analyticsagentday.FieldAgentID:
+		m.ResetAgentID()
+		return nil
+	case analyticsagentday.FieldSource:
+		m.ResetSource()
+		return nil
+	case analyticsagentday.FieldTransfers:
+		m.ResetTransfers()
+		return nil
+	case analyticsagentday.FieldHandled:
+		m.ResetHandled()
+		return nil
+	case analyticsagentday.FieldQueueUs:
+		m.ResetQueueUs()
+		return nil
+	case analyticsagentday.FieldQueueN:
+		m.ResetQueueN()
+		return nil
+	case analyticsagentday.FieldFirstResponseUs:
+		m.ResetFirstResponseUs()
+		return nil
+	case analyticsagentday.FieldFirstResponseN:
+		m.ResetFirstResponseN()
+		return nil
+	case analyticsagentday.FieldResolutionUs:
+		m.ResetResolutionUs()
+		return nil
+	case analyticsagentday.FieldResolutionN:
+		m.ResetResolutionN()
+		return nil
+	case analyticsagentday.FieldMessagesSent:
+		m.ResetMessagesSent()
+		return nil
+	}
+	return fmt.Errorf("unknown AnalyticsAgentDay field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *AnalyticsAgentDayMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.organization != nil {
+		edges = append(edges, analyticsagentday.EdgeOrganization)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *AnalyticsAgentDayMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case analyticsagentday.EdgeOrganization:
+		if id := m.organization; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *AnalyticsAgentDayMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *AnalyticsAgentDayMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *AnalyticsAgentDayMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedorganization {
+		edges = append(edges, analyticsagentday.EdgeOrganization)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *AnalyticsAgentDayMutation) EdgeCleared(name string) bool {
+	switch name {
+	case analyticsagentday.EdgeOrganization:
+		return m.clearedorganization
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *AnalyticsAgentDayMutation) ClearEdge(name string) error {
+	switch name {
+	case analyticsagentday.EdgeOrganization:
+		m.ClearOrganization()
+		return nil
+	}
+	return fmt.Errorf("unknown AnalyticsAgentDay unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *AnalyticsAgentDayMutation) ResetEdge(name string) error {
+	switch name {
+	case analyticsagentday.EdgeOrganization:
+		m.ResetOrganization()
+		return nil
+	}
+	return fmt.Errorf("unknown AnalyticsAgentDay edge %s", name)
+}
+
+// AnalyticsDayMutation represents an operation that mutates the AnalyticsDay nodes in the graph.
+type AnalyticsDayMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	created_at          *time.Time
+	updated_at          *time.Time
+	day                 *time.Time
+	version             *int64
+	addversion          *int64
+	built_version       *int64
+	addbuilt_version    *int64
+	built_at            *time.Time
+	messages            *int64
+	addmessages         *int64
+	contacts            *int64
+	addcontacts         *int64
+	chatbot_sessions    *int64
+	addchatbot_sessions *int64
+	clearedFields       map[string]struct{}
+	organization        *uuid.UUID
+	clearedorganization bool
+	done                bool
+	oldValue            func(context.Context) (*AnalyticsDay, error)
+	predicates          []predicate.AnalyticsDay
+}
+
+var _ ent.Mutation = (*AnalyticsDayMutation)(nil)
+
+// analyticsdayOption allows management of the mutation configuration using functional options.
+type analyticsdayOption func(*AnalyticsDayMutation)
+
+// newAnalyticsDayMutation creates new mutation for the AnalyticsDay entity.
+func newAnalyticsDayMutation(c config, op Op, opts ...analyticsdayOption) *AnalyticsDayMutation {
+	m := &AnalyticsDayMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeAnalyticsDay,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withAnalyticsDayID sets the ID field of the mutation.
+func withAnalyticsDayID(id uuid.UUID) analyticsdayOption {
+	return func(m *AnalyticsDayMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *AnalyticsDay
+		)
+		m.oldValue = func(ctx context.Context) (*AnalyticsDay, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().AnalyticsDay.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withAnalyticsDay sets the old AnalyticsDay of the mutation.
+func withAnalyticsDay(node *AnalyticsDay) analyticsdayOption {
+	return func(m *AnalyticsDayMutation) {
+		m.oldValue = func(context.Context) (*AnalyticsDay, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m AnalyticsDayMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m AnalyticsDayMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of AnalyticsDay entities.
+func (m *AnalyticsDayMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *AnalyticsDayMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *AnalyticsDayMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().AnalyticsDay.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *AnalyticsDayMutation) SetOrganizationID(u uuid.UUID) {
+	m.organization = &u
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *AnalyticsDayMutation) OrganizationID() (r uuid.UUID, exists bool) {
+	v := m.organization
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the AnalyticsDay entity.
+// If the AnalyticsDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AnalyticsDayMutation) OldOrganizationID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *AnalyticsDayMutation) ResetOrganizationID() {
+	m.organization = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *AnalyticsDayMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *AnalyticsDayMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the AnalyticsDay entity.
+// If the AnalyticsDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AnalyticsDayMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *AnalyticsDayMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *AnalyticsDayMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *AnalyticsDayMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the AnalyticsDay entity.
+// If the AnalyticsDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AnalyticsDayMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *AnalyticsDayMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetDay sets the "day" field.
+func (m *AnalyticsDayMutation) SetDay(t time.Time) {
+	m.day = &t
+}
+
+// Day returns the value of the "day" field in the mutation.
+func (m *AnalyticsDayMutation) Day() (r time.Time, exists bool) {
+	v := m.day
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDay returns the old "day" field's value of the AnalyticsDay entity.
+// If the AnalyticsDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AnalyticsDayMutation) OldDay(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDay is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDay requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDay: %w", err)
+	}
+	return oldValue.Day, nil
+}
+
+// ResetDay resets all changes to the "day" field.
+func (m *AnalyticsDayMutation) ResetDay() {
+	m.day = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *AnalyticsDayMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *AnalyticsDayMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the AnalyticsDay entity.
+// If the AnalyticsDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AnalyticsDayMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *AnalyticsDayMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *AnalyticsDayMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *AnalyticsDayMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
+}
+
+// SetBuiltVersion sets the "built_version" field.
+func (m *AnalyticsDayMutation) SetBuiltVersion(i int64) {
+	m.built_version = &i
+	m.addbuilt_version = nil
+}
+
+// BuiltVersion returns the value of the "built_version" field in the mutation.
+func (m *AnalyticsDayMutation) BuiltVersion() (r int64, exists bool) {
+	v := m.built_version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBuiltVersion returns the old "built_version" field's value of the AnalyticsDay entity.
+// If the AnalyticsDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AnalyticsDayMutation) OldBuiltVersion(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBuiltVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBuiltVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBuiltVersion: %w", err)
+	}
+	return oldValue.BuiltVersion, nil
+}
+
+// AddBuiltVersion adds i to the "built_version" field.
+func (m *AnalyticsDayMutation) AddBuiltVersion(i int64) {
+	if m.addbuilt_version != nil {
+		*m.addbuilt_version += i
+	} else {
+		m.addbuilt_version = &i
+	}
+}
+
+// AddedBuiltVersion returns the value that was added to the "built_version" field in this mutation.
+func (m *AnalyticsDayMutation) AddedBuiltVersion() (r int64, exists bool) {
+	v := m.addbuilt_version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearBuiltVersion clears the value of the "built_version" field.
+func (m *AnalyticsDayMutation) ClearBuiltVersion() {
+	m.built_version = nil
+	m.addbuilt_version = nil
+	m.clearedFields[analyticsday.FieldBuiltVersion] = struct{}{}
+}
+
+// BuiltVersionCleared returns if the "built_version" field was cleared in this mutation.
+func (m *AnalyticsDayMutation) BuiltVersionCleared() bool {
+	_, ok := m.clearedFields[analyticsday.FieldBuiltVersion]
+	return ok
+}
+
+// ResetBuiltVersion resets all changes to the "built_version" field.
+func (m *AnalyticsDayMutation) ResetBuiltVersion() {
+	m.built_version = nil
+	m.addbuilt_version = nil
+	delete(m.clearedFields, analyticsday.FieldBuiltVersion)
+}
+
+// SetBuiltAt sets the "built_at" field.
+func (m *AnalyticsDayMutation) SetBuiltAt(t time.Time) {
+	m.built_at = &t
+}
+
+// BuiltAt returns the value of the "built_at" field in the mutation.
+func (m *AnalyticsDayMutation) BuiltAt() (r time.Time, exists bool) {
+	v := m.built_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBuiltAt returns the old "built_at" field's value of the AnalyticsDay entity.
+// If the AnalyticsDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AnalyticsDayMutation) OldBuiltAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBuiltAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBuiltAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBuiltAt: %w", err)
+	}
+	return oldValue.BuiltAt, nil
+}
+
+// ClearBuiltAt clears the value of the "built_at" field.
+func (m *AnalyticsDayMutation) ClearBuiltAt() {
+	m.built_at = nil
+	m.clearedFields[analyticsday.FieldBuiltAt] = struct{}{}
+}
+
+// BuiltAtCleared returns if the "built_at" field was cleared in this mutation.
+func (m *AnalyticsDayMutation) BuiltAtCleared() bool {
+	_, ok := m.clearedFields[analyticsday.FieldBuiltAt]
+	return ok
+}
+
+// ResetBuiltAt resets all changes to the "built_at" field.
+func (m *AnalyticsDayMutation) ResetBuiltAt() {
+	m.built_at = nil
+	delete(m.clearedFields, analyticsday.FieldBuiltAt)
+}
+
+// SetMessages sets the "messages" field.
+func (m *AnalyticsDayMutation) SetMessages(i int64) {
+	m.messages = &i
+	m.addmessages = nil
+}
+
+// Messages returns the value of the "messages" field in the mutation.
+func (m *AnalyticsDayMutation) Messages() (r int64, exists bool) {
+	v := m.messages
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMessages returns the old "messages" field's value of the AnalyticsDay entity.
+// If the AnalyticsDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AnalyticsDayMutation) OldMessages(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMessages is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMessages requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMessages: %w", err)
+	}
+	return oldValue.Messages, nil
+}
+
+// AddMessages adds i to the "messages" field.
+func (m *AnalyticsDayMutation) AddMessages(i int64) {
+	if m.addmessages != nil {
+		*m.addmessages += i
+	} else {
+		m.addmessages = &i
+	}
+}
+
+// AddedMessages returns the value that was added to the "messages" field in this mutation.
+func (m *AnalyticsDayMutation) AddedMessages() (r int64, exists bool) {
+	v := m.addmessages
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetMessages resets all changes to the "messages" field.
+func (m *AnalyticsDayMutation) ResetMessages() {
+	m.messages = nil
+	m.addmessages = nil
+}
+
+// SetContacts sets the "contacts" field.
+func (m *AnalyticsDayMutation) SetContacts(i int64) {
+	m.contacts = &i
+	m.addcontacts = nil
+}
+
+// Contacts returns the value of the "contacts" field in the mutation.
+func (m *AnalyticsDayMutation) Contacts() (r int64, exists bool) {
+	v := m.contacts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContacts returns the old "contacts" field's value of the AnalyticsDay entity.
+// If the AnalyticsDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AnalyticsDayMutation) OldContacts(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContacts is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContacts requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContacts: %w", err)
+	}
+	return oldValue.Contacts, nil
+}
+
+// AddContacts adds i to the "contacts" field.
+func (m *AnalyticsDayMutation) AddContacts(i int64) {
+	if m.addcontacts != nil {
+		*m.addcontacts += i
+	} else {
+		m.addcontacts = &i
+	}
+}
+
+// AddedContacts returns the value that was added to the "contacts" field in this mutation.
+func (m *AnalyticsDayMutation) AddedContacts() (r int64, exists bool) {
+	v := m.addcontacts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetContacts resets all changes to the "contacts" field.
+func (m *AnalyticsDayMutation) ResetContacts() {
+	m.contacts = nil
+	m.addcontacts = nil
+}
+
+// SetChatbotSessions sets the "chatbot_sessions" field.
+func (m *AnalyticsDayMutation) SetChatbotSessions(i int64) {
+	m.chatbot_sessions = &i
+	m.addchatbot_sessions = nil
+}
+
+// ChatbotSessions returns the value of the "chatbot_sessions" field in the mutation.
+func (m *AnalyticsDayMutation) ChatbotSessions() (r int64, exists bool) {
+	v := m.chatbot_sessions
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldChatbotSessions returns the old "chatbot_sessions" field's value of the AnalyticsDay entity.
+// If the AnalyticsDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AnalyticsDayMutation) OldChatbotSessions(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldChatbotSessions is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldChatbotSessions requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldChatbotSessions: %w", err)
+	}
+	return oldValue.ChatbotSessions, nil
+}
+
+// AddChatbotSessions adds i to the "chatbot_sessions" field.
+func (m *AnalyticsDayMutation) AddChatbotSessions(i int64) {
+	if m.addchatbot_sessions != nil {
+		*m.addchatbot_sessions += i
+	} else {
+		m.addchatbot_sessions = &i
+	}
+}
+
+// AddedChatbotSessions returns the value that was added to the "chatbot_sessions" field in this mutation.
+func (m *AnalyticsDayMutation) AddedChatbotSessions() (r int64, exists bool) {
+	v := m.addchatbot_sessions
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetChatbotSessions resets all changes to the "chatbot_sessions" field.
+func (m *AnalyticsDayMutation) ResetChatbotSessions() {
+	m.chatbot_sessions = nil
+	m.addchatbot_sessions = nil
+}
+
+// ClearOrganization clears the "organization" edge to the Organization entity.
+func (m *AnalyticsDayMutation) ClearOrganization() {
+	m.clearedorganization = true
+	m.clearedFields[analyticsday.FieldOrganizationID] = struct{}{}
+}
+
+// OrganizationCleared reports if the "organization" edge to the Organization entity was cleared.
+func (m *AnalyticsDayMutation) OrganizationCleared() bool {
+	return m.clearedorganization
+}
+
+// OrganizationIDs returns the "organization" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OrganizationID instead. It exists only for internal usage by the builders.
+func (m *AnalyticsDayMutation) OrganizationIDs() (ids []uuid.UUID) {
+	if id := m.organization; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOrganization resets all changes to the "organization" edge.
+func (m *AnalyticsDayMutation) ResetOrganization() {
+	m.organization = nil
+	m.clearedorganization = false
+}
+
+// Where appends a list predicates to the AnalyticsDayMutation builder.
+func (m *AnalyticsDayMutation) Where(ps ...predicate.AnalyticsDay) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the AnalyticsDayMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *AnalyticsDayMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.AnalyticsDay, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *AnalyticsDayMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *AnalyticsDayMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (AnalyticsDay).
+func (m *AnalyticsDayMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *AnalyticsDayMutation) Fields() []string {
+	fields := make([]string, 0, 10)
+	if m.organization != nil {
+		fields = append(fields, analyticsday.FieldOrganizationID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, analyticsday.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, analyticsday.FieldUpdatedAt)
+	}
+	if m.day != nil {
+		fields = append(fields, analyticsday.FieldDay)
+	}
+	if m.version != nil {
+		fields = append(fields, analyticsday.FieldVersion)
+	}
+	if m.built_version != nil {
+		fields = append(fields, analyticsday.FieldBuiltVersion)
+	}
+	if m.built_at != nil {
+		fields = append(fields, analyticsday.FieldBuiltAt)
+	}
+	if m.messages != nil {
+		fields = append(fields, analyticsday.FieldMessages)
+	}
+	if m.contacts != nil {
+		fields = append(fields, analyticsday.FieldContacts)
+	}
+	if m.chatbot_sessions != nil {
+		fields = append(fields, analyticsday.FieldChatbotSessions)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *AnalyticsDayMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case analyticsday.FieldOrganizationID:
+		return m.OrganizationID()
+	case analyticsday.FieldCreatedAt:
+		return m.CreatedAt()
+	case analyticsday.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case analyticsday.FieldDay:
+		return m.Day()
+	case analyticsday.FieldVersion:
+		return m.Version()
+	case analyticsday.FieldBuiltVersion:
+		return m.BuiltVersion()
+	case analyticsday.FieldBuiltAt:
+		return m.BuiltAt()
+	case analyticsday.FieldMessages:
+		return m.Messages()
+	case analyticsday.FieldContacts:
+		return m.Contacts()
+	case analyticsday.FieldChatbotSessions:
+		return m.ChatbotSessions()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *AnalyticsDayMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case analyticsday.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case analyticsday.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case analyticsday.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case analyticsday.FieldDay:
+		return m.OldDay(ctx)
+	case analyticsday.FieldVersion:
+		return m.OldVersion(ctx)
+	case analyticsday.FieldBuiltVersion:
+		return m.OldBuiltVersion(ctx)
+	case analyticsday.FieldBuiltAt:
+		return m.OldBuiltAt(ctx)
+	case analyticsday.FieldMessages:
+		return m.OldMessages(ctx)
+	case analyticsday.FieldContacts:
+		return m.OldContacts(ctx)
+	case analyticsday.FieldChatbotSessions:
+		return m.OldChatbotSessions(ctx)
+	}
+	return nil, fmt.Errorf("unknown AnalyticsDay field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AnalyticsDayMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case analyticsday.FieldOrganizationID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case analyticsday.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case analyticsday.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case analyticsday.FieldDay:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDay(v)
+		return nil
+	case analyticsday.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
+		return nil
+	case analyticsday.FieldBuiltVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBuiltVersion(v)
+		return nil
+	case analyticsday.FieldBuiltAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBuiltAt(v)
+		return nil
+	case analyticsday.FieldMessages:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMessages(v)
+		return nil
+	case analyticsday.FieldContacts:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContacts(v)
+		return nil
+	case analyticsday.FieldChatbotSessions:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetChatbotSessions(v)
+		return nil
+	}
+	return fmt.Errorf("unknown AnalyticsDay field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *AnalyticsDayMutation) AddedFields() []string {
+	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, analyticsday.FieldVersion)
+	}
+	if m.addbuilt_version != nil {
+		fields = append(fields, analyticsday.FieldBuiltVersion)
+	}
+	if m.addmessages != nil {
+		fields = append(fields, analyticsday.FieldMessages)
+	}
+	if m.addcontacts != nil {
+		fields = append(fields, analyticsday.FieldContacts)
+	}
+	if m.addchatbot_sessions != nil {
+		fields = append(fields, analyticsday.FieldChatbotSessions)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *AnalyticsDayMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case analyticsday.FieldVersion:
+		return m.AddedVersion()
+	case analyticsday.FieldBuiltVersion:
+		return m.AddedBuiltVersion()
+	case analyticsday.FieldMessages:
+		return m.AddedMessages()
+	case analyticsday.FieldContacts:
+		return m.AddedContacts()
+	case analyticsday.FieldChatbotSessions:
+		return m.AddedChatbotSessions()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AnalyticsDayMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case analyticsday.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
+	case analyticsday.FieldBuiltVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddBuiltVersion(v)
+		return nil
+	case analyticsday.FieldMessages:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMessages(v)
+		return nil
+	case analyticsday.FieldContacts:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddContacts(v)
+		return nil
+	case analyticsday.FieldChatbotSessions:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddChatbotSessions(v)
+		return nil
+	}
+	return fmt.Errorf("unknown AnalyticsDay numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *AnalyticsDayMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(analyticsday.FieldBuiltVersion) {
+		fields = append(fields, analyticsday.FieldBuiltVersion)
+	}
+	if m.FieldCleared(analyticsday.FieldBuiltAt) {
+		fields = append(fields, analyticsday.FieldBuiltAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *AnalyticsDayMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *AnalyticsDayMutation) ClearField(name string) error {
+	switch name {
+	case analyticsday.FieldBuiltVersion:
+		m.ClearBuiltVersion()
+		return nil
+	case analyticsday.FieldBuiltAt:
+		m.ClearBuiltAt()
+		return nil
+	}
+	return fmt.Errorf("unknown AnalyticsDay nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *AnalyticsDayMutation) ResetField(name string) error {
+	switch name {
+	case analyticsday.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case analyticsday.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case analyticsday.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case analyticsday.FieldDay:
+		m.ResetDay()
+		return nil
+	case analyticsday.FieldVersion:
+		m.ResetVersion()
+		return nil
+	case analyticsday.FieldBuiltVersion:
+		m.ResetBuiltVersion()
+		return nil
+	case analyticsday.FieldBuiltAt:
+		m.ResetBuiltAt()
+		return nil
+	case analyticsday.FieldMessages:
+		m.ResetMessages()
+		return nil
+	case analyticsday.FieldContacts:
+		m.ResetContacts()
+		return nil
+	case analyticsday.FieldChatbotSessions:
+		m.ResetChatbotSessions()
+		return nil
+	}
+	return fmt.Errorf("unknown AnalyticsDay field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *AnalyticsDayMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.organization != nil {
+		edges = append(edges, analyticsday.EdgeOrganization)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *AnalyticsDayMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case analyticsday.EdgeOrganization:
+		if id := m.organization; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *AnalyticsDayMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *AnalyticsDayMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *AnalyticsDayMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedorganization {
+		edges = append(edges, analyticsday.EdgeOrganization)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *AnalyticsDayMutation) EdgeCleared(name string) bool {
+	switch name {
+	case analyticsday.EdgeOrganization:
+		return m.clearedorganization
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *AnalyticsDayMutation) ClearEdge(name string) error {
+	switch name {
+	case analyticsday.EdgeOrganization:
+		m.ClearOrganization()
+		return nil
+	}
+	return fmt.Errorf("unknown AnalyticsDay unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *AnalyticsDayMutation) ResetEdge(name string) error {
+	switch name {
+	case analyticsday.EdgeOrganization:
+		m.ResetOrganization()
+		return nil
+	}
+	return fmt.Errorf("unknown AnalyticsDay edge %s", name)
 }
 
 // BusinessAccountHoldMutation represents an operation that mutates the BusinessAccountHold nodes in the graph.

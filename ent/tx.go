@@ -24,6 +24,10 @@ type Tx struct {
 	AgentBreak *AgentBreakClient
 	// AgentTransfer is the client for interacting with the AgentTransfer builders.
 	AgentTransfer *AgentTransferClient
+	// AnalyticsAgentDay is the client for interacting with the AnalyticsAgentDay builders.
+	AnalyticsAgentDay *AnalyticsAgentDayClient
+	// AnalyticsDay is the client for interacting with the AnalyticsDay builders.
+	AnalyticsDay *AnalyticsDayClient
 	// BusinessAccountHold is the client for interacting with the BusinessAccountHold builders.
 	BusinessAccountHold *BusinessAccountHoldClient
 	// CallLog is the client for interacting with the CallLog builders.
@@ -236,6 +240,8 @@ func (tx *Tx) init() {
 	tx.Account = NewAccountClient(tx.config)
 	tx.AgentBreak = NewAgentBreakClient(tx.config)
 	tx.AgentTransfer = NewAgentTransferClient(tx.config)
+	tx.AnalyticsAgentDay = NewAnalyticsAgentDayClient(tx.config)
+	tx.AnalyticsDay = NewAnalyticsDayClient(tx.config)
 	tx.BusinessAccountHold = NewBusinessAccountHoldClient(tx.config)
 	tx.CallLog = NewCallLogClient(tx.config)
 	tx.CallPermission = NewCallPermissionClient(tx.config)

@@ -32,9 +32,9 @@ var DefaultSizes = Sizes{Contacts: 100_000, Messages: 1_000_000, Transfers: 20_0
 // (md5 of their ordinal, so messages and transfers point at them without
 // a join), messages in both directions (a quarter sent by the agents),
 // transfers mostly resolved by the agents, completed chatbot sessions and
-// 15-minute breaks, all spread over sz.Days days before now. It ends with
-// VACUUM ANALYZE so that counts use index-only scans, as on a settled
-// database.
+// 15-minute breaks, all spread over sz.Days days before now. It marks
+// the seeded days' rollups stale and ends with VACUUM ANALYZE so that
+// counts use index-only scans, as on a settled database.
 func Seed(ctx context.Context, db *sql.DB, org uuid.UUID, agents []uuid.UUID, sz Sizes, now time.Time) error {
 	if len(agents) == 0 {
 		return fmt.Errorf("seed: at least one agent")
@@ -87,6 +87,17 @@ func Seed(ctx context.Context, db *sql.DB, org uuid.UUID, agents []uuid.UUID, sz
 		if _, err := db.ExecContext(ctx, s.query, s.args...); err != nil {
 			return fmt.Errorf("seed %s: %w", s.what, err)
 		}
+	}
+	// Plain SQL moves no rollup's version (analytics/rollup.go): bump
+	// those of the seeded days, so that a rollup a periodic task built
+	// while seeding is not used.
+	if _, err := db.ExecContext(ctx, `INSERT INTO analytics_days (id, organization_id, day, version, created_at, updated_at)
+		SELECT gen_random_uuid(), $1, d, 1, now(), now()
+		FROM generate_series(date_trunc('day', $2::timestamptz AT TIME ZONE 'UTC') - make_interval(days => $3 + 2),
+			date_trunc('day', $2::timestamptz AT TIME ZONE 'UTC'), interval '1 day') AS d
+		ON CONFLICT (organization_id, day) DO UPDATE SET version = analytics_days.version + 1, updated_at = now()`,
+		org, now, sz.Days); err != nil {
+		return fmt.Errorf("seed: rollup versions: %w", err)
 	}
 	for _, t := range []string{"contacts", "messages", "agent_transfers", "chatbot_sessions", "agent_breaks"} {
 		if _, err := db.ExecContext(ctx, "VACUUM ANALYZE "+t); err != nil {

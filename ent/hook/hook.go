@@ -68,6 +68,30 @@ func (f AgentTransferFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Valu
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AgentTransferMutation", m)
 }
 
+// The AnalyticsAgentDayFunc type is an adapter to allow the use of ordinary
+// function as AnalyticsAgentDay mutator.
+type AnalyticsAgentDayFunc func(context.Context, *ent.AnalyticsAgentDayMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f AnalyticsAgentDayFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.AnalyticsAgentDayMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AnalyticsAgentDayMutation", m)
+}
+
+// The AnalyticsDayFunc type is an adapter to allow the use of ordinary
+// function as AnalyticsDay mutator.
+type AnalyticsDayFunc func(context.Context, *ent.AnalyticsDayMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f AnalyticsDayFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.AnalyticsDayMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AnalyticsDayMutation", m)
+}
+
 // The BusinessAccountHoldFunc type is an adapter to allow the use of ordinary
 // function as BusinessAccountHold mutator.
 type BusinessAccountHoldFunc func(context.Context, *ent.BusinessAccountHoldMutation) (ent.Value, error)

@@ -11,6 +11,8 @@ import (
 	"switchboard/ent/agentbreak"
 	"switchboard/ent/agenttransfer"
 	"switchboard/ent/aicontext"
+	"switchboard/ent/analyticsagentday"
+	"switchboard/ent/analyticsday"
 	"switchboard/ent/apikey"
 	"switchboard/ent/businessaccounthold"
 	"switchboard/ent/calllog"
@@ -244,6 +246,60 @@ func (f TraverseAgentTransfer) Traverse(ctx context.Context, q ent.Query) error 
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.AgentTransferQuery", q)
+}
+
+// The AnalyticsAgentDayFunc type is an adapter to allow the use of ordinary function as a Querier.
+type AnalyticsAgentDayFunc func(context.Context, *ent.AnalyticsAgentDayQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f AnalyticsAgentDayFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.AnalyticsAgentDayQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.AnalyticsAgentDayQuery", q)
+}
+
+// The TraverseAnalyticsAgentDay type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseAnalyticsAgentDay func(context.Context, *ent.AnalyticsAgentDayQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseAnalyticsAgentDay) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseAnalyticsAgentDay) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AnalyticsAgentDayQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.AnalyticsAgentDayQuery", q)
+}
+
+// The AnalyticsDayFunc type is an adapter to allow the use of ordinary function as a Querier.
+type AnalyticsDayFunc func(context.Context, *ent.AnalyticsDayQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f AnalyticsDayFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.AnalyticsDayQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.AnalyticsDayQuery", q)
+}
+
+// The TraverseAnalyticsDay type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseAnalyticsDay func(context.Context, *ent.AnalyticsDayQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseAnalyticsDay) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseAnalyticsDay) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AnalyticsDayQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.AnalyticsDayQuery", q)
 }
 
 // The BusinessAccountHoldFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1285,6 +1341,10 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.AgentBreakQuery, predicate.AgentBreak, agentbreak.OrderOption]{typ: ent.TypeAgentBreak, tq: q}, nil
 	case *ent.AgentTransferQuery:
 		return &query[*ent.AgentTransferQuery, predicate.AgentTransfer, agenttransfer.OrderOption]{typ: ent.TypeAgentTransfer, tq: q}, nil
+	case *ent.AnalyticsAgentDayQuery:
+		return &query[*ent.AnalyticsAgentDayQuery, predicate.AnalyticsAgentDay, analyticsagentday.OrderOption]{typ: ent.TypeAnalyticsAgentDay, tq: q}, nil
+	case *ent.AnalyticsDayQuery:
+		return &query[*ent.AnalyticsDayQuery, predicate.AnalyticsDay, analyticsday.OrderOption]{typ: ent.TypeAnalyticsDay, tq: q}, nil
 	case *ent.BusinessAccountHoldQuery:
 		return &query[*ent.BusinessAccountHoldQuery, predicate.BusinessAccountHold, businessaccounthold.OrderOption]{typ: ent.TypeBusinessAccountHold, tq: q}, nil
 	case *ent.CallLogQuery:

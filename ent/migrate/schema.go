@@ -257,6 +257,81 @@ var (
 			},
 		},
 	}
+	// AnalyticsAgentDaysColumns holds the columns for the "analytics_agent_days" table.
+	AnalyticsAgentDaysColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "day", Type: field.TypeTime},
+		{Name: "agent_id", Type: field.TypeUUID},
+		{Name: "source", Type: field.TypeString, Default: ""},
+		{Name: "transfers", Type: field.TypeInt64, Default: 0},
+		{Name: "handled", Type: field.TypeInt64, Default: 0},
+		{Name: "queue_us", Type: field.TypeInt64, Default: 0},
+		{Name: "queue_n", Type: field.TypeInt64, Default: 0},
+		{Name: "first_response_us", Type: field.TypeInt64, Default: 0},
+		{Name: "first_response_n", Type: field.TypeInt64, Default: 0},
+		{Name: "resolution_us", Type: field.TypeInt64, Default: 0},
+		{Name: "resolution_n", Type: field.TypeInt64, Default: 0},
+		{Name: "messages_sent", Type: field.TypeInt64, Default: 0},
+		{Name: "organization_id", Type: field.TypeUUID},
+	}
+	// AnalyticsAgentDaysTable holds the schema information for the "analytics_agent_days" table.
+	AnalyticsAgentDaysTable = &schema.Table{
+		Name:       "analytics_agent_days",
+		Columns:    AnalyticsAgentDaysColumns,
+		PrimaryKey: []*schema.Column{AnalyticsAgentDaysColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "analytics_agent_days_organizations_organization",
+				Columns:    []*schema.Column{AnalyticsAgentDaysColumns[15]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "analyticsagentday_organization_id_day_agent_id_source",
+				Unique:  true,
+				Columns: []*schema.Column{AnalyticsAgentDaysColumns[15], AnalyticsAgentDaysColumns[3], AnalyticsAgentDaysColumns[4], AnalyticsAgentDaysColumns[5]},
+			},
+		},
+	}
+	// AnalyticsDaysColumns holds the columns for the "analytics_days" table.
+	AnalyticsDaysColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "day", Type: field.TypeTime},
+		{Name: "version", Type: field.TypeInt64, Default: 0},
+		{Name: "built_version", Type: field.TypeInt64, Nullable: true},
+		{Name: "built_at", Type: field.TypeTime, Nullable: true},
+		{Name: "messages", Type: field.TypeInt64, Default: 0},
+		{Name: "contacts", Type: field.TypeInt64, Default: 0},
+		{Name: "chatbot_sessions", Type: field.TypeInt64, Default: 0},
+		{Name: "organization_id", Type: field.TypeUUID},
+	}
+	// AnalyticsDaysTable holds the schema information for the "analytics_days" table.
+	AnalyticsDaysTable = &schema.Table{
+		Name:       "analytics_days",
+		Columns:    AnalyticsDaysColumns,
+		PrimaryKey: []*schema.Column{AnalyticsDaysColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "analytics_days_organizations_organization",
+				Columns:    []*schema.Column{AnalyticsDaysColumns[10]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "analyticsday_organization_id_day",
+				Unique:  true,
+				Columns: []*schema.Column{AnalyticsDaysColumns[10], AnalyticsDaysColumns[3]},
+			},
+		},
+	}
 	// BusinessAccountHoldsColumns holds the columns for the "business_account_holds" table.
 	BusinessAccountHoldsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -1273,11 +1348,11 @@ var (
 				},
 			},
 			{
-				Name:    "message_organization_id_sent_by_user_id_created_at",
+				Name:    "message_agent_sent",
 				Unique:  false,
-				Columns: []*schema.Column{MessagesColumns[20], MessagesColumns[14], MessagesColumns[1]},
+				Columns: []*schema.Column{MessagesColumns[20], MessagesColumns[1], MessagesColumns[14]},
 				Annotation: &entsql.IndexAnnotation{
-					Where: "(sent_by_user_id IS NOT NULL)",
+					Where: "((sent_by_user_id IS NOT NULL) AND ((direction)::text = 'outgoing'::text))",
 				},
 			},
 		},
@@ -2008,6 +2083,8 @@ var (
 		AccountsTable,
 		AgentBreaksTable,
 		AgentTransfersTable,
+		AnalyticsAgentDaysTable,
+		AnalyticsDaysTable,
 		BusinessAccountHoldsTable,
 		CallLogsTable,
 		CallPermissionsTable,
@@ -2058,6 +2135,8 @@ func init() {
 	AgentBreaksTable.ForeignKeys[0].RefTable = OrganizationsTable
 	AgentTransfersTable.ForeignKeys[0].RefTable = OrganizationsTable
 	AgentTransfersTable.ForeignKeys[1].RefTable = ContactsTable
+	AnalyticsAgentDaysTable.ForeignKeys[0].RefTable = OrganizationsTable
+	AnalyticsDaysTable.ForeignKeys[0].RefTable = OrganizationsTable
 	CallLogsTable.ForeignKeys[0].RefTable = OrganizationsTable
 	CallPermissionsTable.ForeignKeys[0].RefTable = OrganizationsTable
 	CallPermissionsTable.ForeignKeys[1].RefTable = ContactsTable

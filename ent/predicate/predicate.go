@@ -21,6 +21,12 @@ type AgentBreak func(*sql.Selector)
 // AgentTransfer is the predicate function for agenttransfer builders.
 type AgentTransfer func(*sql.Selector)
 
+// AnalyticsAgentDay is the predicate function for analyticsagentday builders.
+type AnalyticsAgentDay func(*sql.Selector)
+
+// AnalyticsDay is the predicate function for analyticsday builders.
+type AnalyticsDay func(*sql.Selector)
+
 // BusinessAccountHold is the predicate function for businessaccounthold builders.
 type BusinessAccountHold func(*sql.Selector)
 

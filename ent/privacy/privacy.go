@@ -231,6 +231,54 @@ func (f AgentTransferMutationRuleFunc) EvalMutation(ctx context.Context, m ent.M
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.AgentTransferMutation", m)
 }
 
+// The AnalyticsAgentDayQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type AnalyticsAgentDayQueryRuleFunc func(context.Context, *ent.AnalyticsAgentDayQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f AnalyticsAgentDayQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AnalyticsAgentDayQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.AnalyticsAgentDayQuery", q)
+}
+
+// The AnalyticsAgentDayMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type AnalyticsAgentDayMutationRuleFunc func(context.Context, *ent.AnalyticsAgentDayMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f AnalyticsAgentDayMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.AnalyticsAgentDayMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.AnalyticsAgentDayMutation", m)
+}
+
+// The AnalyticsDayQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type AnalyticsDayQueryRuleFunc func(context.Context, *ent.AnalyticsDayQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f AnalyticsDayQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AnalyticsDayQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.AnalyticsDayQuery", q)
+}
+
+// The AnalyticsDayMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type AnalyticsDayMutationRuleFunc func(context.Context, *ent.AnalyticsDayMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f AnalyticsDayMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.AnalyticsDayMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.AnalyticsDayMutation", m)
+}
+
 // The BusinessAccountHoldQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type BusinessAccountHoldQueryRuleFunc func(context.Context, *ent.BusinessAccountHoldQuery) error
@@ -1188,6 +1236,10 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.AgentTransferQuery:
 		return q.Filter(), nil
+	case *ent.AnalyticsAgentDayQuery:
+		return q.Filter(), nil
+	case *ent.AnalyticsDayQuery:
+		return q.Filter(), nil
 	case *ent.BusinessAccountHoldQuery:
 		return q.Filter(), nil
 	case *ent.CallLogQuery:
@@ -1280,6 +1332,10 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.AgentBreakMutation:
 		return m.Filter(), nil
 	case *ent.AgentTransferMutation:
+		return m.Filter(), nil
+	case *ent.AnalyticsAgentDayMutation:
+		return m.Filter(), nil
+	case *ent.AnalyticsDayMutation:
 		return m.Filter(), nil
 	case *ent.BusinessAccountHoldMutation:
 		return m.Filter(), nil

@@ -8,6 +8,8 @@ import (
 	"switchboard/ent/agentbreak"
 	"switchboard/ent/agenttransfer"
 	"switchboard/ent/aicontext"
+	"switchboard/ent/analyticsagentday"
+	"switchboard/ent/analyticsday"
 	"switchboard/ent/apikey"
 	"switchboard/ent/businessaccounthold"
 	"switchboard/ent/calllog"
@@ -328,6 +330,128 @@ func init() {
 	agenttransferDescID := agenttransferFields[0].Descriptor()
 	// agenttransfer.DefaultID holds the default value on creation for the id field.
 	agenttransfer.DefaultID = agenttransferDescID.Default.(func() uuid.UUID)
+	analyticsagentdayMixin := schema.AnalyticsAgentDay{}.Mixin()
+	analyticsagentday.Policy = privacy.NewPolicies(analyticsagentdayMixin[1], schema.AnalyticsAgentDay{})
+	analyticsagentday.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := analyticsagentday.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	analyticsagentdayMixinHooks1 := analyticsagentdayMixin[1].Hooks()
+
+	analyticsagentday.Hooks[1] = analyticsagentdayMixinHooks1[0]
+	analyticsagentdayMixinFields0 := analyticsagentdayMixin[0].Fields()
+	_ = analyticsagentdayMixinFields0
+	analyticsagentdayMixinFields2 := analyticsagentdayMixin[2].Fields()
+	_ = analyticsagentdayMixinFields2
+	analyticsagentdayFields := schema.AnalyticsAgentDay{}.Fields()
+	_ = analyticsagentdayFields
+	// analyticsagentdayDescCreatedAt is the schema descriptor for created_at field.
+	analyticsagentdayDescCreatedAt := analyticsagentdayMixinFields2[0].Descriptor()
+	// analyticsagentday.DefaultCreatedAt holds the default value on creation for the created_at field.
+	analyticsagentday.DefaultCreatedAt = analyticsagentdayDescCreatedAt.Default.(func() time.Time)
+	// analyticsagentdayDescUpdatedAt is the schema descriptor for updated_at field.
+	analyticsagentdayDescUpdatedAt := analyticsagentdayMixinFields2[1].Descriptor()
+	// analyticsagentday.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	analyticsagentday.DefaultUpdatedAt = analyticsagentdayDescUpdatedAt.Default.(func() time.Time)
+	// analyticsagentday.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	analyticsagentday.UpdateDefaultUpdatedAt = analyticsagentdayDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// analyticsagentdayDescSource is the schema descriptor for source field.
+	analyticsagentdayDescSource := analyticsagentdayFields[2].Descriptor()
+	// analyticsagentday.DefaultSource holds the default value on creation for the source field.
+	analyticsagentday.DefaultSource = analyticsagentdayDescSource.Default.(string)
+	// analyticsagentdayDescTransfers is the schema descriptor for transfers field.
+	analyticsagentdayDescTransfers := analyticsagentdayFields[3].Descriptor()
+	// analyticsagentday.DefaultTransfers holds the default value on creation for the transfers field.
+	analyticsagentday.DefaultTransfers = analyticsagentdayDescTransfers.Default.(int64)
+	// analyticsagentdayDescHandled is the schema descriptor for handled field.
+	analyticsagentdayDescHandled := analyticsagentdayFields[4].Descriptor()
+	// analyticsagentday.DefaultHandled holds the default value on creation for the handled field.
+	analyticsagentday.DefaultHandled = analyticsagentdayDescHandled.Default.(int64)
+	// analyticsagentdayDescQueueUs is the schema descriptor for queue_us field.
+	analyticsagentdayDescQueueUs := analyticsagentdayFields[5].Descriptor()
+	// analyticsagentday.DefaultQueueUs holds the default value on creation for the queue_us field.
+	analyticsagentday.DefaultQueueUs = analyticsagentdayDescQueueUs.Default.(int64)
+	// analyticsagentdayDescQueueN is the schema descriptor for queue_n field.
+	analyticsagentdayDescQueueN := analyticsagentdayFields[6].Descriptor()
+	// analyticsagentday.DefaultQueueN holds the default value on creation for the queue_n field.
+	analyticsagentday.DefaultQueueN = analyticsagentdayDescQueueN.Default.(int64)
+	// analyticsagentdayDescFirstResponseUs is the schema descriptor for first_response_us field.
+	analyticsagentdayDescFirstResponseUs := analyticsagentdayFields[7].Descriptor()
+	// analyticsagentday.DefaultFirstResponseUs holds the default value on creation for the first_response_us field.
+	analyticsagentday.DefaultFirstResponseUs = analyticsagentdayDescFirstResponseUs.Default.(int64)
+	// analyticsagentdayDescFirstResponseN is the schema descriptor for first_response_n field.
+	analyticsagentdayDescFirstResponseN := analyticsagentdayFields[8].Descriptor()
+	// analyticsagentday.DefaultFirstResponseN holds the default value on creation for the first_response_n field.
+	analyticsagentday.DefaultFirstResponseN = analyticsagentdayDescFirstResponseN.Default.(int64)
+	// analyticsagentdayDescResolutionUs is the schema descriptor for resolution_us field.
+	analyticsagentdayDescResolutionUs := analyticsagentdayFields[9].Descriptor()
+	// analyticsagentday.DefaultResolutionUs holds the default value on creation for the resolution_us field.
+	analyticsagentday.DefaultResolutionUs = analyticsagentdayDescResolutionUs.Default.(int64)
+	// analyticsagentdayDescResolutionN is the schema descriptor for resolution_n field.
+	analyticsagentdayDescResolutionN := analyticsagentdayFields[10].Descriptor()
+	// analyticsagentday.DefaultResolutionN holds the default value on creation for the resolution_n field.
+	analyticsagentday.DefaultResolutionN = analyticsagentdayDescResolutionN.Default.(int64)
+	// analyticsagentdayDescMessagesSent is the schema descriptor for messages_sent field.
+	analyticsagentdayDescMessagesSent := analyticsagentdayFields[11].Descriptor()
+	// analyticsagentday.DefaultMessagesSent holds the default value on creation for the messages_sent field.
+	analyticsagentday.DefaultMessagesSent = analyticsagentdayDescMessagesSent.Default.(int64)
+	// analyticsagentdayDescID is the schema descriptor for id field.
+	analyticsagentdayDescID := analyticsagentdayMixinFields0[0].Descriptor()
+	// analyticsagentday.DefaultID holds the default value on creation for the id field.
+	analyticsagentday.DefaultID = analyticsagentdayDescID.Default.(func() uuid.UUID)
+	analyticsdayMixin := schema.AnalyticsDay{}.Mixin()
+	analyticsday.Policy = privacy.NewPolicies(analyticsdayMixin[1], schema.AnalyticsDay{})
+	analyticsday.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := analyticsday.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	analyticsdayMixinHooks1 := analyticsdayMixin[1].Hooks()
+
+	analyticsday.Hooks[1] = analyticsdayMixinHooks1[0]
+	analyticsdayMixinFields0 := analyticsdayMixin[0].Fields()
+	_ = analyticsdayMixinFields0
+	analyticsdayMixinFields2 := analyticsdayMixin[2].Fields()
+	_ = analyticsdayMixinFields2
+	analyticsdayFields := schema.AnalyticsDay{}.Fields()
+	_ = analyticsdayFields
+	// analyticsdayDescCreatedAt is the schema descriptor for created_at field.
+	analyticsdayDescCreatedAt := analyticsdayMixinFields2[0].Descriptor()
+	// analyticsday.DefaultCreatedAt holds the default value on creation for the created_at field.
+	analyticsday.DefaultCreatedAt = analyticsdayDescCreatedAt.Default.(func() time.Time)
+	// analyticsdayDescUpdatedAt is the schema descriptor for updated_at field.
+	analyticsdayDescUpdatedAt := analyticsdayMixinFields2[1].Descriptor()
+	// analyticsday.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	analyticsday.DefaultUpdatedAt = analyticsdayDescUpdatedAt.Default.(func() time.Time)
+	// analyticsday.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	analyticsday.UpdateDefaultUpdatedAt = analyticsdayDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// analyticsdayDescVersion is the schema descriptor for version field.
+	analyticsdayDescVersion := analyticsdayFields[1].Descriptor()
+	// analyticsday.DefaultVersion holds the default value on creation for the version field.
+	analyticsday.DefaultVersion = analyticsdayDescVersion.Default.(int64)
+	// analyticsdayDescMessages is the schema descriptor for messages field.
+	analyticsdayDescMessages := analyticsdayFields[4].Descriptor()
+	// analyticsday.DefaultMessages holds the default value on creation for the messages field.
+	analyticsday.DefaultMessages = analyticsdayDescMessages.Default.(int64)
+	// analyticsdayDescContacts is the schema descriptor for contacts field.
+	analyticsdayDescContacts := analyticsdayFields[5].Descriptor()
+	// analyticsday.DefaultContacts holds the default value on creation for the contacts field.
+	analyticsday.DefaultContacts = analyticsdayDescContacts.Default.(int64)
+	// analyticsdayDescChatbotSessions is the schema descriptor for chatbot_sessions field.
+	analyticsdayDescChatbotSessions := analyticsdayFields[6].Descriptor()
+	// analyticsday.DefaultChatbotSessions holds the default value on creation for the chatbot_sessions field.
+	analyticsday.DefaultChatbotSessions = analyticsdayDescChatbotSessions.Default.(int64)
+	// analyticsdayDescID is the schema descriptor for id field.
+	analyticsdayDescID := analyticsdayMixinFields0[0].Descriptor()
+	// analyticsday.DefaultID holds the default value on creation for the id field.
+	analyticsday.DefaultID = analyticsdayDescID.Default.(func() uuid.UUID)
 	businessaccountholdMixin := schema.BusinessAccountHold{}.Mixin()
 	businessaccounthold.Policy = privacy.NewPolicies(schema.BusinessAccountHold{})
 	businessaccounthold.Hooks[0] = func(next ent.Mutator) ent.Mutator {
