@@ -53,6 +53,13 @@ const jsonContentType = "application/json; charset=utf-8"
 // failures are logged with the request id and their cause (StatusLogLevel);
 // internal errors are shown as "internal error".
 func writeError(c *gin.Context, err error) {
+	status, message := errorAnswer(c, err)
+	c.AbortWithStatusJSON(status, envelope{Status: "error", Message: message, Data: nil})
+}
+
+// errorAnswer is the status and message that answer err, logged as
+// writeError says.
+func errorAnswer(c *gin.Context, err error) (int, string) {
 	var ae *apperr.Error
 	if !errors.As(apperr.Wrap(err, "resource"), &ae) {
 		ae = &apperr.Error{Code: apperr.Internal, Message: "internal error", Err: err}
@@ -65,7 +72,7 @@ func writeError(c *gin.Context, err error) {
 		slog.Log(c.Request.Context(), level, "request failed",
 			"request_id", c.GetString(ctxRequestID), "path", c.FullPath(), "status", status, "err", err)
 	}
-	c.AbortWithStatusJSON(status, envelope{Status: "error", Message: ae.Message, Data: nil})
+	return status, ae.Message
 }
 
 // StatusLogLevel is the level at which an answer of status is logged: a

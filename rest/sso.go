@@ -2,6 +2,7 @@ package rest
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -32,9 +33,10 @@ func (a *API) ssoInit(c *gin.Context) (int, any, error) {
 }
 
 // ssoCallback completes the sign-in, sets the session cookies exactly as
-// login does, and redirects to the application's root (PUBLIC_URL/).
-// Failures answer the error envelope with their status. The state cookie
-// is spent either way.
+// login does, and redirects to the application's root (PUBLIC_URL/). A
+// failure sends the browser to the login page with the error envelope's
+// message (PUBLIC_URL/login?sso_error=..., which the peer web UI's login
+// page shows). The state cookie is spent either way.
 func (a *API) ssoCallback(c *gin.Context) (int, any, error) {
 	bound, _ := c.Cookie(cookieSSOState)
 	c.SetSameSite(http.SameSiteLaxMode)
@@ -44,11 +46,18 @@ func (a *API) ssoCallback(c *gin.Context) (int, any, error) {
 		Error: c.Query("error"), ErrorDescription: c.Query("error_description"), BrowserState: bound,
 	})
 	if err != nil {
-		return 0, nil, err
+		_, message := errorAnswer(c, err)
+		c.Redirect(http.StatusFound, a.ssoLoginPage(message))
+		return http.StatusFound, nil, nil
 	}
 	a.setSessionCookies(c, s)
 	c.Redirect(http.StatusFound, strings.TrimRight(a.SSO.PublicURL, "/")+"/")
 	return http.StatusFound, nil, nil
+}
+
+// ssoLoginPage is the login page's address showing a sign-in failure.
+func (a *API) ssoLoginPage(message string) string {
+	return strings.TrimRight(a.SSO.PublicURL, "/") + "/login?sso_error=" + url.QueryEscape(message)
 }
 
 // The cookie holding the state of the browser's sign-in, sent to the SSO

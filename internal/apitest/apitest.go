@@ -197,10 +197,14 @@ func (c *Client) Do(method, path string, body any) *Response {
 	return c.env.Send(req)
 }
 
+// rawClient shows every answer as the server gave it: a redirect is the
+// answer under test, not a hop to follow.
+var rawClient = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
 // Send performs a prepared request and decodes the answer.
 func (e *Env) Send(req *http.Request) *Response {
 	e.T.Helper()
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := rawClient.Do(req)
 	if err != nil {
 		e.T.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
 	}
