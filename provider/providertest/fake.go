@@ -106,6 +106,8 @@ type Fake struct {
 	commerce catalogStore
 	// flows holds the WhatsApp Flows (flows.go).
 	flows flowStore
+	// calls holds the Calling API's actions (calls.go).
+	calls callStore
 
 	// sends holds fault injection and send counting (faults.go).
 	sends sendState

@@ -60,6 +60,7 @@ func (f *Fake) defaultRoutes() *http.ServeMux {
 	f.templateRoutes(mux)
 	f.catalogRoutes(mux)
 	f.flowRoutes(mux)
+	f.callRoutes(mux)
 	return mux
 }
 
