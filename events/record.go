@@ -33,6 +33,22 @@ const (
 	FrameAgentTransferResume = "agent_transfer_resume"
 	// A transfer broke its SLA: the escalation people are named in it.
 	FrameAgentTransferEscalated = "agent_transfer_escalated"
+	// Voice calls, their hand-offs to agents' browsers and hold (the frame
+	// names the web client of the peer product listens for).
+	FrameCallIncoming          = "call_incoming"
+	FrameCallAnswered          = "call_answered"
+	FrameCallEnded             = "call_ended"
+	FrameCallTransferWaiting   = "call_transfer_waiting"
+	FrameCallTransferConnected = "call_transfer_connected"
+	FrameCallTransferCompleted = "call_transfer_completed"
+	FrameCallTransferAbandoned = "call_transfer_abandoned"
+	FrameCallTransferNoAnswer  = "call_transfer_no_answer"
+	FrameCallHold              = "call_hold"
+	FrameCallResumed           = "call_resumed"
+	FrameOutgoingCallRinging   = "outgoing_call_ringing"
+	FrameOutgoingCallAnswered  = "outgoing_call_answered"
+	FrameOutgoingCallRejected  = "outgoing_call_rejected"
+	FrameCallPermissionUpdate  = "call_permission_update"
 )
 
 // Outbound webhook events (the names subscriptions choose).
@@ -93,6 +109,25 @@ var (
 	// response, nobody assigned, not resolved); its payload names the
 	// users to notify.
 	TransferEscalated = Type{Frame: FrameAgentTransferEscalated}
+	// Calls: a call rang, was answered, ended; a transfer of a call to
+	// agents waits, was connected to an agent's browser, ended
+	// (completed, abandoned by the caller, not answered in time); the
+	// agent held or resumed it; a business-initiated call rang, was
+	// answered or rejected; a contact answered a call permission request.
+	CallIncoming          = Type{Frame: FrameCallIncoming}
+	CallAnswered          = Type{Frame: FrameCallAnswered}
+	CallEnded             = Type{Frame: FrameCallEnded}
+	CallTransferWaiting   = Type{Frame: FrameCallTransferWaiting}
+	CallTransferConnected = Type{Frame: FrameCallTransferConnected}
+	CallTransferCompleted = Type{Frame: FrameCallTransferCompleted}
+	CallTransferAbandoned = Type{Frame: FrameCallTransferAbandoned}
+	CallTransferNoAnswer  = Type{Frame: FrameCallTransferNoAnswer}
+	CallHold              = Type{Frame: FrameCallHold}
+	CallResumed           = Type{Frame: FrameCallResumed}
+	OutgoingCallRinging   = Type{Frame: FrameOutgoingCallRinging}
+	OutgoingCallAnswered  = Type{Frame: FrameOutgoingCallAnswered}
+	OutgoingCallRejected  = Type{Frame: FrameOutgoingCallRejected}
+	CallPermissionUpdate  = Type{Frame: FrameCallPermissionUpdate}
 )
 
 // Event is one domain event of an organization. Its payload is encoded

@@ -256,11 +256,12 @@ var (
 	payloadKeys = []string{"object", "entry"}
 	entryKeys   = []string{"id", "changes"}
 	changeKeys  = []string{"field", "value"}
-	// valueKeys after statuses are the template changes' fields, which
-	// encoding/json reads (they are rare): the cursor gives up on them.
+	// valueKeys after statuses are the template changes' and the calls
+	// field's, which encoding/json reads (they are rare): the cursor gives
+	// up on them.
 	valueKeys = []string{"messaging_product", "metadata", "contacts", "messages", "statuses",
 		"event", "message_template_id", "message_template_name", "message_template_language",
-		"reason", "new_quality_score", "new_category"}
+		"reason", "new_quality_score", "new_category", "calls"}
 	metadataKeys = []string{"display_phone_number", "phone_number_id"}
 	contactKeys  = []string{"profile", "wa_id"}
 	profileKeys  = []string{"name"}

@@ -47,6 +47,8 @@ type changeValue struct {
 	Reason                  flexText `json:"reason"`
 	NewQualityScore         string   `json:"new_quality_score"`
 	NewCategory             string   `json:"new_category"`
+	// Calls are the calls field's call events (calls.go).
+	Calls []callEvent `json:"calls"`
 }
 
 // flexID is an id the platform sends as a number or a string.

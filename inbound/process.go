@@ -22,11 +22,14 @@ func (s *Service) processBatch(ctx context.Context, tx *ent.Tx, evs []*ent.Inbou
 	if err != nil {
 		return err
 	}
-	inboxes, err := s.collect(ctx, parsed)
+	inboxes, calls, err := s.collect(ctx, parsed)
 	if err != nil {
 		return err
 	}
 	if err := s.Messaging.StoreReceived(ent.NewTxContext(ctx, tx), inboxes); err != nil {
+		return err
+	}
+	if err := s.storeCalls(ent.NewTxContext(ctx, tx), inboxes, calls); err != nil {
 		return err
 	}
 	if err := s.applyTemplateChanges(ent.NewTxContext(ctx, tx), parsed); err != nil {
@@ -82,10 +85,10 @@ func (s *Service) parsedPayloads(ctx context.Context, tx *ent.Tx, evs []*ent.Inb
 	return out, nil
 }
 
-// collect routes the deliveries' messages and statuses to the
-// organizations of their accounts, in delivery order.
-func (s *Service) collect(ctx context.Context, parsed []*payload) ([]messaging.Inbox, error) {
-	var changes []changeValue
+// collect routes the deliveries' messages and statuses, and their call
+// events, to the organizations of their accounts, in delivery order.
+func (s *Service) collect(ctx context.Context, parsed []*payload) ([]messaging.Inbox, map[uuid.UUID]*callWork, error) {
+	var changes []change
 	phoneIDs := map[string]bool{}
 	for _, p := range parsed {
 		if p == nil {
@@ -93,28 +96,42 @@ func (s *Service) collect(ctx context.Context, parsed []*payload) ([]messaging.I
 		}
 		for _, e := range p.Entry {
 			for _, ch := range e.Changes {
-				if ch.Field != "messages" {
+				if ch.Field != "messages" && ch.Field != "calls" {
 					if !templates.IsWebhookField(ch.Field) {
 						s.Log.Info("webhook change field not handled; acknowledged", "field", ch.Field)
 					}
 					continue
 				}
-				changes = append(changes, ch.Value)
+				changes = append(changes, ch)
 				phoneIDs[ch.Value.Metadata.PhoneNumberID] = true
 			}
 		}
 	}
 	accounts, err := s.accountsByPhone(ctx, phoneIDs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	byOrg := map[uuid.UUID]int{}
 	var inboxes []messaging.Inbox
-	for _, v := range changes {
+	calls := map[uuid.UUID]*callWork{}
+	for _, ch := range changes {
+		v := ch.Value
 		acc := accounts[v.Metadata.PhoneNumberID]
 		if acc == nil {
 			s.Log.Warn("webhook change for an unknown phone number id", "phone_number_id", v.Metadata.PhoneNumberID)
 			continue
+		}
+		if ch.Field == "calls" || hasPermissionReply(v) {
+			w := calls[acc.OrganizationID]
+			if w == nil {
+				w = &callWork{}
+				calls[acc.OrganizationID] = w
+			}
+			if ch.Field == "calls" {
+				s.addCallChange(w, acc, v)
+				continue
+			}
+			s.addPermissionReplies(w, acc, v)
 		}
 		i, ok := byOrg[acc.OrganizationID]
 		if !ok {
@@ -124,7 +141,7 @@ func (s *Service) collect(ctx context.Context, parsed []*payload) ([]messaging.I
 		}
 		s.addChange(&inboxes[i], acc, v)
 	}
-	return inboxes, nil
+	return inboxes, calls, nil
 }
 
 func (s *Service) addChange(in *messaging.Inbox, acc *ent.Account, v changeValue) {

@@ -33,6 +33,9 @@ type Service struct {
 	// Templates applies template status, quality and category changes
 	// (nil: they are acknowledged and dropped).
 	Templates *templates.Service
+	// Calls takes the calls field's events and call permission replies
+	// (nil: they are acknowledged and dropped).
+	Calls CallEvents
 	// Redis carries wakes between nodes (nil: one node).
 	Redis  *redis.Client
 	Prefix string

@@ -1,0 +1,187 @@
+package calling
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/redis/go-redis/v9"
+
+	"switchboard/apperr"
+	"switchboard/calling/audio"
+	"switchboard/calling/media"
+	"switchboard/ent"
+	"switchboard/ent/account"
+	"switchboard/events"
+	"switchboard/provider"
+	"switchboard/secrets"
+)
+
+// PermissionReplies applies a user's answer to a call permission request
+// (Service.ApplyPermissionReply).
+type PermissionReplies interface {
+	ApplyPermissionReply(ctx context.Context, orgID uuid.UUID, account, contactPhone string, accepted, permanent bool, expiresAt *time.Time) error
+}
+
+// Manager runs the live calls of this node: it answers the platform's
+// calls, plays IVR menus, rings agents and bridges their browsers to the
+// caller, holds, records and hangs up. A call's media (its PeerConnections)
+// lives on the node that answered it; control requests for it arriving on
+// any node are routed to that node through Redis (route.go).
+type Manager struct {
+	Client   *ent.Client
+	Secrets  *secrets.Box
+	Provider *provider.Client
+	Engine   *media.Engine
+	// Audio holds the organizations' hold music, ringback and IVR prompts.
+	Audio       *audio.Store
+	Events      *events.Bus
+	Permissions PermissionReplies
+	// Redis routes control requests to the node owning a call; Prefix
+	// namespaces its keys and channels.
+	Redis  *redis.Client
+	Prefix string
+	// NodeID names this node (random when empty).
+	NodeID string
+	// RecordingDir is where finished recordings are written, one
+	// directory per organization ("" disables recording).
+	RecordingDir string
+	// HTTP makes the IVR's http_callback requests (the outbound guard's
+	// client).
+	HTTP *http.Client
+	Log  *slog.Logger
+	Now  func() time.Time
+
+	mu    sync.Mutex
+	calls map[uuid.UUID]*liveCall // by call log id
+	stop  context.CancelFunc
+	wg    sync.WaitGroup
+}
+
+// ownerTTL is how long a node's claim on a call lasts without renewal;
+// claims are renewed every ownerTTL/3, so a dead node's calls are found
+// ended within about ownerTTL.
+const ownerTTL = 15 * time.Second
+
+func (m *Manager) now() time.Time {
+	if m.Now != nil {
+		return m.Now()
+	}
+	return time.Now().UTC()
+}
+
+// Start begins serving control requests routed to this node and renewing
+// its calls' claims; Stop ends every live call of the node.
+func (m *Manager) Start(ctx context.Context) error {
+	if m.NodeID == "" {
+		m.NodeID = uuid.NewString()
+	}
+	m.mu.Lock()
+	m.calls = map[uuid.UUID]*liveCall{}
+	m.mu.Unlock()
+	ctx, m.stop = context.WithCancel(context.WithoutCancel(ctx))
+	sub := m.Redis.Subscribe(ctx, m.controlChannel(m.NodeID))
+	if _, err := sub.Receive(ctx); err != nil {
+		m.stop()
+		return err
+	}
+	m.wg.Add(2)
+	go func() { defer m.wg.Done(); m.serveControl(ctx, sub) }()
+	go func() { defer m.wg.Done(); m.renewClaims(ctx) }()
+	return nil
+}
+
+// Stop hangs up every live call of this node and stops its loops.
+func (m *Manager) Stop() {
+	if m.stop == nil {
+		return
+	}
+	for _, lc := range m.liveCalls() {
+		lc.end(context.Background(), "system", true)
+	}
+	m.stop()
+	m.wg.Wait()
+}
+
+func (m *Manager) liveCalls() []*liveCall {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]*liveCall, 0, len(m.calls))
+	for _, lc := range m.calls {
+		out = append(out, lc)
+	}
+	return out
+}
+
+func (m *Manager) local(logID uuid.UUID) *liveCall {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.calls[logID]
+}
+
+// register makes lc a live call of this node and claims it in Redis.
+func (m *Manager) register(ctx context.Context, lc *liveCall) error {
+	m.mu.Lock()
+	m.calls[lc.logID] = lc
+	m.mu.Unlock()
+	return m.Redis.Set(ctx, m.ownerKey(lc.logID), m.NodeID, ownerTTL).Err()
+}
+
+// unregister forgets lc and releases its claim.
+func (m *Manager) unregister(lc *liveCall) {
+	m.mu.Lock()
+	delete(m.calls, lc.logID)
+	m.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := m.Redis.Del(ctx, m.ownerKey(lc.logID)).Err(); err != nil {
+		m.Log.Warn("releasing a call's claim failed", "call_log_id", lc.logID, "error", err)
+	}
+}
+
+// renewClaims keeps this node's claims on its calls alive.
+func (m *Manager) renewClaims(ctx context.Context) {
+	t := time.NewTicker(ownerTTL / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		for _, lc := range m.liveCalls() {
+			if err := m.Redis.Set(ctx, m.ownerKey(lc.logID), m.NodeID, ownerTTL).Err(); err != nil && ctx.Err() == nil {
+				m.Log.Warn("renewing a call's claim failed", "call_log_id", lc.logID, "error", err)
+			}
+		}
+	}
+}
+
+func (m *Manager) ownerKey(logID uuid.UUID) string { return m.Prefix + "call:owner:" + logID.String() }
+func (m *Manager) controlChannel(node string) string {
+	return m.Prefix + "call:control:" + node
+}
+
+// providerAccount is the platform credentials of acc.
+func (m *Manager) providerAccount(acc *ent.Account) (provider.Account, error) {
+	if len(acc.AccessTokenEncrypted) == 0 {
+		return provider.Account{}, apperr.Invalidf("account %q has no access token", acc.Name)
+	}
+	token, err := m.Secrets.Open(acc.AccessTokenEncrypted)
+	if err != nil {
+		return provider.Account{}, apperr.New(apperr.Internal, "the access token of account %q cannot be decrypted", acc.Name)
+	}
+	return provider.Account{PhoneID: acc.PhoneID, BusinessID: acc.BusinessID, AccessToken: string(token), APIVersion: acc.APIVersion}, nil
+}
+
+// accountNamed loads the organization's account called name.
+func (m *Manager) accountNamed(ctx context.Context, name string) (*ent.Account, error) {
+	acc, err := m.Client.Account.Query().Where(account.Name(name)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, apperr.Invalidf("chat_account %q is not an account of this organization", name)
+	}
+	return acc, err
+}
