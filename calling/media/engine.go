@@ -1,0 +1,205 @@
+package media
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/pion/ice/v4"
+	"github.com/pion/interceptor"
+	"github.com/pion/webrtc/v4"
+)
+
+// ErrClosed is returned when the engine or leg is already closed.
+var ErrClosed = errors.New("media: closed")
+
+// Config configures the engine's ICE transport.
+type Config struct {
+	// PublicIP is the NAT 1:1 address announced in host candidates
+	// (RTC_PUBLIC_IP); empty announces the local addresses.
+	PublicIP string
+	// PortMin and PortMax bound the UDP ports (RTC_UDP_PORT_MIN/MAX); 0,0: any.
+	PortMin, PortMax uint16
+	// LoopbackOnly gathers only 127.0.0.1 candidates (tests and benchmarks).
+	LoopbackOnly bool
+	// FailedTimeout is how long ICE may lose the peer before the leg ends
+	// (default 10 s).
+	FailedTimeout time.Duration
+}
+
+// Opus and telephone-event as negotiated with the platform and browsers.
+var (
+	opusCodec = webrtc.RTPCodecParameters{
+		RTPCodecCapability: webrtc.RTPCodecCapability{
+			MimeType: webrtc.MimeTypeOpus, ClockRate: 48000, Channels: 2,
+			SDPFmtpLine: "minptime=10;useinbandfec=1",
+		},
+		PayloadType: 111,
+	}
+	dtmfCodecs = []webrtc.RTPCodecParameters{
+		{RTPCodecCapability: webrtc.RTPCodecCapability{MimeType: mimeTelephoneEvent, ClockRate: 48000, SDPFmtpLine: "0-16"}, PayloadType: 110},
+		{RTPCodecCapability: webrtc.RTPCodecCapability{MimeType: mimeTelephoneEvent, ClockRate: 8000, SDPFmtpLine: "0-16"}, PayloadType: 101},
+	}
+)
+
+const mimeTelephoneEvent = "audio/telephone-event"
+
+// Engine makes legs. It is safe for concurrent use.
+type Engine struct {
+	settings webrtc.SettingEngine
+
+	mu     sync.Mutex
+	legs   map[*Leg]struct{}
+	closed bool
+}
+
+// NewEngine checks cfg and prepares the ICE settings every leg shares.
+func NewEngine(cfg Config) (*Engine, error) {
+	se, err := settingsFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{settings: se, legs: map[*Leg]struct{}{}}, nil
+}
+
+func settingsFor(cfg Config) (webrtc.SettingEngine, error) {
+	var se webrtc.SettingEngine
+	if cfg.PublicIP != "" {
+		if net.ParseIP(cfg.PublicIP) == nil {
+			return se, fmt.Errorf("media: public IP %q is not an IP address", cfg.PublicIP)
+		}
+		err := se.SetICEAddressRewriteRules(webrtc.ICEAddressRewriteRule{
+			External: []string{cfg.PublicIP}, AsCandidateType: webrtc.ICECandidateTypeHost,
+		})
+		if err != nil {
+			return se, fmt.Errorf("media: public IP: %w", err)
+		}
+	}
+	if cfg.PortMin != 0 || cfg.PortMax != 0 {
+		if err := se.SetEphemeralUDPPortRange(cfg.PortMin, cfg.PortMax); err != nil {
+			return se, fmt.Errorf("media: UDP port range %d-%d: %w", cfg.PortMin, cfg.PortMax, err)
+		}
+	}
+	if cfg.LoopbackOnly {
+		se.SetIncludeLoopbackCandidate(true)
+		se.SetIPFilter(func(ip net.IP) bool { return ip.IsLoopback() })
+		se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4})
+		se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
+	}
+	failed := cfg.FailedTimeout
+	if failed <= 0 {
+		failed = 10 * time.Second
+	}
+	se.SetICETimeouts(min(5*time.Second, failed), failed, 2*time.Second)
+	return se, nil
+}
+
+// newAPI builds the per-leg pion API: pion wants one MediaEngine per
+// PeerConnection, as negotiation mutates it.
+func (e *Engine) newAPI() (*webrtc.API, error) {
+	m := &webrtc.MediaEngine{}
+	for _, c := range append([]webrtc.RTPCodecParameters{opusCodec}, dtmfCodecs...) {
+		if err := m.RegisterCodec(c, webrtc.RTPCodecTypeAudio); err != nil {
+			return nil, fmt.Errorf("media: register %s: %w", c.MimeType, err)
+		}
+	}
+	reg := &interceptor.Registry{}
+	// Sender and receiver reports only: no NACK or congestion control for
+	// a 20 ms audio relay.
+	if err := webrtc.ConfigureRTCPReports(reg); err != nil {
+		return nil, fmt.Errorf("media: RTCP reports: %w", err)
+	}
+	return webrtc.NewAPI(webrtc.WithMediaEngine(m), webrtc.WithSettingEngine(e.settings),
+		webrtc.WithInterceptorRegistry(reg)), nil
+}
+
+// Close closes every leg; later Answer and Offer fail with ErrClosed.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	e.closed = true
+	legs := make([]*Leg, 0, len(e.legs))
+	for l := range e.legs {
+		legs = append(legs, l)
+	}
+	e.mu.Unlock()
+	var errs []error
+	for _, l := range legs {
+		errs = append(errs, l.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Legs is the number of open legs.
+func (e *Engine) Legs() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.legs)
+}
+
+func (e *Engine) track(l *Leg) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return ErrClosed
+	}
+	e.legs[l] = struct{}{}
+	return nil
+}
+
+func (e *Engine) forget(l *Leg) {
+	e.mu.Lock()
+	delete(e.legs, l)
+	e.mu.Unlock()
+}
+
+// Answer makes a leg from a remote SDP offer and returns its complete SDP
+// answer (ICE gathering done, no trickle). Errors: ErrBadSDP (wrapped) for
+// an unusable offer, ErrClosed, ctx's error while gathering.
+func (e *Engine) Answer(ctx context.Context, offer string, opts LegOptions) (*Leg, string, error) {
+	if err := checkRemoteSDP(offer); err != nil {
+		return nil, "", err
+	}
+	l, err := e.newLeg(opts)
+	if err != nil {
+		return nil, "", err
+	}
+	answer, err := l.answer(ctx, offer)
+	if err != nil {
+		_ = l.Close()
+		return nil, "", err
+	}
+	return l, answer, nil
+}
+
+// Offer makes a leg that offers (outgoing calls); SetAnswer completes it.
+// The offer is complete (ICE gathering done).
+func (e *Engine) Offer(ctx context.Context, opts LegOptions) (*Leg, string, error) {
+	l, err := e.newLeg(opts)
+	if err != nil {
+		return nil, "", err
+	}
+	offer, err := l.offer(ctx)
+	if err != nil {
+		_ = l.Close()
+		return nil, "", err
+	}
+	return l, offer, nil
+}
+
+// localDescription sets desc and waits for ICE gathering to finish, so the
+// SDP carries every candidate.
+func localDescription(ctx context.Context, pc *webrtc.PeerConnection, desc webrtc.SessionDescription) (string, error) {
+	gathered := webrtc.GatheringCompletePromise(pc)
+	if err := pc.SetLocalDescription(desc); err != nil {
+		return "", fmt.Errorf("media: set local description: %w", err)
+	}
+	select {
+	case <-gathered:
+	case <-ctx.Done():
+		return "", fmt.Errorf("media: gathering ICE candidates: %w", ctx.Err())
+	}
+	return pc.LocalDescription().SDP, nil
+}

@@ -1,0 +1,244 @@
+package media
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/pion/rtp"
+	"github.com/pion/webrtc/v4"
+
+	"switchboard/calling/media/internal/rtptrack"
+)
+
+// LegOptions are the callbacks of one leg. Both run on the leg's own
+// goroutines and must not block (hand work to a channel).
+type LegOptions struct {
+	// OnDTMF gets '0'-'9', '*', '#', 'A'-'D' from RFC 4733 telephone-event,
+	// once per key press.
+	OnDTMF func(digit rune)
+	// OnClose is called once when the leg ended: the remote closed, ICE
+	// failed beyond Config.FailedTimeout, or Close.
+	OnClose func()
+}
+
+// Leg is one PeerConnection carrying one Opus audio stream each way.
+type Leg struct {
+	engine *Engine
+	pc     *webrtc.PeerConnection
+	opts   LegOptions
+	out    *outStream
+
+	connected     chan struct{}
+	connectedOnce sync.Once
+
+	// mu guards closed and wg.Add, so no goroutine starts after Close waits.
+	mu      sync.Mutex
+	closed  bool
+	closing atomic.Bool
+	done    chan struct{}
+	wg      sync.WaitGroup
+
+	// forward is where received audio goes while bridged (nil: nowhere).
+	forward atomic.Pointer[forward]
+	// recordings receive every audio packet; copy on write under mu.
+	recordings atomic.Pointer[[]*Recording]
+}
+
+func (e *Engine) newLeg(opts LegOptions) (*Leg, error) {
+	api, err := e.newAPI()
+	if err != nil {
+		return nil, err
+	}
+	pc, err := api.NewPeerConnection(webrtc.Configuration{})
+	if err != nil {
+		return nil, fmt.Errorf("media: new peer connection: %w", err)
+	}
+	track := rtptrack.New(opusCodec.RTPCodecCapability, "audio", "switchboard")
+	l := &Leg{
+		engine: e, pc: pc, opts: opts,
+		out:       newOutStream(track),
+		connected: make(chan struct{}),
+		done:      make(chan struct{}),
+	}
+	if err := e.track(l); err != nil {
+		_ = pc.Close()
+		return nil, err
+	}
+	sender, err := pc.AddTrack(track)
+	if err != nil {
+		_ = l.Close()
+		return nil, fmt.Errorf("media: add track: %w", err)
+	}
+	l.goSafe(func() { drainRTCP(sender) })
+	pc.OnTrack(l.onTrack)
+	pc.OnConnectionStateChange(l.onState)
+	return l, nil
+}
+
+func (l *Leg) answer(ctx context.Context, offer string) (string, error) {
+	err := l.pc.SetRemoteDescription(webrtc.SessionDescription{Type: webrtc.SDPTypeOffer, SDP: offer})
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrBadSDP, err)
+	}
+	answer, err := l.pc.CreateAnswer(nil)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrBadSDP, err)
+	}
+	return localDescription(ctx, l.pc, answer)
+}
+
+func (l *Leg) offer(ctx context.Context) (string, error) {
+	offer, err := l.pc.CreateOffer(nil)
+	if err != nil {
+		return "", fmt.Errorf("media: create offer: %w", err)
+	}
+	return localDescription(ctx, l.pc, offer)
+}
+
+// SetAnswer completes a leg made by Offer. Errors: ErrBadSDP (wrapped).
+func (l *Leg) SetAnswer(answer string) error {
+	if err := checkRemoteSDP(answer); err != nil {
+		return err
+	}
+	err := l.pc.SetRemoteDescription(webrtc.SessionDescription{Type: webrtc.SDPTypeAnswer, SDP: answer})
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrBadSDP, err)
+	}
+	return nil
+}
+
+// Connected is closed when media can flow (ICE and DTLS connected).
+func (l *Leg) Connected() <-chan struct{} { return l.connected }
+
+// Done is closed when the leg has ended.
+func (l *Leg) Done() <-chan struct{} { return l.done }
+
+func (l *Leg) onState(s webrtc.PeerConnectionState) {
+	switch s {
+	case webrtc.PeerConnectionStateConnected:
+		l.connectedOnce.Do(func() { close(l.connected) })
+	case webrtc.PeerConnectionStateFailed, webrtc.PeerConnectionStateClosed:
+		// Not inline: Close waits for pion's goroutines, this one included.
+		go func() { _ = l.Close() }()
+	}
+}
+
+// Close ends the leg: stops its source, bridge and recordings, closes the
+// PeerConnection, waits for its goroutines and calls OnClose. Idempotent;
+// safe to call from OnClose.
+func (l *Leg) Close() error {
+	if !l.closing.CompareAndSwap(false, true) {
+		<-l.done
+		return nil
+	}
+	l.mu.Lock()
+	l.closed = true
+	l.mu.Unlock()
+
+	if f := l.out.setFeed(nil); f != nil {
+		f.end()
+	}
+	if fw := l.forward.Swap(nil); fw != nil {
+		fw.feed.end()
+	}
+	err := l.pc.Close()
+	l.wg.Wait()
+	for _, r := range l.stopRecordings() {
+		_, _ = r.Stop()
+	}
+	l.engine.forget(l)
+	close(l.done)
+	if l.opts.OnClose != nil {
+		l.opts.OnClose()
+	}
+	if err != nil {
+		return fmt.Errorf("media: close: %w", err)
+	}
+	return nil
+}
+
+// goSafe runs fn on a goroutine Close waits for; after Close it does nothing
+// and reports false.
+func (l *Leg) goSafe(fn func()) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return false
+	}
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		fn()
+	}()
+	return true
+}
+
+func drainRTCP(sender *webrtc.RTPSender) {
+	buf := make([]byte, 1500)
+	for {
+		// Reading lets the report interceptor see the peer's receiver reports.
+		if _, _, err := sender.Read(buf); err != nil {
+			return
+		}
+	}
+}
+
+func (l *Leg) onTrack(track *webrtc.TrackRemote, receiver *webrtc.RTPReceiver) {
+	if track.Kind() != webrtc.RTPCodecTypeAudio {
+		return
+	}
+	kinds := payloadKinds(receiver)
+	l.goSafe(func() { l.receive(track, kinds) })
+}
+
+type payloadKind uint8
+
+const (
+	kindOther payloadKind = iota
+	kindOpus
+	kindEvent
+)
+
+// payloadKinds maps the negotiated payload types to what they carry.
+func payloadKinds(receiver *webrtc.RTPReceiver) map[uint8]payloadKind {
+	kinds := map[uint8]payloadKind{}
+	for _, c := range receiver.GetParameters().Codecs {
+		switch {
+		case strings.EqualFold(c.MimeType, webrtc.MimeTypeOpus):
+			kinds[uint8(c.PayloadType)] = kindOpus
+		case strings.EqualFold(c.MimeType, mimeTelephoneEvent):
+			kinds[uint8(c.PayloadType)] = kindEvent
+		}
+	}
+	return kinds
+}
+
+// receive reads the remote audio until the track ends: DTMF goes to
+// OnDTMF, audio to the recordings and the bridged leg.
+func (l *Leg) receive(track *webrtc.TrackRemote, kinds map[uint8]payloadKind) {
+	buf := make([]byte, 1500)
+	var pkt rtp.Packet
+	dtmf := dtmfDetector{onDigit: l.opts.OnDTMF}
+	for {
+		n, _, err := track.Read(buf)
+		if err != nil {
+			return
+		}
+		if pkt.Unmarshal(buf[:n]) != nil {
+			continue
+		}
+		switch kinds[pkt.PayloadType] {
+		case kindEvent:
+			dtmf.packet(pkt.Timestamp, pkt.Payload)
+			if fw := l.forward.Load(); fw != nil {
+				fw.dropped++
+			}
+		case kindOpus:
+			l.record(&pkt)
+			l.forwardAudio(&pkt)
+		}
+	}
+}
