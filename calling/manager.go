@@ -52,7 +52,10 @@ type Manager struct {
 	// HTTP makes the IVR's http_callback requests (the outbound guard's
 	// client).
 	HTTP *http.Client
-	Log  *slog.Logger
+	// Speech renders an IVR text prompt to an Ogg/Opus file (nil: text
+	// prompts are skipped).
+	Speech func(ctx context.Context, orgID uuid.UUID, text string) (string, error)
+	Log    *slog.Logger
 	Now  func() time.Time
 
 	mu    sync.Mutex
