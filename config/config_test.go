@@ -66,6 +66,8 @@ func TestLoad(t *testing.T) {
 		WSMaxPerUser:           20,
 		WSMaxPerAddress:        50,
 		GCPercent:              150,
+		STUNURLs:               []string{"stun:stun.l.google.com:19302"},
+		TURNTTL:                time.Hour,
 	}
 	with := func(change func(c *config.Config)) *config.Config {
 		c := defaults
@@ -96,6 +98,9 @@ func TestLoad(t *testing.T) {
 				"HTTP_READ_HEADER_TIMEOUT": "2s", "HTTP_READ_TIMEOUT": "3s", "HTTP_UPLOAD_TIMEOUT": "4s",
 				"HTTP_WRITE_TIMEOUT": "5s", "HTTP_IDLE_TIMEOUT": "6s", "WS_MAX_PER_USER": "7", "WS_MAX_PER_ADDRESS": "8",
 				"METRICS_ADDR": "127.0.0.1:9100", "METRICS_TOKEN": "m", "PPROF_ADDR": "127.0.0.1:6060", "GOGC": "off",
+				"RTC_PUBLIC_IP": "203.0.113.7", "RTC_UDP_PORT_MIN": "40000", "RTC_UDP_PORT_MAX": "40100",
+				"STUN_URLS": "stun:stun.example.com:3478, stuns:stun.example.com", "TURN_URLS": "turn:turn.example.com:3478?transport=udp,turns:turn.example.com:5349",
+				"TURN_SECRET": "ts", "TURN_TTL": "30m",
 			},
 			want: &config.Config{
 				ListenAddr: "127.0.0.1:9000", DatabaseURL: "postgres://u:p@db/app", RedisURL: "redis://cache:6379/2",
@@ -110,6 +115,10 @@ func TestLoad(t *testing.T) {
 				HTTPReadHeaderTimeout: 2 * time.Second, HTTPReadTimeout: 3 * time.Second, HTTPUploadTimeout: 4 * time.Second,
 				HTTPWriteTimeout: 5 * time.Second, HTTPIdleTimeout: 6 * time.Second, WSMaxPerUser: 7, WSMaxPerAddress: 8,
 				MetricsAddr: "127.0.0.1:9100", MetricsToken: "m", PprofAddr: "127.0.0.1:6060", GCPercent: -1,
+				RTCPublicIP: "203.0.113.7", RTCUDPPortMin: 40000, RTCUDPPortMax: 40100,
+				STUNURLs:   []string{"stun:stun.example.com:3478", "stuns:stun.example.com"},
+				TURNURLs:   []string{"turn:turn.example.com:3478?transport=udp", "turns:turn.example.com:5349"},
+				TURNSecret: "ts", TURNTTL: 30 * time.Minute,
 			},
 		},
 		{
@@ -240,6 +249,23 @@ func TestValidate(t *testing.T) {
 		{"ErrPprofAddrPublic", func(c *config.Config) { c.PprofAddr = ":6060" }, "PPROF_ADDR: host must be a loopback"},
 		{"ErrPprofAddrOtherHost", func(c *config.Config) { c.PprofAddr = "10.0.0.5:6060" }, "PPROF_ADDR: host must be a loopback"},
 		{"ErrPprofAddrIsListenAddr", func(c *config.Config) { c.ListenAddr = "127.0.0.1:8080"; c.PprofAddr = c.ListenAddr }, "PPROF_ADDR: must differ"},
+		{"OKRTCPublicIPv6", func(c *config.Config) { c.RTCPublicIP = "2001:db8::7" }, ""},
+		{"ErrRTCPublicIP", func(c *config.Config) { c.RTCPublicIP = "media.example.com" }, "RTC_PUBLIC_IP: want an IP address"},
+		{"OKRTCPortRange", func(c *config.Config) { c.RTCUDPPortMin, c.RTCUDPPortMax = 1024, 65535 }, ""},
+		{"OKRTCOnePort", func(c *config.Config) { c.RTCUDPPortMin, c.RTCUDPPortMax = 50000, 50000 }, ""},
+		{"ErrRTCOnlyMin", func(c *config.Config) { c.RTCUDPPortMin = 40000 }, "set both RTC_UDP_PORT_MIN and RTC_UDP_PORT_MAX"},
+		{"ErrRTCOnlyMax", func(c *config.Config) { c.RTCUDPPortMax = 40000 }, "set both"},
+		{"ErrRTCMinPrivileged", func(c *config.Config) { c.RTCUDPPortMin, c.RTCUDPPortMax = 80, 90 }, "RTC_UDP_PORT_MIN: want a port between 1024 and 65535"},
+		{"ErrRTCMaxTooHigh", func(c *config.Config) { c.RTCUDPPortMin, c.RTCUDPPortMax = 40000, 70000 }, "RTC_UDP_PORT_MAX: want a port between"},
+		{"ErrRTCMinAboveMax", func(c *config.Config) { c.RTCUDPPortMin, c.RTCUDPPortMax = 40100, 40000 }, "RTC_UDP_PORT_MAX: must be at least RTC_UDP_PORT_MIN"},
+		{"ErrRTCNegative", func(c *config.Config) { c.RTCUDPPortMin, c.RTCUDPPortMax = -1, 40000 }, "RTC_UDP_PORT_MIN: want a port"},
+		{"ErrSTUNScheme", func(c *config.Config) { c.STUNURLs = []string{"turn:turn.example.com"} }, "STUN_URLS: want a stun: or stuns: URL"},
+		{"ErrSTUNNoHost", func(c *config.Config) { c.STUNURLs = []string{"stun:"} }, "STUN_URLS"},
+		{"ErrSTUNBadPort", func(c *config.Config) { c.STUNURLs = []string{"stun:stun.example.com:99999"} }, "STUN_URLS: bad port"},
+		{"ErrTURNScheme", func(c *config.Config) { c.TURNURLs = []string{"https://turn.example.com"} }, "TURN_URLS: want a turn: or turns: URL"},
+		{"ErrTURNQuery", func(c *config.Config) { c.TURNURLs = []string{"turn:turn.example.com?transport=sctp"} }, "TURN_URLS: only ?transport"},
+		{"ErrTURNPath", func(c *config.Config) { c.TURNURLs = []string{"turn://turn.example.com/x"} }, "TURN_URLS"},
+		{"ErrTURNTTL", func(c *config.Config) { c.TURNTTL = 0 }, "TURN_TTL: must be positive"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -219,6 +219,41 @@ var options = []Option{
 		bind:        stringVar(func(c *Config) *string { return &c.PprofAddr }),
 	},
 	{
+		Name:        "RTC_PUBLIC_IP",
+		Description: "Calling media: the public IP address announced in ICE candidates when the server sits behind a 1:1 NAT; empty announces the host's own addresses.",
+		bind:        stringVar(func(c *Config) *string { return &c.RTCPublicIP }),
+	},
+	{
+		Name: "RTC_UDP_PORT_MIN", Default: "0",
+		Description: "Calling media: lowest UDP port of the media engine (1024–65535, with `RTC_UDP_PORT_MAX`); 0 with `RTC_UDP_PORT_MAX` 0 uses any port.",
+		bind:        intVar(func(c *Config) *int { return &c.RTCUDPPortMin }),
+	},
+	{
+		Name: "RTC_UDP_PORT_MAX", Default: "0",
+		Description: "Calling media: highest UDP port of the media engine (at least `RTC_UDP_PORT_MIN`); 0 with `RTC_UDP_PORT_MIN` 0 uses any port.",
+		bind:        intVar(func(c *Config) *int { return &c.RTCUDPPortMax }),
+	},
+	{
+		Name: "STUN_URLS", Default: "stun:stun.l.google.com:19302",
+		Description: "Comma-separated `stun:`/`stuns:` URLs handed to browsers as ICE servers (`GET /api/calls/ice-servers`).",
+		bind:        listVar(func(c *Config) *[]string { return &c.STUNURLs }),
+	},
+	{
+		Name:        "TURN_URLS",
+		Description: "Comma-separated `turn:`/`turns:` URLs handed to browsers as ICE servers; empty hands out no TURN server.",
+		bind:        listVar(func(c *Config) *[]string { return &c.TURNURLs }),
+	},
+	{
+		Name: "TURN_SECRET", Secret: true,
+		Description: "Shared secret of the TURN server (coturn's `use-auth-secret`): TURN credentials follow the TURN REST scheme, username `<unix expiry>:<user id>`, password base64 HMAC-SHA1 of the username. Empty hands out the TURN URLs without credentials.",
+		bind:        stringVar(func(c *Config) *string { return &c.TURNSecret }),
+	},
+	{
+		Name: "TURN_TTL", Default: "1h",
+		Description: "Lifetime of the TURN credentials handed out (Go duration).",
+		bind:        durationVar(func(c *Config) *time.Duration { return &c.TURNTTL }),
+	},
+	{
 		Name: "GOGC", Default: "150",
 		Description: "The Go garbage collector's target: a collection starts when the heap has grown by this percentage of what the last one left live (`off`: never). The server applies it at start (the Go runtime's own default is 100): 150 cuts the collections' CPU under webhook load by about a third for some 10–15 MiB more memory. `GOMEMLIMIT` (read by the Go runtime, for example `120MiB`) caps the heap's growth if memory is tight.",
 		bind:        gcPercentVar(func(c *Config) *int { return &c.GCPercent }),

@@ -7,6 +7,7 @@ import (
 	"net/mail"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -96,6 +97,8 @@ func (c *Config) Validate() error {
 		}
 	}
 
+	c.validateCalling(check)
+
 	if len(errs) > 0 {
 		return fmt.Errorf("config: %w", errors.Join(errs...))
 	}
@@ -168,6 +171,60 @@ func oneOf(v string, allowed ...string) error {
 func positive(n int) error {
 	if n <= 0 {
 		return fmt.Errorf("must be positive, got %d", n)
+	}
+	return nil
+}
+
+// validateCalling checks the calling media and ICE options.
+func (c *Config) validateCalling(check func(string, error)) {
+	if c.RTCPublicIP != "" {
+		if _, err := netip.ParseAddr(c.RTCPublicIP); err != nil {
+			check("RTC_PUBLIC_IP", fmt.Errorf("want an IP address, got %q", c.RTCPublicIP))
+		}
+	}
+	lo, hi := c.RTCUDPPortMin, c.RTCUDPPortMax
+	switch {
+	case lo == 0 && hi == 0:
+	case lo == 0 || hi == 0:
+		check("RTC_UDP_PORT_MIN", errors.New("set both RTC_UDP_PORT_MIN and RTC_UDP_PORT_MAX, or neither"))
+	case lo < 1024 || lo > 65535:
+		check("RTC_UDP_PORT_MIN", fmt.Errorf("want a port between 1024 and 65535, got %d", lo))
+	case hi < 1024 || hi > 65535:
+		check("RTC_UDP_PORT_MAX", fmt.Errorf("want a port between 1024 and 65535, got %d", hi))
+	case lo > hi:
+		check("RTC_UDP_PORT_MAX", fmt.Errorf("must be at least RTC_UDP_PORT_MIN (%d), got %d", lo, hi))
+	}
+	for _, u := range c.STUNURLs {
+		check("STUN_URLS", iceURL(u, "stun", "stuns"))
+	}
+	for _, u := range c.TURNURLs {
+		check("TURN_URLS", iceURL(u, "turn", "turns"))
+	}
+	if c.TURNTTL <= 0 {
+		check("TURN_TTL", fmt.Errorf("must be positive, got %s", c.TURNTTL))
+	}
+}
+
+// iceURL checks an ICE server URL (RFC 7064/7065: scheme:host[:port],
+// TURN with an optional ?transport=udp|tcp).
+func iceURL(raw string, schemes ...string) error {
+	scheme, rest, ok := strings.Cut(raw, ":")
+	if !ok || oneOf(strings.ToLower(scheme), schemes...) != nil {
+		return fmt.Errorf("want a %s: URL, got %q", strings.Join(schemes, ": or "), raw)
+	}
+	hostport, query, _ := strings.Cut(rest, "?")
+	if query != "" && query != "transport=udp" && query != "transport=tcp" {
+		return fmt.Errorf("only ?transport=udp or ?transport=tcp may follow the host in %q", raw)
+	}
+	host := hostport
+	if h, port, err := net.SplitHostPort(hostport); err == nil {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("bad port in %q", raw)
+		}
+		host = h
+	}
+	if host == "" || strings.ContainsAny(host, "/@ ") {
+		return fmt.Errorf("want scheme:host[:port], got %q", raw)
 	}
 	return nil
 }
