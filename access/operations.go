@@ -126,6 +126,16 @@ func buildOperations() map[string]Operation {
 	special("uploadOrgAudio", Operation{Perm: "settings:update", NoTx: true, Only: multipart})
 	special("uploadIVRAudio", Operation{Perm: "chatbot:update", NoTx: true, Only: multipart})
 	special("ivrAudio", Operation{Perm: "chatbot:read", Only: fileServing})
+	// Live calls (package calling): agents answer transfers in their
+	// browsers, hold, resume, hang up and call contacts, as they send
+	// messages. Every one runs on the node holding the call's media and
+	// calls the platform, so none runs in the request transaction; the
+	// manager also lets an agent act only on their own calls unless they
+	// hold call_logs:read.
+	for _, n := range []string{"initiateCallTransfer", "connectCallTransfer", "hangupCallTransfer",
+		"holdCall", "resumeCall", "startOutgoingCall", "hangupOutgoingCall"} {
+		special(n, Operation{Perm: "messages:create", NoTx: true})
+	}
 
 	// The inbox.
 	add("contacts:read", "contacts", "contact", "contactSessionData")

@@ -23,6 +23,7 @@ import (
 	"switchboard/access"
 	"switchboard/analytics"
 	"switchboard/auth"
+	"switchboard/calling"
 	"switchboard/calling/audio"
 	"switchboard/campaigns"
 	"switchboard/catalogs"
@@ -79,6 +80,8 @@ type App struct {
 	Bot *chatbot.Bot
 	// Media fetches incoming messages' media into the local store.
 	Media *media.Fetcher
+	// Calls runs this node's live calls.
+	Calls *calling.Manager
 	// SSO runs single sign-on sign-ins.
 	SSO *sso.Service
 	// AI writes the chatbot's AI replies (OpenAI, Anthropic, Gemini).
@@ -274,6 +277,11 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 		Client: a.DB.Client, Secrets: box, Messaging: a.Messaging, Templates: a.Resolver.Templates, Log: log,
 		Redis: a.KV.Client(), Prefix: o.Namespace, Postgres: a.DB.Postgres(),
 	}
+	audioStore := audio.New(cfg.DataDir, audio.Converter{})
+	if err := a.startCalls(cfg, o, box, audioStore); err != nil {
+		_ = a.Close()
+		return nil, fmt.Errorf("calling: %w", err)
+	}
 	a.Metrics = newMetrics(a)
 	a.SSO = &sso.Service{
 		Client: a.DB.Client, Secrets: box, Access: a.Access, Redis: a.KV.Client(), Prefix: o.Namespace,
@@ -285,7 +293,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	api := &rest.API{
 		R: a.Resolver, Access: a.Access, Inbound: a.Inbound, Events: a.Events, Log: log,
 		Media:      a.Media.Store,
-		Audio:      &audio.Service{Client: a.DB.Client, Store: audio.New(cfg.DataDir, audio.Converter{})},
+		Audio:      &audio.Service{Client: a.DB.Client, Store: audioStore},
 		SSO:        a.SSO,
 		Limiter:    ratelimit.New(a.KV.Client(), o.Namespace+"ratelimit"),
 		UsedTokens: auth.NewRedisUsedTokens(a.KV.Client(), o.Namespace+"wsused:"),
@@ -494,6 +502,10 @@ func (a *App) Close() error {
 	}
 	if a.Inbound != nil {
 		a.Inbound.Stop()
+	}
+	if a.Calls != nil {
+		a.Calls.Stop()
+		errs = append(errs, a.Calls.Engine.Close())
 	}
 	if a.Queue != nil {
 		errs = append(errs, a.Queue.Close())

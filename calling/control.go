@@ -65,6 +65,9 @@ func (m *Manager) HangupTransfer(ctx context.Context, transferID uuid.UUID) erro
 	if _, err := m.liveLogOf(ctx, t.CallLogID); err != nil {
 		return err
 	}
+	if err := mayControl(ctx, t.AgentID); err != nil {
+		return err
+	}
 	_, err = m.route(ctx, controlRequest{OrgID: t.OrganizationID, LogID: t.CallLogID, Op: opHangup, By: "agent"})
 	return err
 }
@@ -85,6 +88,9 @@ func (m *Manager) HangupCall(ctx context.Context, logID uuid.UUID) error {
 	if err != nil {
 		return err
 	}
+	if err := mayControl(ctx, l.AgentID); err != nil {
+		return err
+	}
 	_, err = m.route(ctx, controlRequest{OrgID: l.OrganizationID, LogID: logID, Op: opHangup, By: "agent"})
 	return err
 }
@@ -94,9 +100,23 @@ func (m *Manager) simple(ctx context.Context, logID uuid.UUID, op string) error 
 	if err != nil {
 		return err
 	}
+	if err := mayControl(ctx, l.AgentID); err != nil {
+		return err
+	}
 	_, err = m.route(ctx, controlRequest{OrgID: l.OrganizationID, LogID: logID, Op: op})
 	return err
 }
 
 // maxSDP bounds an SDP offer (browsers' are a few kilobytes).
 const maxSDP = 64 << 10
+
+// mayControl lets the call's agent act on it, and whoever holds
+// call_logs:read (supervisors); others do not see the call (404), as in
+// the call log listing's rule.
+func mayControl(ctx context.Context, agentID *uuid.UUID) error {
+	v := viewer.FromContext(ctx)
+	if v == nil || v.System || v.Can("call_logs:read") || (agentID != nil && *agentID == v.UserID) {
+		return nil
+	}
+	return apperr.NotFoundf("call log not found")
+}

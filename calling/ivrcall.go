@@ -20,6 +20,10 @@ import (
 // maxFlowHops bounds goto_flow jumps in one call.
 const maxFlowHops = 10
 
+// CallbackTimeout bounds an IVR http_callback request (a node may ask
+// for less).
+const CallbackTimeout = 30 * time.Second
+
 // maxCallbackBody bounds an http_callback's answer kept in a variable.
 const maxCallbackBody = 64 << 10
 

@@ -12,6 +12,7 @@ import (
 	"switchboard/customactions"
 	"switchboard/database"
 
+	"switchboard/calling"
 	"switchboard/ent"
 	"switchboard/events"
 	"switchboard/flows"
@@ -58,6 +59,8 @@ type Resolver struct {
 	Campaigns *campaigns.Service
 	// Chatbot is the chatbot's configuration.
 	Chatbot *chatbot.Service
+	// Calls runs live calls (answer, transfers, hold, outgoing).
+	Calls *calling.Manager
 	// CustomActions are the conversation's custom action buttons.
 	CustomActions *customactions.Service
 	// Transfers are the chatbot's hand-offs to human agents.

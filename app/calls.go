@@ -1,0 +1,36 @@
+package app
+
+import (
+	"context"
+	"path/filepath"
+
+	"switchboard/calling"
+	"switchboard/calling/audio"
+	callmedia "switchboard/calling/media"
+	"switchboard/config"
+	"switchboard/netguard"
+	"switchboard/secrets"
+)
+
+// startCalls builds the call manager on the media engine and starts it:
+// the platform's call events reach it through inbound, the API's call
+// control through the resolver.
+func (a *App) startCalls(cfg *config.Config, o Options, box *secrets.Box, audioStore *audio.Store) error {
+	engine, err := callmedia.NewEngine(callmedia.Config{
+		PublicIP: cfg.RTCPublicIP, PortMin: uint16(cfg.RTCUDPPortMin), PortMax: uint16(cfg.RTCUDPPortMax),
+	})
+	if err != nil {
+		return err
+	}
+	a.Calls = &calling.Manager{
+		Client: a.DB.Client, Secrets: box, Provider: a.Resolver.Provider, Engine: engine, Audio: audioStore,
+		Events: a.Events, Redis: a.KV.Client(), Prefix: o.Namespace, Log: a.Log.With("component", "calling"),
+		RecordingDir: filepath.Join(cfg.DataDir, "recordings"),
+		HTTP: netguard.NewClient(netguard.Options{
+			AllowPrivate: cfg.OutboundAllowPrivate, Timeout: calling.CallbackTimeout, MaxResponseBytes: 1 << 20,
+		}),
+	}
+	a.Inbound.Calls = a.Calls
+	a.Resolver.Calls = a.Calls
+	return a.Calls.Start(context.Background())
+}
