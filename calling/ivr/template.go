@@ -1,7 +1,9 @@
 package ivr
 
 import (
+	"encoding/json"
 	"errors"
+	"net/url"
 	"regexp"
 	"strings"
 
@@ -27,6 +29,28 @@ func expand(tmpl string, vars map[string]string, escape func(string) string) str
 		}
 		return v
 	})
+}
+
+// escapeURLValue encodes a value so it stays one path segment or query
+// value wherever the placeholder sits (no "&", "=", "/", "?" or "#").
+func escapeURLValue(v string) string {
+	return strings.ReplaceAll(url.QueryEscape(v), "+", "%20")
+}
+
+// escapeJSONString encodes a value for use inside a JSON string literal.
+func escapeJSONString(v string) string {
+	b, _ := json.Marshal(v)
+	return string(b[1 : len(b)-1])
+}
+
+// expandBody fills a request body: when the template is JSON (checked
+// with sample values), values are escaped as JSON string content so a
+// caller's input cannot change the document's shape.
+func expandBody(tmpl string, vars map[string]string) string {
+	if json.Valid([]byte(expand(tmpl, nil, func(string) string { return sampleValue }))) {
+		return expand(tmpl, vars, escapeJSONString)
+	}
+	return expand(tmpl, vars, nil)
 }
 
 // checkURLFormat checks a URL template when a menu is parsed: an absolute
