@@ -324,3 +324,37 @@ func TestValidateAsksOncePerTarget(t *testing.T) {
 		t.Errorf("%d lookups; want 2 (one audio file, one team)", c.calls)
 	}
 }
+
+// FuzzParse feeds Parse arbitrary JSON objects: it must answer a graph or
+// an invalid error, never panic, and a graph it accepts must be runnable
+// from its entry.
+func FuzzParse(f *testing.F) {
+	f.Add(fullMenu)
+	f.Add(greetMenuTransfer)
+	f.Add(gatherMenu)
+	f.Add(httpMenu)
+	f.Add(timingMenu)
+	f.Add(`{"nodes": [{"id": "a", "type": "greeting", "config": {"greeting_text": "Hello"}}]}`)
+	f.Add(`{"nodes": [{"id": "m", "type": "menu", "config": {"options": {"1": null, "#": {"label": 3}}}}], "edges": null}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		var m map[string]any
+		if json.Unmarshal([]byte(s), &m) != nil {
+			return
+		}
+		g, err := ivr.Parse(m)
+		if err != nil {
+			if apperr.CodeOf(err) != apperr.Invalid {
+				t.Fatalf("Parse error %v is not invalid", err)
+			}
+			return
+		}
+		if g.Node(g.EntryNode) == nil {
+			t.Fatalf("entry %q is no node", g.EntryNode)
+		}
+		for _, e := range g.Edges {
+			if to, ok := g.Next(e.From, e.Condition); !ok || to != e.To || g.Node(to) == nil {
+				t.Fatalf("edge %+v does not resolve", e)
+			}
+		}
+	})
+}

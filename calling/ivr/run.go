@@ -176,6 +176,10 @@ func (r *runner) run(ctx context.Context) error {
 			return fmt.Errorf("ivr: the run passed %d nodes without ending", r.opts.MaxSteps)
 		}
 		n := r.g.Node(id)
+		if n == nil {
+			r.res.End = EndFailed
+			return fmt.Errorf("ivr: node %q is not in the graph (was it made by Parse?)", id)
+		}
 		out, err := r.exec(ctx, n)
 		r.res.Steps = append(r.res.Steps, Step{NodeID: n.ID, Type: n.Type, Label: n.Label, Outcome: out.condition, Digit: out.digit})
 		if err != nil {
