@@ -54,17 +54,21 @@ var NodeTypes = []string{NodeGreeting, NodeMenu, NodeGather, NodeHTTPCallback, N
 // Outcomes (edge conditions). A menu's digit outcome is OutcomeDigitPrefix
 // followed by the digit ("digit:1").
 const (
-	OutcomeDefault      = "default"
-	OutcomeDigitPrefix  = "digit:"
-	OutcomeTimeout      = "timeout"
-	OutcomeMaxRetries   = "max_retries"
-	OutcomeHTTP2xx      = "http:2xx"
-	OutcomeHTTPNon2xx   = "http:non2xx"
-	OutcomeCompleted    = "completed"
-	OutcomeNoAnswer     = "no_answer"
-	OutcomeAbandoned    = "abandoned"
-	OutcomeInHours      = "in_hours"
-	OutcomeOutOfHours   = "out_of_hours"
+	OutcomeDefault     = "default"
+	OutcomeDigitPrefix = "digit:"
+	OutcomeTimeout     = "timeout"
+	OutcomeMaxRetries  = "max_retries"
+	OutcomeHTTP2xx     = "http:2xx"
+	OutcomeHTTPNon2xx  = "http:non2xx"
+	OutcomeCompleted   = "completed"
+	OutcomeNoAnswer    = "no_answer"
+	OutcomeAbandoned   = "abandoned"
+	OutcomeInHours     = "in_hours"
+	OutcomeOutOfHours  = "out_of_hours"
+)
+
+// Config defaults and ranges of menu, gather and http_callback nodes.
+const (
 	defaultTimeout      = 10 * time.Second
 	defaultMaxRetries   = 3
 	defaultMaxDigits    = 10
