@@ -1,0 +1,112 @@
+package media
+
+import (
+	"bytes"
+	"testing"
+)
+
+func TestOpusSamples(t *testing.T) {
+	tests := []struct {
+		name   string
+		packet []byte
+		want   uint32
+	}{
+		{"Empty", nil, 0},
+		{"CELT20msOneFrame", []byte{0xf8, 1, 2}, 960},
+		{"CELT10msTwoFrames", []byte{0xf1, 1}, 960},
+		{"SILK60ms", []byte{0x18, 1}, 2880},
+		{"Hybrid10ms", []byte{0x60, 1}, 480},
+		{"CELT2_5msArbitrary3", []byte{0x83, 3, 1}, 360},
+		{"ArbitraryWithoutCount", []byte{0x83}, 0},
+		{"Over120ms", []byte{0x1b, 3}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := opusSamples(tt.packet); got != tt.want {
+				t.Fatalf("opusSamples(%x) = %d, want %d", tt.packet, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDTMFDetector(t *testing.T) {
+	event := func(code byte, end bool, duration uint16) []byte {
+		flags := byte(10)
+		if end {
+			flags |= 0x80
+		}
+		return []byte{code, flags, byte(duration >> 8), byte(duration)}
+	}
+	type pkt struct {
+		ts      uint32
+		payload []byte
+	}
+	tests := []struct {
+		name    string
+		packets []pkt
+		want    string
+	}{
+		{"OnePressWithRepeatedEnds", []pkt{{100, event(5, false, 160)}, {100, event(5, false, 320)}, {100, event(5, true, 480)}, {100, event(5, true, 480)}, {100, event(5, true, 480)}}, "5"},
+		{"EndPacketsOnly", []pkt{{100, event(11, true, 800)}, {100, event(11, true, 800)}}, "#"},
+		{"SameKeyTwice", []pkt{{100, event(1, true, 800)}, {100, event(1, true, 800)}, {2000, event(1, false, 160)}, {2000, event(1, true, 800)}}, "11"},
+		{"AllKeys", []pkt{{1, event(0, true, 1)}, {2, event(9, true, 1)}, {3, event(10, true, 1)}, {4, event(11, true, 1)}, {5, event(12, true, 1)}, {6, event(15, true, 1)}}, "09*#AD"},
+		{"NonKeyEventsIgnored", []pkt{{1, event(16, true, 1)}, {2, event(70, true, 1)}}, ""},
+		{"ShortPayloadIgnored", []pkt{{1, []byte{5, 0x80}}}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []rune
+			d := dtmfDetector{onDigit: func(r rune) { got = append(got, r) }}
+			for _, p := range tt.packets {
+				d.packet(p.ts, p.payload)
+			}
+			if string(got) != tt.want {
+				t.Fatalf("digits %q, want %q", string(got), tt.want)
+			}
+		})
+	}
+}
+
+func TestDTMFEventRoundTrip(t *testing.T) {
+	for _, key := range "0123456789*#ABCD" {
+		code, ok := DTMFEvent(key)
+		if !ok {
+			t.Fatalf("DTMFEvent(%q) refused", key)
+		}
+		if back, ok := dtmfDigit(code); !ok || back != key {
+			t.Fatalf("%q -> %d -> %q", key, code, back)
+		}
+	}
+	if _, ok := DTMFEvent('x'); ok {
+		t.Fatal("DTMFEvent('x') accepted")
+	}
+}
+
+// FuzzCheckRemoteSDP feeds arbitrary descriptions to the SDP gate: it must
+// never panic, and what it accepts must offer Opus.
+func FuzzCheckRemoteSDP(f *testing.F) {
+	f.Add("v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=rtpmap:111 opus/48000/2\r\n")
+	f.Add("garbage")
+	f.Fuzz(func(t *testing.T, s string) {
+		if checkRemoteSDP(s) == nil && !bytes.Contains(bytes.ToLower([]byte(s)), []byte("opus/48000")) {
+			t.Fatalf("accepted SDP without Opus: %q", s)
+		}
+	})
+}
+
+// FuzzReadOgg feeds arbitrary files to the Ogg loader: errors, no panics,
+// and every packet it keeps has a valid duration.
+func FuzzReadOgg(f *testing.F) {
+	f.Add([]byte("OggS"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		src, err := readOgg(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		for i, p := range src.packets {
+			if opusSamples(p) == 0 || src.samples[i] == 0 {
+				t.Fatalf("packet %d kept with no duration", i)
+			}
+		}
+	})
+}
