@@ -168,6 +168,7 @@ func (e *Engine) Answer(ctx context.Context, offer string, opts LegOptions) (*Le
 	}
 	answer, err := l.answer(ctx, offer)
 	if err != nil {
+		l.unborn.Store(true)
 		_ = l.Close()
 		return nil, "", err
 	}
@@ -183,6 +184,7 @@ func (e *Engine) Offer(ctx context.Context, opts LegOptions) (*Leg, string, erro
 	}
 	offer, err := l.offer(ctx)
 	if err != nil {
+		l.unborn.Store(true)
 		_ = l.Close()
 		return nil, "", err
 	}

@@ -38,8 +38,11 @@ type Leg struct {
 	mu      sync.Mutex
 	closed  bool
 	closing atomic.Bool
-	done    chan struct{}
-	wg      sync.WaitGroup
+	// unborn marks a leg whose Answer or Offer failed: the caller never
+	// had it, so OnClose is not called.
+	unborn atomic.Bool
+	done   chan struct{}
+	wg     sync.WaitGroup
 
 	// forward is where received audio goes while bridged (nil: nowhere).
 	forward atomic.Pointer[forward]
@@ -69,6 +72,7 @@ func (e *Engine) newLeg(opts LegOptions) (*Leg, error) {
 	}
 	sender, err := pc.AddTrack(track)
 	if err != nil {
+		l.unborn.Store(true)
 		_ = l.Close()
 		return nil, fmt.Errorf("media: add track: %w", err)
 	}
@@ -151,7 +155,7 @@ func (l *Leg) Close() error {
 	}
 	l.engine.forget(l)
 	close(l.done)
-	if l.opts.OnClose != nil {
+	if l.opts.OnClose != nil && !l.unborn.Load() {
 		l.opts.OnClose()
 	}
 	if err != nil {

@@ -145,6 +145,30 @@ func TestPlayOggFileArrivesUnchanged(t *testing.T) {
 	assertContinuous(t, got)
 }
 
+func TestPlayBeforeConnectedStartsWithTheMedia(t *testing.T) {
+	e := newEngine(t)
+	p := mediatest.NewPeer(t)
+	leg, answer, err := e.Answer(testContext(t), p.Offer(), media.LegOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := media.OggFile(toneFile(t), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := leg.Play(src) // the greeting, queued before the platform has the answer
+	time.Sleep(100 * time.Millisecond)
+	p.SetAnswer(answer)
+	waitClosed(t, done, "greeting")
+	tone := mediatest.TonePackets()
+	if err := p.WaitReceived(testContext(t), len(tone)); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Received(); !bytes.Equal(got[0].Payload, tone[0]) {
+		t.Fatal("the greeting's first packet was lost before the leg connected")
+	}
+}
+
 // assertContinuous checks a received stream: each sequence number one
 // more than the last, timestamps strictly increasing.
 func assertContinuous(t *testing.T, got []mediatest.Packet) {
@@ -538,7 +562,9 @@ func TestBadSDP(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := e.Answer(testContext(t), tt.sdp, media.LegOptions{})
+			_, _, err := e.Answer(testContext(t), tt.sdp, media.LegOptions{
+				OnClose: func() { t.Error("OnClose called for a leg never returned") },
+			})
 			if !errors.Is(err, media.ErrBadSDP) {
 				t.Fatalf("Answer: %v, want ErrBadSDP", err)
 			}
