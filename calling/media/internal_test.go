@@ -3,6 +3,9 @@ package media
 import (
 	"bytes"
 	"testing"
+	"time"
+
+	"github.com/pion/rtp"
 )
 
 func TestOpusSamples(t *testing.T) {
@@ -109,4 +112,43 @@ func FuzzReadOgg(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestRecordingFillsGapsWithSilence(t *testing.T) {
+	path := t.TempDir() + "/gap.ogg"
+	l := &Leg{}
+	rec, err := l.Record(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame := []byte{0xf8, 1, 2, 3}
+	// Two frames, a 100 ms pause (5 frames missing), a duplicate, one more.
+	for _, ts := range []uint32{1000, 1960, 1000 + 7*960, 1000 + 7*960, 1000 + 8*960} {
+		rec.write(&rtp.Packet{Header: rtp.Header{Timestamp: ts}, Payload: frame})
+	}
+	dur, err := rec.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 9 * 20 * time.Millisecond; dur != want {
+		t.Fatalf("duration %v, want %v", dur, want)
+	}
+	packets, err := ReadOggPackets(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []byte
+	for _, p := range packets {
+		if bytes.Equal(p, opusSilence) {
+			kinds = append(kinds, 's')
+		} else {
+			kinds = append(kinds, 'a')
+		}
+	}
+	if string(kinds) != "aasssssaa" {
+		t.Fatalf("packets %s, want aasssssaa", kinds)
+	}
+	if d, err := OggDuration(path); err != nil || d < 100*time.Millisecond {
+		t.Fatalf("OggDuration %v, %v", d, err)
+	}
 }
