@@ -500,6 +500,8 @@ func TestCloseEndsEverything(t *testing.T) {
 		}
 		_ = la.Close()
 		waitClosed(t, br.Done(), "bridge")
+		waitFor(t, func() bool { return closedA.Load() == 1 }, "OnClose of a")
+		time.Sleep(50 * time.Millisecond)
 		if closedA.Load() != 1 {
 			t.Fatalf("OnClose called %d times", closedA.Load())
 		}
@@ -513,6 +515,7 @@ func TestCloseEndsEverything(t *testing.T) {
 		}
 		waitClosed(t, playing, "playback")
 		waitClosed(t, lb.Done(), "leg b")
+		waitFor(t, func() bool { return closedB.Load() == 1 }, "OnClose of b")
 		if closedB.Load() != 1 || e.Legs() != 0 {
 			t.Fatalf("after engine Close: OnClose b %d, legs %d", closedB.Load(), e.Legs())
 		}
@@ -531,6 +534,34 @@ func TestRemoteCloseEndsTheLeg(t *testing.T) {
 	p.Close()
 	waitClosed(t, closed, "leg after the remote closed")
 	waitClosed(t, leg.Done(), "leg")
+}
+
+func waitFor(t *testing.T, cond func() bool, what string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: timed out", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestCallbacksMayCloseTheLeg(t *testing.T) {
+	e := newEngine(t)
+	p := mediatest.NewPeer(t)
+	var leg *media.Leg
+	ready := make(chan struct{})
+	closed := make(chan struct{})
+	leg = answerLeg(t, e, p, media.LegOptions{
+		OnDTMF:  func(rune) { <-ready; _ = leg.Close() }, // hang up on a key, from the callback
+		OnClose: func() { _ = leg.Close(); close(closed) },
+	})
+	close(ready)
+	if err := p.SendDTMF(testContext(t), '#'); err != nil {
+		t.Fatal(err)
+	}
+	waitClosed(t, closed, "leg closed from OnDTMF")
 }
 
 // assertNoLeak waits for the goroutine count to settle back to before.
