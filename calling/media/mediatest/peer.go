@@ -57,7 +57,10 @@ type Peer struct {
 
 	connected chan struct{}
 	closeOnce sync.Once
-	wg        sync.WaitGroup
+	// lifeMu guards closed and wg.Add against Close's wg.Wait.
+	lifeMu sync.Mutex
+	closed bool
+	wg     sync.WaitGroup
 
 	sendMu sync.Mutex
 	seq    uint16
@@ -122,6 +125,11 @@ func New(o Options) (*Peer, error) {
 		}
 	})
 	pc.OnTrack(func(t *webrtc.TrackRemote, _ *webrtc.RTPReceiver) {
+		p.lifeMu.Lock()
+		defer p.lifeMu.Unlock()
+		if p.closed {
+			return
+		}
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
@@ -396,6 +404,9 @@ func (p *Peer) WaitReceived(ctx context.Context, n int) error {
 // Close closes the PeerConnection and waits for the receive goroutine.
 func (p *Peer) Close() {
 	p.closeOnce.Do(func() {
+		p.lifeMu.Lock()
+		p.closed = true
+		p.lifeMu.Unlock()
 		_ = p.pc.Close()
 		p.wg.Wait()
 	})
