@@ -79,6 +79,9 @@ func settingsFor(cfg Config) (webrtc.SettingEngine, error) {
 		}
 	}
 	if cfg.PortMin != 0 || cfg.PortMax != 0 {
+		if cfg.PortMin == 0 || cfg.PortMax == 0 {
+			return se, fmt.Errorf("media: UDP port range %d-%d: set both ends or neither", cfg.PortMin, cfg.PortMax)
+		}
 		if err := se.SetEphemeralUDPPortRange(cfg.PortMin, cfg.PortMax); err != nil {
 			return se, fmt.Errorf("media: UDP port range %d-%d: %w", cfg.PortMin, cfg.PortMax, err)
 		}

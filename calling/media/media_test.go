@@ -654,6 +654,7 @@ func TestNewEngineChecksConfig(t *testing.T) {
 		{"PublicIPAndPorts", media.Config{PublicIP: "203.0.113.7", PortMin: 40000, PortMax: 40100}, true},
 		{"PublicIPNotAnIP", media.Config{PublicIP: "example.com"}, false},
 		{"PortsReversed", media.Config{PortMin: 50000, PortMax: 40000}, false},
+		{"OnlyPortMax", media.Config{PortMax: 40000}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
