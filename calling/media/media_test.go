@@ -564,6 +564,27 @@ func TestCallbacksMayCloseTheLeg(t *testing.T) {
 	waitClosed(t, closed, "leg closed from OnDTMF")
 }
 
+func TestICEFailureEndsTheLeg(t *testing.T) {
+	e, err := media.NewEngine(media.Config{LoopbackOnly: true, FailedTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	p := mediatest.NewPeer(t, mediatest.Options{Cuttable: true})
+	closed := make(chan struct{})
+	leg := answerLeg(t, e, p, media.LegOptions{OnClose: func() { close(closed) }})
+	if err := p.SendAudio(testContext(t), 3); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	p.Cut()
+	waitClosed(t, closed, "leg after its peer vanished")
+	if took := time.Since(start); took < time.Second {
+		t.Errorf("leg ended %v after the peer vanished, before the grace", took)
+	}
+	waitClosed(t, leg.Done(), "leg")
+}
+
 // assertNoLeak waits for the goroutine count to settle back to before.
 func assertNoLeak(t *testing.T, before int) {
 	t.Helper()
