@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,6 +22,7 @@ import (
 	"github.com/pion/webrtc/v4"
 	"github.com/pion/webrtc/v4/pkg/media/oggreader"
 
+	"switchboard/calling/media"
 	"switchboard/calling/media/internal/rtptrack"
 )
 
@@ -319,7 +319,7 @@ func (p *Peer) SendPayload(payload []byte, samples uint32) error {
 // 20 ms for 100 ms, and the end packet three times, all with the event's
 // timestamp. It holds the audio stream for the press.
 func (p *Peer) SendDTMF(ctx context.Context, digit rune) error {
-	event, ok := dtmfEvent(digit)
+	event, ok := media.DTMFEvent(digit)
 	if !ok {
 		return fmt.Errorf("mediatest: %q is not a DTMF key", digit)
 	}
@@ -353,11 +353,6 @@ func (p *Peer) SendDTMF(ctx context.Context, digit rune) error {
 	}
 	p.ts += 6 * 960
 	return nil
-}
-
-func dtmfEvent(digit rune) (byte, bool) {
-	i := strings.IndexRune("0123456789*#ABCD", digit)
-	return byte(i), i >= 0
 }
 
 func (p *Peer) receive(t *webrtc.TrackRemote) {
