@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"os/exec"
@@ -31,6 +32,8 @@ func main() {
 	calls := flag.Int("calls", 50, "concurrent bridged calls")
 	duration := flag.Duration("duration", 20*time.Second, "how long every peer sends audio")
 	baseline := flag.Duration("baseline", 5*time.Second, "duration of the direct peer-to-peer phase (0: skip)")
+	warmup := flag.Duration("warmup", time.Second, "packets sent in the first part of each phase count as delivered but not in the latency figures")
+	inProcess := flag.Bool("inprocess", false, "run the engine in this process (diagnostic: shows what the second process's scheduling costs; CPU is then the whole process's)")
 	flag.Parse()
 	log.SetFlags(0)
 	if *role == "engine" {
@@ -39,7 +42,7 @@ func main() {
 		}
 		return
 	}
-	if err := run(*calls, *duration, *baseline); err != nil {
+	if err := run(*calls, *duration, *baseline, *warmup, *inProcess); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -60,38 +63,74 @@ type response struct {
 
 // serveEngine answers each call's two offers with two bridged legs and
 // reports its own CPU time between start and stop.
-func serveEngine(in *os.File, out *os.File) error {
-	engine, err := media.NewEngine(media.Config{LoopbackOnly: true})
+func serveEngine(in io.Reader, out io.Writer) error {
+	srv, err := newEngineServer()
 	if err != nil {
 		return err
 	}
-	defer engine.Close()
+	defer srv.engine.Close()
 	dec, enc := json.NewDecoder(bufio.NewReader(in)), json.NewEncoder(out)
-	var startCPU time.Duration
-	var startWall time.Time
 	for {
 		var req request
 		if err := dec.Decode(&req); err != nil {
 			return nil // the load closed the pipe: done
 		}
-		var resp response
-		switch req.Cmd {
-		case "call":
-			resp = bridgeCall(engine, req.Offers)
-		case "start":
-			startCPU, startWall = processCPU(), time.Now()
-		case "stop":
-			resp.CPUSeconds = (processCPU() - startCPU).Seconds()
-			resp.WallSecs = time.Since(startWall).Seconds()
-			resp.Legs = engine.Legs()
-		default:
-			resp.Error = "unknown command " + req.Cmd
-		}
-		if err := enc.Encode(resp); err != nil {
+		if err := enc.Encode(srv.handle(req)); err != nil {
 			return err
 		}
 	}
 }
+
+// engineServer is the engine side of the protocol.
+type engineServer struct {
+	engine    *media.Engine
+	startCPU  time.Duration
+	startWall time.Time
+}
+
+func newEngineServer() (*engineServer, error) {
+	engine, err := media.NewEngine(media.Config{LoopbackOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	return &engineServer{engine: engine}, nil
+}
+
+func (s *engineServer) handle(req request) response {
+	var resp response
+	switch req.Cmd {
+	case "call":
+		resp = bridgeCall(s.engine, req.Offers)
+	case "start":
+		s.startCPU, s.startWall = processCPU(), time.Now()
+	case "stop":
+		resp.CPUSeconds = (processCPU() - s.startCPU).Seconds()
+		resp.WallSecs = time.Since(s.startWall).Seconds()
+		resp.Legs = s.engine.Legs()
+	default:
+		resp.Error = "unknown command " + req.Cmd
+	}
+	return resp
+}
+
+// engineClient sends protocol requests to the engine under test.
+type engineClient interface {
+	do(request) (response, error)
+	stop() error
+}
+
+// inProcessEngine serves requests in this process.
+type inProcessEngine struct{ srv *engineServer }
+
+func (p inProcessEngine) do(req request) (response, error) {
+	resp := p.srv.handle(req)
+	if resp.Error != "" {
+		return resp, fmt.Errorf("engine: %s", resp.Error)
+	}
+	return resp, nil
+}
+
+func (p inProcessEngine) stop() error { return p.srv.engine.Close() }
 
 func bridgeCall(engine *media.Engine, offers []string) response {
 	if len(offers) != 2 {
@@ -165,20 +204,30 @@ func (p *engineProcess) stop() error {
 	return p.cmd.Wait()
 }
 
-func run(calls int, duration, baseline time.Duration) error {
+func run(calls int, duration, baseline, warmup time.Duration, inProcess bool) error {
 	fmt.Printf("calling bench: %d bridged calls (%d legs), %v of 20 ms Opus each way\n", calls, 2*calls, duration)
 	if baseline > 0 {
 		pairs, err := directPairs(calls)
 		if err != nil {
 			return err
 		}
-		res := load(pairs, baseline)
+		res := load(pairs, baseline, warmup)
 		closeAll(pairs)
 		fmt.Printf("baseline (peers direct, %v): %s\n", baseline, res)
 	}
-	engine, err := startEngine()
-	if err != nil {
-		return err
+	var engine engineClient
+	if inProcess {
+		srv, err := newEngineServer()
+		if err != nil {
+			return err
+		}
+		engine = inProcessEngine{srv}
+	} else {
+		child, err := startEngine()
+		if err != nil {
+			return err
+		}
+		engine = child
 	}
 	pairs, err := bridgedPairs(engine, calls)
 	if err != nil {
@@ -187,7 +236,7 @@ func run(calls int, duration, baseline time.Duration) error {
 	if _, err := engine.do(request{Cmd: "start"}); err != nil {
 		return err
 	}
-	res := load(pairs, duration)
+	res := load(pairs, duration, warmup)
 	usage, err := engine.do(request{Cmd: "stop"})
 	if err != nil {
 		return err
@@ -197,8 +246,12 @@ func run(calls int, duration, baseline time.Duration) error {
 		return fmt.Errorf("engine exit: %w", err)
 	}
 	fmt.Printf("through the engine: %s\n", res)
-	fmt.Printf("engine process: %.2f CPU s over %.2f s wall = %.3f cores for %d legs\n",
-		usage.CPUSeconds, usage.WallSecs, usage.CPUSeconds/usage.WallSecs, usage.Legs)
+	what := "engine process"
+	if inProcess {
+		what = "whole process (engine and peers)"
+	}
+	fmt.Printf("%s: %.2f CPU s over %.2f s wall = %.3f cores for %d legs\n",
+		what, usage.CPUSeconds, usage.WallSecs, usage.CPUSeconds/usage.WallSecs, usage.Legs)
 	return nil
 }
 
@@ -229,7 +282,7 @@ func directPairs(calls int) ([]pair, error) {
 }
 
 // bridgedPairs connects each pair through two bridged engine legs.
-func bridgedPairs(engine *engineProcess, calls int) ([]pair, error) {
+func bridgedPairs(engine engineClient, calls int) ([]pair, error) {
 	pairs := make([]pair, 0, calls)
 	for range calls {
 		a, b, err := newPeers()
@@ -294,23 +347,27 @@ func closeAll(pairs []pair) {
 // result is what the receivers saw.
 type result struct {
 	sent, received int
-	latencies      []time.Duration
+	latencies      []time.Duration // after the warm-up
+	warmup         []time.Duration
 }
 
 func (r result) String() string {
-	if len(r.latencies) == 0 {
-		return fmt.Sprintf("sent %d, received %d", r.sent, r.received)
+	return fmt.Sprintf("sent %d, received %d; latency %s; warm-up %s",
+		r.sent, r.received, quantiles(r.latencies), quantiles(r.warmup))
+}
+
+func quantiles(l []time.Duration) string {
+	if len(l) == 0 {
+		return "none"
 	}
-	slices.Sort(r.latencies)
-	q := func(f float64) time.Duration { return r.latencies[int(f*float64(len(r.latencies)-1))] }
-	return fmt.Sprintf("sent %d, received %d; latency p50 %v, p99 %v, max %v",
-		r.sent, r.received, q(0.50).Round(time.Microsecond), q(0.99).Round(time.Microsecond),
-		r.latencies[len(r.latencies)-1].Round(time.Microsecond))
+	slices.Sort(l)
+	q := func(f float64) time.Duration { return l[int(f*float64(len(l)-1))].Round(time.Microsecond) }
+	return fmt.Sprintf("p50 %v, p99 %v, max %v", q(0.50), q(0.99), q(1))
 }
 
 // load makes every peer send stamped 20 ms packets for d, then reads the
 // send stamps back out of what each peer received.
-func load(pairs []pair, d time.Duration) result {
+func load(pairs []pair, d, warmup time.Duration) result {
 	for _, pr := range pairs {
 		pr[0].Reset()
 		pr[1].Reset()
@@ -342,8 +399,14 @@ func load(pairs []pair, d time.Duration) result {
 					continue
 				}
 				sentAt := time.Unix(0, int64(binary.BigEndian.Uint64(pkt.Payload[1:9])))
-				res.latencies = append(res.latencies, pkt.At.Sub(sentAt))
 				res.received++
+				latency := pkt.At.Sub(sentAt)
+				if sentAt.Sub(start) < warmup {
+					// First packets: pion sets up each receiving track.
+					res.warmup = append(res.warmup, latency)
+					continue
+				}
+				res.latencies = append(res.latencies, latency)
 			}
 		}
 	}
