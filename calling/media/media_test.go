@@ -185,12 +185,22 @@ func assertContinuous(t *testing.T, got []mediatest.Packet) {
 
 func TestDTMFReportedOncePerPress(t *testing.T) {
 	e := newEngine(t)
-	for _, clock := range []uint32{8000, 48000} {
-		t.Run(strconv.Itoa(int(clock)), func(t *testing.T) {
+	tests := []struct {
+		name  string
+		clock uint32
+		leg   func(*testing.T, *media.Engine, *mediatest.Peer, media.LegOptions) *media.Leg
+	}{
+		{"Answer8000", 8000, answerLeg},
+		{"Answer48000", 48000, answerLeg},
+		{"Offer8000", 8000, offerLeg},
+		{"Offer48000", 48000, offerLeg},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
 			var mu sync.Mutex
 			var digits []rune
-			p := mediatest.NewPeer(t, mediatest.Options{DTMFClock: clock})
-			answerLeg(t, e, p, media.LegOptions{OnDTMF: func(d rune) {
+			p := mediatest.NewPeer(t, mediatest.Options{DTMFClock: tt.clock})
+			tt.leg(t, e, p, media.LegOptions{OnDTMF: func(d rune) {
 				mu.Lock()
 				digits = append(digits, d)
 				mu.Unlock()
@@ -201,24 +211,15 @@ func TestDTMFReportedOncePerPress(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			deadline := time.Now().Add(5 * time.Second)
-			for {
+			got := func() string {
 				mu.Lock()
-				got := string(digits)
-				mu.Unlock()
-				if got == "5#A0*" {
-					break
-				}
-				if len(got) > 5 || time.Now().After(deadline) {
-					t.Fatalf("digits %q, want %q", got, "5#A0*")
-				}
-				time.Sleep(20 * time.Millisecond)
+				defer mu.Unlock()
+				return string(digits)
 			}
+			waitFor(t, func() bool { return len(got()) >= 5 }, "five digits")
 			time.Sleep(100 * time.Millisecond) // no late duplicates
-			mu.Lock()
-			defer mu.Unlock()
-			if string(digits) != "5#A0*" {
-				t.Fatalf("digits %q after settling", string(digits))
+			if got() != "5#A0*" {
+				t.Fatalf("digits %q, want %q", got(), "5#A0*")
 			}
 		})
 	}
