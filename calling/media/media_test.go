@@ -169,6 +169,43 @@ func TestPlayBeforeConnectedStartsWithTheMedia(t *testing.T) {
 	}
 }
 
+func TestOggFileRefusesWhatItCannotPlay(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	tone := mediatest.ToneOgg
+	tests := []struct{ name, path string }{
+		{"Missing", filepath.Join(dir, "missing.ogg")},
+		{"Empty", write("empty.ogg", nil)},
+		{"NotOgg", write("text.ogg", []byte("just some text, not audio at all"))},
+		{"HeadersOnly", write("head.ogg", tone[:47+28+62])},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := media.OggFile(tt.path, false); err == nil {
+				t.Fatal("accepted")
+			}
+		})
+	}
+	t.Run("SeveralPacketsPerPage", func(t *testing.T) {
+		needTool(t, "ffmpeg")
+		path := filepath.Join(dir, "pages.ogg")
+		cmd := exec.Command("ffmpeg", "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i",
+			"sine=frequency=300:sample_rate=48000:duration=2", "-c:a", "libopus", "-ac", "1", "-y", path)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("ffmpeg: %v %s", err, out)
+		}
+		if _, err := media.OggFile(path, false); err == nil || !strings.Contains(err.Error(), "one Opus packet per Ogg page") {
+			t.Fatalf("OggFile: %v", err)
+		}
+	})
+}
+
 // assertContinuous checks a received stream: each sequence number one
 // more than the last, timestamps strictly increasing.
 func assertContinuous(t *testing.T, got []mediatest.Packet) {

@@ -95,6 +95,11 @@ func OggFile(path string, loop bool) (Source, error) {
 		return nil, fmt.Errorf("media: open audio: %w", err)
 	}
 	defer f.Close()
+	if info, err := f.Stat(); err != nil {
+		return nil, fmt.Errorf("media: audio: %w", err)
+	} else if info.Size() > maxOggSize {
+		return nil, fmt.Errorf("media: %s: larger than %d MiB", path, maxOggSize>>20)
+	}
 	src, err := readOgg(io.LimitReader(f, maxOggSize))
 	if err != nil {
 		return nil, fmt.Errorf("media: %s: %w", path, err)
