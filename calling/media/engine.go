@@ -28,6 +28,10 @@ type Config struct {
 	// FailedTimeout is how long ICE may lose the peer before the leg ends
 	// (default 10 s).
 	FailedTimeout time.Duration
+	// ConnectTimeout is how long a leg may take to connect once both SDPs
+	// are known (after Answer, or after SetAnswer) before it ends
+	// (default 30 s).
+	ConnectTimeout time.Duration
 }
 
 // Opus and telephone-event as negotiated with the platform and browsers.
@@ -49,7 +53,8 @@ const mimeTelephoneEvent = "audio/telephone-event"
 
 // Engine makes legs. It is safe for concurrent use.
 type Engine struct {
-	settings webrtc.SettingEngine
+	settings       webrtc.SettingEngine
+	connectTimeout time.Duration
 
 	mu     sync.Mutex
 	legs   map[*Leg]struct{}
@@ -62,7 +67,11 @@ func NewEngine(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{settings: se, legs: map[*Leg]struct{}{}}, nil
+	connect := cfg.ConnectTimeout
+	if connect <= 0 {
+		connect = 30 * time.Second
+	}
+	return &Engine{settings: se, connectTimeout: connect, legs: map[*Leg]struct{}{}}, nil
 }
 
 func settingsFor(cfg Config) (webrtc.SettingEngine, error) {
@@ -175,6 +184,7 @@ func (e *Engine) Answer(ctx context.Context, offer string, opts LegOptions) (*Le
 		_ = l.Close()
 		return nil, "", err
 	}
+	l.expectConnection()
 	return l, answer, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/pion/rtp"
 	"github.com/pion/webrtc/v4"
@@ -46,7 +47,9 @@ type Leg struct {
 	// had it, so OnClose is not called.
 	unborn atomic.Bool
 	done   chan struct{}
-	wg     sync.WaitGroup
+	// closeStarted is closed when Close begins, to wake waiting goroutines.
+	closeStarted chan struct{}
+	wg           sync.WaitGroup
 
 	// forward is where received audio goes while bridged (nil: nowhere).
 	forward atomic.Pointer[forward]
@@ -71,6 +74,8 @@ func (e *Engine) newLeg(opts LegOptions) (*Leg, error) {
 		out:       newOutStream(track),
 		connected: make(chan struct{}),
 		done:      make(chan struct{}),
+
+		closeStarted: make(chan struct{}),
 	}
 	if err := e.track(l); err != nil {
 		_ = pc.Close()
@@ -122,7 +127,26 @@ func (l *Leg) SetAnswer(answer string) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrBadSDP, err)
 	}
+	l.expectConnection()
 	return nil
+}
+
+// expectConnection ends the leg if it does not connect within the engine's
+// ConnectTimeout: ICE with a peer that never answers never fails by itself.
+func (l *Leg) expectConnection() {
+	timer := time.NewTimer(l.engine.connectTimeout)
+	started := l.goSafe(func() {
+		defer timer.Stop()
+		select {
+		case <-l.connected:
+		case <-l.closeStarted:
+		case <-timer.C:
+			go func() { _ = l.Close() }()
+		}
+	})
+	if !started {
+		timer.Stop()
+	}
 }
 
 // Connected is closed when media can flow (ICE and DTLS connected).
@@ -149,6 +173,7 @@ func (l *Leg) Close() error {
 		<-l.done
 		return nil
 	}
+	close(l.closeStarted)
 	l.mu.Lock()
 	l.closed = true
 	l.mu.Unlock()

@@ -623,6 +623,48 @@ func TestICEFailureEndsTheLeg(t *testing.T) {
 	waitClosed(t, leg.Done(), "leg")
 }
 
+func TestLegThatNeverConnectsEnds(t *testing.T) {
+	e, err := media.NewEngine(media.Config{LoopbackOnly: true, ConnectTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	tests := []struct {
+		name string
+		leg  func(media.LegOptions) (*media.Leg, error)
+	}{
+		{"AnswerNeverApplied", func(opts media.LegOptions) (*media.Leg, error) {
+			leg, _, err := e.Answer(testContext(t), mediatest.NewPeer(t).Offer(), opts) // the peer never gets the answer
+			return leg, err
+		}},
+		{"AnswererGone", func(opts media.LegOptions) (*media.Leg, error) {
+			leg, offer, err := e.Offer(testContext(t), opts)
+			if err != nil {
+				return nil, err
+			}
+			p := mediatest.NewPeer(t)
+			answer := p.Answer(offer)
+			p.Close() // gone before ICE could start
+			return leg, leg.SetAnswer(answer)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			closed := make(chan struct{})
+			start := time.Now()
+			leg, err := tt.leg(media.LegOptions{OnClose: func() { close(closed) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitClosed(t, closed, "unconnected leg")
+			if took := time.Since(start); took < 300*time.Millisecond {
+				t.Errorf("ended after %v, before the connect timeout", took)
+			}
+			waitClosed(t, leg.Done(), "leg")
+		})
+	}
+}
+
 // assertNoLeak waits for the goroutine count to settle back to before.
 func assertNoLeak(t *testing.T, before int) {
 	t.Helper()
