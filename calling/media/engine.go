@@ -189,7 +189,9 @@ func (e *Engine) Answer(ctx context.Context, offer string, opts LegOptions) (*Le
 }
 
 // Offer makes a leg that offers (outgoing calls); SetAnswer completes it.
-// The offer is complete (ICE gathering done).
+// The offer is complete (ICE gathering done). Until SetAnswer the leg waits
+// without limit (the callee may ring a while): the caller closes it when it
+// gives up. Errors: ErrClosed, ctx's error while gathering.
 func (e *Engine) Offer(ctx context.Context, opts LegOptions) (*Leg, string, error) {
 	l, err := e.newLeg(opts)
 	if err != nil {
