@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/pion/rtp"
+
+	"switchboard/calling/media/internal/rtptrack"
 )
 
 func TestOpusSamples(t *testing.T) {
@@ -150,5 +152,32 @@ func TestRecordingFillsGapsWithSilence(t *testing.T) {
 	}
 	if d, err := OggDuration(path); err != nil || d < 100*time.Millisecond {
 		t.Fatalf("OggDuration %v, %v", d, err)
+	}
+}
+
+func TestOutStreamRebasesEachFeed(t *testing.T) {
+	o := newOutStream(rtptrack.New(opusCodec.RTPCodecCapability, "a", "s"))
+	o.seq, o.ts = 100, 5000
+	frame := []byte{0xf8, 1}
+	a := newFeed(nil)
+	o.setFeed(a)
+	for _, seq := range []uint16{7, 8, 10, 9} { // 9 arrives late
+		if err := o.write(a, seq, uint32(seq)*960, frame); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if o.seq != 104 || o.ts != 5000+960+3*960 {
+		t.Fatalf("after feed a: seq %d ts %d, want 104 %d", o.seq, o.ts, 5000+4*960)
+	}
+	b := newFeed(nil)
+	o.setFeed(b)
+	if err := o.write(a, 11, 11*960, frame); err != errStale {
+		t.Fatalf("replaced feed wrote: %v", err)
+	}
+	if err := o.write(b, 60000, 123, frame); err != nil {
+		t.Fatal(err)
+	}
+	if o.seq != 105 || o.ts-(5000+4*960) < 960 {
+		t.Fatalf("feed b starts at seq %d ts %d", o.seq, o.ts)
 	}
 }
