@@ -1,6 +1,10 @@
 package media
 
-import "github.com/pion/rtp"
+import (
+	"sync"
+
+	"github.com/pion/rtp"
+)
 
 // forward is one direction of a bridge: src's received audio feeding dst.
 type forward struct {
@@ -12,7 +16,11 @@ type forward struct {
 }
 
 // Bridged is a running bridge between two legs.
-type Bridged struct{ ab, ba *forward }
+type Bridged struct {
+	ab, ba   *forward
+	doneOnce sync.Once
+	done     chan struct{}
+}
 
 // Bridge forwards each leg's received Opus RTP to the other, unchanged
 // but for sequence numbers and timestamps, which are rewritten so each
@@ -28,15 +36,18 @@ func (b *Bridged) Stop() {
 	b.ba.feed.end()
 }
 
-// Done is closed when both directions have ended.
+// Done is closed when both directions have ended (Stop, Play on both
+// legs, or a leg closed).
 func (b *Bridged) Done() <-chan struct{} {
-	done := make(chan struct{})
-	go func() {
-		<-b.ab.feed.done
-		<-b.ba.feed.done
-		close(done)
-	}()
-	return done
+	b.doneOnce.Do(func() {
+		b.done = make(chan struct{})
+		go func() {
+			<-b.ab.feed.done
+			<-b.ba.feed.done
+			close(b.done)
+		}()
+	})
+	return b.done
 }
 
 func (src *Leg) forwardTo(dst *Leg) *forward {

@@ -28,6 +28,10 @@ type Config struct {
 	// FailedTimeout is how long ICE may lose the peer before the leg ends
 	// (default 10 s).
 	FailedTimeout time.Duration
+	// ConnectTimeout is how long a leg may take to connect once both SDPs
+	// are known (after Answer, or after SetAnswer) before it ends
+	// (default 30 s).
+	ConnectTimeout time.Duration
 }
 
 // Opus and telephone-event as negotiated with the platform and browsers.
@@ -49,7 +53,8 @@ const mimeTelephoneEvent = "audio/telephone-event"
 
 // Engine makes legs. It is safe for concurrent use.
 type Engine struct {
-	settings webrtc.SettingEngine
+	settings       webrtc.SettingEngine
+	connectTimeout time.Duration
 
 	mu     sync.Mutex
 	legs   map[*Leg]struct{}
@@ -62,7 +67,11 @@ func NewEngine(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{settings: se, legs: map[*Leg]struct{}{}}, nil
+	connect := cfg.ConnectTimeout
+	if connect <= 0 {
+		connect = 30 * time.Second
+	}
+	return &Engine{settings: se, connectTimeout: connect, legs: map[*Leg]struct{}{}}, nil
 }
 
 func settingsFor(cfg Config) (webrtc.SettingEngine, error) {
@@ -79,6 +88,9 @@ func settingsFor(cfg Config) (webrtc.SettingEngine, error) {
 		}
 	}
 	if cfg.PortMin != 0 || cfg.PortMax != 0 {
+		if cfg.PortMin == 0 || cfg.PortMax == 0 {
+			return se, fmt.Errorf("media: UDP port range %d-%d: set both ends or neither", cfg.PortMin, cfg.PortMax)
+		}
 		if err := se.SetEphemeralUDPPortRange(cfg.PortMin, cfg.PortMax); err != nil {
 			return se, fmt.Errorf("media: UDP port range %d-%d: %w", cfg.PortMin, cfg.PortMax, err)
 		}
@@ -168,14 +180,18 @@ func (e *Engine) Answer(ctx context.Context, offer string, opts LegOptions) (*Le
 	}
 	answer, err := l.answer(ctx, offer)
 	if err != nil {
+		l.unborn.Store(true)
 		_ = l.Close()
 		return nil, "", err
 	}
+	l.expectConnection()
 	return l, answer, nil
 }
 
 // Offer makes a leg that offers (outgoing calls); SetAnswer completes it.
-// The offer is complete (ICE gathering done).
+// The offer is complete (ICE gathering done). Until SetAnswer the leg waits
+// without limit (the callee may ring a while): the caller closes it when it
+// gives up. Errors: ErrClosed, ctx's error while gathering.
 func (e *Engine) Offer(ctx context.Context, opts LegOptions) (*Leg, string, error) {
 	l, err := e.newLeg(opts)
 	if err != nil {
@@ -183,6 +199,7 @@ func (e *Engine) Offer(ctx context.Context, opts LegOptions) (*Leg, string, erro
 	}
 	offer, err := l.offer(ctx)
 	if err != nil {
+		l.unborn.Store(true)
 		_ = l.Close()
 		return nil, "", err
 	}

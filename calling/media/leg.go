@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/pion/rtp"
 	"github.com/pion/webrtc/v4"
@@ -13,16 +14,20 @@ import (
 	"switchboard/calling/media/internal/rtptrack"
 )
 
-// LegOptions are the callbacks of one leg. Both run on the leg's own
-// goroutines and must not block (hand work to a channel).
+// LegOptions are the callbacks of one leg. They run on goroutines of their
+// own, never inside a call into the engine, so they may call any method of
+// the leg (Play, Bridge, Close...) and take the caller's locks.
 type LegOptions struct {
 	// OnDTMF gets '0'-'9', '*', '#', 'A'-'D' from RFC 4733 telephone-event,
-	// once per key press.
+	// once per key press, in order (up to 32 pending; more are dropped).
 	OnDTMF func(digit rune)
-	// OnClose is called once when the leg ended: the remote closed, ICE
+	// OnClose is called once when the leg has ended: the remote closed, ICE
 	// failed beyond Config.FailedTimeout, or Close.
 	OnClose func()
 }
+
+// maxPendingDigits bounds digits waiting for a slow OnDTMF.
+const maxPendingDigits = 32
 
 // Leg is one PeerConnection carrying one Opus audio stream each way.
 type Leg struct {
@@ -38,11 +43,18 @@ type Leg struct {
 	mu      sync.Mutex
 	closed  bool
 	closing atomic.Bool
-	done    chan struct{}
-	wg      sync.WaitGroup
+	// unborn marks a leg whose Answer or Offer failed: the caller never
+	// had it, so OnClose is not called.
+	unborn atomic.Bool
+	done   chan struct{}
+	// closeStarted is closed when Close begins, to wake waiting goroutines.
+	closeStarted chan struct{}
+	wg           sync.WaitGroup
 
 	// forward is where received audio goes while bridged (nil: nowhere).
 	forward atomic.Pointer[forward]
+	// digits carries detected keys to the OnDTMF goroutine.
+	digits chan rune
 	// recordings receive every audio packet; copy on write under mu.
 	recordings atomic.Pointer[[]*Recording]
 }
@@ -62,6 +74,8 @@ func (e *Engine) newLeg(opts LegOptions) (*Leg, error) {
 		out:       newOutStream(track),
 		connected: make(chan struct{}),
 		done:      make(chan struct{}),
+
+		closeStarted: make(chan struct{}),
 	}
 	if err := e.track(l); err != nil {
 		_ = pc.Close()
@@ -69,10 +83,16 @@ func (e *Engine) newLeg(opts LegOptions) (*Leg, error) {
 	}
 	sender, err := pc.AddTrack(track)
 	if err != nil {
+		l.unborn.Store(true)
 		_ = l.Close()
 		return nil, fmt.Errorf("media: add track: %w", err)
 	}
 	l.goSafe(func() { drainRTCP(sender) })
+	if opts.OnDTMF != nil {
+		l.digits = make(chan rune, maxPendingDigits)
+		// Not counted in wg: OnDTMF may call Close, which waits for wg.
+		go l.deliverDigits()
+	}
 	pc.OnTrack(l.onTrack)
 	pc.OnConnectionStateChange(l.onState)
 	return l, nil
@@ -107,7 +127,26 @@ func (l *Leg) SetAnswer(answer string) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrBadSDP, err)
 	}
+	l.expectConnection()
 	return nil
+}
+
+// expectConnection ends the leg if it does not connect within the engine's
+// ConnectTimeout: ICE with a peer that never answers never fails by itself.
+func (l *Leg) expectConnection() {
+	timer := time.NewTimer(l.engine.connectTimeout)
+	started := l.goSafe(func() {
+		defer timer.Stop()
+		select {
+		case <-l.connected:
+		case <-l.closeStarted:
+		case <-timer.C:
+			go func() { _ = l.Close() }()
+		}
+	})
+	if !started {
+		timer.Stop()
+	}
 }
 
 // Connected is closed when media can flow (ICE and DTLS connected).
@@ -127,13 +166,14 @@ func (l *Leg) onState(s webrtc.PeerConnectionState) {
 }
 
 // Close ends the leg: stops its source, bridge and recordings, closes the
-// PeerConnection, waits for its goroutines and calls OnClose. Idempotent;
-// safe to call from OnClose.
+// PeerConnection, waits for its goroutines, then runs OnClose on a goroutine
+// of its own. Idempotent.
 func (l *Leg) Close() error {
 	if !l.closing.CompareAndSwap(false, true) {
 		<-l.done
 		return nil
 	}
+	close(l.closeStarted)
 	l.mu.Lock()
 	l.closed = true
 	l.mu.Unlock()
@@ -151,8 +191,8 @@ func (l *Leg) Close() error {
 	}
 	l.engine.forget(l)
 	close(l.done)
-	if l.opts.OnClose != nil {
-		l.opts.OnClose()
+	if l.opts.OnClose != nil && !l.unborn.Load() {
+		go l.opts.OnClose()
 	}
 	if err != nil {
 		return fmt.Errorf("media: close: %w", err)
@@ -221,7 +261,7 @@ func payloadKinds(receiver *webrtc.RTPReceiver) map[uint8]payloadKind {
 func (l *Leg) receive(track *webrtc.TrackRemote, kinds map[uint8]payloadKind) {
 	buf := make([]byte, 1500)
 	var pkt rtp.Packet
-	dtmf := dtmfDetector{onDigit: l.opts.OnDTMF}
+	dtmf := dtmfDetector{onDigit: l.queueDigit}
 	for {
 		n, _, err := track.Read(buf)
 		if err != nil {
@@ -239,6 +279,28 @@ func (l *Leg) receive(track *webrtc.TrackRemote, kinds map[uint8]payloadKind) {
 		case kindOpus:
 			l.record(&pkt)
 			l.forwardAudio(&pkt)
+		}
+	}
+}
+
+// queueDigit hands a key to the OnDTMF goroutine without blocking audio.
+func (l *Leg) queueDigit(d rune) {
+	if l.digits == nil {
+		return
+	}
+	select {
+	case l.digits <- d:
+	default:
+	}
+}
+
+func (l *Leg) deliverDigits() {
+	for {
+		select {
+		case d := <-l.digits:
+			l.opts.OnDTMF(d)
+		case <-l.done:
+			return
 		}
 	}
 }

@@ -145,6 +145,67 @@ func TestPlayOggFileArrivesUnchanged(t *testing.T) {
 	assertContinuous(t, got)
 }
 
+func TestPlayBeforeConnectedStartsWithTheMedia(t *testing.T) {
+	e := newEngine(t)
+	p := mediatest.NewPeer(t)
+	leg, answer, err := e.Answer(testContext(t), p.Offer(), media.LegOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := media.OggFile(toneFile(t), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := leg.Play(src) // the greeting, queued before the platform has the answer
+	time.Sleep(100 * time.Millisecond)
+	p.SetAnswer(answer)
+	waitClosed(t, done, "greeting")
+	tone := mediatest.TonePackets()
+	if err := p.WaitReceived(testContext(t), len(tone)); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Received(); !bytes.Equal(got[0].Payload, tone[0]) {
+		t.Fatal("the greeting's first packet was lost before the leg connected")
+	}
+}
+
+func TestOggFileRefusesWhatItCannotPlay(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	tone := mediatest.ToneOgg
+	tests := []struct{ name, path string }{
+		{"Missing", filepath.Join(dir, "missing.ogg")},
+		{"Empty", write("empty.ogg", nil)},
+		{"NotOgg", write("text.ogg", []byte("just some text, not audio at all"))},
+		{"HeadersOnly", write("head.ogg", tone[:47+28+62])},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := media.OggFile(tt.path, false); err == nil {
+				t.Fatal("accepted")
+			}
+		})
+	}
+	t.Run("SeveralPacketsPerPage", func(t *testing.T) {
+		needTool(t, "ffmpeg")
+		path := filepath.Join(dir, "pages.ogg")
+		cmd := exec.Command("ffmpeg", "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i",
+			"sine=frequency=300:sample_rate=48000:duration=2", "-c:a", "libopus", "-ac", "1", "-y", path)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("ffmpeg: %v %s", err, out)
+		}
+		if _, err := media.OggFile(path, false); err == nil || !strings.Contains(err.Error(), "one Opus packet per Ogg page") {
+			t.Fatalf("OggFile: %v", err)
+		}
+	})
+}
+
 // assertContinuous checks a received stream: each sequence number one
 // more than the last, timestamps strictly increasing.
 func assertContinuous(t *testing.T, got []mediatest.Packet) {
@@ -161,12 +222,22 @@ func assertContinuous(t *testing.T, got []mediatest.Packet) {
 
 func TestDTMFReportedOncePerPress(t *testing.T) {
 	e := newEngine(t)
-	for _, clock := range []uint32{8000, 48000} {
-		t.Run(strconv.Itoa(int(clock)), func(t *testing.T) {
+	tests := []struct {
+		name  string
+		clock uint32
+		leg   func(*testing.T, *media.Engine, *mediatest.Peer, media.LegOptions) *media.Leg
+	}{
+		{"Answer8000", 8000, answerLeg},
+		{"Answer48000", 48000, answerLeg},
+		{"Offer8000", 8000, offerLeg},
+		{"Offer48000", 48000, offerLeg},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
 			var mu sync.Mutex
 			var digits []rune
-			p := mediatest.NewPeer(t, mediatest.Options{DTMFClock: clock})
-			answerLeg(t, e, p, media.LegOptions{OnDTMF: func(d rune) {
+			p := mediatest.NewPeer(t, mediatest.Options{DTMFClock: tt.clock})
+			tt.leg(t, e, p, media.LegOptions{OnDTMF: func(d rune) {
 				mu.Lock()
 				digits = append(digits, d)
 				mu.Unlock()
@@ -177,24 +248,15 @@ func TestDTMFReportedOncePerPress(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			deadline := time.Now().Add(5 * time.Second)
-			for {
+			got := func() string {
 				mu.Lock()
-				got := string(digits)
-				mu.Unlock()
-				if got == "5#A0*" {
-					break
-				}
-				if len(got) > 5 || time.Now().After(deadline) {
-					t.Fatalf("digits %q, want %q", got, "5#A0*")
-				}
-				time.Sleep(20 * time.Millisecond)
+				defer mu.Unlock()
+				return string(digits)
 			}
+			waitFor(t, func() bool { return len(got()) >= 5 }, "five digits")
 			time.Sleep(100 * time.Millisecond) // no late duplicates
-			mu.Lock()
-			defer mu.Unlock()
-			if string(digits) != "5#A0*" {
-				t.Fatalf("digits %q after settling", string(digits))
+			if got() != "5#A0*" {
+				t.Fatalf("digits %q, want %q", got(), "5#A0*")
 			}
 		})
 	}
@@ -476,6 +538,8 @@ func TestCloseEndsEverything(t *testing.T) {
 		}
 		_ = la.Close()
 		waitClosed(t, br.Done(), "bridge")
+		waitFor(t, func() bool { return closedA.Load() == 1 }, "OnClose of a")
+		time.Sleep(50 * time.Millisecond)
 		if closedA.Load() != 1 {
 			t.Fatalf("OnClose called %d times", closedA.Load())
 		}
@@ -489,6 +553,7 @@ func TestCloseEndsEverything(t *testing.T) {
 		}
 		waitClosed(t, playing, "playback")
 		waitClosed(t, lb.Done(), "leg b")
+		waitFor(t, func() bool { return closedB.Load() == 1 }, "OnClose of b")
 		if closedB.Load() != 1 || e.Legs() != 0 {
 			t.Fatalf("after engine Close: OnClose b %d, legs %d", closedB.Load(), e.Legs())
 		}
@@ -507,6 +572,97 @@ func TestRemoteCloseEndsTheLeg(t *testing.T) {
 	p.Close()
 	waitClosed(t, closed, "leg after the remote closed")
 	waitClosed(t, leg.Done(), "leg")
+}
+
+func waitFor(t *testing.T, cond func() bool, what string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: timed out", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestCallbacksMayCloseTheLeg(t *testing.T) {
+	e := newEngine(t)
+	p := mediatest.NewPeer(t)
+	var leg *media.Leg
+	ready := make(chan struct{})
+	closed := make(chan struct{})
+	leg = answerLeg(t, e, p, media.LegOptions{
+		OnDTMF:  func(rune) { <-ready; _ = leg.Close() }, // hang up on a key, from the callback
+		OnClose: func() { _ = leg.Close(); close(closed) },
+	})
+	close(ready)
+	if err := p.SendDTMF(testContext(t), '#'); err != nil {
+		t.Fatal(err)
+	}
+	waitClosed(t, closed, "leg closed from OnDTMF")
+}
+
+func TestICEFailureEndsTheLeg(t *testing.T) {
+	e, err := media.NewEngine(media.Config{LoopbackOnly: true, FailedTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	p := mediatest.NewPeer(t, mediatest.Options{Cuttable: true})
+	closed := make(chan struct{})
+	leg := answerLeg(t, e, p, media.LegOptions{OnClose: func() { close(closed) }})
+	if err := p.SendAudio(testContext(t), 3); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	p.Cut()
+	waitClosed(t, closed, "leg after its peer vanished")
+	if took := time.Since(start); took < time.Second {
+		t.Errorf("leg ended %v after the peer vanished, before the grace", took)
+	}
+	waitClosed(t, leg.Done(), "leg")
+}
+
+func TestLegThatNeverConnectsEnds(t *testing.T) {
+	e, err := media.NewEngine(media.Config{LoopbackOnly: true, ConnectTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	tests := []struct {
+		name string
+		leg  func(media.LegOptions) (*media.Leg, error)
+	}{
+		{"AnswerNeverApplied", func(opts media.LegOptions) (*media.Leg, error) {
+			leg, _, err := e.Answer(testContext(t), mediatest.NewPeer(t).Offer(), opts) // the peer never gets the answer
+			return leg, err
+		}},
+		{"AnswererGone", func(opts media.LegOptions) (*media.Leg, error) {
+			leg, offer, err := e.Offer(testContext(t), opts)
+			if err != nil {
+				return nil, err
+			}
+			p := mediatest.NewPeer(t)
+			answer := p.Answer(offer)
+			p.Close() // gone before ICE could start
+			return leg, leg.SetAnswer(answer)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			closed := make(chan struct{})
+			start := time.Now()
+			leg, err := tt.leg(media.LegOptions{OnClose: func() { close(closed) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitClosed(t, closed, "unconnected leg")
+			if took := time.Since(start); took < 300*time.Millisecond {
+				t.Errorf("ended after %v, before the connect timeout", took)
+			}
+			waitClosed(t, leg.Done(), "leg")
+		})
+	}
 }
 
 // assertNoLeak waits for the goroutine count to settle back to before.
@@ -538,7 +694,9 @@ func TestBadSDP(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := e.Answer(testContext(t), tt.sdp, media.LegOptions{})
+			_, _, err := e.Answer(testContext(t), tt.sdp, media.LegOptions{
+				OnClose: func() { t.Error("OnClose called for a leg never returned") },
+			})
 			if !errors.Is(err, media.ErrBadSDP) {
 				t.Fatalf("Answer: %v, want ErrBadSDP", err)
 			}
@@ -597,6 +755,7 @@ func TestNewEngineChecksConfig(t *testing.T) {
 		{"PublicIPAndPorts", media.Config{PublicIP: "203.0.113.7", PortMin: 40000, PortMax: 40100}, true},
 		{"PublicIPNotAnIP", media.Config{PublicIP: "example.com"}, false},
 		{"PortsReversed", media.Config{PortMin: 50000, PortMax: 40000}, false},
+		{"OnlyPortMax", media.Config{PortMax: 40000}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -91,12 +91,15 @@ func (o *outStream) write(f *feed, seq uint16, ts uint32, payload []byte) error 
 		f.seqOff = o.seq + 1 - seq
 		f.tsOff = o.ts + o.gapSamples() - ts
 	}
-	o.seq, o.ts = seq+f.seqOff, ts+f.tsOff
-	o.lastAt = time.Now()
-	if d := opusSamples(payload); d > 0 {
-		o.lastDur = d
+	h := rtp.Header{Version: 2, Marker: marker, SequenceNumber: seq + f.seqOff, Timestamp: ts + f.tsOff}
+	// A late (reordered) packet goes out as it came; the stream's position
+	// only moves forward, so the next feed starts after the newest packet.
+	if marker || int16(h.SequenceNumber-o.seq) > 0 {
+		o.seq, o.ts, o.lastAt = h.SequenceNumber, h.Timestamp, time.Now()
+		if d := opusSamples(payload); d > 0 {
+			o.lastDur = d
+		}
 	}
-	h := rtp.Header{Version: 2, Marker: marker, SequenceNumber: o.seq, Timestamp: o.ts}
 	return o.track.WriteAudio(&h, payload)
 }
 

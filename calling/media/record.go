@@ -20,7 +20,18 @@ type Recording struct {
 	samples uint64
 	stopped bool
 	err     error
+	// next is the RTP timestamp where the last packet ended, to spot gaps.
+	next    uint32
+	started bool
 }
+
+// opusSilence is a 20 ms Opus frame of silence (CELT fullband, one frame,
+// an all-zero range-coded body), written where the sender sent nothing.
+var opusSilence = []byte{0xf8, 0xff, 0xfe}
+
+// maxGapFill bounds the silence inserted for one gap (10 s): beyond it the
+// sender's timestamps are not trusted.
+const maxGapFill = 10 * 48000
 
 // Record starts writing the leg's received audio to path (mono Ogg/Opus).
 // Errors: ErrClosed, or the file cannot be created.
@@ -45,9 +56,11 @@ func (l *Leg) Record(path string) (*Recording, error) {
 	return r, nil
 }
 
-// Stop finishes the file and returns the audio duration it holds (gaps
-// where nothing was received are not counted). Idempotent; the leg's
-// Close stops its recordings too.
+// Stop finishes the file and returns the audio duration it holds. Gaps in
+// the sender's timestamps (silence suppression, lost packets) are filled
+// with silence, so the file follows the call's time from its first packet:
+// start the recordings of a call's legs together to mix them aligned.
+// Idempotent; the leg's Close stops its recordings too.
 func (r *Recording) Stop() (time.Duration, error) {
 	r.leg.removeRecording(r)
 	r.mu.Lock()
@@ -67,11 +80,38 @@ func (r *Recording) write(p *rtp.Packet) {
 	if r.stopped || r.err != nil {
 		return
 	}
-	if err := r.w.WriteRTP(p); err != nil {
+	n := opusSamples(p.Payload)
+	if n == 0 {
+		return
+	}
+	if r.started {
+		gap := p.Timestamp - r.next
+		if int32(gap) < 0 {
+			return // late or duplicate: its time is already written
+		}
+		if gap >= samplesPerFrame && gap <= maxGapFill {
+			r.fillSilence(gap / samplesPerFrame)
+		}
+	}
+	r.started, r.next = true, p.Timestamp+n
+	r.writeOpus(p.Payload, n)
+}
+
+func (r *Recording) fillSilence(frames uint32) {
+	for range frames {
+		r.writeOpus(opusSilence, samplesPerFrame)
+	}
+}
+
+func (r *Recording) writeOpus(payload []byte, samples uint32) {
+	if r.err != nil {
+		return
+	}
+	if err := r.w.WriteRTP(&rtp.Packet{Payload: payload}); err != nil {
 		r.err = fmt.Errorf("media: write recording: %w", err)
 		return
 	}
-	r.samples += uint64(opusSamples(p.Payload))
+	r.samples += uint64(samples)
 }
 
 func (l *Leg) record(p *rtp.Packet) {

@@ -28,15 +28,21 @@ type FrameWriter interface {
 }
 
 // Play feeds the leg's outgoing audio from src, replacing what fed it
-// before (a player or a bridge). The returned channel is closed when src
-// ends, or is replaced, stopped, or the leg closes.
+// before (a player or a bridge). Playback starts once the leg is connected.
+// The returned channel is closed when src ends, or is replaced, stopped,
+// or the leg closes.
 func (l *Leg) Play(src Source) <-chan struct{} {
 	ctx, cancel := context.WithCancel(context.Background())
-	f := newFeed(cancel)
+	f := newFeed(nil)
 	f.onEnd = func() { cancel(); l.out.clearFeed(f) }
 	l.replaceFeed(f)
 	started := l.goSafe(func() {
 		defer f.end()
+		select {
+		case <-l.connected:
+		case <-ctx.Done():
+			return
+		}
 		_ = src.Stream(ctx, &frameWriter{out: l.out, feed: f})
 	})
 	if !started {
@@ -89,6 +95,11 @@ func OggFile(path string, loop bool) (Source, error) {
 		return nil, fmt.Errorf("media: open audio: %w", err)
 	}
 	defer f.Close()
+	if info, err := f.Stat(); err != nil {
+		return nil, fmt.Errorf("media: audio: %w", err)
+	} else if info.Size() > maxOggSize {
+		return nil, fmt.Errorf("media: %s: larger than %d MiB", path, maxOggSize>>20)
+	}
 	src, err := readOgg(io.LimitReader(f, maxOggSize))
 	if err != nil {
 		return nil, fmt.Errorf("media: %s: %w", path, err)

@@ -11,8 +11,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
-	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "embed"
@@ -22,6 +22,7 @@ import (
 	"github.com/pion/webrtc/v4"
 	"github.com/pion/webrtc/v4/pkg/media/oggreader"
 
+	"switchboard/calling/media"
 	"switchboard/calling/media/internal/rtptrack"
 )
 
@@ -54,10 +55,14 @@ type Peer struct {
 	tb    TB
 	pc    *webrtc.PeerConnection
 	track *rtptrack.Track
+	link  *cuttableConn
 
 	connected chan struct{}
 	closeOnce sync.Once
-	wg        sync.WaitGroup
+	// lifeMu guards closed and wg.Add against Close's wg.Wait.
+	lifeMu sync.Mutex
+	closed bool
+	wg     sync.WaitGroup
 
 	sendMu sync.Mutex
 	seq    uint16
@@ -77,6 +82,9 @@ type Options struct {
 	DTMFClock uint32
 	// OnPacket, if set, sees each received packet on the receive goroutine.
 	OnPacket func(Packet)
+	// Cuttable runs the peer on its own UDP socket so that Cut can make it
+	// vanish from the network (to test ICE failure).
+	Cuttable bool
 }
 
 // NewPeer makes a Peer closed at the end of the test.
@@ -97,7 +105,15 @@ func NewPeer(tb TB, opts ...Options) *Peer {
 
 // New makes a Peer without a test (the caller closes it).
 func New(o Options) (*Peer, error) {
-	api, err := newAPI(o.DTMFClock)
+	var link *cuttableConn
+	if o.Cuttable {
+		conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+		if err != nil {
+			return nil, err
+		}
+		link = &cuttableConn{PacketConn: conn}
+	}
+	api, err := newAPI(o.DTMFClock, link)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +122,7 @@ func New(o Options) (*Peer, error) {
 		return nil, err
 	}
 	p := &Peer{
-		pc: pc, connected: make(chan struct{}), notify: make(chan struct{}, 1),
+		pc: pc, link: link, connected: make(chan struct{}), notify: make(chan struct{}, 1),
 		onPacket: o.OnPacket, seq: uint16(rand.Uint32()), ts: rand.Uint32(),
 		track: rtptrack.New(webrtc.RTPCodecCapability{MimeType: webrtc.MimeTypeOpus, ClockRate: 48000, Channels: 2,
 			SDPFmtpLine: "minptime=10;useinbandfec=1"}, "audio", "mediatest"),
@@ -122,6 +138,11 @@ func New(o Options) (*Peer, error) {
 		}
 	})
 	pc.OnTrack(func(t *webrtc.TrackRemote, _ *webrtc.RTPReceiver) {
+		p.lifeMu.Lock()
+		defer p.lifeMu.Unlock()
+		if p.closed {
+			return
+		}
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
@@ -131,7 +152,7 @@ func New(o Options) (*Peer, error) {
 	return p, nil
 }
 
-func newAPI(dtmfClock uint32) (*webrtc.API, error) {
+func newAPI(dtmfClock uint32, link *cuttableConn) (*webrtc.API, error) {
 	if dtmfClock == 0 {
 		dtmfClock = 8000
 	}
@@ -152,6 +173,10 @@ func newAPI(dtmfClock uint32) (*webrtc.API, error) {
 	se.SetIPFilter(func(ip net.IP) bool { return ip.IsLoopback() })
 	se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4})
 	se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
+	if link != nil {
+		link.mux = ice.NewUDPMuxDefault(ice.UDPMuxParams{UDPConn: link})
+		se.SetICEUDPMux(link.mux)
+	}
 	return webrtc.NewAPI(webrtc.WithMediaEngine(m), webrtc.WithSettingEngine(se)), nil
 }
 
@@ -294,7 +319,7 @@ func (p *Peer) SendPayload(payload []byte, samples uint32) error {
 // 20 ms for 100 ms, and the end packet three times, all with the event's
 // timestamp. It holds the audio stream for the press.
 func (p *Peer) SendDTMF(ctx context.Context, digit rune) error {
-	event, ok := dtmfEvent(digit)
+	event, ok := media.DTMFEvent(digit)
 	if !ok {
 		return fmt.Errorf("mediatest: %q is not a DTMF key", digit)
 	}
@@ -328,11 +353,6 @@ func (p *Peer) SendDTMF(ctx context.Context, digit rune) error {
 	}
 	p.ts += 6 * 960
 	return nil
-}
-
-func dtmfEvent(digit rune) (byte, bool) {
-	i := strings.IndexRune("0123456789*#ABCD", digit)
-	return byte(i), i >= 0
 }
 
 func (p *Peer) receive(t *webrtc.TrackRemote) {
@@ -393,10 +413,46 @@ func (p *Peer) WaitReceived(ctx context.Context, n int) error {
 	}
 }
 
+// Cut makes a Cuttable peer vanish without a goodbye: from now on it
+// neither sends nor receives a datagram, as when a browser loses its
+// network. It panics for a peer made without Options.Cuttable.
+func (p *Peer) Cut() {
+	p.link.cut.Store(true)
+}
+
+// cuttableConn is a UDP socket that can stop carrying datagrams.
+type cuttableConn struct {
+	net.PacketConn
+	cut atomic.Bool
+	mux *ice.UDPMuxDefault
+}
+
+func (c *cuttableConn) WriteTo(b []byte, addr net.Addr) (int, error) {
+	if c.cut.Load() {
+		return len(b), nil
+	}
+	return c.PacketConn.WriteTo(b, addr)
+}
+
+func (c *cuttableConn) ReadFrom(b []byte) (int, net.Addr, error) {
+	for {
+		n, addr, err := c.PacketConn.ReadFrom(b)
+		if err != nil || !c.cut.Load() {
+			return n, addr, err
+		}
+	}
+}
+
 // Close closes the PeerConnection and waits for the receive goroutine.
 func (p *Peer) Close() {
 	p.closeOnce.Do(func() {
+		p.lifeMu.Lock()
+		p.closed = true
+		p.lifeMu.Unlock()
 		_ = p.pc.Close()
 		p.wg.Wait()
+		if p.link != nil {
+			_ = p.link.mux.Close() // closes the socket too
+		}
 	})
 }
