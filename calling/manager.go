@@ -91,9 +91,10 @@ func (m *Manager) Start(ctx context.Context) error {
 		m.stop()
 		return err
 	}
-	m.wg.Add(2)
+	m.wg.Add(3)
 	go func() { defer m.wg.Done(); m.serveControl(ctx, sub) }()
 	go func() { defer m.wg.Done(); m.renewClaims(ctx) }()
+	go func() { defer m.wg.Done(); m.sweepOrphans(ctx) }()
 	return nil
 }
 
@@ -188,3 +189,6 @@ func (m *Manager) accountNamed(ctx context.Context, name string) (*ent.Account, 
 	}
 	return acc, err
 }
+
+// Holds reports whether this node holds the media of call logID.
+func (m *Manager) Holds(logID uuid.UUID) bool { return m.local(logID) != nil }
