@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -16,15 +17,24 @@ func (a *API) liveCallRoutes() []Route {
 		{Method: post, Path: "/api/call-transfers/initiate", Op: "initiateCallTransfer", Handle: a.initiateCallTransfer},
 		{Method: post, Path: "/api/call-transfers/:id/connect", Op: "connectCallTransfer", Handle: a.connectCallTransfer},
 		{Method: post, Path: "/api/call-transfers/:id/hangup", Op: "hangupCallTransfer",
-			Handle: idAction(a.R.Calls.HangupTransfer, gin.H{"status": "completed"})},
+			Handle: idAction(a.hangupCallTransfer, gin.H{"status": "completed"})},
 		{Method: post, Path: "/api/call-logs/:id/hold", Op: "holdCall",
-			Handle: idAction(a.R.Calls.Hold, gin.H{"status": "on_hold"})},
+			Handle: idAction(a.holdCall, gin.H{"status": "on_hold"})},
 		{Method: post, Path: "/api/call-logs/:id/resume", Op: "resumeCall",
-			Handle: idAction(a.R.Calls.Resume, gin.H{"status": "connected"})},
+			Handle: idAction(a.resumeCall, gin.H{"status": "connected"})},
 		{Method: post, Path: "/api/calls/outgoing", Op: "startOutgoingCall", Handle: a.startOutgoingCall},
 		{Method: post, Path: "/api/calls/outgoing/:id/hangup", Op: "hangupOutgoingCall",
-			Handle: idAction(a.R.Calls.HangupCall, gin.H{"status": "ok"})},
+			Handle: idAction(a.hangupCall, gin.H{"status": "ok"})},
 	}
+}
+
+func (a *API) hangupCallTransfer(ctx context.Context, id uuid.UUID) error {
+	return a.R.Calls.HangupTransfer(ctx, id)
+}
+func (a *API) holdCall(ctx context.Context, id uuid.UUID) error   { return a.R.Calls.Hold(ctx, id) }
+func (a *API) resumeCall(ctx context.Context, id uuid.UUID) error { return a.R.Calls.Resume(ctx, id) }
+func (a *API) hangupCall(ctx context.Context, id uuid.UUID) error {
+	return a.R.Calls.HangupCall(ctx, id)
 }
 
 func (a *API) initiateCallTransfer(c *gin.Context) (int, any, error) {
