@@ -11,6 +11,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"switchboard/accounts"
 	"switchboard/chatbot"
@@ -23,12 +24,14 @@ import (
 	"switchboard/access"
 	"switchboard/analytics"
 	"switchboard/auth"
+	"switchboard/calling"
 	"switchboard/calling/audio"
 	"switchboard/campaigns"
 	"switchboard/catalogs"
 	"switchboard/config"
 	"switchboard/customactions"
 	"switchboard/database"
+	"switchboard/ent"
 	"switchboard/events"
 	"switchboard/flows"
 	"switchboard/graph"
@@ -282,10 +285,14 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 			AllowPrivate: cfg.OutboundAllowPrivate, Timeout: sso.IdPTimeout, MaxResponseBytes: 1 << 20,
 		}),
 	}
+	audioStore := audio.New(cfg.DataDir, audio.Converter{})
+	if a.Resolver.Calling, err = newCalling(cfg, a.DB.Client, a.Messaging, audioStore); err != nil {
+		return nil, err
+	}
 	api := &rest.API{
 		R: a.Resolver, Access: a.Access, Inbound: a.Inbound, Events: a.Events, Log: log,
 		Media:      a.Media.Store,
-		Audio:      &audio.Service{Client: a.DB.Client, Store: audio.New(cfg.DataDir, audio.Converter{})},
+		Audio:      &audio.Service{Client: a.DB.Client, Store: audioStore},
 		SSO:        a.SSO,
 		Limiter:    ratelimit.New(a.KV.Client(), o.Namespace+"ratelimit"),
 		UsedTokens: auth.NewRedisUsedTokens(a.KV.Client(), o.Namespace+"wsused:"),
@@ -505,4 +512,22 @@ func (a *App) Close() error {
 		errs = append(errs, a.DB.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// newCalling builds voice calling's data service: ICE configuration,
+// recordings under DATA_DIR/recordings and their signed links under
+// PUBLIC_URL, keyed from ENCRYPTION_KEY.
+func newCalling(cfg *config.Config, db *ent.Client, msg *messaging.Service, audioStore *audio.Store) (*calling.Service, error) {
+	signer, err := calling.NewURLSigner(cfg.PublicURL, cfg.EncryptionKey)
+	if err != nil {
+		return nil, err
+	}
+	return &calling.Service{
+		Client: db, Messaging: msg, Audio: audioStore, AllowPrivate: cfg.OutboundAllowPrivate,
+		ICE: calling.ICEConfig{
+			STUNURLs: cfg.STUNURLs, TURNURLs: cfg.TURNURLs, TURNSecret: cfg.TURNSecret, TURNTTL: cfg.TURNTTL,
+		},
+		Recordings:    calling.LocalRecordings{Dir: filepath.Join(cfg.DataDir, "recordings")},
+		RecordingURLs: signer,
+	}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"switchboard/accounts"
 	"switchboard/analytics"
+	"switchboard/calling"
 	"switchboard/campaigns"
 	"switchboard/catalogs"
 	"switchboard/chatbot"
@@ -69,6 +70,9 @@ type Resolver struct {
 	Flows *flows.Service
 	// Analytics are the dashboard, agent and platform reports.
 	Analytics *analytics.Service
+	// Calling is voice calling's data: IVR flows, call logs and
+	// transfers, ICE servers, call permissions and recordings.
+	Calling *calling.Service
 }
 
 // db returns the transaction's client when ctx carries one, the root

@@ -50,7 +50,7 @@ func (a *API) Routes() []Route {
 		a.mediaRoutes(), a.webhookSubscriptionRoutes(), a.invitationRoutes(), a.tagRoutes(), a.noteRoutes(), a.widgetRoutes(),
 		a.templateRoutes(), a.formFlowRoutes(), a.campaignRoutes(), a.chatbotRoutes(), a.transferRoutes(),
 		a.customActionRoutes(), a.ssoRoutes(), a.analyticsRoutes(),
-		a.catalogRoutes(),
+		a.catalogRoutes(), a.callingRoutes(),
 	} {
 		all = append(all, group...)
 	}
