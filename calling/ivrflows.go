@@ -228,7 +228,7 @@ func (s *Service) checkFlow(ctx context.Context, db *ent.Client, in IVRFlowInput
 		}
 		f.welcome = &w
 	}
-	if in.Menu != nil && len(in.Menu) > 0 {
+	if len(in.Menu) > 0 {
 		var self *uuid.UUID
 		if cur != nil {
 			self = &cur.ID
