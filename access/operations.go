@@ -9,7 +9,8 @@ import (
 const (
 	// Public operations take no credentials. Each one is reviewed: login,
 	// registration, token refresh, logout, SSO discovery, SSO init and
-	// callback, the custom action redirect and the platform's webhook.
+	// callback, the custom action redirect, signed call recording links
+	// and the platform's webhook.
 	Public = "public"
 	// Authenticated operations need any valid principal and no permission.
 	Authenticated = "authenticated"
@@ -136,6 +137,26 @@ func buildOperations() map[string]Operation {
 		"holdCall", "resumeCall", "startOutgoingCall", "hangupOutgoingCall"} {
 		special(n, Operation{Perm: "messages:create", NoTx: true})
 	}
+
+	// Voice calling's data (package calling). IVR flows are configured
+	// like the chatbot (chatbot:read to read, chatbot:update to change),
+	// as their audio is. Call logs, their recordings and call transfers
+	// are read by every member who reads messages (messages:read); the
+	// operations then show a member without call_logs:read only the calls
+	// they took (the spec's rule 3) and the transfers they took or may
+	// answer (waiting, unassigned, for one of their teams or none); with
+	// call_logs:read, everything. Asking a contact for call permission
+	// sends a message (messages:create); reading its status is a
+	// messages:read. The ICE servers are for any signed-in member. The
+	// recording link is public: its HMAC signature and 15-minute expiry
+	// are the capability (a media element's request carries no bearer
+	// token).
+	add("chatbot:read", "ivrFlows", "ivrFlow")
+	add("chatbot:update", "createIVRFlow", "updateIVRFlow", "deleteIVRFlow")
+	add("messages:read", "callLogs", "callLog", "callLogRecording", "callTransfers", "callTransfer", "callPermission")
+	add("messages:create", "requestCallPermission")
+	add(Authenticated, "iceServers")
+	special("callRecordingFile", Operation{Perm: Public, Only: fileServing})
 
 	// The inbox.
 	add("contacts:read", "contacts", "contact", "contactSessionData")

@@ -11,6 +11,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"switchboard/accounts"
 	"switchboard/chatbot"
@@ -30,6 +31,7 @@ import (
 	"switchboard/config"
 	"switchboard/customactions"
 	"switchboard/database"
+	"switchboard/ent"
 	"switchboard/events"
 	"switchboard/flows"
 	"switchboard/graph"
@@ -278,6 +280,9 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 		Redis: a.KV.Client(), Prefix: o.Namespace, Postgres: a.DB.Postgres(),
 	}
 	audioStore := audio.New(cfg.DataDir, audio.Converter{})
+	if a.Resolver.Calling, err = newCalling(cfg, a.DB.Client, a.Messaging, audioStore); err != nil {
+		return nil, err
+	}
 	if err := a.startCalls(cfg, o, box, audioStore); err != nil {
 		_ = a.Close()
 		return nil, fmt.Errorf("calling: %w", err)
@@ -517,4 +522,22 @@ func (a *App) Close() error {
 		errs = append(errs, a.DB.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// newCalling builds voice calling's data service: ICE configuration,
+// recordings under DATA_DIR/recordings and their signed links under
+// PUBLIC_URL, keyed from ENCRYPTION_KEY.
+func newCalling(cfg *config.Config, db *ent.Client, msg *messaging.Service, audioStore *audio.Store) (*calling.Service, error) {
+	signer, err := calling.NewURLSigner(cfg.PublicURL, cfg.EncryptionKey)
+	if err != nil {
+		return nil, err
+	}
+	return &calling.Service{
+		Client: db, Messaging: msg, Audio: audioStore, AllowPrivate: cfg.OutboundAllowPrivate,
+		ICE: calling.ICEConfig{
+			STUNURLs: cfg.STUNURLs, TURNURLs: cfg.TURNURLs, TURNSecret: cfg.TURNSecret, TURNTTL: cfg.TURNTTL,
+		},
+		Recordings:    calling.LocalRecordings{Dir: filepath.Join(cfg.DataDir, "recordings")},
+		RecordingURLs: signer,
+	}, nil
 }

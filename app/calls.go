@@ -30,6 +30,7 @@ func (a *App) startCalls(cfg *config.Config, o Options, box *secrets.Box, audioS
 			AllowPrivate: cfg.OutboundAllowPrivate, Timeout: calling.CallbackTimeout, MaxResponseBytes: 1 << 20,
 		}),
 	}
+	a.Calls.Permissions = a.Resolver.Calling
 	a.Inbound.Calls = a.Calls
 	a.Resolver.Calls = a.Calls
 	return a.Calls.Start(context.Background())

@@ -296,7 +296,7 @@ func (m *Manager) storeRecording(ctx context.Context, orgID, logID uuid.UUID, re
 			_ = os.Remove(p)
 		}
 	}()
-	key := filepath.ToSlash(filepath.Join(orgID.String(), logID.String()+".ogg"))
+	key := RecordingKey(orgID, logID)
 	out := filepath.Join(m.RecordingDir, filepath.FromSlash(key))
 	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 	defer cancel()

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"switchboard/accounts"
 	"switchboard/analytics"
+	"switchboard/calling"
 	"switchboard/catalogs"
 	"switchboard/chatbot"
 	"switchboard/customactions"
@@ -279,6 +280,11 @@ type ComplexityRoot struct {
 		UpdatedAt           func(childComplexity int) int
 	}
 
+	CallLogPage struct {
+		CallLogs func(childComplexity int) int
+		Total    func(childComplexity int) int
+	}
+
 	CallPermission struct {
 		ChatAccount    func(childComplexity int) int
 		Contact        func(childComplexity int) int
@@ -293,6 +299,11 @@ type ComplexityRoot struct {
 		RespondedAt    func(childComplexity int) int
 		Status         func(childComplexity int) int
 		UpdatedAt      func(childComplexity int) int
+	}
+
+	CallRecording struct {
+		Duration func(childComplexity int) int
+		URL      func(childComplexity int) int
 	}
 
 	CallTransfer struct {
@@ -315,6 +326,11 @@ type ComplexityRoot struct {
 		TeamID         func(childComplexity int) int
 		TransferredAt  func(childComplexity int) int
 		UpdatedAt      func(childComplexity int) int
+	}
+
+	CallTransferPage struct {
+		CallTransfers func(childComplexity int) int
+		Total         func(childComplexity int) int
 	}
 
 	Campaign struct {
@@ -822,6 +838,12 @@ type ComplexityRoot struct {
 		Updated func(childComplexity int) int
 	}
 
+	ICEServer struct {
+		Credential func(childComplexity int) int
+		URLs       func(childComplexity int) int
+		Username   func(childComplexity int) int
+	}
+
 	IVRFlow struct {
 		ChatAccount     func(childComplexity int) int
 		CreatedAt       func(childComplexity int) int
@@ -839,6 +861,11 @@ type ComplexityRoot struct {
 		UpdatedAt       func(childComplexity int) int
 		UpdatedByID     func(childComplexity int) int
 		WelcomeAudioURL func(childComplexity int) int
+	}
+
+	IVRFlowPage struct {
+		IVRFlows func(childComplexity int) int
+		Total    func(childComplexity int) int
 	}
 
 	Invitation struct {
@@ -942,6 +969,7 @@ type ComplexityRoot struct {
 		CreateCustomAction           func(childComplexity int, input customactions.Input) int
 		CreateDashboardWidget        func(childComplexity int, input widgets.Input) int
 		CreateFormFlow               func(childComplexity int, input flows.Input) int
+		CreateIVRFlow                func(childComplexity int, input calling.IVRFlowInput) int
 		CreateKeywordRule            func(childComplexity int, input chatbot.KeywordInput) int
 		CreateOrganization           func(childComplexity int, input model.CreateOrganizationInput) int
 		CreateProduct                func(childComplexity int, catalogID uuid.UUID, input catalogs.ProductInput) int
@@ -965,6 +993,7 @@ type ComplexityRoot struct {
 		DeleteCustomAction           func(childComplexity int, id uuid.UUID) int
 		DeleteDashboardWidget        func(childComplexity int, id uuid.UUID) int
 		DeleteFormFlow               func(childComplexity int, id uuid.UUID) int
+		DeleteIVRFlow                func(childComplexity int, id uuid.UUID) int
 		DeleteKeywordRule            func(childComplexity int, id uuid.UUID) int
 		DeleteProduct                func(childComplexity int, id uuid.UUID) int
 		DeleteRole                   func(childComplexity int, id uuid.UUID) int
@@ -987,6 +1016,7 @@ type ComplexityRoot struct {
 		RemoveMember                 func(childComplexity int, memberID uuid.UUID) int
 		RemoveTeamMember             func(childComplexity int, teamID uuid.UUID, userID uuid.UUID) int
 		ReplayWebhookDelivery        func(childComplexity int, subscriptionID uuid.UUID, deliveryID uuid.UUID) int
+		RequestCallPermission        func(childComplexity int, contactID uuid.UUID, chatAccount string) int
 		ResumeChatbotTransfer        func(childComplexity int, id uuid.UUID) int
 		RetryFailedCampaign          func(childComplexity int, id uuid.UUID) int
 		SaveDashboardLayout          func(childComplexity int, items []*widgets.LayoutItem) int
@@ -1017,6 +1047,7 @@ type ComplexityRoot struct {
 		UpdateCustomAction           func(childComplexity int, id uuid.UUID, input customactions.Input) int
 		UpdateDashboardWidget        func(childComplexity int, id uuid.UUID, input widgets.Input) int
 		UpdateFormFlow               func(childComplexity int, id uuid.UUID, input flows.Input) int
+		UpdateIVRFlow                func(childComplexity int, id uuid.UUID, input calling.IVRFlowInput) int
 		UpdateKeywordRule            func(childComplexity int, id uuid.UUID, input chatbot.KeywordInput) int
 		UpdateMemberRole             func(childComplexity int, memberID uuid.UUID, roleID uuid.UUID) int
 		UpdateMySettings             func(childComplexity int, input usersettings.Changes) int
@@ -1218,6 +1249,12 @@ type ComplexityRoot struct {
 		AgentComparison           func(childComplexity int, from *string, to *string) int
 		AiContexts                func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.AIContextOrder, where *ent.AIContextWhereInput) int
 		AnalyticsDashboard        func(childComplexity int, from *string, to *string) int
+		CallLog                   func(childComplexity int, id uuid.UUID) int
+		CallLogRecording          func(childComplexity int, id uuid.UUID) int
+		CallLogs                  func(childComplexity int, filter *calling.CallLogFilter, page *int, limit *int) int
+		CallPermission            func(childComplexity int, contactID uuid.UUID, chatAccount string) int
+		CallTransfer              func(childComplexity int, id uuid.UUID) int
+		CallTransfers             func(childComplexity int, status *string, page *int, limit *int) int
 		Campaign                  func(childComplexity int, id uuid.UUID) int
 		CampaignRecipients        func(childComplexity int, campaignID uuid.UUID, status *string, page *int, limit *int) int
 		Campaigns                 func(childComplexity int, status *string, chatAccount *string, search *string, from *time.Time, to *time.Time, page *int, limit *int) int
@@ -1241,6 +1278,9 @@ type ComplexityRoot struct {
 		DashboardWidgets          func(childComplexity int) int
 		FormFlow                  func(childComplexity int, id uuid.UUID) int
 		FormFlows                 func(childComplexity int, account *string, status *string, search *string, page *int, limit *int) int
+		IceServers                func(childComplexity int) int
+		IvrFlow                   func(childComplexity int, id uuid.UUID) int
+		IvrFlows                  func(childComplexity int, account *string, page *int, limit *int) int
 		KeywordRules              func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.KeywordRuleOrder, where *ent.KeywordRuleWhereInput) int
 		Members                   func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.OrganizationMemberOrder, where *ent.OrganizationMemberWhereInput) int
 		Messages                  func(childComplexity int, contactID uuid.UUID, beforeID *uuid.UUID, account *string, limit *int) int
@@ -1700,6 +1740,10 @@ type MutationResolver interface {
 	DeprecateFormFlow(ctx context.Context, id uuid.UUID) (*flows.Result, error)
 	SyncFormFlows(ctx context.Context, chatAccount string) (*model.FormFlowSyncResult, error)
 	RefreshProviderAnalytics(ctx context.Context) (bool, error)
+	CreateIVRFlow(ctx context.Context, input calling.IVRFlowInput) (*ent.IVRFlow, error)
+	UpdateIVRFlow(ctx context.Context, id uuid.UUID, input calling.IVRFlowInput) (*ent.IVRFlow, error)
+	DeleteIVRFlow(ctx context.Context, id uuid.UUID) (bool, error)
+	RequestCallPermission(ctx context.Context, contactID uuid.UUID, chatAccount string) (*ent.CallPermission, error)
 }
 type OrganizationMemberResolver interface {
 	Email(ctx context.Context, obj *ent.OrganizationMember) (string, error)
@@ -1771,6 +1815,15 @@ type QueryResolver interface {
 	AgentComparison(ctx context.Context, from *string, to *string) ([]*analytics.AgentStats, error)
 	ProviderAnalytics(ctx context.Context, analyticsType string, start string, end string, accountID *uuid.UUID, granularity *string, templateIds []string) (*analytics.PlatformReport, error)
 	ProviderAnalyticsAccounts(ctx context.Context) ([]*analytics.AccountRef, error)
+	IvrFlows(ctx context.Context, account *string, page *int, limit *int) (*calling.IVRFlowPage, error)
+	IvrFlow(ctx context.Context, id uuid.UUID) (*ent.IVRFlow, error)
+	CallLogs(ctx context.Context, filter *calling.CallLogFilter, page *int, limit *int) (*calling.CallLogPage, error)
+	CallLog(ctx context.Context, id uuid.UUID) (*ent.CallLog, error)
+	CallLogRecording(ctx context.Context, id uuid.UUID) (*calling.Recording, error)
+	CallTransfers(ctx context.Context, status *string, page *int, limit *int) (*calling.CallTransferPage, error)
+	CallTransfer(ctx context.Context, id uuid.UUID) (*ent.CallTransfer, error)
+	IceServers(ctx context.Context) ([]*calling.ICEServer, error)
+	CallPermission(ctx context.Context, contactID uuid.UUID, chatAccount string) (string, error)
 }
 type RoleResolver interface {
 	PermissionCount(ctx context.Context, obj *ent.Role) (int, error)
@@ -2685,6 +2738,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CallLog.UpdatedAt(childComplexity), true
 
+	case "CallLogPage.callLogs":
+		if e.ComplexityRoot.CallLogPage.CallLogs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallLogPage.CallLogs(childComplexity), true
+	case "CallLogPage.total":
+		if e.ComplexityRoot.CallLogPage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallLogPage.Total(childComplexity), true
+
 	case "CallPermission.chatAccount":
 		if e.ComplexityRoot.CallPermission.ChatAccount == nil {
 			break
@@ -2763,6 +2829,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CallPermission.UpdatedAt(childComplexity), true
+
+	case "CallRecording.duration":
+		if e.ComplexityRoot.CallRecording.Duration == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallRecording.Duration(childComplexity), true
+	case "CallRecording.url":
+		if e.ComplexityRoot.CallRecording.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallRecording.URL(childComplexity), true
 
 	case "CallTransfer.agentID":
 		if e.ComplexityRoot.CallTransfer.AgentID == nil {
@@ -2878,6 +2957,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CallTransfer.UpdatedAt(childComplexity), true
+
+	case "CallTransferPage.callTransfers":
+		if e.ComplexityRoot.CallTransferPage.CallTransfers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallTransferPage.CallTransfers(childComplexity), true
+	case "CallTransferPage.total":
+		if e.ComplexityRoot.CallTransferPage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallTransferPage.Total(childComplexity), true
 
 	case "Campaign.chatAccount":
 		if e.ComplexityRoot.Campaign.ChatAccount == nil {
@@ -5093,6 +5185,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.FormFlowSyncResult.Updated(childComplexity), true
 
+	case "ICEServer.credential":
+		if e.ComplexityRoot.ICEServer.Credential == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ICEServer.Credential(childComplexity), true
+	case "ICEServer.urls":
+		if e.ComplexityRoot.ICEServer.URLs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ICEServer.URLs(childComplexity), true
+	case "ICEServer.username":
+		if e.ComplexityRoot.ICEServer.Username == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ICEServer.Username(childComplexity), true
+
 	case "IVRFlow.chatAccount":
 		if e.ComplexityRoot.IVRFlow.ChatAccount == nil {
 			break
@@ -5189,6 +5300,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.IVRFlow.WelcomeAudioURL(childComplexity), true
+
+	case "IVRFlowPage.ivrFlows":
+		if e.ComplexityRoot.IVRFlowPage.IVRFlows == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IVRFlowPage.IVRFlows(childComplexity), true
+	case "IVRFlowPage.total":
+		if e.ComplexityRoot.IVRFlowPage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IVRFlowPage.Total(childComplexity), true
 
 	case "Invitation.acceptedAt":
 		if e.ComplexityRoot.Invitation.AcceptedAt == nil {
@@ -5771,6 +5895,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateFormFlow(childComplexity, args["input"].(flows.Input)), true
+	case "Mutation.createIVRFlow":
+		if e.ComplexityRoot.Mutation.CreateIVRFlow == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createIVRFlow_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateIVRFlow(childComplexity, args["input"].(calling.IVRFlowInput)), true
 	case "Mutation.createKeywordRule":
 		if e.ComplexityRoot.Mutation.CreateKeywordRule == nil {
 			break
@@ -6024,6 +6159,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteFormFlow(childComplexity, args["id"].(uuid.UUID)), true
+	case "Mutation.deleteIVRFlow":
+		if e.ComplexityRoot.Mutation.DeleteIVRFlow == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteIVRFlow_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteIVRFlow(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.deleteKeywordRule":
 		if e.ComplexityRoot.Mutation.DeleteKeywordRule == nil {
 			break
@@ -6261,6 +6407,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ReplayWebhookDelivery(childComplexity, args["subscriptionId"].(uuid.UUID), args["deliveryId"].(uuid.UUID)), true
+	case "Mutation.requestCallPermission":
+		if e.ComplexityRoot.Mutation.RequestCallPermission == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_requestCallPermission_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RequestCallPermission(childComplexity, args["contactId"].(uuid.UUID), args["chatAccount"].(string)), true
 	case "Mutation.resumeChatbotTransfer":
 		if e.ComplexityRoot.Mutation.ResumeChatbotTransfer == nil {
 			break
@@ -6591,6 +6748,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateFormFlow(childComplexity, args["id"].(uuid.UUID), args["input"].(flows.Input)), true
+	case "Mutation.updateIVRFlow":
+		if e.ComplexityRoot.Mutation.UpdateIVRFlow == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateIVRFlow_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateIVRFlow(childComplexity, args["id"].(uuid.UUID), args["input"].(calling.IVRFlowInput)), true
 	case "Mutation.updateKeywordRule":
 		if e.ComplexityRoot.Mutation.UpdateKeywordRule == nil {
 			break
@@ -7533,6 +7701,72 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.AnalyticsDashboard(childComplexity, args["from"].(*string), args["to"].(*string)), true
+	case "Query.callLog":
+		if e.ComplexityRoot.Query.CallLog == nil {
+			break
+		}
+
+		args, err := ec.field_Query_callLog_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.CallLog(childComplexity, args["id"].(uuid.UUID)), true
+	case "Query.callLogRecording":
+		if e.ComplexityRoot.Query.CallLogRecording == nil {
+			break
+		}
+
+		args, err := ec.field_Query_callLogRecording_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.CallLogRecording(childComplexity, args["id"].(uuid.UUID)), true
+	case "Query.callLogs":
+		if e.ComplexityRoot.Query.CallLogs == nil {
+			break
+		}
+
+		args, err := ec.field_Query_callLogs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.CallLogs(childComplexity, args["filter"].(*calling.CallLogFilter), args["page"].(*int), args["limit"].(*int)), true
+	case "Query.callPermission":
+		if e.ComplexityRoot.Query.CallPermission == nil {
+			break
+		}
+
+		args, err := ec.field_Query_callPermission_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.CallPermission(childComplexity, args["contactId"].(uuid.UUID), args["chatAccount"].(string)), true
+	case "Query.callTransfer":
+		if e.ComplexityRoot.Query.CallTransfer == nil {
+			break
+		}
+
+		args, err := ec.field_Query_callTransfer_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.CallTransfer(childComplexity, args["id"].(uuid.UUID)), true
+	case "Query.callTransfers":
+		if e.ComplexityRoot.Query.CallTransfers == nil {
+			break
+		}
+
+		args, err := ec.field_Query_callTransfers_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.CallTransfers(childComplexity, args["status"].(*string), args["page"].(*int), args["limit"].(*int)), true
 	case "Query.campaign":
 		if e.ComplexityRoot.Query.Campaign == nil {
 			break
@@ -7771,7 +8005,35 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.FormFlows(childComplexity, args["account"].(*string), args["status"].(*string), args["search"].(*string), args["page"].(*int), args["limit"].(*int)), true
+	case "Query.iceServers":
+		if e.ComplexityRoot.Query.IceServers == nil {
+			break
+		}
 
+		return e.ComplexityRoot.Query.IceServers(childComplexity), true
+
+	case "Query.ivrFlow":
+		if e.ComplexityRoot.Query.IvrFlow == nil {
+			break
+		}
+
+		args, err := ec.field_Query_ivrFlow_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.IvrFlow(childComplexity, args["id"].(uuid.UUID)), true
+	case "Query.ivrFlows":
+		if e.ComplexityRoot.Query.IvrFlows == nil {
+			break
+		}
+
+		args, err := ec.field_Query_ivrFlows_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.IvrFlows(childComplexity, args["account"].(*string), args["page"].(*int), args["limit"].(*int)), true
 	case "Query.keywordRules":
 		if e.ComplexityRoot.Query.KeywordRules == nil {
 			break
@@ -9349,6 +9611,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputAgentTransferOrder,
 		ec.unmarshalInputAgentTransferWhereInput,
 		ec.unmarshalInputBusinessProfileInput,
+		ec.unmarshalInputCallLogFilter,
 		ec.unmarshalInputCallLogOrder,
 		ec.unmarshalInputCallLogWhereInput,
 		ec.unmarshalInputCallPermissionOrder,
@@ -9400,6 +9663,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputFormFlowInput,
 		ec.unmarshalInputFormFlowOrder,
 		ec.unmarshalInputFormFlowWhereInput,
+		ec.unmarshalInputIVRFlowInput,
 		ec.unmarshalInputIVRFlowOrder,
 		ec.unmarshalInputIVRFlowWhereInput,
 		ec.unmarshalInputInteractiveButtonInput,
@@ -19593,6 +19857,119 @@ extend type Mutation {
   refreshProviderAnalytics: Boolean!
 }
 `, BuiltIn: false},
+	{Name: "../calling.graphql", Input: `# Voice calling's data (package calling): IVR flows, call logs, call
+# transfers, ICE servers and call permissions. Live call control (hold,
+# transfers' connect and hangup, outgoing calls) is served elsewhere.
+
+"""A page of IVR flows, newest first, and the count of all that match."""
+type IVRFlowPage {
+  ivrFlows: [IVRFlow!]!
+  total: Int!
+}
+
+"""An IVR flow's fields; on update, null or absent fields keep their
+value."""
+input IVRFlowInput {
+  """The account (by name) whose calls the flow answers; required on
+  create."""
+  chatAccount: String
+  """Required on create."""
+  name: String
+  description: String
+  """Default true."""
+  isActive: Boolean
+  """The account's flow for incoming calls: setting it takes the role from
+  the account's other flows."""
+  isCallStart: Boolean
+  """The account's flow after outgoing calls, one per account alike."""
+  isOutgoingEnd: Boolean
+  """The menu graph {nodes, edges, entry_node}, validated on save."""
+  menu: Map
+  welcomeAudioUrl: String
+}
+
+"""A page of call logs the viewer may see, newest first (an agent without
+call_logs:read sees the calls they took), and the count of all that
+match."""
+type CallLogPage {
+  callLogs: [CallLog!]!
+  total: Int!
+}
+
+"""Filters of call logs; absent fields do not filter."""
+input CallLogFilter {
+  """ringing, answered, completed, missed, rejected or failed."""
+  status: String
+  """An account's name."""
+  account: String
+  contactId: ID
+  """incoming or outgoing."""
+  direction: String
+  ivrFlowId: ID
+  """Part of the caller's phone number."""
+  phone: String
+  """YYYY-MM-DD, the first day, in the organization's time zone."""
+  startDate: String
+  """YYYY-MM-DD, the last day (included)."""
+  endDate: String
+}
+
+"""A page of call transfers the viewer may see, newest first, and the
+count of all that match."""
+type CallTransferPage {
+  callTransfers: [CallTransfer!]!
+  total: Int!
+}
+
+"""An ICE server for the browser's RTCPeerConnection; TURN servers carry
+short-lived credentials."""
+type ICEServer {
+  urls: [String!]!
+  username: String
+  credential: String
+}
+
+"""A call recording's temporary download link."""
+type CallRecording {
+  """Signed link under PUBLIC_URL, valid 15 minutes."""
+  url: String!
+  """Seconds."""
+  duration: Int!
+}
+
+extend type Query {
+  """The organization's IVR flows, of one account when given (page from 1,
+  limit default 50, at most 100)."""
+  ivrFlows(account: String, page: Int, limit: Int): IVRFlowPage!
+  ivrFlow(id: ID!): IVRFlow!
+  """Call logs (page from 1, limit default 50, at most 100)."""
+  callLogs(filter: CallLogFilter, page: Int, limit: Int): CallLogPage!
+  """A call log the viewer may see; its transfers through the transfers
+  edge."""
+  callLog(id: ID!): CallLog!
+  """A temporary link to a call log's recording."""
+  callLogRecording(id: ID!): CallRecording!
+  """Call transfers; status: waiting, connected, completed, abandoned or
+  no_answer (page from 1, limit default 50, at most 100)."""
+  callTransfers(status: String, page: Int, limit: Int): CallTransferPage!
+  callTransfer(id: ID!): CallTransfer!
+  """The ICE servers for the viewer's browser."""
+  iceServers: [ICEServer!]!
+  """The contact's call permission status for an account: pending,
+  accepted, declined, expired, or none when never requested."""
+  callPermission(contactId: ID!, chatAccount: String!): String!
+}
+
+extend type Mutation {
+  createIVRFlow(input: IVRFlowInput!): IVRFlow!
+  updateIVRFlow(id: ID!, input: IVRFlowInput!): IVRFlow!
+  """Soft-deletes a flow."""
+  deleteIVRFlow(id: ID!): Boolean!
+  """Sends the contact the platform's call permission request and records
+  it pending."""
+  requestCallPermission(contactId: ID!, chatAccount: String!): CallPermission!
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -19962,6 +20339,16 @@ func (ec *executionContext) childFields_CallLog(ctx context.Context, field graph
 	return nil, fmt.Errorf("no field named %q was found under type CallLog", field.Name)
 }
 
+func (ec *executionContext) childFields_CallLogPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "callLogs":
+		return ec.fieldContext_CallLogPage_callLogs(ctx, field)
+	case "total":
+		return ec.fieldContext_CallLogPage_total(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CallLogPage", field.Name)
+}
+
 func (ec *executionContext) childFields_CallPermission(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -19992,6 +20379,16 @@ func (ec *executionContext) childFields_CallPermission(ctx context.Context, fiel
 		return ec.fieldContext_CallPermission_contact(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CallPermission", field.Name)
+}
+
+func (ec *executionContext) childFields_CallRecording(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "url":
+		return ec.fieldContext_CallRecording_url(ctx, field)
+	case "duration":
+		return ec.fieldContext_CallRecording_duration(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CallRecording", field.Name)
 }
 
 func (ec *executionContext) childFields_CallTransfer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -20036,6 +20433,16 @@ func (ec *executionContext) childFields_CallTransfer(ctx context.Context, field 
 		return ec.fieldContext_CallTransfer_callLog(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CallTransfer", field.Name)
+}
+
+func (ec *executionContext) childFields_CallTransferPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "callTransfers":
+		return ec.fieldContext_CallTransferPage_callTransfers(ctx, field)
+	case "total":
+		return ec.fieldContext_CallTransferPage_total(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CallTransferPage", field.Name)
 }
 
 func (ec *executionContext) childFields_Campaign(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -21022,6 +21429,66 @@ func (ec *executionContext) childFields_FormFlowSyncResult(ctx context.Context, 
 		return ec.fieldContext_FormFlowSyncResult_updated(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type FormFlowSyncResult", field.Name)
+}
+
+func (ec *executionContext) childFields_ICEServer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "urls":
+		return ec.fieldContext_ICEServer_urls(ctx, field)
+	case "username":
+		return ec.fieldContext_ICEServer_username(ctx, field)
+	case "credential":
+		return ec.fieldContext_ICEServer_credential(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ICEServer", field.Name)
+}
+
+func (ec *executionContext) childFields_IVRFlow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_IVRFlow_id(ctx, field)
+	case "organizationID":
+		return ec.fieldContext_IVRFlow_organizationID(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_IVRFlow_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_IVRFlow_updatedAt(ctx, field)
+	case "chatAccount":
+		return ec.fieldContext_IVRFlow_chatAccount(ctx, field)
+	case "name":
+		return ec.fieldContext_IVRFlow_name(ctx, field)
+	case "description":
+		return ec.fieldContext_IVRFlow_description(ctx, field)
+	case "isActive":
+		return ec.fieldContext_IVRFlow_isActive(ctx, field)
+	case "isCallStart":
+		return ec.fieldContext_IVRFlow_isCallStart(ctx, field)
+	case "isOutgoingEnd":
+		return ec.fieldContext_IVRFlow_isOutgoingEnd(ctx, field)
+	case "menu":
+		return ec.fieldContext_IVRFlow_menu(ctx, field)
+	case "welcomeAudioURL":
+		return ec.fieldContext_IVRFlow_welcomeAudioURL(ctx, field)
+	case "createdByID":
+		return ec.fieldContext_IVRFlow_createdByID(ctx, field)
+	case "updatedByID":
+		return ec.fieldContext_IVRFlow_updatedByID(ctx, field)
+	case "deletedAt":
+		return ec.fieldContext_IVRFlow_deletedAt(ctx, field)
+	case "organization":
+		return ec.fieldContext_IVRFlow_organization(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type IVRFlow", field.Name)
+}
+
+func (ec *executionContext) childFields_IVRFlowPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "ivrFlows":
+		return ec.fieldContext_IVRFlowPage_ivrFlows(ctx, field)
+	case "total":
+		return ec.fieldContext_IVRFlowPage_total(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type IVRFlowPage", field.Name)
 }
 
 func (ec *executionContext) childFields_Invitation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -22542,6 +23009,20 @@ func (ec *executionContext) field_Mutation_createFormFlow_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createIVRFlow_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (calling.IVRFlowInput, error) {
+			return ec.unmarshalNIVRFlowInput2switchboardᚋcallingᚐIVRFlowInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createKeywordRule_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -22888,6 +23369,20 @@ func (ec *executionContext) field_Mutation_deleteFormFlow_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_deleteIVRFlow_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deleteKeywordRule_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -23211,6 +23706,28 @@ func (ec *executionContext) field_Mutation_replayWebhookDelivery_args(ctx contex
 		return nil, err
 	}
 	args["deliveryId"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_requestCallPermission_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "contactId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contactId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "chatAccount",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["chatAccount"] = arg1
 	return args, nil
 }
 
@@ -23738,6 +24255,28 @@ func (ec *executionContext) field_Mutation_updateFormFlow_args(ctx context.Conte
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (flows.Input, error) {
 			return ec.unmarshalNFormFlowInput2switchboardᚋflowsᚐInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateIVRFlow_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (calling.IVRFlowInput, error) {
+			return ec.unmarshalNIVRFlowInput2switchboardᚋcallingᚐIVRFlowInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -24345,6 +24884,130 @@ func (ec *executionContext) field_Query_apiKeys_args(ctx context.Context, rawArg
 		return nil, err
 	}
 	args["where"] = arg6
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_callLogRecording_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_callLog_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_callLogs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*calling.CallLogFilter, error) {
+			return ec.unmarshalOCallLogFilter2ᚖswitchboardᚋcallingᚐCallLogFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_callPermission_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "contactId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contactId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "chatAccount",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["chatAccount"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_callTransfer_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_callTransfers_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "status",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["status"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg2
 	return args, nil
 }
 
@@ -25009,6 +25672,50 @@ func (ec *executionContext) field_Query_formFlows_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["limit"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_ivrFlow_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_ivrFlows_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "account",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["account"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg2
 	return args, nil
 }
 
@@ -29391,6 +30098,61 @@ func (ec *executionContext) fieldContext_CallLog_transfers(_ context.Context, fi
 	return fc, nil
 }
 
+func (ec *executionContext) _CallLogPage_callLogs(ctx context.Context, field graphql.CollectedField, obj *calling.CallLogPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CallLogPage_callLogs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CallLogs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.CallLog) graphql.Marshaler {
+			return ec.marshalNCallLog2ᚕᚖswitchboardᚋentᚐCallLogᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CallLogPage_callLogs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CallLogPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CallLog(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CallLogPage_total(ctx context.Context, field graphql.CollectedField, obj *calling.CallLogPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CallLogPage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CallLogPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CallLogPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _CallPermission_id(ctx context.Context, field graphql.CollectedField, obj *ent.CallPermission) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -29706,6 +30468,52 @@ func (ec *executionContext) fieldContext_CallPermission_contact(_ context.Contex
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _CallRecording_url(ctx context.Context, field graphql.CollectedField, obj *calling.Recording) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CallRecording_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CallRecording_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CallRecording", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CallRecording_duration(ctx context.Context, field graphql.CollectedField, obj *calling.Recording) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CallRecording_duration(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Duration, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CallRecording_duration(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CallRecording", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _CallTransfer_id(ctx context.Context, field graphql.CollectedField, obj *ent.CallTransfer) (ret graphql.Marshaler) {
@@ -30161,6 +30969,61 @@ func (ec *executionContext) fieldContext_CallTransfer_callLog(_ context.Context,
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _CallTransferPage_callTransfers(ctx context.Context, field graphql.CollectedField, obj *calling.CallTransferPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CallTransferPage_callTransfers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CallTransfers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.CallTransfer) graphql.Marshaler {
+			return ec.marshalNCallTransfer2ᚕᚖswitchboardᚋentᚐCallTransferᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CallTransferPage_callTransfers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CallTransferPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CallTransfer(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CallTransferPage_total(ctx context.Context, field graphql.CollectedField, obj *calling.CallTransferPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CallTransferPage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CallTransferPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CallTransferPage", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Campaign_id(ctx context.Context, field graphql.CollectedField, obj *ent.Campaign) (ret graphql.Marshaler) {
@@ -39051,6 +39914,75 @@ func (ec *executionContext) fieldContext_FormFlowSyncResult_updated(_ context.Co
 	return graphql.NewScalarFieldContext("FormFlowSyncResult", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _ICEServer_urls(ctx context.Context, field graphql.CollectedField, obj *calling.ICEServer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ICEServer_urls(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URLs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ICEServer_urls(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ICEServer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ICEServer_username(ctx context.Context, field graphql.CollectedField, obj *calling.ICEServer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ICEServer_username(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Username, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ICEServer_username(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ICEServer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ICEServer_credential(ctx context.Context, field graphql.CollectedField, obj *calling.ICEServer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ICEServer_credential(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Credential, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ICEServer_credential(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ICEServer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _IVRFlow_id(ctx context.Context, field graphql.CollectedField, obj *ent.IVRFlow) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -39426,6 +40358,61 @@ func (ec *executionContext) fieldContext_IVRFlow_organization(_ context.Context,
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _IVRFlowPage_ivrFlows(ctx context.Context, field graphql.CollectedField, obj *calling.IVRFlowPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_IVRFlowPage_ivrFlows(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IVRFlows, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.IVRFlow) graphql.Marshaler {
+			return ec.marshalNIVRFlow2ᚕᚖswitchboardᚋentᚐIVRFlowᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_IVRFlowPage_ivrFlows(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "IVRFlowPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_IVRFlow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _IVRFlowPage_total(ctx context.Context, field graphql.CollectedField, obj *calling.IVRFlowPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_IVRFlowPage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_IVRFlowPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("IVRFlowPage", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Invitation_id(ctx context.Context, field graphql.CollectedField, obj *ent.Invitation) (ret graphql.Marshaler) {
@@ -45598,6 +46585,182 @@ func (ec *executionContext) fieldContext_Mutation_refreshProviderAnalytics(_ con
 	return graphql.NewScalarFieldContext("Mutation", field, true, true, errors.New("field of type Boolean does not have child fields"))
 }
 
+func (ec *executionContext) _Mutation_createIVRFlow(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createIVRFlow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateIVRFlow(ctx, fc.Args["input"].(calling.IVRFlowInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.IVRFlow) graphql.Marshaler {
+			return ec.marshalNIVRFlow2ᚖswitchboardᚋentᚐIVRFlow(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createIVRFlow(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_IVRFlow(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createIVRFlow_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateIVRFlow(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateIVRFlow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateIVRFlow(ctx, fc.Args["id"].(uuid.UUID), fc.Args["input"].(calling.IVRFlowInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.IVRFlow) graphql.Marshaler {
+			return ec.marshalNIVRFlow2ᚖswitchboardᚋentᚐIVRFlow(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateIVRFlow(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_IVRFlow(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateIVRFlow_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteIVRFlow(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteIVRFlow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteIVRFlow(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteIVRFlow(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteIVRFlow_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_requestCallPermission(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_requestCallPermission(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RequestCallPermission(ctx, fc.Args["contactId"].(uuid.UUID), fc.Args["chatAccount"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.CallPermission) graphql.Marshaler {
+			return ec.marshalNCallPermission2ᚖswitchboardᚋentᚐCallPermission(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_requestCallPermission(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CallPermission(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_requestCallPermission_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _MyOrganization_organization(ctx context.Context, field graphql.CollectedField, obj *model.MyOrganization) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -51031,6 +52194,390 @@ func (ec *executionContext) fieldContext_Query_providerAnalyticsAccounts(_ conte
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProviderAnalyticsAccountRef(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_ivrFlows(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_ivrFlows(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().IvrFlows(ctx, fc.Args["account"].(*string), fc.Args["page"].(*int), fc.Args["limit"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calling.IVRFlowPage) graphql.Marshaler {
+			return ec.marshalNIVRFlowPage2ᚖswitchboardᚋcallingᚐIVRFlowPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_ivrFlows(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_IVRFlowPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_ivrFlows_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_ivrFlow(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_ivrFlow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().IvrFlow(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.IVRFlow) graphql.Marshaler {
+			return ec.marshalNIVRFlow2ᚖswitchboardᚋentᚐIVRFlow(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_ivrFlow(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_IVRFlow(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_ivrFlow_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_callLogs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_callLogs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().CallLogs(ctx, fc.Args["filter"].(*calling.CallLogFilter), fc.Args["page"].(*int), fc.Args["limit"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calling.CallLogPage) graphql.Marshaler {
+			return ec.marshalNCallLogPage2ᚖswitchboardᚋcallingᚐCallLogPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_callLogs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CallLogPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_callLogs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_callLog(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_callLog(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().CallLog(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.CallLog) graphql.Marshaler {
+			return ec.marshalNCallLog2ᚖswitchboardᚋentᚐCallLog(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_callLog(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CallLog(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_callLog_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_callLogRecording(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_callLogRecording(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().CallLogRecording(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calling.Recording) graphql.Marshaler {
+			return ec.marshalNCallRecording2ᚖswitchboardᚋcallingᚐRecording(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_callLogRecording(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CallRecording(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_callLogRecording_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_callTransfers(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_callTransfers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().CallTransfers(ctx, fc.Args["status"].(*string), fc.Args["page"].(*int), fc.Args["limit"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calling.CallTransferPage) graphql.Marshaler {
+			return ec.marshalNCallTransferPage2ᚖswitchboardᚋcallingᚐCallTransferPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_callTransfers(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CallTransferPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_callTransfers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_callTransfer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_callTransfer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().CallTransfer(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.CallTransfer) graphql.Marshaler {
+			return ec.marshalNCallTransfer2ᚖswitchboardᚋentᚐCallTransfer(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_callTransfer(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CallTransfer(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_callTransfer_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_iceServers(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_iceServers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().IceServers(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*calling.ICEServer) graphql.Marshaler {
+			return ec.marshalNICEServer2ᚕᚖswitchboardᚋcallingᚐICEServerᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_iceServers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ICEServer(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_callPermission(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_callPermission(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().CallPermission(ctx, fc.Args["contactId"].(uuid.UUID), fc.Args["chatAccount"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_callPermission(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_callPermission_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -61481,6 +63028,85 @@ func (ec *executionContext) unmarshalInputBusinessProfileInput(ctx context.Conte
 				return it, err
 			}
 			it.About = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCallLogFilter(ctx context.Context, obj any) (calling.CallLogFilter, error) {
+	var it calling.CallLogFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"status", "account", "contactId", "direction", "ivrFlowId", "phone", "startDate", "endDate"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Status = data
+		case "account":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("account"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Account = data
+		case "contactId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContactID = data
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		case "ivrFlowId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ivrFlowId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IVRFlowID = data
+		case "phone":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("phone"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Phone = data
+		case "startDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startDate"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartDate = data
+		case "endDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endDate"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndDate = data
 		}
 	}
 	return it, nil
@@ -78058,6 +79684,85 @@ func (ec *executionContext) unmarshalInputFormFlowWhereInput(ctx context.Context
 				return it, err
 			}
 			it.HasOrganizationWith = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputIVRFlowInput(ctx context.Context, obj any) (calling.IVRFlowInput, error) {
+	var it calling.IVRFlowInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"chatAccount", "name", "description", "isActive", "isCallStart", "isOutgoingEnd", "menu", "welcomeAudioUrl"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "chatAccount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("chatAccount"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ChatAccount = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "isActive":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isActive"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsActive = data
+		case "isCallStart":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isCallStart"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsCallStart = data
+		case "isOutgoingEnd":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isOutgoingEnd"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsOutgoingEnd = data
+		case "menu":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("menu"))
+			data, err := ec.unmarshalOMap2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Menu = data
+		case "welcomeAudioUrl":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("welcomeAudioUrl"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WelcomeAudioURL = data
 		}
 	}
 	return it, nil
@@ -95180,6 +96885,49 @@ func (ec *executionContext) _CallLog(ctx context.Context, sel ast.SelectionSet, 
 	return out
 }
 
+var callLogPageImplementors = []string{"CallLogPage"}
+
+func (ec *executionContext) _CallLogPage(ctx context.Context, sel ast.SelectionSet, obj *calling.CallLogPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, callLogPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CallLogPage")
+		case "callLogs":
+			out.Values[i] = ec._CallLogPage_callLogs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._CallLogPage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var callPermissionImplementors = []string{"CallPermission", "Node"}
 
 func (ec *executionContext) _CallPermission(ctx context.Context, sel ast.SelectionSet, obj *ent.CallPermission) graphql.Marshaler {
@@ -95323,6 +97071,49 @@ func (ec *executionContext) _CallPermission(ctx context.Context, sel ast.Selecti
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var callRecordingImplementors = []string{"CallRecording"}
+
+func (ec *executionContext) _CallRecording(ctx context.Context, sel ast.SelectionSet, obj *calling.Recording) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, callRecordingImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CallRecording")
+		case "url":
+			out.Values[i] = ec._CallRecording_url(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "duration":
+			out.Values[i] = ec._CallRecording_duration(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -95517,6 +97308,49 @@ func (ec *executionContext) _CallTransfer(ctx context.Context, sel ast.Selection
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var callTransferPageImplementors = []string{"CallTransferPage"}
+
+func (ec *executionContext) _CallTransferPage(ctx context.Context, sel ast.SelectionSet, obj *calling.CallTransferPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, callTransferPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CallTransferPage")
+		case "callTransfers":
+			out.Values[i] = ec._CallTransferPage_callTransfers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._CallTransferPage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -99884,6 +101718,54 @@ func (ec *executionContext) _FormFlowSyncResult(ctx context.Context, sel ast.Sel
 	return out
 }
 
+var iCEServerImplementors = []string{"ICEServer"}
+
+func (ec *executionContext) _ICEServer(ctx context.Context, sel ast.SelectionSet, obj *calling.ICEServer) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, iCEServerImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ICEServer")
+		case "urls":
+			out.Values[i] = ec._ICEServer_urls(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "username":
+			out.Values[i] = ec._ICEServer_username(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "credential":
+			out.Values[i] = ec._ICEServer_credential(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var iVRFlowImplementors = []string{"IVRFlow", "Node"}
 
 func (ec *executionContext) _IVRFlow(ctx context.Context, sel ast.SelectionSet, obj *ent.IVRFlow) graphql.Marshaler {
@@ -100009,6 +101891,49 @@ func (ec *executionContext) _IVRFlow(ctx context.Context, sel ast.SelectionSet, 
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var iVRFlowPageImplementors = []string{"IVRFlowPage"}
+
+func (ec *executionContext) _IVRFlowPage(ctx context.Context, sel ast.SelectionSet, obj *calling.IVRFlowPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, iVRFlowPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("IVRFlowPage")
+		case "ivrFlows":
+			out.Values[i] = ec._IVRFlowPage_ivrFlows(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._IVRFlowPage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -101453,6 +103378,34 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "refreshProviderAnalytics":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_refreshProviderAnalytics(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createIVRFlow":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createIVRFlow(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateIVRFlow":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateIVRFlow(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteIVRFlow":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteIVRFlow(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "requestCallPermission":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_requestCallPermission(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -104526,6 +106479,204 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_providerAnalyticsAccounts(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "ivrFlows":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_ivrFlows(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "ivrFlow":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_ivrFlow(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "callLogs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_callLogs(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "callLog":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_callLog(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "callLogRecording":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_callLogRecording(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "callTransfers":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_callTransfers(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "callTransfer":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_callTransfer(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "iceServers":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_iceServers(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "callPermission":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_callPermission(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -108204,6 +110355,22 @@ func (ec *executionContext) unmarshalNBusinessProfileInput2switchboardᚋaccount
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNCallLog2ᚕᚖswitchboardᚋentᚐCallLogᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.CallLog) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCallLog2ᚖswitchboardᚋentᚐCallLog(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNCallLog2ᚖswitchboardᚋentᚐCallLog(ctx context.Context, sel ast.SelectionSet, v *ent.CallLog) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -108238,6 +110405,16 @@ func (ec *executionContext) marshalNCallLogOrderField2ᚖswitchboardᚋentᚐCal
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalNCallLogPage2ᚖswitchboardᚋcallingᚐCallLogPage(ctx context.Context, sel ast.SelectionSet, v *calling.CallLogPage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CallLogPage(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNCallLogStatus2switchboardᚋentᚋcalllogᚐStatus(ctx context.Context, v any) (calllog.Status, error) {
@@ -108296,6 +110473,32 @@ func (ec *executionContext) unmarshalNCallPermissionWhereInput2ᚖswitchboardᚋ
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNCallRecording2ᚖswitchboardᚋcallingᚐRecording(ctx context.Context, sel ast.SelectionSet, v *calling.Recording) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CallRecording(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCallTransfer2ᚕᚖswitchboardᚋentᚐCallTransferᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.CallTransfer) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCallTransfer2ᚖswitchboardᚋentᚐCallTransfer(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNCallTransfer2ᚖswitchboardᚋentᚐCallTransfer(ctx context.Context, sel ast.SelectionSet, v *ent.CallTransfer) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -108320,6 +110523,16 @@ func (ec *executionContext) marshalNCallTransferOrderField2ᚖswitchboardᚋent�
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalNCallTransferPage2ᚖswitchboardᚋcallingᚐCallTransferPage(ctx context.Context, sel ast.SelectionSet, v *calling.CallTransferPage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CallTransferPage(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNCallTransferStatus2switchboardᚋentᚋcalltransferᚐStatus(ctx context.Context, v any) (calltransfer.Status, error) {
@@ -109312,6 +111525,32 @@ func (ec *executionContext) unmarshalNFormFlowWhereInput2ᚖswitchboardᚋentᚐ
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNICEServer2ᚕᚖswitchboardᚋcallingᚐICEServerᚄ(ctx context.Context, sel ast.SelectionSet, v []*calling.ICEServer) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNICEServer2ᚖswitchboardᚋcallingᚐICEServer(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNICEServer2ᚖswitchboardᚋcallingᚐICEServer(ctx context.Context, sel ast.SelectionSet, v *calling.ICEServer) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ICEServer(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx context.Context, v any) (uuid.UUID, error) {
 	res, err := graphql.UnmarshalUUID(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -109357,6 +111596,37 @@ func (ec *executionContext) marshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ
 	return ret
 }
 
+func (ec *executionContext) marshalNIVRFlow2ᚕᚖswitchboardᚋentᚐIVRFlowᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.IVRFlow) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNIVRFlow2ᚖswitchboardᚋentᚐIVRFlow(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNIVRFlow2ᚖswitchboardᚋentᚐIVRFlow(ctx context.Context, sel ast.SelectionSet, v *ent.IVRFlow) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._IVRFlow(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNIVRFlowInput2switchboardᚋcallingᚐIVRFlowInput(ctx context.Context, v any) (calling.IVRFlowInput, error) {
+	res, err := ec.unmarshalInputIVRFlowInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNIVRFlowOrderField2ᚖswitchboardᚋentᚐIVRFlowOrderField(ctx context.Context, v any) (*ent.IVRFlowOrderField, error) {
 	var res = new(ent.IVRFlowOrderField)
 	err := res.UnmarshalGQL(v)
@@ -109371,6 +111641,16 @@ func (ec *executionContext) marshalNIVRFlowOrderField2ᚖswitchboardᚋentᚐIVR
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalNIVRFlowPage2ᚖswitchboardᚋcallingᚐIVRFlowPage(ctx context.Context, sel ast.SelectionSet, v *calling.IVRFlowPage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._IVRFlowPage(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNIVRFlowWhereInput2ᚖswitchboardᚋentᚐIVRFlowWhereInput(ctx context.Context, v any) (*ent.IVRFlowWhereInput, error) {
@@ -111478,6 +113758,14 @@ func (ec *executionContext) marshalOCallLogDirection2ᚖswitchboardᚋentᚋcall
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) unmarshalOCallLogFilter2ᚖswitchboardᚋcallingᚐCallLogFilter(ctx context.Context, v any) (*calling.CallLogFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCallLogFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOCallLogStatus2ᚕswitchboardᚋentᚋcalllogᚐStatusᚄ(ctx context.Context, v any) ([]calllog.Status, error) {

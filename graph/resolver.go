@@ -6,13 +6,12 @@ import (
 	"context"
 	"switchboard/accounts"
 	"switchboard/analytics"
+	"switchboard/calling"
 	"switchboard/campaigns"
 	"switchboard/catalogs"
 	"switchboard/chatbot"
 	"switchboard/customactions"
 	"switchboard/database"
-
-	"switchboard/calling"
 	"switchboard/ent"
 	"switchboard/events"
 	"switchboard/flows"
@@ -72,6 +71,9 @@ type Resolver struct {
 	Flows *flows.Service
 	// Analytics are the dashboard, agent and platform reports.
 	Analytics *analytics.Service
+	// Calling is voice calling's data: IVR flows, call logs and
+	// transfers, ICE servers, call permissions and recordings.
+	Calling *calling.Service
 }
 
 // db returns the transaction's client when ctx carries one, the root

@@ -180,6 +180,8 @@ func interactiveMessage(data map[string]any) (provider.OutgoingMessage, error) {
 		out.CTAURL = &provider.CTAURL{Body: in.Body, DisplayText: in.ButtonText, URL: in.URL}
 	case InteractiveProduct, InteractiveProductList:
 		return productOutgoing(data)
+	case InteractiveCallPermission:
+		out.CallPermission = callPermissionOutgoing(in)
 	case InteractiveFlow:
 		if in.Flow == nil {
 			return out, permanent("the flow message is malformed")

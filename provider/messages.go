@@ -27,10 +27,13 @@ type OutgoingMessage struct {
 	// (products_wire.go).
 	Product     *ProductMessage // interactive "product"
 	ProductList *ProductList    // interactive "product_list"
-	Template    *Template
-	Media       *Media // image, video, audio, document or sticker
-	Reaction    *Reaction
-	Location    *Location
+	// CallPermission asks the user to allow calls from the business
+	// (callpermission.go).
+	CallPermission *CallPermissionRequest // interactive "call_permission_request"
+	Template       *Template
+	Media          *Media // image, video, audio, document or sticker
+	Reaction       *Reaction
+	Location       *Location
 }
 
 // maxCallbackData is the platform's limit of biz_opaque_callback_data.
@@ -173,7 +176,8 @@ func (m OutgoingMessage) Type() string {
 	switch {
 	case m.Text != nil:
 		return "text"
-	case m.Buttons != nil, m.CTAURL != nil, m.List != nil, m.Flow != nil, m.Product != nil, m.ProductList != nil:
+	case m.Buttons != nil, m.CTAURL != nil, m.List != nil, m.Flow != nil, m.Product != nil, m.ProductList != nil,
+		m.CallPermission != nil:
 		return "interactive"
 	case m.Template != nil:
 		return "template"

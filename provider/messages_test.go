@@ -48,6 +48,15 @@ func TestSendMessage(t *testing.T) {
 						{"type":"reply","reply":{"id":"no","title":"Never"}}]}}}`,
 		},
 		{
+			name: "CallPermissionRequest",
+			msg: provider.OutgoingMessage{To: "16505551234", CallPermission: &provider.CallPermissionRequest{
+				Body: "May we call you about your order?"}},
+			want: `{"messaging_product":"whatsapp","recipient_type":"individual","to":"16505551234","type":"interactive",
+				"interactive":{"type":"call_permission_request",
+					"body":{"text":"May we call you about your order?"},
+					"action":{"name":"call_permission_request"}}}`,
+		},
+		{
 			name: "ButtonsImageHeader",
 			msg: provider.OutgoingMessage{To: "16505551234", Buttons: &provider.ReplyButtons{
 				Header: &provider.Header{Media: &provider.Media{Kind: provider.MediaImage, ID: "1013859600285441"}},
@@ -243,6 +252,7 @@ func TestSendMessageInvalid(t *testing.T) {
 		{name: "ErrNoContent", msg: provider.OutgoingMessage{To: "1"}},
 		{name: "ErrTwoContents", msg: provider.OutgoingMessage{To: "1", Text: text, Reaction: &provider.Reaction{MessageID: "m"}}},
 		{name: "ErrEmptyText", msg: provider.OutgoingMessage{To: "1", Text: &provider.Text{}}},
+		{name: "ErrCallPermissionNoBody", msg: provider.OutgoingMessage{To: "1", CallPermission: &provider.CallPermissionRequest{}}},
 		{name: "ErrNoButtons", msg: provider.OutgoingMessage{To: "1", Buttons: &provider.ReplyButtons{Body: "b"}}},
 		{name: "ErrFourButtons", msg: provider.OutgoingMessage{To: "1", Buttons: &provider.ReplyButtons{Body: "b", Buttons: buttons(4)}}},
 		{name: "ErrLongButtonTitle", msg: provider.OutgoingMessage{To: "1", Buttons: &provider.ReplyButtons{Body: "b",

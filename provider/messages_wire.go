@@ -168,7 +168,7 @@ func buildMessage(m OutgoingMessage) (*wireMessage, error) {
 	}
 	set := 0
 	for _, p := range []bool{m.Text != nil, m.Buttons != nil, m.CTAURL != nil, m.List != nil, m.Flow != nil,
-		m.Product != nil, m.ProductList != nil, m.Template != nil, m.Media != nil, m.Reaction != nil, m.Location != nil} {
+		m.Product != nil, m.ProductList != nil, m.CallPermission != nil, m.Template != nil, m.Media != nil, m.Reaction != nil, m.Location != nil} {
 		if p {
 			set++
 		}
@@ -203,6 +203,8 @@ func buildMessage(m OutgoingMessage) (*wireMessage, error) {
 		w.Interactive, err = buildProductList(m.ProductList)
 	case m.Flow != nil:
 		w.Interactive, err = buildFlow(m.Flow)
+	case m.CallPermission != nil:
+		w.Interactive, err = buildCallPermission(m.CallPermission)
 	case m.Template != nil:
 		w.Template, err = buildTemplate(m.Template)
 	case m.Media != nil:

@@ -49,8 +49,8 @@ func (a *API) Routes() []Route {
 		a.webhookRoutes(), a.contactRoutes(), a.messageRoutes(), a.cannedResponseRoutes(), a.accountRoutes(),
 		a.mediaRoutes(), a.webhookSubscriptionRoutes(), a.invitationRoutes(), a.tagRoutes(), a.noteRoutes(), a.widgetRoutes(),
 		a.templateRoutes(), a.formFlowRoutes(), a.campaignRoutes(), a.chatbotRoutes(), a.transferRoutes(),
-		a.customActionRoutes(), a.liveCallRoutes(), a.ssoRoutes(), a.analyticsRoutes(),
-		a.catalogRoutes(),
+		a.customActionRoutes(), a.ssoRoutes(), a.analyticsRoutes(),
+		a.catalogRoutes(), a.callingRoutes(), a.liveCallRoutes(),
 	} {
 		all = append(all, group...)
 	}

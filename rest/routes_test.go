@@ -30,6 +30,9 @@ var reviewedPublic = map[string]bool{
 	"GET /api/auth/sso/:provider/init":        true,
 	"GET /api/auth/sso/:provider/callback":    true,
 	"GET /api/custom-actions/redirect/:token": true,
+	// Issue 14: a media element opens a signed recording link (HMAC over
+	// path and expiry, 15 minutes) without a bearer token.
+	"GET /api/call-recordings/*key": true,
 }
 
 // TestRouteTableDeclaresPermissions: every row names an operation of the

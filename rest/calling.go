@@ -1,0 +1,384 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"switchboard/apperr"
+	"switchboard/calling"
+	"switchboard/ent"
+)
+
+// callingRoutes: voice calling's data (package calling). The permission
+// of each operation, and why, is in access/operations.go. Live call
+// control (hold, resume, transfers' initiate, connect and hangup,
+// outgoing calls) has its own routes.
+func (a *API) callingRoutes() []Route {
+	return []Route{
+		{Method: get, Path: "/api/ivr-flows", Op: "ivrFlows", Handle: a.listIVRFlows},
+		{Method: get, Path: "/api/ivr-flows/:id", Op: "ivrFlow", Handle: a.getIVRFlow},
+		{Method: post, Path: "/api/ivr-flows", Op: "createIVRFlow", Handle: a.createIVRFlow},
+		{Method: put, Path: "/api/ivr-flows/:id", Op: "updateIVRFlow", Handle: a.updateIVRFlow},
+		{Method: del, Path: "/api/ivr-flows/:id", Op: "deleteIVRFlow",
+			Handle: idAction(a.deleteIVRFlow, gin.H{"message": "IVR flow deleted"})},
+		{Method: get, Path: "/api/call-logs", Op: "callLogs", Handle: a.listCallLogs},
+		{Method: get, Path: "/api/call-logs/:id", Op: "callLog", Handle: a.getCallLog},
+		{Method: get, Path: "/api/call-logs/:id/recording", Op: "callLogRecording", Handle: a.getCallRecording},
+		{Method: get, Path: "/api/call-transfers", Op: "callTransfers", Handle: a.listCallTransfers},
+		{Method: get, Path: "/api/call-transfers/:id", Op: "callTransfer", Handle: a.getCallTransfer},
+		{Method: get, Path: "/api/calls/ice-servers", Op: "iceServers", Handle: a.getICEServers},
+		{Method: post, Path: "/api/calls/permission-request", Op: "requestCallPermission", Handle: a.requestCallPermission},
+		{Method: get, Path: "/api/calls/permission/:contactId", Op: "callPermission", Handle: a.getCallPermission},
+		{Method: get, Path: calling.RecordingPathPrefix + "*key", Op: "callRecordingFile", Handle: a.serveRecording},
+	}
+}
+
+// ivrFlowJSON is the spec's IVR flow.
+type ivrFlowJSON struct {
+	ID              uuid.UUID      `json:"id"`
+	OrganizationID  uuid.UUID      `json:"organization_id"`
+	ChatAccount     string         `json:"chat_account"`
+	Name            string         `json:"name"`
+	Description     string         `json:"description"`
+	IsActive        bool           `json:"is_active"`
+	IsCallStart     bool           `json:"is_call_start"`
+	IsOutgoingEnd   bool           `json:"is_outgoing_end"`
+	Menu            map[string]any `json:"menu"`
+	WelcomeAudioURL string         `json:"welcome_audio_url"`
+	CreatedByID     *uuid.UUID     `json:"created_by_id"`
+	UpdatedByID     *uuid.UUID     `json:"updated_by_id"`
+	CreatedAt       time.Time      `json:"created_at"`
+	UpdatedAt       time.Time      `json:"updated_at"`
+}
+
+func presentIVRFlow(f *ent.IVRFlow) ivrFlowJSON {
+	menu := f.Menu
+	if menu == nil {
+		menu = map[string]any{}
+	}
+	return ivrFlowJSON{
+		ID: f.ID, OrganizationID: f.OrganizationID, ChatAccount: f.ChatAccount, Name: f.Name,
+		Description: f.Description, IsActive: f.IsActive, IsCallStart: f.IsCallStart, IsOutgoingEnd: f.IsOutgoingEnd,
+		Menu: menu, WelcomeAudioURL: f.WelcomeAudioURL, CreatedByID: f.CreatedByID, UpdatedByID: f.UpdatedByID,
+		CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt,
+	}
+}
+
+// ivrFlowBody is the JSON of create and update.
+type ivrFlowBody struct {
+	ChatAccount     *string        `json:"chat_account"`
+	Name            *string        `json:"name"`
+	Description     *string        `json:"description"`
+	IsActive        *bool          `json:"is_active"`
+	IsCallStart     *bool          `json:"is_call_start"`
+	IsOutgoingEnd   *bool          `json:"is_outgoing_end"`
+	Menu            map[string]any `json:"menu"`
+	WelcomeAudioURL *string        `json:"welcome_audio_url"`
+}
+
+func (b ivrFlowBody) input() calling.IVRFlowInput {
+	return calling.IVRFlowInput{
+		ChatAccount: b.ChatAccount, Name: b.Name, Description: b.Description, IsActive: b.IsActive,
+		IsCallStart: b.IsCallStart, IsOutgoingEnd: b.IsOutgoingEnd, Menu: b.Menu, WelcomeAudioURL: b.WelcomeAudioURL,
+	}
+}
+
+func (a *API) listIVRFlows(c *gin.Context) (int, any, error) {
+	p, err := bindPage(c, calling.DefaultPageSize)
+	if err != nil {
+		return 0, nil, err
+	}
+	pg, err := a.R.Calling.IVRFlows(ctx(c), c.Query("account"), p.Offset(), p.Limit)
+	if err != nil {
+		return 0, nil, err
+	}
+	out := make([]ivrFlowJSON, len(pg.IVRFlows))
+	for i, f := range pg.IVRFlows {
+		out[i] = presentIVRFlow(f)
+	}
+	return http.StatusOK, listPayload("ivr_flows", out, pg.Total, p), nil
+}
+
+func (a *API) getIVRFlow(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	f, err := a.R.Calling.IVRFlow(ctx(c), id)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentIVRFlow(f), nil
+}
+
+func (a *API) createIVRFlow(c *gin.Context) (int, any, error) {
+	var b ivrFlowBody
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	f, err := a.R.Calling.CreateIVRFlow(ctx(c), b.input())
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, presentIVRFlow(f), nil
+}
+
+func (a *API) updateIVRFlow(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	var b ivrFlowBody
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	f, err := a.R.Calling.UpdateIVRFlow(ctx(c), id, b.input())
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentIVRFlow(f), nil
+}
+
+func (a *API) deleteIVRFlow(ctx context.Context, id uuid.UUID) error {
+	return a.R.Calling.DeleteIVRFlow(ctx, id)
+}
+
+// callLogJSON is the spec's Call log, with the names the peer web UI
+// shows (flat, and as the small objects it reads).
+type callLogJSON struct {
+	ID                  uuid.UUID  `json:"id"`
+	OrganizationID      uuid.UUID  `json:"organization_id"`
+	ChatAccount         string     `json:"chat_account"`
+	ContactID           *uuid.UUID `json:"contact_id"`
+	ChatCallID          string     `json:"chat_call_id"`
+	CallerPhone         string     `json:"caller_phone"`
+	Direction           string     `json:"direction"`
+	Status              string     `json:"status"`
+	Duration            int        `json:"duration"`
+	IVRFlowID           *uuid.UUID `json:"ivr_flow_id"`
+	AgentID             *uuid.UUID `json:"agent_id"`
+	StartedAt           time.Time  `json:"started_at"`
+	AnsweredAt          *time.Time `json:"answered_at"`
+	EndedAt             *time.Time `json:"ended_at"`
+	DisconnectedBy      string     `json:"disconnected_by"`
+	RecordingStorageKey string     `json:"recording_storage_key"`
+	RecordingDuration   int        `json:"recording_duration"`
+	CreatedAt           time.Time  `json:"created_at"`
+	ContactName         string     `json:"contact_name"`
+	AgentName           string     `json:"agent_name"`
+	IVRFlowName         string     `json:"ivr_flow_name"`
+	Contact             *namedRef  `json:"contact"`
+	Agent               *namedRef  `json:"agent"`
+	IVRFlow             *namedRef  `json:"ivr_flow"`
+}
+
+// namedRef is a related record's id and name: contact {id, profile_name},
+// agent {id, full_name}, ivr_flow {id, name}.
+type namedRef struct {
+	ID          uuid.UUID `json:"id"`
+	ProfileName string    `json:"profile_name,omitempty"`
+	FullName    string    `json:"full_name,omitempty"`
+	Name        string    `json:"name,omitempty"`
+}
+
+func presentCallLog(l *ent.CallLog, n *calling.Names) callLogJSON {
+	out := callLogJSON{
+		ID: l.ID, OrganizationID: l.OrganizationID, ChatAccount: l.ChatAccount, ContactID: l.ContactID,
+		ChatCallID: l.ChatCallID, CallerPhone: l.CallerPhone, Direction: string(l.Direction), Status: string(l.Status),
+		Duration: l.Duration, IVRFlowID: l.IvrFlowID, AgentID: l.AgentID, StartedAt: l.StartedAt,
+		AnsweredAt: l.AnsweredAt, EndedAt: l.EndedAt, DisconnectedBy: l.DisconnectedBy,
+		RecordingStorageKey: l.RecordingStorageKey, RecordingDuration: l.RecordingDuration, CreatedAt: l.CreatedAt,
+	}
+	if l.ContactID != nil {
+		out.ContactName = n.Contacts[*l.ContactID]
+		out.Contact = &namedRef{ID: *l.ContactID, ProfileName: out.ContactName}
+	}
+	if l.AgentID != nil {
+		out.AgentName = n.Agents[*l.AgentID]
+		out.Agent = &namedRef{ID: *l.AgentID, FullName: out.AgentName}
+	}
+	if l.IvrFlowID != nil {
+		out.IVRFlowName = n.Flows[*l.IvrFlowID]
+		out.IVRFlow = &namedRef{ID: *l.IvrFlowID, Name: out.IVRFlowName}
+	}
+	return out
+}
+
+// callTransferJSON is the spec's Call transfer with the detail fields.
+type callTransferJSON struct {
+	ID             uuid.UUID  `json:"id"`
+	OrganizationID uuid.UUID  `json:"organization_id"`
+	CallLogID      uuid.UUID  `json:"call_log_id"`
+	ChatCallID     string     `json:"chat_call_id"`
+	CallerPhone    string     `json:"caller_phone"`
+	ContactID      *uuid.UUID `json:"contact_id"`
+	ChatAccount    string     `json:"chat_account"`
+	Status         string     `json:"status"`
+	TeamID         *uuid.UUID `json:"team_id"`
+	TransferredAt  time.Time  `json:"transferred_at"`
+	AgentID        *uuid.UUID `json:"agent_id"`
+	ConnectedAt    *time.Time `json:"connected_at"`
+	CompletedAt    *time.Time `json:"completed_at"`
+	HoldDuration   int        `json:"hold_duration"`
+	TalkDuration   int        `json:"talk_duration"`
+}
+
+func presentCallTransfer(t *ent.CallTransfer) callTransferJSON {
+	return callTransferJSON{
+		ID: t.ID, OrganizationID: t.OrganizationID, CallLogID: t.CallLogID, ChatCallID: t.ChatCallID,
+		CallerPhone: t.CallerPhone, ContactID: t.ContactID, ChatAccount: t.ChatAccount, Status: string(t.Status),
+		TeamID: t.TeamID, TransferredAt: t.TransferredAt, AgentID: t.AgentID, ConnectedAt: t.ConnectedAt,
+		CompletedAt: t.CompletedAt, HoldDuration: t.HoldDuration, TalkDuration: t.TalkDuration,
+	}
+}
+
+func (a *API) listCallLogs(c *gin.Context) (int, any, error) {
+	p, err := bindPage(c, calling.DefaultPageSize)
+	if err != nil {
+		return 0, nil, err
+	}
+	f := calling.CallLogFilter{
+		Status: c.Query("status"), Account: c.Query("account"), Direction: c.Query("direction"),
+		Phone: c.Query("phone"), StartDate: c.Query("start_date"), EndDate: c.Query("end_date"),
+	}
+	if f.ContactID, err = optionalUUID("contact_id", c.Query("contact_id")); err != nil {
+		return 0, nil, err
+	}
+	if f.IVRFlowID, err = optionalUUID("ivr_flow_id", c.Query("ivr_flow_id")); err != nil {
+		return 0, nil, err
+	}
+	pg, err := a.R.Calling.CallLogs(ctx(c), f, p.Offset(), p.Limit)
+	if err != nil {
+		return 0, nil, err
+	}
+	out := make([]callLogJSON, len(pg.CallLogs))
+	for i, l := range pg.CallLogs {
+		out[i] = presentCallLog(l, pg.Names)
+	}
+	return http.StatusOK, listPayload("call_logs", out, pg.Total, p), nil
+}
+
+func (a *API) getCallLog(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	d, err := a.R.Calling.CallLog(ctx(c), id)
+	if err != nil {
+		return 0, nil, err
+	}
+	ts := make([]callTransferJSON, len(d.Transfers))
+	for i, t := range d.Transfers {
+		ts[i] = presentCallTransfer(t)
+	}
+	return http.StatusOK, gin.H{"call_log": presentCallLog(d.CallLog, d.Names), "transfers": ts}, nil
+}
+
+func (a *API) getCallRecording(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	r, err := a.R.Calling.RecordingLink(ctx(c), id)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"url": r.URL, "duration": r.Duration}, nil
+}
+
+// serveRecording answers a signed recording link with the file, with
+// Range requests; a bad signature is 403, an expired link too, an unknown
+// recording 404.
+func (a *API) serveRecording(c *gin.Context) (int, any, error) {
+	f, err := a.R.Calling.OpenRecording(c.Request.URL.Path, c.Query("expires"), c.Query("signature"))
+	if err != nil {
+		return 0, nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return 0, nil, err
+	}
+	h := c.Writer.Header()
+	h.Set("Content-Type", "audio/ogg")
+	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
+	h.Set("Content-Disposition", "inline")
+	h.Set("Cache-Control", "private, max-age=900")
+	http.ServeContent(c.Writer, c.Request, "recording.ogg", info.ModTime(), f)
+	c.Writer.WriteHeaderNow()
+	return http.StatusOK, nil, nil
+}
+
+func (a *API) listCallTransfers(c *gin.Context) (int, any, error) {
+	p, err := bindPage(c, calling.DefaultPageSize)
+	if err != nil {
+		return 0, nil, err
+	}
+	pg, err := a.R.Calling.CallTransfers(ctx(c), c.Query("status"), p.Offset(), p.Limit)
+	if err != nil {
+		return 0, nil, err
+	}
+	out := make([]callTransferJSON, len(pg.CallTransfers))
+	for i, t := range pg.CallTransfers {
+		out[i] = presentCallTransfer(t)
+	}
+	return http.StatusOK, listPayload("call_transfers", out, pg.Total, p), nil
+}
+
+func (a *API) getCallTransfer(c *gin.Context) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	t, err := a.R.Calling.CallTransfer(ctx(c), id)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, presentCallTransfer(t), nil
+}
+
+func (a *API) getICEServers(c *gin.Context) (int, any, error) {
+	servers, err := a.R.Calling.ICEServers(ctx(c))
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"ice_servers": servers}, nil
+}
+
+func (a *API) requestCallPermission(c *gin.Context) (int, any, error) {
+	var b struct {
+		ContactID   string `json:"contact_id"`
+		ChatAccount string `json:"chat_account"`
+	}
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	contactID, err := optionalUUID("contact_id", b.ContactID)
+	if err != nil {
+		return 0, nil, err
+	}
+	if contactID == nil {
+		return 0, nil, apperr.Invalidf("contact_id is required")
+	}
+	p, err := a.R.Calling.RequestCallPermission(ctx(c), *contactID, b.ChatAccount)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"permission_id": p.ID}, nil
+}
+
+func (a *API) getCallPermission(c *gin.Context) (int, any, error) {
+	contactID, err := pathUUID(c, "contactId")
+	if err != nil {
+		return 0, nil, err
+	}
+	status, err := a.R.Calling.CallPermissionStatus(ctx(c), contactID, c.Query("chat_account"))
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, gin.H{"status": status}, nil
+}
