@@ -137,6 +137,10 @@ func buildOperations() map[string]Operation {
 		"holdCall", "resumeCall", "startOutgoingCall", "hangupOutgoingCall"} {
 		special(n, Operation{Perm: "messages:create", NoTx: true})
 	}
+	// Call logs and transfers as they change (the reads' own visibility
+	// rule applies to each item: an agent sees their own calls).
+	special("callChanged", Operation{Perm: "messages:read", Only: realTimeGQL})
+	special("callTransferChanged", Operation{Perm: "messages:read", Only: realTimeGQL})
 
 	// Voice calling's data (package calling). IVR flows are configured
 	// like the chatbot (chatbot:read to read, chatbot:update to change),

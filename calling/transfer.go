@@ -267,7 +267,7 @@ func (lc *liveCall) hold(ctx context.Context) error {
 	bridge.Stop()
 	agent.Stop()
 	lc.playOrg(lc.org.HoldMusicFile)
-	return lc.m.Events.Record(ctx, events.Event{Type: events.CallHold, OrgID: lc.orgID, Payload: map[string]any{"call_log_id": lc.logID}})
+	return lc.m.Events.Record(ctx, events.Event{Type: events.CallHold, OrgID: lc.orgID, Payload: map[string]any{"id": lc.logID, "call_log_id": lc.logID}})
 }
 
 func (lc *liveCall) resume(ctx context.Context) error {
@@ -286,7 +286,7 @@ func (lc *liveCall) resume(ctx context.Context) error {
 			return err
 		}
 	}
-	return lc.m.Events.Record(ctx, events.Event{Type: events.CallResumed, OrgID: lc.orgID, Payload: map[string]any{"call_log_id": lc.logID}})
+	return lc.m.Events.Record(ctx, events.Event{Type: events.CallResumed, OrgID: lc.orgID, Payload: map[string]any{"id": lc.logID, "call_log_id": lc.logID}})
 }
 
 // liveLogOf returns the call log of an open call (404 unknown, 409 ended).

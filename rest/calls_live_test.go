@@ -239,3 +239,42 @@ func TestCallControlRefusals(t *testing.T) {
 	other.Do(http.MethodPost, "/api/call-logs/"+ended.ID.String()+"/hold", nil).ExpectError(t, http.StatusNotFound)
 	other.Do(http.MethodPost, "/api/calls/outgoing/"+ended.ID.String()+"/hangup", nil).ExpectError(t, http.StatusNotFound)
 }
+
+// TestCallControlGraphQL: the live call mutations are the same operations
+// over GraphQL.
+func TestCallControlGraphQL(t *testing.T) {
+	e := newCallEnv(t)
+	ended, err := e.Client().CallLog.Create().SetChatAccount("Main").SetChatCallID("wacid.gql").SetDirection(calllog.DirectionIncoming).
+		SetStatus(calllog.StatusCompleted).SetEndedAt(time.Now()).Save(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, query string
+		vars        map[string]any
+		code        string
+	}{
+		{"HoldEnded", `mutation($id: ID!) { holdCall(callLogId: $id) }`, map[string]any{"id": ended.ID}, "conflict"},
+		{"ConnectUnknown", `mutation($id: ID!) { connectCallTransfer(id: $id, sdpOffer: "v=0") }`, map[string]any{"id": uuid.New()}, "not_found"},
+		{"InitiateUnknown", `mutation($id: ID!, $team: ID!) { initiateCallTransfer(callLogId: $id, teamId: $team) }`,
+			map[string]any{"id": uuid.New(), "team": e.team}, "not_found"},
+		{"OutgoingWithoutPermission", `mutation($c: ID!) { startOutgoingCall(contactId: $c, chatAccount: "Main", sdpOffer: "v=0") { sdpAnswer } }`,
+			map[string]any{"c": e.contactFor(t, "15550000077")}, "invalid"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if code := e.agent.GraphQL(tt.query, tt.vars).GraphQLErrorCode(); code != tt.code {
+				t.Fatalf("error code = %q, want %q", code, tt.code)
+			}
+		})
+	}
+}
+
+func (e *callEnv) contactFor(t *testing.T, phone string) uuid.UUID {
+	t.Helper()
+	c, err := e.Client().Contact.Create().SetPhoneNumber(phone).SetName("Someone").Save(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.ID
+}

@@ -184,6 +184,13 @@ type MyOrganization struct {
 	IsDefault    bool              `json:"isDefault"`
 }
 
+// An outgoing call started from the agent's browser.
+type OutgoingCall struct {
+	CallLog *ent.CallLog `json:"callLog"`
+	// The SDP answer for the agent's browser.
+	SdpAnswer string `json:"sdpAnswer"`
+}
+
 // An invitation to join an organization, addressed to the viewer's email:
 // accepting it makes the viewer a member with roleName.
 type PendingInvitation struct {
