@@ -76,17 +76,15 @@ func (lc *liveCall) runIVR() {
 	lc.hangup(context.Background(), "system")
 }
 
-// afterIVR: a run that ended without handing the caller to an agent
-// hangs up; one that transferred leaves the call to the agent.
+// afterIVR hangs up once a run ended, unless it left the caller talking
+// to an agent: a run's transfer returns only when the transfer ended
+// (no_answer, abandoned), and a graph's end or hangup node ends the call.
 func (lc *liveCall) afterIVR(end ivr.End) {
 	lc.mu.Lock()
 	talking := lc.agent != nil
 	lc.mu.Unlock()
 	if end == ivr.EndTransfer && talking {
 		return
-	}
-	if end == ivr.EndTransfer {
-		return // a terminal transfer waits for an agent or its timeout
 	}
 	lc.hangup(context.Background(), "system")
 }

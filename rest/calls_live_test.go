@@ -1,9 +1,11 @@
 package rest_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	"switchboard/ent/account"
 	"switchboard/ent/calllog"
 	"switchboard/ent/calltransfer"
+	"switchboard/events"
 	"switchboard/internal/apitest"
 	"switchboard/provider/providertest"
 )
@@ -112,6 +115,7 @@ func waitCtx(t *testing.T) context.Context {
 func TestCallIVRTransferToAgent(t *testing.T) {
 	e := newCallEnv(t)
 	ctx := waitCtx(t)
+	live := wsDial(t, e.Server.URL, e.agent, false)
 	caller := mediatest.NewPeer(t)
 	const callID, from = "wacid.HBgLMTU1NTAwMDAwMDEVAgARGBQ", "15550000001"
 	offer := caller.Offer()
@@ -127,6 +131,10 @@ func TestCallIVRTransferToAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "call answered", func() bool { return e.callLog(t, callID).Status == calllog.StatusAnswered })
+	if ev := wsWaitFor(t, live, events.FrameCallIncoming); ev.Payload["chat_call_id"] != callID {
+		t.Fatalf("call_incoming = %v", ev.Payload)
+	}
+	wsWaitFor(t, live, events.FrameCallAnswered)
 	// The greeting (51 packets of 20 ms) reaches the caller, then the
 	// menu's prompt: a key pressed during the menu's prompt counts (one
 	// pressed before it is dropped).
@@ -147,6 +155,9 @@ func TestCallIVRTransferToAgent(t *testing.T) {
 	})
 	if transfer.TeamID == nil || *transfer.TeamID != e.team {
 		t.Fatalf("transfer team = %v, want %v", transfer.TeamID, e.team)
+	}
+	if ev := wsWaitFor(t, live, events.FrameCallTransferWaiting); ev.Payload["id"] != transfer.ID.String() {
+		t.Fatalf("call_transfer_waiting = %v", ev.Payload)
 	}
 
 	agent := mediatest.NewPeer(t)
@@ -191,6 +202,18 @@ func TestCallIVRTransferToAgent(t *testing.T) {
 	}
 	if tr.Status != calltransfer.StatusCompleted || tr.AgentID == nil || tr.ConnectedAt == nil {
 		t.Fatalf("transfer = %+v, want completed with the agent", tr)
+	}
+	wsWaitFor(t, live, events.FrameCallEnded)
+	// Both legs were recorded and mixed into one file, served by a signed
+	// link.
+	eventually(t, "recording stored", func() bool {
+		l := e.callLog(t, callID)
+		return l.RecordingStorageKey != "" && l.RecordingDuration > 0
+	})
+	link := e.Admin.Do(http.MethodGet, "/api/call-logs/"+logID+"/recording", nil).ExpectStatus(t, http.StatusOK).String("data.url")
+	rec := e.Anonymous().Do(http.MethodGet, strings.TrimPrefix(link, e.App.Cfg.PublicURL), nil)
+	if rec.Status != http.StatusOK || !bytes.HasPrefix(rec.Raw, []byte("OggS")) {
+		t.Fatalf("recording download: %d, %d bytes", rec.Status, len(rec.Raw))
 	}
 	// A redelivered connect event starts nothing again.
 	n := len(e.fake.CallActions())
@@ -277,4 +300,85 @@ func (e *callEnv) contactFor(t *testing.T, phone string) uuid.UUID {
 		t.Fatal(err)
 	}
 	return c.ID
+}
+
+// answeredCall rings a call, answers it as the platform would and waits
+// until the caller hears the menu; it returns the caller's peer.
+func (e *callEnv) answeredCall(t *testing.T, ctx context.Context, callID, from string) *mediatest.Peer {
+	t.Helper()
+	caller := mediatest.NewPeer(t)
+	e.ring(t, callID, from, caller.Offer())
+	caller.SetAnswer(e.fake.WaitCallAction(t, callID, "accept", 10*time.Second).SDP)
+	if err := caller.WaitConnected(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := caller.WaitReceived(ctx, 51+20); err != nil {
+		t.Fatalf("greeting and menu not heard: %v", err)
+	}
+	return caller
+}
+
+func (e *callEnv) onlyTransfer(t *testing.T, callID string, status calltransfer.Status) *ent.CallTransfer {
+	t.Helper()
+	var tr *ent.CallTransfer
+	eventually(t, "transfer "+string(status), func() bool {
+		ts, err := e.Client().CallTransfer.Query().Where(calltransfer.ChatCallID(callID)).All(e.ctx)
+		if err != nil || len(ts) != 1 {
+			return false
+		}
+		tr = ts[0]
+		return tr.Status == status
+	})
+	return tr
+}
+
+// TestCallTransferEnds: a caller who hangs up while waiting abandons the
+// transfer; a transfer nobody answers in transfer_timeout_secs is
+// no_answer and the call is hung up; a call longer than max_call_duration
+// is hung up.
+func TestCallTransferEnds(t *testing.T) {
+	t.Run("Abandoned", func(t *testing.T) {
+		e := newCallEnv(t)
+		ctx := waitCtx(t)
+		const callID, from = "wacid.abandoned", "15550000011"
+		caller := e.answeredCall(t, ctx, callID, from)
+		if err := caller.SendDTMF(ctx, '1'); err != nil {
+			t.Fatal(err)
+		}
+		e.onlyTransfer(t, callID, calltransfer.StatusWaiting)
+		e.terminate(t, callID, from)
+		tr := e.onlyTransfer(t, callID, calltransfer.StatusAbandoned)
+		if tr.CompletedAt == nil {
+			t.Fatal("abandoned transfer without its end time")
+		}
+		l := e.callLog(t, callID)
+		if l.Status != calllog.StatusCompleted || l.DisconnectedBy != "contact" || l.Duration != 12 {
+			t.Fatalf("log = %s by %q duration %d", l.Status, l.DisconnectedBy, l.Duration)
+		}
+	})
+	t.Run("NoAnswer", func(t *testing.T) {
+		e := newCallEnv(t)
+		e.Admin.Do(http.MethodPut, "/api/org/settings", map[string]any{"transfer_timeout_secs": 1}).ExpectStatus(t, http.StatusOK)
+		ctx := waitCtx(t)
+		const callID, from = "wacid.noanswer", "15550000012"
+		caller := e.answeredCall(t, ctx, callID, from)
+		if err := caller.SendDTMF(ctx, '1'); err != nil {
+			t.Fatal(err)
+		}
+		e.onlyTransfer(t, callID, calltransfer.StatusNoAnswer)
+		e.fake.WaitCallAction(t, callID, "terminate", 10*time.Second)
+		eventually(t, "call ended", func() bool { return e.callLog(t, callID).EndedAt != nil })
+	})
+	t.Run("MaxDuration", func(t *testing.T) {
+		e := newCallEnv(t)
+		e.Admin.Do(http.MethodPut, "/api/org/settings", map[string]any{"max_call_duration": 2}).ExpectStatus(t, http.StatusOK)
+		ctx := waitCtx(t)
+		const callID, from = "wacid.maxduration", "15550000013"
+		e.answeredCall(t, ctx, callID, from)
+		e.fake.WaitCallAction(t, callID, "terminate", 10*time.Second)
+		eventually(t, "call ended by the system", func() bool {
+			l := e.callLog(t, callID)
+			return l.Status == calllog.StatusCompleted && l.DisconnectedBy == "system"
+		})
+	})
 }
