@@ -40,10 +40,10 @@ type liveCall struct {
 	caller      *media.Leg
 	agent       *media.Leg
 	bridge      *media.Bridged
-	transferID  uuid.UUID     // the open transfer (uuid.Nil: none)
-	outcome     chan string   // the open transfer's end, for the IVR waiting on it
-	ivrCancel   func()        // stops the IVR run (nil: none running)
-	holdStarted time.Time     // zero when not on hold
+	transferID  uuid.UUID   // the open transfer (uuid.Nil: none)
+	outcome     chan string // the open transfer's end, for the IVR waiting on it
+	ivrCancel   func()      // stops the IVR run (nil: none running)
+	holdStarted time.Time   // zero when not on hold
 	recordings  []*media.Recording
 	recPaths    []string
 	ended       bool

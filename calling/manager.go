@@ -56,7 +56,7 @@ type Manager struct {
 	// prompts are skipped).
 	Speech func(ctx context.Context, orgID uuid.UUID, text string) (string, error)
 	Log    *slog.Logger
-	Now  func() time.Time
+	Now    func() time.Time
 
 	mu    sync.Mutex
 	calls map[uuid.UUID]*liveCall // by call log id

@@ -10,8 +10,8 @@ import (
 
 	"switchboard/calling/media/mediatest"
 	"switchboard/ent"
-	"switchboard/ent/callpermission"
 	"switchboard/ent/calllog"
+	"switchboard/ent/callpermission"
 	"switchboard/ent/calltransfer"
 	"switchboard/provider/providertest"
 )
