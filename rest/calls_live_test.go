@@ -31,7 +31,7 @@ type callEnv struct {
 	agent *apitest.Client
 }
 
-func newCallEnv(t *testing.T) *callEnv {
+func newCallEnv(t testing.TB) *callEnv {
 	t.Helper()
 	e := &callEnv{botEnv: newBotEnvTB(t, map[string]any{"enabled": false})}
 	e.Admin.Do(http.MethodPut, "/api/org/settings", map[string]any{"calling_enabled": true, "transfer_timeout_secs": 60}).
@@ -73,9 +73,9 @@ func newCallEnv(t *testing.T) *callEnv {
 }
 
 // ring posts the platform's connect event of a user's call with offer.
-func (e *callEnv) ring(t *testing.T, callID, from, offer string) {
+func (e *callEnv) ring(t testing.TB, callID, from, offer string) {
 	t.Helper()
-	e.post(t, fmt.Sprintf(`{"object":"whatsapp_business_account","entry":[{"id":%q,"changes":[{"field":"calls","value":{
+	e.postTB(t, fmt.Sprintf(`{"object":"whatsapp_business_account","entry":[{"id":%q,"changes":[{"field":"calls","value":{
 "messaging_product":"whatsapp","metadata":{"display_phone_number":"15550001111","phone_number_id":%q},
 "contacts":[{"profile":{"name":"Caller"},"wa_id":%q}],
 "calls":[{"id":%q,"from":%q,"to":"15550001111","event":"connect","direction":"USER_INITIATED","timestamp":"%d",
@@ -84,9 +84,9 @@ func (e *callEnv) ring(t *testing.T, callID, from, offer string) {
 }
 
 // terminate posts the platform's terminate event.
-func (e *callEnv) terminate(t *testing.T, callID, from string) {
+func (e *callEnv) terminate(t testing.TB, callID, from string) {
 	t.Helper()
-	e.post(t, fmt.Sprintf(`{"object":"whatsapp_business_account","entry":[{"id":%q,"changes":[{"field":"calls","value":{
+	e.postTB(t, fmt.Sprintf(`{"object":"whatsapp_business_account","entry":[{"id":%q,"changes":[{"field":"calls","value":{
 "messaging_product":"whatsapp","metadata":{"display_phone_number":"15550001111","phone_number_id":%q},
 "calls":[{"id":%q,"from":%q,"to":"15550001111","event":"terminate","direction":"USER_INITIATED","timestamp":"%d","status":"Completed","duration":12}]}}]}]}`,
 		providertest.BusinessID, providertest.PhoneID, callID, from, time.Now().Unix()))
