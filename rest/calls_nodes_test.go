@@ -11,7 +11,6 @@ import (
 	"switchboard/calling/media/mediatest"
 	"switchboard/ent"
 	"switchboard/ent/calllog"
-	"switchboard/ent/callpermission"
 	"switchboard/ent/calltransfer"
 	"switchboard/provider/providertest"
 )
@@ -151,10 +150,21 @@ func TestOutgoingCall(t *testing.T) {
 	agent := mediatest.NewPeer(t)
 	body := map[string]any{"contact_id": c.ID, "chat_account": "Main", "sdp_offer": agent.Offer()}
 	e.agent.Do(http.MethodPost, "/api/calls/outgoing", body).ExpectError(t, http.StatusBadRequest)
-	if err := e.Client().CallPermission.Create().SetContactID(c.ID).SetChatAccount("Main").
-		SetStatus(callpermission.StatusAccepted).SetExpiresAt(time.Now().Add(time.Hour)).Exec(e.ctx); err != nil {
+	// The contact accepts a pending permission request: the reply arrives
+	// as an interactive message on the webhook.
+	if err := e.Client().CallPermission.Create().SetContactID(c.ID).SetChatAccount("Main").Exec(e.ctx); err != nil {
 		t.Fatal(err)
 	}
+	permPath := "/api/calls/permission/" + c.ID.String() + "?chat_account=Main"
+	if got := e.agent.Do(http.MethodGet, permPath, nil).ExpectStatus(t, http.StatusOK).String("data.status"); got != "pending" {
+		t.Fatalf("permission before the reply = %q", got)
+	}
+	e.post(t, botPayload(phone, "Callee", fmt.Sprintf(`{"from":%q,"id":"wamid.permreply","timestamp":"%d","type":"interactive",
+"interactive":{"type":"call_permission_reply","call_permission_reply":{"response":"accept","is_permanent":false,"expiration_timestamp":%d,"response_source":"user_action"}}}`,
+		phone, time.Now().Unix(), time.Now().Add(7*24*time.Hour).Unix())))
+	eventually(t, "permission accepted", func() bool {
+		return e.agent.Do(http.MethodGet, permPath, nil).String("data.status") == "accepted"
+	})
 	res := e.agent.Do(http.MethodPost, "/api/calls/outgoing", body).ExpectStatus(t, http.StatusOK)
 	agent.SetAnswer(res.String("data.sdp_answer"))
 	connect := e.fake.WaitCallAction(t, "", "connect", 10*time.Second)
