@@ -159,6 +159,14 @@ func (s *Service) visibleLog(ctx context.Context, id uuid.UUID) (*ent.CallLog, e
 	return l, apperr.Wrap(err, "call log")
 }
 
+// CheckCallLog tells whether the viewer may see call log id (as the lists
+// decide): GraphQL's node(id:) checks the rows it finds with it, since it
+// may have loaded only some fields. Errors: not_found.
+func (s *Service) CheckCallLog(ctx context.Context, id uuid.UUID) error {
+	_, err := s.visibleLog(ctx, id)
+	return err
+}
+
 // logVisibility is what the viewer may see: every log with call_logs:read,
 // else the logs they took.
 func logVisibility(ctx context.Context) (predicate.CallLog, error) {
