@@ -486,7 +486,8 @@ func TestICEServers(t *testing.T) {
 			t.Fatalf("servers: %s", res.Raw)
 		}
 		res = agent.GraphQL(`query { iceServers { urls username credential } }`, nil)
-		if res.String("data.iceServers.1.username") == "" || res.String("data.iceServers.1.credential") == "" {
+		if res.String("data.iceServers.1.username") == "" || res.String("data.iceServers.1.credential") == "" ||
+			res.Get("data.iceServers.0.username") != nil || res.Get("data.iceServers.0.credential") != nil {
 			t.Fatalf("iceServers: %s", res.Raw)
 		}
 	})
