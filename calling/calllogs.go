@@ -60,9 +60,33 @@ type Names struct {
 	Flows    map[uuid.UUID]string
 }
 
+// ListOption changes what a list loads besides its rows.
+type ListOption func(*listOptions)
+
+type listOptions struct {
+	edges bool
+	name  string
+}
+
+// WithEdges loads each row's related records with the page, one query per
+// kind (GraphQL asks for them: call logs' transfers, transfers' call log).
+// name is the GraphQL field's alias that many-edges are loaded under
+// (entgql reads a list edge by the name it is asked as).
+func WithEdges(name string) ListOption {
+	return func(o *listOptions) { o.edges, o.name = true, name }
+}
+
+func applyOptions(opts []ListOption) listOptions {
+	var o listOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
 // CallLogs returns the call logs the viewer may see that match f, newest
 // first. Errors: invalid (a filter value, page bounds), unauthenticated.
-func (s *Service) CallLogs(ctx context.Context, f CallLogFilter, offset, limit int) (*CallLogPage, error) {
+func (s *Service) CallLogs(ctx context.Context, f CallLogFilter, offset, limit int, opts ...ListOption) (*CallLogPage, error) {
 	if err := pageBounds(offset, limit); err != nil {
 		return nil, err
 	}
@@ -79,6 +103,11 @@ func (s *Service) CallLogs(ctx context.Context, f CallLogFilter, offset, limit i
 	total, err := q.Clone().Count(ctx)
 	if err != nil {
 		return nil, apperr.Wrap(err, "call log")
+	}
+	if o := applyOptions(opts); o.edges {
+		q = q.WithNamedTransfers(o.name, func(tq *ent.CallTransferQuery) {
+			tq.Order(ent.Asc(calltransfer.FieldTransferredAt), ent.Asc(calltransfer.FieldID))
+		})
 	}
 	logs, err := q.Order(ent.Desc(calllog.FieldStartedAt), ent.Desc(calllog.FieldID)).
 		Offset(offset).Limit(min(limit, MaxPageSize)).All(ctx)
@@ -128,6 +157,14 @@ func (s *Service) visibleLog(ctx context.Context, id uuid.UUID) (*ent.CallLog, e
 	}
 	l, err := database.ClientFor(ctx, s.Client).CallLog.Query().Where(calllog.ID(id), visible).Only(ctx)
 	return l, apperr.Wrap(err, "call log")
+}
+
+// CheckCallLog tells whether the viewer may see call log id (as the lists
+// decide): GraphQL's node(id:) checks the rows it finds with it, since it
+// may have loaded only some fields. Errors: not_found.
+func (s *Service) CheckCallLog(ctx context.Context, id uuid.UUID) error {
+	_, err := s.visibleLog(ctx, id)
+	return err
 }
 
 // logVisibility is what the viewer may see: every log with call_logs:read,

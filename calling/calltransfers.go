@@ -24,7 +24,7 @@ type CallTransferPage struct {
 // CallTransfers returns the call transfers the viewer may see (see
 // transferVisibility) with status (empty: any), newest first. Errors:
 // invalid (status, page bounds), unauthenticated.
-func (s *Service) CallTransfers(ctx context.Context, status string, offset, limit int) (*CallTransferPage, error) {
+func (s *Service) CallTransfers(ctx context.Context, status string, offset, limit int, opts ...ListOption) (*CallTransferPage, error) {
 	if err := pageBounds(offset, limit); err != nil {
 		return nil, err
 	}
@@ -44,6 +44,9 @@ func (s *Service) CallTransfers(ctx context.Context, status string, offset, limi
 	total, err := q.Clone().Count(ctx)
 	if err != nil {
 		return nil, apperr.Wrap(err, "call transfer")
+	}
+	if applyOptions(opts).edges {
+		q = q.WithCallLog()
 	}
 	ts, err := q.Order(ent.Desc(calltransfer.FieldTransferredAt), ent.Desc(calltransfer.FieldID)).
 		Offset(offset).Limit(min(limit, MaxPageSize)).All(ctx)

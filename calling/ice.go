@@ -24,11 +24,11 @@ type ICEConfig struct {
 }
 
 // ICEServer is one RTCIceServer entry; Username and Credential are set
-// for TURN servers with credentials.
+// (else nil) for TURN servers with credentials.
 type ICEServer struct {
 	URLs       []string `json:"urls"`
-	Username   string   `json:"username,omitempty"`
-	Credential string   `json:"credential,omitempty"`
+	Username   *string  `json:"username,omitempty"`
+	Credential *string  `json:"credential,omitempty"`
 }
 
 // ICEServers returns the ICE servers for the viewer's browser: the STUN
@@ -47,7 +47,8 @@ func (s *Service) ICEServers(ctx context.Context) ([]ICEServer, error) {
 	if len(s.ICE.TURNURLs) > 0 {
 		turn := ICEServer{URLs: s.ICE.TURNURLs}
 		if s.ICE.TURNSecret != "" {
-			turn.Username, turn.Credential = TURNCredential(s.ICE.TURNSecret, v.UserID.String(), s.now().Add(s.ICE.TURNTTL))
+			user, password := TURNCredential(s.ICE.TURNSecret, v.UserID.String(), s.now().Add(s.ICE.TURNTTL))
+			turn.Username, turn.Credential = &user, &password
 		}
 		out = append(out, turn)
 	}

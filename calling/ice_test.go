@@ -48,7 +48,7 @@ func TestICEServers(t *testing.T) {
 		{"TURNWithoutSecret", calling.ICEConfig{STUNURLs: stun, TURNURLs: turn, TURNTTL: time.Hour},
 			[]calling.ICEServer{{URLs: stun}, {URLs: turn}}},
 		{"TURNWithSecret", calling.ICEConfig{STUNURLs: stun, TURNURLs: turn, TURNSecret: "turn-shared", TURNTTL: time.Hour},
-			[]calling.ICEServer{{URLs: stun}, {URLs: turn, Username: "1700003600:" + user.String(), Credential: "3GC2fmfuP4AafCxOZukRJ/zcR4M="}}},
+			[]calling.ICEServer{{URLs: stun}, {URLs: turn, Username: ptr("1700003600:" + user.String()), Credential: ptr("3GC2fmfuP4AafCxOZukRJ/zcR4M=")}}},
 		{"Nothing", calling.ICEConfig{TURNTTL: time.Hour}, []calling.ICEServer{}},
 	}
 	for _, tt := range tests {
@@ -63,7 +63,8 @@ func TestICEServers(t *testing.T) {
 			}
 			for i := range got {
 				g, w := got[i], tt.want[i]
-				if len(g.URLs) != len(w.URLs) || g.Username != w.Username || g.Credential != w.Credential {
+				if len(g.URLs) != len(w.URLs) || deref(g.Username) != deref(w.Username) || deref(g.Credential) != deref(w.Credential) ||
+					(g.Username == nil) != (w.Username == nil) || (g.Credential == nil) != (w.Credential == nil) {
 					t.Fatalf("server %d = %+v, want %+v", i, g, w)
 				}
 				for j := range g.URLs {
@@ -80,4 +81,13 @@ func TestICEServers(t *testing.T) {
 			t.Fatal("ICE servers without a user")
 		}
 	})
+}
+
+func ptr(s string) *string { return &s }
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

@@ -3,6 +3,8 @@ package graph
 import (
 	"context"
 
+	"github.com/99designs/gqlgen/graphql"
+
 	"switchboard/apperr"
 	"switchboard/calling"
 )
@@ -38,4 +40,27 @@ func (r *Resolver) iceServers(ctx context.Context) ([]*calling.ICEServer, error)
 		out[i] = &servers[i]
 	}
 	return out, nil
+}
+
+// edgesOf returns calling.WithEdges when the query selects edge under
+// list in the current field's answer (callLogs.transfers,
+// callTransfers.callLog), so a page loads them with one query instead of
+// one per row. (Selected twice under two aliases, the second alias is
+// read per row.)
+func edgesOf(ctx context.Context, list, edge string) []calling.ListOption {
+	if graphql.GetFieldContext(ctx) == nil {
+		return nil
+	}
+	op := graphql.GetOperationContext(ctx)
+	for _, f := range graphql.CollectFieldsCtx(ctx, nil) {
+		if f.Name != list {
+			continue
+		}
+		for _, g := range graphql.CollectFields(op, f.Selections, nil) {
+			if g.Name == edge {
+				return []calling.ListOption{calling.WithEdges(g.Alias)}
+			}
+		}
+	}
+	return nil
 }

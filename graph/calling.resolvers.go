@@ -57,7 +57,7 @@ func (r *queryResolver) CallLogs(ctx context.Context, filter *calling.CallLogFil
 	if filter != nil {
 		f = *filter
 	}
-	return r.Resolver.Calling.CallLogs(ctx, f, offset, n)
+	return r.Resolver.Calling.CallLogs(ctx, f, offset, n, edgesOf(ctx, "callLogs", "transfers")...)
 }
 
 // CallLog is the resolver for the callLog field.
@@ -80,7 +80,7 @@ func (r *queryResolver) CallTransfers(ctx context.Context, status *string, page 
 	if err != nil {
 		return nil, err
 	}
-	return r.Resolver.Calling.CallTransfers(ctx, deref(status), offset, n)
+	return r.Resolver.Calling.CallTransfers(ctx, deref(status), offset, n, edgesOf(ctx, "callTransfers", "callLog")...)
 }
 
 // CallTransfer is the resolver for the callTransfer field.

@@ -18,7 +18,25 @@ import (
 // viewer's privacy rules: another tenant's id is simply not found.
 func (r *Resolver) Node(ctx context.Context, id uuid.UUID) (ent.Noder, error) {
 	n, err := r.db(ctx).Noder(ctx, id, ent.WithNodeType(r.nodeTable))
-	return n, apperr.Wrap(err, "node")
+	if err != nil {
+		return nil, apperr.Wrap(err, "node")
+	}
+	return n, r.nodeVisible(ctx, n)
+}
+
+// nodeVisible applies the row rules that are not tenancy: call logs and
+// call transfers a member without call_logs:read may not see are not
+// found (package calling decides, as for its lists).
+func (r *Resolver) nodeVisible(ctx context.Context, n ent.Noder) error {
+	switch n := n.(type) {
+	case *ent.CallLog:
+		return r.Calling.CheckCallLog(ctx, n.ID)
+	case *ent.CallTransfer:
+		if _, err := r.Calling.CallTransfer(ctx, n.ID); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Nodes resolves several nodes; unknown ids give null entries.

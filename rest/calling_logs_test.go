@@ -268,6 +268,31 @@ func TestCallLogs(t *testing.T) {
 			t.Fatalf("another agent's log: %s", res.Raw)
 		}
 	})
+	t.Run("GraphQLNode", func(t *testing.T) {
+		node := `query($id: ID!) { node(id: $id) { id ... on CallLog { callStatus: status } ... on CallTransfer { transferStatus: status } } }`
+		for name, tc := range map[string]struct {
+			c       *apitest.Client
+			id      uuid.UUID
+			visible bool
+		}{
+			"OwnLog":              {f.agentA, f.l1.ID, true},
+			"OtherAgentsLog":      {f.agentA, f.l2.ID, false},
+			"ManagerAnyLog":       {f.mgr, f.l2.ID, true},
+			"TeamWaitingTransfer": {f.agentA, f.t2.ID, true},
+			"OtherTeamsTransfer":  {f.agentA, f.t3.ID, false},
+			"OtherOrg":            {f.other, f.l1.ID, false},
+		} {
+			t.Run(name, func(t *testing.T) {
+				res := tc.c.GraphQL(node, map[string]any{"id": tc.id})
+				if got := res.String("data.node.id") == tc.id.String(); got != tc.visible {
+					t.Fatalf("visible %v, want %v: %s", got, tc.visible, res.Raw)
+				}
+				if !tc.visible && res.GraphQLErrorCode() != "not_found" {
+					t.Fatalf("want not_found: %s", res.Raw)
+				}
+			})
+		}
+	})
 }
 
 func TestCallRecordings(t *testing.T) {
@@ -461,7 +486,8 @@ func TestICEServers(t *testing.T) {
 			t.Fatalf("servers: %s", res.Raw)
 		}
 		res = agent.GraphQL(`query { iceServers { urls username credential } }`, nil)
-		if res.String("data.iceServers.1.username") == "" || res.String("data.iceServers.1.credential") == "" {
+		if res.String("data.iceServers.1.username") == "" || res.String("data.iceServers.1.credential") == "" ||
+			res.Get("data.iceServers.0.username") != nil || res.Get("data.iceServers.0.credential") != nil {
 			t.Fatalf("iceServers: %s", res.Raw)
 		}
 	})
