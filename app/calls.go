@@ -25,7 +25,8 @@ func (a *App) startCalls(cfg *config.Config, o Options, box *secrets.Box, audioS
 	a.Calls = &calling.Manager{
 		Client: a.DB.Client, Secrets: box, Provider: a.Resolver.Provider, Engine: engine, Audio: audioStore,
 		Events: a.Events, Redis: a.KV.Client(), Prefix: o.Namespace, Log: a.Log.With("component", "calling"),
-		RecordingDir: filepath.Join(cfg.DataDir, "recordings"), Speech: audioStore.SpeechFile,
+		Recordings: a.Resolver.Calling.Recordings, RecordingWork: filepath.Join(cfg.DataDir, "recordings-work"),
+		Speech: audioStore.SpeechFile,
 		HTTP: netguard.NewClient(netguard.Options{
 			AllowPrivate: cfg.OutboundAllowPrivate, Timeout: calling.CallbackTimeout, MaxResponseBytes: 1 << 20,
 		}),

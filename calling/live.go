@@ -179,10 +179,10 @@ func (lc *liveCall) after(d time.Duration, fn func()) {
 
 // record starts recording what leg receives (who: "caller" or "agent").
 func (lc *liveCall) record(leg *media.Leg, who string) {
-	if lc.m.RecordingDir == "" {
+	if lc.m.Recordings == nil || lc.m.RecordingWork == "" {
 		return
 	}
-	dir := filepath.Join(lc.m.RecordingDir, lc.orgID.String(), "parts")
+	dir := filepath.Join(lc.m.RecordingWork, lc.orgID.String())
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		lc.m.Log.Warn("recording directory", "error", err)
 		return
@@ -280,6 +280,16 @@ func (m *Manager) closeLive(logID uuid.UUID) {
 	}
 }
 
+// putRecording hands the mixed file to the recording store.
+func (m *Manager) putRecording(key, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return m.Recordings.Put(key, f)
+}
+
 // storeRecording mixes a call's recorded legs into one file and stores its
 // key and duration on the log.
 func (m *Manager) storeRecording(ctx context.Context, orgID, logID uuid.UUID, recs []*media.Recording, parts []string) {
@@ -297,12 +307,17 @@ func (m *Manager) storeRecording(ctx context.Context, orgID, logID uuid.UUID, re
 		}
 	}()
 	key := RecordingKey(orgID, logID)
-	out := filepath.Join(m.RecordingDir, filepath.FromSlash(key))
+	mixed := filepath.Join(m.RecordingWork, orgID.String(), logID.String()+"-mixed.ogg")
+	defer os.Remove(mixed)
 	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 	defer cancel()
-	d, err := media.MixRecordings(mctx, out, parts...)
+	d, err := media.MixRecordings(mctx, mixed, parts...)
 	if err != nil {
 		m.Log.Warn("mixing a call's recording failed", "call_log_id", logID, "error", err)
+		return
+	}
+	if err := m.putRecording(key, mixed); err != nil {
+		m.Log.Error("storing a call's recording failed", "call_log_id", logID, "error", err)
 		return
 	}
 	err = m.Client.CallLog.UpdateOneID(logID).SetRecordingStorageKey(key).

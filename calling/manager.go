@@ -46,9 +46,11 @@ type Manager struct {
 	Prefix string
 	// NodeID names this node (random when empty).
 	NodeID string
-	// RecordingDir is where finished recordings are written, one
-	// directory per organization ("" disables recording).
-	RecordingDir string
+	// Recordings keeps finished recordings (nil disables recording);
+	// RecordingWork is the local directory where a call's legs are
+	// recorded and mixed before the result goes to Recordings.
+	Recordings    RecordingStore
+	RecordingWork string
 	// HTTP makes the IVR's http_callback requests (the outbound guard's
 	// client).
 	HTTP *http.Client
