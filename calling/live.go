@@ -93,7 +93,7 @@ func (m *Manager) answerIncoming(orgID, logID uuid.UUID, ev PlatformEvent) {
 		return
 	}
 	lc := m.newLiveCall(org, ev.Account, plat, logID, ev.CallID)
-	leg, answer, err := m.Engine.Answer(lc.ctx, ev.SDP, media.LegOptions{OnDTMF: lc.pressed, OnClose: lc.callerGone})
+	leg, answer, err := m.Engine.Answer(lc.ctx, ev.SDP, media.LegOptions{OnDTMF: lc.pressed, InBandDTMF: true, OnClose: lc.callerGone})
 	if err != nil {
 		log.Warn("answering a call's SDP offer failed", "error", err)
 		_ = m.Provider.EndCall(ctx, plat, ev.CallID, provider.CallReject)

@@ -214,6 +214,8 @@ func (lc *liveCall) connectAgent(ctx context.Context, transferID, userID uuid.UU
 	caller := lc.caller
 	lc.agent = leg
 	lc.bridge = media.Bridge(caller, leg)
+	// The menus are over: the caller's audio need not be decoded for keys.
+	caller.SetInBandDTMF(false)
 	lc.mu.Unlock()
 	lc.record(leg, "agent")
 	return answer, nil

@@ -21,6 +21,11 @@ type LegOptions struct {
 	// OnDTMF gets '0'-'9', '*', '#', 'A'-'D' from RFC 4733 telephone-event,
 	// once per key press, in order (up to 32 pending; more are dropped).
 	OnDTMF func(digit rune)
+	// InBandDTMF also listens for keys sent as tones inside the audio
+	// (decoding the Opus packets), until the remote sends its first RFC
+	// 4733 event; SetInBandDTMF turns it off and on (off while bridged
+	// spares the decoding). Needs OnDTMF.
+	InBandDTMF bool
 	// OnClose is called once when the leg has ended: the remote closed, ICE
 	// failed beyond Config.FailedTimeout, or Close.
 	OnClose func()
@@ -55,6 +60,8 @@ type Leg struct {
 	forward atomic.Pointer[forward]
 	// digits carries detected keys to the OnDTMF goroutine.
 	digits chan rune
+	// inband listens for in-band keys (LegOptions.InBandDTMF).
+	inband atomic.Bool
 	// recordings receive every audio packet; copy on write under mu.
 	recordings atomic.Pointer[[]*Recording]
 }
@@ -77,6 +84,7 @@ func (e *Engine) newLeg(opts LegOptions) (*Leg, error) {
 
 		closeStarted: make(chan struct{}),
 	}
+	l.inband.Store(opts.InBandDTMF)
 	if err := e.track(l); err != nil {
 		_ = pc.Close()
 		return nil, err
@@ -262,6 +270,10 @@ func (l *Leg) receive(track *webrtc.TrackRemote, kinds map[uint8]payloadKind) {
 	buf := make([]byte, 1500)
 	var pkt rtp.Packet
 	dtmf := dtmfDetector{onDigit: l.queueDigit}
+	var tones *inbandDetector
+	if l.opts.OnDTMF != nil && l.opts.InBandDTMF {
+		tones = newInbandDetector(l.queueDigit)
+	}
 	for {
 		n, _, err := track.Read(buf)
 		if err != nil {
@@ -273,15 +285,23 @@ func (l *Leg) receive(track *webrtc.TrackRemote, kinds map[uint8]payloadKind) {
 		switch kinds[pkt.PayloadType] {
 		case kindEvent:
 			dtmf.packet(pkt.Timestamp, pkt.Payload)
+			tones = nil // the remote sends its keys as events
 			if fw := l.forward.Load(); fw != nil {
 				fw.dropped++
 			}
 		case kindOpus:
 			l.record(&pkt)
 			l.forwardAudio(&pkt)
+			if tones != nil && l.inband.Load() {
+				tones.packet(pkt.Payload)
+			}
 		}
 	}
 }
+
+// SetInBandDTMF turns the in-band key detection of a leg made with
+// LegOptions.InBandDTMF on or off.
+func (l *Leg) SetInBandDTMF(on bool) { l.inband.Store(on) }
 
 // queueDigit hands a key to the OnDTMF goroutine without blocking audio.
 func (l *Leg) queueDigit(d rune) {

@@ -769,3 +769,72 @@ func TestNewEngineChecksConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestInBandDTMF: keys sent as tones inside the Opus audio (no RFC 4733
+// event) are heard by a leg with InBandDTMF, whichever mode the encoder
+// chose (SILK for voice at low rates, CELT for music rates); a leg that
+// received an RFC 4733 event stops listening for tones.
+func TestInBandDTMF(t *testing.T) {
+	needTool(t, "ffmpeg")
+	e := newEngine(t)
+	for _, app := range []struct{ name, application, rate string }{
+		{"VoiceSILK", "voip", "16k"}, {"AudioCELT", "audio", "64k"},
+	} {
+		t.Run(app.name, func(t *testing.T) {
+			// '7' (852 + 1209 Hz) for 150 ms, silence, '#' (941 + 1477 Hz).
+			out := filepath.Join(t.TempDir(), "keys.ogg")
+			graph := "sine=f=852:d=0.15[a];sine=f=1209:d=0.15[b];[a][b]amix=inputs=2[k1];" +
+				"anullsrc=r=48000:cl=mono,atrim=duration=0.2[s];" +
+				"sine=f=941:d=0.15[c];sine=f=1477:d=0.15[d];[c][d]amix=inputs=2[k2];[k1][s][k2]concat=n=3:v=0:a=1[out]"
+			cmd := exec.Command("ffmpeg", "-hide_banner", "-loglevel", "error", "-filter_complex", graph, "-map", "[out]",
+				"-c:a", "libopus", "-application", app.application, "-b:a", app.rate, "-ar", "48000", "-ac", "1",
+				"-page_duration", "20000", out)
+			if b, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("ffmpeg: %v %s", err, b)
+			}
+			packets, err := media.ReadOggPackets(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var mu sync.Mutex
+			var digits []rune
+			p := mediatest.NewPeer(t)
+			answerLeg(t, e, p, media.LegOptions{InBandDTMF: true, OnDTMF: func(d rune) {
+				mu.Lock()
+				digits = append(digits, d)
+				mu.Unlock()
+			}})
+			for _, pkt := range packets {
+				if err := p.SendPayload(pkt, 960); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			got := func() string {
+				mu.Lock()
+				defer mu.Unlock()
+				return string(digits)
+			}
+			waitFor(t, func() bool { return len(got()) >= 2 }, "two in-band keys")
+			if got() != "7#" {
+				t.Fatalf("keys %q, want %q", got(), "7#")
+			}
+			// Once the remote sends events, tones are not listened for.
+			ctx := testContext(t)
+			if err := p.SendDTMF(ctx, '1'); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, func() bool { return len(got()) >= 3 }, "the event's key")
+			for _, pkt := range packets {
+				if err := p.SendPayload(pkt, 960); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			time.Sleep(100 * time.Millisecond)
+			if got() != "7#1" {
+				t.Fatalf("keys %q, want %q (no tones after an event)", got(), "7#1")
+			}
+		})
+	}
+}
