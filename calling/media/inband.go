@@ -58,6 +58,14 @@ func (d *inbandDetector) packet(payload []byte) {
 	if !d.ready || len(payload) == 0 {
 		return
 	}
+	// The decoder reads what the remote sends; should it ever panic on
+	// some packet, this leg stops listening for tones rather than the
+	// process dying (FuzzInbandPacket found no such packet).
+	defer func() {
+		if recover() != nil {
+			d.ready = false
+		}
+	}()
 	n, err := d.dec.DecodeToInt16(payload, d.pcm)
 	if err != nil || n <= 0 {
 		return

@@ -71,3 +71,17 @@ func TestInbandDetector(t *testing.T) {
 		})
 	}
 }
+
+// FuzzInbandPacket: whatever a remote sends as Opus, the detector neither
+// panics nor hangs (it runs on the leg's receive goroutine).
+func FuzzInbandPacket(f *testing.F) {
+	f.Add([]byte{0xfc, 0xff, 0xfe})
+	f.Add([]byte{0x78, 0x01, 0x02, 0x03})
+	f.Add([]byte{0x08})
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		d := newInbandDetector(func(rune) {})
+		for range 3 {
+			d.packet(payload)
+		}
+	})
+}
