@@ -147,95 +147,6 @@ func (a *API) deleteIVRFlow(ctx context.Context, id uuid.UUID) error {
 	return a.R.Calling.DeleteIVRFlow(ctx, id)
 }
 
-// callLogJSON is the spec's Call log, with the names the peer web UI
-// shows (flat, and as the small objects it reads).
-type callLogJSON struct {
-	ID                  uuid.UUID  `json:"id"`
-	OrganizationID      uuid.UUID  `json:"organization_id"`
-	ChatAccount         string     `json:"chat_account"`
-	ContactID           *uuid.UUID `json:"contact_id"`
-	ChatCallID          string     `json:"chat_call_id"`
-	CallerPhone         string     `json:"caller_phone"`
-	Direction           string     `json:"direction"`
-	Status              string     `json:"status"`
-	Duration            int        `json:"duration"`
-	IVRFlowID           *uuid.UUID `json:"ivr_flow_id"`
-	AgentID             *uuid.UUID `json:"agent_id"`
-	StartedAt           time.Time  `json:"started_at"`
-	AnsweredAt          *time.Time `json:"answered_at"`
-	EndedAt             *time.Time `json:"ended_at"`
-	DisconnectedBy      string     `json:"disconnected_by"`
-	RecordingStorageKey string     `json:"recording_storage_key"`
-	RecordingDuration   int        `json:"recording_duration"`
-	CreatedAt           time.Time  `json:"created_at"`
-	ContactName         string     `json:"contact_name"`
-	AgentName           string     `json:"agent_name"`
-	IVRFlowName         string     `json:"ivr_flow_name"`
-	Contact             *namedRef  `json:"contact"`
-	Agent               *namedRef  `json:"agent"`
-	IVRFlow             *namedRef  `json:"ivr_flow"`
-}
-
-// namedRef is a related record's id and name: contact {id, profile_name},
-// agent {id, full_name}, ivr_flow {id, name}.
-type namedRef struct {
-	ID          uuid.UUID `json:"id"`
-	ProfileName string    `json:"profile_name,omitempty"`
-	FullName    string    `json:"full_name,omitempty"`
-	Name        string    `json:"name,omitempty"`
-}
-
-func presentCallLog(l *ent.CallLog, n *calling.Names) callLogJSON {
-	out := callLogJSON{
-		ID: l.ID, OrganizationID: l.OrganizationID, ChatAccount: l.ChatAccount, ContactID: l.ContactID,
-		ChatCallID: l.ChatCallID, CallerPhone: l.CallerPhone, Direction: string(l.Direction), Status: string(l.Status),
-		Duration: l.Duration, IVRFlowID: l.IvrFlowID, AgentID: l.AgentID, StartedAt: l.StartedAt,
-		AnsweredAt: l.AnsweredAt, EndedAt: l.EndedAt, DisconnectedBy: l.DisconnectedBy,
-		RecordingStorageKey: l.RecordingStorageKey, RecordingDuration: l.RecordingDuration, CreatedAt: l.CreatedAt,
-	}
-	if l.ContactID != nil {
-		out.ContactName = n.Contacts[*l.ContactID]
-		out.Contact = &namedRef{ID: *l.ContactID, ProfileName: out.ContactName}
-	}
-	if l.AgentID != nil {
-		out.AgentName = n.Agents[*l.AgentID]
-		out.Agent = &namedRef{ID: *l.AgentID, FullName: out.AgentName}
-	}
-	if l.IvrFlowID != nil {
-		out.IVRFlowName = n.Flows[*l.IvrFlowID]
-		out.IVRFlow = &namedRef{ID: *l.IvrFlowID, Name: out.IVRFlowName}
-	}
-	return out
-}
-
-// callTransferJSON is the spec's Call transfer with the detail fields.
-type callTransferJSON struct {
-	ID             uuid.UUID  `json:"id"`
-	OrganizationID uuid.UUID  `json:"organization_id"`
-	CallLogID      uuid.UUID  `json:"call_log_id"`
-	ChatCallID     string     `json:"chat_call_id"`
-	CallerPhone    string     `json:"caller_phone"`
-	ContactID      *uuid.UUID `json:"contact_id"`
-	ChatAccount    string     `json:"chat_account"`
-	Status         string     `json:"status"`
-	TeamID         *uuid.UUID `json:"team_id"`
-	TransferredAt  time.Time  `json:"transferred_at"`
-	AgentID        *uuid.UUID `json:"agent_id"`
-	ConnectedAt    *time.Time `json:"connected_at"`
-	CompletedAt    *time.Time `json:"completed_at"`
-	HoldDuration   int        `json:"hold_duration"`
-	TalkDuration   int        `json:"talk_duration"`
-}
-
-func presentCallTransfer(t *ent.CallTransfer) callTransferJSON {
-	return callTransferJSON{
-		ID: t.ID, OrganizationID: t.OrganizationID, CallLogID: t.CallLogID, ChatCallID: t.ChatCallID,
-		CallerPhone: t.CallerPhone, ContactID: t.ContactID, ChatAccount: t.ChatAccount, Status: string(t.Status),
-		TeamID: t.TeamID, TransferredAt: t.TransferredAt, AgentID: t.AgentID, ConnectedAt: t.ConnectedAt,
-		CompletedAt: t.CompletedAt, HoldDuration: t.HoldDuration, TalkDuration: t.TalkDuration,
-	}
-}
-
 func (a *API) listCallLogs(c *gin.Context) (int, any, error) {
 	p, err := bindPage(c, calling.DefaultPageSize)
 	if err != nil {
@@ -255,9 +166,9 @@ func (a *API) listCallLogs(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	out := make([]callLogJSON, len(pg.CallLogs))
+	out := make([]calling.CallLogView, len(pg.CallLogs))
 	for i, l := range pg.CallLogs {
-		out[i] = presentCallLog(l, pg.Names)
+		out[i] = calling.ViewCallLog(l, pg.Names)
 	}
 	return http.StatusOK, listPayload("call_logs", out, pg.Total, p), nil
 }
@@ -271,11 +182,11 @@ func (a *API) getCallLog(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	ts := make([]callTransferJSON, len(d.Transfers))
+	ts := make([]calling.CallTransferView, len(d.Transfers))
 	for i, t := range d.Transfers {
-		ts[i] = presentCallTransfer(t)
+		ts[i] = calling.ViewCallTransfer(t)
 	}
-	return http.StatusOK, gin.H{"call_log": presentCallLog(d.CallLog, d.Names), "transfers": ts}, nil
+	return http.StatusOK, gin.H{"call_log": calling.ViewCallLog(d.CallLog, d.Names), "transfers": ts}, nil
 }
 
 func (a *API) getCallRecording(c *gin.Context) (int, any, error) {
@@ -322,9 +233,9 @@ func (a *API) listCallTransfers(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	out := make([]callTransferJSON, len(pg.CallTransfers))
+	out := make([]calling.CallTransferView, len(pg.CallTransfers))
 	for i, t := range pg.CallTransfers {
-		out[i] = presentCallTransfer(t)
+		out[i] = calling.ViewCallTransfer(t)
 	}
 	return http.StatusOK, listPayload("call_transfers", out, pg.Total, p), nil
 }
@@ -338,7 +249,7 @@ func (a *API) getCallTransfer(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, presentCallTransfer(t), nil
+	return http.StatusOK, calling.ViewCallTransfer(t), nil
 }
 
 func (a *API) getICEServers(c *gin.Context) (int, any, error) {
