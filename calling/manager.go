@@ -95,8 +95,8 @@ func (m *Manager) Start(ctx context.Context) error {
 	}
 	m.wg.Add(3)
 	go func() { defer m.wg.Done(); m.serveControl(ctx, sub) }()
-	go func() { defer m.wg.Done(); m.renewClaims(ctx) }()
-	go func() { defer m.wg.Done(); m.sweepOrphans(ctx) }()
+	go func() { defer m.wg.Done(); every(ctx, ownerTTL/3, m.renewClaims) }()
+	go func() { defer m.wg.Done(); every(ctx, sweepEvery, m.sweepOrphans) }()
 	return nil
 }
 
@@ -150,18 +150,23 @@ func (m *Manager) unregister(lc *liveCall) {
 
 // renewClaims keeps this node's claims on its calls alive.
 func (m *Manager) renewClaims(ctx context.Context) {
-	t := time.NewTicker(ownerTTL / 3)
+	for _, lc := range m.liveCalls() {
+		if err := m.Redis.Set(ctx, m.ownerKey(lc.logID), m.NodeID, ownerTTL).Err(); err != nil && ctx.Err() == nil {
+			m.Log.Warn("renewing a call's claim failed", "call_log_id", lc.logID, "error", err)
+		}
+	}
+}
+
+// every runs fn every d until ctx ends.
+func every(ctx context.Context, d time.Duration, fn func(context.Context)) {
+	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-		}
-		for _, lc := range m.liveCalls() {
-			if err := m.Redis.Set(ctx, m.ownerKey(lc.logID), m.NodeID, ownerTTL).Err(); err != nil && ctx.Err() == nil {
-				m.Log.Warn("renewing a call's claim failed", "call_log_id", lc.logID, "error", err)
-			}
+			fn(ctx)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package calling
 
 import (
 	"context"
-	"time"
 
 	"switchboard/ent/calllog"
 	"switchboard/ent/rule"
@@ -12,24 +11,15 @@ import (
 // sweepEvery is how often a node looks for calls no node holds.
 const sweepEvery = ownerTTL
 
-// sweepOrphans ends, on a timer, the open calls whose node died: their
-// claim in Redis expired and no node serves them, so their logs would stay
-// "answered" forever and their transfers "waiting". Every node sweeps;
-// ending a call is idempotent.
+// sweepOrphans ends the open calls whose node died: their claim in Redis
+// expired and no node serves them, so their logs would stay "answered"
+// forever and their transfers "waiting". Every node sweeps (every
+// sweepEvery); ending a call is idempotent.
 func (m *Manager) sweepOrphans(ctx context.Context) {
-	t := time.NewTicker(sweepEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		if n, err := m.SweepOrphans(ctx); err != nil && ctx.Err() == nil {
-			m.Log.Warn("sweeping orphaned calls failed", "error", err)
-		} else if n > 0 {
-			m.Log.Info("ended calls whose node is gone", "count", n)
-		}
+	if n, err := m.SweepOrphans(ctx); err != nil && ctx.Err() == nil {
+		m.Log.Warn("sweeping orphaned calls failed", "error", err)
+	} else if n > 0 {
+		m.Log.Info("ended calls whose node is gone", "count", n)
 	}
 }
 
