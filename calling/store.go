@@ -126,11 +126,12 @@ func (m *Manager) callerContact(ctx context.Context, db *ent.Client, ev Platform
 	err = db.Contact.Create().SetOrganizationID(viewer.FromContext(ctx).OrgID).SetPhoneNumber(phone).
 		SetName(name).SetProfileName(name).SetChatAccount(ev.Account.Name).
 		OnConflict(sql.ConflictColumns(contact.FieldOrganizationID, contact.FieldPhoneNumber)).DoNothing().Exec(ctx)
+	created := err == nil // on conflict (made meanwhile) the insert did nothing
 	if err != nil && !isNoRows(err) {
 		return nil, false, err
 	}
 	c, err = db.Contact.Query().Where(contact.PhoneNumber(phone)).Only(ctx)
-	return c, err == nil, err
+	return c, created && err == nil, err
 }
 
 // storeTerminate ends the call's log (and its open transfers) once.
