@@ -171,16 +171,33 @@ func (c *Config) RunsWorker() bool { return c.RunMode == RunModeAll || c.RunMode
 // SQLitePath is the embedded database file used when DatabaseURL is empty.
 func (c *Config) SQLitePath() string { return filepath.Join(c.DataDir, "app.db") }
 
-// LogValue lists every option for a startup log line, with secret values
-// replaced by "[set]" so they never reach the log.
-func (c *Config) LogValue() slog.Value {
-	attrs := make([]slog.Attr, 0, len(options))
+// Setting is one option's effective value.
+type Setting struct {
+	Name, Value string
+}
+
+// Effective lists every option's effective value, in documentation order,
+// with secret values replaced by "[set]" (or left empty when unset), so the
+// list can be logged or printed.
+func (c *Config) Effective() []Setting {
+	out := make([]Setting, 0, len(options))
 	for _, o := range options {
 		v := o.bind.get(c)
 		if o.Secret && v != "" {
 			v = "[set]"
 		}
-		attrs = append(attrs, slog.String(o.Name, v))
+		out = append(out, Setting{Name: o.Name, Value: v})
+	}
+	return out
+}
+
+// LogValue lists every option for a startup log line (Effective: secrets
+// never reach the log).
+func (c *Config) LogValue() slog.Value {
+	settings := c.Effective()
+	attrs := make([]slog.Attr, len(settings))
+	for i, s := range settings {
+		attrs[i] = slog.String(s.Name, s.Value)
 	}
 	return slog.GroupValue(attrs...)
 }
