@@ -170,11 +170,6 @@ func (s *Service) providerAccount(ctx context.Context, id uuid.UUID) (*ent.Accou
 	if s.Secrets == nil || s.Provider == nil {
 		return nil, provider.Account{}, apperr.New(apperr.Internal, "the platform client is not configured")
 	}
-	token, err := s.Secrets.Open(a.AccessTokenEncrypted)
-	if err != nil {
-		return nil, provider.Account{}, &apperr.Error{Code: apperr.Internal, Message: "internal error", Err: err}
-	}
-	return a, provider.Account{
-		PhoneID: a.PhoneID, BusinessID: a.BusinessID, AccessToken: string(token), APIVersion: a.APIVersion,
-	}, nil
+	creds, err := Credentials(s.Secrets, a)
+	return a, creds, err
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/redis/go-redis/v9"
 
+	"switchboard/accounts"
 	"switchboard/apperr"
 	"switchboard/calling/audio"
 	"switchboard/calling/media"
@@ -178,14 +179,7 @@ func (m *Manager) controlChannel(node string) string {
 
 // providerAccount is the platform credentials of acc.
 func (m *Manager) providerAccount(acc *ent.Account) (provider.Account, error) {
-	if len(acc.AccessTokenEncrypted) == 0 {
-		return provider.Account{}, apperr.Invalidf("account %q has no access token", acc.Name)
-	}
-	token, err := m.Secrets.Open(acc.AccessTokenEncrypted)
-	if err != nil {
-		return provider.Account{}, apperr.New(apperr.Internal, "the access token of account %q cannot be decrypted", acc.Name)
-	}
-	return provider.Account{PhoneID: acc.PhoneID, BusinessID: acc.BusinessID, AccessToken: string(token), APIVersion: acc.APIVersion}, nil
+	return accounts.Credentials(m.Secrets, acc)
 }
 
 // accountNamed loads the organization's account called name.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"switchboard/accounts"
 	"switchboard/apperr"
 	"switchboard/database"
 	"switchboard/ent"
@@ -43,11 +44,7 @@ func (s *Service) providerAccount(ctx context.Context, name string) (provider.Ac
 	case s.Secrets == nil || s.Provider == nil:
 		return provider.Account{}, apperr.New(apperr.Internal, "the platform client is not configured")
 	}
-	token, err := s.Secrets.Open(a.AccessTokenEncrypted)
-	if err != nil {
-		return provider.Account{}, &apperr.Error{Code: apperr.Internal, Message: "internal error", Err: err}
-	}
-	return provider.Account{PhoneID: a.PhoneID, BusinessID: a.BusinessID, AccessToken: string(token), APIVersion: a.APIVersion}, nil
+	return accounts.Credentials(s.Secrets, a)
 }
 
 // platformCategory is the category sent to the platform: its own, or

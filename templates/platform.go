@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"switchboard/accounts"
 	"switchboard/apperr"
 	"switchboard/database"
 	"switchboard/ent"
@@ -63,11 +64,8 @@ func (s *Service) providerAccount(ctx context.Context, name string) (*ent.Accoun
 	if s.Secrets == nil || s.Provider == nil {
 		return nil, provider.Account{}, apperr.New(apperr.Internal, "the platform client is not configured")
 	}
-	token, err := s.Secrets.Open(a.AccessTokenEncrypted)
-	if err != nil {
-		return nil, provider.Account{}, &apperr.Error{Code: apperr.Internal, Message: "internal error", Err: err}
-	}
-	return a, provider.Account{PhoneID: a.PhoneID, BusinessID: a.BusinessID, AccessToken: string(token), APIVersion: a.APIVersion}, nil
+	creds, err := accounts.Credentials(s.Secrets, a)
+	return a, creds, err
 }
 
 // isNotFoundAtPlatform tells a platform answer that the template is gone.

@@ -3,6 +3,7 @@ package ivr
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -214,7 +215,7 @@ func (f *fields) options(key string) map[rune]string {
 		f.fail(key, "at least one option is required")
 	}
 	opts := map[rune]string{}
-	for _, digit := range sortedKeys(obj) {
+	for _, digit := range slices.Sorted(maps.Keys(obj)) {
 		if utf8.RuneCountInString(digit) != 1 || !strings.Contains(keys, digit) {
 			f.fail(key, "digit %q is not a key (0-9, * or #)", digit)
 			return nil
@@ -233,7 +234,7 @@ func (f *fields) optionLabel(key, digit string, v any) string {
 		f.fail(key, "digit %q must be an object {label}", digit)
 		return ""
 	}
-	for _, k := range sortedKeys(obj) {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		if k != "label" {
 			f.fail(key, "digit %q: %q is not a setting of an option (label)", digit, k)
 		}
@@ -307,7 +308,7 @@ func (f *fields) headers(key string) map[string]string {
 		f.fail(key, "at most %d headers", MaxHeaders)
 	}
 	out := make(map[string]string, len(obj))
-	for _, name := range sortedKeys(obj) {
+	for _, name := range slices.Sorted(maps.Keys(obj)) {
 		value, ok := obj[name].(string)
 		switch {
 		case name == "" || len(name) > 256 || strings.ContainsAny(name, " \t\r\n:\x00"):
@@ -370,7 +371,7 @@ func scheduleDay(item any) (Day, string) {
 	if !ok {
 		return Day{}, "must be an object {day, enabled, open, close}"
 	}
-	for _, k := range sortedKeys(obj) {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		if !slices.Contains(scheduleKeys, k) {
 			return Day{}, fmt.Sprintf("%q is not a setting of a day (%s)", k, joinQuoted(scheduleKeys))
 		}
@@ -445,15 +446,6 @@ func number(v any) (float64, bool) {
 		return f, err == nil
 	}
 	return 0, false
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func joinQuoted(list []string) string {
