@@ -194,17 +194,22 @@ func CreateOrganization(ctx context.Context, c *ent.Client, name string, ownerID
 	if err := SeedOrganization(ctx, c, org.ID); err != nil {
 		return nil, apperr.Wrap(err, "organization")
 	}
-	sctx := viewer.SystemContext(ctx, org.ID)
-	admin, err := c.Role.Query().Where(role.Name(RoleAdmin), role.IsSystem(true)).Only(sctx)
-	if err != nil {
-		return nil, apperr.Wrap(err, "role")
-	}
-	err = c.OrganizationMember.Create().SetUserID(ownerID).
-		SetRoleID(admin.ID).SetIsDefault(ownerDefault).Exec(sctx)
-	if err != nil {
-		return nil, apperr.Wrap(err, "membership")
+	if err := addAdmin(ctx, c, org.ID, ownerID, ownerDefault); err != nil {
+		return nil, err
 	}
 	return org, nil
+}
+
+// addAdmin makes userID a member of orgID with the system Admin role.
+func addAdmin(ctx context.Context, c *ent.Client, orgID, userID uuid.UUID, isDefault bool) error {
+	sctx := viewer.SystemContext(ctx, orgID)
+	admin, err := c.Role.Query().Where(role.Name(RoleAdmin), role.IsSystem(true)).Only(sctx)
+	if err != nil {
+		return apperr.Wrap(err, "role")
+	}
+	err = c.OrganizationMember.Create().SetUserID(userID).
+		SetRoleID(admin.ID).SetIsDefault(isDefault).Exec(sctx)
+	return apperr.Wrap(err, "membership")
 }
 
 // BootstrapResult tells what Bootstrap did.
