@@ -515,6 +515,10 @@ func (a *App) Close() error {
 	if a.Queue != nil {
 		errs = append(errs, a.Queue.Close())
 	}
+	if a.Events != nil {
+		// Everything that publishes has stopped: a clean stop.
+		a.Events.Leave()
+	}
 	if a.KV != nil {
 		errs = append(errs, a.KV.Close())
 	}

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/redis/go-redis/v9"
@@ -83,6 +84,15 @@ type Bus struct {
 	log     *slog.Logger
 	hooks   HookWriter
 
+	// node names this process; its lease is renewed every renew and
+	// lapses after lease; idle is how long the subscription may stay
+	// silent before it is pinged.
+	node               string
+	renew, lease, idle time.Duration
+	watching           chan struct{} // closed when watchNodes returns
+	watchOnce          sync.Once
+	stopWatch          context.CancelFunc
+
 	mu   sync.RWMutex
 	subs map[uuid.UUID]map[*Subscription]struct{}
 
@@ -99,6 +109,9 @@ type Options struct {
 	// Hooks writes outbound webhook deliveries; nil writes none.
 	Hooks HookWriter
 	Log   *slog.Logger
+	// NodeLease is how long a node that stopped renewing its lease is
+	// taken for alive (default 10 s; renewed every third of it).
+	NodeLease time.Duration
 }
 
 // New returns a bus.
@@ -107,16 +120,30 @@ func New(o Options) *Bus {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	lease := o.NodeLease
+	if lease <= 0 {
+		lease = 10 * time.Second
+	}
 	return &Bus{
 		rdb: o.Redis, channel: o.Channel, log: log, hooks: o.Hooks,
+		node: newNodeID(), lease: lease, renew: lease / 3, idle: 15 * time.Second, watching: make(chan struct{}),
 		subs: map[uuid.UUID]map[*Subscription]struct{}{}, pending: map[*ent.Tx]*pendingFrames{},
 	}
 }
 
 // Run receives the events of every node and hands them to local
-// subscribers until ctx is done. ready is closed once subscribed.
+// subscribers until ctx is done. ready is closed once subscribed. It also
+// keeps this node's lease (watchNodes).
+//
+// Pub/sub delivers at most once: frames published while this node's
+// subscription is down (a Redis restart, a dropped connection), or that a
+// node which died took with it, are never seen. Whenever that may have
+// happened, every local subscription is ended with ErrResync: its client
+// reconnects and reloads what it shows (the documented resync path).
 func (b *Bus) Run(ctx context.Context, ready chan<- struct{}) {
 	ps := b.rdb.Subscribe(ctx, b.channel)
+	stop := context.AfterFunc(ctx, func() { _ = ps.Close() })
+	defer stop()
 	defer ps.Close()
 	if _, err := ps.Receive(ctx); err != nil {
 		b.log.Error("events: subscribing", "err", err)
@@ -124,22 +151,72 @@ func (b *Bus) Run(ctx context.Context, ready chan<- struct{}) {
 	if ready != nil {
 		close(ready)
 	}
-	ch := ps.Channel(redis.WithChannelSize(1024))
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case m, ok := <-ch:
-			if !ok {
-				return
-			}
-			ev, err := decode([]byte(m.Payload))
-			if err != nil {
-				b.log.Warn("events: undecodable event", "err", err)
+	b.startWatch()
+	b.receive(ctx, ps)
+}
+
+// receive reads the subscription until ctx is done. An idle connection is
+// pinged, so that a dead one is noticed.
+func (b *Bus) receive(ctx context.Context, ps *redis.PubSub) {
+	lost, backoff := false, 100*time.Millisecond
+	for ctx.Err() == nil {
+		msg, err := ps.ReceiveTimeout(ctx, b.idle)
+		if err != nil {
+			if isTimeout(err) && ps.Ping(ctx) == nil {
 				continue
 			}
-			b.deliver(ev)
+			if ctx.Err() != nil {
+				return
+			}
+			if !lost {
+				lost = true
+				b.log.Warn("events: subscription lost; clients are told to resync", "err", err)
+				b.Resync()
+			}
+			sleep(ctx, backoff)
+			backoff = min(2*backoff, 2*time.Second)
+			continue
 		}
+		if lost {
+			// Subscribed again: whoever connected during the outage may
+			// have missed frames too.
+			lost, backoff = false, 100*time.Millisecond
+			b.log.Info("events: subscription restored; clients are told to resync")
+			b.Resync()
+		}
+		if m, ok := msg.(*redis.Message); ok {
+			b.handle([]byte(m.Payload))
+		}
+	}
+}
+
+// handle decodes one message of the channel.
+func (b *Bus) handle(msg []byte) {
+	if bytes.HasPrefix(msg, resyncMessage) {
+		b.log.Warn("events: " + string(msg))
+		b.Resync()
+		return
+	}
+	ev, err := decode(msg)
+	if err != nil {
+		b.log.Warn("events: undecodable event", "err", err)
+		return
+	}
+	b.deliver(ev)
+}
+
+// Resync ends every local subscription with ErrResync.
+func (b *Bus) Resync() {
+	b.mu.RLock()
+	var all []*Subscription
+	for _, subs := range b.subs {
+		for s := range subs {
+			all = append(all, s)
+		}
+	}
+	b.mu.RUnlock()
+	for _, s := range all {
+		s.end(ErrResync)
 	}
 }
 
@@ -158,16 +235,25 @@ func (b *Bus) deliver(ev Received) {
 	b.mu.RUnlock()
 	for _, s := range slow {
 		b.log.Warn("events: dropping a slow subscriber", "organization_id", ev.OrgID)
-		s.Close()
+		s.end(ErrTooSlow)
 	}
 }
 
+// Why a subscription ended before its subscriber closed it.
+var (
+	// ErrTooSlow: the subscriber's buffer was full.
+	ErrTooSlow = errors.New("too slow")
+	// ErrResync: events may have been missed; reconnect and reload.
+	ErrResync = errors.New("resync: events may have been missed; reconnect and reload")
+)
+
 // Subscription receives the events of one organization.
 type Subscription struct {
-	bus  *Bus
-	org  uuid.UUID
-	c    chan Received
-	once sync.Once
+	bus    *Bus
+	org    uuid.UUID
+	c      chan Received
+	once   sync.Once
+	reason error
 }
 
 // Subscribe registers a local subscriber of orgID with a buffer of n
@@ -188,8 +274,16 @@ func (b *Bus) Subscribe(orgID uuid.UUID, n int) *Subscription {
 func (s *Subscription) C() <-chan Received { return s.c }
 
 // Close ends the subscription; it is safe to call more than once.
-func (s *Subscription) Close() {
+func (s *Subscription) Close() { s.end(nil) }
+
+// Err tells why the bus ended the subscription (ErrTooSlow, ErrResync);
+// nil while it runs or when its subscriber closed it. Read it after C is
+// closed.
+func (s *Subscription) Err() error { return s.reason }
+
+func (s *Subscription) end(reason error) {
 	s.once.Do(func() {
+		s.reason = reason
 		b := s.bus
 		b.mu.Lock()
 		delete(b.subs[s.org], s)

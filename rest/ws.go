@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"net"
 	"net/http"
 	"sync"
@@ -140,7 +141,7 @@ func wsWriteLoop(conn *websocket.Conn, cork *corkedConn, sub *events.Subscriptio
 			return
 		case ev, ok := <-sub.C():
 			if !ok {
-				wsCloseTooSlow(conn)
+				wsCloseEnded(conn, sub)
 				return
 			}
 			if !wsWriteEvents(conn, cork, sub, ev) {
@@ -168,7 +169,7 @@ func wsWriteEvents(conn *websocket.Conn, cork *corkedConn, sub *events.Subscript
 		case next, open := <-sub.C():
 			if !open {
 				_ = cork.uncork()
-				wsCloseTooSlow(conn)
+				wsCloseEnded(conn, sub)
 				return false
 			}
 			ok = conn.WriteMessage(websocket.TextMessage, next.Frame) == nil
@@ -179,10 +180,17 @@ func wsWriteEvents(conn *websocket.Conn, cork *corkedConn, sub *events.Subscript
 	return cork.uncork() == nil && ok
 }
 
-// wsCloseTooSlow tells a client the bus dropped it for falling behind.
-func wsCloseTooSlow(conn *websocket.Conn) {
+// wsCloseEnded tells a client why the bus ended its subscription: it fell
+// behind (1013 "too slow"), or events may have been missed (1012
+// "resync: ..."). Either way the client reconnects and reloads what it
+// shows.
+func wsCloseEnded(conn *websocket.Conn, sub *events.Subscription) {
+	code, reason := websocket.CloseTryAgainLater, "too slow"
+	if errors.Is(sub.Err(), events.ErrResync) {
+		code, reason = websocket.CloseServiceRestart, events.ErrResync.Error()
+	}
 	_ = conn.WriteControl(websocket.CloseMessage,
-		websocket.FormatCloseMessage(websocket.CloseTryAgainLater, "too slow"), time.Now().Add(wsWriteWait))
+		websocket.FormatCloseMessage(code, reason), time.Now().Add(wsWriteWait))
 }
 
 // corkingWriter hands the WebSocket upgrader a connection whose writes can

@@ -3,6 +3,7 @@ package rest_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -144,6 +145,28 @@ func TestEventsCrossNodes(t *testing.T) {
 	if m.Payload["content"].(map[string]any)["body"] != "from node 2" {
 		t.Fatalf("payload: %v", m.Payload)
 	}
+}
+
+// TestWebSocketResync: when the node may have missed events (its Redis
+// subscription was lost, or another node died), a /ws client is closed
+// with 1012 and a "resync" reason: it reconnects and reloads, and the new
+// socket receives events again.
+func TestWebSocketResync(t *testing.T) {
+	e := newWebhookEnv(t)
+	conn := wsDial(t, e.Server.URL, e.Admin, true)
+	e.App.Events.Resync()
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	_, _, err := conn.ReadMessage()
+	var ce *websocket.CloseError
+	if !errors.As(err, &ce) || ce.Code != websocket.CloseServiceRestart || !strings.HasPrefix(ce.Text, "resync") {
+		t.Fatalf("read %v, want close 1012 with a resync reason", err)
+	}
+	again := wsDial(t, e.Server.URL, e.Admin, true)
+	body := messagesPayload("15559990003", "Ola", textMessage("15559990003", "wamid.after-resync", time.Now().Unix(), "after"))
+	req, _ := http.NewRequest(http.MethodPost, e.Server.URL+"/api/webhook", strings.NewReader(body))
+	req.Header.Set("X-Hub-Signature-256", sign(body))
+	e.Send(req).ExpectStatus(t, http.StatusOK)
+	wsWaitFor(t, again, "message:new")
 }
 
 // TestGraphQLSubscription subscribes over graphql-transport-ws and sees a
