@@ -16,7 +16,7 @@ import (
 
 // TestMigrationsMatchSchema applies the committed versioned migrations to a
 // fresh PostgreSQL database and checks that nothing is left to migrate: the
-// files are up to date with ent/schema (see README, "Adding a migration").
+// files are up to date with ent/schema (see docs/development.md).
 func TestMigrationsMatchSchema(t *testing.T) {
 	url := testenv.PostgresURL(t)
 	if url == "" {
