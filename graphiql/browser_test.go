@@ -1,0 +1,257 @@
+package graphiql_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"switchboard/internal/apitest"
+)
+
+// chromium finds the browser: CHROMIUM_PATH, else the first of the
+// usual names on PATH. Without one the test skips, unless
+// TEST_REQUIRE_BROWSER is set (as CI does), which makes it fail.
+func chromium(t *testing.T) string {
+	t.Helper()
+	candidates := []string{os.Getenv("CHROMIUM_PATH"), "chromium", "chromium-browser", "google-chrome"}
+	for _, name := range candidates {
+		if name == "" {
+			continue
+		}
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("TEST_REQUIRE_BROWSER") != "" {
+		t.Fatal("TEST_REQUIRE_BROWSER is set but no Chromium was found (install the chromium package or set CHROMIUM_PATH)")
+	}
+	t.Skip("no Chromium found (install the chromium package or set CHROMIUM_PATH; TEST_REQUIRE_BROWSER=1 makes this a failure)")
+	return ""
+}
+
+// browser starts a headless Chromium with a fresh profile; problems
+// collects what the pages reported: Content-Security-Policy violations,
+// uncaught exceptions and console errors.
+func browser(t *testing.T) (context.Context, *problems) {
+	t.Helper()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromium(t)),
+		chromedp.Headless,
+		chromedp.NoSandbox, // the tests may run as root
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(t.TempDir()),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelBrowser := chromedp.NewContext(actx)
+	t.Cleanup(func() {
+		cancelBrowser()
+		cancelAlloc()
+	})
+	p := &problems{}
+	if err := chromedp.Listen(ctx, p.listen); err != nil {
+		t.Fatalf("starting Chromium: %v", err)
+	}
+	// The page's scripts cannot tell the test about violations of the
+	// policy that governs them; this listener, which the browser adds to
+	// each document before the page's scripts, logs each as a console
+	// error.
+	_, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+		Source: `document.addEventListener('securitypolicyviolation', (e) => console.error(
+			'CSP violation: ' + e.violatedDirective + ' blocked ' + e.blockedURI + ' at ' + e.sourceFile + ':' + e.lineNumber));`,
+	})
+	if err != nil {
+		t.Fatalf("adding the violation listener: %v", err)
+	}
+	return ctx, p
+}
+
+type problems struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (p *problems) add(s string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.list = append(p.list, s)
+}
+
+func (p *problems) all() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.list...)
+}
+
+func (p *problems) listen(ev any) {
+	switch ev := ev.(type) {
+	case *log.EventEntryAdded:
+		// Network entries are answers the pages expect, such as the 401
+		// of a renewal without a session.
+		e := ev.Entry
+		if e.Source != log.EntrySourceNetwork && (e.Level == log.EntryLevelError || e.Source == log.EntrySourceSecurity) {
+			p.add(fmt.Sprintf("log %s: %s", e.Source, e.Text))
+		}
+	case *runtime.EventExceptionThrown:
+		d := ev.ExceptionDetails
+		msg := d.Text
+		if d.Exception != nil {
+			msg += " " + d.Exception.Description
+		}
+		p.add("exception: " + msg)
+	case *runtime.EventConsoleAPICalled:
+		if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert {
+			var parts []string
+			for _, a := range ev.Args {
+				if len(a.Value) > 0 {
+					parts = append(parts, string(a.Value))
+				} else {
+					parts = append(parts, a.Description)
+				}
+			}
+			p.add("console." + string(ev.Type) + ": " + strings.Join(parts, " "))
+		}
+	}
+}
+
+// script runs JavaScript in the page (the DevTools protocol is not bound
+// by the page's policy).
+func script(expr string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := chromedp.Evaluate[any](expr)(ctx, t)
+		return err
+	})
+}
+
+// setQuery sets the text of GraphiQL's query editor (CodeMirror 5).
+func setQuery(query string) chromedp.Action[chromedp.Void] {
+	return script(fmt.Sprintf(`document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror.setValue(%q)`, query))
+}
+
+// responseContains waits until GraphiQL's result pane holds want. It asks
+// from the test rather than with chromedp.Poll, whose page function needs
+// eval, which the page's policy forbids.
+func responseContains(want string) chromedp.Action[chromedp.Void] {
+	expr := fmt.Sprintf(`(() => {
+		const cm = document.querySelector('.result-window .CodeMirror');
+		return cm !== null && cm.CodeMirror.getValue().includes(%q);
+	})()`, want)
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		for {
+			found, err := chromedp.Evaluate[bool](expr)(ctx, t)
+			if err != nil || found {
+				return err
+			}
+			select {
+			case <-ctx.Done():
+				text, _ := chromedp.Evaluate[string](`document.querySelector('.result-window')?.innerText ?? ''`)(context.WithoutCancel(ctx), t)
+				return fmt.Errorf("the result pane never showed %s; it shows %q", want, text)
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	})
+}
+
+// step runs actions with a time limit, so a page that never gets there
+// fails the step instead of hanging the test.
+func step(t *testing.T, ctx context.Context, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// evaluate runs a JavaScript expression in the page and returns its value.
+func evaluate[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		t.Fatalf("%s: %v", expr, err)
+	}
+	return v
+}
+
+const graphiqlShown = `document.querySelector('#graphiql, .graphiql-container') !== null`
+
+func TestGraphiQLInBrowser(t *testing.T) {
+	ctx, problems := browser(t)
+	env := apitest.New(t)
+	// Anything the pages reported, across all steps, fails the test.
+	defer func() {
+		for _, p := range problems.all() {
+			t.Errorf("browser reported %s", p)
+		}
+	}()
+
+	// An anonymous browser gets the sign-in form, not GraphiQL.
+	step(t, ctx,
+		chromedp.Navigate(env.Server.URL+"/graphql"),
+		chromedp.WaitVisible(chromedp.CSS("#login")),
+	)
+	if title := evaluate[string](t, ctx, `document.title`); !strings.Contains(title, "Sign in") || evaluate[bool](t, ctx, graphiqlShown) {
+		t.Fatalf("anonymous browser: title %q, GraphiQL shown", title)
+	}
+
+	// A wrong password is refused on the form.
+	step(t, ctx,
+		chromedp.SendKeys(chromedp.CSS("#email"), "admin@example.com"),
+		chromedp.SendKeys(chromedp.CSS("#password"), "not-the-password"),
+		chromedp.Click(chromedp.CSS("#submit")),
+		chromedp.WaitVisible(chromedp.CSS("#error")),
+	)
+	if msg := evaluate[string](t, ctx, `document.querySelector('#error').textContent`); !strings.Contains(strings.ToLower(msg), "invalid") {
+		t.Fatalf("sign-in error shown: %q", msg)
+	}
+
+	// Signing in reloads into GraphiQL, whose query runs as the admin.
+	step(t, ctx,
+		script(`document.querySelector('#password').value = ''`),
+		chromedp.SendKeys(chromedp.CSS("#password"), apitest.AdminPassword),
+		chromedp.Click(chromedp.CSS("#submit")),
+		chromedp.WaitVisible(chromedp.CSS(".graphiql-query-editor .CodeMirror")),
+		// Anonymous operations: GraphiQL takes the operation name from
+		// the editor a moment after each change.
+		setQuery("{\n  viewer {\n    user {\n      email\n    }\n    role {\n      name\n    }\n  }\n}"),
+		chromedp.Click(chromedp.CSS(".graphiql-execute-button")),
+		responseContains(`"email": "admin@example.com"`),
+		responseContains(`"role"`),
+	)
+
+	// A cookie-authenticated POST without X-CSRF-Token is refused, so
+	// the mutation's data shows the page sends it.
+	step(t, ctx,
+		setQuery(`mutation { createTeam(input: {name: "From GraphiQL"}) { name } }`),
+		chromedp.Click(chromedp.CSS(".graphiql-execute-button")),
+		responseContains(`"name": "From GraphiQL"`),
+	)
+
+	// Signing out ends the session: the page reloads into the sign-in
+	// form.
+	step(t, ctx,
+		chromedp.Click(chromedp.CSS(`button[aria-label="Sign out"]`)),
+		chromedp.WaitVisible(chromedp.CSS("#login")),
+	)
+	if evaluate[bool](t, ctx, graphiqlShown) {
+		t.Fatal("GraphiQL still shown after signing out")
+	}
+}
