@@ -3,6 +3,7 @@ package graphiql_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -139,34 +140,56 @@ func script(expr string) chromedp.Action[chromedp.Void] {
 	})
 }
 
-// setQuery sets the text of GraphiQL's query editor (CodeMirror 5).
+// setQuery sets the text of GraphiQL's query editor (CodeMirror 5) and
+// waits until GraphiQL has parsed it (it does a moment after each change),
+// so that the run button runs this query.
 func setQuery(query string) chromedp.Action[chromedp.Void] {
-	return script(fmt.Sprintf(`document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror.setValue(%q)`, query))
+	const editor = `document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror`
+	return chromedp.Steps(
+		script(fmt.Sprintf(`%s.setValue(%q)`, editor, query)),
+		waitUntil(fmt.Sprintf(`(() => {
+			const cm = %s;
+			return cm.documentAST?.loc?.source.body === cm.getValue();
+		})()`, editor), 10*time.Second, "GraphiQL to parse the query"),
+	)
 }
 
-// responseContains waits until GraphiQL's result pane holds want. It asks
-// from the test rather than with chromedp.Poll, whose page function needs
-// eval, which the page's policy forbids.
-func responseContains(want string) chromedp.Action[chromedp.Void] {
-	expr := fmt.Sprintf(`(() => {
-		const cm = document.querySelector('.result-window .CodeMirror');
-		return cm !== null && cm.CodeMirror.getValue().includes(%q);
-	})()`, want)
+// waitUntil evaluates a JavaScript condition until it holds. It asks from
+// the test rather than with chromedp.Poll, whose page function needs eval,
+// which the page's policy forbids.
+func waitUntil(cond string, within time.Duration, what string) chromedp.Action[chromedp.Void] {
 	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		ctx, cancel := context.WithTimeout(ctx, within)
 		defer cancel()
 		for {
-			found, err := chromedp.Evaluate[bool](expr)(ctx, t)
-			if err != nil || found {
+			ok, err := chromedp.Evaluate[bool](cond)(ctx, t)
+			if err != nil || ok {
 				return err
 			}
 			select {
 			case <-ctx.Done():
-				text, _ := chromedp.Evaluate[string](`document.querySelector('.result-window')?.innerText ?? ''`)(context.WithoutCancel(ctx), t)
-				return fmt.Errorf("the result pane never showed %s; it shows %q", want, text)
-			case <-time.After(100 * time.Millisecond):
+				return fmt.Errorf("waited %v for %s", within, what)
+			case <-time.After(50 * time.Millisecond):
 			}
 		}
+	})
+}
+
+// responseContains waits until GraphiQL's result pane holds want; the
+// error says what it holds instead.
+func responseContains(want string, within time.Duration) chromedp.Action[chromedp.Void] {
+	cond := fmt.Sprintf(`(() => {
+		const cm = document.querySelector('.result-window .CodeMirror');
+		return cm !== null && cm.CodeMirror.getValue().includes(%q);
+	})()`, want)
+	wait := waitUntil(cond, within, "the result pane to show "+want)
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := wait(ctx, t)
+		if err != nil {
+			shown, _ := chromedp.Evaluate[string](`document.querySelector('.result-window')?.innerText ?? ''`)(ctx, t)
+			return fmt.Errorf("%w; it shows %q", err, shown)
+		}
+		return nil
 	})
 }
 
@@ -229,12 +252,21 @@ func TestGraphiQLInBrowser(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS("#password"), apitest.AdminPassword),
 		chromedp.Click(chromedp.CSS("#submit")),
 		chromedp.WaitVisible(chromedp.CSS(".graphiql-query-editor .CodeMirror")),
-		// Anonymous operations: GraphiQL takes the operation name from
-		// the editor a moment after each change.
 		setQuery("{\n  viewer {\n    user {\n      email\n    }\n    role {\n      name\n    }\n  }\n}"),
 		chromedp.Click(chromedp.CSS(".graphiql-execute-button")),
-		responseContains(`"email": "admin@example.com"`),
-		responseContains(`"role"`),
+		responseContains(`"email": "admin@example.com"`, 30*time.Second),
+		responseContains(`"role"`, time.Second),
+	)
+
+	// The schema loaded (by introspection, through the same fetcher),
+	// and GraphiQL's dialogs open under the policy.
+	step(t, ctx,
+		chromedp.Click(chromedp.CSS(`button[aria-label="Show Documentation Explorer"]`)),
+		chromedp.WaitVisible(chromedp.CSS(".graphiql-doc-explorer-type-name, .graphiql-doc-explorer-root-type")),
+		chromedp.Click(chromedp.CSS(`button[aria-label="Open settings dialog"]`)),
+		chromedp.WaitVisible(chromedp.CSS(".graphiql-dialog")),
+		chromedp.Click(chromedp.CSS(".graphiql-dialog-close")),
+		chromedp.WaitNotPresent(chromedp.CSS(".graphiql-dialog")),
 	)
 
 	// A cookie-authenticated POST without X-CSRF-Token is refused, so
@@ -242,7 +274,27 @@ func TestGraphiQLInBrowser(t *testing.T) {
 	step(t, ctx,
 		setQuery(`mutation { createTeam(input: {name: "From GraphiQL"}) { name } }`),
 		chromedp.Click(chromedp.CSS(".graphiql-execute-button")),
-		responseContains(`"name": "From GraphiQL"`),
+		responseContains(`"name": "From GraphiQL"`, 30*time.Second),
+	)
+
+	// A subscription runs over the WebSocket, authenticated by a
+	// single-use token the page fetches. Events before the subscription
+	// registers are not replayed, so contacts are created until one shows.
+	step(t, ctx,
+		setQuery("subscription {\n  contactChanged {\n    profileName\n  }\n}"),
+		chromedp.Click(chromedp.CSS(".graphiql-execute-button")),
+		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			var err error
+			for i := range 40 {
+				env.Admin.Do(http.MethodPost, "/api/contacts", map[string]any{
+					"phone_number": fmt.Sprintf("1555010%04d", i), "profile_name": "Subscribed Contact",
+				}).ExpectStatus(t, http.StatusCreated)
+				if _, err = responseContains(`"profileName": "Subscribed Contact"`, time.Second)(ctx, tg); err == nil {
+					return nil
+				}
+			}
+			return fmt.Errorf("no contactChanged event reached GraphiQL: %w", err)
+		}),
 	)
 
 	// Signing out ends the session: the page reloads into the sign-in

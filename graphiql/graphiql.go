@@ -24,9 +24,14 @@ const AssetsPath = "/graphql/assets/"
 // CSP is the policy of the page and its assets: every script, style and
 // request stays on this origin (GraphiQL's fonts and icons are data:
 // URIs in its stylesheet), nothing may frame the page, and its forms post
-// here only.
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; " +
+// here only. The one inline style allowed, by its hash, is the scroll
+// lock GraphiQL's dialogs add to the document (react-remove-scroll-bar);
+// on this page, which never scrolls, its text is fixed. The browser test
+// fails if an upgrade changes it.
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self' '" + dialogScrollLockHash + "'; connect-src 'self'; " +
 	"img-src 'self' data:; font-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+
+const dialogScrollLockHash = "sha256-Y/huXlwoYkVyQlxwSVcCi1RCDGDCSVBzDt0hYP9qlTc="
 
 //go:embed assets/*.js assets/*.css
 var assetFiles embed.FS
