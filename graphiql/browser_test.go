@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -295,6 +297,26 @@ func TestGraphiQLInBrowser(t *testing.T) {
 			}
 			return fmt.Errorf("no contactChanged event reached GraphiQL: %w", err)
 		}),
+	)
+
+	// An access token that is gone (as when it expires) is renewed with
+	// the refresh cookie: by the fetcher, which then repeats the query,
+	// and by the sign-in page, which then reloads into GraphiQL.
+	dropAccess := chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, network.DeleteCookies, network.DeleteCookiesParams{Name: "whm_access", URL: env.Server.URL})
+		return err
+	})
+	step(t, ctx,
+		// The run button stops the running subscription first.
+		chromedp.Click(chromedp.CSS(".graphiql-execute-button")),
+		chromedp.WaitVisible(chromedp.CSS(`.graphiql-execute-button[aria-label^="Execute query"]`)),
+		dropAccess,
+		setQuery("{\n  currentOrganization {\n    id\n  }\n}"),
+		chromedp.Click(chromedp.CSS(".graphiql-execute-button")),
+		responseContains(`"id": "`+env.OrgID.String()+`"`, 30*time.Second),
+		dropAccess,
+		chromedp.Navigate(env.Server.URL+"/graphql"),
+		chromedp.WaitVisible(chromedp.CSS(".graphiql-query-editor .CodeMirror")),
 	)
 
 	// Signing out ends the session: the page reloads into the sign-in
