@@ -19,6 +19,7 @@ import (
 	"switchboard/apperr"
 	"switchboard/ent/viewer"
 	"switchboard/graph"
+	"switchboard/graphiql"
 	"switchboard/rest"
 )
 
@@ -41,12 +42,27 @@ func (a *App) routes(api *rest.API) (http.Handler, error) {
 	if a.Cfg.MetricsAddr == "" {
 		e.GET("/metrics", gin.WrapH(a.metricsEndpoint()))
 	}
-	e.Any("/graphql", api.GraphQLGuard(graphqlRequests(a.graphqlHandler(api))))
+	e.Any("/graphql", graphqlEndpoint(api, a.graphqlHandler(api)))
+	e.GET(graphiql.AssetsPath+"*file", gin.WrapH(graphiql.Assets))
 	e.GET("/ws", api.WebSocket)
 	api.Mount(e)
 	e.NoRoute(api.NotFound)
 	e.NoMethod(api.NotFound)
 	return e, nil
+}
+
+// graphqlEndpoint answers a browser opening /graphql with GraphiQL (or
+// its sign-in page without a session) and everything else with GraphQL.
+func graphqlEndpoint(api *rest.API, gql http.Handler) gin.HandlerFunc {
+	page := api.PageGuard(graphiql.Page, graphiql.Login)
+	operations := api.GraphQLGuard(graphqlRequests(gql))
+	return func(c *gin.Context) {
+		if graphiql.WantsPage(c.Request) {
+			page(c)
+			return
+		}
+		operations(c)
+	}
 }
 
 // graphqlWSReadLimit bounds a frame a GraphQL WebSocket client sends.

@@ -69,9 +69,10 @@ func (a *App) connectionDeadlines() gin.HandlerFunc {
 }
 
 // securityHeaders are on every answer: no content sniffing, no framing and
-// no active content (there is no HTML page; a stored media file that
-// looks like HTML runs nothing), and no caching of API answers (which
-// carry tokens and tenant data; stored media set their own).
+// no active content (a stored media file that looks like HTML runs
+// nothing; the GraphiQL page and its assets replace the policy with their
+// own), and no caching of API answers (which carry tokens and tenant
+// data; stored media set their own).
 func securityHeaders() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		h := c.Writer.Header()

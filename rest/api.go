@@ -153,39 +153,49 @@ func hasNUL(c *gin.Context) bool {
 }
 
 // authenticateLimited authenticates the request and applies its rate
-// limit, which counts against the identity the request proved: the user of
-// an access token (its signature proves it, so the check runs beside the
+// limit (see limitedIdentity). It writes the answer and reports false when
+// the request must stop.
+func (a *API) authenticateLimited(c *gin.Context) (*viewer.Viewer, bool, bool) {
+	id, ok := a.limitedIdentity(c)
+	if !ok {
+		return nil, false, false
+	}
+	if id.err != nil {
+		writeError(c, id.err)
+		return nil, false, false
+	}
+	return id.viewer, id.viaCookie, true
+}
+
+// identity is who a request proved to be, or why it proved no one.
+type identity struct {
+	viewer *viewer.Viewer
+	// viaCookie: the credential was the access cookie (CSRF applies).
+	viaCookie bool
+	err       error
+}
+
+// limitedIdentity authenticates the request and applies its rate limit,
+// which counts against the identity the request proved: the user of an
+// access token (its signature proves it, so the check runs beside the
 // database's), the API key once it verified, and otherwise the client
 // address with the anonymous budget. A key that does not verify never
 // touches a real key's budget, and a made-up one gets none of its own. It
-// writes the answer and reports false when the request must stop.
-func (a *API) authenticateLimited(c *gin.Context) (*viewer.Viewer, bool, bool) {
-	if userKey, ok := a.signedUserKey(c); ok {
+// answers 429 and reports false past the limit; an authentication error
+// is left to the caller.
+func (a *API) limitedIdentity(c *gin.Context) (identity, bool) {
+	if userKey, signed := a.signedUserKey(c); signed {
 		limited := make(chan limitResult, 1)
 		go func() { limited <- a.limit(c.Request.Context(), userKey, a.Opts.RatePerMinute) }()
 		v, viaCookie, err := a.authenticate(c)
-		if !a.applyLimit(c, <-limited) {
-			return nil, false, false
-		}
-		if err != nil {
-			writeError(c, err)
-			return nil, false, false
-		}
-		return v, viaCookie, true
+		return identity{v, viaCookie, err}, a.applyLimit(c, <-limited)
 	}
 	v, viaCookie, err := a.authenticate(c)
 	key, limit := "ip:"+c.ClientIP(), a.Opts.AnonRatePerMinute
 	if err == nil {
 		key, limit = "key:"+v.APIKeyID.String(), a.Opts.RatePerMinute
 	}
-	if !a.rateLimit(c, key, limit) {
-		return nil, false, false
-	}
-	if err != nil {
-		writeError(c, err)
-		return nil, false, false
-	}
-	return v, viaCookie, true
+	return identity{v, viaCookie, err}, a.rateLimit(c, key, limit)
 }
 
 // signedUserKey names the budget of a request authenticated by an access

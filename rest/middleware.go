@@ -63,6 +63,27 @@ func (a *API) GraphQLGuard(h http.Handler) gin.HandlerFunc {
 	}
 }
 
+// PageGuard authenticates a browser page like a REST GET (cookie, bearer
+// or API key) under the same rate limit: an authenticated viewer gets
+// page, with the viewer in its context; a request with no valid
+// credential gets anonymous (say, a login form) instead of the JSON
+// error.
+func (a *API) PageGuard(page, anonymous http.Handler) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		c.Abort()
+		id, ok := a.limitedIdentity(c)
+		switch {
+		case !ok:
+		case apperr.CodeOf(id.err) == apperr.Unauthenticated:
+			anonymous.ServeHTTP(c.Writer, c.Request)
+		case id.err != nil:
+			writeError(c, id.err)
+		default:
+			page.ServeHTTP(c.Writer, c.Request.WithContext(viewer.NewContext(c.Request.Context(), id.viewer)))
+		}
+	}
+}
+
 // AuthenticateInit authenticates a GraphQL WebSocket from its init
 // payload (a single-use ws token, a bearer access token or an API key) and
 // takes the socket's place among its user's. Errors: unauthenticated, or
