@@ -5,6 +5,7 @@ package graphiql
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -15,6 +16,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -43,6 +45,40 @@ var pageFiles embed.FS
 type asset struct {
 	body    []byte
 	version string
+	gz      *gzipped
+}
+
+// gzipped is an asset's gzip encoding, made on first request (GraphiQL's
+// bundle is 3.4 MB as published, ~0.8 MB gzipped); not at start, which
+// every CLI command would pay for.
+type gzipped struct {
+	once sync.Once
+	body []byte
+}
+
+func (a asset) gzipBody() []byte {
+	a.gz.once.Do(func() {
+		var buf bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+		_, _ = zw.Write(a.body)
+		_ = zw.Close()
+		a.gz.body = buf.Bytes()
+	})
+	return a.gz.body
+}
+
+// acceptsGzip reports whether the request's Accept-Encoding takes gzip.
+func acceptsGzip(r *http.Request) bool {
+	for _, v := range r.Header.Values("Accept-Encoding") {
+		for _, part := range strings.Split(v, ",") {
+			coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+			if strings.EqualFold(strings.TrimSpace(coding), "gzip") &&
+				strings.ReplaceAll(strings.TrimSpace(params), " ", "") != "q=0" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 var (
@@ -64,7 +100,7 @@ func loadAssets() map[string]asset {
 			return err
 		}
 		sum := sha256.Sum256(body)
-		m[path.Base(p)] = asset{body: body, version: hex.EncodeToString(sum[:8])}
+		m[path.Base(p)] = asset{body: body, version: hex.EncodeToString(sum[:8]), gz: &gzipped{}}
 		return nil
 	})
 	if err != nil {
@@ -179,11 +215,19 @@ func serveAsset(w http.ResponseWriter, r *http.Request) {
 	} else {
 		h.Set("Cache-Control", "no-cache")
 	}
-	h.Set("ETag", `"`+a.version+`"`)
 	// Set here, not from the system's MIME table, which may differ.
 	h.Set("Content-Type", assetTypes[path.Ext(name)])
+	h.Set("Vary", "Accept-Encoding")
+	body := a.body
+	if acceptsGzip(r) {
+		body = a.gzipBody()
+		h.Set("Content-Encoding", "gzip")
+		h.Set("ETag", `"`+a.version+`-gz"`)
+	} else {
+		h.Set("ETag", `"`+a.version+`"`)
+	}
 	// ServeContent answers conditional and range requests.
-	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(a.body))
+	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(body))
 }
 
 var assetTypes = map[string]string{

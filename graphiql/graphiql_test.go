@@ -1,6 +1,9 @@
 package graphiql_test
 
 import (
+	"bytes"
+	"compress/gzip"
+	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -190,5 +193,48 @@ func TestAssets(t *testing.T) {
 		if res := (request{method: http.MethodGet, path: path}).send(t, env); res.Status != http.StatusNotFound {
 			t.Errorf("%s: status %d, want 404", path, res.Status)
 		}
+	}
+}
+
+// TestAssetsGzipped: a client that takes gzip gets GraphiQL's large files
+// compressed (with their own ETag), one that does not gets them as they
+// are, and both decode to the same bytes.
+func TestAssetsGzipped(t *testing.T) {
+	env := apitest.New(t)
+	html := request{method: http.MethodGet, path: "/graphql", accept: browserAccept, bearer: env.Admin.Token}.send(t, env).Raw
+	var bundle string
+	for _, m := range assetURL.FindAllSubmatch(html, -1) {
+		if u := strings.ReplaceAll(string(m[1]), "&amp;", "&"); strings.Contains(u, "graphiql.min.js") {
+			bundle = u
+		}
+	}
+	if bundle == "" {
+		t.Fatal("the page names no graphiql.min.js")
+	}
+	get := func(encoding string) *apitest.Response {
+		req, _ := http.NewRequest(http.MethodGet, env.Server.URL+bundle, nil)
+		req.Header.Set("Accept-Encoding", encoding) // set by hand: the client does not decode it
+		return env.Send(req).ExpectStatus(t, http.StatusOK)
+	}
+	plain, zipped := get("identity"), get("br, gzip;q=0.8")
+	if plain.Header.Get("Content-Encoding") != "" || zipped.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("Content-Encoding %q and %q", plain.Header.Get("Content-Encoding"), zipped.Header.Get("Content-Encoding"))
+	}
+	if plain.Header.Get("ETag") == zipped.Header.Get("ETag") || zipped.Header.Get("Vary") != "Accept-Encoding" {
+		t.Fatalf("ETags %q and %q, Vary %q", plain.Header.Get("ETag"), zipped.Header.Get("ETag"), zipped.Header.Get("Vary"))
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(zipped.Raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	decoded, err := io.ReadAll(zr)
+	if err != nil || !bytes.Equal(decoded, plain.Raw) {
+		t.Fatalf("gzip body decodes to %d bytes (err %v), want the %d plain ones", len(decoded), err, len(plain.Raw))
+	}
+	if len(zipped.Raw)*3 > len(plain.Raw) {
+		t.Errorf("gzip body %d bytes for %d plain", len(zipped.Raw), len(plain.Raw))
+	}
+	if res := get("gzip;q=0"); res.Header.Get("Content-Encoding") != "" {
+		t.Error("gzip;q=0 still got gzip")
 	}
 }
