@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/lib/pq"
+)
+
+// store reads what the servers stored, in their PostgreSQL. Its queries
+// are retried by the caller: PostgreSQL restarts during a run.
+type store struct {
+	db *sql.DB
+	p  *payloads
+}
+
+func openStore(ctx context.Context, dsn string, p *payloads) (*store, error) {
+	db, err := sql.Open("postgres", dsn)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(3)
+	if err := db.PingContext(ctx); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return &store{db: db, p: p}, nil
+}
+
+// prefixRange returns bounds [lo, hi) of the strings starting with p (for
+// a byte-ordered collation) and the equivalent LIKE pattern, so that the
+// unique index on chat_message_id serves the prefix condition.
+func prefixRange(p string) (lo, hi, like string) {
+	b := []byte(p)
+	b[len(b)-1]++
+	esc := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(p)
+	return p, string(b), esc + "%"
+}
+
+// countStored counts the run's message rows (cheap: the drain's poll).
+func (s *store) countStored(ctx context.Context) (int, error) {
+	lo, hi, like := prefixRange(s.p.wamidPrefix)
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM messages
+WHERE chat_message_id >= $1 AND chat_message_id < $2 AND chat_message_id LIKE $3`, lo, hi, like).Scan(&n)
+	return n, err
+}
+
+// storedRows counts the run's message rows by seq (more than 1: a
+// duplicate).
+func (s *store) storedRows(ctx context.Context) (map[int]int, error) {
+	lo, hi, like := prefixRange(s.p.wamidPrefix)
+	rows, err := s.db.QueryContext(ctx, `SELECT chat_message_id FROM messages
+WHERE chat_message_id >= $1 AND chat_message_id < $2 AND chat_message_id LIKE $3`, lo, hi, like)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int]int{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		if seq, ok := s.p.seqOf(id); ok {
+			out[seq]++
+		}
+	}
+	return out, rows.Err()
+}
+
+// deliveryRow is a webhook_deliveries row of the run's subscription.
+type deliveryRow struct {
+	EventID  uuid.UUID
+	Seq      int // the message it is about (from its stored payload)
+	Status   string
+	Attempts int
+}
+
+// deliveries lists the subscription's deliveries.
+func (s *store) deliveries(ctx context.Context, subscriptionID string) ([]deliveryRow, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT event_id, status, attempts,
+coalesce(convert_from(payload, 'UTF8')::jsonb #>> '{data,chat_message_id}', '')
+FROM webhook_deliveries WHERE subscription_id = $1`, subscriptionID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []deliveryRow
+	for rows.Next() {
+		var d deliveryRow
+		var wamid string
+		if err := rows.Scan(&d.EventID, &d.Status, &d.Attempts, &wamid); err != nil {
+			return nil, err
+		}
+		d.Seq, _ = s.p.seqOf(wamid)
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// waitingDeliveries counts the subscription's deliveries not final yet.
+func (s *store) waitingDeliveries(ctx context.Context, subscriptionID string) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM webhook_deliveries
+WHERE subscription_id = $1 AND status IN ('pending', 'retrying')`, subscriptionID).Scan(&n)
+	return n, err
+}
+
+// recipients counts the campaign's recipients by status.
+func (s *store) recipients(ctx context.Context, campaignID string) (map[string]int, error) {
+	rows, err := s.db.QueryContext(ctx,
+		`SELECT status, count(*) FROM campaign_recipients WHERE campaign_id = $1 GROUP BY status`, campaignID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int{"pending": 0, "sending": 0}
+	for rows.Next() {
+		var st string
+		var n int
+		if err := rows.Scan(&st, &n); err != nil {
+			return nil, err
+		}
+		out[st] = n
+	}
+	return out, rows.Err()
+}
+
+// sendingCallbacks lists the biz_opaque_callback_data of the last attempt
+// of the recipients left sending (cmp:<campaign>:<recipient>:<attempts>).
+func (s *store) sendingCallbacks(ctx context.Context, campaignID string) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT 'cmp:' || campaign_id || ':' || id || ':' || attempts
+FROM campaign_recipients WHERE campaign_id = ANY($1::uuid[]) AND status = 'sending'`, pq.Array([]string{campaignID}))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var cb string
+		if err := rows.Scan(&cb); err != nil {
+			return nil, err
+		}
+		out = append(out, cb)
+	}
+	return out, rows.Err()
+}
