@@ -276,7 +276,7 @@ func run(ctx context.Context, cfg config) (*report, error) {
 
 	r.Drained, r.InboundDrain = waitInbound(ctx, st, t, loadEnd, cfg.drainTimeout)
 	l.wg.Wait()
-	stored, err := retry(ctx, func() (map[int]int, error) { return st.storedRows(ctx) })
+	stored, err := retry(ctx, func() (map[int]storedMsg, error) { return st.storedRows(ctx) })
 	if err != nil {
 		return nil, err
 	}
@@ -331,8 +331,8 @@ func run(ctx context.Context, cfg config) (*report, error) {
 		}
 		for _, c := range clients {
 			if c.node == i {
-				got, closes, evs, reconnects := c.state()
-				n.WS.add(acks, stored, got, closes)
+				got, opens, closes, evs, reconnects := c.state()
+				n.WS.add(start, acks, stored, got, opens, closes)
 				n.WS.Events += evs
 				n.WS.Reconnects += reconnects
 			}

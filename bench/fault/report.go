@@ -79,20 +79,20 @@ type inbound struct {
 
 // compareInbound checks the stored rows (by seq) against the first-ack
 // times (by seq, 0: never acked).
-func compareInbound(acks []int64, stored map[int]int) inbound {
+func compareInbound(acks []int64, stored map[int]storedMsg) inbound {
 	var r inbound
 	for seq, at := range acks {
 		if at == 0 {
 			continue
 		}
 		r.Acked++
-		if stored[seq] == 0 {
+		if stored[seq].rows == 0 {
 			r.Lost++
 		}
 	}
-	for seq, n := range stored {
+	for seq, m := range stored {
 		r.Stored++
-		r.Duplicated += n - 1
+		r.Duplicated += m.rows - 1
 		if seq >= len(acks) || acks[seq] == 0 {
 			r.StoredUnacked++
 		}
@@ -122,7 +122,7 @@ type outboundResult struct {
 	Drained        bool           `json:"drained"`
 }
 
-func compareDeliveries(stored map[int]int, rows []deliveryRow, rc receiverCounts) outboundResult {
+func compareDeliveries(stored map[int]storedMsg, rows []deliveryRow, rc receiverCounts) outboundResult {
 	r := outboundResult{Expected: len(stored), Rows: len(rows), RowsByStatus: map[string]int{},
 		Forced503: rc.Forced503, BadSignature: rc.BadSignature, IDMismatch: rc.IDMismatch, Malformed: rc.Malformed}
 	perSeq := map[int]int{}
@@ -162,25 +162,36 @@ type coverage struct {
 	Clients  int `json:"clients"`
 	Expected int `json:"expected"` // messages × clients
 	Received int `json:"received"`
-	// A missed event is covered when the client's connection closed after
-	// the message's ack (the client reconnects and refetches): by the
-	// server's resync close (1012 "resync..."), or by another close (the
-	// node died, the connection broke). Silent: the connection stayed open
-	// and the event never came.
+	// A missed event is covered when the client reconnected after the
+	// message was stored: a client refetches on every reconnect, so the
+	// refetch holds it. By resync: the close before that reconnect was the
+	// server's resync close (1012 "resync..."); by reconnect: any other
+	// close (the node died, the connection broke). A client disconnected
+	// at the end counts as about to reconnect. Silent: the client stayed
+	// connected from the message's store to the end and the event never
+	// came.
 	CoveredResync    int            `json:"missed_covered_by_resync"`
 	CoveredReconnect int            `json:"missed_covered_by_reconnect"`
 	Silent           int            `json:"missed_silently"`
+	SilentFrom       float64        `json:"silent_stored_from_s,omitempty"` // store times of the silent misses, since the load started
+	SilentTo         float64        `json:"silent_stored_to_s,omitempty"`
 	Closes           map[string]int `json:"closes"` // by close code
 	Reconnects       int            `json:"reconnects"`
 	Events           int            `json:"events"` // message:new frames of the run received, repeats included
 }
 
-// addCoverage classifies one client's view of the messages that are
-// acked (acks[seq] != 0) and stored.
-func (c *coverage) add(acks []int64, stored map[int]int, got bitset, closes []closeEvent) {
+// add classifies one client's view of the messages that are acked
+// (acks[seq] != 0) and stored. opens are the client's connection times
+// (the first before the load), closes the ends of its connections: close
+// i ends the connection opened at opens[i].
+func (c *coverage) add(start time.Time, acks []int64, stored map[int]storedMsg, got bitset, opens []time.Time, closes []closeEvent) {
 	c.Clients++
+	if c.Closes == nil {
+		c.Closes = map[string]int{}
+	}
 	for seq, at := range acks {
-		if at == 0 || stored[seq] == 0 {
+		m := stored[seq]
+		if at == 0 || m.rows == 0 {
 			continue
 		}
 		c.Expected++
@@ -188,40 +199,38 @@ func (c *coverage) add(acks []int64, stored map[int]int, got bitset, closes []cl
 			c.Received++
 			continue
 		}
-		switch cl := firstCloseAfter(closes, at); {
-		case cl == nil:
+		switch covered, resync := refetched(opens, closes, m.at); {
+		case !covered:
 			c.Silent++
-		case cl.resync():
+			s := float64(m.at-start.UnixNano()) / 1e9
+			if c.SilentFrom == 0 || s < c.SilentFrom {
+				c.SilentFrom = math.Round(s*10) / 10
+			}
+			c.SilentTo = max(c.SilentTo, math.Round(s*10)/10)
+		case resync:
 			c.CoveredResync++
 		default:
 			c.CoveredReconnect++
 		}
-	}
-	if c.Closes == nil {
-		c.Closes = map[string]int{}
 	}
 	for _, cl := range closes {
 		c.Closes[strconv.Itoa(cl.Code)]++
 	}
 }
 
-// firstCloseAfter is the first close at or after unix-nano time at (closes
-// are in time order); a resync close anywhere after it wins, being the
-// documented path.
-func firstCloseAfter(closes []closeEvent, at int64) *closeEvent {
-	var first *closeEvent
-	for i := range closes {
-		if closes[i].At.UnixNano() < at {
-			continue
-		}
-		if closes[i].resync() {
-			return &closes[i]
-		}
-		if first == nil {
-			first = &closes[i]
+// refetched reports whether the client reconnected (and so refetched)
+// after unix-nano time storedAt, or is disconnected at the end, and
+// whether the close before that reconnect was a resync.
+func refetched(opens []time.Time, closes []closeEvent, storedAt int64) (covered, resync bool) {
+	for k := 1; k < len(opens) && k <= len(closes); k++ {
+		if opens[k].UnixNano() >= storedAt {
+			return true, closes[k-1].resync()
 		}
 	}
-	return first
+	if n := len(closes); n > 0 && n >= len(opens) {
+		return true, closes[n-1].resync()
+	}
+	return false, false
 }
 
 // rssGrowth compares a node's mean RSS in the first and the last minute of
@@ -376,8 +385,12 @@ func (r *report) print(w io.Writer) {
 	for i, n := range r.Nodes {
 		name := string(rune('A' + i))
 		ws := n.WS
-		p("/ws node %s     %d clients: expected %d, received %d, missed covered by resync %d, by reconnect %d, silently %d; closes %s, reconnects %d",
-			name, ws.Clients, ws.Expected, ws.Received, ws.CoveredResync, ws.CoveredReconnect, ws.Silent, formatCounts(ws.Closes), ws.Reconnects)
+		silent := strconv.Itoa(ws.Silent)
+		if ws.Silent > 0 {
+			silent += fmt.Sprintf(" (stored %.1f-%.1f s into the load)", ws.SilentFrom, ws.SilentTo)
+		}
+		p("/ws node %s     %d clients: expected %d, received %d, missed covered by resync %d, by reconnect %d, silently %s; closes %s, reconnects %d",
+			name, ws.Clients, ws.Expected, ws.Received, ws.CoveredResync, ws.CoveredReconnect, silent, formatCounts(ws.Closes), ws.Reconnects)
 		p("node %s         %s: POSTs %d (acked %d), max RSS %.1f MiB, CPU %.1f s", name, n.URL, n.Posts.Posts, n.Posts.Acked, n.MaxRSSMiB, n.CPUSeconds)
 		if n.RSSFirstMinute > 0 {
 			p("node %s soak    RSS first minute %.1f MiB, last minute %.1f MiB (%+.1f%%); goroutines idle before %d, under load %d, idle after %d",

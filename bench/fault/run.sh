@@ -43,7 +43,9 @@ export REDIS_URL="redis://127.0.0.1:$FAULT_REDIS_PORT/0"
 export ADMIN_EMAIL=bench@example.com
 export ADMIN_PASSWORD=bench-password-not-secret
 pg_bin=${PG_BIN:-/usr/lib/postgresql/15/bin}
-pg_data=$FAULT_DIR/pg
+pg_root=$FAULT_DIR/pg # owned by postgres when run as root: the data and the log
+pg_data=$pg_root/data
+pg_log=$pg_root/pg.log
 server_bin=$FAULT_DIR/switchboard
 
 log() { echo "run.sh: $(date -u +%H:%M:%S.%3N) $*" >&2; }
@@ -58,9 +60,9 @@ pg_ctl() { as_postgres "$pg_bin/pg_ctl" -D "$pg_data" -w -t 60 "$@"; }
 
 init_pg() {
   pg_stop
-  rm -rf "$pg_data"
+  rm -rf "$pg_root"
   mkdir -p "$pg_data"
-  [ "$(id -u)" = 0 ] && chown postgres:postgres "$pg_data"
+  if [ "$(id -u)" = 0 ]; then chown -R postgres:postgres "$pg_root"; fi
   as_postgres "$pg_bin/initdb" -D "$pg_data" -U postgres --auth=trust -E UTF8 --locale=C >/dev/null
   cat >>"$pg_data/postgresql.conf" <<CONF
 port = $FAULT_PG_PORT
@@ -69,7 +71,7 @@ unix_socket_directories = '$pg_data'
 max_connections = 200
 fsync = on
 CONF
-  pg_ctl -l "$FAULT_DIR/pg.log" start >/dev/null
+  pg_ctl -l "$pg_log" start >/dev/null
   "$pg_bin/createdb" -h 127.0.0.1 -p "$FAULT_PG_PORT" -U postgres switchboard
 }
 
@@ -135,7 +137,8 @@ case "${1:-}" in
   _kill_a)
     pid=$(cat "$FAULT_DIR/node-a.pid")
     kill -9 "$pid"
-    while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+    # A killed node stays a zombie until its parent (init) reaps it.
+    while kill -0 "$pid" 2>/dev/null && [ "$(cut -d' ' -f3 "/proc/$pid/stat" 2>/dev/null)" != Z ]; do sleep 0.05; done
     log "node A ($pid) killed with SIGKILL; restarting it in $DOWNTIME s"
     sleep "$DOWNTIME"
     start_node a
@@ -149,7 +152,7 @@ case "${1:-}" in
     exit 0 ;;
   _pg_restart)
     log "restarting PostgreSQL (pg_ctl restart -m fast)"
-    pg_ctl -l "$FAULT_DIR/pg.log" restart -m fast >/dev/null
+    pg_ctl -l "$pg_log" restart -m fast >/dev/null
     log "PostgreSQL up again"
     exit 0 ;;
 esac

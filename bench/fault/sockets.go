@@ -32,6 +32,7 @@ type wsClient struct {
 	mu         sync.Mutex
 	got        bitset
 	events     int
+	opens      []time.Time // connection times; closes[i] ends the connection opened at opens[i]
 	closes     []closeEvent
 	reconnects int
 }
@@ -61,13 +62,15 @@ func (c *wsClient) run(ctx context.Context, ready func()) {
 			}
 			continue
 		}
+		c.mu.Lock()
+		c.opens = append(c.opens, time.Now())
+		if !first {
+			c.reconnects++
+		}
+		c.mu.Unlock()
 		if first {
 			ready()
 			first = false
-		} else {
-			c.mu.Lock()
-			c.reconnects++
-			c.mu.Unlock()
 		}
 		ce := c.read(ctx, conn)
 		_ = conn.Close()
@@ -145,10 +148,10 @@ func (c *wsClient) read(ctx context.Context, conn *websocket.Conn) closeEvent {
 }
 
 // state copies what the client recorded.
-func (c *wsClient) state() (bitset, []closeEvent, int, int) {
+func (c *wsClient) state() (bitset, []time.Time, []closeEvent, int, int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.got.clone(), append([]closeEvent(nil), c.closes...), c.events, c.reconnects
+	return c.got.clone(), append([]time.Time(nil), c.opens...), append([]closeEvent(nil), c.closes...), c.events, c.reconnects
 }
 
 // bitset is a set of small non-negative integers (message seqs).

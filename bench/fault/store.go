@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/lib/pq"
@@ -48,24 +49,35 @@ WHERE chat_message_id >= $1 AND chat_message_id < $2 AND chat_message_id LIKE $3
 	return n, err
 }
 
-// storedRows counts the run's message rows by seq (more than 1: a
-// duplicate).
-func (s *store) storedRows(ctx context.Context) (map[int]int, error) {
+// storedMsg is what the database holds of one message of the run.
+type storedMsg struct {
+	rows int   // more than 1: a duplicate
+	at   int64 // unix nanos of its insert (updated_at: the server's clock when it stored it)
+}
+
+// storedRows reads the run's message rows, by seq.
+func (s *store) storedRows(ctx context.Context) (map[int]storedMsg, error) {
 	lo, hi, like := prefixRange(s.p.wamidPrefix)
-	rows, err := s.db.QueryContext(ctx, `SELECT chat_message_id FROM messages
+	rows, err := s.db.QueryContext(ctx, `SELECT chat_message_id, updated_at FROM messages
 WHERE chat_message_id >= $1 AND chat_message_id < $2 AND chat_message_id LIKE $3`, lo, hi, like)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := map[int]int{}
+	out := map[int]storedMsg{}
 	for rows.Next() {
 		var id string
-		if err := rows.Scan(&id); err != nil {
+		var at time.Time
+		if err := rows.Scan(&id, &at); err != nil {
 			return nil, err
 		}
 		if seq, ok := s.p.seqOf(id); ok {
-			out[seq]++
+			m := out[seq]
+			m.rows++
+			if m.at == 0 || at.UnixNano() < m.at {
+				m.at = at.UnixNano()
+			}
+			out[seq] = m
 		}
 	}
 	return out, rows.Err()
