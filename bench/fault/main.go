@@ -90,7 +90,7 @@ func parseFlags() (config, error) {
 	flag.Float64Var(&c.rssLimit, "rss-limit", 10, "with -soak: largest RSS growth in percent, first minute to last")
 	flag.IntVar(&c.goroutineSlack, "goroutine-slack", 20, "with -soak: most goroutines a node may gain, idle before to idle after")
 	flag.DurationVar(&c.drainTimeout, "drain-timeout", 2*time.Minute, "after the load: how long to re-send unacknowledged POSTs and wait for every acked message to be stored")
-	flag.DurationVar(&c.outWait, "outbound-wait", 4*time.Minute, "after the load: how long to wait for every outbound delivery (the servers re-queue a delivery lost with Redis after a minute)")
+	flag.DurationVar(&c.outWait, "outbound-wait", 7*time.Minute, "after the load: how long to wait for every outbound delivery (the servers re-queue a delivery lost with Redis after a minute; a second failed attempt waits 5 minutes)")
 	flag.DurationVar(&c.campaignWait, "campaign-wait", 5*time.Minute, "after the load: how long to wait for the campaign to finish")
 	flag.BoolVar(&c.jsonOut, "json", false, "print the report as JSON too")
 	flag.Parse()

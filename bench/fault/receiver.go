@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -19,7 +20,9 @@ import (
 // counts every delivery, deduplicates them by event id (the webhook-id
 // header, the same on every retry) and answers a fraction of first
 // attempts 503 with Retry-After: 1, so that the servers' retries are
-// exercised.
+// exercised. A first attempt is one signed within firstAttempt of the
+// event's time: a later one (a delivery recovered after a fault) is never
+// refused, as its next retry would be minutes away.
 type receiver struct {
 	secret  string
 	p       *payloads
@@ -65,9 +68,10 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	var env struct {
-		ID    string `json:"id"`
-		Event string `json:"event"`
-		Data  struct {
+		ID        string    `json:"id"`
+		Event     string    `json:"event"`
+		Timestamp time.Time `json:"timestamp"`
+		Data      struct {
 			ChatMessageID string `json:"chat_message_id"`
 		} `json:"data"`
 	}
@@ -97,7 +101,7 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		r.byEvent[id] = ev
 	}
 	ev.attempts++
-	if ev.attempts == 1 && forceRetry(id, r.fail503) {
+	if ev.attempts == 1 && forceRetry(id, r.fail503) && firstAttempt(env.Timestamp, req.Header.Get(outbound.HeaderWebhookTimestamp)) {
 		r.forced503++
 		w.Header().Set("Retry-After", "1")
 		w.WriteHeader(http.StatusServiceUnavailable)
@@ -112,6 +116,14 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // first attempt is refused.
 func forceRetry(id uuid.UUID, fraction float64) bool {
 	return float64(uint16(id[14])<<8|uint16(id[15])) < fraction*65536
+}
+
+// firstAttempt reports whether an attempt signed at signedUnix (the
+// webhook-timestamp header) is the event's first: within 2 s of the
+// event's time.
+func firstAttempt(event time.Time, signedUnix string) bool {
+	signed, err := strconv.ParseInt(signedUnix, 10, 64)
+	return err == nil && signed-event.Unix() <= 2
 }
 
 // snapshot copies what was received.
