@@ -20,6 +20,7 @@ type campaignRun struct {
 	acc        *account
 	id         string
 	recipients int
+	cancelled  bool
 }
 
 // setupCampaign serves the fake (echoing the platform's status webhooks
@@ -118,13 +119,30 @@ func (c *campaignRun) start(ctx context.Context, a *api, others []int) error {
 	return fmt.Errorf("campaign %s: no send within 30 s of its start", c.id)
 }
 
-// wait returns once no recipient is pending or sending, or at deadline.
+// cancel cancels the campaign if it is still sending (a soak's campaign
+// at the load's end); its pending recipients stay pending.
+func (c *campaignRun) cancel(ctx context.Context, a *api) error {
+	var camp struct {
+		Status string `json:"status"`
+	}
+	if err := a.call(ctx, http.MethodGet, "/api/campaigns/"+c.id, nil, http.StatusOK, &camp); err != nil {
+		return err
+	}
+	if camp.Status != "sending" {
+		return nil
+	}
+	c.cancelled = true
+	return a.call(ctx, http.MethodPost, "/api/campaigns/"+c.id+"/cancel", nil, http.StatusOK, nil)
+}
+
+// wait returns once no recipient is sending or (unless the campaign was
+// cancelled) pending, or at deadline.
 func (c *campaignRun) wait(ctx context.Context, st *store, deadline time.Time) map[string]int {
 	var last map[string]int
 	for time.Now().Before(deadline) && ctx.Err() == nil {
 		if byStatus, err := st.recipients(ctx, c.id); err == nil {
 			last = byStatus
-			if byStatus["pending"] == 0 && byStatus["sending"] == 0 {
+			if (c.cancelled || byStatus["pending"] == 0) && byStatus["sending"] == 0 {
 				return byStatus
 			}
 		}
@@ -136,7 +154,7 @@ func (c *campaignRun) wait(ctx context.Context, st *store, deadline time.Time) m
 // result compares the fake's sends with the recipients.
 func (c *campaignRun) result(ctx context.Context, a *api, st *store, byStatus map[string]int) campaignResult {
 	stats := c.fake.Fake.SendStats()
-	r := campaignResult{ID: c.id, Recipients: c.recipients, ByStatus: byStatus, Accepted: stats.Accepted}
+	r := campaignResult{ID: c.id, Recipients: c.recipients, ByStatus: byStatus, Accepted: stats.Accepted, Cancelled: c.cancelled}
 	for _, n := range stats.ByRecipient {
 		switch {
 		case n.Accepted == 1:
@@ -146,7 +164,9 @@ func (c *campaignRun) result(ctx context.Context, a *api, st *store, byStatus ma
 		}
 	}
 	r.Never = c.recipients - r.SentOnce - r.SentTwice
-	r.Pending = byStatus["pending"]
+	if !c.cancelled {
+		r.Pending = byStatus["pending"]
+	}
 	if cbs, err := st.sendingCallbacks(ctx, c.id); err == nil {
 		for _, cb := range cbs {
 			if stats.ByCallback[cb].Accepted > 0 {
@@ -175,7 +195,8 @@ type campaignResult struct {
 	SentOnce   int            `json:"sent_once"`
 	SentTwice  int            `json:"sent_twice"`
 	Never      int            `json:"never_sent"`
-	Pending    int            `json:"left_pending"`
+	Pending    int            `json:"left_pending"` // not counted when cancelled
+	Cancelled  bool           `json:"cancelled"`    // a soak cancels it at the load's end
 	ByStatus   map[string]int `json:"by_status"`
 	// Rows left sending: their send reached the fake (the echoed status
 	// should have reconciled them: a defect), or never did (claimed by a

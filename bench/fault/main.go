@@ -16,7 +16,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -269,7 +268,7 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	l.retryUntil.Store(loadEnd.Add(cfg.drainTimeout).UnixNano())
 	logf("load stopped after %.1f s; draining", r.LoadSeconds)
 	if cfg.soak && camp != nil {
-		if err := a.call(ctx, http.MethodPost, "/api/campaigns/"+camp.id+"/cancel", nil, http.StatusOK, nil); err != nil {
+		if err := camp.cancel(ctx, a); err != nil {
 			r.Errors = append(r.Errors, "cancelling the campaign: "+err.Error())
 		}
 	}

@@ -17,7 +17,8 @@
 #          status 3 on a defect (RSS growth > 10%, goroutines > +20, lost...).
 #
 # Environment: DURATION, SOAK_DURATION, RATE, KILL_AT, REDIS_AT, PG_AT,
-# DOWNTIME, RECIPIENTS (5000), TIER (TIER_100K: 80/s), FAULT_DIR (default
+# DOWNTIME, RECIPIENTS (5000; soak 40000), TIER (TIER_100K: 80/s), WARMUP
+# (soak: 30s before the first minute of RSS), FAULT_DIR (default
 # /tmp/switchboard-fault), FAULT_PG_PORT (5440), FAULT_REDIS_PORT (6392),
 # FAULT_PORT (18280: node A; node B is +1), FAULT_FAKE_PORT (18290),
 # FAULT_RECEIVER_PORT (18291), SERVER_SRC (the source tree the servers are
@@ -184,18 +185,22 @@ log "node A $(cat "$FAULT_DIR/node-a.pid") on $(node_port a), node B $(cat "$FAU
 mode_args=()
 case "$mode" in
   fault)
+    recipients=${RECIPIENTS:-5000}
     mode_args=(-duration "${DURATION:-60s}"
       -fault "${KILL_AT:-15s}=kill -9 node A=$here/run.sh _kill_a"
       -fault "${REDIS_AT:-30s}=restart Redis=$here/run.sh _redis_restart"
       -fault "${PG_AT:-45s}=restart PostgreSQL=$here/run.sh _pg_restart") ;;
   soak)
-    mode_args=(-soak -duration "${SOAK_DURATION:-10m}") ;;
+    # 40,000 recipients at 80/s keep the campaign sending for most of 10
+    # minutes; it is cancelled at the load's end.
+    recipients=${RECIPIENTS:-40000}
+    mode_args=(-soak -duration "${SOAK_DURATION:-10m}" -warmup "${WARMUP:-30s}") ;;
 esac
 
 status=0
 "$FAULT_DIR/fault" -nodes "http://127.0.0.1:$(node_port a),http://127.0.0.1:$(node_port b)" \
   -pid-files "$FAULT_DIR/node-a.pid,$FAULT_DIR/node-b.pid" -db "$DATABASE_URL" \
-  -rate "${RATE:-2000}" -recipients "${RECIPIENTS:-5000}" -tier "${TIER:-TIER_100K}" \
+  -rate "${RATE:-2000}" -recipients "$recipients" -tier "${TIER:-TIER_100K}" \
   -fake-addr "127.0.0.1:$FAULT_FAKE_PORT" -receiver-addr "127.0.0.1:$FAULT_RECEIVER_PORT" \
   "${mode_args[@]}" "$@" || status=$?
 exit $status
