@@ -3,15 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/big"
 	"net/http"
 	"strings"
 	"time"
+
+	"switchboard/bench/internal/benchkit"
 )
 
 // api is one node's REST API as the admin sees it.
@@ -102,14 +101,14 @@ type account struct {
 }
 
 func (a *api) createAccount(ctx context.Context, name string) (*account, error) {
-	acc := &account{Name: name, PhoneID: randomDigits(15), BusinessID: randomDigits(15),
-		Secret: "fault-secret-" + randomHex(8)}
+	acc := &account{Name: name, PhoneID: benchkit.RandomDigits(15), BusinessID: benchkit.RandomDigits(15),
+		Secret: "fault-secret-" + benchkit.RandomHex(8)}
 	var out struct {
 		ID string `json:"id"`
 	}
 	err := a.call(ctx, http.MethodPost, "/api/accounts", map[string]any{
 		"name": acc.Name, "phone_id": acc.PhoneID, "business_id": acc.BusinessID,
-		"access_token": "fault-token-" + randomHex(4), "app_secret": acc.Secret,
+		"access_token": "fault-token-" + benchkit.RandomHex(4), "app_secret": acc.Secret,
 	}, http.StatusCreated, &out)
 	if err != nil {
 		return nil, fmt.Errorf("creating account %s: %w", name, err)
@@ -142,24 +141,4 @@ func (a *api) wsToken(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return t.Token, nil
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
-// randomDigits returns n random decimal digits, the first one not zero.
-func randomDigits(n int) string {
-	var b strings.Builder
-	for i := range n {
-		lo := int64(0)
-		if i == 0 {
-			lo = 1
-		}
-		d, _ := rand.Int(rand.Reader, big.NewInt(10-lo))
-		b.WriteByte(byte('0' + lo + d.Int64()))
-	}
-	return b.String()
 }

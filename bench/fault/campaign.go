@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"time"
 
+	"switchboard/bench/internal/benchkit"
 	"switchboard/bench/internal/fakeplatform"
 	"switchboard/provider/providertest"
 )
@@ -75,7 +76,7 @@ func setupCampaign(ctx, fctx context.Context, a *api, runID, fakeAddr, echoURL, 
 	}, http.StatusCreated, &c); err != nil {
 		return nil, fmt.Errorf("creating the campaign: %w", err)
 	}
-	prefix := "1" + randomDigits(4)
+	prefix := "1" + benchkit.RandomDigits(4)
 	rows := make([]map[string]any, n)
 	for i := range rows {
 		rows[i] = map[string]any{"phone_number": fmt.Sprintf("+%s%07d", prefix, i), "recipient_name": fmt.Sprint("R", i),

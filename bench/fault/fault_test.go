@@ -1,7 +1,6 @@
 package main
 
 import (
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -232,26 +231,6 @@ func TestForceRetryFraction(t *testing.T) {
 	}
 	if forceRetry(uuid.New(), 0) {
 		t.Fatal("fraction 0 forced a retry")
-	}
-}
-
-func TestClassify(t *testing.T) {
-	tests := []struct {
-		code        int
-		ok, retried bool
-	}{
-		{http.StatusOK, true, false},
-		{http.StatusInternalServerError, false, true},
-		{http.StatusServiceUnavailable, false, true},
-		{http.StatusTooManyRequests, false, true},
-		{http.StatusUnauthorized, false, false},
-		{http.StatusBadRequest, false, false},
-	}
-	for _, tt := range tests {
-		ok, _, retry := classify(&http.Response{StatusCode: tt.code}, nil)
-		if ok != tt.ok || retry != tt.retried {
-			t.Errorf("HTTP %d: ok %v, retry %v", tt.code, ok, retry)
-		}
 	}
 }
 

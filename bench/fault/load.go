@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -15,8 +14,9 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
+
+	"switchboard/bench/internal/benchkit"
 )
 
 // recentPayloads is how many earlier deliveries a redelivery may repeat.
@@ -156,7 +156,7 @@ func (l *loader) deliver(d *delivery, due time.Time) {
 			return
 		}
 		l.t.retried()
-		time.Sleep(backoff(attempt))
+		time.Sleep(benchkit.Backoff(attempt))
 		node = (node + 1) % len(l.nodes)
 		l.slots <- struct{}{}
 	}
@@ -173,35 +173,9 @@ func (l *loader) post(d *delivery, node int, due time.Time) (retry bool) {
 		_, _ = io.Copy(io.Discard, resp.Body)
 		_ = resp.Body.Close()
 	}
-	ok, kind, retry := classify(resp, err)
+	ok, kind, retry := benchkit.Classify(resp, err)
 	l.t.result(d, node, due, time.Now(), ok, kind, retry)
 	return retry
-}
-
-// classify names an answer: 200 acknowledges; transport errors, 5xx, 408
-// and 429 are retried; any other answer is refused for good.
-func classify(resp *http.Response, err error) (ok bool, kind string, retry bool) {
-	var nerr net.Error
-	switch {
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return false, "connection refused", true
-	case errors.Is(err, syscall.ECONNRESET):
-		return false, "connection reset", true
-	case errors.As(err, &nerr) && nerr.Timeout():
-		return false, "timeout", true
-	case err != nil:
-		return false, "transport error", true
-	case resp.StatusCode == http.StatusOK:
-		return true, "", false
-	}
-	c := resp.StatusCode
-	return false, "HTTP " + strconv.Itoa(c), c >= 500 || c == http.StatusTooManyRequests || c == http.StatusRequestTimeout
-}
-
-// backoff is the wait before retry n: 100 ms doubling to 1 s, with jitter.
-func backoff(n int) time.Duration {
-	d := min(100*time.Millisecond<<min(n, 4), time.Second)
-	return d/2 + rand.N(d/2+1)
 }
 
 // tracker records every POST and, per message (by its seq), when a POST

@@ -26,6 +26,7 @@ import (
 	"syscall"
 	"time"
 
+	"switchboard/bench/internal/benchkit"
 	"switchboard/events"
 	"switchboard/outbound"
 	"switchboard/webhooks"
@@ -165,7 +166,7 @@ func logf(format string, args ...any) {
 
 // run is one run: setup, load with faults, drains, checks.
 func run(ctx context.Context, cfg config) (*report, error) {
-	runID := randomHex(4)
+	runID := benchkit.RandomHex(4)
 	mode := "fault"
 	if cfg.soak {
 		mode = "soak"
@@ -180,7 +181,7 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &payloads{acc: acc, wamidPrefix: "wamid.fault-" + runID + "-", phonePrefix: randomDigits(5)}
+	p := &payloads{acc: acc, wamidPrefix: "wamid.fault-" + runID + "-", phonePrefix: benchkit.RandomDigits(5)}
 	st, err := openStore(ctx, cfg.db, p)
 	if err != nil {
 		return nil, fmt.Errorf("database: %w", err)

@@ -360,7 +360,7 @@ func (r *report) print(w io.Writer) {
 		p("failures       %s", formatCounts(r.Failures))
 	}
 	p("ack latency    %s (from due time)", lat(r.AckLatency))
-	p("ack p99 /%-4s  %s ms", time.Duration(r.AckWindow*float64(time.Second)), formatSeries(r.AckP99ByWin))
+	p("ack p99 /%-5s %s ms", strconv.FormatFloat(r.AckWindow, 'f', -1, 64)+"s", formatSeries(r.AckP99ByWin))
 	in := r.Inbound
 	drain := "NOT drained"
 	if r.Drained {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"switchboard/bench/internal/benchkit"
 )
 
 // rssSample is one reading of a node's resident set.
@@ -64,8 +66,8 @@ func (s *nodeSampler) sample(node int, file string) {
 	if err != nil {
 		return
 	}
-	kib, rerr := vmRSS(pid)
-	cpu, cerr := cpuTime(pid)
+	kib, rerr := benchkit.ProcStatusKB(pid, "VmRSS:")
+	cpu, cerr := benchkit.CPUTime(pid)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if rerr == nil {
@@ -89,43 +91,6 @@ func (s *nodeSampler) result() ([][]rssSample, []time.Duration) {
 		}
 	}
 	return samples, cpu
-}
-
-// vmRSS reads "VmRSS:   12345 kB" from /proc/<pid>/status.
-func vmRSS(pid int) (int64, error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
-			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-		}
-	}
-	return 0, fmt.Errorf("no VmRSS for pid %d", pid)
-}
-
-// cpuTime reads utime + stime (fields 14 and 15, in USER_HZ = 100 ticks
-// a second) from /proc/<pid>/stat; the command name before them is in
-// parentheses and may hold spaces.
-func cpuTime(pid int) (time.Duration, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	i := strings.LastIndexByte(string(b), ')')
-	fields := strings.Fields(string(b[i+1:]))
-	if i < 0 || len(fields) < 13 {
-		return 0, fmt.Errorf("unexpected /proc/%d/stat", pid)
-	}
-	utime, err1 := strconv.ParseInt(fields[11], 10, 64)
-	stime, err2 := strconv.ParseInt(fields[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("unexpected /proc/%d/stat", pid)
-	}
-	return time.Duration(utime+stime) * 10 * time.Millisecond, nil
 }
 
 // goroutines reads go_goroutines from a node's /metrics.

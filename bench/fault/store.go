@@ -3,11 +3,12 @@ package main
 import (
 	"context"
 	"database/sql"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/lib/pq"
+
+	"switchboard/bench/internal/benchkit"
 )
 
 // store reads what the servers stored, in their PostgreSQL. Its queries
@@ -30,19 +31,9 @@ func openStore(ctx context.Context, dsn string, p *payloads) (*store, error) {
 	return &store{db: db, p: p}, nil
 }
 
-// prefixRange returns bounds [lo, hi) of the strings starting with p (for
-// a byte-ordered collation) and the equivalent LIKE pattern, so that the
-// unique index on chat_message_id serves the prefix condition.
-func prefixRange(p string) (lo, hi, like string) {
-	b := []byte(p)
-	b[len(b)-1]++
-	esc := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(p)
-	return p, string(b), esc + "%"
-}
-
 // countStored counts the run's message rows (cheap: the drain's poll).
 func (s *store) countStored(ctx context.Context) (int, error) {
-	lo, hi, like := prefixRange(s.p.wamidPrefix)
+	lo, hi, like := benchkit.PrefixRange(s.p.wamidPrefix)
 	var n int
 	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM messages
 WHERE chat_message_id >= $1 AND chat_message_id < $2 AND chat_message_id LIKE $3`, lo, hi, like).Scan(&n)
@@ -57,7 +48,7 @@ type storedMsg struct {
 
 // storedRows reads the run's message rows, by seq.
 func (s *store) storedRows(ctx context.Context) (map[int]storedMsg, error) {
-	lo, hi, like := prefixRange(s.p.wamidPrefix)
+	lo, hi, like := benchkit.PrefixRange(s.p.wamidPrefix)
 	rows, err := s.db.QueryContext(ctx, `SELECT chat_message_id, updated_at FROM messages
 WHERE chat_message_id >= $1 AND chat_message_id < $2 AND chat_message_id LIKE $3`, lo, hi, like)
 	if err != nil {
