@@ -326,11 +326,15 @@ func (r *report) defects() []string {
 	add(out.NoRow, "stored messages without an outbound delivery")
 	add(out.ExtraRows, "extra outbound delivery rows (event recorded twice)")
 	add(out.Missing, "outbound deliveries never received")
+	add(out.UnknownIDs, "outbound event ids received that no delivery row has (an id changed between attempts)")
 	add(out.BadSignature, "outbound deliveries with a bad signature")
 	add(out.IDMismatch, "outbound deliveries whose webhook-id is not the body's id")
 	if c := r.Campaign; c != nil {
 		add(c.SentTwice, "campaign recipients sent twice")
 		add(c.Pending, "campaign recipients left pending")
+		if !c.Cancelled {
+			add(c.Never, "campaign recipients never sent")
+		}
 		add(c.SendingAccepted, "campaign recipients sent but left sending")
 	}
 	for _, n := range r.Nodes {
