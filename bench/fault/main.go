@@ -316,6 +316,11 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	r.AckLatency, r.AckP99ByWin = t.ackLatency.all(), t.ackLatency.p99s()
 	byNode := append([]nodePosts(nil), t.byNode...)
 	t.mu.Unlock()
+	r.OfferedRate = float64(r.PostsSent-r.Retries) / r.LoadSeconds
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		r.ClientCPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+	}
 
 	samples, cpu := sampler.result()
 	for i, base := range cfg.nodes {

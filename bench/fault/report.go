@@ -287,6 +287,8 @@ type report struct {
 	Duration    float64 `json:"duration_s"`
 	LoadSeconds float64 `json:"load_s"`
 
+	OfferedRate  float64        `json:"offered_per_s"` // new POSTs (retries left out) over the load's time
+	ClientCPU    float64        `json:"client_cpu_s"`  // this tool's CPU: it shares the machine
 	PostsSent    int            `json:"posts_sent"`
 	PostsAcked   int            `json:"posts_acked"`
 	PostsFailed  int            `json:"posts_failed"`
@@ -358,8 +360,8 @@ func (r *report) print(w io.Writer) {
 	for _, f := range r.Faults {
 		p("fault          %-18s at %5.1f s, took %.1f s %s", f.Name, f.At, f.Took, f.Error)
 	}
-	p("POSTs          sent %d, acked %d, failed %d (retried), refused %d, retries %d, redeliveries %d, given up %d",
-		r.PostsSent, r.PostsAcked, r.PostsFailed, r.PostsRefused, r.Retries, r.DupPosts, r.GaveUp)
+	p("POSTs          sent %d (%.0f/s offered), acked %d, failed %d (retried), refused %d, retries %d, redeliveries %d, given up %d",
+		r.PostsSent, r.OfferedRate, r.PostsAcked, r.PostsFailed, r.PostsRefused, r.Retries, r.DupPosts, r.GaveUp)
 	if len(r.Failures) > 0 {
 		p("failures       %s", formatCounts(r.Failures))
 	}
@@ -401,6 +403,7 @@ func (r *report) print(w io.Writer) {
 				name, n.RSSFirstMinute, n.RSSLastMinute, n.RSSGrowthPct, n.GoroutinesBefore, n.GoroutinesLoad, n.GoroutinesAfter)
 		}
 	}
+	p("client CPU     %.1f s (this tool, on the same machine)", r.ClientCPU)
 	for _, e := range r.Errors {
 		p("error          %s", e)
 	}
