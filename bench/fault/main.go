@@ -172,8 +172,8 @@ func run(ctx context.Context, cfg config) (*report, error) {
 		mode = "soak"
 	}
 	r := &report{RunID: runID, Mode: mode, Rate: cfg.rate, Duration: cfg.duration.Seconds()}
-	main := len(cfg.nodes) - 1 // the last node is never killed: the run's API calls go there
-	a, err := login(ctx, cfg.nodes[main], cfg.email, cfg.password)
+	survivor := len(cfg.nodes) - 1 // the last node is never killed: the run's API calls go there
+	a, err := login(ctx, cfg.nodes[survivor], cfg.email, cfg.password)
 	if err != nil {
 		return nil, err
 	}
@@ -408,7 +408,8 @@ func runFaults(ctx context.Context, faults []faultSpec, start time.Time) <-chan 
 					return
 				case <-time.After(time.Until(start.Add(f.at))):
 				}
-				fr := faultRun{Name: f.name, At: time.Since(start).Seconds()}
+				now := time.Now()
+				fr := faultRun{Name: f.name, At: now.Sub(start).Seconds(), Clock: now.UTC().Format("15:04:05.000")}
 				logf("fault at %.1f s: %s", fr.At, f.name)
 				cmd := exec.CommandContext(ctx, "sh", "-c", f.cmd)
 				cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr

@@ -260,6 +260,7 @@ func rssGrowth(samples []rssSample, from, to time.Time) (first, last, pct float6
 type faultRun struct {
 	Name  string  `json:"name"`
 	At    float64 `json:"at_s"`   // since the load started
+	Clock string  `json:"clock"`  // when, UTC
 	Took  float64 `json:"took_s"` // until the action's command returned
 	Error string  `json:"error,omitempty"`
 }
@@ -358,7 +359,7 @@ func (r *report) print(w io.Writer) {
 	}
 	p("run %s (%s): %.0f s at %.0f POST/s round-robin over %d nodes", r.RunID, r.Mode, r.Duration, r.Rate, len(r.Nodes))
 	for _, f := range r.Faults {
-		p("fault          %-18s at %5.1f s, took %.1f s %s", f.Name, f.At, f.Took, f.Error)
+		p("fault          %-18s at %5.1f s (%s UTC), took %.1f s %s", f.Name, f.At, f.Clock, f.Took, f.Error)
 	}
 	p("POSTs          sent %d (%.0f/s offered), acked %d, failed %d (retried), refused %d, retries %d, redeliveries %d, given up %d",
 		r.PostsSent, r.OfferedRate, r.PostsAcked, r.PostsFailed, r.PostsRefused, r.Retries, r.DupPosts, r.GaveUp)
