@@ -133,7 +133,11 @@ func TestCoverage(t *testing.T) {
 		}
 		var c coverage
 		c.add(start, acks, stored, got, tt.opens, tt.closes)
-		if res := [4]int{c.Received, c.CoveredResync, c.CoveredReconnect, c.Silent}; res != tt.want || c.Expected != 4 {
+		closes := 0
+		for _, n := range c.Closes {
+			closes += n
+		}
+		if res := [4]int{c.Received, c.CoveredResync, c.CoveredReconnect, c.Silent}; res != tt.want || c.Expected != 4 || closes != len(tt.closes) {
 			t.Errorf("%s: received, resync, reconnect, silent = %v (expected %d); want %v", tt.name, res, c.Expected, tt.want)
 		}
 	}

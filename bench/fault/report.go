@@ -175,7 +175,7 @@ type coverage struct {
 	Silent           int            `json:"missed_silently"`
 	SilentFrom       float64        `json:"silent_stored_from_s,omitempty"` // store times of the silent misses, since the load started
 	SilentTo         float64        `json:"silent_stored_to_s,omitempty"`
-	Closes           map[string]int `json:"closes"` // by close code
+	Closes           map[string]int `json:"closes"` // by close code (and reason, for a resync)
 	Reconnects       int            `json:"reconnects"`
 	Events           int            `json:"events"` // message:new frames of the run received, repeats included
 }
@@ -214,7 +214,11 @@ func (c *coverage) add(start time.Time, acks []int64, stored map[int]storedMsg, 
 		}
 	}
 	for _, cl := range closes {
-		c.Closes[strconv.Itoa(cl.Code)]++
+		key := strconv.Itoa(cl.Code)
+		if cl.resync() {
+			key += " " + strconv.Quote(cl.Reason)
+		}
+		c.Closes[key]++
 	}
 }
 

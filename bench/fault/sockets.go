@@ -75,6 +75,7 @@ func (c *wsClient) run(ctx context.Context, ready func()) {
 		ce := c.read(ctx, conn)
 		_ = conn.Close()
 		if ctx.Err() == nil {
+			logf("/ws client of node %c: closed %d %q", 'A'+c.node, ce.Code, ce.Reason)
 			c.mu.Lock()
 			c.closes = append(c.closes, ce)
 			c.mu.Unlock()
