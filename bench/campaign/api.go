@@ -3,15 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/big"
 	"net/http"
 	"strings"
 	"time"
+
+	"switchboard/bench/internal/benchkit"
 )
 
 // api is the server's REST API as the admin sees it.
@@ -96,8 +95,8 @@ type account struct {
 // and app secret unique to the run, and tests it, which stores the
 // messaging limit tier the fake reports.
 func (a *api) createAccount(ctx context.Context, runID string) (*account, error) {
-	acc := &account{Name: "bench-campaign-" + runID, PhoneID: randomDigits(15), BusinessID: randomDigits(15),
-		Secret: "bench-secret-" + runID + "-" + randomHex(8)}
+	acc := &account{Name: "bench-campaign-" + runID, PhoneID: benchkit.RandomDigits(15), BusinessID: benchkit.RandomDigits(15),
+		Secret: "bench-secret-" + runID + "-" + benchkit.RandomHex(8)}
 	var out struct {
 		ID string `json:"id"`
 	}
@@ -197,24 +196,4 @@ type campaignState struct {
 func (a *api) campaign(ctx context.Context, id string) (*campaignState, error) {
 	var c campaignState
 	return &c, a.call(ctx, http.MethodGet, "/api/campaigns/"+id, nil, http.StatusOK, &c)
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
-// randomDigits returns n random decimal digits, the first one not zero.
-func randomDigits(n int) string {
-	var b strings.Builder
-	for i := 0; i < n; i++ {
-		lo := int64(0)
-		if i == 0 {
-			lo = 1
-		}
-		d, _ := rand.Int(rand.Reader, big.NewInt(10-lo))
-		b.WriteByte(byte('0' + lo + d.Int64()))
-	}
-	return b.String()
 }

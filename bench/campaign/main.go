@@ -25,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"switchboard/bench/internal/benchkit"
 	"switchboard/bench/internal/fakeplatform"
 	"switchboard/provider/providertest"
 )
@@ -142,7 +143,7 @@ const templateName = "bench_promo"
 
 // run is one measured run.
 func run(ctx context.Context, cfg config) (*report, error) {
-	runID := randomHex(4)
+	runID := benchkit.RandomHex(4)
 	r := &report{RunID: runID, Tier: cfg.tier, Recipients: cfg.recipients, Campaigns: cfg.campaigns, LoadBefore: loadAvg()}
 	var echo *fakeplatform.Echo
 	if cfg.echo {
@@ -182,7 +183,7 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	}
 	defer st.close()
 
-	prefix := "1" + randomDigits(4)
+	prefix := "1" + benchkit.RandomDigits(4)
 	var ids []string
 	for i := range cfg.campaigns {
 		first, n := i*cfg.recipients/cfg.campaigns, (i+1)*cfg.recipients/cfg.campaigns-i*cfg.recipients/cfg.campaigns

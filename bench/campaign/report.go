@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"switchboard/bench/internal/benchkit"
 	"switchboard/bench/internal/fakeplatform"
 )
 
@@ -219,7 +219,7 @@ func (s *rssSampler) sample() {
 		if err != nil {
 			continue
 		}
-		kb := procStatusKB(pid, "VmHWM:")
+		kb, _ := benchkit.ProcStatusKB(pid, "VmHWM:")
 		s.mu.Lock()
 		s.maxKB = max(s.maxKB, kb)
 		s.mu.Unlock()
@@ -232,26 +232,6 @@ func (s *rssSampler) peak() float64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return math.Round(float64(s.maxKB)/1024*10) / 10
-}
-
-// procStatusKB reads a "Name:   12345 kB" line of /proc/<pid>/status.
-func procStatusKB(pid int, name string) int64 {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), name); ok {
-			fields := strings.Fields(rest)
-			if len(fields) > 0 {
-				n, _ := strconv.ParseInt(fields[0], 10, 64)
-				return n
-			}
-		}
-	}
-	return 0
 }
 
 // loadAvg is the machine's load average (1, 5, 15 minutes).

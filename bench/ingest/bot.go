@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"switchboard/bench/internal/benchkit"
 	"switchboard/bench/internal/fakeplatform"
 )
 
@@ -56,7 +57,7 @@ type botProbes struct {
 }
 
 func newBotProbes(rate float64, p *payloads, fake *fakeplatform.Platform) *botProbes {
-	return &botProbes{rate: rate, p: p, fake: fake, prefix: randomDigits(7), acked: map[string]time.Time{},
+	return &botProbes{rate: rate, p: p, fake: fake, prefix: benchkit.RandomDigits(7), acked: map[string]time.Time{},
 		client: &http.Client{Timeout: 15 * time.Second}}
 }
 

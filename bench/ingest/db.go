@@ -3,12 +3,13 @@ package main
 import (
 	"context"
 	"database/sql"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	_ "github.com/lib/pq"
+
+	"switchboard/bench/internal/benchkit"
 )
 
 // counts is what the database holds for the run.
@@ -58,12 +59,12 @@ WHERE chat_message_id >= $1 AND chat_message_id < $2 AND chat_message_id LIKE $3
 
 func (s *store) count(ctx context.Context) (counts, error) {
 	c := counts{At: time.Now()}
-	lo, hi, like := prefixRange(s.wamidPrefix)
+	lo, hi, like := benchkit.PrefixRange(s.wamidPrefix)
 	err := s.db.QueryRowContext(ctx, countMessages, lo, hi, like).Scan(&c.Messages, &c.DistinctMessages)
 	if err != nil {
 		return c, err
 	}
-	lo, hi, like = prefixRange(s.phonePrefix)
+	lo, hi, like = benchkit.PrefixRange(s.phonePrefix)
 	err = s.db.QueryRowContext(ctx, countContacts, s.orgID, lo, hi, like).Scan(&c.Contacts, &c.DistinctPhones)
 	return c, err
 }
@@ -73,14 +74,14 @@ func (s *store) count(ctx context.Context) (counts, error) {
 // every row).
 func (s *store) stored(ctx context.Context) (counts, error) {
 	c := counts{At: time.Now()}
-	lo, hi, like := prefixRange(s.wamidPrefix)
+	lo, hi, like := benchkit.PrefixRange(s.wamidPrefix)
 	err := s.db.QueryRowContext(ctx, countStored, lo, hi, like).Scan(&c.Messages)
 	return c, err
 }
 
 // storedIDs lists the run's stored message ids.
 func (s *store) storedIDs(ctx context.Context) (map[string]bool, error) {
-	lo, hi, like := prefixRange(s.wamidPrefix)
+	lo, hi, like := benchkit.PrefixRange(s.wamidPrefix)
 	rows, err := s.db.QueryContext(ctx, listMessages, lo, hi, like)
 	if err != nil {
 		return nil, err
@@ -95,15 +96,6 @@ func (s *store) storedIDs(ctx context.Context) (map[string]bool, error) {
 		ids[id] = true
 	}
 	return ids, rows.Err()
-}
-
-// prefixRange returns bounds [lo, hi) of the strings starting with p (for
-// a byte-ordered collation) and the equivalent LIKE pattern.
-func prefixRange(p string) (lo, hi, like string) {
-	b := []byte(p)
-	b[len(b)-1]++
-	esc := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(p)
-	return p, string(b), esc + "%"
 }
 
 // poller samples the stored message rows every interval (which may change while it

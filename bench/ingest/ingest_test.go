@@ -5,10 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"net/http"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -25,46 +22,6 @@ func TestSummarize(t *testing.T) {
 	}
 	if (summarize(nil) != latency{}) {
 		t.Fatal("empty input gives a non-zero summary")
-	}
-}
-
-func TestPrefixRange(t *testing.T) {
-	for _, tc := range []struct{ prefix, lo, hi, like string }{
-		{"wamid.bench-ab12-", "wamid.bench-ab12-", "wamid.bench-ab12.", "wamid.bench-ab12-%"},
-		{"1234567", "1234567", "1234568", "1234567%"},
-		{"a_b%", "a_b%", "a_b&", `a\_b\%%`},
-	} {
-		lo, hi, like := prefixRange(tc.prefix)
-		if lo != tc.lo || hi != tc.hi || like != tc.like {
-			t.Errorf("prefixRange(%q) = %q %q %q", tc.prefix, lo, hi, like)
-		}
-	}
-}
-
-func TestClassify(t *testing.T) {
-	for _, tc := range []struct {
-		name      string
-		status    int
-		err       error
-		ok, retry bool
-	}{
-		{"Acknowledged", http.StatusOK, nil, true, false},
-		{"ServerError", http.StatusServiceUnavailable, nil, false, true},
-		{"TooMany", http.StatusTooManyRequests, nil, false, true},
-		{"BadSignature", http.StatusUnauthorized, nil, false, false},
-		{"Refused", 0, syscall.ECONNREFUSED, false, true},
-		{"OtherTransport", 0, errors.New("EOF"), false, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var resp *http.Response
-			if tc.err == nil {
-				resp = &http.Response{StatusCode: tc.status}
-			}
-			ok, kind, retry := classify(resp, tc.err)
-			if ok != tc.ok || retry != tc.retry || (ok == (kind != "")) {
-				t.Fatalf("classify = %v %q %v", ok, kind, retry)
-			}
-		})
 	}
 }
 

@@ -3,16 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
+
+	"switchboard/bench/internal/benchkit"
 )
 
 // recentPayloads is how many earlier deliveries a redelivery may repeat.
@@ -144,7 +143,7 @@ func (l *loader) deliver(d *delivery, due time.Time) {
 			return
 		}
 		l.t.retried()
-		time.Sleep(backoff(attempt))
+		time.Sleep(benchkit.Backoff(attempt))
 		due = time.Now()
 		l.slots <- struct{}{}
 	}
@@ -163,35 +162,7 @@ func (l *loader) post(d *delivery, due time.Time) (retry bool) {
 		_ = resp.Body.Close()
 	}
 	done := time.Now()
-	ok, kind, retry := classify(resp, err)
+	ok, kind, retry := benchkit.Classify(resp, err)
 	l.t.result(d, due, sent, done, ok, kind, retry)
 	return retry
-}
-
-// classify names an answer: 200 acknowledges; transport errors, 5xx, 408
-// and 429 are retried; any other answer is refused for good.
-func classify(resp *http.Response, err error) (ok bool, kind string, retry bool) {
-	var nerr net.Error
-	switch {
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return false, "connection refused", true
-	case errors.Is(err, syscall.ECONNRESET):
-		return false, "connection reset", true
-	case errors.As(err, &nerr) && nerr.Timeout():
-		return false, "timeout", true
-	case err != nil:
-		return false, "transport error", true
-	case resp.StatusCode == http.StatusOK:
-		return true, "", false
-	}
-	kind = "HTTP " + strconv.Itoa(resp.StatusCode)
-	c := resp.StatusCode
-	return false, kind, c >= 500 || c == http.StatusTooManyRequests || c == http.StatusRequestTimeout
-}
-
-// backoff is the wait before retry n: 100 ms doubling to 1 s, with jitter.
-func backoff(n int) time.Duration {
-	d := 100 * time.Millisecond << min(n, 4)
-	d = min(d, time.Second)
-	return d/2 + rand.N(d/2+1)
 }

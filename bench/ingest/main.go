@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"time"
 
+	"switchboard/bench/internal/benchkit"
 	"switchboard/bench/internal/fakeplatform"
 )
 
@@ -112,12 +113,12 @@ func main() {
 
 // run is one load run: setup, load, drain, count, report.
 func run(ctx context.Context, cfg config) (*report, error) {
-	runID := randomHex(4)
+	runID := benchkit.RandomHex(4)
 	srv, err := connect(ctx, cfg.url, cfg.email, cfg.password, runID)
 	if err != nil {
 		return nil, err
 	}
-	p := &payloads{srv: srv, wamidPrefix: "wamid.bench-" + runID + "-", phonePrefix: randomDigits(7)}
+	p := &payloads{srv: srv, wamidPrefix: "wamid.bench-" + runID + "-", phonePrefix: benchkit.RandomDigits(7)}
 	st, err := openStore(ctx, cfg.db, srv.orgID, p.wamidPrefix, p.phonePrefix)
 	if err != nil {
 		return nil, fmt.Errorf("database: %w", err)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,6 +14,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"switchboard/bench/internal/benchkit"
 )
 
 // watchEvents listens on /ws and records when each message:new event of
@@ -137,8 +138,8 @@ func (r *serverSampler) sample() {
 	if err != nil {
 		return
 	}
-	kib, rerr := vmRSS(pid)
-	cpu, cerr := cpuTime(pid)
+	kib, rerr := benchkit.ProcStatusKB(pid, "VmRSS:")
+	cpu, cerr := benchkit.CPUTime(pid)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if rerr == nil {
@@ -162,49 +163,6 @@ func (r *serverSampler) currentPID() (int, error) {
 		return 0, err
 	}
 	return strconv.Atoi(strings.TrimSpace(string(b)))
-}
-
-// vmRSS reads "VmRSS:   12345 kB" from /proc/<pid>/status.
-func vmRSS(pid int) (int64, error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
-			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-		}
-	}
-	return 0, fmt.Errorf("no VmRSS for pid %d", pid)
-}
-
-// clockTick is USER_HZ, the unit of /proc/<pid>/stat times (100 on Linux).
-const clockTick = 10 * time.Millisecond
-
-// cpuTime reads utime + stime from /proc/<pid>/stat.
-func cpuTime(pid int) (time.Duration, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	// Fields after the command name, which is in parentheses and may hold
-	// spaces: state is field 3, utime 14, stime 15.
-	i := strings.LastIndexByte(string(b), ')')
-	if i < 0 {
-		return 0, fmt.Errorf("unexpected /proc/%d/stat", pid)
-	}
-	fields := strings.Fields(string(b[i+1:]))
-	if len(fields) < 13 {
-		return 0, fmt.Errorf("unexpected /proc/%d/stat", pid)
-	}
-	utime, err1 := strconv.ParseInt(fields[11], 10, 64)
-	stime, err2 := strconv.ParseInt(fields[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("unexpected /proc/%d/stat", pid)
-	}
-	return time.Duration(utime+stime) * clockTick, nil
 }
 
 // result is the largest RSS seen in MiB, the number of samples, and the

@@ -3,15 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/big"
 	"net/http"
 	"strings"
 	"time"
+
+	"switchboard/bench/internal/benchkit"
 )
 
 // server is the Switchboard instance under load, as seen through its REST
@@ -106,8 +105,8 @@ func connect(ctx context.Context, base, email, password, runID string) (*server,
 // addAccount creates an account with a phone id and an app secret unique
 // to the run.
 func (s *server) addAccount(ctx context.Context) error {
-	s.phone, s.bizID = randomDigits(15), randomDigits(15)
-	s.secret = "bench-secret-" + s.runID + "-" + randomHex(8)
+	s.phone, s.bizID = benchkit.RandomDigits(15), benchkit.RandomDigits(15)
+	s.secret = "bench-secret-" + s.runID + "-" + benchkit.RandomHex(8)
 	err := s.call(ctx, http.MethodPost, "/api/accounts", map[string]any{
 		"name": "bench-" + s.runID, "phone_id": s.phone, "business_id": s.bizID,
 		"access_token": "bench-token-" + s.runID, "app_secret": s.secret,
@@ -144,26 +143,6 @@ func (s *server) wsToken(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return t.Token, nil
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
-// randomDigits returns n random decimal digits, the first one not zero.
-func randomDigits(n int) string {
-	var b strings.Builder
-	for i := 0; i < n; i++ {
-		lo := int64(0)
-		if i == 0 {
-			lo = 1
-		}
-		d, _ := rand.Int(rand.Reader, big.NewInt(10-lo))
-		b.WriteByte(byte('0' + lo + d.Int64()))
-	}
-	return b.String()
 }
 
 func firstNonEmpty(s ...string) string {
