@@ -389,12 +389,6 @@ func (a *App) StartWorkers(ctx context.Context) error {
 	if err := a.Worker.Start(); err != nil {
 		return fmt.Errorf("start workers: %w", err)
 	}
-	a.recover(ctx, "pending sends", a.Messaging.Recover)
-	a.recover(ctx, "media fetches", a.Media.Recover)
-	a.recover(ctx, "webhook deliveries", a.Webhooks.Recover)
-	a.recover(ctx, "campaigns", a.Campaigns.Recover)
-	a.recover(ctx, "transfer timers", a.Resolver.Transfers.Recover)
-	a.recover(ctx, "chatbot replies", a.Bot.Recover)
 	// The lanes drain stored platform webhooks, those left pending
 	// included. While the process runs, Redis may lose its tasks (a
 	// restart without persistence): every minute, overdue webhook
@@ -407,6 +401,15 @@ func (a *App) StartWorkers(ctx context.Context) error {
 	a.cancelLanes = cancel
 	go func() { a.Inbound.Run(lctx); a.stopLanes <- struct{}{} }()
 	go func() {
+		// What a previous process left is queued again in the background:
+		// under load that is thousands of tasks, and a node restarting
+		// must serve (and acknowledge the platform's webhooks) at once.
+		a.recover(lctx, "pending sends", a.Messaging.Recover)
+		a.recover(lctx, "media fetches", a.Media.Recover)
+		a.recover(lctx, "webhook deliveries", a.Webhooks.Recover)
+		a.recover(lctx, "campaigns", a.Campaigns.Recover)
+		a.recover(lctx, "transfer timers", a.Resolver.Transfers.Recover)
+		a.recover(lctx, "chatbot replies", a.Bot.Recover)
 		a.sweepEvery(lctx, SweepInterval, a.redisRunID, sweeps{
 			"overdue webhook deliveries": a.Webhooks.RequeueOverdue,
 			"campaigns":                  a.Campaigns.Recover,

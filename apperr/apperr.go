@@ -4,9 +4,14 @@ package apperr
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
+	"syscall"
+
+	"github.com/lib/pq"
 
 	"switchboard/ent"
 	"switchboard/ent/privacy"
@@ -88,8 +93,25 @@ func Wrap(err error, what string) error {
 		return &Error{Code: Invalid, Message: fmt.Sprintf("invalid value for %s", ve.Name), Err: err}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return &Error{Code: Unavailable, Message: "request cancelled or timed out", Err: err}
+	case databaseUnavailable(err):
+		return &Error{Code: Unavailable, Message: "the database is unavailable; try again", Err: err}
 	}
 	return &Error{Code: Internal, Message: "internal error", Err: err}
+}
+
+// databaseUnavailable reports a failure to reach PostgreSQL (restarting,
+// shutting down, out of connections, the connection lost): a dependency
+// that is down answers 503, which the platform and clients retry, not a
+// 500.
+func databaseUnavailable(err error) bool {
+	var pe *pq.Error
+	if errors.As(err, &pe) {
+		class := string(pe.Code.Class())
+		return class == "08" || class == "57" || pe.Code == "53300"
+	}
+	var op *net.OpError
+	return errors.As(err, &op) || errors.Is(err, driver.ErrBadConn) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET)
 }
 
 func constraintMessage(err error, what string) string {
