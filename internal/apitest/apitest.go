@@ -43,6 +43,11 @@ type Env struct {
 	// Admin is a client logged in as the bootstrap super admin.
 	Admin *Client
 
+	// SkipOpenAPI turns off checking each exchange against the OpenAPI
+	// document, for a test that sends what the document forbids on
+	// purpose and is answered with a success.
+	SkipOpenAPI bool
+
 	cfg       *config.Config
 	namespace string
 }
