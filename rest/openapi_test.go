@@ -113,3 +113,12 @@ func TestOpenAPIServed(t *testing.T) {
 	}
 }
 
+// TestEveryRouteDeclaresItsAnswer: each row says what its success carries
+// (Out), so the document describes every answer.
+func TestEveryRouteDeclaresItsAnswer(t *testing.T) {
+	for _, r := range (&rest.API{}).Routes() {
+		if r.Out == nil {
+			t.Errorf("%s %s: no Out", r.Method, r.Path)
+		}
+	}
+}
