@@ -192,8 +192,8 @@ func BuildOpenAPI(routes []Route) ([]byte, []byte, error) {
 	r := openapi31.NewReflector()
 	r.AddTypeMapping(uuid.UUID{}, uuidSchema(""))
 	r.InlineDefinition(uuidSchema(""))
-	r.InterceptDefName(shortDefName())
-	r.DefaultOptions = append(r.DefaultOptions, jsonschema.InterceptProp(requireAnswerFields),
+	r.DefaultOptions = append(r.DefaultOptions, jsonschema.InterceptDefName(shortDefName()),
+		jsonschema.InterceptProp(requireAnswerFields),
 		// A nil pointer to a struct is null: anyOf [null, $ref].
 		func(rc *jsonschema.ReflectContext) { rc.EnvelopNullability = true })
 	spec := r.SpecEns()
