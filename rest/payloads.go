@@ -301,3 +301,10 @@ type widgetSourcesData struct {
 	ChartTypes   []string             `json:"chart_types"`
 	Operators    []widgetOperatorJSON `json:"operators"`
 }
+
+// createdUserData is the answer of POST /api/users: the new member, or
+// the invitation sent when the person must accept first.
+type createdUserData struct{}
+
+// JSONSchemaOneOf implements jsonschema.OneOfExposer.
+func (createdUserData) JSONSchemaOneOf() []any { return []any{userJSON{}, invitedUserData{}} }

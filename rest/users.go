@@ -133,7 +133,7 @@ func (a *API) updateUser(c *gin.Context) (int, any, error) {
 func (a *API) userRoutes() []Route {
 	return []Route{
 		{Method: get, Path: "/api/users", Op: "users", Query: paged(50, usersQuery{}), Out: list("users", userJSON{}), Handle: a.listUsers},
-		{Method: post, Path: "/api/users", Op: "createUser", Status: http.StatusCreated, In: createUserBody{}, Out: userJSON{}, Handle: a.createUser},
+		{Method: post, Path: "/api/users", Op: "createUser", Status: http.StatusCreated, In: createUserBody{}, Out: createdUserData{}, Handle: a.createUser},
 		{Method: get, Path: "/api/users/:id", Op: "user", Out: userJSON{}, Handle: a.getUser},
 		{Method: put, Path: "/api/users/:id", Op: "updateUser", In: updateUserBody{}, Out: userJSON{}, Handle: a.updateUser},
 		{Method: del, Path: "/api/users/:id", Op: "deleteUser", Out: messageData{}, Handle: idAction(a.R.DeleteUser, messageData{Message: "User removed from the organization"})},
