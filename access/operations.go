@@ -86,6 +86,9 @@ func buildOperations() map[string]Operation {
 		special(n, Operation{Perm: Public, NoTx: true, Only: sessionCookies})
 	}
 	special("ssoProviders", Operation{Perm: Public, Only: restOnly("the login page reads it before any session")})
+	for _, n := range []string{"openAPIDocument", "openAPIDocumentYAML"} {
+		special(n, Operation{Perm: Public, Only: restOnly("the REST API's OpenAPI document")})
+	}
 	special("switchOrganization", Operation{Perm: Authenticated, NoTx: true, Only: sessionCookies})
 	special("wsToken", Operation{Perm: Authenticated, Only: restOnly("a GraphQL WebSocket authenticates in its init message")})
 	add(Authenticated, "viewer", "setAvailability", "changePassword", "myInvitations", "acceptInvitation",

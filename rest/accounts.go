@@ -121,7 +121,7 @@ func (a *API) listAccounts(c *gin.Context) (int, any, error) {
 	for i, v := range vs {
 		out[i] = presentAccount(v)
 	}
-	return http.StatusOK, gin.H{"accounts": out}, nil
+	return http.StatusOK, accountsData{Accounts: out}, nil
 }
 
 func (a *API) getAccount(c *gin.Context) (int, any, error) {
@@ -190,7 +190,7 @@ func (a *API) deleteAccount(c *gin.Context) (int, any, error) {
 	if err := a.R.Accounts.Delete(ctx(c), id); err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"message": "Account deleted"}, nil
+	return http.StatusOK, messageData{Message: "Account deleted"}, nil
 }
 
 func (a *API) testAccount(c *gin.Context) (int, any, error) {
@@ -213,7 +213,7 @@ func (a *API) subscribeAccount(c *gin.Context) (int, any, error) {
 	if err := a.R.Accounts.Subscribe(ctx(c), id); err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"success": true, "message": "Subscribed to webhooks"}, nil
+	return http.StatusOK, subscribedData{Success: true, Message: "Subscribed to webhooks"}, nil
 }
 
 func (a *API) getBusinessProfile(c *gin.Context) (int, any, error) {
@@ -228,20 +228,23 @@ func (a *API) getBusinessProfile(c *gin.Context) (int, any, error) {
 	return http.StatusOK, presentBusinessProfile(p), nil
 }
 
+// updateBusinessProfileBody is the JSON body of updateBusinessProfile.
+type updateBusinessProfileBody struct {
+	MessagingProduct *string  `json:"messaging_product"`
+	Address          *string  `json:"address"`
+	Description      *string  `json:"description"`
+	Vertical         *string  `json:"vertical"`
+	Email            *string  `json:"email"`
+	Websites         []string `json:"websites"`
+	About            *string  `json:"about"`
+}
+
 func (a *API) updateBusinessProfile(c *gin.Context) (int, any, error) {
 	id, err := pathUUID(c, "id")
 	if err != nil {
 		return 0, nil, err
 	}
-	var b struct {
-		MessagingProduct *string  `json:"messaging_product"`
-		Address          *string  `json:"address"`
-		Description      *string  `json:"description"`
-		Vertical         *string  `json:"vertical"`
-		Email            *string  `json:"email"`
-		Websites         []string `json:"websites"`
-		About            *string  `json:"about"`
-	}
+	var b updateBusinessProfileBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -268,7 +271,7 @@ func (a *API) uploadProfilePhoto(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"message": "Profile photo updated", "handle": handle}, nil
+	return http.StatusOK, profilePhotoData{Message: "Profile photo updated", Handle: handle}, nil
 }
 
 // maxMultipartOverhead bounds what a multipart body may carry besides the
@@ -342,15 +345,15 @@ func readUploadFields(c *gin.Context, field string, maxBytes int) (string, []byt
 // call; each of them writes at most one row.
 func (a *API) accountRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/accounts", Op: "accounts", Handle: a.listAccounts},
-		{Method: post, Path: "/api/accounts", Op: "createAccount", Handle: a.createAccount},
-		{Method: get, Path: "/api/accounts/:id", Op: "account", Handle: a.getAccount},
-		{Method: put, Path: "/api/accounts/:id", Op: "updateAccount", Handle: a.updateAccount},
-		{Method: del, Path: "/api/accounts/:id", Op: "deleteAccount", Handle: a.deleteAccount},
-		{Method: post, Path: "/api/accounts/:id/test", Op: "testAccount", Handle: a.testAccount},
-		{Method: post, Path: "/api/accounts/:id/subscribe", Op: "subscribeAccount", Handle: a.subscribeAccount},
-		{Method: get, Path: "/api/accounts/:id/business_profile", Op: "accountBusinessProfile", Handle: a.getBusinessProfile},
-		{Method: put, Path: "/api/accounts/:id/business_profile", Op: "updateAccountBusinessProfile", Handle: a.updateBusinessProfile},
-		{Method: post, Path: "/api/accounts/:id/business_profile/photo", Op: "uploadAccountProfilePhoto", Handle: a.uploadProfilePhoto},
+		{Method: get, Path: "/api/accounts", Op: "accounts", Out: accountsData{}, Handle: a.listAccounts},
+		{Method: post, Path: "/api/accounts", Op: "createAccount", Status: http.StatusCreated, In: accountBody{}, Out: accountJSON{}, Handle: a.createAccount},
+		{Method: get, Path: "/api/accounts/:id", Op: "account", Out: accountJSON{}, Handle: a.getAccount},
+		{Method: put, Path: "/api/accounts/:id", Op: "updateAccount", In: accountBody{}, Out: accountJSON{}, Handle: a.updateAccount},
+		{Method: del, Path: "/api/accounts/:id", Op: "deleteAccount", Out: messageData{}, Handle: a.deleteAccount},
+		{Method: post, Path: "/api/accounts/:id/test", Op: "testAccount", Out: phoneNumberJSON{}, Handle: a.testAccount},
+		{Method: post, Path: "/api/accounts/:id/subscribe", Op: "subscribeAccount", Out: subscribedData{}, Handle: a.subscribeAccount},
+		{Method: get, Path: "/api/accounts/:id/business_profile", Op: "accountBusinessProfile", Out: businessProfileJSON{}, Handle: a.getBusinessProfile},
+		{Method: put, Path: "/api/accounts/:id/business_profile", Op: "updateAccountBusinessProfile", In: updateBusinessProfileBody{}, Out: businessProfileJSON{}, Handle: a.updateBusinessProfile},
+		{Method: post, Path: "/api/accounts/:id/business_profile/photo", Op: "uploadAccountProfilePhoto", In: fileForm{}, Out: profilePhotoData{}, Handle: a.uploadProfilePhoto},
 	}
 }

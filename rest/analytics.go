@@ -84,7 +84,7 @@ func (a *API) agentComparison(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"agents": out}, nil
+	return http.StatusOK, agentComparisonData{Agents: out}, nil
 }
 
 func (a *API) platformAnalytics(c *gin.Context) (int, any, error) {
@@ -107,14 +107,14 @@ func (a *API) platformAnalyticsAccounts(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"accounts": out}, nil
+	return http.StatusOK, platformAccountsData{Accounts: out}, nil
 }
 
 func (a *API) refreshPlatformAnalytics(c *gin.Context) (int, any, error) {
 	if err := a.R.Analytics.RefreshPlatform(ctx(c)); err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"message": "Provider analytics cache cleared"}, nil
+	return http.StatusOK, messageData{Message: "Provider analytics cache cleared"}, nil
 }
 
 // notImplemented answers the spec's placeholders.
@@ -124,14 +124,14 @@ func notImplemented(*gin.Context) (int, any, error) {
 
 func (a *API) analyticsRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/analytics/dashboard", Op: "analyticsDashboard", Handle: a.analyticsDashboard},
-		{Method: get, Path: "/api/analytics/agents", Op: "agentAnalytics", Handle: a.agentAnalytics},
-		{Method: get, Path: "/api/analytics/agents/comparison", Op: "agentComparison", Handle: a.agentComparison},
-		{Method: get, Path: "/api/analytics/agents/:id", Op: "agentAnalyticsDetail", Handle: a.agentAnalyticsDetail},
-		{Method: get, Path: "/api/analytics/provider", Op: "providerAnalytics", Handle: a.platformAnalytics},
-		{Method: get, Path: "/api/analytics/provider/accounts", Op: "providerAnalyticsAccounts", Handle: a.platformAnalyticsAccounts},
-		{Method: post, Path: "/api/analytics/provider/refresh", Op: "refreshProviderAnalytics", Handle: a.refreshPlatformAnalytics},
-		{Method: get, Path: "/api/analytics/messages", Op: "messageAnalytics", Handle: notImplemented},
-		{Method: get, Path: "/api/analytics/chatbot", Op: "chatbotAnalytics", Handle: notImplemented},
+		{Method: get, Path: "/api/analytics/dashboard", Op: "analyticsDashboard", Query: periodQuery{}, Out: analytics.Dashboard{}, Handle: a.analyticsDashboard},
+		{Method: get, Path: "/api/analytics/agents", Op: "agentAnalytics", Query: agentsQuery{}, Out: analytics.AgentReport{}, Handle: a.agentAnalytics},
+		{Method: get, Path: "/api/analytics/agents/comparison", Op: "agentComparison", Query: periodQuery{}, Out: agentComparisonData{}, Handle: a.agentComparison},
+		{Method: get, Path: "/api/analytics/agents/:id", Op: "agentAnalyticsDetail", Query: agentDetailQuery{}, Out: analytics.AgentDetail{}, Handle: a.agentAnalyticsDetail},
+		{Method: get, Path: "/api/analytics/provider", Op: "providerAnalytics", Query: platformAnalyticsQuery{}, Out: analytics.PlatformReport{}, Handle: a.platformAnalytics},
+		{Method: get, Path: "/api/analytics/provider/accounts", Op: "providerAnalyticsAccounts", Out: platformAccountsData{}, Handle: a.platformAnalyticsAccounts},
+		{Method: post, Path: "/api/analytics/provider/refresh", Op: "refreshProviderAnalytics", Out: messageData{}, Handle: a.refreshPlatformAnalytics},
+		{Method: get, Path: "/api/analytics/messages", Op: "messageAnalytics", Summary: "Not implemented (501)", Out: noData{}, Handle: notImplemented},
+		{Method: get, Path: "/api/analytics/chatbot", Op: "chatbotAnalytics", Summary: "Not implemented (501)", Out: noData{}, Handle: notImplemented},
 	}
 }

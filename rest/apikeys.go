@@ -65,11 +65,14 @@ func (a *API) getAPIKey(c *gin.Context) (int, any, error) {
 	return http.StatusOK, presentAPIKey(k), nil
 }
 
+// createAPIKeyBody is the JSON body of createAPIKey.
+type createAPIKeyBody struct {
+	Name      *string `json:"name"`
+	ExpiresAt *string `json:"expires_at"`
+}
+
 func (a *API) createAPIKey(c *gin.Context) (int, any, error) {
-	var b struct {
-		Name      *string `json:"name"`
-		ExpiresAt *string `json:"expires_at"`
-	}
+	var b createAPIKeyBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -91,14 +94,17 @@ func (a *API) createAPIKey(c *gin.Context) (int, any, error) {
 	return http.StatusCreated, createdAPIKeyJSON{apiKeyJSON: presentAPIKey(created.APIKey), Key: created.Key}, nil
 }
 
+// updateAPIKeyBody is the JSON body of updateAPIKey.
+type updateAPIKeyBody struct {
+	IsActive *bool `json:"is_active"`
+}
+
 func (a *API) updateAPIKey(c *gin.Context) (int, any, error) {
 	id, err := pathUUID(c, "id")
 	if err != nil {
 		return 0, nil, err
 	}
-	var b struct {
-		IsActive *bool `json:"is_active"`
-	}
+	var b updateAPIKeyBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -116,10 +122,10 @@ func (a *API) updateAPIKey(c *gin.Context) (int, any, error) {
 // rights (api_keys:delete); the catalogue has no api_keys:update.
 func (a *API) apiKeyRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/api-keys", Op: "apiKeys", Handle: a.listAPIKeys},
-		{Method: post, Path: "/api/api-keys", Op: "createAPIKey", Handle: a.createAPIKey},
-		{Method: get, Path: "/api/api-keys/:id", Op: "apiKey", Handle: a.getAPIKey},
-		{Method: put, Path: "/api/api-keys/:id", Op: "setAPIKeyActive", Handle: a.updateAPIKey},
-		{Method: del, Path: "/api/api-keys/:id", Op: "deleteAPIKey", Handle: idAction(a.R.DeleteAPIKey, gin.H{"message": "API key deleted"})},
+		{Method: get, Path: "/api/api-keys", Op: "apiKeys", Query: paged(50, searchQuery{}), Out: list("api_keys", apiKeyJSON{}), Handle: a.listAPIKeys},
+		{Method: post, Path: "/api/api-keys", Op: "createAPIKey", Status: http.StatusCreated, In: createAPIKeyBody{}, Out: createdAPIKeyJSON{}, Handle: a.createAPIKey},
+		{Method: get, Path: "/api/api-keys/:id", Op: "apiKey", Out: apiKeyJSON{}, Handle: a.getAPIKey},
+		{Method: put, Path: "/api/api-keys/:id", Op: "setAPIKeyActive", In: updateAPIKeyBody{}, Out: apiKeyJSON{}, Handle: a.updateAPIKey},
+		{Method: del, Path: "/api/api-keys/:id", Op: "deleteAPIKey", Out: messageData{}, Handle: idAction(a.R.DeleteAPIKey, messageData{Message: "API key deleted"})},
 	}
 }

@@ -15,9 +15,9 @@ import (
 // ffmpeg outside any transaction.
 func (a *API) audioRoutes() []Route {
 	return []Route{
-		{Method: post, Path: "/api/org/audio", Op: "uploadOrgAudio", Handle: a.uploadOrgAudio},
-		{Method: post, Path: "/api/ivr-flows/audio", Op: "uploadIVRAudio", Handle: a.uploadIVRAudio},
-		{Method: get, Path: "/api/ivr-flows/audio/:filename", Op: "ivrAudio", Handle: a.serveAudio},
+		{Method: post, Path: "/api/org/audio", Op: "uploadOrgAudio", Query: orgAudioQuery{}, In: fileForm{}, Out: audioData{}, Handle: a.uploadOrgAudio},
+		{Method: post, Path: "/api/ivr-flows/audio", Op: "uploadIVRAudio", In: fileForm{}, Out: audioData{}, Handle: a.uploadIVRAudio},
+		{Method: get, Path: "/api/ivr-flows/audio/:filename", Op: "ivrAudio", Out: rawBody{ContentType: "audio/*", Format: "binary", Description: "The audio file."}, Handle: a.serveAudio},
 	}
 }
 
@@ -31,7 +31,7 @@ func (a *API) uploadOrgAudio(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"filename": f.Name, "type": kind, "mime_type": f.MimeType, "size": f.Size}, nil
+	return http.StatusOK, audioData{Filename: f.Name, Type: kind, MimeType: f.MimeType, Size: f.Size}, nil
 }
 
 func (a *API) uploadIVRAudio(c *gin.Context) (int, any, error) {
@@ -43,7 +43,7 @@ func (a *API) uploadIVRAudio(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"filename": f.Name, "mime_type": f.MimeType, "size": f.Size}, nil
+	return http.StatusOK, audioData{Filename: f.Name, MimeType: f.MimeType, Size: f.Size}, nil
 }
 
 // serveAudio answers with a stored audio file of the viewer's

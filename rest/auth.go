@@ -41,12 +41,12 @@ func (a *API) sessionPayload(c *gin.Context, s *access.Session, withPermissions 
 	if err != nil {
 		return nil, err
 	}
-	return gin.H{
-		"expires_in":    int(time.Until(s.AccessExp).Round(time.Second).Seconds()),
-		"user":          u,
-		"access_token":  s.AccessToken,
-		"refresh_token": s.RefreshToken,
-		"token_type":    "Bearer",
+	return sessionData{
+		ExpiresIn:    int(time.Until(s.AccessExp).Round(time.Second).Seconds()),
+		User:         u,
+		AccessToken:  s.AccessToken,
+		RefreshToken: s.RefreshToken,
+		TokenType:    "Bearer",
 	}, nil
 }
 
@@ -59,11 +59,14 @@ func (a *API) startSession(c *gin.Context, s *access.Session, withPermissions bo
 	return http.StatusOK, payload, nil
 }
 
+// loginBody is the JSON body of login.
+type loginBody struct {
+	Email    string `json:"email" example:"admin@example.com"`
+	Password string `json:"password" example:"correct horse battery staple"`
+}
+
 func (a *API) login(c *gin.Context) (int, any, error) {
-	var b struct {
-		Email    string `json:"email"`
-		Password string `json:"password"`
-	}
+	var b loginBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -77,13 +80,16 @@ func (a *API) login(c *gin.Context) (int, any, error) {
 	return a.startSession(c, s, true)
 }
 
+// registerBody is the JSON body of register.
+type registerBody struct {
+	Email          string `json:"email"`
+	Password       string `json:"password"`
+	FullName       string `json:"full_name"`
+	OrganizationID string `json:"organization_id"`
+}
+
 func (a *API) register(c *gin.Context) (int, any, error) {
-	var b struct {
-		Email          string `json:"email"`
-		Password       string `json:"password"`
-		FullName       string `json:"full_name"`
-		OrganizationID string `json:"organization_id"`
-	}
+	var b registerBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -107,10 +113,13 @@ func (a *API) register(c *gin.Context) (int, any, error) {
 	return status, payload, err
 }
 
+// refreshBody is the JSON body of refresh.
+type refreshBody struct {
+	RefreshToken string `json:"refresh_token"`
+}
+
 func (a *API) refresh(c *gin.Context) (int, any, error) {
-	var b struct {
-		RefreshToken string `json:"refresh_token"`
-	}
+	var b refreshBody
 	if err := bindJSON(c, &b, true); err != nil {
 		return 0, nil, err
 	}
@@ -128,10 +137,13 @@ func (a *API) refresh(c *gin.Context) (int, any, error) {
 	return a.startSession(c, s, true)
 }
 
+// logoutBody is the JSON body of logout.
+type logoutBody struct {
+	RefreshToken string `json:"refresh_token"`
+}
+
 func (a *API) logout(c *gin.Context) (int, any, error) {
-	var b struct {
-		RefreshToken string `json:"refresh_token"`
-	}
+	var b logoutBody
 	if err := bindJSON(c, &b, true); err != nil {
 		return 0, nil, err
 	}
@@ -154,13 +166,16 @@ func (a *API) logout(c *gin.Context) (int, any, error) {
 		return 0, nil, err
 	}
 	clearSessionCookies(c, a.Opts.CookieSecure)
-	return http.StatusOK, gin.H{"status": "logged_out"}, nil
+	return http.StatusOK, statusData{Status: "logged_out"}, nil
+}
+
+// switchOrgBody is the JSON body of switchOrg.
+type switchOrgBody struct {
+	OrganizationID string `json:"organization_id"`
 }
 
 func (a *API) switchOrg(c *gin.Context) (int, any, error) {
-	var b struct {
-		OrganizationID string `json:"organization_id"`
-	}
+	var b switchOrgBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -183,16 +198,16 @@ func (a *API) wsToken(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"token": tok}, nil
+	return http.StatusOK, wsTokenData{Token: tok}, nil
 }
 
 func (a *API) authRoutes() []Route {
 	return []Route{
-		{Method: post, Path: "/api/auth/register", Op: "register", Handle: a.register},
-		{Method: post, Path: "/api/auth/login", Op: "login", Handle: a.login},
-		{Method: post, Path: "/api/auth/refresh", Op: "refresh", Handle: a.refresh},
-		{Method: post, Path: "/api/auth/logout", Op: "logout", Handle: a.logout},
-		{Method: post, Path: "/api/auth/switch-org", Op: "switchOrganization", Handle: a.switchOrg},
-		{Method: get, Path: "/api/auth/ws-token", Op: "wsToken", Handle: a.wsToken},
+		{Method: post, Path: "/api/auth/register", Op: "register", Status: http.StatusCreated, In: registerBody{}, Out: sessionData{}, Handle: a.register},
+		{Method: post, Path: "/api/auth/login", Op: "login", In: loginBody{}, Out: sessionData{}, Handle: a.login},
+		{Method: post, Path: "/api/auth/refresh", Op: "refresh", In: refreshBody{}, Out: sessionData{}, Handle: a.refresh},
+		{Method: post, Path: "/api/auth/logout", Op: "logout", In: logoutBody{}, Out: statusData{}, Handle: a.logout},
+		{Method: post, Path: "/api/auth/switch-org", Op: "switchOrganization", In: switchOrgBody{}, Out: sessionData{}, Handle: a.switchOrg},
+		{Method: get, Path: "/api/auth/ws-token", Op: "wsToken", Out: wsTokenData{}, Handle: a.wsToken},
 	}
 }

@@ -19,21 +19,21 @@ import (
 // outgoing calls) has its own routes.
 func (a *API) callingRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/ivr-flows", Op: "ivrFlows", Handle: a.listIVRFlows},
-		{Method: get, Path: "/api/ivr-flows/:id", Op: "ivrFlow", Handle: a.getIVRFlow},
-		{Method: post, Path: "/api/ivr-flows", Op: "createIVRFlow", Handle: a.createIVRFlow},
-		{Method: put, Path: "/api/ivr-flows/:id", Op: "updateIVRFlow", Handle: a.updateIVRFlow},
-		{Method: del, Path: "/api/ivr-flows/:id", Op: "deleteIVRFlow",
-			Handle: idAction(a.deleteIVRFlow, gin.H{"message": "IVR flow deleted"})},
-		{Method: get, Path: "/api/call-logs", Op: "callLogs", Handle: a.listCallLogs},
-		{Method: get, Path: "/api/call-logs/:id", Op: "callLog", Handle: a.getCallLog},
-		{Method: get, Path: "/api/call-logs/:id/recording", Op: "callLogRecording", Handle: a.getCallRecording},
-		{Method: get, Path: "/api/call-transfers", Op: "callTransfers", Handle: a.listCallTransfers},
-		{Method: get, Path: "/api/call-transfers/:id", Op: "callTransfer", Handle: a.getCallTransfer},
-		{Method: get, Path: "/api/calls/ice-servers", Op: "iceServers", Handle: a.getICEServers},
-		{Method: post, Path: "/api/calls/permission-request", Op: "requestCallPermission", Handle: a.requestCallPermission},
-		{Method: get, Path: "/api/calls/permission/:contactId", Op: "callPermission", Handle: a.getCallPermission},
-		{Method: get, Path: calling.RecordingPathPrefix + "*key", Op: "callRecordingFile", Handle: a.serveRecording},
+		{Method: get, Path: "/api/ivr-flows", Op: "ivrFlows", Query: paged(calling.DefaultPageSize, accountQuery{}), Out: list("ivr_flows", ivrFlowJSON{}), Handle: a.listIVRFlows},
+		{Method: get, Path: "/api/ivr-flows/:id", Op: "ivrFlow", Out: ivrFlowJSON{}, Handle: a.getIVRFlow},
+		{Method: post, Path: "/api/ivr-flows", Op: "createIVRFlow", Status: http.StatusCreated, In: ivrFlowBody{}, Out: ivrFlowJSON{}, Handle: a.createIVRFlow},
+		{Method: put, Path: "/api/ivr-flows/:id", Op: "updateIVRFlow", In: ivrFlowBody{}, Out: ivrFlowJSON{}, Handle: a.updateIVRFlow},
+		{Method: del, Path: "/api/ivr-flows/:id", Op: "deleteIVRFlow", Out: messageData{},
+			Handle: idAction(a.deleteIVRFlow, messageData{Message: "IVR flow deleted"})},
+		{Method: get, Path: "/api/call-logs", Op: "callLogs", Query: paged(calling.DefaultPageSize, callLogsQuery{}), Out: list("call_logs", calling.CallLogView{}), Handle: a.listCallLogs},
+		{Method: get, Path: "/api/call-logs/:id", Op: "callLog", Out: callLogData{}, Handle: a.getCallLog},
+		{Method: get, Path: "/api/call-logs/:id/recording", Op: "callLogRecording", Out: recordingData{}, Handle: a.getCallRecording},
+		{Method: get, Path: "/api/call-transfers", Op: "callTransfers", Query: paged(calling.DefaultPageSize, statusQuery{}), Out: list("call_transfers", calling.CallTransferView{}), Handle: a.listCallTransfers},
+		{Method: get, Path: "/api/call-transfers/:id", Op: "callTransfer", Out: calling.CallTransferView{}, Handle: a.getCallTransfer},
+		{Method: get, Path: "/api/calls/ice-servers", Op: "iceServers", Out: iceServersData{}, Handle: a.getICEServers},
+		{Method: post, Path: "/api/calls/permission-request", Op: "requestCallPermission", In: requestCallPermissionBody{}, Out: permissionRequestData{}, Handle: a.requestCallPermission},
+		{Method: get, Path: "/api/calls/permission/:contactId", Op: "callPermission", Query: chatAccountQuery{}, Out: statusData{}, Handle: a.getCallPermission},
+		{Method: get, Path: calling.RecordingPathPrefix + "*key", Op: "callRecordingFile", Query: signedLinkQuery{}, Out: rawBody{ContentType: "audio/ogg", Format: "binary", Description: "The recording."}, Handle: a.serveRecording},
 	}
 }
 
@@ -186,7 +186,7 @@ func (a *API) getCallLog(c *gin.Context) (int, any, error) {
 	for i, t := range d.Transfers {
 		ts[i] = calling.ViewCallTransfer(t)
 	}
-	return http.StatusOK, gin.H{"call_log": calling.ViewCallLog(d.CallLog, d.Names), "transfers": ts}, nil
+	return http.StatusOK, callLogData{CallLog: calling.ViewCallLog(d.CallLog, d.Names), Transfers: ts}, nil
 }
 
 func (a *API) getCallRecording(c *gin.Context) (int, any, error) {
@@ -198,7 +198,7 @@ func (a *API) getCallRecording(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"url": r.URL, "duration": r.Duration}, nil
+	return http.StatusOK, recordingData{URL: r.URL, Duration: r.Duration}, nil
 }
 
 // serveRecording answers a signed recording link with the file, with
@@ -257,14 +257,17 @@ func (a *API) getICEServers(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"ice_servers": servers}, nil
+	return http.StatusOK, iceServersData{ICEServers: servers}, nil
+}
+
+// requestCallPermissionBody is the JSON body of requestCallPermission.
+type requestCallPermissionBody struct {
+	ContactID   string `json:"contact_id"`
+	ChatAccount string `json:"chat_account"`
 }
 
 func (a *API) requestCallPermission(c *gin.Context) (int, any, error) {
-	var b struct {
-		ContactID   string `json:"contact_id"`
-		ChatAccount string `json:"chat_account"`
-	}
+	var b requestCallPermissionBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -279,7 +282,7 @@ func (a *API) requestCallPermission(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"permission_id": p.ID}, nil
+	return http.StatusOK, permissionRequestData{PermissionID: p.ID}, nil
 }
 
 func (a *API) getCallPermission(c *gin.Context) (int, any, error) {
@@ -291,5 +294,5 @@ func (a *API) getCallPermission(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"status": status}, nil
+	return http.StatusOK, statusData{Status: status}, nil
 }

@@ -14,17 +14,17 @@ import (
 // manager, which runs each on the node holding the call's media.
 func (a *API) liveCallRoutes() []Route {
 	return []Route{
-		{Method: post, Path: "/api/call-transfers/initiate", Op: "initiateCallTransfer", Handle: a.initiateCallTransfer},
-		{Method: post, Path: "/api/call-transfers/:id/connect", Op: "connectCallTransfer", Handle: a.connectCallTransfer},
-		{Method: post, Path: "/api/call-transfers/:id/hangup", Op: "hangupCallTransfer",
-			Handle: idAction(a.hangupCallTransfer, gin.H{"status": "completed"})},
-		{Method: post, Path: "/api/call-logs/:id/hold", Op: "holdCall",
-			Handle: idAction(a.holdCall, gin.H{"status": "on_hold"})},
-		{Method: post, Path: "/api/call-logs/:id/resume", Op: "resumeCall",
-			Handle: idAction(a.resumeCall, gin.H{"status": "connected"})},
-		{Method: post, Path: "/api/calls/outgoing", Op: "startOutgoingCall", Handle: a.startOutgoingCall},
-		{Method: post, Path: "/api/calls/outgoing/:id/hangup", Op: "hangupOutgoingCall",
-			Handle: idAction(a.hangupCall, gin.H{"status": "ok"})},
+		{Method: post, Path: "/api/call-transfers/initiate", Op: "initiateCallTransfer", In: initiateCallTransferBody{}, Out: statusData{}, Handle: a.initiateCallTransfer},
+		{Method: post, Path: "/api/call-transfers/:id/connect", Op: "connectCallTransfer", In: connectCallTransferBody{}, Out: sdpAnswerData{}, Handle: a.connectCallTransfer},
+		{Method: post, Path: "/api/call-transfers/:id/hangup", Op: "hangupCallTransfer", Out: statusData{},
+			Handle: idAction(a.hangupCallTransfer, statusData{Status: "completed"})},
+		{Method: post, Path: "/api/call-logs/:id/hold", Op: "holdCall", Out: statusData{},
+			Handle: idAction(a.holdCall, statusData{Status: "on_hold"})},
+		{Method: post, Path: "/api/call-logs/:id/resume", Op: "resumeCall", Out: statusData{},
+			Handle: idAction(a.resumeCall, statusData{Status: "connected"})},
+		{Method: post, Path: "/api/calls/outgoing", Op: "startOutgoingCall", In: startOutgoingCallBody{}, Out: outgoingCallData{}, Handle: a.startOutgoingCall},
+		{Method: post, Path: "/api/calls/outgoing/:id/hangup", Op: "hangupOutgoingCall", Out: statusData{},
+			Handle: idAction(a.hangupCall, statusData{Status: "ok"})},
 	}
 }
 
@@ -37,25 +37,33 @@ func (a *API) hangupCall(ctx context.Context, id uuid.UUID) error {
 	return a.R.Calls.HangupCall(ctx, id)
 }
 
+// initiateCallTransferBody is the JSON body of initiateCallTransfer.
+type initiateCallTransferBody struct {
+	CallLogID *uuid.UUID `json:"call_log_id"`
+	TeamID    *uuid.UUID `json:"team_id"`
+	AgentID   *uuid.UUID `json:"agent_id"`
+}
+
 func (a *API) initiateCallTransfer(c *gin.Context) (int, any, error) {
-	var body struct {
-		CallLogID *uuid.UUID `json:"call_log_id"`
-		TeamID    *uuid.UUID `json:"team_id"`
-		AgentID   *uuid.UUID `json:"agent_id"`
-	}
-	if err := bindJSON(c, &body, false); err != nil {
+	var b initiateCallTransferBody
+	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
 	switch {
-	case body.CallLogID == nil:
+	case b.CallLogID == nil:
 		return 0, nil, apperr.Invalidf("call_log_id is required")
-	case body.TeamID == nil:
+	case b.TeamID == nil:
 		return 0, nil, apperr.Invalidf("team_id is required")
 	}
-	if err := a.R.Calls.InitiateTransfer(ctx(c), *body.CallLogID, *body.TeamID, body.AgentID); err != nil {
+	if err := a.R.Calls.InitiateTransfer(ctx(c), *b.CallLogID, *b.TeamID, b.AgentID); err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"status": "transferring"}, nil
+	return http.StatusOK, statusData{Status: "transferring"}, nil
+}
+
+// connectCallTransferBody is the JSON body of connectCallTransfer.
+type connectCallTransferBody struct {
+	SDPOffer string `json:"sdp_offer"`
 }
 
 func (a *API) connectCallTransfer(c *gin.Context) (int, any, error) {
@@ -63,34 +71,35 @@ func (a *API) connectCallTransfer(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	var body struct {
-		SDPOffer string `json:"sdp_offer"`
-	}
-	if err := bindJSON(c, &body, false); err != nil {
+	var b connectCallTransferBody
+	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
-	answer, err := a.R.Calls.ConnectTransfer(ctx(c), id, body.SDPOffer)
+	answer, err := a.R.Calls.ConnectTransfer(ctx(c), id, b.SDPOffer)
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"sdp_answer": answer}, nil
+	return http.StatusOK, sdpAnswerData{SDPAnswer: answer}, nil
+}
+
+// startOutgoingCallBody is the JSON body of startOutgoingCall.
+type startOutgoingCallBody struct {
+	ContactID   *uuid.UUID `json:"contact_id"`
+	ChatAccount string     `json:"chat_account"`
+	SDPOffer    string     `json:"sdp_offer"`
 }
 
 func (a *API) startOutgoingCall(c *gin.Context) (int, any, error) {
-	var body struct {
-		ContactID   *uuid.UUID `json:"contact_id"`
-		ChatAccount string     `json:"chat_account"`
-		SDPOffer    string     `json:"sdp_offer"`
-	}
-	if err := bindJSON(c, &body, false); err != nil {
+	var b startOutgoingCallBody
+	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
-	if body.ContactID == nil {
+	if b.ContactID == nil {
 		return 0, nil, apperr.Invalidf("contact_id is required")
 	}
-	logID, answer, err := a.R.Calls.StartOutgoing(ctx(c), *body.ContactID, body.ChatAccount, body.SDPOffer)
+	logID, answer, err := a.R.Calls.StartOutgoing(ctx(c), *b.ContactID, b.ChatAccount, b.SDPOffer)
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"call_log_id": logID, "sdp_answer": answer}, nil
+	return http.StatusOK, outgoingCallData{CallLogID: logID, SDPAnswer: answer}, nil
 }

@@ -226,7 +226,7 @@ func (a *API) retryFailedCampaign(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"message": "Failed recipients are being sent again", "retry_count": n, "status": "processing"}, nil
+	return http.StatusOK, retryData{Message: "Failed recipients are being sent again", RetryCount: n, Status: "processing"}, nil
 }
 
 func (a *API) uploadCampaignMedia(c *gin.Context) (int, any, error) {
@@ -321,28 +321,28 @@ func (a *API) deleteRecipient(c *gin.Context) (int, any, error) {
 	if err := a.R.Campaigns.DeleteRecipient(ctx(c), id, rid); err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"message": "Recipient deleted"}, nil
+	return http.StatusOK, messageData{Message: "Recipient deleted"}, nil
 }
 
 // campaignRoutes are the spec's campaign endpoints.
 func (a *API) campaignRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/campaigns", Op: "campaigns", Handle: a.listCampaigns},
-		{Method: get, Path: "/api/campaigns/:id", Op: "campaign", Handle: a.getCampaign},
-		{Method: post, Path: "/api/campaigns", Op: "createCampaign", Handle: a.createCampaign},
-		{Method: put, Path: "/api/campaigns/:id", Op: "updateCampaign", Handle: a.updateCampaign},
-		{Method: del, Path: "/api/campaigns/:id", Op: "deleteCampaign",
-			Handle: idAction(func(c context.Context, id uuid.UUID) error { return a.R.Campaigns.Delete(c, id) }, gin.H{"message": "Campaign deleted"})},
-		{Method: post, Path: "/api/campaigns/:id/media", Op: "uploadCampaignMedia", Handle: a.uploadCampaignMedia},
-		{Method: post, Path: "/api/campaigns/:id/recipients/import", Op: "importCampaignRecipients", Handle: a.importRecipients},
-		{Method: get, Path: "/api/campaigns/:id/recipients", Op: "campaignRecipients", Handle: a.listRecipients},
-		{Method: del, Path: "/api/campaigns/:id/recipients/:recipient_id", Op: "deleteCampaignRecipient", Handle: a.deleteRecipient},
-		{Method: post, Path: "/api/campaigns/:id/start", Op: "startCampaign",
+		{Method: get, Path: "/api/campaigns", Op: "campaigns", Query: paged(campaigns.DefaultPageSize, campaignsQuery{}), Out: list("campaigns", campaignJSON{}), Handle: a.listCampaigns},
+		{Method: get, Path: "/api/campaigns/:id", Op: "campaign", Out: campaignJSON{}, Handle: a.getCampaign},
+		{Method: post, Path: "/api/campaigns", Op: "createCampaign", Status: http.StatusCreated, In: campaignBody{}, Out: campaignJSON{}, Handle: a.createCampaign},
+		{Method: put, Path: "/api/campaigns/:id", Op: "updateCampaign", In: campaignBody{}, Out: campaignJSON{}, Handle: a.updateCampaign},
+		{Method: del, Path: "/api/campaigns/:id", Op: "deleteCampaign", Out: messageData{},
+			Handle: idAction(func(c context.Context, id uuid.UUID) error { return a.R.Campaigns.Delete(c, id) }, messageData{Message: "Campaign deleted"})},
+		{Method: post, Path: "/api/campaigns/:id/media", Op: "uploadCampaignMedia", In: fileForm{}, Out: campaigns.MediaResult{}, Handle: a.uploadCampaignMedia},
+		{Method: post, Path: "/api/campaigns/:id/recipients/import", Op: "importCampaignRecipients", In: importBody{}, Out: campaigns.ImportResult{}, Handle: a.importRecipients},
+		{Method: get, Path: "/api/campaigns/:id/recipients", Op: "campaignRecipients", Query: paged(campaigns.DefaultRecipientsPage, statusQuery{}), Out: list("recipients", recipientJSON{}), Handle: a.listRecipients},
+		{Method: del, Path: "/api/campaigns/:id/recipients/:recipient_id", Op: "deleteCampaignRecipient", Out: messageData{}, Handle: a.deleteRecipient},
+		{Method: post, Path: "/api/campaigns/:id/start", Op: "startCampaign", Out: campaignJSON{},
 			Handle: a.campaignAction(func(s *campaigns.Service) func(context.Context, uuid.UUID) (*ent.Campaign, error) { return s.Start })},
-		{Method: post, Path: "/api/campaigns/:id/pause", Op: "pauseCampaign",
+		{Method: post, Path: "/api/campaigns/:id/pause", Op: "pauseCampaign", Out: campaignJSON{},
 			Handle: a.campaignAction(func(s *campaigns.Service) func(context.Context, uuid.UUID) (*ent.Campaign, error) { return s.Pause })},
-		{Method: post, Path: "/api/campaigns/:id/cancel", Op: "cancelCampaign",
+		{Method: post, Path: "/api/campaigns/:id/cancel", Op: "cancelCampaign", Out: campaignJSON{},
 			Handle: a.campaignAction(func(s *campaigns.Service) func(context.Context, uuid.UUID) (*ent.Campaign, error) { return s.Cancel })},
-		{Method: post, Path: "/api/campaigns/:id/retry-failed", Op: "retryFailedCampaign", Handle: a.retryFailedCampaign},
+		{Method: post, Path: "/api/campaigns/:id/retry-failed", Op: "retryFailedCampaign", Out: retryData{}, Handle: a.retryFailedCampaign},
 	}
 }

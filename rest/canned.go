@@ -150,7 +150,12 @@ func (a *API) deleteCannedResponse(c *gin.Context) (int, any, error) {
 	if err := a.R.DeleteCannedResponse(ctx(c), id); err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"message": "Canned response deleted"}, nil
+	return http.StatusOK, messageData{Message: "Canned response deleted"}, nil
+}
+
+// useCannedResponseBody is the JSON body of useCannedResponse.
+type useCannedResponseBody struct {
+	ContactID string `json:"contact_id"`
 }
 
 func (a *API) useCannedResponse(c *gin.Context) (int, any, error) {
@@ -158,9 +163,7 @@ func (a *API) useCannedResponse(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	var b struct {
-		ContactID string `json:"contact_id"`
-	}
+	var b useCannedResponseBody
 	if err := bindJSON(c, &b, true); err != nil {
 		return 0, nil, err
 	}
@@ -172,7 +175,7 @@ func (a *API) useCannedResponse(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"message": "Usage recorded", "content": content}, nil
+	return http.StatusOK, cannedUseData{Message: "Usage recorded", Content: content}, nil
 }
 
 // cannedResponseRoutes: everyone who reads messages may list and use canned
@@ -180,11 +183,11 @@ func (a *API) useCannedResponse(c *gin.Context) (int, any, error) {
 // Admin or Manager (or a role holding templates:update): Agents may not.
 func (a *API) cannedResponseRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/canned-responses", Op: "cannedResponses", Handle: a.listCannedResponses},
-		{Method: post, Path: "/api/canned-responses", Op: "createCannedResponse", Handle: a.createCannedResponse},
-		{Method: get, Path: "/api/canned-responses/:id", Op: "cannedResponse", Handle: a.getCannedResponse},
-		{Method: put, Path: "/api/canned-responses/:id", Op: "updateCannedResponse", Handle: a.updateCannedResponse},
-		{Method: del, Path: "/api/canned-responses/:id", Op: "deleteCannedResponse", Handle: a.deleteCannedResponse},
-		{Method: post, Path: "/api/canned-responses/:id/use", Op: "useCannedResponse", Handle: a.useCannedResponse},
+		{Method: get, Path: "/api/canned-responses", Op: "cannedResponses", Query: paged(20, cannedQuery{}), Out: list("canned_responses", cannedResponseJSON{}), Handle: a.listCannedResponses},
+		{Method: post, Path: "/api/canned-responses", Op: "createCannedResponse", Status: http.StatusCreated, In: cannedBody{}, Out: cannedResponseJSON{}, Handle: a.createCannedResponse},
+		{Method: get, Path: "/api/canned-responses/:id", Op: "cannedResponse", Out: cannedResponseJSON{}, Handle: a.getCannedResponse},
+		{Method: put, Path: "/api/canned-responses/:id", Op: "updateCannedResponse", In: cannedBody{}, Out: cannedResponseJSON{}, Handle: a.updateCannedResponse},
+		{Method: del, Path: "/api/canned-responses/:id", Op: "deleteCannedResponse", Out: messageData{}, Handle: a.deleteCannedResponse},
+		{Method: post, Path: "/api/canned-responses/:id/use", Op: "useCannedResponse", In: useCannedResponseBody{}, Out: cannedUseData{}, Handle: a.useCannedResponse},
 	}
 }

@@ -98,7 +98,7 @@ func (a *API) listCatalogs(c *gin.Context) (int, any, error) {
 	for i, v := range vs {
 		out[i] = presentCatalog(v, false)
 	}
-	return http.StatusOK, gin.H{"catalogs": out}, nil
+	return http.StatusOK, catalogsData{Catalogs: out}, nil
 }
 
 func (a *API) getCatalog(c *gin.Context) (int, any, error) {
@@ -113,11 +113,14 @@ func (a *API) getCatalog(c *gin.Context) (int, any, error) {
 	return http.StatusOK, presentCatalog(v, true), nil
 }
 
+// createCatalogBody is the JSON body of createCatalog.
+type createCatalogBody struct {
+	ChatAccount string `json:"chat_account"`
+	Name        string `json:"name"`
+}
+
 func (a *API) createCatalog(c *gin.Context) (int, any, error) {
-	var b struct {
-		ChatAccount string `json:"chat_account"`
-		Name        string `json:"name"`
-	}
+	var b createCatalogBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -136,13 +139,16 @@ func (a *API) deleteCatalog(c *gin.Context) (int, any, error) {
 	if err := a.R.Catalogs.Delete(ctx(c), id); err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"message": "Catalog deleted"}, nil
+	return http.StatusOK, messageData{Message: "Catalog deleted"}, nil
+}
+
+// syncCatalogsBody is the JSON body of syncCatalogs.
+type syncCatalogsBody struct {
+	ChatAccount string `json:"chat_account"`
 }
 
 func (a *API) syncCatalogs(c *gin.Context) (int, any, error) {
-	var b struct {
-		ChatAccount string `json:"chat_account"`
-	}
+	var b syncCatalogsBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -150,7 +156,7 @@ func (a *API) syncCatalogs(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"message": r.Message, "synced": r.Synced, "total": r.Total}, nil
+	return http.StatusOK, catalogSyncData{Message: r.Message, Synced: r.Synced, Total: r.Total}, nil
 }
 
 func (a *API) listCatalogProducts(c *gin.Context) (int, any, error) {
@@ -162,7 +168,7 @@ func (a *API) listCatalogProducts(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"products": presentProducts(ps)}, nil
+	return http.StatusOK, productsData{Products: presentProducts(ps)}, nil
 }
 
 func (a *API) getProduct(c *gin.Context) (int, any, error) {
@@ -217,19 +223,22 @@ func (a *API) deleteProduct(c *gin.Context) (int, any, error) {
 	if err := a.R.Catalogs.DeleteProduct(ctx(c), id); err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"message": "Product deleted"}, nil
+	return http.StatusOK, messageData{Message: "Product deleted"}, nil
 }
 
 // sendProduct answers POST /api/messages/product: {contact_id,
 // product_id, body, footer, chat_account}.
+// sendProductBody is the JSON body of sendProduct.
+type sendProductBody struct {
+	ContactID   uuid.UUID `json:"contact_id"`
+	ProductID   uuid.UUID `json:"product_id"`
+	Body        string    `json:"body"`
+	Footer      string    `json:"footer"`
+	ChatAccount string    `json:"chat_account"`
+}
+
 func (a *API) sendProduct(c *gin.Context) (int, any, error) {
-	var b struct {
-		ContactID   uuid.UUID `json:"contact_id"`
-		ProductID   uuid.UUID `json:"product_id"`
-		Body        string    `json:"body"`
-		Footer      string    `json:"footer"`
-		ChatAccount string    `json:"chat_account"`
-	}
+	var b sendProductBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -245,19 +254,22 @@ func (a *API) sendProduct(c *gin.Context) (int, any, error) {
 // sendProductList answers POST /api/messages/product-list: {contact_id,
 // catalog_id, header, body, footer, sections[{title, product_ids[]}],
 // chat_account}.
+// sendProductListBody is the JSON body of sendProductList.
+type sendProductListBody struct {
+	ContactID uuid.UUID `json:"contact_id"`
+	CatalogID uuid.UUID `json:"catalog_id"`
+	Header    string    `json:"header"`
+	Body      string    `json:"body"`
+	Footer    string    `json:"footer"`
+	Sections  []struct {
+		Title      string      `json:"title"`
+		ProductIDs []uuid.UUID `json:"product_ids"`
+	} `json:"sections"`
+	ChatAccount string `json:"chat_account"`
+}
+
 func (a *API) sendProductList(c *gin.Context) (int, any, error) {
-	var b struct {
-		ContactID uuid.UUID `json:"contact_id"`
-		CatalogID uuid.UUID `json:"catalog_id"`
-		Header    string    `json:"header"`
-		Body      string    `json:"body"`
-		Footer    string    `json:"footer"`
-		Sections  []struct {
-			Title      string      `json:"title"`
-			ProductIDs []uuid.UUID `json:"product_ids"`
-		} `json:"sections"`
-		ChatAccount string `json:"chat_account"`
-	}
+	var b sendProductListBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -278,17 +290,17 @@ func (a *API) sendProductList(c *gin.Context) (int, any, error) {
 // call the platform (no request transaction).
 func (a *API) catalogRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/catalogs", Op: "catalogs", Handle: a.listCatalogs},
-		{Method: post, Path: "/api/catalogs", Op: "createCatalog", Handle: a.createCatalog},
-		{Method: post, Path: "/api/catalogs/sync", Op: "syncCatalogs", Handle: a.syncCatalogs},
-		{Method: get, Path: "/api/catalogs/:id", Op: "catalog", Handle: a.getCatalog},
-		{Method: del, Path: "/api/catalogs/:id", Op: "deleteCatalog", Handle: a.deleteCatalog},
-		{Method: get, Path: "/api/catalogs/:id/products", Op: "catalogProducts", Handle: a.listCatalogProducts},
-		{Method: post, Path: "/api/catalogs/:id/products", Op: "createProduct", Handle: a.createProduct},
-		{Method: get, Path: "/api/products/:id", Op: "product", Handle: a.getProduct},
-		{Method: put, Path: "/api/products/:id", Op: "updateProduct", Handle: a.updateProduct},
-		{Method: del, Path: "/api/products/:id", Op: "deleteProduct", Handle: a.deleteProduct},
-		{Method: post, Path: "/api/messages/product", Op: "sendProductMessage", Handle: a.sendProduct},
-		{Method: post, Path: "/api/messages/product-list", Op: "sendProductListMessage", Handle: a.sendProductList},
+		{Method: get, Path: "/api/catalogs", Op: "catalogs", Query: chatAccountQuery{}, Out: catalogsData{}, Handle: a.listCatalogs},
+		{Method: post, Path: "/api/catalogs", Op: "createCatalog", Status: http.StatusCreated, In: createCatalogBody{}, Out: catalogJSON{}, Handle: a.createCatalog},
+		{Method: post, Path: "/api/catalogs/sync", Op: "syncCatalogs", In: syncCatalogsBody{}, Out: catalogSyncData{}, Handle: a.syncCatalogs},
+		{Method: get, Path: "/api/catalogs/:id", Op: "catalog", Out: catalogJSON{}, Handle: a.getCatalog},
+		{Method: del, Path: "/api/catalogs/:id", Op: "deleteCatalog", Out: messageData{}, Handle: a.deleteCatalog},
+		{Method: get, Path: "/api/catalogs/:id/products", Op: "catalogProducts", Out: productsData{}, Handle: a.listCatalogProducts},
+		{Method: post, Path: "/api/catalogs/:id/products", Op: "createProduct", Status: http.StatusCreated, In: productBody{}, Out: productJSON{}, Handle: a.createProduct},
+		{Method: get, Path: "/api/products/:id", Op: "product", Out: productJSON{}, Handle: a.getProduct},
+		{Method: put, Path: "/api/products/:id", Op: "updateProduct", In: productBody{}, Out: productJSON{}, Handle: a.updateProduct},
+		{Method: del, Path: "/api/products/:id", Op: "deleteProduct", Out: messageData{}, Handle: a.deleteProduct},
+		{Method: post, Path: "/api/messages/product", Op: "sendProductMessage", Status: http.StatusCreated, In: sendProductBody{}, Out: messageJSON{}, Handle: a.sendProduct},
+		{Method: post, Path: "/api/messages/product-list", Op: "sendProductListMessage", Status: http.StatusCreated, In: sendProductListBody{}, Out: messageJSON{}, Handle: a.sendProductList},
 	}
 }

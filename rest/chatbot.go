@@ -118,8 +118,8 @@ func (b chatbotSettingsBody) changes() chatbot.SettingsChanges {
 	return chatbot.SettingsChanges(b)
 }
 
-func settingsPayload(v *chatbot.SettingsWithStats) gin.H {
-	return gin.H{"settings": presentChatbotSettings(v.Settings), "stats": v.Stats}
+func settingsPayload(v *chatbot.SettingsWithStats) chatbotSettingsData {
+	return chatbotSettingsData{Settings: presentChatbotSettings(v.Settings), Stats: v.Stats}
 }
 
 func (a *API) getChatbotSettings(c *gin.Context) (int, any, error) {
@@ -461,37 +461,37 @@ func (a *API) getChatbotSession(c *gin.Context) (int, any, error) {
 }
 
 func (a *API) deleteKeywordRule(c *gin.Context) (int, any, error) {
-	return idAction(a.R.Chatbot.DeleteKeyword, gin.H{"message": "Keyword rule deleted"})(c)
+	return idAction(a.R.Chatbot.DeleteKeyword, messageData{Message: "Keyword rule deleted"})(c)
 }
 
 func (a *API) deleteAIContext(c *gin.Context) (int, any, error) {
-	return idAction(a.R.Chatbot.DeleteContext, gin.H{"message": "AI context deleted"})(c)
+	return idAction(a.R.Chatbot.DeleteContext, messageData{Message: "AI context deleted"})(c)
 }
 
 func (a *API) deleteChatbotFlow(c *gin.Context) (int, any, error) {
-	return idAction(a.R.Chatbot.DeleteFlow, gin.H{"message": "Flow deleted"})(c)
+	return idAction(a.R.Chatbot.DeleteFlow, messageData{Message: "Flow deleted"})(c)
 }
 
 // chatbotRoutes: members holding chatbot:read (Agents included) see the
 // configuration; chatbot:update changes it.
 func (a *API) chatbotRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/chatbot/settings", Op: "chatbotSettings", Handle: a.getChatbotSettings},
-		{Method: put, Path: "/api/chatbot/settings", Op: "updateChatbotSettings", Handle: a.updateChatbotSettings},
-		{Method: get, Path: "/api/chatbot/keywords", Op: "keywordRules", Handle: a.listKeywordRules},
-		{Method: post, Path: "/api/chatbot/keywords", Op: "createKeywordRule", Handle: a.createKeywordRule},
-		{Method: put, Path: "/api/chatbot/keywords/:id", Op: "updateKeywordRule", Handle: a.updateKeywordRule},
-		{Method: del, Path: "/api/chatbot/keywords/:id", Op: "deleteKeywordRule", Handle: a.deleteKeywordRule},
-		{Method: get, Path: "/api/chatbot/ai-contexts", Op: "aiContexts", Handle: a.listAIContexts},
-		{Method: post, Path: "/api/chatbot/ai-contexts", Op: "createAIContext", Handle: a.createAIContext},
-		{Method: put, Path: "/api/chatbot/ai-contexts/:id", Op: "updateAIContext", Handle: a.updateAIContext},
-		{Method: del, Path: "/api/chatbot/ai-contexts/:id", Op: "deleteAIContext", Handle: a.deleteAIContext},
-		{Method: get, Path: "/api/chatbot/flows", Op: "chatbotFlows", Handle: a.listChatbotFlows},
-		{Method: post, Path: "/api/chatbot/flows", Op: "createChatbotFlow", Handle: a.createChatbotFlow},
-		{Method: get, Path: "/api/chatbot/flows/:id", Op: "chatbotFlow", Handle: a.getChatbotFlow},
-		{Method: put, Path: "/api/chatbot/flows/:id", Op: "updateChatbotFlow", Handle: a.updateChatbotFlow},
-		{Method: del, Path: "/api/chatbot/flows/:id", Op: "deleteChatbotFlow", Handle: a.deleteChatbotFlow},
-		{Method: get, Path: "/api/chatbot/sessions", Op: "chatbotSessions", Handle: a.listChatbotSessions},
-		{Method: get, Path: "/api/chatbot/sessions/:id", Op: "chatbotSession", Handle: a.getChatbotSession},
+		{Method: get, Path: "/api/chatbot/settings", Op: "chatbotSettings", Out: chatbotSettingsData{}, Handle: a.getChatbotSettings},
+		{Method: put, Path: "/api/chatbot/settings", Op: "updateChatbotSettings", In: chatbotSettingsBody{}, Out: chatbotSettingsData{}, Handle: a.updateChatbotSettings},
+		{Method: get, Path: "/api/chatbot/keywords", Op: "keywordRules", Query: paged(20, searchQuery{}), Out: list("rules", keywordRuleJSON{}), Handle: a.listKeywordRules},
+		{Method: post, Path: "/api/chatbot/keywords", Op: "createKeywordRule", Status: http.StatusCreated, In: keywordRuleBody{}, Out: keywordRuleJSON{}, Handle: a.createKeywordRule},
+		{Method: put, Path: "/api/chatbot/keywords/:id", Op: "updateKeywordRule", In: keywordRuleBody{}, Out: keywordRuleJSON{}, Handle: a.updateKeywordRule},
+		{Method: del, Path: "/api/chatbot/keywords/:id", Op: "deleteKeywordRule", Out: messageData{}, Handle: a.deleteKeywordRule},
+		{Method: get, Path: "/api/chatbot/ai-contexts", Op: "aiContexts", Query: paged(20, searchQuery{}), Out: list("contexts", aiContextJSON{}), Handle: a.listAIContexts},
+		{Method: post, Path: "/api/chatbot/ai-contexts", Op: "createAIContext", Status: http.StatusCreated, In: aiContextBody{}, Out: aiContextJSON{}, Handle: a.createAIContext},
+		{Method: put, Path: "/api/chatbot/ai-contexts/:id", Op: "updateAIContext", In: aiContextBody{}, Out: aiContextJSON{}, Handle: a.updateAIContext},
+		{Method: del, Path: "/api/chatbot/ai-contexts/:id", Op: "deleteAIContext", Out: messageData{}, Handle: a.deleteAIContext},
+		{Method: get, Path: "/api/chatbot/flows", Op: "chatbotFlows", Query: paged(20, searchQuery{}), Out: list("flows", chatbotFlowJSON{}), Handle: a.listChatbotFlows},
+		{Method: post, Path: "/api/chatbot/flows", Op: "createChatbotFlow", Status: http.StatusCreated, In: chatbotFlowBody{}, Out: chatbotFlowJSON{}, Handle: a.createChatbotFlow},
+		{Method: get, Path: "/api/chatbot/flows/:id", Op: "chatbotFlow", Out: chatbotFlowJSON{}, Handle: a.getChatbotFlow},
+		{Method: put, Path: "/api/chatbot/flows/:id", Op: "updateChatbotFlow", In: chatbotFlowBody{}, Out: chatbotFlowJSON{}, Handle: a.updateChatbotFlow},
+		{Method: del, Path: "/api/chatbot/flows/:id", Op: "deleteChatbotFlow", Out: messageData{}, Handle: a.deleteChatbotFlow},
+		{Method: get, Path: "/api/chatbot/sessions", Op: "chatbotSessions", Query: paged(20, statusQuery{}), Out: list("sessions", chatbotSessionJSON{}), Handle: a.listChatbotSessions},
+		{Method: get, Path: "/api/chatbot/sessions/:id", Op: "chatbotSession", Out: chatbotSessionJSON{}, Handle: a.getChatbotSession},
 	}
 }

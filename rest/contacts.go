@@ -18,12 +18,12 @@ import (
 // contactJSON is the spec's Contact.
 type contactJSON struct {
 	ID                 uuid.UUID      `json:"id"`
-	PhoneNumber        string         `json:"phone_number"`
-	Name               string         `json:"name"`
-	ProfileName        string         `json:"profile_name"`
+	PhoneNumber        string         `json:"phone_number" example:"15551234567"`
+	Name               string         `json:"name" example:"Grace"`
+	ProfileName        string         `json:"profile_name" example:"Grace H."`
 	AvatarURL          string         `json:"avatar_url"`
 	Status             string         `json:"status"`
-	Tags               []string       `json:"tags"`
+	Tags               []string       `json:"tags" example:"[\"vip\"]"`
 	Metadata           map[string]any `json:"metadata"`
 	LastMessageAt      *time.Time     `json:"last_message_at"`
 	LastMessagePreview string         `json:"last_message_preview"`
@@ -113,9 +113,9 @@ func presentSessionData(d *graph.ContactSessionData) sessionDataJSON {
 
 // createContactBody is the JSON of POST /api/contacts.
 type createContactBody struct {
-	PhoneNumber *string        `json:"phone_number"`
-	ProfileName *string        `json:"profile_name"`
-	ChatAccount *string        `json:"chat_account"`
+	PhoneNumber *string        `json:"phone_number" required:"true" example:"15551234567"`
+	ProfileName *string        `json:"profile_name" example:"Grace H."`
+	ChatAccount *string        `json:"chat_account" example:"Main"`
 	Tags        []string       `json:"tags"`
 	Metadata    map[string]any `json:"metadata"`
 }
@@ -244,14 +244,17 @@ func (a *API) deleteContact(c *gin.Context) (int, any, error) {
 	return http.StatusOK, nil, nil
 }
 
+// assignContactBody is the JSON body of assignContact.
+type assignContactBody struct {
+	UserID nullableUUID `json:"user_id"`
+}
+
 func (a *API) assignContact(c *gin.Context) (int, any, error) {
 	id, err := pathUUID(c, "id")
 	if err != nil {
 		return 0, nil, err
 	}
-	var b struct {
-		UserID nullableUUID `json:"user_id"`
-	}
+	var b assignContactBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -266,7 +269,7 @@ func (a *API) assignContact(c *gin.Context) (int, any, error) {
 	if ct.AssignedUserID == nil {
 		msg = "Contact unassigned"
 	}
-	return http.StatusOK, gin.H{"message": msg, "assigned_user_id": ct.AssignedUserID}, nil
+	return http.StatusOK, assignedData{Message: msg, AssignedUserID: ct.AssignedUserID}, nil
 }
 
 func (a *API) contactSessionData(c *gin.Context) (int, any, error) {
@@ -284,13 +287,13 @@ func (a *API) contactSessionData(c *gin.Context) (int, any, error) {
 // contactRoutes: marking a conversation read is part of reading messages.
 func (a *API) contactRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/contacts", Op: "contacts", Handle: a.listContacts},
-		{Method: post, Path: "/api/contacts", Op: "createContact", Handle: a.createContact},
-		{Method: get, Path: "/api/contacts/:id", Op: "contact", Handle: a.getContact},
-		{Method: put, Path: "/api/contacts/:id", Op: "updateContact", Handle: a.updateContact},
-		{Method: del, Path: "/api/contacts/:id", Op: "deleteContact", Handle: a.deleteContact},
-		{Method: put, Path: "/api/contacts/:id/assign", Op: "assignContact", Handle: a.assignContact},
-		{Method: post, Path: "/api/contacts/:id/mark-read", Op: "markContactRead", Handle: idAction(a.R.MarkContactRead, gin.H{"status": "ok"})},
-		{Method: get, Path: "/api/contacts/:id/session-data", Op: "contactSessionData", Handle: a.contactSessionData},
+		{Method: get, Path: "/api/contacts", Op: "contacts", Query: paged(20, contactsQuery{}), Out: list("contacts", contactJSON{}), Handle: a.listContacts},
+		{Method: post, Path: "/api/contacts", Op: "createContact", Status: http.StatusCreated, In: createContactBody{}, Out: contactJSON{}, Handle: a.createContact},
+		{Method: get, Path: "/api/contacts/:id", Op: "contact", Out: contactJSON{}, Handle: a.getContact},
+		{Method: put, Path: "/api/contacts/:id", Op: "updateContact", In: updateContactBody{}, Out: contactJSON{}, Handle: a.updateContact},
+		{Method: del, Path: "/api/contacts/:id", Op: "deleteContact", Out: noData{}, Handle: a.deleteContact},
+		{Method: put, Path: "/api/contacts/:id/assign", Op: "assignContact", In: assignContactBody{}, Out: assignedData{}, Handle: a.assignContact},
+		{Method: post, Path: "/api/contacts/:id/mark-read", Op: "markContactRead", Out: statusData{}, Handle: idAction(a.R.MarkContactRead, statusData{Status: "ok"})},
+		{Method: get, Path: "/api/contacts/:id/session-data", Op: "contactSessionData", Out: sessionDataJSON{}, Handle: a.contactSessionData},
 	}
 }

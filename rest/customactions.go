@@ -110,14 +110,17 @@ func (a *API) updateCustomAction(c *gin.Context) (int, any, error) {
 	return http.StatusOK, presentCustomAction(ca), nil
 }
 
+// executeCustomActionBody is the JSON body of executeCustomAction.
+type executeCustomActionBody struct {
+	ContactID string `json:"contact_id"`
+}
+
 func (a *API) executeCustomAction(c *gin.Context) (int, any, error) {
 	id, err := pathUUID(c, "id")
 	if err != nil {
 		return 0, nil, err
 	}
-	var b struct {
-		ContactID string `json:"contact_id"`
-	}
+	var b executeCustomActionBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -132,14 +135,7 @@ func (a *API) executeCustomAction(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	out := gin.H{"success": r.Success, "message": r.Message}
-	if r.RedirectURL != "" {
-		out["redirect_url"] = r.RedirectURL
-	} else {
-		out["data"] = r.Data
-		out["toast"] = r.Toast
-	}
-	return http.StatusOK, out, nil
+	return http.StatusOK, executeData{Success: r.Success, Message: r.Message, RedirectURL: r.RedirectURL, Data: r.Data, Toast: r.Toast}, nil
 }
 
 func (a *API) deleteCustomAction(ctx context.Context, id uuid.UUID) error {
@@ -169,13 +165,13 @@ func (a *API) redirectCustomAction(c *gin.Context) (int, any, error) {
 // reveals a URL that the member who executed the action was shown anyway.
 func (a *API) customActionRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/custom-actions", Op: "customActions", Handle: a.listCustomActions},
-		{Method: get, Path: "/api/custom-actions/:id", Op: "customAction", Handle: a.getCustomAction},
-		{Method: post, Path: "/api/custom-actions", Op: "createCustomAction", Handle: a.createCustomAction},
-		{Method: put, Path: "/api/custom-actions/:id", Op: "updateCustomAction", Handle: a.updateCustomAction},
-		{Method: del, Path: "/api/custom-actions/:id", Op: "deleteCustomAction",
-			Handle: idAction(a.deleteCustomAction, gin.H{"status": "deleted"})},
-		{Method: post, Path: "/api/custom-actions/:id/execute", Op: "executeCustomAction", Handle: a.executeCustomAction},
-		{Method: get, Path: "/api/custom-actions/redirect/:token", Op: "customActionRedirect", Handle: a.redirectCustomAction},
+		{Method: get, Path: "/api/custom-actions", Op: "customActions", Query: paged(customactions.DefaultPageSize, searchQuery{}), Out: list("custom_actions", customActionJSON{}), Handle: a.listCustomActions},
+		{Method: get, Path: "/api/custom-actions/:id", Op: "customAction", Out: customActionJSON{}, Handle: a.getCustomAction},
+		{Method: post, Path: "/api/custom-actions", Op: "createCustomAction", Status: http.StatusCreated, In: customActionBody{}, Out: customActionJSON{}, Handle: a.createCustomAction},
+		{Method: put, Path: "/api/custom-actions/:id", Op: "updateCustomAction", In: customActionBody{}, Out: customActionJSON{}, Handle: a.updateCustomAction},
+		{Method: del, Path: "/api/custom-actions/:id", Op: "deleteCustomAction", Out: statusData{},
+			Handle: idAction(a.deleteCustomAction, statusData{Status: "deleted"})},
+		{Method: post, Path: "/api/custom-actions/:id/execute", Op: "executeCustomAction", In: executeCustomActionBody{}, Out: executeData{}, Handle: a.executeCustomAction},
+		{Method: get, Path: "/api/custom-actions/redirect/:token", Op: "customActionRedirect", Status: http.StatusFound, Out: rawBody{Description: "A redirect to the action's URL."}, Handle: a.redirectCustomAction},
 	}
 }

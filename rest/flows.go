@@ -77,7 +77,7 @@ func (a *API) listFormFlows(c *gin.Context) (int, any, error) {
 	for i, f := range pg.Flows {
 		out[i] = presentFormFlow(f)
 	}
-	return http.StatusOK, gin.H{"flows": out, "total": pg.Total, "page": pg.Page, "limit": pg.Limit}, nil
+	return http.StatusOK, formFlowsData{Flows: out, Total: pg.Total, Page: pg.Page, Limit: pg.Limit}, nil
 }
 
 // withFlowID runs op on the path's flow id and answers {flow}.
@@ -90,7 +90,7 @@ func withFlowID(c *gin.Context, status int, op func(uuid.UUID) (*ent.FormFlow, e
 	if err != nil {
 		return 0, nil, err
 	}
-	return status, gin.H{"flow": presentFormFlow(f)}, nil
+	return status, formFlowData{Flow: presentFormFlow(f)}, nil
 }
 
 func (a *API) getFormFlow(c *gin.Context) (int, any, error) {
@@ -106,7 +106,7 @@ func (a *API) createFormFlow(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusCreated, gin.H{"flow": presentFormFlow(f)}, nil
+	return http.StatusCreated, formFlowData{Flow: presentFormFlow(f)}, nil
 }
 
 func (a *API) updateFormFlow(c *gin.Context) (int, any, error) {
@@ -122,7 +122,7 @@ func (a *API) updateFormFlow(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"flow": presentFormFlow(f)}, nil
+	return http.StatusOK, formFlowData{Flow: presentFormFlow(f)}, nil
 }
 
 func (a *API) deleteFormFlow(c *gin.Context) (int, any, error) {
@@ -133,7 +133,7 @@ func (a *API) deleteFormFlow(c *gin.Context) (int, any, error) {
 	if err := a.R.Flows.Delete(ctx(c), id); err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"message": "Flow deleted"}, nil
+	return http.StatusOK, messageData{Message: "Flow deleted"}, nil
 }
 
 // flowResult runs a platform operation and answers {flow, message}.
@@ -146,7 +146,7 @@ func flowResult(c *gin.Context, op func(uuid.UUID) (*flows.Result, error)) (int,
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"flow": presentFormFlow(r.Flow), "message": r.Message}, nil
+	return http.StatusOK, formFlowResultData{Flow: presentFormFlow(r.Flow), Message: r.Message}, nil
 }
 
 func (a *API) saveFormFlow(c *gin.Context) (int, any, error) {
@@ -171,10 +171,13 @@ func (a *API) duplicateFormFlow(c *gin.Context) (int, any, error) {
 	})
 }
 
+// syncFormFlowsBody is the JSON body of syncFormFlows.
+type syncFormFlowsBody struct {
+	ChatAccount string `json:"chat_account"`
+}
+
 func (a *API) syncFormFlows(c *gin.Context) (int, any, error) {
-	var b struct {
-		ChatAccount string `json:"chat_account"`
-	}
+	var b syncFormFlowsBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -182,7 +185,7 @@ func (a *API) syncFormFlows(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"message": syncMessage(r), "synced": r.Synced, "created": r.Created, "updated": r.Updated}, nil
+	return http.StatusOK, formFlowSyncData{Message: syncMessage(r), Synced: r.Synced, Created: r.Created, Updated: r.Updated}, nil
 }
 
 func syncMessage(r *flows.SyncResult) string {
@@ -197,15 +200,15 @@ func syncMessage(r *flows.SyncResult) string {
 // the request transaction.
 func (a *API) formFlowRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/flows", Op: "formFlows", Handle: a.listFormFlows},
-		{Method: post, Path: "/api/flows", Op: "createFormFlow", Handle: a.createFormFlow},
-		{Method: post, Path: "/api/flows/sync", Op: "syncFormFlows", Handle: a.syncFormFlows},
-		{Method: get, Path: "/api/flows/:id", Op: "formFlow", Handle: a.getFormFlow},
-		{Method: put, Path: "/api/flows/:id", Op: "updateFormFlow", Handle: a.updateFormFlow},
-		{Method: del, Path: "/api/flows/:id", Op: "deleteFormFlow", Handle: a.deleteFormFlow},
-		{Method: post, Path: "/api/flows/:id/save-to-provider", Op: "saveFormFlowToProvider", Handle: a.saveFormFlow},
-		{Method: post, Path: "/api/flows/:id/publish", Op: "publishFormFlow", Handle: a.publishFormFlow},
-		{Method: post, Path: "/api/flows/:id/deprecate", Op: "deprecateFormFlow", Handle: a.deprecateFormFlow},
-		{Method: post, Path: "/api/flows/:id/duplicate", Op: "duplicateFormFlow", Handle: a.duplicateFormFlow},
+		{Method: get, Path: "/api/flows", Op: "formFlows", Query: paged(flows.DefaultPageSize, flowsQuery{}), Out: formFlowsData{}, Handle: a.listFormFlows},
+		{Method: post, Path: "/api/flows", Op: "createFormFlow", Status: http.StatusCreated, In: formFlowBody{}, Out: formFlowData{}, Handle: a.createFormFlow},
+		{Method: post, Path: "/api/flows/sync", Op: "syncFormFlows", In: syncFormFlowsBody{}, Out: formFlowSyncData{}, Handle: a.syncFormFlows},
+		{Method: get, Path: "/api/flows/:id", Op: "formFlow", Out: formFlowData{}, Handle: a.getFormFlow},
+		{Method: put, Path: "/api/flows/:id", Op: "updateFormFlow", In: formFlowBody{}, Out: formFlowData{}, Handle: a.updateFormFlow},
+		{Method: del, Path: "/api/flows/:id", Op: "deleteFormFlow", Out: messageData{}, Handle: a.deleteFormFlow},
+		{Method: post, Path: "/api/flows/:id/save-to-provider", Op: "saveFormFlowToProvider", Out: formFlowResultData{}, Handle: a.saveFormFlow},
+		{Method: post, Path: "/api/flows/:id/publish", Op: "publishFormFlow", Out: formFlowResultData{}, Handle: a.publishFormFlow},
+		{Method: post, Path: "/api/flows/:id/deprecate", Op: "deprecateFormFlow", Out: formFlowResultData{}, Handle: a.deprecateFormFlow},
+		{Method: post, Path: "/api/flows/:id/duplicate", Op: "duplicateFormFlow", Out: formFlowResultData{}, Handle: a.duplicateFormFlow},
 	}
 }

@@ -29,7 +29,7 @@ func (a *API) myInvitations(c *gin.Context) (int, any, error) {
 	for i, inv := range invs {
 		out[i] = presentPendingInvitation(inv)
 	}
-	return http.StatusOK, gin.H{"invitations": out}, nil
+	return http.StatusOK, invitationsData{Invitations: out}, nil
 }
 
 func presentPendingInvitation(inv *model.PendingInvitation) pendingInvitationJSON {
@@ -48,7 +48,7 @@ func (a *API) acceptInvitation(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"message": "You joined " + o.Name, "organization": presentOrganization(o)}, nil
+	return http.StatusOK, joinedData{Message: "You joined " + o.Name, Organization: presentOrganization(o)}, nil
 }
 
 // invitationRoutes: the invitations addressed to the signed-in person,
@@ -56,8 +56,8 @@ func (a *API) acceptInvitation(c *gin.Context) (int, any, error) {
 // person's own decision.
 func (a *API) invitationRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/me/invitations", Op: "myInvitations", Handle: a.myInvitations},
-		{Method: post, Path: "/api/me/invitations/:id/accept", Op: "acceptInvitation", Handle: a.acceptInvitation},
-		{Method: post, Path: "/api/me/invitations/:id/decline", Op: "declineInvitation", Handle: idAction(a.R.DeclineInvitation, gin.H{"message": "Invitation declined"})},
+		{Method: get, Path: "/api/me/invitations", Op: "myInvitations", Out: invitationsData{}, Handle: a.myInvitations},
+		{Method: post, Path: "/api/me/invitations/:id/accept", Op: "acceptInvitation", Out: joinedData{}, Handle: a.acceptInvitation},
+		{Method: post, Path: "/api/me/invitations/:id/decline", Op: "declineInvitation", Out: messageData{}, Handle: idAction(a.R.DeclineInvitation, messageData{Message: "Invitation declined"})},
 	}
 }

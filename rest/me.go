@@ -37,8 +37,8 @@ type userJSON struct {
 	ID               uuid.UUID              `json:"id"`
 	OrganizationID   uuid.UUID              `json:"organization_id"`
 	OrganizationName string                 `json:"organization_name,omitempty"`
-	Email            string                 `json:"email"`
-	FullName         string                 `json:"full_name"`
+	Email            string                 `json:"email" example:"agent@example.com"`
+	FullName         string                 `json:"full_name" example:"Ada Agent"`
 	RoleID           *uuid.UUID             `json:"role_id"`
 	IsActive         bool                   `json:"is_active"`
 	IsAvailable      bool                   `json:"is_available"`
@@ -135,7 +135,7 @@ func (a *API) myOrganizations(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"organizations": presentMyOrganizations(os)}, nil
+	return http.StatusOK, myOrganizationsData{Organizations: presentMyOrganizations(os)}, nil
 }
 
 func (a *API) updateMySettings(c *gin.Context) (int, any, error) {
@@ -154,10 +154,13 @@ func (a *API) updateMySettings(c *gin.Context) (int, any, error) {
 	return http.StatusOK, s, nil
 }
 
+// setAvailabilityBody is the JSON body of setAvailability.
+type setAvailabilityBody struct {
+	IsAvailable *bool `json:"is_available"`
+}
+
 func (a *API) setAvailability(c *gin.Context) (int, any, error) {
-	var b struct {
-		IsAvailable *bool `json:"is_available"`
-	}
+	var b setAvailabilityBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -174,11 +177,14 @@ func (a *API) setAvailability(c *gin.Context) (int, any, error) {
 	return http.StatusOK, u, nil
 }
 
+// changePasswordBody is the JSON body of changePassword.
+type changePasswordBody struct {
+	CurrentPassword *string `json:"current_password"`
+	NewPassword     *string `json:"new_password"`
+}
+
 func (a *API) changePassword(c *gin.Context) (int, any, error) {
-	var b struct {
-		CurrentPassword *string `json:"current_password"`
-		NewPassword     *string `json:"new_password"`
-	}
+	var b changePasswordBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -194,15 +200,15 @@ func (a *API) changePassword(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"message": "Password changed"}, nil
+	return http.StatusOK, messageData{Message: "Password changed"}, nil
 }
 
 func (a *API) meRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/me", Op: "viewer", Handle: a.me},
-		{Method: put, Path: "/api/me/availability", Op: "setAvailability", Handle: a.setAvailability},
-		{Method: put, Path: "/api/me/password", Op: "changePassword", Handle: a.changePassword},
-		{Method: get, Path: "/api/me/organizations", Op: "myOrganizations", Handle: a.myOrganizations},
-		{Method: put, Path: "/api/me/settings", Op: "updateMySettings", Handle: a.updateMySettings},
+		{Method: get, Path: "/api/me", Op: "viewer", Out: userJSON{}, Handle: a.me},
+		{Method: put, Path: "/api/me/availability", Op: "setAvailability", In: setAvailabilityBody{}, Out: userJSON{}, Handle: a.setAvailability},
+		{Method: put, Path: "/api/me/password", Op: "changePassword", In: changePasswordBody{}, Out: messageData{}, Handle: a.changePassword},
+		{Method: get, Path: "/api/me/organizations", Op: "myOrganizations", Out: myOrganizationsData{}, Handle: a.myOrganizations},
+		{Method: put, Path: "/api/me/settings", Op: "updateMySettings", In: map[string]any{}, Out: usersettings.Settings{}, Handle: a.updateMySettings},
 	}
 }

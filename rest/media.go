@@ -17,7 +17,7 @@ import (
 // organization that owns them.
 func (a *API) mediaRoutes() []Route {
 	return []Route{
-		{Method: get, Path: media.URLPrefix + "*key", Op: "media", Handle: a.serveMedia},
+		{Method: get, Path: media.URLPrefix + "*key", Op: "media", Out: rawBody{ContentType: "*/*", Format: "binary", Description: "The media file."}, Handle: a.serveMedia},
 	}
 }
 

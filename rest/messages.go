@@ -57,11 +57,11 @@ func presentMessage(m *ent.Message) messageJSON {
 // saved; no transaction stays open while a client uploads.
 func (a *API) messageRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/contacts/:id/messages", Op: "messages", Handle: a.listMessages},
-		{Method: post, Path: "/api/contacts/:id/messages", Op: "sendMessage", Handle: a.sendMessage},
-		{Method: post, Path: "/api/messages/template", Op: "sendTemplateMessage", Handle: a.sendTemplate},
-		{Method: post, Path: "/api/messages/media", Op: "sendMediaMessage", Handle: a.sendMedia},
-		{Method: put, Path: "/api/messages/:id/read", Op: "markMessageRead", Handle: idAction(a.R.MarkMessageRead, nil)},
+		{Method: get, Path: "/api/contacts/:id/messages", Op: "messages", Query: messagesQuery{}, Out: messagesData{}, Handle: a.listMessages},
+		{Method: post, Path: "/api/contacts/:id/messages", Op: "sendMessage", Status: http.StatusCreated, In: sendMessageBody{}, Out: messageJSON{}, Handle: a.sendMessage},
+		{Method: post, Path: "/api/messages/template", Op: "sendTemplateMessage", Status: http.StatusCreated, In: bodies{templateBody{}, templateMessageForm{}}, Out: messageJSON{}, Handle: a.sendTemplate},
+		{Method: post, Path: "/api/messages/media", Op: "sendMediaMessage", Status: http.StatusCreated, In: mediaMessageForm{}, Out: messageJSON{}, Handle: a.sendMedia},
+		{Method: put, Path: "/api/messages/:id/read", Op: "markMessageRead", Out: statusData{}, Handle: idAction(a.R.MarkMessageRead, nil)},
 	}
 }
 
@@ -89,9 +89,9 @@ func (a *API) listMessages(c *gin.Context) (int, any, error) {
 		out[i] = presentMessage(m)
 	}
 	if before != nil {
-		return http.StatusOK, gin.H{"messages": out, "has_more": page.HasMore}, nil
+		return http.StatusOK, messagesData{Messages: out, HasMore: &page.HasMore}, nil
 	}
-	return http.StatusOK, gin.H{"messages": out, "total": page.Total}, nil
+	return http.StatusOK, messagesData{Messages: out, Total: &page.Total}, nil
 }
 
 // sendMessageBody is the JSON of POST /api/contacts/{id}/messages.

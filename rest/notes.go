@@ -63,7 +63,7 @@ func (a *API) listNotes(c *gin.Context) (int, any, error) {
 	for i, n := range pg.Notes {
 		out[i] = presentNote(n)
 	}
-	return http.StatusOK, gin.H{"notes": out, "total": pg.Total, "has_more": pg.HasMore}, nil
+	return http.StatusOK, notesData{Notes: out, Total: pg.Total, HasMore: pg.HasMore}, nil
 }
 
 func (a *API) createNote(c *gin.Context) (int, any, error) {
@@ -122,7 +122,7 @@ func (a *API) deleteNote(c *gin.Context) (int, any, error) {
 	if err := a.R.Notes.Delete(ctx(c), id, noteID); err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"message": "Note deleted"}, nil
+	return http.StatusOK, messageData{Message: "Note deleted"}, nil
 }
 
 // noteRoutes: those who read contacts read their notes; whoever may write
@@ -131,9 +131,9 @@ func (a *API) deleteNote(c *gin.Context) (int, any, error) {
 // author or a member holding contacts:update.
 func (a *API) noteRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/contacts/:id/notes", Op: "contactNotes", Handle: a.listNotes},
-		{Method: post, Path: "/api/contacts/:id/notes", Op: "createContactNote", Handle: a.createNote},
-		{Method: put, Path: "/api/contacts/:id/notes/:note_id", Op: "updateContactNote", Handle: a.updateNote},
-		{Method: del, Path: "/api/contacts/:id/notes/:note_id", Op: "deleteContactNote", Handle: a.deleteNote},
+		{Method: get, Path: "/api/contacts/:id/notes", Op: "contactNotes", Query: notesQuery{}, Out: notesData{}, Handle: a.listNotes},
+		{Method: post, Path: "/api/contacts/:id/notes", Op: "createContactNote", Status: http.StatusCreated, In: noteBody{}, Out: noteJSON{}, Handle: a.createNote},
+		{Method: put, Path: "/api/contacts/:id/notes/:note_id", Op: "updateContactNote", In: noteBody{}, Out: noteJSON{}, Handle: a.updateNote},
+		{Method: del, Path: "/api/contacts/:id/notes/:note_id", Op: "deleteContactNote", Out: messageData{}, Handle: a.deleteNote},
 	}
 }

@@ -72,7 +72,7 @@ func (a *API) listOrganizations(c *gin.Context) (int, any, error) {
 	for i, o := range orgs {
 		out[i] = presentOrganization(o)
 	}
-	return http.StatusOK, gin.H{"organizations": out}, nil
+	return http.StatusOK, organizationsData{Organizations: out}, nil
 }
 
 func (a *API) currentOrganization(c *gin.Context) (int, any, error) {
@@ -83,10 +83,13 @@ func (a *API) currentOrganization(c *gin.Context) (int, any, error) {
 	return http.StatusOK, presentOrganization(o), nil
 }
 
+// createOrganizationBody is the JSON body of createOrganization.
+type createOrganizationBody struct {
+	Name *string `json:"name"`
+}
+
 func (a *API) createOrganization(c *gin.Context) (int, any, error) {
-	var b struct {
-		Name *string `json:"name"`
-	}
+	var b createOrganizationBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -116,12 +119,15 @@ func (a *API) listMembers(c *gin.Context) (int, any, error) {
 	return http.StatusOK, listPayload("members", out, pg.Total, p), nil
 }
 
+// addMemberBody is the JSON body of addMember.
+type addMemberBody struct {
+	UserID string  `json:"user_id"`
+	Email  *string `json:"email"`
+	RoleID string  `json:"role_id"`
+}
+
 func (a *API) addMember(c *gin.Context) (int, any, error) {
-	var b struct {
-		UserID string  `json:"user_id"`
-		Email  *string `json:"email"`
-		RoleID string  `json:"role_id"`
-	}
+	var b addMemberBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -138,9 +144,14 @@ func (a *API) addMember(c *gin.Context) (int, any, error) {
 		return 0, nil, err
 	}
 	if res.Invitation != nil {
-		return http.StatusCreated, gin.H{"message": invitationMessage(res.Invitation)}, nil
+		return http.StatusCreated, messageData{Message: invitationMessage(res.Invitation)}, nil
 	}
-	return http.StatusCreated, gin.H{"message": "Member added"}, nil
+	return http.StatusCreated, messageData{Message: "Member added"}, nil
+}
+
+// updateMemberBody is the JSON body of updateMember.
+type updateMemberBody struct {
+	RoleID string `json:"role_id"`
 }
 
 func (a *API) updateMember(c *gin.Context) (int, any, error) {
@@ -148,9 +159,7 @@ func (a *API) updateMember(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	var b struct {
-		RoleID string `json:"role_id"`
-	}
+	var b updateMemberBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -164,7 +173,7 @@ func (a *API) updateMember(c *gin.Context) (int, any, error) {
 	if _, err := a.R.UpdateMemberRole(ctx(c), id, *roleID); err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"message": "Member role updated"}, nil
+	return http.StatusOK, messageData{Message: "Member role updated"}, nil
 }
 
 func (a *API) removeMember(c *gin.Context) (int, any, error) {
@@ -175,7 +184,7 @@ func (a *API) removeMember(c *gin.Context) (int, any, error) {
 	if err := a.R.RemoveMember(ctx(c), id); err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"message": "Member removed"}, nil
+	return http.StatusOK, messageData{Message: "Member removed"}, nil
 }
 
 // organizationRoutes: listing every organization needs organizations:read
@@ -184,12 +193,12 @@ func (a *API) removeMember(c *gin.Context) (int, any, error) {
 // users:* permissions.
 func (a *API) organizationRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/organizations", Op: "organizations", Handle: a.listOrganizations},
-		{Method: post, Path: "/api/organizations", Op: "createOrganization", Handle: a.createOrganization},
-		{Method: get, Path: "/api/organizations/current", Op: "currentOrganization", Handle: a.currentOrganization},
-		{Method: get, Path: "/api/organizations/members", Op: "members", Handle: a.listMembers},
-		{Method: post, Path: "/api/organizations/members", Op: "addMember", Handle: a.addMember},
-		{Method: put, Path: "/api/organizations/members/:id", Op: "updateMemberRole", Handle: a.updateMember},
-		{Method: del, Path: "/api/organizations/members/:id", Op: "removeMember", Handle: a.removeMember},
+		{Method: get, Path: "/api/organizations", Op: "organizations", Out: organizationsData{}, Handle: a.listOrganizations},
+		{Method: post, Path: "/api/organizations", Op: "createOrganization", Status: http.StatusCreated, In: createOrganizationBody{}, Out: organizationJSON{}, Handle: a.createOrganization},
+		{Method: get, Path: "/api/organizations/current", Op: "currentOrganization", Out: organizationJSON{}, Handle: a.currentOrganization},
+		{Method: get, Path: "/api/organizations/members", Op: "members", Query: paged(50, searchQuery{}), Out: list("members", memberJSON{}), Handle: a.listMembers},
+		{Method: post, Path: "/api/organizations/members", Op: "addMember", Status: http.StatusCreated, In: addMemberBody{}, Out: messageData{}, Handle: a.addMember},
+		{Method: put, Path: "/api/organizations/members/:id", Op: "updateMemberRole", In: updateMemberBody{}, Out: messageData{}, Handle: a.updateMember},
+		{Method: del, Path: "/api/organizations/members/:id", Op: "removeMember", Out: messageData{}, Handle: a.removeMember},
 	}
 }

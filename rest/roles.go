@@ -142,7 +142,7 @@ func (a *API) listPermissions(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"permissions": presentPermissions(ps)}, nil
+	return http.StatusOK, permissionsData{Permissions: presentPermissions(ps)}, nil
 }
 
 func (a *API) listRoles(c *gin.Context) (int, any, error) {
@@ -217,11 +217,11 @@ func (a *API) updateRole(c *gin.Context) (int, any, error) {
 // what a role editor picks from.
 func (a *API) roleRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/permissions", Op: "permissions", Handle: a.listPermissions},
-		{Method: get, Path: "/api/roles", Op: "roles", Handle: a.listRoles},
-		{Method: post, Path: "/api/roles", Op: "createRole", Handle: a.createRole},
-		{Method: get, Path: "/api/roles/:id", Op: "role", Handle: a.getRole},
-		{Method: put, Path: "/api/roles/:id", Op: "updateRole", Handle: a.updateRole},
-		{Method: del, Path: "/api/roles/:id", Op: "deleteRole", Handle: idAction(a.R.DeleteRole, gin.H{"message": "Role deleted"})},
+		{Method: get, Path: "/api/permissions", Op: "permissions", Out: permissionsData{}, Handle: a.listPermissions},
+		{Method: get, Path: "/api/roles", Op: "roles", Query: paged(50, searchQuery{}), Out: list("roles", roleJSON{}), Handle: a.listRoles},
+		{Method: post, Path: "/api/roles", Op: "createRole", Status: http.StatusCreated, In: roleBody{}, Out: roleJSON{}, Handle: a.createRole},
+		{Method: get, Path: "/api/roles/:id", Op: "role", Out: roleJSON{}, Handle: a.getRole},
+		{Method: put, Path: "/api/roles/:id", Op: "updateRole", In: roleBody{}, Out: roleJSON{}, Handle: a.updateRole},
+		{Method: del, Path: "/api/roles/:id", Op: "deleteRole", Out: messageData{}, Handle: idAction(a.R.DeleteRole, messageData{Message: "Role deleted"})},
 	}
 }

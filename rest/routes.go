@@ -27,6 +27,20 @@ type Route struct {
 	// Unlimited exempts a public route from the per-address rate limit
 	// (the platform's webhook).
 	Unlimited bool
+
+	// What the OpenAPI document says of the route (openapi.go).
+	Summary string
+	// Query is a struct of the query parameters (query tags), or
+	// paged(...) for a paginated list.
+	Query any
+	// In is the JSON body's type (an exemplar), or a rawBody.
+	In any
+	// Out is the type of the success envelope's data: an exemplar,
+	// list(...) for a paginated list, noData{} for null, or a rawBody
+	// for an answer that is not the envelope.
+	Out any
+	// Status is the success status when it is not 200.
+	Status int
 }
 
 // operation is the route's entry in the permission table.
@@ -50,7 +64,7 @@ func (a *API) Routes() []Route {
 		a.mediaRoutes(), a.webhookSubscriptionRoutes(), a.invitationRoutes(), a.tagRoutes(), a.noteRoutes(), a.widgetRoutes(),
 		a.templateRoutes(), a.formFlowRoutes(), a.campaignRoutes(), a.chatbotRoutes(), a.transferRoutes(),
 		a.customActionRoutes(), a.ssoRoutes(), a.analyticsRoutes(),
-		a.catalogRoutes(), a.callingRoutes(), a.liveCallRoutes(),
+		a.catalogRoutes(), a.callingRoutes(), a.liveCallRoutes(), a.openAPIRoutes(),
 	} {
 		all = append(all, group...)
 	}

@@ -69,17 +69,20 @@ func (a *API) getOrgSettings(c *gin.Context) (int, any, error) {
 	return http.StatusOK, presentOrgSettings(o), nil
 }
 
+// updateOrgSettingsBody is the JSON body of updateOrgSettings.
+type updateOrgSettingsBody struct {
+	Name                  *string `json:"name"`
+	MaskPhoneNumbers      *bool   `json:"mask_phone_numbers"`
+	Timezone              *string `json:"timezone"`
+	DateFormat            *string `json:"date_format"`
+	CallingEnabled        *bool   `json:"calling_enabled"`
+	MaxCallDuration       *int    `json:"max_call_duration"`
+	TransferTimeoutSecs   *int    `json:"transfer_timeout_secs"`
+	AllowOpenRegistration *bool   `json:"allow_open_registration"`
+}
+
 func (a *API) updateOrgSettings(c *gin.Context) (int, any, error) {
-	var b struct {
-		Name                  *string `json:"name"`
-		MaskPhoneNumbers      *bool   `json:"mask_phone_numbers"`
-		Timezone              *string `json:"timezone"`
-		DateFormat            *string `json:"date_format"`
-		CallingEnabled        *bool   `json:"calling_enabled"`
-		MaxCallDuration       *int    `json:"max_call_duration"`
-		TransferTimeoutSecs   *int    `json:"transfer_timeout_secs"`
-		AllowOpenRegistration *bool   `json:"allow_open_registration"`
-	}
+	var b updateOrgSettingsBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -91,7 +94,7 @@ func (a *API) updateOrgSettings(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"message": "Settings updated"}, nil
+	return http.StatusOK, messageData{Message: "Settings updated"}, nil
 }
 
 func (a *API) listSSOConfigs(c *gin.Context) (int, any, error) {
@@ -115,22 +118,25 @@ func pathProvider(c *gin.Context) (ssoconfig.Provider, error) {
 	return p, nil
 }
 
+// saveSSOConfigBody is the JSON body of saveSSOConfig.
+type saveSSOConfigBody struct {
+	ClientID        *string `json:"client_id"`
+	ClientSecret    *string `json:"client_secret"`
+	IsEnabled       *bool   `json:"is_enabled"`
+	AllowAutoCreate *bool   `json:"allow_auto_create"`
+	DefaultRole     *string `json:"default_role"`
+	AllowedDomains  *string `json:"allowed_domains"`
+	AuthURL         *string `json:"auth_url"`
+	TokenURL        *string `json:"token_url"`
+	UserInfoURL     *string `json:"user_info_url"`
+}
+
 func (a *API) saveSSOConfig(c *gin.Context) (int, any, error) {
 	provider, err := pathProvider(c)
 	if err != nil {
 		return 0, nil, err
 	}
-	var b struct {
-		ClientID        *string `json:"client_id"`
-		ClientSecret    *string `json:"client_secret"`
-		IsEnabled       *bool   `json:"is_enabled"`
-		AllowAutoCreate *bool   `json:"allow_auto_create"`
-		DefaultRole     *string `json:"default_role"`
-		AllowedDomains  *string `json:"allowed_domains"`
-		AuthURL         *string `json:"auth_url"`
-		TokenURL        *string `json:"token_url"`
-		UserInfoURL     *string `json:"user_info_url"`
-	}
+	var b saveSSOConfigBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -161,7 +167,7 @@ func (a *API) deleteSSOConfig(c *gin.Context) (int, any, error) {
 	if err := a.R.DeleteSSOConfig(ctx(c), provider); err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"message": "SSO configuration deleted"}, nil
+	return http.StatusOK, messageData{Message: "SSO configuration deleted"}, nil
 }
 
 // listSSOProviders is the login page's discovery of enabled providers.
@@ -174,9 +180,9 @@ func (a *API) listSSOProviders(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	out := make([]gin.H, len(ps))
+	out := make([]ssoProviderData, len(ps))
 	for i, p := range ps {
-		out[i] = gin.H{"provider": string(p.Provider), "name": p.Name}
+		out[i] = ssoProviderData{Provider: string(p.Provider), Name: p.Name}
 	}
 	return http.StatusOK, out, nil
 }
@@ -185,11 +191,11 @@ func (a *API) listSSOProviders(c *gin.Context) (int, any, error) {
 // public SSO discovery of the login page (it shows provider names only).
 func (a *API) settingsRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/org/settings", Op: "orgSettings", Handle: a.getOrgSettings},
-		{Method: put, Path: "/api/org/settings", Op: "updateOrgSettings", Handle: a.updateOrgSettings},
-		{Method: get, Path: "/api/settings/sso", Op: "ssoConfigs", Handle: a.listSSOConfigs},
-		{Method: put, Path: "/api/settings/sso/:provider", Op: "saveSSOConfig", Handle: a.saveSSOConfig},
-		{Method: del, Path: "/api/settings/sso/:provider", Op: "deleteSSOConfig", Handle: a.deleteSSOConfig},
-		{Method: get, Path: "/api/auth/sso/providers", Op: "ssoProviders", Handle: a.listSSOProviders},
+		{Method: get, Path: "/api/org/settings", Op: "orgSettings", Out: orgSettingsJSON{}, Handle: a.getOrgSettings},
+		{Method: put, Path: "/api/org/settings", Op: "updateOrgSettings", In: updateOrgSettingsBody{}, Out: messageData{}, Handle: a.updateOrgSettings},
+		{Method: get, Path: "/api/settings/sso", Op: "ssoConfigs", Out: []ssoConfigJSON{}, Handle: a.listSSOConfigs},
+		{Method: put, Path: "/api/settings/sso/:provider", Op: "saveSSOConfig", In: saveSSOConfigBody{}, Out: ssoConfigJSON{}, Handle: a.saveSSOConfig},
+		{Method: del, Path: "/api/settings/sso/:provider", Op: "deleteSSOConfig", Out: messageData{}, Handle: a.deleteSSOConfig},
+		{Method: get, Path: "/api/auth/sso/providers", Op: "ssoProviders", Query: ssoQuery{}, Out: []ssoProviderData{}, Handle: a.listSSOProviders},
 	}
 }

@@ -71,7 +71,7 @@ const (
 // anti-CSRF check of the callback.
 func (a *API) ssoRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/auth/sso/:provider/init", Op: "ssoInit", Handle: a.ssoInit},
-		{Method: get, Path: "/api/auth/sso/:provider/callback", Op: "ssoCallback", Handle: a.ssoCallback},
+		{Method: get, Path: "/api/auth/sso/:provider/init", Op: "ssoInit", Query: ssoQuery{}, Status: http.StatusFound, Out: rawBody{Description: "A redirect to the identity provider."}, Handle: a.ssoInit},
+		{Method: get, Path: "/api/auth/sso/:provider/callback", Op: "ssoCallback", Query: ssoCallbackQuery{}, Status: http.StatusFound, Out: rawBody{Description: "A redirect to the web client, signed in or with an error message."}, Handle: a.ssoCallback},
 	}
 }

@@ -140,9 +140,9 @@ func (a *API) listWebhooks(c *gin.Context) (int, any, error) {
 	for i, w := range pg.Webhooks {
 		out[i] = presentWebhook(w)
 	}
-	return http.StatusOK, gin.H{
-		"webhooks": out, "available_events": presentWebhookEvents(a.R.WebhookEvents()),
-		"total": pg.Total, "page": p.Page, "limit": p.Limit,
+	return http.StatusOK, webhooksData{
+		Webhooks: out, AvailableEvents: presentWebhookEvents(a.R.WebhookEvents()),
+		Total: pg.Total, Page: p.Page, Limit: p.Limit,
 	}, nil
 }
 
@@ -207,7 +207,7 @@ func (a *API) testWebhook(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"message": msg}, nil
+	return http.StatusOK, messageData{Message: msg}, nil
 }
 
 func (a *API) listWebhookDeliveries(c *gin.Context) (int, any, error) {
@@ -227,7 +227,7 @@ func (a *API) listWebhookDeliveries(c *gin.Context) (int, any, error) {
 	for i, d := range pg.Deliveries {
 		out[i] = presentWebhookDelivery(d)
 	}
-	return http.StatusOK, gin.H{"deliveries": out, "total": pg.Total, "page": p.Page, "limit": p.Limit}, nil
+	return http.StatusOK, deliveriesData{Deliveries: out, Total: pg.Total, Page: p.Page, Limit: p.Limit}, nil
 }
 
 func (a *API) replayWebhookDelivery(c *gin.Context) (int, any, error) {
@@ -250,13 +250,13 @@ func (a *API) replayWebhookDelivery(c *gin.Context) (int, any, error) {
 // transaction open meanwhile.
 func (a *API) webhookSubscriptionRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/webhooks", Op: "webhookSubscriptions", Handle: a.listWebhooks},
-		{Method: post, Path: "/api/webhooks", Op: "createWebhookSubscription", Handle: a.createWebhook},
-		{Method: get, Path: "/api/webhooks/:id", Op: "webhookSubscription", Handle: a.getWebhook},
-		{Method: put, Path: "/api/webhooks/:id", Op: "updateWebhookSubscription", Handle: a.updateWebhook},
-		{Method: del, Path: "/api/webhooks/:id", Op: "deleteWebhookSubscription", Handle: idAction(a.R.DeleteWebhook, gin.H{"message": "Webhook deleted"})},
-		{Method: post, Path: "/api/webhooks/:id/test", Op: "testWebhookSubscription", Handle: a.testWebhook},
-		{Method: get, Path: "/api/webhooks/:id/deliveries", Op: "webhookDeliveries", Handle: a.listWebhookDeliveries},
-		{Method: post, Path: "/api/webhooks/:id/deliveries/:delivery_id/replay", Op: "replayWebhookDelivery", Handle: a.replayWebhookDelivery},
+		{Method: get, Path: "/api/webhooks", Op: "webhookSubscriptions", Query: paged(50, searchQuery{}), Out: webhooksData{}, Handle: a.listWebhooks},
+		{Method: post, Path: "/api/webhooks", Op: "createWebhookSubscription", Status: http.StatusCreated, In: createWebhookBody{}, Out: createdWebhookJSON{}, Handle: a.createWebhook},
+		{Method: get, Path: "/api/webhooks/:id", Op: "webhookSubscription", Out: webhookJSON{}, Handle: a.getWebhook},
+		{Method: put, Path: "/api/webhooks/:id", Op: "updateWebhookSubscription", In: updateWebhookBody{}, Out: webhookJSON{}, Handle: a.updateWebhook},
+		{Method: del, Path: "/api/webhooks/:id", Op: "deleteWebhookSubscription", Out: messageData{}, Handle: idAction(a.R.DeleteWebhook, messageData{Message: "Webhook deleted"})},
+		{Method: post, Path: "/api/webhooks/:id/test", Op: "testWebhookSubscription", Out: messageData{}, Handle: a.testWebhook},
+		{Method: get, Path: "/api/webhooks/:id/deliveries", Op: "webhookDeliveries", Query: paged(50, nil), Out: deliveriesData{}, Handle: a.listWebhookDeliveries},
+		{Method: post, Path: "/api/webhooks/:id/deliveries/:delivery_id/replay", Op: "replayWebhookDelivery", Out: webhookDeliveryJSON{}, Handle: a.replayWebhookDelivery},
 	}
 }

@@ -98,18 +98,21 @@ func (a *API) deleteTag(c *gin.Context) (int, any, error) {
 	if err := a.R.Tags.Delete(ctx(c), name); err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"message": "Tag deleted"}, nil
+	return http.StatusOK, messageData{Message: "Tag deleted"}, nil
 }
 
 // setContactTags replaces a contact's tags (the web client's tag editor).
+// setContactTagsBody is the JSON body of setContactTags.
+type setContactTagsBody struct {
+	Tags []string `json:"tags"`
+}
+
 func (a *API) setContactTags(c *gin.Context) (int, any, error) {
 	id, err := pathUUID(c, "id")
 	if err != nil {
 		return 0, nil, err
 	}
-	var b struct {
-		Tags []string `json:"tags"`
-	}
+	var b setContactTagsBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -128,10 +131,10 @@ func (a *API) setContactTags(c *gin.Context) (int, any, error) {
 // rest of the path, which may hold a slash.
 func (a *API) tagRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/tags", Op: "tags", Handle: a.listTags},
-		{Method: post, Path: "/api/tags", Op: "createTag", Handle: a.createTag},
-		{Method: put, Path: "/api/tags/*name", Op: "updateTag", Handle: a.updateTag},
-		{Method: del, Path: "/api/tags/*name", Op: "deleteTag", Handle: a.deleteTag},
-		{Method: put, Path: "/api/contacts/:id/tags", Op: "setContactTags", Handle: a.setContactTags},
+		{Method: get, Path: "/api/tags", Op: "tags", Query: paged(maxPageSize, searchQuery{}), Out: list("tags", tagJSON{}), Handle: a.listTags},
+		{Method: post, Path: "/api/tags", Op: "createTag", Status: http.StatusCreated, In: tagBody{}, Out: tagJSON{}, Handle: a.createTag},
+		{Method: put, Path: "/api/tags/*name", Op: "updateTag", In: tagBody{}, Out: tagJSON{}, Handle: a.updateTag},
+		{Method: del, Path: "/api/tags/*name", Op: "deleteTag", Out: messageData{}, Handle: a.deleteTag},
+		{Method: put, Path: "/api/contacts/:id/tags", Op: "setContactTags", In: setContactTagsBody{}, Out: contactJSON{}, Handle: a.setContactTags},
 	}
 }

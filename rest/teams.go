@@ -56,7 +56,7 @@ func (a *API) getTeam(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"team": presentTeam(t, 0, true)}, nil
+	return http.StatusOK, teamData{Team: presentTeam(t, 0, true)}, nil
 }
 
 func (a *API) createTeam(c *gin.Context) (int, any, error) {
@@ -78,7 +78,7 @@ func (a *API) createTeam(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusCreated, gin.H{"team": presentTeam(t, 0, true)}, nil
+	return http.StatusCreated, teamData{Team: presentTeam(t, 0, true)}, nil
 }
 
 func (a *API) updateTeam(c *gin.Context) (int, any, error) {
@@ -101,7 +101,7 @@ func (a *API) updateTeam(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"team": presentTeam(t, 0, true)}, nil
+	return http.StatusOK, teamData{Team: presentTeam(t, 0, true)}, nil
 }
 
 func (a *API) listTeamMembers(c *gin.Context) (int, any, error) {
@@ -117,7 +117,13 @@ func (a *API) listTeamMembers(c *gin.Context) (int, any, error) {
 	for i, m := range ms {
 		out[i] = presentTeamMember(m)
 	}
-	return http.StatusOK, gin.H{"members": out}, nil
+	return http.StatusOK, teamMembersData{Members: out}, nil
+}
+
+// addTeamMemberBody is the JSON body of addTeamMember.
+type addTeamMemberBody struct {
+	UserID string  `json:"user_id"`
+	Role   *string `json:"role"`
 }
 
 func (a *API) addTeamMember(c *gin.Context) (int, any, error) {
@@ -125,10 +131,7 @@ func (a *API) addTeamMember(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	var b struct {
-		UserID string  `json:"user_id"`
-		Role   *string `json:"role"`
-	}
+	var b addTeamMemberBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -151,7 +154,7 @@ func (a *API) addTeamMember(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusCreated, gin.H{"member": presentTeamMember(m)}, nil
+	return http.StatusCreated, teamMemberData{Member: presentTeamMember(m)}, nil
 }
 
 func (a *API) removeTeamMember(c *gin.Context) (int, any, error) {
@@ -166,20 +169,20 @@ func (a *API) removeTeamMember(c *gin.Context) (int, any, error) {
 	if err := a.R.RemoveTeamMember(ctx(c), id, uid); err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"message": "Member removed"}, nil
+	return http.StatusOK, messageData{Message: "Member removed"}, nil
 }
 
 // teamRoutes: update and member changes need an admin or the team's
 // manager (checked by the operation); create and delete need an admin.
 func (a *API) teamRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/teams", Op: "teams", Handle: a.listTeams},
-		{Method: post, Path: "/api/teams", Op: "createTeam", Handle: a.createTeam},
-		{Method: get, Path: "/api/teams/:id", Op: "team", Handle: a.getTeam},
-		{Method: put, Path: "/api/teams/:id", Op: "updateTeam", Handle: a.updateTeam},
-		{Method: del, Path: "/api/teams/:id", Op: "deleteTeam", Handle: idAction(a.R.DeleteTeam, gin.H{"message": "Team deleted"})},
-		{Method: get, Path: "/api/teams/:id/members", Op: "teamMembers", Handle: a.listTeamMembers},
-		{Method: post, Path: "/api/teams/:id/members", Op: "addTeamMember", Handle: a.addTeamMember},
-		{Method: del, Path: "/api/teams/:id/members/:user_id", Op: "removeTeamMember", Handle: a.removeTeamMember},
+		{Method: get, Path: "/api/teams", Op: "teams", Query: paged(50, searchQuery{}), Out: list("teams", teamJSON{}), Handle: a.listTeams},
+		{Method: post, Path: "/api/teams", Op: "createTeam", Status: http.StatusCreated, In: teamBody{}, Out: teamData{}, Handle: a.createTeam},
+		{Method: get, Path: "/api/teams/:id", Op: "team", Out: teamData{}, Handle: a.getTeam},
+		{Method: put, Path: "/api/teams/:id", Op: "updateTeam", In: teamBody{}, Out: teamData{}, Handle: a.updateTeam},
+		{Method: del, Path: "/api/teams/:id", Op: "deleteTeam", Out: messageData{}, Handle: idAction(a.R.DeleteTeam, messageData{Message: "Team deleted"})},
+		{Method: get, Path: "/api/teams/:id/members", Op: "teamMembers", Out: teamMembersData{}, Handle: a.listTeamMembers},
+		{Method: post, Path: "/api/teams/:id/members", Op: "addTeamMember", Status: http.StatusCreated, In: addTeamMemberBody{}, Out: teamMemberData{}, Handle: a.addTeamMember},
+		{Method: del, Path: "/api/teams/:id/members/:user_id", Op: "removeTeamMember", Out: messageData{}, Handle: a.removeTeamMember},
 	}
 }

@@ -115,7 +115,7 @@ func (a *API) listTemplates(c *gin.Context) (int, any, error) {
 	for i, v := range pg.Templates {
 		out[i] = presentTemplate(v)
 	}
-	return http.StatusOK, gin.H{"templates": out, "total": pg.Total, "page": pg.Page, "limit": pg.Limit}, nil
+	return http.StatusOK, templatesData{Templates: out, Total: pg.Total, Page: pg.Page, Limit: pg.Limit}, nil
 }
 
 func (a *API) getTemplate(c *gin.Context) (int, any, error) {
@@ -166,7 +166,7 @@ func (a *API) deleteTemplate(c *gin.Context) (int, any, error) {
 	if err := a.R.Templates.Delete(ctx(c), id); err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"message": "Template deleted"}, nil
+	return http.StatusOK, messageData{Message: "Template deleted"}, nil
 }
 
 func (a *API) publishTemplate(c *gin.Context) (int, any, error) {
@@ -178,16 +178,19 @@ func (a *API) publishTemplate(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{
-		"message": p.Message, "provider_template_id": p.ProviderTemplateID, "status": p.Status,
-		"template": presentTemplate(p.Template),
+	return http.StatusOK, templatePublishData{
+		Message: p.Message, ProviderTemplateID: p.ProviderTemplateID, Status: p.Status,
+		Template: presentTemplate(p.Template),
 	}, nil
 }
 
+// syncTemplatesBody is the JSON body of syncTemplates.
+type syncTemplatesBody struct {
+	ChatAccount string `json:"chat_account"`
+}
+
 func (a *API) syncTemplates(c *gin.Context) (int, any, error) {
-	var b struct {
-		ChatAccount string `json:"chat_account"`
-	}
+	var b syncTemplatesBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -198,7 +201,7 @@ func (a *API) syncTemplates(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"message": "Templates synced", "count": n}, nil
+	return http.StatusOK, templateSyncData{Message: "Templates synced", Count: n}, nil
 }
 
 func (a *API) uploadTemplateMedia(c *gin.Context) (int, any, error) {
@@ -214,7 +217,7 @@ func (a *API) uploadTemplateMedia(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"handle": m.Handle, "filename": m.Filename, "mime_type": m.MimeType, "size": m.Size}, nil
+	return http.StatusOK, templateMediaData{Handle: m.Handle, Filename: m.Filename, MimeType: m.MimeType, Size: m.Size}, nil
 }
 
 // templateRoutes: reading is for every member who may read templates
@@ -222,13 +225,13 @@ func (a *API) uploadTemplateMedia(c *gin.Context) (int, any, error) {
 // that reach the platform run without the request transaction.
 func (a *API) templateRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/templates", Op: "templates", Handle: a.listTemplates},
-		{Method: post, Path: "/api/templates", Op: "createTemplate", Handle: a.createTemplate},
-		{Method: post, Path: "/api/templates/sync", Op: "syncTemplates", Handle: a.syncTemplates},
-		{Method: post, Path: "/api/templates/upload-media", Op: "uploadTemplateMedia", Handle: a.uploadTemplateMedia},
-		{Method: get, Path: "/api/templates/:id", Op: "template", Handle: a.getTemplate},
-		{Method: put, Path: "/api/templates/:id", Op: "updateTemplate", Handle: a.updateTemplate},
-		{Method: del, Path: "/api/templates/:id", Op: "deleteTemplate", Handle: a.deleteTemplate},
-		{Method: post, Path: "/api/templates/:id/publish", Op: "publishTemplate", Handle: a.publishTemplate},
+		{Method: get, Path: "/api/templates", Op: "templates", Query: paged(templates.DefaultPageSize, templatesQuery{}), Out: templatesData{}, Handle: a.listTemplates},
+		{Method: post, Path: "/api/templates", Op: "createTemplate", Status: http.StatusCreated, In: templateDraftBody{}, Out: templateJSON{}, Handle: a.createTemplate},
+		{Method: post, Path: "/api/templates/sync", Op: "syncTemplates", In: syncTemplatesBody{}, Out: templateSyncData{}, Handle: a.syncTemplates},
+		{Method: post, Path: "/api/templates/upload-media", Op: "uploadTemplateMedia", Query: accountQuery{}, In: templateMediaForm{}, Out: templateMediaData{}, Handle: a.uploadTemplateMedia},
+		{Method: get, Path: "/api/templates/:id", Op: "template", Out: templateJSON{}, Handle: a.getTemplate},
+		{Method: put, Path: "/api/templates/:id", Op: "updateTemplate", In: templateDraftBody{}, Out: templateJSON{}, Handle: a.updateTemplate},
+		{Method: del, Path: "/api/templates/:id", Op: "deleteTemplate", Out: messageData{}, Handle: a.deleteTemplate},
+		{Method: post, Path: "/api/templates/:id/publish", Op: "publishTemplate", Out: templatePublishData{}, Handle: a.publishTemplate},
 	}
 }

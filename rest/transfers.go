@@ -99,9 +99,9 @@ func (a *API) listTransfers(c *gin.Context) (int, any, error) {
 	for _, q := range pg.TeamQueueCounts {
 		counts[q.TeamID.String()] = q.Count
 	}
-	return http.StatusOK, gin.H{
-		"transfers": pg.Transfers, "general_queue_count": pg.GeneralQueueCount, "team_queue_counts": counts,
-		"total_count": pg.TotalCount, "limit": pg.Limit, "offset": pg.Offset,
+	return http.StatusOK, transfersData{
+		Transfers: pg.Transfers, GeneralQueueCount: pg.GeneralQueueCount, TeamQueueCounts: counts,
+		TotalCount: pg.TotalCount, Limit: pg.Limit, Offset: pg.Offset,
 	}, nil
 }
 
@@ -117,9 +117,9 @@ func (a *API) pickTransfer(c *gin.Context) (int, any, error) {
 		return 0, nil, err
 	}
 	if t == nil {
-		return http.StatusOK, gin.H{"message": "No transfers in queue", "transfer": nil}, nil
+		return http.StatusOK, transferPickData{Message: "No transfers in queue"}, nil
 	}
-	return http.StatusOK, gin.H{"message": "Transfer picked", "transfer": t}, nil
+	return http.StatusOK, transferPickData{Message: "Transfer picked", Transfer: t}, nil
 }
 
 func (a *API) assignTransfer(c *gin.Context) (int, any, error) {
@@ -147,7 +147,7 @@ func (a *API) assignTransfer(c *gin.Context) (int, any, error) {
 	if t.AgentID == nil {
 		msg = "Transfer returned to the queue"
 	}
-	return http.StatusOK, gin.H{"message": msg, "agent_id": t.AgentID}, nil
+	return http.StatusOK, transferAssignData{Message: msg, AgentID: t.AgentID}, nil
 }
 
 func (a *API) resumeTransfer(c *gin.Context) (int, any, error) {
@@ -158,17 +158,17 @@ func (a *API) resumeTransfer(c *gin.Context) (int, any, error) {
 	if _, err := a.R.Transfers.Resume(ctx(c), id); err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"message": "Transfer resumed; the chatbot is active again"}, nil
+	return http.StatusOK, messageData{Message: "Transfer resumed; the chatbot is active again"}, nil
 }
 
 // transferRoutes: the chatbot's hand-offs to agents. The rules of who may
 // see and change which transfer are in package transfers.
 func (a *API) transferRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/chatbot/transfers", Op: "chatbotTransfers", Handle: a.listTransfers},
-		{Method: post, Path: "/api/chatbot/transfers", Op: "createChatbotTransfer", Handle: a.createTransfer},
-		{Method: post, Path: "/api/chatbot/transfers/pick", Op: "pickChatbotTransfer", Handle: a.pickTransfer},
-		{Method: put, Path: "/api/chatbot/transfers/:id/assign", Op: "assignChatbotTransfer", Handle: a.assignTransfer},
-		{Method: put, Path: "/api/chatbot/transfers/:id/resume", Op: "resumeChatbotTransfer", Handle: a.resumeTransfer},
+		{Method: get, Path: "/api/chatbot/transfers", Op: "chatbotTransfers", Query: transfersQuery{}, Out: transfersData{}, Handle: a.listTransfers},
+		{Method: post, Path: "/api/chatbot/transfers", Op: "createChatbotTransfer", Status: http.StatusCreated, In: transferBody{}, Out: transfers.View{}, Handle: a.createTransfer},
+		{Method: post, Path: "/api/chatbot/transfers/pick", Op: "pickChatbotTransfer", Query: teamQueueQuery{}, Out: transferPickData{}, Handle: a.pickTransfer},
+		{Method: put, Path: "/api/chatbot/transfers/:id/assign", Op: "assignChatbotTransfer", In: assignBody{}, Out: transferAssignData{}, Handle: a.assignTransfer},
+		{Method: put, Path: "/api/chatbot/transfers/:id/resume", Op: "resumeChatbotTransfer", Out: messageData{}, Handle: a.resumeTransfer},
 	}
 }

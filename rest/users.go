@@ -69,13 +69,16 @@ func (a *API) getUser(c *gin.Context) (int, any, error) {
 	return http.StatusOK, presentMemberUser(m), nil
 }
 
+// createUserBody is the JSON body of createUser.
+type createUserBody struct {
+	Email    string  `json:"email"`
+	FullName string  `json:"full_name"`
+	Password *string `json:"password"`
+	RoleID   string  `json:"role_id"`
+}
+
 func (a *API) createUser(c *gin.Context) (int, any, error) {
-	var b struct {
-		Email    string  `json:"email"`
-		FullName string  `json:"full_name"`
-		Password *string `json:"password"`
-		RoleID   string  `json:"role_id"`
-	}
+	var b createUserBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -89,12 +92,20 @@ func (a *API) createUser(c *gin.Context) (int, any, error) {
 		return 0, nil, err
 	}
 	if res.Invitation != nil {
-		return http.StatusCreated, gin.H{
-			"message":    invitationMessage(res.Invitation),
-			"invitation": presentInvitation(res.Invitation),
+		return http.StatusCreated, invitedUserData{
+			Message:    invitationMessage(res.Invitation),
+			Invitation: presentInvitation(res.Invitation),
 		}, nil
 	}
 	return http.StatusCreated, presentMemberUser(res.Member), nil
+}
+
+// updateUserBody is the JSON body of updateUser.
+type updateUserBody struct {
+	FullName *string `json:"full_name"`
+	IsActive *bool   `json:"is_active"`
+	RoleID   string  `json:"role_id"`
+	Password *string `json:"password"`
 }
 
 func (a *API) updateUser(c *gin.Context) (int, any, error) {
@@ -102,12 +113,7 @@ func (a *API) updateUser(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	var b struct {
-		FullName *string `json:"full_name"`
-		IsActive *bool   `json:"is_active"`
-		RoleID   string  `json:"role_id"`
-		Password *string `json:"password"`
-	}
+	var b updateUserBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -126,10 +132,10 @@ func (a *API) updateUser(c *gin.Context) (int, any, error) {
 // user here is a member, shown with their role in it.
 func (a *API) userRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/users", Op: "users", Handle: a.listUsers},
-		{Method: post, Path: "/api/users", Op: "createUser", Handle: a.createUser},
-		{Method: get, Path: "/api/users/:id", Op: "user", Handle: a.getUser},
-		{Method: put, Path: "/api/users/:id", Op: "updateUser", Handle: a.updateUser},
-		{Method: del, Path: "/api/users/:id", Op: "deleteUser", Handle: idAction(a.R.DeleteUser, gin.H{"message": "User removed from the organization"})},
+		{Method: get, Path: "/api/users", Op: "users", Query: paged(50, usersQuery{}), Out: list("users", userJSON{}), Handle: a.listUsers},
+		{Method: post, Path: "/api/users", Op: "createUser", Status: http.StatusCreated, In: createUserBody{}, Out: createdUserData{}, Handle: a.createUser},
+		{Method: get, Path: "/api/users/:id", Op: "user", Out: userJSON{}, Handle: a.getUser},
+		{Method: put, Path: "/api/users/:id", Op: "updateUser", In: updateUserBody{}, Out: userJSON{}, Handle: a.updateUser},
+		{Method: del, Path: "/api/users/:id", Op: "deleteUser", Out: messageData{}, Handle: idAction(a.R.DeleteUser, messageData{Message: "User removed from the organization"})},
 	}
 }

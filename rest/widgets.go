@@ -136,7 +136,7 @@ func (a *API) listWidgets(c *gin.Context) (int, any, error) {
 	for i, w := range ws {
 		out[i] = presentWidget(ctx(c), w)
 	}
-	return http.StatusOK, gin.H{"widgets": out}, nil
+	return http.StatusOK, widgetsData{Widgets: out}, nil
 }
 
 func (a *API) getWidget(c *gin.Context) (int, any, error) {
@@ -187,7 +187,7 @@ func (a *API) deleteWidget(c *gin.Context) (int, any, error) {
 	if err := a.R.Widgets.Delete(ctx(c), id); err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"message": "Widget deleted"}, nil
+	return http.StatusOK, messageData{Message: "Widget deleted"}, nil
 }
 
 func widgetPeriod(c *gin.Context) (widgets.Period, error) {
@@ -224,7 +224,7 @@ func (a *API) allWidgetData(c *gin.Context) (int, any, error) {
 	for _, d := range ds {
 		out[d.WidgetID.String()] = presentWidgetData(d)
 	}
-	return http.StatusOK, gin.H{"data": out}, nil
+	return http.StatusOK, widgetsDataData{Data: out}, nil
 }
 
 type widgetSourceJSON struct {
@@ -247,22 +247,25 @@ func (a *API) widgetDataSources(*gin.Context) (int, any, error) {
 	for i, o := range widgets.Operators {
 		ops[i] = widgetOperatorJSON{Value: o.Value, Label: o.Label}
 	}
-	return http.StatusOK, gin.H{
-		"data_sources": sources, "metrics": widgets.Metrics, "display_types": widgets.Displays,
-		"chart_types": widgets.ChartTypes, "operators": ops,
+	return http.StatusOK, widgetSourcesData{
+		DataSources: sources, Metrics: widgets.Metrics, DisplayTypes: widgets.Displays,
+		ChartTypes: widgets.ChartTypes, Operators: ops,
 	}, nil
 }
 
+// saveWidgetLayoutBody is the JSON body of saveWidgetLayout.
+type saveWidgetLayoutBody struct {
+	Layout []struct {
+		ID    string `json:"id"`
+		GridX int    `json:"grid_x"`
+		GridY int    `json:"grid_y"`
+		GridW int    `json:"grid_w"`
+		GridH int    `json:"grid_h"`
+	} `json:"layout"`
+}
+
 func (a *API) saveWidgetLayout(c *gin.Context) (int, any, error) {
-	var b struct {
-		Layout []struct {
-			ID    string `json:"id"`
-			GridX int    `json:"grid_x"`
-			GridY int    `json:"grid_y"`
-			GridW int    `json:"grid_w"`
-			GridH int    `json:"grid_h"`
-		} `json:"layout"`
-	}
+	var b saveWidgetLayoutBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -281,7 +284,7 @@ func (a *API) saveWidgetLayout(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, gin.H{"message": "Layout saved", "updated": n}, nil
+	return http.StatusOK, layoutData{Message: "Layout saved", Updated: n}, nil
 }
 
 // widgetRoutes: the dashboard is analytics; anyone who reads analytics
@@ -289,15 +292,15 @@ func (a *API) saveWidgetLayout(c *gin.Context) (int, any, error) {
 // it, and sharing one with the organization needs settings:update).
 func (a *API) widgetRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/widgets", Op: "dashboardWidgets", Handle: a.listWidgets},
-		{Method: post, Path: "/api/widgets", Op: "createDashboardWidget", Handle: a.createWidget},
-		{Method: get, Path: "/api/widgets/data-sources", Op: "widgetDataSources", Handle: a.widgetDataSources},
-		{Method: get, Path: "/api/widgets/data", Op: "dashboardData", Handle: a.allWidgetData},
-		{Method: post, Path: "/api/widgets/layout", Op: "saveDashboardLayout", Handle: a.saveWidgetLayout},
-		{Method: put, Path: "/api/widgets/layout", Op: "saveDashboardLayout", Handle: a.saveWidgetLayout},
-		{Method: get, Path: "/api/widgets/:id", Op: "dashboardWidget", Handle: a.getWidget},
-		{Method: put, Path: "/api/widgets/:id", Op: "updateDashboardWidget", Handle: a.updateWidget},
-		{Method: del, Path: "/api/widgets/:id", Op: "deleteDashboardWidget", Handle: a.deleteWidget},
-		{Method: get, Path: "/api/widgets/:id/data", Op: "widgetData", Handle: a.widgetData},
+		{Method: get, Path: "/api/widgets", Op: "dashboardWidgets", Out: widgetsData{}, Handle: a.listWidgets},
+		{Method: post, Path: "/api/widgets", Op: "createDashboardWidget", Status: http.StatusCreated, In: widgetBody{}, Out: widgetJSON{}, Handle: a.createWidget},
+		{Method: get, Path: "/api/widgets/data-sources", Op: "widgetDataSources", Out: widgetSourcesData{}, Handle: a.widgetDataSources},
+		{Method: get, Path: "/api/widgets/data", Op: "dashboardData", Query: periodQuery{}, Out: widgetsDataData{}, Handle: a.allWidgetData},
+		{Method: post, Path: "/api/widgets/layout", Op: "saveDashboardLayout", In: saveWidgetLayoutBody{}, Out: layoutData{}, Handle: a.saveWidgetLayout},
+		{Method: put, Path: "/api/widgets/layout", Op: "saveDashboardLayout", In: saveWidgetLayoutBody{}, Out: layoutData{}, Handle: a.saveWidgetLayout},
+		{Method: get, Path: "/api/widgets/:id", Op: "dashboardWidget", Out: widgetJSON{}, Handle: a.getWidget},
+		{Method: put, Path: "/api/widgets/:id", Op: "updateDashboardWidget", In: widgetBody{}, Out: widgetJSON{}, Handle: a.updateWidget},
+		{Method: del, Path: "/api/widgets/:id", Op: "deleteDashboardWidget", Out: messageData{}, Handle: a.deleteWidget},
+		{Method: get, Path: "/api/widgets/:id/data", Op: "widgetData", Query: periodQuery{}, Out: widgetDataJSON{}, Handle: a.widgetData},
 	}
 }

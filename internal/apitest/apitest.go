@@ -43,6 +43,11 @@ type Env struct {
 	// Admin is a client logged in as the bootstrap super admin.
 	Admin *Client
 
+	// SkipOpenAPI turns off checking each exchange against the OpenAPI
+	// document, for a test that sends what the document forbids on
+	// purpose and is answered with a success.
+	SkipOpenAPI bool
+
 	cfg       *config.Config
 	namespace string
 }
@@ -204,12 +209,18 @@ var rawClient = &http.Client{CheckRedirect: func(*http.Request, []*http.Request)
 // Send performs a prepared request and decodes the answer.
 func (e *Env) Send(req *http.Request) *Response {
 	e.T.Helper()
+	var reqBody []byte
+	if req.Body != nil {
+		reqBody, _ = io.ReadAll(req.Body)
+		req.Body = io.NopCloser(bytes.NewReader(reqBody))
+	}
 	resp, err := rawClient.Do(req)
 	if err != nil {
 		e.T.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
+	e.checkOpenAPI(req, reqBody, resp, raw)
 	r := &Response{Status: resp.StatusCode, Header: resp.Header, Raw: raw}
 	_ = json.Unmarshal(raw, &r.Body)
 	return r

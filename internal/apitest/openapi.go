@@ -1,0 +1,118 @@
+package apitest
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/pb33f/libopenapi"
+	validator "github.com/pb33f/libopenapi-validator"
+	"github.com/pb33f/libopenapi-validator/config"
+	verrors "github.com/pb33f/libopenapi-validator/errors"
+
+	"switchboard/rest"
+)
+
+// wildcards are the path prefixes of routes ending in a *param, which
+// takes the rest of the path, slashes included; the document's {param}
+// is one segment.
+var wildcards = func() []string {
+	var out []string
+	for _, r := range (&rest.API{}).Routes() {
+		if i := strings.IndexByte(r.Path, '*'); i >= 0 {
+			out = append(out, r.Path[:i])
+		}
+	}
+	return out
+}()
+
+// documentedPath is the path as the document names it: the rest of a
+// wildcard route's path escaped into one segment.
+func documentedPath(p string) (path, rawPath string) {
+	for _, prefix := range wildcards {
+		if rest, ok := strings.CutPrefix(p, prefix); ok && strings.Contains(rest, "/") {
+			return p, prefix + url.PathEscape(rest)
+		}
+	}
+	return p, ""
+}
+
+var (
+	docOnce      sync.Once
+	docValidator validator.Validator
+	docErr       error
+)
+
+// OpenAPIValidator is the validator of the generated OpenAPI document,
+// built once per test binary.
+func OpenAPIValidator(tb testing.TB) validator.Validator {
+	tb.Helper()
+	docOnce.Do(func() {
+		j, _, err := rest.BuildOpenAPI((&rest.API{}).Routes())
+		if err != nil {
+			docErr = err
+			return
+		}
+		doc, err := libopenapi.NewDocument(j)
+		if err != nil {
+			docErr = err
+			return
+		}
+		v, errs := validator.NewValidator(doc, config.WithFormatAssertions())
+		if len(errs) > 0 {
+			docErr = errs[0]
+			return
+		}
+		docValidator = v
+	})
+	if docErr != nil {
+		tb.Fatalf("OpenAPI document: %v", docErr)
+	}
+	return docValidator
+}
+
+// checkOpenAPI validates an exchange with the API against the OpenAPI
+// document: every answer, and the request of every success (a refused
+// request may be refused because it does not match).
+func (e *Env) checkOpenAPI(req *http.Request, reqBody []byte, resp *http.Response, respBody []byte) {
+	e.T.Helper()
+	if _, bench := e.T.(*testing.B); bench || !strings.HasPrefix(req.URL.Path, "/api/") || e.SkipOpenAPI {
+		// A benchmark measures the server, not the validator.
+		return
+	}
+	v := OpenAPIValidator(e.T)
+	clone := req.Clone(req.Context())
+	clone.URL.Path, clone.URL.RawPath = documentedPath(req.URL.Path)
+	clone.Body = io.NopCloser(bytes.NewReader(reqBody))
+	resp.Body = io.NopCloser(bytes.NewReader(respBody))
+	success := resp.StatusCode < 400
+	var problems []*verrors.ValidationError
+	if success {
+		if ok, errs := v.ValidateHttpRequest(clone); !ok {
+			problems = append(problems, errs...)
+		}
+	}
+	if ok, errs := v.ValidateHttpResponse(clone, resp); !ok {
+		for _, err := range errs {
+			// A path no route serves (gin's own 404 or 405) is no route's answer.
+			if !success && (err.IsPathMissingError() || err.IsOperationMissingError()) {
+				continue
+			}
+			problems = append(problems, err)
+		}
+	}
+	for _, p := range problems {
+		msg := p.Message
+		if p.Reason != "" {
+			msg += ": " + p.Reason
+		}
+		for _, se := range p.SchemaValidationErrors {
+			msg += "; " + se.FieldPath + ": " + se.Reason
+		}
+		e.T.Errorf("OpenAPI: %s %s → %d: %s (body %.300s)", req.Method, req.URL.RequestURI(), resp.StatusCode, msg, respBody)
+	}
+}
