@@ -44,6 +44,7 @@ type config struct {
 	rate, dup, fail503      float64
 	duration, warmup        time.Duration
 	drainTimeout, outWait   time.Duration
+	outbound                bool
 	campaignWait            time.Duration
 	concurrency, recipients int
 	wsPerNode, campaignNode int
@@ -90,6 +91,7 @@ func parseFlags() (config, error) {
 	flag.Float64Var(&c.rssLimit, "rss-limit", 10, "with -soak: largest RSS growth in percent, first minute to last")
 	flag.IntVar(&c.goroutineSlack, "goroutine-slack", 20, "with -soak: most goroutines a node may gain, idle before to idle after")
 	flag.DurationVar(&c.drainTimeout, "drain-timeout", 2*time.Minute, "after the load: how long to re-send unacknowledged POSTs and wait for every acked message to be stored")
+	flag.BoolVar(&c.outbound, "outbound", true, "subscribe the receiver to every message event (false: no outbound webhook load, for a soak of the rest)")
 	flag.DurationVar(&c.outWait, "outbound-wait", 7*time.Minute, "after the load: how long to wait for every outbound delivery (the servers re-queue a delivery lost with Redis after a minute; a second failed attempt waits 5 minutes)")
 	flag.DurationVar(&c.campaignWait, "campaign-wait", 5*time.Minute, "after the load: how long to wait for the campaign to finish")
 	flag.BoolVar(&c.jsonOut, "json", false, "print the report as JSON too")
@@ -192,12 +194,14 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	defer stopBackground()
 	secret := outbound.NewSecret()
 	rcv := newReceiver(secret, p, cfg.fail503)
-	if err := rcv.serve(bg, cfg.rcvAddr); err != nil {
-		return nil, err
-	}
-	subID, err := a.subscribe(ctx, "fault-"+runID, "http://"+cfg.rcvAddr+"/hook", secret, []string{events.HookMessageIncoming})
-	if err != nil {
-		return nil, err
+	subID := ""
+	if cfg.outbound {
+		if err := rcv.serve(bg, cfg.rcvAddr); err != nil {
+			return nil, err
+		}
+		if subID, err = a.subscribe(ctx, "fault-"+runID, "http://"+cfg.rcvAddr+"/hook", secret, []string{events.HookMessageIncoming}); err != nil {
+			return nil, err
+		}
 	}
 	subscribed := time.Now()
 
@@ -282,16 +286,20 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	}
 	acks := t.acks()
 	r.Inbound = compareInbound(acks, stored)
-	logf("inbound: %d acked, %d stored; waiting for the outbound deliveries", r.Inbound.Acked, r.Inbound.Stored)
-	outDrained, outAt := waitOutbound(ctx, st, rcv, subID, loadEnd.Add(cfg.outWait))
-	rows, err := retry(ctx, func() ([]deliveryRow, error) { return st.deliveries(ctx, subID) })
-	if err != nil {
-		return nil, err
-	}
-	r.Outbound = compareDeliveries(stored, rows, rcv.snapshot())
-	r.Outbound.Drained = outDrained
-	if outDrained {
-		r.Outbound.DrainedSeconds = outAt.Sub(loadEnd).Seconds()
+	if cfg.outbound {
+		logf("inbound: %d acked, %d stored; waiting for the outbound deliveries", r.Inbound.Acked, r.Inbound.Stored)
+		outDrained, outAt := waitOutbound(ctx, st, rcv, subID, loadEnd.Add(cfg.outWait))
+		rows, err := retry(ctx, func() ([]deliveryRow, error) { return st.deliveries(ctx, subID) })
+		if err != nil {
+			return nil, err
+		}
+		r.Outbound = compareDeliveries(stored, rows, rcv.snapshot())
+		r.Outbound.Drained = outDrained
+		if outDrained {
+			r.Outbound.DrainedSeconds = outAt.Sub(loadEnd).Seconds()
+		}
+	} else {
+		r.OutboundOff = true
 	}
 	if camp != nil {
 		logf("waiting for the campaign")

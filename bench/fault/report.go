@@ -310,6 +310,7 @@ type report struct {
 	InboundDrain float64         `json:"inbound_drain_s"`
 	Drained      bool            `json:"inbound_drained"`
 	Outbound     outboundResult  `json:"outbound"`
+	OutboundOff  bool            `json:"outbound_off,omitempty"`
 	Campaign     *campaignResult `json:"campaign,omitempty"`
 	Nodes        []nodeReport    `json:"nodes"`
 	Faults       []faultRun      `json:"faults,omitempty"`
@@ -380,14 +381,19 @@ func (r *report) print(w io.Writer) {
 	p("inbound        acked %d, stored %d, lost %d, duplicated %d, stored unacked %d; %s",
 		in.Acked, in.Stored, in.Lost, in.Duplicated, in.StoredUnacked, drain)
 	o := r.Outbound
+	if r.OutboundOff {
+		p("outbound       off (-outbound=false: no webhook subscription)")
+	}
 	odrain := "NOT drained"
 	if o.Drained {
 		odrain = fmt.Sprintf("drained %.1f s after the load", o.DrainedSeconds)
 	}
-	p("outbound       expected %d, rows %d (%s), no row %d, extra rows %d; %s",
-		o.Expected, o.Rows, formatCounts(o.RowsByStatus), o.NoRow, o.ExtraRows, odrain)
-	p("receiver       requests %d, delivered %d, distinct ids %d, duplicates deduped %d, forced 503 %d, missing %d, unknown ids %d, bad signature %d, id mismatch %d",
-		o.Requests, o.Delivered, o.DistinctIDs, o.Deduped, o.Forced503, o.Missing, o.UnknownIDs, o.BadSignature, o.IDMismatch)
+	if !r.OutboundOff {
+		p("outbound       expected %d, rows %d (%s), no row %d, extra rows %d; %s",
+			o.Expected, o.Rows, formatCounts(o.RowsByStatus), o.NoRow, o.ExtraRows, odrain)
+		p("receiver       requests %d, delivered %d, distinct ids %d, duplicates deduped %d, forced 503 %d, missing %d, unknown ids %d, bad signature %d, id mismatch %d",
+			o.Requests, o.Delivered, o.DistinctIDs, o.Deduped, o.Forced503, o.Missing, o.UnknownIDs, o.BadSignature, o.IDMismatch)
+	}
 	if c := r.Campaign; c != nil {
 		p("campaign       %d recipients (%s): sent once %d, twice %d, never %d, left pending %d, sending (accepted %d, never sent %d); by status %s; statuses echoed %d",
 			c.Recipients, c.Status, c.SentOnce, c.SentTwice, c.Never, c.Pending, c.SendingAccepted, c.SendingNeverSent,
