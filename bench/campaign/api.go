@@ -1,89 +1,23 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"strings"
-	"time"
 
 	"switchboard/bench/internal/benchkit"
 )
 
-// api is the server's REST API as the admin sees it.
-type api struct {
-	base  string
-	http  *http.Client
-	token string
-	orgID string
-}
+// api is a node's REST API as the admin sees it (benchkit.API).
+type api struct{ *benchkit.API }
 
-type envelope struct {
-	Status  string          `json:"status"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data"`
-}
-
-// call sends a JSON request with the admin's token and decodes data into
-// out (when not nil). A status other than want is an error.
-func (a *api) call(ctx context.Context, method, path string, body any, want int, out any) error {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return err
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, a.base+path, rd)
-	if err != nil {
-		return err
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if a.token != "" {
-		req.Header.Set("Authorization", "Bearer "+a.token)
-	}
-	resp, err := a.http.Do(req)
-	if err != nil {
-		return fmt.Errorf("%s %s: %w", method, path, err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	var env envelope
-	_ = json.Unmarshal(raw, &env)
-	if resp.StatusCode != want {
-		msg := env.Message
-		if msg == "" {
-			msg = string(raw)
-		}
-		return fmt.Errorf("%s %s: HTTP %d: %s", method, path, resp.StatusCode, msg)
-	}
-	if out != nil {
-		return json.Unmarshal(env.Data, out)
-	}
-	return nil
-}
-
-// login signs in as the admin.
+// login signs in as the admin on the node at base.
 func login(ctx context.Context, base, email, password string) (*api, error) {
-	a := &api{base: strings.TrimRight(base, "/"), http: &http.Client{Timeout: 60 * time.Second}}
-	var session struct {
-		AccessToken string `json:"access_token"`
-		User        struct {
-			OrganizationID string `json:"organization_id"`
-		} `json:"user"`
+	a, err := benchkit.Login(ctx, base, email, password)
+	if err != nil {
+		return nil, err
 	}
-	if err := a.call(ctx, http.MethodPost, "/api/auth/login",
-		map[string]string{"email": email, "password": password}, http.StatusOK, &session); err != nil {
-		return nil, fmt.Errorf("login as %s: %w", email, err)
-	}
-	a.token, a.orgID = session.AccessToken, session.User.OrganizationID
-	return a, nil
+	return &api{a}, nil
 }
 
 // account is the run's account on the fake platform.
@@ -100,7 +34,7 @@ func (a *api) createAccount(ctx context.Context, runID string) (*account, error)
 	var out struct {
 		ID string `json:"id"`
 	}
-	err := a.call(ctx, http.MethodPost, "/api/accounts", map[string]any{
+	err := a.Call(ctx, http.MethodPost, "/api/accounts", map[string]any{
 		"name": acc.Name, "phone_id": acc.PhoneID, "business_id": acc.BusinessID,
 		"access_token": "bench-token-" + runID, "app_secret": acc.Secret,
 	}, http.StatusCreated, &out)
@@ -111,7 +45,7 @@ func (a *api) createAccount(ctx context.Context, runID string) (*account, error)
 	var ph struct {
 		MessagingLimitTier string `json:"messaging_limit_tier"`
 	}
-	if err := a.call(ctx, http.MethodPost, "/api/accounts/"+acc.ID+"/test", nil, http.StatusOK, &ph); err != nil {
+	if err := a.Call(ctx, http.MethodPost, "/api/accounts/"+acc.ID+"/test", nil, http.StatusOK, &ph); err != nil {
 		return nil, fmt.Errorf("testing the account against the fake (is PROVIDER_BASE_URL the fake's address?): %w", err)
 	}
 	logf("account %s (phone_id %s): the platform reports %s", acc.Name, acc.PhoneID, ph.MessagingLimitTier)
@@ -121,7 +55,7 @@ func (a *api) createAccount(ctx context.Context, runID string) (*account, error)
 // syncTemplate syncs the account's templates from the fake (which holds
 // one APPROVED template named name) and returns the template's id.
 func (a *api) syncTemplate(ctx context.Context, acc *account, name string) (string, error) {
-	if err := a.call(ctx, http.MethodPost, "/api/templates/sync", map[string]string{"chat_account": acc.Name}, http.StatusOK, nil); err != nil {
+	if err := a.Call(ctx, http.MethodPost, "/api/templates/sync", map[string]string{"chat_account": acc.Name}, http.StatusOK, nil); err != nil {
 		return "", fmt.Errorf("syncing templates: %w", err)
 	}
 	var list struct {
@@ -131,7 +65,7 @@ func (a *api) syncTemplate(ctx context.Context, acc *account, name string) (stri
 			Status string `json:"status"`
 		} `json:"templates"`
 	}
-	if err := a.call(ctx, http.MethodGet, "/api/templates?account="+acc.Name+"&limit=100", nil, http.StatusOK, &list); err != nil {
+	if err := a.Call(ctx, http.MethodGet, "/api/templates?account="+acc.Name+"&limit=100", nil, http.StatusOK, &list); err != nil {
 		return "", err
 	}
 	for _, t := range list.Templates {
@@ -151,7 +85,7 @@ func (a *api) createCampaign(ctx context.Context, acc *account, tplID, name, pre
 	var c struct {
 		ID string `json:"id"`
 	}
-	if err := a.call(ctx, http.MethodPost, "/api/campaigns", map[string]any{
+	if err := a.Call(ctx, http.MethodPost, "/api/campaigns", map[string]any{
 		"name": name, "chat_account": acc.Name, "template_id": tplID,
 	}, http.StatusCreated, &c); err != nil {
 		return "", fmt.Errorf("creating the campaign: %w", err)
@@ -169,7 +103,7 @@ func (a *api) createCampaign(ctx context.Context, acc *account, tplID, name, pre
 			Duplicates int `json:"duplicates"`
 			Invalid    int `json:"invalid"`
 		}
-		if err := a.call(ctx, http.MethodPost, "/api/campaigns/"+c.ID+"/recipients/import",
+		if err := a.Call(ctx, http.MethodPost, "/api/campaigns/"+c.ID+"/recipients/import",
 			map[string]any{"recipients": rows}, http.StatusOK, &res); err != nil {
 			return "", fmt.Errorf("importing recipients: %w", err)
 		}
@@ -181,7 +115,7 @@ func (a *api) createCampaign(ctx context.Context, acc *account, tplID, name, pre
 }
 
 func (a *api) campaignAction(ctx context.Context, id, action string) error {
-	return a.call(ctx, http.MethodPost, "/api/campaigns/"+id+"/"+action, nil, http.StatusOK, nil)
+	return a.Call(ctx, http.MethodPost, "/api/campaigns/"+id+"/"+action, nil, http.StatusOK, nil)
 }
 
 // campaignState is the fields of a campaign the tool reads.
@@ -195,5 +129,5 @@ type campaignState struct {
 
 func (a *api) campaign(ctx context.Context, id string) (*campaignState, error) {
 	var c campaignState
-	return &c, a.call(ctx, http.MethodGet, "/api/campaigns/"+id, nil, http.StatusOK, &c)
+	return &c, a.Call(ctx, http.MethodGet, "/api/campaigns/"+id, nil, http.StatusOK, &c)
 }

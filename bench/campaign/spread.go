@@ -42,9 +42,9 @@ func startSpread(ctx context.Context, cfg config, a *api, p *fakeplatform.Platfo
 		err := func() error {
 			defer resume(stopped)
 			sa := *a
-			sa.base = cfg.urls[i]
+			sa.Base = cfg.urls[i]
 			if err := sa.campaignAction(ctx, id, "start"); err != nil {
-				return fmt.Errorf("starting campaign %s on %s: %w", id, sa.base, err)
+				return fmt.Errorf("starting campaign %s on %s: %w", id, sa.Base, err)
 			}
 			prefix := "cmp:" + id + ":"
 			deadline := time.Now().Add(30 * time.Second)

@@ -40,14 +40,14 @@ func setupCampaign(ctx, fctx context.Context, a *api, runID, fakeAddr, echoURL, 
 	}
 	echo.AppSecret, echo.BusinessID = acc.Secret, acc.BusinessID
 	fake.Start(fctx)
-	if err := a.call(ctx, http.MethodPost, "/api/accounts/"+acc.ID+"/test", nil, http.StatusOK, nil); err != nil {
+	if err := a.Call(ctx, http.MethodPost, "/api/accounts/"+acc.ID+"/test", nil, http.StatusOK, nil); err != nil {
 		return nil, fmt.Errorf("testing the campaign account against the fake: %w", err)
 	}
 	fake.Fake.AddTemplate(providertest.Template{WABA: acc.BusinessID, Name: templateName, Language: "en_US",
 		Status: "APPROVED", Category: "MARKETING",
 		Components: []map[string]any{{"type": "BODY", "text": "Hi {{1}}, {{2}} off today",
 			"example": map[string]any{"body_text": [][]string{{"Ann", "10%"}}}}}})
-	if err := a.call(ctx, http.MethodPost, "/api/templates/sync", map[string]string{"chat_account": acc.Name}, http.StatusOK, nil); err != nil {
+	if err := a.Call(ctx, http.MethodPost, "/api/templates/sync", map[string]string{"chat_account": acc.Name}, http.StatusOK, nil); err != nil {
 		return nil, fmt.Errorf("syncing templates: %w", err)
 	}
 	var list struct {
@@ -56,7 +56,7 @@ func setupCampaign(ctx, fctx context.Context, a *api, runID, fakeAddr, echoURL, 
 			Name string `json:"name"`
 		} `json:"templates"`
 	}
-	if err := a.call(ctx, http.MethodGet, "/api/templates?account="+acc.Name+"&limit=100", nil, http.StatusOK, &list); err != nil {
+	if err := a.Call(ctx, http.MethodGet, "/api/templates?account="+acc.Name+"&limit=100", nil, http.StatusOK, &list); err != nil {
 		return nil, err
 	}
 	var tplID string
@@ -71,7 +71,7 @@ func setupCampaign(ctx, fctx context.Context, a *api, runID, fakeAddr, echoURL, 
 	var c struct {
 		ID string `json:"id"`
 	}
-	if err := a.call(ctx, http.MethodPost, "/api/campaigns", map[string]any{
+	if err := a.Call(ctx, http.MethodPost, "/api/campaigns", map[string]any{
 		"name": "fault " + runID, "chat_account": acc.Name, "template_id": tplID,
 	}, http.StatusCreated, &c); err != nil {
 		return nil, fmt.Errorf("creating the campaign: %w", err)
@@ -85,7 +85,7 @@ func setupCampaign(ctx, fctx context.Context, a *api, runID, fakeAddr, echoURL, 
 	var res struct {
 		Imported int `json:"imported"`
 	}
-	if err := a.call(ctx, http.MethodPost, "/api/campaigns/"+c.ID+"/recipients/import",
+	if err := a.Call(ctx, http.MethodPost, "/api/campaigns/"+c.ID+"/recipients/import",
 		map[string]any{"recipients": rows}, http.StatusOK, &res); err != nil {
 		return nil, fmt.Errorf("importing recipients: %w", err)
 	}
@@ -109,7 +109,7 @@ func (c *campaignRun) start(ctx context.Context, a *api, others []int) error {
 			_ = syscall.Kill(pid, syscall.SIGCONT)
 		}
 	}()
-	if err := a.call(ctx, http.MethodPost, "/api/campaigns/"+c.id+"/start", nil, http.StatusOK, nil); err != nil {
+	if err := a.Call(ctx, http.MethodPost, "/api/campaigns/"+c.id+"/start", nil, http.StatusOK, nil); err != nil {
 		return fmt.Errorf("starting the campaign: %w", err)
 	}
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
@@ -126,14 +126,14 @@ func (c *campaignRun) cancel(ctx context.Context, a *api) error {
 	var camp struct {
 		Status string `json:"status"`
 	}
-	if err := a.call(ctx, http.MethodGet, "/api/campaigns/"+c.id, nil, http.StatusOK, &camp); err != nil {
+	if err := a.Call(ctx, http.MethodGet, "/api/campaigns/"+c.id, nil, http.StatusOK, &camp); err != nil {
 		return err
 	}
 	if camp.Status != "sending" {
 		return nil
 	}
 	c.cancelled = true
-	return a.call(ctx, http.MethodPost, "/api/campaigns/"+c.id+"/cancel", nil, http.StatusOK, nil)
+	return a.Call(ctx, http.MethodPost, "/api/campaigns/"+c.id+"/cancel", nil, http.StatusOK, nil)
 }
 
 // wait returns once no recipient is sending or (unless the campaign was
@@ -180,7 +180,7 @@ func (c *campaignRun) result(ctx context.Context, a *api, st *store, byStatus ma
 	var camp struct {
 		Status string `json:"status"`
 	}
-	if err := a.call(ctx, http.MethodGet, "/api/campaigns/"+c.id, nil, http.StatusOK, &camp); err == nil {
+	if err := a.Call(ctx, http.MethodGet, "/api/campaigns/"+c.id, nil, http.StatusOK, &camp); err == nil {
 		r.Status = camp.Status
 	}
 	r.Echoed, r.EchoDropped = c.fake.Echoed.Load(), c.fake.EchoDropped.Load()

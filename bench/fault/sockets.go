@@ -91,7 +91,7 @@ func (c *wsClient) dial(ctx context.Context) (*websocket.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	u, err := url.Parse(c.api.base)
+	u, err := url.Parse(c.api.Base)
 	if err != nil {
 		return nil, err
 	}
