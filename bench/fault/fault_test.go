@@ -176,13 +176,13 @@ func TestRSSGrowth(t *testing.T) {
 func TestWindows(t *testing.T) {
 	w := newWindows(t0, time.Minute)
 	for i := range 100 {
-		w.add(t0.Add(time.Duration(i)*time.Second/2), time.Duration(i+1)*time.Millisecond) // minute 0: 1..100 ms
+		w.Add(t0.Add(time.Duration(i)*time.Second/2), time.Duration(i+1)*time.Millisecond) // minute 0: 1..100 ms
 	}
-	w.add(t0.Add(150*time.Second), 7*time.Millisecond) // minute 2; minute 1 empty
-	if got := w.p99s(); len(got) != 3 || got[0] != 99 || got[1] != 0 || got[2] != 7 {
+	w.Add(t0.Add(150*time.Second), 7*time.Millisecond) // minute 2; minute 1 empty
+	if got := w.P99s(); len(got) != 3 || got[0] != 99 || got[1] != 0 || got[2] != 7 {
 		t.Fatalf("p99s %v", got)
 	}
-	if all := w.all(); all.N != 101 || all.Max != 100 {
+	if all := w.All(); all.N != 101 || all.Max != 100 {
 		t.Fatalf("all %+v", all)
 	}
 }

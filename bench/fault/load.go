@@ -231,7 +231,7 @@ func (t *tracker) result(d *delivery, node int, due, done time.Time, ok bool, ki
 	case ok:
 		t.acked++
 		t.byNode[node].Acked++
-		t.ackLatency.add(due, done.Sub(due))
+		t.ackLatency.Add(due, done.Sub(due))
 		if t.ackAt[d.seq] == 0 {
 			t.ackAt[d.seq] = done.UnixNano()
 		}

@@ -321,7 +321,7 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	t.mu.Lock()
 	r.PostsSent, r.PostsAcked, r.PostsFailed, r.PostsRefused = t.posts, t.acked, t.failed, t.refused
 	r.Retries, r.DupPosts, r.GaveUp, r.Failures = t.retries, t.dupPosts, t.gaveUp, t.statuses
-	r.AckLatency, r.AckP99ByWin = t.ackLatency.all(), t.ackLatency.p99s()
+	r.AckLatency, r.AckP99ByWin = t.ackLatency.All(), t.ackLatency.P99s()
 	byNode := append([]nodePosts(nil), t.byNode...)
 	t.mu.Unlock()
 	r.OfferedRate = float64(r.PostsSent-r.Retries) / r.LoadSeconds

@@ -4,68 +4,22 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"switchboard/bench/internal/benchkit"
 )
 
 // latency is a distribution summary in milliseconds.
-type latency struct {
-	N   int     `json:"n"`
-	P50 float64 `json:"p50_ms"`
-	P99 float64 `json:"p99_ms"`
-	Max float64 `json:"max_ms"`
-}
+type latency = benchkit.Latency
 
-func summarize(d []time.Duration) latency {
-	if len(d) == 0 {
-		return latency{}
-	}
-	s := slices.Clone(d)
-	slices.Sort(s)
-	at := func(q float64) float64 { return ms(s[max(int(math.Ceil(q*float64(len(s))))-1, 0)]) }
-	return latency{N: len(s), P50: at(0.50), P99: at(0.99), Max: ms(s[len(s)-1])}
-}
-
-func ms(d time.Duration) float64 { return math.Round(float64(d)/1e4) / 100 }
-
-// windows groups latencies by the window of the run (a minute in a soak)
-// they were due in.
-type windows struct {
-	start time.Time
-	width time.Duration
-	by    [][]time.Duration
-}
+// windows groups latency samples by the window of the run they fall in.
+type windows = benchkit.Windows
 
 func newWindows(start time.Time, width time.Duration) *windows {
-	return &windows{start: start, width: width}
-}
-
-func (m *windows) add(at time.Time, d time.Duration) {
-	i := max(int(at.Sub(m.start)/m.width), 0)
-	for len(m.by) <= i {
-		m.by = append(m.by, nil)
-	}
-	m.by[i] = append(m.by[i], d)
-}
-
-// p99s is the p99 of each window in milliseconds (0 for an empty one).
-func (m *windows) p99s() []float64 {
-	out := make([]float64, len(m.by))
-	for i, d := range m.by {
-		out[i] = summarize(d).P99
-	}
-	return out
-}
-
-func (m *windows) all() latency {
-	var all []time.Duration
-	for _, d := range m.by {
-		all = append(all, d...)
-	}
-	return summarize(all)
+	return benchkit.NewWindows(start, width)
 }
 
 // inbound is what became of the acknowledged messages.

@@ -74,10 +74,10 @@ func TestWindowsP99(t *testing.T) {
 	start := time.Unix(1000, 0)
 	w := newWindows(start, 5*time.Second)
 	for i := 1; i <= 100; i++ {
-		w.add(start.Add(time.Second), time.Duration(i)*time.Millisecond)
+		w.Add(start.Add(time.Second), time.Duration(i)*time.Millisecond)
 	}
-	w.add(start.Add(11*time.Second), 7*time.Millisecond)
-	got := w.p99s()
+	w.Add(start.Add(11*time.Second), 7*time.Millisecond)
+	got := w.P99s()
 	want := []float64{99, 0, 7}
 	if len(got) != len(want) {
 		t.Fatalf("p99s = %v, want %v", got, want)

@@ -330,7 +330,7 @@ func finish(ctx context.Context, r *report, st *store, t *tracker, start, end ti
 	r.AckLatency, r.ServiceLatency = summarize(t.ackLatency), summarize(t.serviceLatency)
 	ackWindows := newWindows(start, tailWindow)
 	for i, d := range t.ackLatency {
-		ackWindows.add(t.ackDue[i], d)
+		ackWindows.Add(t.ackDue[i], d)
 	}
 	for id := range stored {
 		if m := t.msgs[id]; m != nil && !m.acked {
@@ -358,13 +358,13 @@ func finish(ctx context.Context, r *report, st *store, t *tracker, start, end ti
 			continue
 		}
 		wsLat = append(wsLat, max(at.Sub(m.ackSent), 0))
-		wsWindows.add(m.ackSent, wsLat[len(wsLat)-1])
+		wsWindows.Add(m.ackSent, wsLat[len(wsLat)-1])
 	}
 	r.UniqueAcked = len(acked)
 	r.UniqueStored = final.DistinctMessages
 	r.StoredPerSecAll = float64(final.DistinctMessages) / end.Sub(start).Seconds()
 	r.WSLatency = summarize(wsLat)
-	r.AckP99ByWindow, r.WSP99ByWindow = ackWindows.p99s(), wsWindows.p99s()
+	r.AckP99ByWindow, r.WSP99ByWindow = ackWindows.P99s(), wsWindows.P99s()
 	r.DuplicatedMessages = final.Messages - final.DistinctMessages
 	r.ContactsExpected = len(phones)
 	r.ContactsStored = final.DistinctPhones

@@ -3,37 +3,18 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"switchboard/bench/internal/benchkit"
 )
 
 // latency is a distribution summary in milliseconds.
-type latency struct {
-	N   int     `json:"n"`
-	P50 float64 `json:"p50_ms"`
-	P95 float64 `json:"p95_ms"`
-	P99 float64 `json:"p99_ms"`
-	Max float64 `json:"max_ms"`
-}
+type latency = benchkit.Latency
 
-func summarize(d []time.Duration) latency {
-	if len(d) == 0 {
-		return latency{}
-	}
-	s := slices.Clone(d)
-	slices.Sort(s)
-	at := func(q float64) float64 {
-		i := int(math.Ceil(q*float64(len(s)))) - 1
-		return ms(s[max(i, 0)])
-	}
-	return latency{N: len(s), P50: at(0.50), P95: at(0.95), P99: at(0.99), Max: ms(s[len(s)-1])}
-}
-
-func ms(d time.Duration) float64 { return math.Round(float64(d)/1e4) / 100 }
+func summarize(d []time.Duration) latency { return benchkit.Summarize(d) }
 
 // report is everything a run measured.
 type report struct {
@@ -177,31 +158,10 @@ func formatCounts(m map[string]int) string {
 const tailWindow = 5 * time.Second
 
 // windows groups latency samples by the window of the run they fall in.
-type windows struct {
-	start time.Time
-	width time.Duration
-	by    [][]time.Duration
-}
+type windows = benchkit.Windows
 
 func newWindows(start time.Time, width time.Duration) *windows {
-	return &windows{start: start, width: width}
-}
-
-func (w *windows) add(at time.Time, d time.Duration) {
-	i := max(int(at.Sub(w.start)/w.width), 0)
-	for len(w.by) <= i {
-		w.by = append(w.by, nil)
-	}
-	w.by[i] = append(w.by[i], d)
-}
-
-// p99s is the p99 of each window in milliseconds (0 for an empty one).
-func (w *windows) p99s() []float64 {
-	out := make([]float64, len(w.by))
-	for i, d := range w.by {
-		out[i] = summarize(d).P99
-	}
-	return out
+	return benchkit.NewWindows(start, width)
 }
 
 func formatSeries(v []float64) string {
