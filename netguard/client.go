@@ -30,6 +30,7 @@ const (
 	NoRedirects = -1
 
 	maxResponseHeaderBytes = 64 << 10
+	maxIdleConnsPerHost    = 32
 )
 
 // Options configure NewClient. The zero value is the safe default.
@@ -78,6 +79,11 @@ func (o Options) withDefaults() Options {
 // the environment are ignored, since a proxy would hide the destination from
 // the check. Reads past opts.MaxResponseBytes fail with ErrResponseTooLarge,
 // redirects past opts.MaxRedirects with ErrTooManyRedirects.
+//
+// Up to maxIdleConnsPerHost connections to one host are kept for reuse
+// (net/http keeps 2): a webhook drain posts a whole batch to one receiver
+// at once, and closing all but two after each batch would open them again
+// for the next.
 func NewClient(opts Options) *http.Client {
 	opts = opts.withDefaults()
 	g := newGuard(opts)
@@ -86,6 +92,7 @@ func NewClient(opts Options) *http.Client {
 		DialContext:            g.DialContext,
 		ForceAttemptHTTP2:      true,
 		MaxIdleConns:           100,
+		MaxIdleConnsPerHost:    maxIdleConnsPerHost,
 		IdleConnTimeout:        90 * time.Second,
 		TLSHandshakeTimeout:    10 * time.Second,
 		ExpectContinueTimeout:  time.Second,

@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"switchboard/apperr"
+	"switchboard/database"
 	"switchboard/ent"
 	"switchboard/ent/agentbreak"
 	"switchboard/ent/agenttransfer"
@@ -56,7 +57,7 @@ func (s *Service) teamPick(ctx context.Context, db *ent.Client, tm *ent.Team, ex
 	// The team's seats are locked (PostgreSQL) so that concurrent
 	// creations for one team take turns: round robin stays fair and load
 	// counts include the previous assignment.
-	seats, err := db.TeamMember.Query().Where(teammember.TeamID(tm.ID), locked()).
+	seats, err := db.TeamMember.Query().Where(teammember.TeamID(tm.ID), database.Locked()).
 		Order(ent.Asc(teammember.FieldID)).All(ctx)
 	if err != nil {
 		return nil, apperr.Wrap(err, "team member")

@@ -184,7 +184,7 @@ func (s *Service) FireTimer(ctx context.Context, orgID, timerID uuid.UUID) (bool
 		}
 		// The transfer first, then the timer: every path that changes
 		// both (resume, the first response, firing) locks in this order.
-		t, err := db.AgentTransfer.Query().Where(agenttransfer.ID(tm.TransferID), locked()).Only(ctx)
+		t, err := db.AgentTransfer.Query().Where(agenttransfer.ID(tm.TransferID), database.Locked()).Only(ctx)
 		if err != nil && !ent.IsNotFound(err) {
 			return err
 		}

@@ -26,7 +26,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
@@ -152,18 +151,6 @@ func token(s string) bool {
 	return true
 }
 
-// locked locks the rows a query reads (FOR UPDATE, with opts) on
-// PostgreSQL. SQLite has one writer, so a plain transaction serializes the
-// same work there. It is a predicate so that it applies to any entity's
-// query and only on the dialect that has row locks.
-func locked(opts ...sql.LockOption) func(*sql.Selector) {
-	return func(s *sql.Selector) {
-		if s.Dialect() == dialect.Postgres {
-			s.ForUpdate(opts...)
-		}
-	}
-}
-
 // Create opens a transfer of the contact: active, assigned by the rules
 // (the contact's previous agent when assign_to_same_agent is on and they
 // are available; else the team's strategy: round_robin or load_balanced
@@ -178,7 +165,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*View, error) {
 	err := database.InTx(ctx, s.Client, func(ctx context.Context, db *ent.Client) error {
 		// The contact's row is the lock that keeps a second active
 		// transfer of it from being created concurrently.
-		if _, err := db.Contact.Query().Where(contact.ID(in.ContactID), locked()).Only(ctx); err != nil {
+		if _, err := db.Contact.Query().Where(contact.ID(in.ContactID), database.Locked()).Only(ctx); err != nil {
 			return apperr.Wrap(err, "contact")
 		}
 		exists, err := db.AgentTransfer.Query().
@@ -324,7 +311,7 @@ func (s *Service) Pick(ctx context.Context, q Queue) (*View, error) {
 		}
 		t, err := db.AgentTransfer.Query().
 			Where(agenttransfer.StatusEQ(agenttransfer.StatusActive), agenttransfer.AgentIDIsNil(), where,
-				locked(sql.WithLockAction(sql.SkipLocked))).
+				database.Locked(sql.WithLockAction(sql.SkipLocked))).
 			Order(ent.Asc(agenttransfer.FieldTransferredAt), ent.Asc(agenttransfer.FieldID)).First(ctx)
 		if ent.IsNotFound(err) {
 			return nil
@@ -465,7 +452,7 @@ func (s *Service) Resume(ctx context.Context, id uuid.UUID) (*View, error) {
 // lockTransfer loads an active transfer for a change, locked on
 // PostgreSQL.
 func (s *Service) lockTransfer(ctx context.Context, db *ent.Client, id uuid.UUID) (*ent.AgentTransfer, error) {
-	t, err := db.AgentTransfer.Query().Where(agenttransfer.ID(id), locked()).Only(ctx)
+	t, err := db.AgentTransfer.Query().Where(agenttransfer.ID(id), database.Locked()).Only(ctx)
 	if err != nil {
 		return nil, apperr.Wrap(err, "transfer")
 	}

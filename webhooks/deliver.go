@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 	"github.com/hibiken/asynq"
 
@@ -15,179 +16,171 @@ import (
 	"switchboard/ent"
 	"switchboard/ent/viewer"
 	"switchboard/ent/webhookdelivery"
-	"switchboard/ent/webhooksubscription"
-	"switchboard/outbound"
 	"switchboard/worker"
 )
 
-// TaskDeliver is the asynq task type that makes one attempt at a delivery.
-const TaskDeliver = "webhook:deliver"
+// TaskDrain is the asynq task type that delivers what is due of one
+// subscription: it claims its due deliveries a batch at a time, posts each
+// batch concurrently and records the attempts, until none is due.
+const TaskDrain = "webhook:drain"
+
+// batchSize is how many deliveries one claim takes; they are posted at the
+// same time, so it is also the most requests a drain has in flight to one
+// receiver.
+const batchSize = 32
+
+// drainBudget is how long one drain task works before it hands over to a
+// continuation task, so that a receiver slower than the events it is sent
+// does not hold a worker for ever.
+const drainBudget = 5 * time.Second
 
 // leaseTime is how far next_attempt_at is pushed while an attempt is in
-// flight, so that a sweep does not start the same attempt twice; past it,
-// a crashed attempt is made again.
+// flight, so that another drain does not start the same attempt; past it,
+// a crashed attempt is made again. A batch's requests run at the same
+// time, so one attempt's bound covers the batch.
 const leaseTime = DeliveryTimeout + time.Minute
 
 // dueSlack tolerates clocks of several nodes that differ slightly, and
 // asynq's whole-second scheduling.
 const dueSlack = 2 * time.Second
 
-// deliverTask is the payload of TaskDeliver: ids only, the row is the
-// truth. Attempt is the number of the attempt this task makes.
-type deliverTask struct {
-	OrgID      uuid.UUID `json:"organization_id"`
-	DeliveryID uuid.UUID `json:"delivery_id"`
-	Attempt    int       `json:"attempt"`
+// drainTask is the payload of TaskDrain: ids only, the rows are the truth.
+// Until (Unix seconds) is set on a task queued for deliveries written
+// during the second before it: a delivery whose kick found this task
+// already running must not be missed, so the task looks once more after
+// Until (plus dueSlack) before it ends for good.
+type drainTask struct {
+	OrgID          uuid.UUID `json:"organization_id"`
+	SubscriptionID uuid.UUID `json:"subscription_id"`
+	Until          int64     `json:"until,omitempty"`
 }
 
-// enqueue queues attempt number attempt of a delivery for at. The task id
-// names the delivery, the attempt and the due second, so queueing the same
-// attempt twice (a recovery sweep) keeps one task, while a delivery whose
-// attempt was moved to another time gets a new one; the handler runs only
-// the task that matches the row. A failure is logged: the row stays due and
-// the sweep queues it again.
-func (d *Dispatcher) enqueue(ctx context.Context, orgID, deliveryID uuid.UUID, attempt int, at time.Time) {
-	payload, _ := json.Marshal(deliverTask{OrgID: orgID, DeliveryID: deliveryID, Attempt: attempt})
-	opts := []asynq.Option{
-		asynq.TaskID("webhook:" + deliveryID.String() + ":" + strconv.Itoa(attempt) + ":" + strconv.FormatInt(at.Unix(), 10)),
-		asynq.Queue(worker.QueueDefault),
+// kick queues a drain of a subscription for at: deliveries became due
+// then. The task id names the subscription and the second, so the kicks of
+// every delivery written in one second make one task, and a recovery sweep
+// that kicks again keeps it. A failure is logged: the rows stay due and
+// the sweep kicks again.
+func (d *Dispatcher) kick(ctx context.Context, orgID, subID uuid.UUID, at time.Time) {
+	sec := at.Unix()
+	d.queueDrain(ctx, drainTask{OrgID: orgID, SubscriptionID: subID, Until: sec + 1},
+		"webhook-drain:"+subID.String()+":"+strconv.FormatInt(sec, 10), at)
+}
+
+// queueDrain enqueues a drain task with id (none: asynq makes one) for at.
+func (d *Dispatcher) queueDrain(ctx context.Context, p drainTask, id string, at time.Time) {
+	payload, _ := json.Marshal(p)
+	opts := []asynq.Option{asynq.Queue(worker.QueueDefault)}
+	if id != "" {
+		opts = append(opts, asynq.TaskID(id))
 	}
 	if at.After(time.Now()) {
 		opts = append(opts, asynq.ProcessAt(at))
 	}
-	_, err := d.queue.Enqueue(ctx, asynq.NewTask(TaskDeliver, payload), opts...)
+	_, err := d.queue.Enqueue(ctx, asynq.NewTask(TaskDrain, payload), opts...)
 	if err != nil && !errors.Is(err, asynq.ErrTaskIDConflict) && !errors.Is(err, asynq.ErrDuplicateTask) {
-		d.log.Error("queueing a webhook delivery; the sweep will retry", "delivery_id", deliveryID, "err", err)
+		d.log.Error("queueing webhook deliveries; the sweep will retry", "subscription_id", p.SubscriptionID, "err", err)
 	}
 }
 
-func (d *Dispatcher) handleDeliver(ctx context.Context, t *asynq.Task) error {
-	var p deliverTask
-	if err := json.Unmarshal(t.Payload(), &p); err != nil || p.Attempt < 1 {
+func (d *Dispatcher) handleDrain(ctx context.Context, t *asynq.Task) error {
+	var p drainTask
+	if err := json.Unmarshal(t.Payload(), &p); err != nil || p.SubscriptionID == uuid.Nil {
 		return fmt.Errorf("webhooks: bad task payload %q: %w", t.Payload(), asynq.SkipRetry)
 	}
-	return d.attempt(viewer.SystemContext(ctx, p.OrgID), p.DeliveryID, p.Attempt)
-}
-
-// attempt makes attempt number n of a delivery, unless the delivery is
-// finished, not due, or at another attempt (a duplicate or stale task).
-func (d *Dispatcher) attempt(ctx context.Context, id uuid.UUID, n int) error {
-	del, err := d.client.WebhookDelivery.Query().Where(webhookdelivery.ID(id)).WithSubscription().Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil // deleted with its subscription
-	}
+	ctx = viewer.SystemContext(ctx, p.OrgID)
+	lastLook, more, err := d.drain(ctx, p.SubscriptionID)
 	if err != nil {
 		return err
 	}
-	if !waiting(del) || del.Attempts != n-1 {
-		return nil
-	}
-	sub := del.Edges.Subscription
-	if !sub.IsActive {
-		return d.stop(ctx, del, "the subscription is inactive")
-	}
-	claimed, err := d.claim(ctx, del, n)
-	if err != nil || !claimed {
-		return err
-	}
-	secret, err := d.secretOf(sub)
-	if err != nil {
-		d.log.Error("webhook secret cannot be opened; the attempt fails", "subscription_id", sub.ID, "err", err)
-		return d.finish(ctx, del, sub, n, outbound.Outcome{Error: "the subscription secret cannot be decrypted"})
-	}
-	o := d.post(ctx, sub, del.EventID.String(), del.Event, del.Payload, secret)
-	return d.finish(ctx, del, sub, n, o)
-}
-
-func waiting(del *ent.WebhookDelivery) bool {
-	return del.Status == webhookdelivery.StatusPending || del.Status == webhookdelivery.StatusRetrying
-}
-
-// claim takes attempt n of a waiting, due delivery: one conditional UPDATE,
-// so of two tasks for the same attempt only one proceeds. It pushes
-// next_attempt_at past the attempt's end (the lease).
-func (d *Dispatcher) claim(ctx context.Context, del *ent.WebhookDelivery, n int) (bool, error) {
-	t := now()
-	count, err := d.client.WebhookDelivery.Update().
-		Where(webhookdelivery.ID(del.ID), webhookdelivery.AttemptsEQ(n-1),
-			webhookdelivery.StatusIn(webhookdelivery.StatusPending, webhookdelivery.StatusRetrying),
-			webhookdelivery.Or(webhookdelivery.NextAttemptAtIsNil(), webhookdelivery.NextAttemptAtLTE(t.Add(dueSlack)))).
-		SetAttempts(n).SetNextAttemptAt(t.Add(leaseTime)).
-		Save(ctx)
-	return count == 1, err
-}
-
-// stop fails a waiting delivery without an attempt.
-func (d *Dispatcher) stop(ctx context.Context, del *ent.WebhookDelivery, reason string) error {
-	return d.client.WebhookDelivery.Update().
-		Where(webhookdelivery.ID(del.ID), webhookdelivery.StatusIn(webhookdelivery.StatusPending, webhookdelivery.StatusRetrying)).
-		SetStatus(webhookdelivery.StatusFailed).SetLastError(reason).ClearNextAttemptAt().SetCompletedAt(now()).
-		Exec(ctx)
-}
-
-// finish records attempt n and moves the delivery on as the schedule
-// decides, in one transaction; a retry is queued after the commit. The
-// record is written even when the worker is shutting down (ctx cancelled
-// mid-attempt), so the delivery is not left holding its lease.
-func (d *Dispatcher) finish(ctx context.Context, del *ent.WebhookDelivery, sub *ent.WebhookSubscription, n int, o outbound.Outcome) error {
-	ctx = context.WithoutCancel(ctx)
-	at := now()
-	decision := d.schedule(n, o, at)
-	tx, err := d.client.Tx(ctx)
-	if err != nil {
-		return err
-	}
-	tctx := ent.NewTxContext(ctx, tx)
-	if err := d.record(tctx, tx.Client(), del, sub, n, o, decision, at); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	if decision.Action == outbound.ActionDisable {
-		d.Invalidate(del.OrganizationID)
-		d.log.Warn("webhook receiver answered 410 Gone; subscription disabled", "subscription_id", sub.ID)
+	next := drainTask{OrgID: p.OrgID, SubscriptionID: p.SubscriptionID}
+	switch {
+	case more:
+		d.queueDrain(ctx, next, "", time.Now())
+	case p.Until > 0 && lastLook.Before(time.Unix(p.Until, 0).Add(dueSlack)):
+		// A kick of this second may have found this task running after
+		// its last look: look again once the second is surely over.
+		d.queueDrain(ctx, next, "webhook-drain:"+p.SubscriptionID.String()+":"+strconv.FormatInt(p.Until-1, 10)+":tail",
+			time.Unix(p.Until, 0).Add(dueSlack))
 	}
 	return nil
 }
 
-// record writes the attempt and the delivery's new state.
-func (d *Dispatcher) record(ctx context.Context, c *ent.Client, del *ent.WebhookDelivery, sub *ent.WebhookSubscription, n int, o outbound.Outcome, decision outbound.Decision, at time.Time) error {
-	err := c.WebhookDeliveryAttempt.Create().
-		SetDeliveryID(del.ID).SetAttempt(n).SetStatusCode(o.StatusCode).
-		SetDurationMs(int(o.Duration.Milliseconds())).SetError(o.Error).
-		Exec(ctx)
-	if err != nil {
-		return err
-	}
-	u := c.WebhookDelivery.UpdateOneID(del.ID).SetLastError(o.Error)
-	if o.StatusCode > 0 {
-		u.SetLastStatusCode(o.StatusCode)
-	} else {
-		u.ClearLastStatusCode()
-	}
-	switch decision.Action {
-	case outbound.ActionDone:
-		u.SetStatus(webhookdelivery.StatusSucceeded).ClearNextAttemptAt().SetCompletedAt(at)
-	case outbound.ActionRetry:
-		next := at.Add(decision.Delay)
-		u.SetStatus(webhookdelivery.StatusRetrying).SetNextAttemptAt(next)
-		qctx := context.WithoutCancel(ctx)
-		database.AfterCommit(ctx, func() { d.enqueue(qctx, del.OrganizationID, del.ID, n+1, next) })
-	case outbound.ActionDisable:
-		reason := fmt.Sprintf("the receiver answered 410 Gone on %s", at.Format(time.RFC3339))
-		err := c.WebhookSubscription.Update().
-			Where(webhooksubscription.ID(sub.ID)).
-			SetIsActive(false).SetDisabledReason(reason).
-			Exec(ctx)
+// drain delivers the subscription's due deliveries, a batch at a time,
+// until a claim finds none (a retry due at once is made in the same
+// drain) or drainBudget has passed (more reports that). lastLook is when
+// the last claim began.
+func (d *Dispatcher) drain(ctx context.Context, subID uuid.UUID) (lastLook time.Time, more bool, err error) {
+	stop := time.Now().Add(drainBudget)
+	for {
+		sub, err := d.client.WebhookSubscription.Get(ctx, subID)
+		if ent.IsNotFound(err) {
+			return time.Now(), false, nil // deleted, with its deliveries
+		}
 		if err != nil {
+			return lastLook, false, err
+		}
+		lastLook = time.Now()
+		if !sub.IsActive {
+			return lastLook, false, d.stopDue(ctx, subID, "the subscription is inactive")
+		}
+		batch, err := d.claim(ctx, subID)
+		if err != nil || len(batch) == 0 {
+			return lastLook, false, err
+		}
+		if err := d.finish(ctx, sub, batch, d.postBatch(ctx, sub, batch)); err != nil {
+			return lastLook, false, err
+		}
+		if time.Now().After(stop) {
+			return lastLook, true, nil
+		}
+	}
+}
+
+// claim takes the next attempt of up to batchSize due deliveries of the
+// subscription, oldest due first: in one transaction it reads them with
+// their rows locked (others' locked rows skipped, so concurrent drains
+// take different ones), counts the attempt and pushes next_attempt_at
+// past the attempt's end (the lease). Each returned delivery's Attempts is
+// the number of the attempt to make.
+func (d *Dispatcher) claim(ctx context.Context, subID uuid.UUID) ([]*ent.WebhookDelivery, error) {
+	t := now()
+	var batch []*ent.WebhookDelivery
+	err := database.InTx(ctx, d.client, func(ctx context.Context, db *ent.Client) error {
+		var err error
+		batch, err = db.WebhookDelivery.Query().
+			Where(webhookdelivery.SubscriptionID(subID), due(t),
+				database.Locked(sql.WithLockAction(sql.SkipLocked))).
+			Order(webhookdelivery.ByNextAttemptAt(), webhookdelivery.ByID()).
+			Limit(batchSize).
+			All(ctx)
+		if err != nil || len(batch) == 0 {
 			return err
 		}
-		u.SetStatus(webhookdelivery.StatusFailed).SetLastError(o.Error + "; subscription disabled").
-			ClearNextAttemptAt().SetCompletedAt(at)
-	default: // outbound.ActionGiveUp
-		u.SetStatus(webhookdelivery.StatusFailed).ClearNextAttemptAt().SetCompletedAt(at)
-	}
-	return u.Exec(ctx)
+		ids := make([]uuid.UUID, len(batch))
+		for i, del := range batch {
+			ids[i] = del.ID
+			del.Attempts++
+		}
+		return db.WebhookDelivery.Update().Where(webhookdelivery.IDIn(ids...)).
+			AddAttempts(1).SetNextAttemptAt(t.Add(leaseTime)).
+			Exec(ctx)
+	})
+	return batch, err
+}
+
+// due is the predicate of a waiting delivery whose attempt is due at t.
+func due(t time.Time) func(*sql.Selector) {
+	return webhookdelivery.And(
+		webhookdelivery.StatusIn(webhookdelivery.StatusPending, webhookdelivery.StatusRetrying),
+		webhookdelivery.Or(webhookdelivery.NextAttemptAtIsNil(), webhookdelivery.NextAttemptAtLTE(t.Add(dueSlack))))
+}
+
+// stopDue fails the subscription's due deliveries without an attempt.
+// Those in flight are finished by their drain.
+func (d *Dispatcher) stopDue(ctx context.Context, subID uuid.UUID, reason string) error {
+	t := now()
+	return d.client.WebhookDelivery.Update().
+		Where(webhookdelivery.SubscriptionID(subID), due(t)).
+		SetStatus(webhookdelivery.StatusFailed).SetLastError(reason).ClearNextAttemptAt().SetCompletedAt(t).
+		Exec(ctx)
 }

@@ -3,9 +3,13 @@ package webhooks_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -309,15 +313,19 @@ func TestRecover(t *testing.T) {
 	}
 }
 
-// The running server's sweep queues only deliveries more than a minute
-// overdue (their task was lost); one just due still has its task.
+// The running server's sweep finds only deliveries more than a minute
+// overdue (their task was lost) and drains their subscription; a delivery
+// not yet due waits for its time.
 func TestRequeueOverdue(t *testing.T) {
 	e := newHookEnv(t, nil)
 	org, ctx := e.newOrg(t)
 	rcv := newReceiver(t)
 	sub, _ := e.subscribe(t, ctx, rcv.URL, []string{events.HookContactCreated}, nil)
-	due := e.storeDelivery(t, ctx, org, sub)
+	later := e.storeDelivery(t, ctx, org, sub)
 	overdue := e.storeDelivery(t, ctx, org, sub)
+	if err := e.Client().WebhookDelivery.UpdateOneID(later.ID).SetNextAttemptAt(time.Now().Add(time.Hour)).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
 	if err := e.Client().WebhookDelivery.UpdateOneID(overdue.ID).SetNextAttemptAt(time.Now().Add(-2 * time.Minute)).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -326,8 +334,187 @@ func TestRequeueOverdue(t *testing.T) {
 		t.Fatalf("requeued %d (%v), want 1", n, err)
 	}
 	e.waitDelivery(t, ctx, overdue.ID, "succeeded", isStatus(webhookdelivery.StatusSucceeded))
-	if d, err := e.Client().WebhookDelivery.Get(ctx, due.ID); err != nil || d.Attempts != 0 {
-		t.Fatalf("the delivery just due was attempted: %v %v", d, err)
+	if d, err := e.Client().WebhookDelivery.Get(ctx, later.ID); err != nil || d.Attempts != 0 {
+		t.Fatalf("the delivery due in an hour was attempted: %v %v", d, err)
+	}
+}
+
+// A burst of events to one subscription is drained in batches: every
+// delivery is posted exactly once, each with its own event id, and each
+// has its one attempt recorded.
+func TestBurstDeliveredOnceEach(t *testing.T) {
+	e := newHookEnv(t, nil)
+	org, ctx := e.newOrg(t)
+	rcv := newReceiver(t)
+	sub, secret := e.subscribe(t, ctx, rcv.URL, []string{events.HookMessageIncoming}, nil)
+
+	const n = 150 // several batches
+	evs := make([]events.HookEvent, n)
+	for i := range evs {
+		evs[i] = events.HookEvent{OrgID: org, Name: events.HookMessageIncoming, Data: json.RawMessage(`{"n":` + strconv.Itoa(i) + `}`)}
+	}
+	// In a few transactions, as several inbound batches would write them.
+	for part := range slices.Chunk(evs, 40) {
+		if err := e.d.WriteDeliveries(ctx, part); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitAll(t, func() (bool, string) {
+		ds := e.deliveries(t, ctx, sub.ID)
+		done := 0
+		for _, d := range ds {
+			if d.Status == webhookdelivery.StatusSucceeded {
+				done++
+			}
+		}
+		return done == n, fmt.Sprintf("%d of %d deliveries succeeded", done, len(ds))
+	})
+	seen := map[string]int{}
+	for _, r := range rcv.requests() {
+		seen[r.header.Get("webhook-id")]++
+		verifySignatures(t, secret, r)
+	}
+	for _, d := range e.deliveries(t, ctx, sub.ID) {
+		if seen[d.EventID.String()] != 1 || d.Attempts != 1 {
+			t.Errorf("delivery %s posted %d times, %d attempts; want once", d.ID, seen[d.EventID.String()], d.Attempts)
+		}
+		if as := e.attemptsOf(t, ctx, d.ID); len(as) != 1 || as[0].Attempt != 1 || as[0].StatusCode != http.StatusOK {
+			t.Errorf("delivery %s attempts %+v", d.ID, as)
+		}
+	}
+	if len(seen) != n {
+		t.Errorf("receiver got %d distinct event ids, want %d", len(seen), n)
+	}
+}
+
+// In one batch, attempts that end differently move on differently: those
+// answered 200 succeed, those answered 500 are retried (and then succeed),
+// each with its own attempts recorded.
+func TestBatchWithMixedOutcomes(t *testing.T) {
+	e := newHookEnv(t, nil)
+	org, ctx := e.newOrg(t)
+	var mu sync.Mutex
+	failedOnce := map[string]bool{}
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Data struct{ N int } `json:"data"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		id := r.Header.Get("webhook-id")
+		mu.Lock()
+		fail := body.Data.N%3 == 0 && !failedOnce[id]
+		failedOnce[id] = failedOnce[id] || fail
+		mu.Unlock()
+		if fail {
+			w.WriteHeader(http.StatusInternalServerError)
+		}
+	}))
+	t.Cleanup(rcv.Close)
+	sub, _ := e.subscribe(t, ctx, rcv.URL, []string{events.HookMessageIncoming}, nil)
+
+	const n = 12
+	evs := make([]events.HookEvent, n)
+	for i := range evs {
+		evs[i] = events.HookEvent{OrgID: org, Name: events.HookMessageIncoming, Data: json.RawMessage(`{"n":` + strconv.Itoa(i) + `}`)}
+	}
+	if err := e.d.WriteDeliveries(ctx, evs); err != nil {
+		t.Fatal(err)
+	}
+	waitAll(t, func() (bool, string) {
+		done := 0
+		for _, d := range e.deliveries(t, ctx, sub.ID) {
+			if d.Status == webhookdelivery.StatusSucceeded {
+				done++
+			}
+		}
+		return done == n, fmt.Sprintf("%d of %d succeeded", done, n)
+	})
+	for _, d := range e.deliveries(t, ctx, sub.ID) {
+		var env struct {
+			Data struct{ N int } `json:"data"`
+		}
+		if err := json.Unmarshal(d.Payload, &env); err != nil {
+			t.Fatal(err)
+		}
+		as := e.attemptsOf(t, ctx, d.ID)
+		want := []int{http.StatusOK}
+		if env.Data.N%3 == 0 {
+			want = []int{http.StatusInternalServerError, http.StatusOK}
+		}
+		got := make([]int, len(as))
+		for i, a := range as {
+			got[i] = a.StatusCode
+			if a.Attempt != i+1 {
+				t.Errorf("event %d: attempt %d numbered %d", env.Data.N, i+1, a.Attempt)
+			}
+		}
+		if !slices.Equal(got, want) || d.Attempts != len(want) || d.LastError != "" {
+			t.Errorf("event %d: attempts %v (delivery says %d, last error %q), want %v", env.Data.N, got, d.Attempts, d.LastError, want)
+		}
+	}
+}
+
+// Drains of one subscription running at the same time (on several
+// workers or nodes) never post the same attempt twice: each claims
+// different deliveries.
+func TestConcurrentDrainsClaimDifferentDeliveries(t *testing.T) {
+	e := newHookEnv(t, nil)
+	org, ctx := e.newOrg(t)
+	rcv := newReceiver(t)
+	sub, _ := e.subscribe(t, ctx, rcv.URL, []string{events.HookContactCreated}, nil)
+	const n = 200
+	for range n {
+		e.storeDelivery(t, ctx, org, sub)
+	}
+	// Six drains at once, beside the worker's (a sweep kicks it).
+	if _, err := e.d.Recover(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 6 {
+		wg.Go(func() {
+			if err := e.d.Drain(ctx, sub.ID); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	waitAll(t, func() (bool, string) {
+		done := 0
+		for _, d := range e.deliveries(t, ctx, sub.ID) {
+			if d.Status == webhookdelivery.StatusSucceeded {
+				done++
+			}
+		}
+		return done == n, fmt.Sprintf("%d of %d succeeded", done, n)
+	})
+	seen := map[string]int{}
+	for _, r := range rcv.requests() {
+		seen[r.header.Get("webhook-id")]++
+	}
+	for id, c := range seen {
+		if c != 1 {
+			t.Errorf("event %s posted %d times", id, c)
+		}
+	}
+	if len(seen) != n {
+		t.Errorf("%d distinct events posted, want %d", len(seen), n)
+	}
+}
+
+// waitAll polls cond until it holds; what says where it stands.
+func waitAll(t *testing.T, cond func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ok, what := cond()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(what)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

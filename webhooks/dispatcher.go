@@ -1,9 +1,11 @@
 // Package webhooks delivers the organization's events to its outbound
 // webhook subscriptions. WriteDeliveries (called by events.Bus.Record for
 // the domain events that have a webhook name) stores one delivery per
-// subscribed active subscription, in the caller's transaction, and queues
-// it after the commit; the delivery task posts the signed body through the SSRF guard,
-// records every attempt and retries on the contract's schedule. Recover
+// subscribed active subscription, in the caller's transaction, and after the
+// commit queues a drain of each subscription it wrote to: the drain task
+// claims the subscription's due deliveries a batch at a time, posts each
+// batch concurrently (signed, through the SSRF guard), records the
+// attempts in one transaction and retries on the contract's schedule. Recover
 // and the periodic sweep queue again what a crash or a lost Redis left
 // behind; Replay sends a finished delivery once more.
 //
@@ -104,7 +106,7 @@ func New(o Options) *Dispatcher {
 
 // Register installs the delivery task handler on w.
 func (d *Dispatcher) Register(w *worker.Worker) {
-	w.HandleFunc(TaskDeliver, d.handleDeliver)
+	w.HandleFunc(TaskDrain, d.handleDrain)
 }
 
 // ValidateURL checks a subscription URL when it is saved: an absolute

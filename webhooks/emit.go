@@ -20,9 +20,9 @@ import (
 )
 
 // WriteDeliveries stores one delivery of each event for every active
-// subscription of its organization that subscribes to it, and queues them
-// once the transaction of ctx commits (at once without one). It
-// implements events.HookWriter: operations record domain events with
+// subscription of its organization that subscribes to it, and queues a
+// drain of each such subscription once the transaction of ctx commits (at
+// once without one). It implements events.HookWriter: operations record domain events with
 // events.Bus.Record, which calls it. Every delivery of an event has the
 // same event id and body, built here once and stored: every attempt sends
 // exactly those bytes. An organization without such subscriptions costs
@@ -97,10 +97,15 @@ func (d *Dispatcher) writeOrgDeliveries(ctx context.Context, orgID uuid.UUID, ev
 	if err != nil {
 		return fmt.Errorf("webhooks: store deliveries: %w", err)
 	}
+	written := make([]uuid.UUID, len(created))
+	for i, del := range created {
+		written[i] = del.SubscriptionID
+	}
+	written = slices.Compact(slices.SortedFunc(slices.Values(written), compareIDs))
 	qctx := context.WithoutCancel(ctx)
 	database.AfterCommit(ctx, func() {
-		for _, del := range created {
-			d.enqueue(qctx, orgID, del.ID, 1, at)
+		for _, sub := range written {
+			d.kick(qctx, orgID, sub, at)
 		}
 	})
 	return nil

@@ -22,44 +22,54 @@ const overdueAfter = time.Minute
 // recoverBatch is how many deliveries one query of a sweep reads.
 const recoverBatch = 1000
 
-// Recover queues again every delivery still waiting (pending or retrying),
-// each for its next_attempt_at, so that a crash or a lost Redis loses none.
-// The server runs it at start. A delivery whose task is still queued keeps
-// that one task (same task id), so it is safe to run at any time. It
-// returns how many deliveries it queued.
+// Recover queues again a drain of every subscription with deliveries still
+// waiting (pending or retrying), for each second one of them is due, so
+// that a crash or a lost Redis loses none. The server runs it at start. A
+// drain still queued keeps its one task (same task id), so it is safe to
+// run at any time. It returns how many waiting deliveries it found.
 func (d *Dispatcher) Recover(ctx context.Context) (int, error) {
 	return d.requeue(ctx)
 }
 
-// RequeueOverdue queues again the waiting deliveries that are more than a
-// minute overdue: their task was lost while the process ran (a Redis
-// restart) or their worker died mid-attempt. The server runs it every
-// minute.
+// RequeueOverdue queues again a drain of every subscription with waiting
+// deliveries more than a minute overdue: their task was lost while the
+// process ran (a Redis restart) or their worker died mid-attempt. The
+// server runs it every minute. It returns how many overdue deliveries it
+// found.
 func (d *Dispatcher) RequeueOverdue(ctx context.Context) (int, error) {
 	return d.requeue(ctx, webhookdelivery.NextAttemptAtLT(now().Add(-overdueAfter)))
 }
 
-// requeue queues the waiting deliveries matching where, in batches by id.
+// requeue kicks the subscriptions of the waiting deliveries matching
+// where, once per subscription and due second, reading in batches by id.
 func (d *Dispatcher) requeue(ctx context.Context, where ...predicate.WebhookDelivery) (int, error) {
 	bctx := rule.Bypass(ctx, "recovery sweep of webhook deliveries in every organization")
 	where = append(where, webhookdelivery.StatusIn(webhookdelivery.StatusPending, webhookdelivery.StatusRetrying))
+	type dueSecond struct {
+		sub uuid.UUID
+		sec int64
+	}
+	kicked := map[dueSecond]bool{}
 	total, after := 0, uuid.Nil
 	for {
 		rows, err := d.client.WebhookDelivery.Query().
 			Where(append(where, webhookdelivery.IDGT(after))...).
 			Order(webhookdelivery.ByID()).Limit(recoverBatch).
 			Select(webhookdelivery.FieldID, webhookdelivery.FieldOrganizationID,
-				webhookdelivery.FieldAttempts, webhookdelivery.FieldNextAttemptAt).
+				webhookdelivery.FieldSubscriptionID, webhookdelivery.FieldNextAttemptAt).
 			All(bctx)
 		if err != nil {
 			return total, err
 		}
 		for _, del := range rows {
 			at := now()
-			if del.NextAttemptAt != nil {
+			if del.NextAttemptAt != nil && del.NextAttemptAt.After(at) {
 				at = *del.NextAttemptAt
 			}
-			d.enqueue(ctx, del.OrganizationID, del.ID, del.Attempts+1, at)
+			if k := (dueSecond{del.SubscriptionID, at.Unix()}); !kicked[k] {
+				kicked[k] = true
+				d.kick(ctx, del.OrganizationID, del.SubscriptionID, at)
+			}
 		}
 		total += len(rows)
 		if len(rows) < recoverBatch {
@@ -96,7 +106,7 @@ func (d *Dispatcher) Replay(ctx context.Context, deliveryID uuid.UUID) (*ent.Web
 		return nil, apperr.Invalidf("the delivery is already waiting for its next attempt")
 	}
 	qctx := context.WithoutCancel(ctx)
-	database.AfterCommit(ctx, func() { d.enqueue(qctx, del.OrganizationID, del.ID, del.Attempts+1, at) })
+	database.AfterCommit(ctx, func() { d.kick(qctx, del.OrganizationID, del.SubscriptionID, at) })
 	return db.WebhookDelivery.Query().Where(webhookdelivery.ID(del.ID)).
 		WithDeliveryAttempts(func(q *ent.WebhookDeliveryAttemptQuery) { q.Order(webhookdeliveryattempt.ByAttempt()) }).
 		Only(ctx)
