@@ -38,7 +38,7 @@ type WebhookDelivery struct {
 	Status webhookdelivery.Status `json:"status,omitempty"`
 	// Attempts holds the value of the "attempts" field.
 	Attempts int `json:"attempts,omitempty"`
-	// NextAttemptAt holds the value of the "next_attempt_at" field.
+	// When the next attempt is due; set while the delivery is waiting (pending or retrying), past the attempt's end while one is in flight.
 	NextAttemptAt *time.Time `json:"next_attempt_at,omitempty"`
 	// LastStatusCode holds the value of the "last_status_code" field.
 	LastStatusCode *int `json:"last_status_code,omitempty"`

@@ -150,7 +150,7 @@ func (d *Dispatcher) claim(ctx context.Context, subID uuid.UUID) ([]*ent.Webhook
 		batch, err = db.WebhookDelivery.Query().
 			Where(webhookdelivery.SubscriptionID(subID), due(t),
 				database.Locked(sql.WithLockAction(sql.SkipLocked))).
-			Order(webhookdelivery.ByNextAttemptAt(), webhookdelivery.ByID()).
+			Order(webhookdelivery.ByNextAttemptAt()).
 			Limit(batchSize).
 			All(ctx)
 		if err != nil || len(batch) == 0 {
@@ -169,10 +169,16 @@ func (d *Dispatcher) claim(ctx context.Context, subID uuid.UUID) ([]*ent.Webhook
 }
 
 // due is the predicate of a waiting delivery whose attempt is due at t.
+// The statuses are literals, not parameters, so that PostgreSQL can use
+// the partial index of waiting deliveries
+// (webhookdelivery_waiting_subscription_due) in a prepared statement too.
 func due(t time.Time) func(*sql.Selector) {
 	return webhookdelivery.And(
-		webhookdelivery.StatusIn(webhookdelivery.StatusPending, webhookdelivery.StatusRetrying),
-		webhookdelivery.Or(webhookdelivery.NextAttemptAtIsNil(), webhookdelivery.NextAttemptAtLTE(t.Add(dueSlack))))
+		func(s *sql.Selector) {
+			c := s.C(webhookdelivery.FieldStatus)
+			s.Where(sql.ExprP("(" + c + " = 'pending' OR " + c + " = 'retrying')"))
+		},
+		webhookdelivery.NextAttemptAtLTE(t.Add(dueSlack)))
 }
 
 // stopDue fails the subscription's due deliveries without an attempt.

@@ -312,6 +312,7 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	if cfg.soak {
 		warmDone.Wait()
 		l.client.CloseIdleConnections()
+		rcv.closeIdle()
 		time.Sleep(5 * time.Second)
 		idleAfter = readGoroutines(ctx, cfg.nodes)
 	}

@@ -27,6 +27,7 @@ type receiver struct {
 	secret  string
 	p       *payloads
 	fail503 float64
+	srv     *http.Server
 
 	mu         sync.Mutex
 	byEvent    map[uuid.UUID]*received
@@ -55,10 +56,19 @@ func (r *receiver) serve(ctx context.Context, addr string) error {
 	if err != nil {
 		return fmt.Errorf("receiver: %w", err)
 	}
-	srv := &http.Server{Handler: r, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	context.AfterFunc(ctx, func() { _ = srv.Close() })
+	r.srv = &http.Server{Handler: r, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = r.srv.Serve(ln) }()
+	context.AfterFunc(ctx, func() { _ = r.srv.Close() })
 	return nil
+}
+
+// closeIdle closes the keep-alive connections the servers hold to the
+// receiver (and keeps new ones from being kept), so that a node's idle
+// goroutine count does not include its pooled connections' readers.
+func (r *receiver) closeIdle() {
+	if r.srv != nil {
+		r.srv.SetKeepAlivesEnabled(false)
+	}
 }
 
 func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {

@@ -23,8 +23,9 @@
 # FAULT_PORT (18280: node A; node B is +1), FAULT_FAKE_PORT (18290),
 # FAULT_RECEIVER_PORT (18291), SERVER_SRC (the source tree the servers are
 # built from, default this repository), SERVER_ENV (extra NAME=value
-# settings for the servers), LOG_LEVEL (warn). Extra arguments go to the
-# tool (for example -json).
+# settings for the servers), LOG_LEVEL (warn), PG_STATS (1: record
+# pg_stat_statements and write the top statements to FAULT_DIR/pg-top.txt).
+# Extra arguments go to the tool (for example -json).
 #
 # PostgreSQL and Redis are instances of their own on side ports (data in
 # FAULT_DIR), so that restarting them disturbs nothing else on the machine.
@@ -72,8 +73,25 @@ unix_socket_directories = '$pg_data'
 max_connections = 200
 fsync = on
 CONF
+  if [ -n "${PG_STATS:-}" ]; then
+    echo "shared_preload_libraries = 'pg_stat_statements'" >>"$pg_data/postgresql.conf"
+  fi
   pg_ctl -l "$pg_log" start >/dev/null
   "$pg_bin/createdb" -h 127.0.0.1 -p "$FAULT_PG_PORT" -U postgres switchboard
+  if [ -n "${PG_STATS:-}" ]; then
+    "$pg_bin/psql" -q -h 127.0.0.1 -p "$FAULT_PG_PORT" -U postgres -d switchboard -c 'CREATE EXTENSION pg_stat_statements'
+  fi
+}
+
+# pg_top writes the statements that took PostgreSQL the most time to
+# FAULT_DIR/pg-top.txt (PG_STATS=1 only).
+pg_top() {
+  [ -n "${PG_STATS:-}" ] || return 0
+  "$pg_bin/psql" -h 127.0.0.1 -p "$FAULT_PG_PORT" -U postgres -d switchboard -X -c "
+    SELECT round(total_exec_time) AS total_ms, calls, round(mean_exec_time::numeric, 3) AS mean_ms, rows,
+           left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query
+    FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 25" >"$FAULT_DIR/pg-top.txt" 2>&1 || true
+  log "PostgreSQL's top statements: $FAULT_DIR/pg-top.txt"
 }
 
 pg_stop() {
@@ -203,4 +221,5 @@ status=0
   -rate "${RATE:-2000}" -recipients "$recipients" -tier "${TIER:-TIER_100K}" \
   -fake-addr "127.0.0.1:$FAULT_FAKE_PORT" -receiver-addr "127.0.0.1:$FAULT_RECEIVER_PORT" \
   "${mode_args[@]}" "$@" || status=$?
+pg_top
 exit $status

@@ -1969,6 +1969,14 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{WebhookDeliveriesColumns[6], WebhookDeliveriesColumns[8]},
 			},
+			{
+				Name:    "webhookdelivery_waiting_subscription_due",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[13], WebhookDeliveriesColumns[8]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "(((status)::text = 'pending'::text) OR ((status)::text = 'retrying'::text))",
+				},
+			},
 		},
 	}
 	// WebhookDeliveryAttemptsColumns holds the columns for the "webhook_delivery_attempts" table.

@@ -39,7 +39,8 @@ func (WebhookDelivery) Fields() []ent.Field {
 			Values("pending", "succeeded", "failed", "retrying").
 			Default("pending"),
 		field.Int("attempts").Default(0).NonNegative(),
-		field.Time("next_attempt_at").Optional().Nillable(),
+		field.Time("next_attempt_at").Optional().Nillable().
+			Comment("When the next attempt is due; set while the delivery is waiting (pending or retrying), past the attempt's end while one is in flight."),
 		field.Int("last_status_code").Optional().Nillable(),
 		field.String("last_error").Default(""),
 		field.Time("completed_at").Optional().Nillable(),
@@ -65,6 +66,11 @@ func (WebhookDelivery) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("subscription_id", "created_at"),
 		index.Fields("status", "next_attempt_at"),
+		// A drain's claim: the due deliveries of one subscription, oldest
+		// due first, among the few still waiting.
+		index.Fields("subscription_id", "next_attempt_at").
+			StorageKey("webhookdelivery_waiting_subscription_due").
+			Annotations(entsql.IndexWhere("(((status)::text = 'pending'::text) OR ((status)::text = 'retrying'::text))")),
 	}
 }
 

@@ -1,0 +1,6 @@
+-- A waiting delivery always has next_attempt_at (a drain claims by it);
+-- none is known without one, but a row written so would never be sent.
+UPDATE "webhook_deliveries" SET "next_attempt_at" = "created_at"
+WHERE "status" IN ('pending', 'retrying') AND "next_attempt_at" IS NULL;
+-- create index "webhookdelivery_waiting_subscription_due" to table: "webhook_deliveries"
+CREATE INDEX "webhookdelivery_waiting_subscription_due" ON "webhook_deliveries" ("subscription_id", "next_attempt_at") WHERE (((status)::text = 'pending'::text) OR ((status)::text = 'retrying'::text));
