@@ -1138,6 +1138,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldStatus:         {Type: field.TypeEnum, Column: webhookdelivery.FieldStatus},
 			webhookdelivery.FieldAttempts:       {Type: field.TypeInt, Column: webhookdelivery.FieldAttempts},
 			webhookdelivery.FieldNextAttemptAt:  {Type: field.TypeTime, Column: webhookdelivery.FieldNextAttemptAt},
+			webhookdelivery.FieldLeasedUntil:    {Type: field.TypeTime, Column: webhookdelivery.FieldLeasedUntil},
 			webhookdelivery.FieldLastStatusCode: {Type: field.TypeInt, Column: webhookdelivery.FieldLastStatusCode},
 			webhookdelivery.FieldLastError:      {Type: field.TypeString, Column: webhookdelivery.FieldLastError},
 			webhookdelivery.FieldCompletedAt:    {Type: field.TypeTime, Column: webhookdelivery.FieldCompletedAt},
@@ -7403,6 +7404,11 @@ func (f *WebhookDeliveryFilter) WhereAttempts(p entql.IntP) {
 // WhereNextAttemptAt applies the entql time.Time predicate on the next_attempt_at field.
 func (f *WebhookDeliveryFilter) WhereNextAttemptAt(p entql.TimeP) {
 	f.Where(p.Field(webhookdelivery.FieldNextAttemptAt))
+}
+
+// WhereLeasedUntil applies the entql time.Time predicate on the leased_until field.
+func (f *WebhookDeliveryFilter) WhereLeasedUntil(p entql.TimeP) {
+	f.Where(p.Field(webhookdelivery.FieldLeasedUntil))
 }
 
 // WhereLastStatusCode applies the entql int predicate on the last_status_code field.

@@ -47044,6 +47044,7 @@ type WebhookDeliveryMutation struct {
 	attempts                 *int
 	addattempts              *int
 	next_attempt_at          *time.Time
+	leased_until             *time.Time
 	last_status_code         *int
 	addlast_status_code      *int
 	last_error               *string
@@ -47558,6 +47559,55 @@ func (m *WebhookDeliveryMutation) ResetNextAttemptAt() {
 	delete(m.clearedFields, webhookdelivery.FieldNextAttemptAt)
 }
 
+// SetLeasedUntil sets the "leased_until" field.
+func (m *WebhookDeliveryMutation) SetLeasedUntil(t time.Time) {
+	m.leased_until = &t
+}
+
+// LeasedUntil returns the value of the "leased_until" field in the mutation.
+func (m *WebhookDeliveryMutation) LeasedUntil() (r time.Time, exists bool) {
+	v := m.leased_until
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLeasedUntil returns the old "leased_until" field's value of the WebhookDelivery entity.
+// If the WebhookDelivery object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookDeliveryMutation) OldLeasedUntil(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLeasedUntil is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLeasedUntil requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLeasedUntil: %w", err)
+	}
+	return oldValue.LeasedUntil, nil
+}
+
+// ClearLeasedUntil clears the value of the "leased_until" field.
+func (m *WebhookDeliveryMutation) ClearLeasedUntil() {
+	m.leased_until = nil
+	m.clearedFields[webhookdelivery.FieldLeasedUntil] = struct{}{}
+}
+
+// LeasedUntilCleared returns if the "leased_until" field was cleared in this mutation.
+func (m *WebhookDeliveryMutation) LeasedUntilCleared() bool {
+	_, ok := m.clearedFields[webhookdelivery.FieldLeasedUntil]
+	return ok
+}
+
+// ResetLeasedUntil resets all changes to the "leased_until" field.
+func (m *WebhookDeliveryMutation) ResetLeasedUntil() {
+	m.leased_until = nil
+	delete(m.clearedFields, webhookdelivery.FieldLeasedUntil)
+}
+
 // SetLastStatusCode sets the "last_status_code" field.
 func (m *WebhookDeliveryMutation) SetLastStatusCode(i int) {
 	m.last_status_code = &i
@@ -47855,7 +47905,7 @@ func (m *WebhookDeliveryMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *WebhookDeliveryMutation) Fields() []string {
-	fields := make([]string, 0, 13)
+	fields := make([]string, 0, 14)
 	if m.organization != nil {
 		fields = append(fields, webhookdelivery.FieldOrganizationID)
 	}
@@ -47885,6 +47935,9 @@ func (m *WebhookDeliveryMutation) Fields() []string {
 	}
 	if m.next_attempt_at != nil {
 		fields = append(fields, webhookdelivery.FieldNextAttemptAt)
+	}
+	if m.leased_until != nil {
+		fields = append(fields, webhookdelivery.FieldLeasedUntil)
 	}
 	if m.last_status_code != nil {
 		fields = append(fields, webhookdelivery.FieldLastStatusCode)
@@ -47923,6 +47976,8 @@ func (m *WebhookDeliveryMutation) Field(name string) (ent.Value, bool) {
 		return m.Attempts()
 	case webhookdelivery.FieldNextAttemptAt:
 		return m.NextAttemptAt()
+	case webhookdelivery.FieldLeasedUntil:
+		return m.LeasedUntil()
 	case webhookdelivery.FieldLastStatusCode:
 		return m.LastStatusCode()
 	case webhookdelivery.FieldLastError:
@@ -47958,6 +48013,8 @@ func (m *WebhookDeliveryMutation) OldField(ctx context.Context, name string) (en
 		return m.OldAttempts(ctx)
 	case webhookdelivery.FieldNextAttemptAt:
 		return m.OldNextAttemptAt(ctx)
+	case webhookdelivery.FieldLeasedUntil:
+		return m.OldLeasedUntil(ctx)
 	case webhookdelivery.FieldLastStatusCode:
 		return m.OldLastStatusCode(ctx)
 	case webhookdelivery.FieldLastError:
@@ -48043,6 +48100,13 @@ func (m *WebhookDeliveryMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetNextAttemptAt(v)
 		return nil
+	case webhookdelivery.FieldLeasedUntil:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLeasedUntil(v)
+		return nil
 	case webhookdelivery.FieldLastStatusCode:
 		v, ok := value.(int)
 		if !ok {
@@ -48124,6 +48188,9 @@ func (m *WebhookDeliveryMutation) ClearedFields() []string {
 	if m.FieldCleared(webhookdelivery.FieldNextAttemptAt) {
 		fields = append(fields, webhookdelivery.FieldNextAttemptAt)
 	}
+	if m.FieldCleared(webhookdelivery.FieldLeasedUntil) {
+		fields = append(fields, webhookdelivery.FieldLeasedUntil)
+	}
 	if m.FieldCleared(webhookdelivery.FieldLastStatusCode) {
 		fields = append(fields, webhookdelivery.FieldLastStatusCode)
 	}
@@ -48146,6 +48213,9 @@ func (m *WebhookDeliveryMutation) ClearField(name string) error {
 	switch name {
 	case webhookdelivery.FieldNextAttemptAt:
 		m.ClearNextAttemptAt()
+		return nil
+	case webhookdelivery.FieldLeasedUntil:
+		m.ClearLeasedUntil()
 		return nil
 	case webhookdelivery.FieldLastStatusCode:
 		m.ClearLastStatusCode()
@@ -48190,6 +48260,9 @@ func (m *WebhookDeliveryMutation) ResetField(name string) error {
 		return nil
 	case webhookdelivery.FieldNextAttemptAt:
 		m.ResetNextAttemptAt()
+		return nil
+	case webhookdelivery.FieldLeasedUntil:
+		m.ResetLeasedUntil()
 		return nil
 	case webhookdelivery.FieldLastStatusCode:
 		m.ResetLastStatusCode()

@@ -38,8 +38,10 @@ type WebhookDelivery struct {
 	Status webhookdelivery.Status `json:"status,omitempty"`
 	// Attempts holds the value of the "attempts" field.
 	Attempts int `json:"attempts,omitempty"`
-	// When the next attempt is due; set while the delivery is waiting (pending or retrying), past the attempt's end while one is in flight.
+	// When the next attempt is due; set while the delivery is waiting (pending or retrying).
 	NextAttemptAt *time.Time `json:"next_attempt_at,omitempty"`
+	// While an attempt is in flight, when a drain may take the delivery again (its worker died). Not indexed, so that claiming a delivery can be a HOT update.
+	LeasedUntil *time.Time `json:"leased_until,omitempty"`
 	// LastStatusCode holds the value of the "last_status_code" field.
 	LastStatusCode *int `json:"last_status_code,omitempty"`
 	// LastError holds the value of the "last_error" field.
@@ -111,7 +113,7 @@ func (*WebhookDelivery) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullInt64)
 		case webhookdelivery.FieldEvent, webhookdelivery.FieldStatus, webhookdelivery.FieldLastError:
 			values[i] = new(sql.NullString)
-		case webhookdelivery.FieldCreatedAt, webhookdelivery.FieldUpdatedAt, webhookdelivery.FieldNextAttemptAt, webhookdelivery.FieldCompletedAt:
+		case webhookdelivery.FieldCreatedAt, webhookdelivery.FieldUpdatedAt, webhookdelivery.FieldNextAttemptAt, webhookdelivery.FieldLeasedUntil, webhookdelivery.FieldCompletedAt:
 			values[i] = new(sql.NullTime)
 		case webhookdelivery.FieldID, webhookdelivery.FieldOrganizationID, webhookdelivery.FieldSubscriptionID, webhookdelivery.FieldEventID:
 			values[i] = new(uuid.UUID)
@@ -196,6 +198,13 @@ func (_m *WebhookDelivery) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.NextAttemptAt = new(time.Time)
 				*_m.NextAttemptAt = value.Time
+			}
+		case webhookdelivery.FieldLeasedUntil:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field leased_until", values[i])
+			} else if value.Valid {
+				_m.LeasedUntil = new(time.Time)
+				*_m.LeasedUntil = value.Time
 			}
 		case webhookdelivery.FieldLastStatusCode:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
@@ -297,6 +306,11 @@ func (_m *WebhookDelivery) String() string {
 	builder.WriteString(", ")
 	if v := _m.NextAttemptAt; v != nil {
 		builder.WriteString("next_attempt_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	if v := _m.LeasedUntil; v != nil {
+		builder.WriteString("leased_until=")
 		builder.WriteString(v.Format(time.ANSIC))
 	}
 	builder.WriteString(", ")

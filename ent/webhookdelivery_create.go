@@ -127,6 +127,20 @@ func (_c *WebhookDeliveryCreate) SetNillableNextAttemptAt(v *time.Time) *Webhook
 	return _c
 }
 
+// SetLeasedUntil sets the "leased_until" field.
+func (_c *WebhookDeliveryCreate) SetLeasedUntil(v time.Time) *WebhookDeliveryCreate {
+	_c.mutation.SetLeasedUntil(v)
+	return _c
+}
+
+// SetNillableLeasedUntil sets the "leased_until" field if the given value is not nil.
+func (_c *WebhookDeliveryCreate) SetNillableLeasedUntil(v *time.Time) *WebhookDeliveryCreate {
+	if v != nil {
+		_c.SetLeasedUntil(*v)
+	}
+	return _c
+}
+
 // SetLastStatusCode sets the "last_status_code" field.
 func (_c *WebhookDeliveryCreate) SetLastStatusCode(v int) *WebhookDeliveryCreate {
 	_c.mutation.SetLastStatusCode(v)
@@ -402,6 +416,10 @@ func (_c *WebhookDeliveryCreate) createSpec() (*WebhookDelivery, *sqlgraph.Creat
 		_spec.SetField(webhookdelivery.FieldNextAttemptAt, field.TypeTime, value)
 		_node.NextAttemptAt = &value
 	}
+	if value, ok := _c.mutation.LeasedUntil(); ok {
+		_spec.SetField(webhookdelivery.FieldLeasedUntil, field.TypeTime, value)
+		_node.LeasedUntil = &value
+	}
 	if value, ok := _c.mutation.LastStatusCode(); ok {
 		_spec.SetField(webhookdelivery.FieldLastStatusCode, field.TypeInt, value)
 		_node.LastStatusCode = &value
@@ -573,6 +591,24 @@ func (u *WebhookDeliveryUpsert) UpdateNextAttemptAt() *WebhookDeliveryUpsert {
 // ClearNextAttemptAt clears the value of the "next_attempt_at" field.
 func (u *WebhookDeliveryUpsert) ClearNextAttemptAt() *WebhookDeliveryUpsert {
 	u.SetNull(webhookdelivery.FieldNextAttemptAt)
+	return u
+}
+
+// SetLeasedUntil sets the "leased_until" field.
+func (u *WebhookDeliveryUpsert) SetLeasedUntil(v time.Time) *WebhookDeliveryUpsert {
+	u.Set(webhookdelivery.FieldLeasedUntil, v)
+	return u
+}
+
+// UpdateLeasedUntil sets the "leased_until" field to the value that was provided on create.
+func (u *WebhookDeliveryUpsert) UpdateLeasedUntil() *WebhookDeliveryUpsert {
+	u.SetExcluded(webhookdelivery.FieldLeasedUntil)
+	return u
+}
+
+// ClearLeasedUntil clears the value of the "leased_until" field.
+func (u *WebhookDeliveryUpsert) ClearLeasedUntil() *WebhookDeliveryUpsert {
+	u.SetNull(webhookdelivery.FieldLeasedUntil)
 	return u
 }
 
@@ -763,6 +799,27 @@ func (u *WebhookDeliveryUpsertOne) UpdateNextAttemptAt() *WebhookDeliveryUpsertO
 func (u *WebhookDeliveryUpsertOne) ClearNextAttemptAt() *WebhookDeliveryUpsertOne {
 	return u.Update(func(s *WebhookDeliveryUpsert) {
 		s.ClearNextAttemptAt()
+	})
+}
+
+// SetLeasedUntil sets the "leased_until" field.
+func (u *WebhookDeliveryUpsertOne) SetLeasedUntil(v time.Time) *WebhookDeliveryUpsertOne {
+	return u.Update(func(s *WebhookDeliveryUpsert) {
+		s.SetLeasedUntil(v)
+	})
+}
+
+// UpdateLeasedUntil sets the "leased_until" field to the value that was provided on create.
+func (u *WebhookDeliveryUpsertOne) UpdateLeasedUntil() *WebhookDeliveryUpsertOne {
+	return u.Update(func(s *WebhookDeliveryUpsert) {
+		s.UpdateLeasedUntil()
+	})
+}
+
+// ClearLeasedUntil clears the value of the "leased_until" field.
+func (u *WebhookDeliveryUpsertOne) ClearLeasedUntil() *WebhookDeliveryUpsertOne {
+	return u.Update(func(s *WebhookDeliveryUpsert) {
+		s.ClearLeasedUntil()
 	})
 }
 
@@ -1129,6 +1186,27 @@ func (u *WebhookDeliveryUpsertBulk) UpdateNextAttemptAt() *WebhookDeliveryUpsert
 func (u *WebhookDeliveryUpsertBulk) ClearNextAttemptAt() *WebhookDeliveryUpsertBulk {
 	return u.Update(func(s *WebhookDeliveryUpsert) {
 		s.ClearNextAttemptAt()
+	})
+}
+
+// SetLeasedUntil sets the "leased_until" field.
+func (u *WebhookDeliveryUpsertBulk) SetLeasedUntil(v time.Time) *WebhookDeliveryUpsertBulk {
+	return u.Update(func(s *WebhookDeliveryUpsert) {
+		s.SetLeasedUntil(v)
+	})
+}
+
+// UpdateLeasedUntil sets the "leased_until" field to the value that was provided on create.
+func (u *WebhookDeliveryUpsertBulk) UpdateLeasedUntil() *WebhookDeliveryUpsertBulk {
+	return u.Update(func(s *WebhookDeliveryUpsert) {
+		s.UpdateLeasedUntil()
+	})
+}
+
+// ClearLeasedUntil clears the value of the "leased_until" field.
+func (u *WebhookDeliveryUpsertBulk) ClearLeasedUntil() *WebhookDeliveryUpsertBulk {
+	return u.Update(func(s *WebhookDeliveryUpsert) {
+		s.ClearLeasedUntil()
 	})
 }
 

@@ -92,6 +92,26 @@ func (_u *WebhookDeliveryUpdate) ClearNextAttemptAt() *WebhookDeliveryUpdate {
 	return _u
 }
 
+// SetLeasedUntil sets the "leased_until" field.
+func (_u *WebhookDeliveryUpdate) SetLeasedUntil(v time.Time) *WebhookDeliveryUpdate {
+	_u.mutation.SetLeasedUntil(v)
+	return _u
+}
+
+// SetNillableLeasedUntil sets the "leased_until" field if the given value is not nil.
+func (_u *WebhookDeliveryUpdate) SetNillableLeasedUntil(v *time.Time) *WebhookDeliveryUpdate {
+	if v != nil {
+		_u.SetLeasedUntil(*v)
+	}
+	return _u
+}
+
+// ClearLeasedUntil clears the value of the "leased_until" field.
+func (_u *WebhookDeliveryUpdate) ClearLeasedUntil() *WebhookDeliveryUpdate {
+	_u.mutation.ClearLeasedUntil()
+	return _u
+}
+
 // SetLastStatusCode sets the "last_status_code" field.
 func (_u *WebhookDeliveryUpdate) SetLastStatusCode(v int) *WebhookDeliveryUpdate {
 	_u.mutation.ResetLastStatusCode()
@@ -293,6 +313,12 @@ func (_u *WebhookDeliveryUpdate) sqlSave(ctx context.Context) (_node int, err er
 	if _u.mutation.NextAttemptAtCleared() {
 		_spec.ClearField(webhookdelivery.FieldNextAttemptAt, field.TypeTime)
 	}
+	if value, ok := _u.mutation.LeasedUntil(); ok {
+		_spec.SetField(webhookdelivery.FieldLeasedUntil, field.TypeTime, value)
+	}
+	if _u.mutation.LeasedUntilCleared() {
+		_spec.ClearField(webhookdelivery.FieldLeasedUntil, field.TypeTime)
+	}
 	if value, ok := _u.mutation.LastStatusCode(); ok {
 		_spec.SetField(webhookdelivery.FieldLastStatusCode, field.TypeInt, value)
 	}
@@ -436,6 +462,26 @@ func (_u *WebhookDeliveryUpdateOne) SetNillableNextAttemptAt(v *time.Time) *Webh
 // ClearNextAttemptAt clears the value of the "next_attempt_at" field.
 func (_u *WebhookDeliveryUpdateOne) ClearNextAttemptAt() *WebhookDeliveryUpdateOne {
 	_u.mutation.ClearNextAttemptAt()
+	return _u
+}
+
+// SetLeasedUntil sets the "leased_until" field.
+func (_u *WebhookDeliveryUpdateOne) SetLeasedUntil(v time.Time) *WebhookDeliveryUpdateOne {
+	_u.mutation.SetLeasedUntil(v)
+	return _u
+}
+
+// SetNillableLeasedUntil sets the "leased_until" field if the given value is not nil.
+func (_u *WebhookDeliveryUpdateOne) SetNillableLeasedUntil(v *time.Time) *WebhookDeliveryUpdateOne {
+	if v != nil {
+		_u.SetLeasedUntil(*v)
+	}
+	return _u
+}
+
+// ClearLeasedUntil clears the value of the "leased_until" field.
+func (_u *WebhookDeliveryUpdateOne) ClearLeasedUntil() *WebhookDeliveryUpdateOne {
+	_u.mutation.ClearLeasedUntil()
 	return _u
 }
 
@@ -669,6 +715,12 @@ func (_u *WebhookDeliveryUpdateOne) sqlSave(ctx context.Context) (_node *Webhook
 	}
 	if _u.mutation.NextAttemptAtCleared() {
 		_spec.ClearField(webhookdelivery.FieldNextAttemptAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.LeasedUntil(); ok {
+		_spec.SetField(webhookdelivery.FieldLeasedUntil, field.TypeTime, value)
+	}
+	if _u.mutation.LeasedUntilCleared() {
+		_spec.ClearField(webhookdelivery.FieldLeasedUntil, field.TypeTime)
 	}
 	if value, ok := _u.mutation.LastStatusCode(); ok {
 		_spec.SetField(webhookdelivery.FieldLastStatusCode, field.TypeInt, value)

@@ -34,10 +34,10 @@ const batchSize = 32
 // does not hold a worker for ever.
 const drainBudget = 5 * time.Second
 
-// leaseTime is how far next_attempt_at is pushed while an attempt is in
-// flight, so that another drain does not start the same attempt; past it,
-// a crashed attempt is made again. A batch's requests run at the same
-// time, so one attempt's bound covers the batch.
+// leaseTime is how long a claimed delivery is leased (leased_until) while
+// its attempt is in flight, so that another drain does not start the same
+// attempt; past it, a crashed attempt is made again. A batch's requests
+// run at the same time, so one attempt's bound covers the batch.
 const leaseTime = DeliveryTimeout + time.Minute
 
 // dueSlack tolerates clocks of several nodes that differ slightly, and
@@ -139,9 +139,10 @@ func (d *Dispatcher) drain(ctx context.Context, subID uuid.UUID) (lastLook time.
 // claim takes the next attempt of up to batchSize due deliveries of the
 // subscription, oldest due first: in one transaction it reads them with
 // their rows locked (others' locked rows skipped, so concurrent drains
-// take different ones), counts the attempt and pushes next_attempt_at
-// past the attempt's end (the lease). Each returned delivery's Attempts is
-// the number of the attempt to make.
+// take different ones), counts the attempt and leases them until the
+// attempt's end. It changes no indexed column, so PostgreSQL can update
+// the rows in place (HOT). Each returned delivery's Attempts is the number
+// of the attempt to make.
 func (d *Dispatcher) claim(ctx context.Context, subID uuid.UUID) ([]*ent.WebhookDelivery, error) {
 	t := now()
 	var batch []*ent.WebhookDelivery
@@ -162,23 +163,35 @@ func (d *Dispatcher) claim(ctx context.Context, subID uuid.UUID) ([]*ent.Webhook
 			del.Attempts++
 		}
 		return db.WebhookDelivery.Update().Where(webhookdelivery.IDIn(ids...)).
-			AddAttempts(1).SetNextAttemptAt(t.Add(leaseTime)).
+			AddAttempts(1).SetLeasedUntil(t.Add(leaseTime)).
 			Exec(ctx)
 	})
 	return batch, err
 }
 
-// due is the predicate of a waiting delivery whose attempt is due at t.
-// The statuses are literals, not parameters, so that PostgreSQL can use
-// the partial index of waiting deliveries
-// (webhookdelivery_waiting_subscription_due) in a prepared statement too.
+// due is the predicate of a waiting delivery whose attempt is due at t
+// and not in flight.
 func due(t time.Time) func(*sql.Selector) {
+	return webhookdelivery.And(waitingBefore(t.Add(dueSlack)), notLeased(t))
+}
+
+// waitingBefore is the predicate of a waiting delivery due before t. The
+// statuses are literals, not parameters, so that PostgreSQL uses the
+// partial index of waiting deliveries
+// (webhookdelivery_waiting_subscription_due) in a prepared statement too.
+func waitingBefore(t time.Time) func(*sql.Selector) {
 	return webhookdelivery.And(
 		func(s *sql.Selector) {
 			c := s.C(webhookdelivery.FieldStatus)
 			s.Where(sql.ExprP("(" + c + " = 'pending' OR " + c + " = 'retrying')"))
 		},
-		webhookdelivery.NextAttemptAtLTE(t.Add(dueSlack)))
+		webhookdelivery.NextAttemptAtLTE(t))
+}
+
+// notLeased is the predicate of a delivery whose lease, if any, ended
+// by t.
+func notLeased(t time.Time) func(*sql.Selector) {
+	return webhookdelivery.Or(webhookdelivery.LeasedUntilIsNil(), webhookdelivery.LeasedUntilLTE(t))
 }
 
 // stopDue fails the subscription's due deliveries without an attempt.

@@ -502,6 +502,43 @@ func TestConcurrentDrainsClaimDifferentDeliveries(t *testing.T) {
 	}
 }
 
+// A delivery whose attempt is in flight (leased by a drain) is left alone
+// until its lease ends; then, its worker presumed dead, the attempt is
+// made again with the next number.
+func TestLeasedDeliveryTakenAgainAfterLease(t *testing.T) {
+	e := newHookEnv(t, nil)
+	org, ctx := e.newOrg(t)
+	rcv := newReceiver(t)
+	sub, _ := e.subscribe(t, ctx, rcv.URL, []string{events.HookContactCreated}, nil)
+	del := e.storeDelivery(t, ctx, org, sub)
+	lease := func(until time.Time) {
+		t.Helper()
+		if err := e.Client().WebhookDelivery.UpdateOneID(del.ID).SetAttempts(1).SetLeasedUntil(until).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	lease(time.Now().Add(time.Hour))
+	if err := e.d.Drain(ctx, sub.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := e.Client().WebhookDelivery.Get(ctx, del.ID); got.Attempts != 1 || len(rcv.requests()) != 0 {
+		t.Fatalf("a leased delivery was attempted: attempts %d, %d requests", got.Attempts, len(rcv.requests()))
+	}
+
+	lease(time.Now().Add(-time.Second))
+	if err := e.d.Drain(ctx, sub.ID); err != nil {
+		t.Fatal(err)
+	}
+	got := e.waitDelivery(t, ctx, del.ID, "succeeded", isStatus(webhookdelivery.StatusSucceeded))
+	if got.Attempts != 2 || got.LeasedUntil != nil || len(rcv.requests()) != 1 {
+		t.Errorf("attempts %d, leased until %v, %d requests; want 2, none, 1", got.Attempts, got.LeasedUntil, len(rcv.requests()))
+	}
+	if as := e.attemptsOf(t, ctx, del.ID); len(as) != 1 || as[0].Attempt != 2 {
+		t.Errorf("recorded attempts %+v, want attempt 2 only", as)
+	}
+}
+
 // waitAll polls cond until it holds; what says where it stands.
 func waitAll(t *testing.T, cond func() (bool, string)) {
 	t.Helper()

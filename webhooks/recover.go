@@ -22,6 +22,10 @@ const overdueAfter = time.Minute
 // recoverBatch is how many deliveries one query of a sweep reads.
 const recoverBatch = 1000
 
+// infinity is a due time later than any delivery's: waitingBefore(infinity)
+// is every waiting delivery.
+var infinity = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+
 // Recover queues again a drain of every subscription with deliveries still
 // waiting (pending or retrying), for each second one of them is due, so
 // that a crash or a lost Redis loses none. The server runs it at start. A
@@ -37,14 +41,17 @@ func (d *Dispatcher) Recover(ctx context.Context) (int, error) {
 // server runs it every minute. It returns how many overdue deliveries it
 // found.
 func (d *Dispatcher) RequeueOverdue(ctx context.Context) (int, error) {
-	return d.requeue(ctx, webhookdelivery.NextAttemptAtLT(now().Add(-overdueAfter)))
+	cutoff := now().Add(-overdueAfter)
+	return d.requeue(ctx, waitingBefore(cutoff), notLeased(cutoff))
 }
 
 // requeue kicks the subscriptions of the waiting deliveries matching
 // where, once per subscription and due second, reading in batches by id.
 func (d *Dispatcher) requeue(ctx context.Context, where ...predicate.WebhookDelivery) (int, error) {
 	bctx := rule.Bypass(ctx, "recovery sweep of webhook deliveries in every organization")
-	where = append(where, webhookdelivery.StatusIn(webhookdelivery.StatusPending, webhookdelivery.StatusRetrying))
+	if len(where) == 0 {
+		where = append(where, waitingBefore(infinity))
+	}
 	type dueSecond struct {
 		sub uuid.UUID
 		sec int64
@@ -55,16 +62,18 @@ func (d *Dispatcher) requeue(ctx context.Context, where ...predicate.WebhookDeli
 		rows, err := d.client.WebhookDelivery.Query().
 			Where(append(where, webhookdelivery.IDGT(after))...).
 			Order(webhookdelivery.ByID()).Limit(recoverBatch).
-			Select(webhookdelivery.FieldID, webhookdelivery.FieldOrganizationID,
-				webhookdelivery.FieldSubscriptionID, webhookdelivery.FieldNextAttemptAt).
+			Select(webhookdelivery.FieldID, webhookdelivery.FieldOrganizationID, webhookdelivery.FieldSubscriptionID,
+				webhookdelivery.FieldNextAttemptAt, webhookdelivery.FieldLeasedUntil).
 			All(bctx)
 		if err != nil {
 			return total, err
 		}
 		for _, del := range rows {
 			at := now()
-			if del.NextAttemptAt != nil && del.NextAttemptAt.After(at) {
-				at = *del.NextAttemptAt
+			for _, t := range []*time.Time{del.NextAttemptAt, del.LeasedUntil} {
+				if t != nil && t.After(at) {
+					at = *t
+				}
 			}
 			if k := (dueSecond{del.SubscriptionID, at.Unix()}); !kicked[k] {
 				kicked[k] = true
@@ -97,7 +106,7 @@ func (d *Dispatcher) Replay(ctx context.Context, deliveryID uuid.UUID) (*ent.Web
 	at := now()
 	count, err := db.WebhookDelivery.Update().
 		Where(webhookdelivery.ID(del.ID), webhookdelivery.StatusIn(webhookdelivery.StatusFailed, webhookdelivery.StatusSucceeded)).
-		SetStatus(webhookdelivery.StatusPending).SetNextAttemptAt(at).ClearCompletedAt().
+		SetStatus(webhookdelivery.StatusPending).SetNextAttemptAt(at).ClearLeasedUntil().ClearCompletedAt().
 		Save(ctx)
 	if err != nil {
 		return nil, apperr.Wrap(err, "delivery")

@@ -1928,6 +1928,7 @@ var (
 		{Name: "status", Type: field.TypeEnum, Enums: []string{"pending", "succeeded", "failed", "retrying"}, Default: "pending"},
 		{Name: "attempts", Type: field.TypeInt, Default: 0},
 		{Name: "next_attempt_at", Type: field.TypeTime, Nullable: true},
+		{Name: "leased_until", Type: field.TypeTime, Nullable: true},
 		{Name: "last_status_code", Type: field.TypeInt, Nullable: true},
 		{Name: "last_error", Type: field.TypeString, Default: ""},
 		{Name: "completed_at", Type: field.TypeTime, Nullable: true},
@@ -1942,13 +1943,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "webhook_deliveries_organizations_organization",
-				Columns:    []*schema.Column{WebhookDeliveriesColumns[12]},
+				Columns:    []*schema.Column{WebhookDeliveriesColumns[13]},
 				RefColumns: []*schema.Column{OrganizationsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "webhook_deliveries_webhook_subscriptions_deliveries",
-				Columns:    []*schema.Column{WebhookDeliveriesColumns[13]},
+				Columns:    []*schema.Column{WebhookDeliveriesColumns[14]},
 				RefColumns: []*schema.Column{WebhookSubscriptionsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -1957,22 +1958,17 @@ var (
 			{
 				Name:    "webhookdelivery_organization_id",
 				Unique:  false,
-				Columns: []*schema.Column{WebhookDeliveriesColumns[12]},
+				Columns: []*schema.Column{WebhookDeliveriesColumns[13]},
 			},
 			{
 				Name:    "webhookdelivery_subscription_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{WebhookDeliveriesColumns[13], WebhookDeliveriesColumns[1]},
-			},
-			{
-				Name:    "webhookdelivery_status_next_attempt_at",
-				Unique:  false,
-				Columns: []*schema.Column{WebhookDeliveriesColumns[6], WebhookDeliveriesColumns[8]},
+				Columns: []*schema.Column{WebhookDeliveriesColumns[14], WebhookDeliveriesColumns[1]},
 			},
 			{
 				Name:    "webhookdelivery_waiting_subscription_due",
 				Unique:  false,
-				Columns: []*schema.Column{WebhookDeliveriesColumns[13], WebhookDeliveriesColumns[8]},
+				Columns: []*schema.Column{WebhookDeliveriesColumns[14], WebhookDeliveriesColumns[8]},
 				Annotation: &entsql.IndexAnnotation{
 					Where: "(((status)::text = 'pending'::text) OR ((status)::text = 'retrying'::text))",
 				},

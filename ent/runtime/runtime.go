@@ -2601,7 +2601,7 @@ func init() {
 	// webhookdelivery.AttemptsValidator is a validator for the "attempts" field. It is called by the builders before save.
 	webhookdelivery.AttemptsValidator = webhookdeliveryDescAttempts.Validators[0].(func(int) error)
 	// webhookdeliveryDescLastError is the schema descriptor for last_error field.
-	webhookdeliveryDescLastError := webhookdeliveryFields[9].Descriptor()
+	webhookdeliveryDescLastError := webhookdeliveryFields[10].Descriptor()
 	// webhookdelivery.DefaultLastError holds the default value on creation for the last_error field.
 	webhookdelivery.DefaultLastError = webhookdeliveryDescLastError.Default.(string)
 	// webhookdeliveryDescID is the schema descriptor for id field.

@@ -40,7 +40,10 @@ func (WebhookDelivery) Fields() []ent.Field {
 			Default("pending"),
 		field.Int("attempts").Default(0).NonNegative(),
 		field.Time("next_attempt_at").Optional().Nillable().
-			Comment("When the next attempt is due; set while the delivery is waiting (pending or retrying), past the attempt's end while one is in flight."),
+			Comment("When the next attempt is due; set while the delivery is waiting (pending or retrying)."),
+		field.Time("leased_until").Optional().Nillable().
+			Comment("While an attempt is in flight, when a drain may take the delivery again (its worker died). Not indexed, so that claiming a delivery can be a HOT update.").
+			Annotations(entgql.Skip()),
 		field.Int("last_status_code").Optional().Nillable(),
 		field.String("last_error").Default(""),
 		field.Time("completed_at").Optional().Nillable(),
@@ -65,9 +68,9 @@ func (WebhookDelivery) Edges() []ent.Edge {
 func (WebhookDelivery) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("subscription_id", "created_at"),
-		index.Fields("status", "next_attempt_at"),
-		// A drain's claim: the due deliveries of one subscription, oldest
-		// due first, among the few still waiting.
+		// A drain's claim (the due deliveries of one subscription, oldest
+		// due first) and the recovery sweeps: only the few waiting
+		// deliveries are in it.
 		index.Fields("subscription_id", "next_attempt_at").
 			StorageKey("webhookdelivery_waiting_subscription_due").
 			Annotations(entsql.IndexWhere("(((status)::text = 'pending'::text) OR ((status)::text = 'retrying'::text))")),

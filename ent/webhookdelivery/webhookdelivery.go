@@ -39,6 +39,8 @@ const (
 	FieldAttempts = "attempts"
 	// FieldNextAttemptAt holds the string denoting the next_attempt_at field in the database.
 	FieldNextAttemptAt = "next_attempt_at"
+	// FieldLeasedUntil holds the string denoting the leased_until field in the database.
+	FieldLeasedUntil = "leased_until"
 	// FieldLastStatusCode holds the string denoting the last_status_code field in the database.
 	FieldLastStatusCode = "last_status_code"
 	// FieldLastError holds the string denoting the last_error field in the database.
@@ -89,6 +91,7 @@ var Columns = []string{
 	FieldStatus,
 	FieldAttempts,
 	FieldNextAttemptAt,
+	FieldLeasedUntil,
 	FieldLastStatusCode,
 	FieldLastError,
 	FieldCompletedAt,
@@ -209,6 +212,11 @@ func ByAttempts(opts ...sql.OrderTermOption) OrderOption {
 // ByNextAttemptAt orders the results by the next_attempt_at field.
 func ByNextAttemptAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldNextAttemptAt, opts...).ToFunc()
+}
+
+// ByLeasedUntil orders the results by the leased_until field.
+func ByLeasedUntil(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldLeasedUntil, opts...).ToFunc()
 }
 
 // ByLastStatusCode orders the results by the last_status_code field.

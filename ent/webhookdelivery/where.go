@@ -101,6 +101,11 @@ func NextAttemptAt(v time.Time) predicate.WebhookDelivery {
 	return predicate.WebhookDelivery(sql.FieldEQ(FieldNextAttemptAt, v))
 }
 
+// LeasedUntil applies equality check predicate on the "leased_until" field. It's identical to LeasedUntilEQ.
+func LeasedUntil(v time.Time) predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldEQ(FieldLeasedUntil, v))
+}
+
 // LastStatusCode applies equality check predicate on the "last_status_code" field. It's identical to LastStatusCodeEQ.
 func LastStatusCode(v int) predicate.WebhookDelivery {
 	return predicate.WebhookDelivery(sql.FieldEQ(FieldLastStatusCode, v))
@@ -489,6 +494,56 @@ func NextAttemptAtIsNil() predicate.WebhookDelivery {
 // NextAttemptAtNotNil applies the NotNil predicate on the "next_attempt_at" field.
 func NextAttemptAtNotNil() predicate.WebhookDelivery {
 	return predicate.WebhookDelivery(sql.FieldNotNull(FieldNextAttemptAt))
+}
+
+// LeasedUntilEQ applies the EQ predicate on the "leased_until" field.
+func LeasedUntilEQ(v time.Time) predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldEQ(FieldLeasedUntil, v))
+}
+
+// LeasedUntilNEQ applies the NEQ predicate on the "leased_until" field.
+func LeasedUntilNEQ(v time.Time) predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldNEQ(FieldLeasedUntil, v))
+}
+
+// LeasedUntilIn applies the In predicate on the "leased_until" field.
+func LeasedUntilIn(vs ...time.Time) predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldIn(FieldLeasedUntil, vs...))
+}
+
+// LeasedUntilNotIn applies the NotIn predicate on the "leased_until" field.
+func LeasedUntilNotIn(vs ...time.Time) predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldNotIn(FieldLeasedUntil, vs...))
+}
+
+// LeasedUntilGT applies the GT predicate on the "leased_until" field.
+func LeasedUntilGT(v time.Time) predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldGT(FieldLeasedUntil, v))
+}
+
+// LeasedUntilGTE applies the GTE predicate on the "leased_until" field.
+func LeasedUntilGTE(v time.Time) predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldGTE(FieldLeasedUntil, v))
+}
+
+// LeasedUntilLT applies the LT predicate on the "leased_until" field.
+func LeasedUntilLT(v time.Time) predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldLT(FieldLeasedUntil, v))
+}
+
+// LeasedUntilLTE applies the LTE predicate on the "leased_until" field.
+func LeasedUntilLTE(v time.Time) predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldLTE(FieldLeasedUntil, v))
+}
+
+// LeasedUntilIsNil applies the IsNil predicate on the "leased_until" field.
+func LeasedUntilIsNil() predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldIsNull(FieldLeasedUntil))
+}
+
+// LeasedUntilNotNil applies the NotNil predicate on the "leased_until" field.
+func LeasedUntilNotNil() predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldNotNull(FieldLeasedUntil))
 }
 
 // LastStatusCodeEQ applies the EQ predicate on the "last_status_code" field.
