@@ -48,7 +48,7 @@ func fastSchedule(n int, o outbound.Outcome, now time.Time) outbound.Decision {
 
 // newHookEnv boots the application and starts a Dispatcher with options
 // edited by edit.
-func newHookEnv(t *testing.T, edit func(*webhooks.Options)) *hookEnv {
+func newHookEnv(t testing.TB, edit func(*webhooks.Options)) *hookEnv {
 	t.Helper()
 	env := apitest.New(t)
 	prefix := "wh" + uuid.NewString()[:8]
@@ -75,7 +75,7 @@ func newHookEnv(t *testing.T, edit func(*webhooks.Options)) *hookEnv {
 
 // newOrg creates an organization and returns its id and a system context
 // acting in it.
-func (e *hookEnv) newOrg(t *testing.T) (uuid.UUID, context.Context) {
+func (e *hookEnv) newOrg(t testing.TB) (uuid.UUID, context.Context) {
 	t.Helper()
 	org := e.NewOrg("Org " + uuid.NewString()[:6]).OrgID
 	return org, viewer.SystemContext(context.Background(), org)
@@ -83,7 +83,7 @@ func (e *hookEnv) newOrg(t *testing.T) (uuid.UUID, context.Context) {
 
 // subscribe stores a subscription with a generated secret and returns it
 // with the secret in clear.
-func (e *hookEnv) subscribe(t *testing.T, ctx context.Context, url string, events []string, edit func(*ent.WebhookSubscriptionCreate)) (*ent.WebhookSubscription, string) {
+func (e *hookEnv) subscribe(t testing.TB, ctx context.Context, url string, events []string, edit func(*ent.WebhookSubscriptionCreate)) (*ent.WebhookSubscription, string) {
 	t.Helper()
 	secret := outbound.NewSecret()
 	c := e.Client().WebhookSubscription.Create().SetName("Receiver").SetURL(url).SetEvents(events).
@@ -175,7 +175,7 @@ type receiver struct {
 	replies []reply
 }
 
-func newReceiver(t *testing.T, replies ...reply) *receiver {
+func newReceiver(t testing.TB, replies ...reply) *receiver {
 	t.Helper()
 	r := &receiver{replies: replies}
 	r.Server = httptest.NewServer(http.HandlerFunc(r.serve))
