@@ -137,12 +137,17 @@ func (d *Dispatcher) drain(ctx context.Context, subID uuid.UUID) (lastLook time.
 }
 
 // claim takes the next attempt of up to batchSize due deliveries of the
-// subscription, oldest due first: in one transaction it reads them with
+// subscription: in one transaction it reads them with
 // their rows locked (others' locked rows skipped, so concurrent drains
 // take different ones), counts the attempt and leases them until the
 // attempt's end. It changes no indexed column, so PostgreSQL can update
 // the rows in place (HOT). Each returned delivery's Attempts is the number
 // of the attempt to make.
+//
+// The claim has no ORDER BY: under load thousands of deliveries are due,
+// and sorting them all to take 32 made each claim read every one of them
+// (12 ms instead of a fraction of one); receivers order events by their
+// timestamp, as the contract's retries reorder them anyway.
 func (d *Dispatcher) claim(ctx context.Context, subID uuid.UUID) ([]*ent.WebhookDelivery, error) {
 	t := now()
 	var batch []*ent.WebhookDelivery
@@ -151,7 +156,6 @@ func (d *Dispatcher) claim(ctx context.Context, subID uuid.UUID) ([]*ent.Webhook
 		batch, err = db.WebhookDelivery.Query().
 			Where(webhookdelivery.SubscriptionID(subID), due(t),
 				database.Locked(sql.WithLockAction(sql.SkipLocked))).
-			Order(webhookdelivery.ByNextAttemptAt()).
 			Limit(batchSize).
 			All(ctx)
 		if err != nil || len(batch) == 0 {

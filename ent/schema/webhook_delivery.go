@@ -68,9 +68,8 @@ func (WebhookDelivery) Edges() []ent.Edge {
 func (WebhookDelivery) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("subscription_id", "created_at"),
-		// A drain's claim (the due deliveries of one subscription, oldest
-		// due first) and the recovery sweeps: only the few waiting
-		// deliveries are in it.
+		// A drain's claim (the due deliveries of one subscription) and the
+		// recovery sweeps: only the waiting deliveries are in it.
 		index.Fields("subscription_id", "next_attempt_at").
 			StorageKey("webhookdelivery_waiting_subscription_due").
 			Annotations(entsql.IndexWhere("(((status)::text = 'pending'::text) OR ((status)::text = 'retrying'::text))")),
