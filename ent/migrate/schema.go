@@ -1956,11 +1956,6 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "webhookdelivery_organization_id",
-				Unique:  false,
-				Columns: []*schema.Column{WebhookDeliveriesColumns[13]},
-			},
-			{
 				Name:    "webhookdelivery_subscription_id_created_at",
 				Unique:  false,
 				Columns: []*schema.Column{WebhookDeliveriesColumns[14], WebhookDeliveriesColumns[1]},
@@ -2008,9 +2003,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "webhookdeliveryattempt_organization_id",
+				Name:    "webhookdeliveryattempt_delivery_id_attempt",
 				Unique:  false,
-				Columns: []*schema.Column{WebhookDeliveryAttemptsColumns[8]},
+				Columns: []*schema.Column{WebhookDeliveryAttemptsColumns[7], WebhookDeliveryAttemptsColumns[3]},
 			},
 		},
 	}

@@ -57,6 +57,14 @@ type TenantMixin struct {
 	// Covered tells that the entity has an index led by organization_id
 	// already; the mixin then adds none of its own.
 	Covered bool
+	// Keyed tells that the entity is only ever read or written through a
+	// more selective key (its id, its parent's id), the organization being
+	// an extra filter; organizations are never deleted. An index on
+	// organization_id would then serve no query and cost every write, and
+	// while the statistics of a fast-growing table lag, the planner takes
+	// it for selective and scans it whole beside the primary key. The
+	// mixin then adds none.
+	Keyed bool
 }
 
 // Fields of the TenantMixin.
@@ -83,7 +91,7 @@ func (m TenantMixin) Edges() []ent.Edge {
 
 // Indexes of the TenantMixin.
 func (m TenantMixin) Indexes() []ent.Index {
-	if m.Covered {
+	if m.Covered || m.Keyed {
 		return nil
 	}
 	return []ent.Index{index.Fields("organization_id")}

@@ -21,7 +21,7 @@ type WebhookDelivery struct {
 
 // Mixin of the WebhookDelivery.
 func (WebhookDelivery) Mixin() []ent.Mixin {
-	return []ent.Mixin{TenantMixin{}, TimeMixin{}}
+	return []ent.Mixin{TenantMixin{Keyed: true}, TimeMixin{}}
 }
 
 // Fields of the WebhookDelivery.

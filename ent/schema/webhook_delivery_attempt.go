@@ -6,6 +6,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
 	"github.com/google/uuid"
 
 	gen "switchboard/ent"
@@ -22,7 +23,7 @@ type WebhookDeliveryAttempt struct {
 
 // Mixin of the WebhookDeliveryAttempt.
 func (WebhookDeliveryAttempt) Mixin() []ent.Mixin {
-	return []ent.Mixin{TenantMixin{}, TimeMixin{}}
+	return []ent.Mixin{TenantMixin{Keyed: true}, TimeMixin{}}
 }
 
 // Fields of the WebhookDeliveryAttempt.
@@ -49,6 +50,11 @@ func (WebhookDeliveryAttempt) Edges() []ent.Edge {
 			Required().
 			Immutable(),
 	}
+}
+
+// Indexes of the WebhookDeliveryAttempt: a delivery's attempts, in order.
+func (WebhookDeliveryAttempt) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("delivery_id", "attempt")}
 }
 
 // Interceptors of the WebhookDeliveryAttempt: attempts are read in
