@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -170,6 +171,10 @@ func TestRSSGrowth(t *testing.T) {
 		if first != tt.first || last != tt.last || pct != tt.pct {
 			t.Errorf("%s: %.1f, %.1f, %.1f%%; want %.1f, %.1f, %.1f%%", tt.name, first, last, pct, tt.first, tt.last, tt.pct)
 		}
+	}
+	// Per minute: four at the first level, the fifth at the last.
+	if got, want := rssByMinute(series(102400, 128000), t0, t0.Add(5*time.Minute)), []float64{100, 100, 100, 100, 125}; !slices.Equal(got, want) {
+		t.Errorf("rssByMinute = %v, want %v", got, want)
 	}
 }
 

@@ -194,24 +194,36 @@ func refetched(opens []time.Time, closes []closeEvent, storedAt int64) (covered,
 // rssGrowth compares a node's mean RSS in the first and the last minute of
 // [from, to): the growth in percent (0 without samples in both).
 func rssGrowth(samples []rssSample, from, to time.Time) (first, last, pct float64) {
-	mean := func(a, b time.Time) float64 {
-		var sum, n float64
-		for _, s := range samples {
-			if !s.At.Before(a) && s.At.Before(b) {
-				sum += float64(s.RSSKiB)
-				n++
-			}
-		}
-		if n == 0 {
-			return 0
-		}
-		return sum / n / 1024
-	}
-	first, last = mean(from, from.Add(time.Minute)), mean(to.Add(-time.Minute), to)
+	first, last = meanRSS(samples, from, from.Add(time.Minute)), meanRSS(samples, to.Add(-time.Minute), to)
 	if first > 0 && last > 0 {
 		pct = math.Round((last-first)/first*1000) / 10
 	}
 	return math.Round(first*10) / 10, math.Round(last*10) / 10, pct
+}
+
+// rssByMinute is a node's mean RSS (MiB) in each whole minute from from
+// to to, so that a plateau shows apart from a steady climb.
+func rssByMinute(samples []rssSample, from, to time.Time) []float64 {
+	var out []float64
+	for a := from; !a.Add(time.Minute).After(to); a = a.Add(time.Minute) {
+		out = append(out, math.Round(meanRSS(samples, a, a.Add(time.Minute))*10)/10)
+	}
+	return out
+}
+
+// meanRSS is the mean of the samples taken in [a, b), in MiB (0: none).
+func meanRSS(samples []rssSample, a, b time.Time) float64 {
+	var sum, n float64
+	for _, s := range samples {
+		if !s.At.Before(a) && s.At.Before(b) {
+			sum += float64(s.RSSKiB)
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / n / 1024
 }
 
 // faultRun is one fault action as it ran.
@@ -232,6 +244,7 @@ type nodeReport struct {
 	RSSFirstMinute   float64   `json:"rss_first_minute_mib,omitempty"`
 	RSSLastMinute    float64   `json:"rss_last_minute_mib,omitempty"`
 	RSSGrowthPct     float64   `json:"rss_growth_pct,omitempty"`
+	RSSByMinute      []float64 `json:"rss_by_minute_mib,omitempty"`
 	GoroutinesBefore int       `json:"goroutines_before,omitempty"`
 	GoroutinesAfter  int       `json:"goroutines_after,omitempty"`
 	GoroutinesLoad   int       `json:"goroutines_under_load,omitempty"`
@@ -366,6 +379,7 @@ func (r *report) print(w io.Writer) {
 		if n.RSSFirstMinute > 0 {
 			p("node %s soak    RSS first minute %.1f MiB, last minute %.1f MiB (%+.1f%%); goroutines idle before %d, under load %d, idle after %d",
 				name, n.RSSFirstMinute, n.RSSLastMinute, n.RSSGrowthPct, n.GoroutinesBefore, n.GoroutinesLoad, n.GoroutinesAfter)
+			p("node %s RSS /60s %s MiB", name, formatSeries(n.RSSByMinute))
 		}
 	}
 	p("client CPU     %.1f s (this tool, on the same machine)", r.ClientCPU)

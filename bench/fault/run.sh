@@ -24,7 +24,8 @@
 # FAULT_RECEIVER_PORT (18291), SERVER_SRC (the source tree the servers are
 # built from, default this repository), SERVER_ENV (extra NAME=value
 # settings for the servers), LOG_LEVEL (warn), PG_STATS (1: record
-# pg_stat_statements and write the top statements to FAULT_DIR/pg-top.txt).
+# pg_stat_statements and write the top statements to FAULT_DIR/pg-top.txt),
+# PPROF (1: each node serves /debug/pprof/ on its port + 1000).
 # Extra arguments go to the tool (for example -json).
 #
 # PostgreSQL and Redis are instances of their own on side ports (data in
@@ -128,7 +129,7 @@ start_node() {
     LISTEN_ADDR=127.0.0.1:$port DATA_DIR=$FAULT_DIR/data LOG_LEVEL=${LOG_LEVEL:-warn} COOKIE_SECURE=false \
       PUBLIC_URL=http://127.0.0.1:$port PROVIDER_BASE_URL=http://127.0.0.1:$FAULT_FAKE_PORT \
       JWT_SECRET=fault-bench-jwt-secret-not-secret ENCRYPTION_KEY=fault-bench-encryption-key-not-secret \
-      OUTBOUND_ALLOW_PRIVATE=true \
+      OUTBOUND_ALLOW_PRIVATE=true PPROF_ADDR=${PPROF:+127.0.0.1:$((port + 1000))} \
       ${SERVER_ENV:+env $SERVER_ENV} nohup "$server_bin" >>"$FAULT_DIR/node-$n.log" 2>&1 &
     echo $! >"$FAULT_DIR/node-$n.pid"
   )
