@@ -24,6 +24,12 @@ import (
 // batch concurrently and records the attempts, until none is due.
 const TaskDrain = "webhook:drain"
 
+// taskDeliverOne is the task type of the versions that queued one task
+// per delivery. Such tasks still queued at an upgrade are dropped: the
+// start-up sweep (Recover) drains every subscription with waiting
+// deliveries.
+const taskDeliverOne = "webhook:deliver"
+
 // batchSize is how many deliveries one claim takes; they are posted at the
 // same time, so it is also the most requests a drain has in flight to one
 // receiver.
