@@ -5,6 +5,7 @@ import (
 
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
+	"github.com/google/uuid"
 
 	"switchboard/database"
 )
@@ -26,6 +27,29 @@ func TestAnyOf(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := sql.Dialect(tc.dialect).Select().From(sql.Table("messages"))
 			database.AnyOf("chat_message_id", tc.values)(s)
+			query, args := s.Query()
+			if query != tc.query || len(args) != tc.args {
+				t.Fatalf("%s with %d args, want %s with %d", query, len(args), tc.query, tc.args)
+			}
+		})
+	}
+}
+
+func TestAnyOfIDs(t *testing.T) {
+	ids := []uuid.UUID{uuid.New(), uuid.New(), uuid.New()}
+	for _, tc := range []struct {
+		name, dialect string
+		ids           []uuid.UUID
+		query         string
+		args          int
+	}{
+		{"postgres one", dialect.Postgres, ids[:1], `SELECT * FROM "webhook_deliveries" WHERE "webhook_deliveries"."id" = ANY($1::uuid[])`, 1},
+		{"postgres three", dialect.Postgres, ids, `SELECT * FROM "webhook_deliveries" WHERE "webhook_deliveries"."id" = ANY($1::uuid[])`, 1},
+		{"sqlite three", dialect.SQLite, ids, "SELECT * FROM `webhook_deliveries` WHERE `webhook_deliveries`.`id` IN (?, ?, ?)", 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := sql.Dialect(tc.dialect).Select().From(sql.Table("webhook_deliveries"))
+			database.AnyOfIDs("id", tc.ids)(s)
 			query, args := s.Query()
 			if query != tc.query || len(args) != tc.args {
 				t.Fatalf("%s with %d args, want %s with %d", query, len(args), tc.query, tc.args)

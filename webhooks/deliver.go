@@ -172,7 +172,7 @@ func (d *Dispatcher) claim(ctx context.Context, subID uuid.UUID) ([]*ent.Webhook
 			ids[i] = del.ID
 			del.Attempts++
 		}
-		return db.WebhookDelivery.Update().Where(webhookdelivery.IDIn(ids...)).
+		return db.WebhookDelivery.Update().Where(database.AnyOfIDs(webhookdelivery.FieldID, ids)).
 			AddAttempts(1).SetLeasedUntil(t.Add(leaseTime)).
 			Exec(ctx)
 	})

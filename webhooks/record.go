@@ -130,7 +130,7 @@ func insertAttempts(ctx context.Context, db *ent.Client, batch []*ent.WebhookDel
 // moveOn writes the state that decision gives the deliveries of g.
 func moveOn(ctx context.Context, db *ent.Client, sub *ent.WebhookSubscription, g *outcomeGroup, decision outbound.Decision, at time.Time) error {
 	o := g.outcome
-	u := db.WebhookDelivery.Update().Where(webhookdelivery.IDIn(g.ids...)).SetLastError(o.Error).ClearLeasedUntil()
+	u := db.WebhookDelivery.Update().Where(database.AnyOfIDs(webhookdelivery.FieldID, g.ids)).SetLastError(o.Error).ClearLeasedUntil()
 	if o.StatusCode > 0 {
 		u.SetLastStatusCode(o.StatusCode)
 	} else {
