@@ -152,7 +152,7 @@ func TestRSSGrowth(t *testing.T) {
 			if i >= 240 {
 				kib = last
 			}
-			s = append(s, rssSample{At: t0.Add(time.Duration(i) * time.Second), RSSKiB: kib})
+			s = append(s, rssSample{At: t0.Add(time.Duration(i) * time.Second), RSSKiB: kib, AnonKiB: kib - 51200, FileKiB: 51200})
 		}
 		return s
 	}
@@ -173,8 +173,17 @@ func TestRSSGrowth(t *testing.T) {
 		}
 	}
 	// Per minute: four at the first level, the fifth at the last.
-	if got, want := rssByMinute(series(102400, 128000), t0, t0.Add(5*time.Minute)), []float64{100, 100, 100, 100, 125}; !slices.Equal(got, want) {
-		t.Errorf("rssByMinute = %v, want %v", got, want)
+	for _, tt := range []struct {
+		part func(rssSample) int64
+		want []float64
+	}{
+		{rssTotal, []float64{100, 100, 100, 100, 125}},
+		{rssAnon, []float64{50, 50, 50, 50, 75}},
+		{rssFile, []float64{50, 50, 50, 50, 50}},
+	} {
+		if got := rssByMinute(series(102400, 128000), t0, t0.Add(5*time.Minute), tt.part); !slices.Equal(got, tt.want) {
+			t.Errorf("rssByMinute = %v, want %v", got, tt.want)
+		}
 	}
 }
 

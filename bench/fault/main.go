@@ -340,7 +340,9 @@ func run(ctx context.Context, cfg config) (*report, error) {
 		if cfg.soak {
 			r.RSSLimitPct, r.GoroutineMax = cfg.rssLimit, cfg.goroutineSlack
 			n.RSSFirstMinute, n.RSSLastMinute, n.RSSGrowthPct = rssGrowth(samples[i], start.Add(cfg.warmup), loadEnd)
-			n.RSSByMinute = rssByMinute(samples[i], start.Add(cfg.warmup), loadEnd)
+			n.RSSByMinute = rssByMinute(samples[i], start.Add(cfg.warmup), loadEnd, rssTotal)
+			n.AnonByMinute = rssByMinute(samples[i], start.Add(cfg.warmup), loadEnd, rssAnon)
+			n.FileByMinute = rssByMinute(samples[i], start.Add(cfg.warmup), loadEnd, rssFile)
 			n.GoroutinesBefore, n.GoroutinesAfter = idleBefore[i], idleAfter[i]
 			n.GoroutinesLoad = underLoad[i]
 		}

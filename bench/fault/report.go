@@ -194,29 +194,36 @@ func refetched(opens []time.Time, closes []closeEvent, storedAt int64) (covered,
 // rssGrowth compares a node's mean RSS in the first and the last minute of
 // [from, to): the growth in percent (0 without samples in both).
 func rssGrowth(samples []rssSample, from, to time.Time) (first, last, pct float64) {
-	first, last = meanRSS(samples, from, from.Add(time.Minute)), meanRSS(samples, to.Add(-time.Minute), to)
+	first, last = meanRSS(samples, from, from.Add(time.Minute), rssTotal), meanRSS(samples, to.Add(-time.Minute), to, rssTotal)
 	if first > 0 && last > 0 {
 		pct = math.Round((last-first)/first*1000) / 10
 	}
 	return math.Round(first*10) / 10, math.Round(last*10) / 10, pct
 }
 
-// rssByMinute is a node's mean RSS (MiB) in each whole minute from from
-// to to, so that a plateau shows apart from a steady climb.
-func rssByMinute(samples []rssSample, from, to time.Time) []float64 {
+// rssByMinute is a node's mean RSS (MiB), the part part picks, in each
+// whole minute from from to to, so that a plateau shows apart from a
+// steady climb.
+func rssByMinute(samples []rssSample, from, to time.Time, part func(rssSample) int64) []float64 {
 	var out []float64
 	for a := from; !a.Add(time.Minute).After(to); a = a.Add(time.Minute) {
-		out = append(out, math.Round(meanRSS(samples, a, a.Add(time.Minute))*10)/10)
+		out = append(out, math.Round(meanRSS(samples, a, a.Add(time.Minute), part)*10)/10)
 	}
 	return out
 }
 
-// meanRSS is the mean of the samples taken in [a, b), in MiB (0: none).
-func meanRSS(samples []rssSample, a, b time.Time) float64 {
+// The parts of a sample rssByMinute and meanRSS read.
+func rssTotal(s rssSample) int64 { return s.RSSKiB }
+func rssAnon(s rssSample) int64  { return s.AnonKiB }
+func rssFile(s rssSample) int64  { return s.FileKiB }
+
+// meanRSS is the mean of part of the samples taken in [a, b), in MiB (0:
+// none).
+func meanRSS(samples []rssSample, a, b time.Time, part func(rssSample) int64) float64 {
 	var sum, n float64
 	for _, s := range samples {
 		if !s.At.Before(a) && s.At.Before(b) {
-			sum += float64(s.RSSKiB)
+			sum += float64(part(s))
 			n++
 		}
 	}
@@ -245,6 +252,8 @@ type nodeReport struct {
 	RSSLastMinute    float64   `json:"rss_last_minute_mib,omitempty"`
 	RSSGrowthPct     float64   `json:"rss_growth_pct,omitempty"`
 	RSSByMinute      []float64 `json:"rss_by_minute_mib,omitempty"`
+	AnonByMinute     []float64 `json:"rss_anon_by_minute_mib,omitempty"`
+	FileByMinute     []float64 `json:"rss_file_by_minute_mib,omitempty"`
 	GoroutinesBefore int       `json:"goroutines_before,omitempty"`
 	GoroutinesAfter  int       `json:"goroutines_after,omitempty"`
 	GoroutinesLoad   int       `json:"goroutines_under_load,omitempty"`
@@ -379,7 +388,8 @@ func (r *report) print(w io.Writer) {
 		if n.RSSFirstMinute > 0 {
 			p("node %s soak    RSS first minute %.1f MiB, last minute %.1f MiB (%+.1f%%); goroutines idle before %d, under load %d, idle after %d",
 				name, n.RSSFirstMinute, n.RSSLastMinute, n.RSSGrowthPct, n.GoroutinesBefore, n.GoroutinesLoad, n.GoroutinesAfter)
-			p("node %s RSS /60s %s MiB", name, formatSeries(n.RSSByMinute))
+			p("node %s RSS /60s %s MiB (anon %s; file %s)", name, formatSeries(n.RSSByMinute),
+				formatSeries(n.AnonByMinute), formatSeries(n.FileByMinute))
 		}
 	}
 	p("client CPU     %.1f s (this tool, on the same machine)", r.ClientCPU)

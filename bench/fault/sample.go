@@ -15,13 +15,18 @@ import (
 	"switchboard/bench/internal/benchkit"
 )
 
-// rssSample is one reading of a node's resident set.
+// rssSample is one reading of a node's resident set: all of it, and its
+// anonymous part (heap, stacks: what the process allocated) and its file
+// part (the pages of the binary it has touched, which the kernel can drop
+// and read again), apart, so that a climb shows where it is.
 type rssSample struct {
-	At     time.Time
-	RSSKiB int64
+	At      time.Time
+	RSSKiB  int64
+	AnonKiB int64
+	FileKiB int64
 }
 
-// nodeSampler reads each node's VmRSS and CPU time every interval from
+// nodeSampler reads each node's VmRSS (RssAnon, RssFile) and CPU time every interval from
 // /proc, the pid re-read from the node's pid file on every sample (a
 // killed node restarts under another pid).
 type nodeSampler struct {
@@ -67,11 +72,13 @@ func (s *nodeSampler) sample(node int, file string) {
 		return
 	}
 	kib, rerr := benchkit.ProcStatusKB(pid, "VmRSS:")
+	anon, aerr := benchkit.ProcStatusKB(pid, "RssAnon:")
+	fileKiB, ferr := benchkit.ProcStatusKB(pid, "RssFile:")
 	cpu, cerr := benchkit.CPUTime(pid)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if rerr == nil {
-		s.samples[node] = append(s.samples[node], rssSample{At: time.Now(), RSSKiB: kib})
+	if rerr == nil && aerr == nil && ferr == nil {
+		s.samples[node] = append(s.samples[node], rssSample{At: time.Now(), RSSKiB: kib, AnonKiB: anon, FileKiB: fileKiB})
 	}
 	if cerr == nil {
 		s.cpu[node][pid] = cpu
