@@ -175,6 +175,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	a.Resolver.Accounts = &accounts.Service{Client: a.DB.Client, Secrets: box, Provider: a.Resolver.Provider}
 	a.Webhooks = webhooks.New(webhooks.Options{
 		Client: a.DB.Client, Secrets: box, Queue: a.Queue, AllowPrivate: cfg.OutboundAllowPrivate, Log: log,
+		Postgres: a.DB.Postgres(),
 	})
 	a.Webhooks.Register(a.Worker)
 	a.Resolver.Webhooks = a.Webhooks

@@ -9,8 +9,21 @@ import (
 	"github.com/lib/pq"
 )
 
-// stmtCacheSize bounds the prepared statements each connection keeps.
-const stmtCacheSize = 128
+// The bounds of each connection's statement cache. A statement's weight
+// is its text and its parameters' types (what lib/pq keeps of it, with
+// the result's columns, and what the cache's map keys), so the memory of
+// all connections' caches is bounded whatever texts the program builds:
+// ent's bulk INSERTs and IN lists make a new text for every number of
+// rows, and without a bound in bytes those texts, kilobytes each, filled
+// up to 128 entries on every connection over the minutes of a soak, the
+// heap's only growth.
+const (
+	stmtCacheSize  = 128       // statements per connection
+	stmtCacheBytes = 256 << 10 // their weight per connection
+	// maxCachedQuery: a longer text (a statement built for its number of
+	// rows) is not cached: lib/pq prepares it unnamed for the one call.
+	maxCachedQuery = 8 << 10
+)
 
 // cachingConnector gives every PostgreSQL connection a cache of prepared
 // statements by SQL text, used for every statement with parameters, in
@@ -53,11 +66,13 @@ type cachingConn struct {
 	pqConn
 	order   *list.List // of *cachedStmt
 	byQuery map[string]*list.Element
+	weight  int // of the statements in order
 }
 
 type cachedStmt struct {
-	query string
-	stmt  driver.Stmt
+	query  string
+	stmt   driver.Stmt
+	weight int
 }
 
 // statementExecutor is what lib/pq's statements implement.
@@ -67,7 +82,7 @@ type statementExecutor interface {
 }
 
 func (c *cachingConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	if len(args) == 0 {
+	if len(args) == 0 || len(query) > maxCachedQuery {
 		return c.pqConn.QueryContext(ctx, query, args)
 	}
 	st, err := c.prepared(ctx, query)
@@ -80,7 +95,7 @@ func (c *cachingConn) QueryContext(ctx context.Context, query string, args []dri
 }
 
 func (c *cachingConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	if len(args) == 0 {
+	if len(args) == 0 || len(query) > maxCachedQuery {
 		return c.pqConn.ExecContext(ctx, query, args)
 	}
 	st, err := c.prepared(ctx, query)
@@ -93,8 +108,8 @@ func (c *cachingConn) ExecContext(ctx context.Context, query string, args []driv
 }
 
 // prepared returns the connection's statement for query, preparing it
-// the first time; the least recently used one beyond stmtCacheSize is
-// closed.
+// the first time; the least recently used ones beyond stmtCacheSize or
+// stmtCacheBytes are closed.
 func (c *cachingConn) prepared(ctx context.Context, query string) (statementExecutor, error) {
 	if el, ok := c.byQuery[query]; ok {
 		c.order.MoveToFront(el)
@@ -109,8 +124,10 @@ func (c *cachingConn) prepared(ctx context.Context, query string) (statementExec
 		_ = st.Close()
 		return nil, errors.New("database: the driver's statements lack context methods")
 	}
-	c.byQuery[query] = c.order.PushFront(&cachedStmt{query: query, stmt: st})
-	if c.order.Len() > stmtCacheSize {
+	cs := &cachedStmt{query: query, stmt: st, weight: len(query) + 4*st.NumInput()}
+	c.byQuery[query] = c.order.PushFront(cs)
+	c.weight += cs.weight
+	for c.order.Len() > 1 && (c.order.Len() > stmtCacheSize || c.weight > stmtCacheBytes) {
 		c.drop(c.order.Back())
 	}
 	return exec, nil
@@ -134,6 +151,7 @@ func (c *cachingConn) forgetIfInvalid(query string, err error) {
 func (c *cachingConn) drop(el *list.Element) {
 	cs := c.order.Remove(el).(*cachedStmt)
 	delete(c.byQuery, cs.query)
+	c.weight -= cs.weight
 	// A failed close leaves the statement on the server until the
 	// connection ends; lib/pq marks a broken connection bad itself.
 	_ = cs.stmt.Close()
@@ -143,5 +161,6 @@ func (c *cachingConn) drop(el *list.Element) {
 func (c *cachingConn) Close() error {
 	c.order.Init()
 	c.byQuery = nil
+	c.weight = 0
 	return c.pqConn.Close()
 }

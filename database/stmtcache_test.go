@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"testing"
 
 	"switchboard/database"
@@ -93,6 +94,44 @@ func TestStatementCacheEvictsBeyondItsSize(t *testing.T) {
 	}
 	if c := preparedCount(t, conn, "SELECT $1::int + 0"); c != 0 {
 		t.Fatal("the least recently used statement is still prepared")
+	}
+}
+
+// TestStatementCacheBoundsItsBytes: statements of a few kilobytes each
+// (bulk texts) stay within the cache's weight per connection, not its
+// count, and a text beyond the largest cached one is run uncached.
+func TestStatementCacheBoundsItsBytes(t *testing.T) {
+	conn := pinnedConn(t)
+	ctx := context.Background()
+	pad := strings.Repeat("x", 6000)
+	text := func(i int) string { return fmt.Sprintf("SELECT $1::int + %d -- %s", i, pad) }
+	for i := range 100 {
+		var got int
+		if err := conn.QueryRowContext(ctx, text(i), 1).Scan(&got); err != nil || got != i+1 {
+			t.Fatalf("statement %d: %d, %v", i, got, err)
+		}
+	}
+	weight := len(text(50)) + 4 // its text and its one parameter's type
+	var n int
+	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM pg_prepared_statements").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 || n*weight > 256<<10 || (n+1)*weight <= 256<<10 {
+		t.Fatalf("%d statements of %d bytes prepared on the connection, want as many as 256 KiB holds", n, weight)
+	}
+	if preparedCount(t, conn, text(99)) != 1 || preparedCount(t, conn, text(0)) != 0 {
+		t.Fatal("the cache did not keep the most recent statements")
+	}
+
+	long := fmt.Sprintf("SELECT $1::int + 1 -- %s", strings.Repeat("y", 9000))
+	for range 2 {
+		var got int
+		if err := conn.QueryRowContext(ctx, long, 1).Scan(&got); err != nil || got != 2 {
+			t.Fatalf("a long text: %d, %v", got, err)
+		}
+	}
+	if preparedCount(t, conn, long) != 0 {
+		t.Fatal("a text beyond the cache's largest was cached")
 	}
 }
 

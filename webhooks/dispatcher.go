@@ -65,6 +65,9 @@ type Options struct {
 	// CacheTTL is how long active subscriptions are cached; zero means
 	// DefaultCacheTTL.
 	CacheTTL time.Duration
+	// Postgres: the database is PostgreSQL (deliveries and attempts are
+	// inserted with one fixed statement, insert_pg.go).
+	Postgres bool
 }
 
 // Dispatcher emits events to outbound webhook subscriptions and delivers
@@ -78,6 +81,7 @@ type Dispatcher struct {
 	http         *http.Client
 	schedule     ScheduleFunc
 	cache        *subscriptionCache
+	postgres     bool
 }
 
 var _ events.HookWriter = (*Dispatcher)(nil)
@@ -86,7 +90,7 @@ var _ events.HookWriter = (*Dispatcher)(nil)
 func New(o Options) *Dispatcher {
 	d := &Dispatcher{
 		client: o.Client, secrets: o.Secrets, queue: o.Queue, allowPrivate: o.AllowPrivate,
-		log: o.Log, http: o.HTTP, schedule: o.Schedule,
+		log: o.Log, http: o.HTTP, schedule: o.Schedule, postgres: o.Postgres,
 	}
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)

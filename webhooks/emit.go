@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
@@ -74,7 +75,7 @@ func (d *Dispatcher) writeOrgDeliveries(ctx context.Context, orgID uuid.UUID, ev
 		return err
 	}
 	at := now()
-	var builders []*ent.WebhookDeliveryCreate
+	var rows []newDelivery
 	for i, ev := range evs {
 		eventID := uuid.New()
 		body, err := outbound.Envelope(eventID.String(), ev.Name, at, orgID.String(), ev.Data)
@@ -83,23 +84,19 @@ func (d *Dispatcher) writeOrgDeliveries(ctx context.Context, orgID uuid.UUID, ev
 		}
 		for _, sub := range targets[i] {
 			if slices.Contains(active, sub) {
-				builders = append(builders, d.db(ctx).WebhookDelivery.Create().
-					SetSubscriptionID(sub).SetEventID(eventID).SetEvent(ev.Name).SetPayload(body).SetNextAttemptAt(at))
+				rows = append(rows, newDelivery{subscription: sub, event: eventID, name: ev.Name, body: body})
 			}
 		}
 	}
-	var created []*ent.WebhookDelivery
-	err = database.InChunks(builders, len(webhookdelivery.Columns), func(part []*ent.WebhookDeliveryCreate) error {
-		rows, err := d.db(ctx).WebhookDelivery.CreateBulk(part...).Save(octx)
-		created = append(created, rows...)
-		return err
-	})
-	if err != nil {
+	if len(rows) == 0 {
+		return nil
+	}
+	if err := d.insertDeliveries(octx, orgID, at, rows); err != nil {
 		return fmt.Errorf("webhooks: store deliveries: %w", err)
 	}
-	written := make([]uuid.UUID, len(created))
-	for i, del := range created {
-		written[i] = del.SubscriptionID
+	written := make([]uuid.UUID, len(rows))
+	for i, r := range rows {
+		written[i] = r.subscription
 	}
 	written = slices.Compact(slices.SortedFunc(slices.Values(written), compareIDs))
 	qctx := context.WithoutCancel(ctx)
@@ -109,6 +106,23 @@ func (d *Dispatcher) writeOrgDeliveries(ctx context.Context, orgID uuid.UUID, ev
 		}
 	})
 	return nil
+}
+
+// insertDeliveries stores rows of the organization, due at at, in the
+// transaction of ctx when there is one.
+func (d *Dispatcher) insertDeliveries(ctx context.Context, orgID uuid.UUID, at time.Time, rows []newDelivery) error {
+	db := d.db(ctx)
+	if d.postgres {
+		return pgInsertDeliveries(ctx, db, orgID, at, rows)
+	}
+	builders := make([]*ent.WebhookDeliveryCreate, len(rows))
+	for i, r := range rows {
+		builders[i] = db.WebhookDelivery.Create().SetSubscriptionID(r.subscription).SetEventID(r.event).
+			SetEvent(r.name).SetPayload(r.body).SetNextAttemptAt(at)
+	}
+	return database.InChunks(builders, len(webhookdelivery.Columns), func(part []*ent.WebhookDeliveryCreate) error {
+		return db.WebhookDelivery.CreateBulk(part...).Exec(ctx)
+	})
 }
 
 func compareIDs(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) }

@@ -56,7 +56,7 @@ func newHookEnv(t testing.TB, edit func(*webhooks.Options)) *hookEnv {
 	w := worker.New(env.App.KV.ConnOpt(), worker.Options{QueuePrefix: prefix, Concurrency: 4, ShutdownTimeout: time.Second})
 	o := webhooks.Options{
 		Client: env.Client(), Secrets: env.App.Resolver.Secrets, Queue: queue,
-		AllowPrivate: true, Schedule: fastSchedule,
+		AllowPrivate: true, Schedule: fastSchedule, Postgres: env.App.DB.Postgres(),
 	}
 	if edit != nil {
 		edit(&o)

@@ -82,7 +82,7 @@ func (d *Dispatcher) finish(ctx context.Context, sub *ent.WebhookSubscription, b
 	disabled := false
 	err := database.InTx(ctx, d.client, func(ctx context.Context, db *ent.Client) error {
 		retries, disabled = nil, false
-		if err := insertAttempts(ctx, db, batch, outcomes); err != nil {
+		if err := d.insertAttempts(ctx, db, sub.OrganizationID, batch, outcomes); err != nil {
 			return err
 		}
 		for _, k := range order {
@@ -113,8 +113,12 @@ func (d *Dispatcher) finish(ctx context.Context, sub *ent.WebhookSubscription, b
 	return nil
 }
 
-// insertAttempts writes one attempt row per delivery of the batch.
-func insertAttempts(ctx context.Context, db *ent.Client, batch []*ent.WebhookDelivery, outcomes []outbound.Outcome) error {
+// insertAttempts writes one attempt row per delivery of the batch (all
+// of the organization org).
+func (d *Dispatcher) insertAttempts(ctx context.Context, db *ent.Client, org uuid.UUID, batch []*ent.WebhookDelivery, outcomes []outbound.Outcome) error {
+	if d.postgres {
+		return pgInsertAttempts(ctx, db, org, batch, outcomes)
+	}
 	rows := make([]*ent.WebhookDeliveryAttemptCreate, len(batch))
 	for i, del := range batch {
 		o := outcomes[i]
