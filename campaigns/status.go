@@ -139,7 +139,7 @@ func (s *Service) applyStatuses(ctx context.Context, db *ent.Client, orgID uuid.
 	}
 	var rs []*ent.CampaignRecipient
 	err := database.InChunks(ids, 1, func(part []uuid.UUID) error {
-		got, err := s.lockRecipients(db.CampaignRecipient.Query().Where(campaignrecipient.IDIn(part...)).
+		got, err := s.lockRecipients(db.CampaignRecipient.Query().Where(database.AnyOfIDs(campaignrecipient.FieldID, part)).
 			Order(ent.Asc(campaignrecipient.FieldID))).All(ctx)
 		rs = append(rs, got...)
 		return err

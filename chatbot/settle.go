@@ -48,7 +48,7 @@ func (b *Bot) settle(ctx context.Context, waiting []messaging.StoredMessage) ([]
 		return nil, err
 	}
 	var transfers []contactRow
-	err = db.AgentTransfer.Query().Where(agenttransfer.ContactIDIn(contacts...), agenttransfer.StatusEQ(agenttransfer.StatusActive)).
+	err = db.AgentTransfer.Query().Where(database.AnyOfIDs(agenttransfer.FieldContactID, contacts), agenttransfer.StatusEQ(agenttransfer.StatusActive)).
 		Select(agenttransfer.FieldContactID).Scan(ctx, &transfers)
 	transferred := contactSet(transfers)
 	if err != nil {
@@ -75,7 +75,7 @@ func (b *Bot) settle(ctx context.Context, waiting []messaging.StoredMessage) ([]
 	if len(settled) == 0 {
 		return waiting, nil
 	}
-	err = db.Message.Update().Where(message.IDIn(settled...)).SetBotHandledAt(b.now()).Exec(ctx)
+	err = db.Message.Update().Where(database.AnyOfIDs(message.FieldID, settled)).SetBotHandledAt(b.now()).Exec(ctx)
 	return rest, err
 }
 
@@ -95,8 +95,8 @@ func contactsAndIDs(ms []messaging.StoredMessage) (contacts, ids []uuid.UUID) {
 // the bot besides ids.
 func (b *Bot) busyContacts(ctx context.Context, db *ent.Client, contacts, ids []uuid.UUID) (map[uuid.UUID]bool, error) {
 	var rows []contactRow
-	err := db.Message.Query().Where(message.ContactIDIn(contacts...), message.DirectionEQ(message.DirectionIncoming),
-		message.BotHandledAtIsNil(), message.IDNotIn(ids...)).Select(message.FieldContactID).Scan(ctx, &rows)
+	err := db.Message.Query().Where(database.AnyOfIDs(message.FieldContactID, contacts), message.DirectionEQ(message.DirectionIncoming),
+		message.BotHandledAtIsNil(), database.NoneOfIDs(message.FieldID, ids)).Select(message.FieldContactID).Scan(ctx, &rows)
 	return contactSet(rows), err
 }
 
@@ -136,7 +136,7 @@ func (b *Bot) quietFor(ctx context.Context, db *ent.Client, st *ent.ChatbotSetti
 		return nil, nil
 	}
 	var sessions []contactRow
-	err := db.ChatbotSession.Query().Where(chatbotsession.ContactIDIn(contacts...), chatbotsession.StatusEQ(chatbotsession.StatusActive)).
+	err := db.ChatbotSession.Query().Where(database.AnyOfIDs(chatbotsession.FieldContactID, contacts), chatbotsession.StatusEQ(chatbotsession.StatusActive)).
 		Select(chatbotsession.FieldContactID).Scan(ctx, &sessions)
 	inSession := contactSet(sessions)
 	if err != nil {

@@ -14,40 +14,56 @@ import (
 // would be a new statement, prepared again, for every length. Elsewhere
 // it is an IN list (keep those under MaxParams with InChunks).
 func AnyOf(column string, values []string) func(*sql.Selector) {
-	return func(s *sql.Selector) {
-		if s.Dialect() != dialect.Postgres {
-			args := make([]any, len(values))
-			for i, v := range values {
-				args[i] = v
-			}
-			s.Where(sql.In(s.C(column), args...))
-			return
-		}
-		s.Where(sql.P(func(b *sql.Builder) {
-			b.Ident(s.C(column)).WriteString(" = ANY(").Arg(pq.Array(values)).WriteString(")")
-		}))
-	}
+	return oneOf(column, false, "", func() any { return pq.Array(values) }, func() []any { return anys(values) })
 }
 
 // AnyOfIDs is AnyOf for a uuid column: column = ANY($1::uuid[]) on
 // PostgreSQL, one statement text whatever the number of ids; an IN list
 // elsewhere.
 func AnyOfIDs(column string, ids []uuid.UUID) func(*sql.Selector) {
+	return oneOf(column, false, "::uuid[]", func() any { return uuidArray(ids) }, func() []any { return anys(ids) })
+}
+
+// NoneOfIDs is the negation of AnyOfIDs: column <> ALL($1::uuid[]) on
+// PostgreSQL, a NOT IN list elsewhere.
+func NoneOfIDs(column string, ids []uuid.UUID) func(*sql.Selector) {
+	return oneOf(column, true, "::uuid[]", func() any { return uuidArray(ids) }, func() []any { return anys(ids) })
+}
+
+// oneOf is the predicate of AnyOf (none: its negation): on PostgreSQL the
+// array array makes, cast with cast; elsewhere the list list makes.
+func oneOf(column string, none bool, cast string, array func() any, list func() []any) func(*sql.Selector) {
 	return func(s *sql.Selector) {
 		if s.Dialect() != dialect.Postgres {
-			args := make([]any, len(ids))
-			for i, id := range ids {
-				args[i] = id
+			if none {
+				s.Where(sql.NotIn(s.C(column), list()...))
+			} else {
+				s.Where(sql.In(s.C(column), list()...))
 			}
-			s.Where(sql.In(s.C(column), args...))
 			return
 		}
-		arr := NewArray(37 * len(ids))
-		for _, id := range ids {
-			arr.UUID(id)
+		op := " = ANY("
+		if none {
+			op = " <> ALL("
 		}
 		s.Where(sql.P(func(b *sql.Builder) {
-			b.Ident(s.C(column)).WriteString(" = ANY(").Arg(arr).WriteString("::uuid[])")
+			b.Ident(s.C(column)).WriteString(op).Arg(array()).WriteString(cast + ")")
 		}))
 	}
+}
+
+func uuidArray(ids []uuid.UUID) *Array {
+	arr := NewArray(37 * len(ids))
+	for _, id := range ids {
+		arr.UUID(id)
+	}
+	return arr
+}
+
+func anys[T any](values []T) []any {
+	out := make([]any, len(values))
+	for i, v := range values {
+		out[i] = v
+	}
+	return out
 }

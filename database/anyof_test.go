@@ -57,3 +57,20 @@ func TestAnyOfIDs(t *testing.T) {
 		})
 	}
 }
+
+func TestNoneOfIDs(t *testing.T) {
+	ids := []uuid.UUID{uuid.New(), uuid.New()}
+	for _, tc := range []struct {
+		dialect, query string
+		args           int
+	}{
+		{dialect.Postgres, `SELECT * FROM "messages" WHERE "messages"."id" <> ALL($1::uuid[])`, 1},
+		{dialect.SQLite, "SELECT * FROM `messages` WHERE `messages`.`id` NOT IN (?, ?)", 2},
+	} {
+		s := sql.Dialect(tc.dialect).Select().From(sql.Table("messages"))
+		database.NoneOfIDs("id", ids)(s)
+		if query, args := s.Query(); query != tc.query || len(args) != tc.args {
+			t.Errorf("%s: %s with %d args, want %s with %d", tc.dialect, query, len(args), tc.query, tc.args)
+		}
+	}
+}

@@ -41,6 +41,8 @@ type campaignsQuery struct {
 	Status      string `query:"status"`
 	ChatAccount string `query:"chat_account"`
 	Search      string `query:"search"`
+	From        string `query:"from" example:"2026-11-01" description:"Only campaigns created at or after this ISO date (from its start) or date-time."`
+	To          string `query:"to" example:"2026-11-30" description:"Only campaigns created at or before this ISO date (to its end) or date-time."`
 }
 
 type cannedQuery struct {

@@ -3,7 +3,6 @@ package webhooks_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -359,16 +358,7 @@ func TestBurstDeliveredOnceEach(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitAll(t, func() (bool, string) {
-		ds := e.deliveries(t, ctx, sub.ID)
-		done := 0
-		for _, d := range ds {
-			if d.Status == webhookdelivery.StatusSucceeded {
-				done++
-			}
-		}
-		return done == n, fmt.Sprintf("%d of %d deliveries succeeded", done, len(ds))
-	})
+	e.waitSucceeded(t, ctx, sub.ID, n)
 	seen := map[string]int{}
 	for _, r := range rcv.requests() {
 		seen[r.header.Get("webhook-id")]++
@@ -420,15 +410,7 @@ func TestBatchWithMixedOutcomes(t *testing.T) {
 	if err := e.d.WriteDeliveries(ctx, evs); err != nil {
 		t.Fatal(err)
 	}
-	waitAll(t, func() (bool, string) {
-		done := 0
-		for _, d := range e.deliveries(t, ctx, sub.ID) {
-			if d.Status == webhookdelivery.StatusSucceeded {
-				done++
-			}
-		}
-		return done == n, fmt.Sprintf("%d of %d succeeded", done, n)
-	})
+	e.waitSucceeded(t, ctx, sub.ID, n)
 	for _, d := range e.deliveries(t, ctx, sub.ID) {
 		var env struct {
 			Data struct{ N int } `json:"data"`
@@ -479,15 +461,7 @@ func TestConcurrentDrainsClaimDifferentDeliveries(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	waitAll(t, func() (bool, string) {
-		done := 0
-		for _, d := range e.deliveries(t, ctx, sub.ID) {
-			if d.Status == webhookdelivery.StatusSucceeded {
-				done++
-			}
-		}
-		return done == n, fmt.Sprintf("%d of %d succeeded", done, n)
-	})
+	e.waitSucceeded(t, ctx, sub.ID, n)
 	seen := map[string]int{}
 	for _, r := range rcv.requests() {
 		seen[r.header.Get("webhook-id")]++

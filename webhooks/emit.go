@@ -135,7 +135,7 @@ func compareIDs(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) }
 // then removes them with the subscription.
 func stillActive(ctx context.Context, db *ent.Client, ids []uuid.UUID) ([]uuid.UUID, error) {
 	ids, err := db.WebhookSubscription.Query().
-		Where(webhooksubscription.IDIn(ids...), webhooksubscription.IsActive(true)).
+		Where(database.AnyOfIDs(webhooksubscription.FieldID, ids), webhooksubscription.IsActive(true)).
 		Modify(func(s *sql.Selector) {
 			if s.Dialect() == dialect.Postgres {
 				s.For(sql.LockKeyShare)

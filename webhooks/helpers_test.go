@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -137,6 +138,22 @@ func (e *hookEnv) waitDelivery(t *testing.T, ctx context.Context, id uuid.UUID, 
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// waitSucceeded polls until n deliveries of the subscription have
+// succeeded.
+func (e *hookEnv) waitSucceeded(t *testing.T, ctx context.Context, subID uuid.UUID, n int) {
+	t.Helper()
+	waitAll(t, func() (bool, string) {
+		ds := e.deliveries(t, ctx, subID)
+		done := 0
+		for _, d := range ds {
+			if d.Status == webhookdelivery.StatusSucceeded {
+				done++
+			}
+		}
+		return done == n, fmt.Sprintf("%d of %d deliveries succeeded (%d stored)", done, n, len(ds))
+	})
 }
 
 func isStatus(s webhookdelivery.Status) func(*ent.WebhookDelivery) bool {

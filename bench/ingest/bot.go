@@ -24,13 +24,13 @@ const probeKeyword = "price"
 // through the bot (a task per contact, the rules matched) but only the
 // probes get a reply.
 func (s *server) enableKeywordBot(ctx context.Context) error {
-	err := s.call(ctx, http.MethodPut, "/api/chatbot/settings", map[string]any{
+	err := s.api.Call(ctx, http.MethodPut, "/api/chatbot/settings", map[string]any{
 		"enabled": true, "greeting_message": "", "fallback_message": "",
 	}, http.StatusOK, nil)
 	if err != nil {
 		return fmt.Errorf("enabling the chatbot: %w", err)
 	}
-	err = s.call(ctx, http.MethodPost, "/api/chatbot/keywords", map[string]any{
+	err = s.api.Call(ctx, http.MethodPost, "/api/chatbot/keywords", map[string]any{
 		"name": "Bench price", "keywords": []string{probeKeyword}, "match_type": "contains",
 		"response_type": "text", "response_content": map[string]any{"body": "See our prices"},
 	}, http.StatusCreated, nil)
@@ -90,7 +90,7 @@ func (b *botProbes) post(i int) {
 	phone := b.prefix + fmt.Sprintf("%08d", i)
 	wamid := "wamid.probe-" + b.p.srv.runID + "-" + strconv.Itoa(i)
 	d := b.p.textFrom(phone, "Probe "+strconv.Itoa(i), wamid, "what is the "+probeKeyword+"?", time.Now())
-	req, _ := http.NewRequest(http.MethodPost, b.p.srv.base+"/api/webhook", bytes.NewReader(d.body))
+	req, _ := http.NewRequest(http.MethodPost, b.p.srv.api.Base+"/api/webhook", bytes.NewReader(d.body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Hub-Signature-256", d.sig)
 	b.mu.Lock()

@@ -52,7 +52,7 @@ func newLoader(cfg config, p *payloads, t *tracker) *loader {
 	}
 	return &loader{
 		cfg: cfg, p: p, t: t,
-		url:    p.srv.base + "/api/webhook",
+		url:    p.srv.api.Base + "/api/webhook",
 		client: &http.Client{Transport: transport, Timeout: 15 * time.Second},
 		slots:  make(chan struct{}, cfg.concurrency),
 	}

@@ -119,7 +119,7 @@ func run(ctx context.Context, cfg config) (*report, error) {
 		return nil, err
 	}
 	p := &payloads{srv: srv, wamidPrefix: "wamid.bench-" + runID + "-", phonePrefix: benchkit.RandomDigits(7)}
-	st, err := openStore(ctx, cfg.db, srv.orgID, p.wamidPrefix, p.phonePrefix)
+	st, err := openStore(ctx, cfg.db, srv.api.OrgID, p.wamidPrefix, p.phonePrefix)
 	if err != nil {
 		return nil, fmt.Errorf("database: %w", err)
 	}

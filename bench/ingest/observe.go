@@ -49,7 +49,7 @@ func dialEvents(ctx context.Context, srv *server) (*websocket.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	u, err := url.Parse(srv.base)
+	u, err := url.Parse(srv.api.Base)
 	if err != nil {
 		return nil, err
 	}

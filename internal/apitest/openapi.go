@@ -13,6 +13,9 @@ import (
 	validator "github.com/pb33f/libopenapi-validator"
 	"github.com/pb33f/libopenapi-validator/config"
 	verrors "github.com/pb33f/libopenapi-validator/errors"
+	"github.com/pb33f/libopenapi-validator/helpers"
+	"github.com/pb33f/libopenapi-validator/paths"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 
 	"switchboard/rest"
 )
@@ -44,6 +47,7 @@ func documentedPath(p string) (path, rawPath string) {
 var (
 	docOnce      sync.Once
 	docValidator validator.Validator
+	docModel     *v3.Document
 	docErr       error
 )
 
@@ -62,12 +66,14 @@ func OpenAPIValidator(tb testing.TB) validator.Validator {
 			docErr = err
 			return
 		}
-		v, errs := validator.NewValidator(doc, config.WithFormatAssertions())
-		if len(errs) > 0 {
-			docErr = errs[0]
+		model, err := doc.BuildV3Model()
+		if err != nil {
+			docErr = err
 			return
 		}
-		docValidator = v
+		docModel = &model.Model
+		docValidator = validator.NewValidatorFromV3Model(docModel, config.WithFormatAssertions())
+		docValidator.SetDocument(doc) // for ValidateDocument
 	})
 	if docErr != nil {
 		tb.Fatalf("OpenAPI document: %v", docErr)
@@ -95,6 +101,7 @@ func (e *Env) checkOpenAPI(req *http.Request, reqBody []byte, resp *http.Respons
 		if ok, errs := v.ValidateHttpRequest(clone); !ok {
 			problems = append(problems, errs...)
 		}
+		problems = append(problems, undeclaredQuery(clone)...)
 	}
 	if ok, errs := v.ValidateHttpResponse(clone, resp); !ok {
 		for _, err := range errs {
@@ -115,4 +122,28 @@ func (e *Env) checkOpenAPI(req *http.Request, reqBody []byte, resp *http.Respons
 		}
 		e.T.Errorf("OpenAPI: %s %s → %d: %s (body %.300s)", req.Method, req.URL.RequestURI(), resp.StatusCode, msg, respBody)
 	}
+}
+
+// undeclaredQuery reports the query parameters of req its operation does
+// not declare: the validator lets any extra one through, and a parameter
+// the document does not name is one the handler ignores (a client's typo
+// or a test's wrong assumption).
+func undeclaredQuery(req *http.Request) []*verrors.ValidationError {
+	item, errs, _ := paths.FindPath(req, docModel, nil)
+	if item == nil || len(errs) > 0 {
+		return nil
+	}
+	declared := map[string]bool{}
+	for _, p := range helpers.ExtractParamsForOperation(req, item) {
+		if p.In == "query" {
+			declared[p.Name] = true
+		}
+	}
+	var out []*verrors.ValidationError
+	for name := range req.URL.Query() {
+		if !declared[name] {
+			out = append(out, &verrors.ValidationError{Message: "query parameter " + name + " is not declared by the operation"})
+		}
+	}
+	return out
 }

@@ -17,6 +17,16 @@ type API struct {
 	HTTP  *http.Client
 	Token string
 	OrgID string
+	// OrgHeader, when set, is sent as X-Organization-ID: the admin acts
+	// in that organization instead of its own (InOrg).
+	OrgHeader string
+}
+
+// InOrg is the API as the admin sees it acting in the organization id.
+func (a *API) InOrg(id string) *API {
+	c := *a
+	c.OrgID, c.OrgHeader = id, id
+	return &c
 }
 
 type envelope struct {
@@ -45,6 +55,9 @@ func (a *API) Call(ctx context.Context, method, path string, body any, want int,
 	}
 	if a.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+a.Token)
+	}
+	if a.OrgHeader != "" {
+		req.Header.Set("X-Organization-ID", a.OrgHeader)
 	}
 	resp, err := a.HTTP.Do(req)
 	if err != nil {
