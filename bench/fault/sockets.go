@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -114,6 +115,8 @@ func (c *wsClient) dial(ctx context.Context) (*websocket.Conn, error) {
 	return conn, nil
 }
 
+var messageNew = []byte(`"message:new"`)
+
 // read records the run's message:new events until the connection ends,
 // and returns how it ended.
 func (c *wsClient) read(ctx context.Context, conn *websocket.Conn) closeEvent {
@@ -134,6 +137,12 @@ func (c *wsClient) read(ctx context.Context, conn *websocket.Conn) closeEvent {
 				ce.Code, ce.Reason = cerr.Code, cerr.Text
 			}
 			return ce
+		}
+		// Most frames are other events (contact:updated, ...): skip them
+		// before decoding, which is much of this tool's CPU on the
+		// machine it shares with the nodes.
+		if !bytes.Contains(raw, messageNew) {
+			continue
 		}
 		ev.Type, ev.Payload.ChatMessageID = "", ""
 		if json.Unmarshal(raw, &ev) != nil || ev.Type != "message:new" {
