@@ -289,3 +289,28 @@ func TestDefects(t *testing.T) {
 		}
 	}
 }
+
+func TestDrainWatch(t *testing.T) {
+	sec := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Second) }
+	type step struct {
+		at, stored int
+		want       bool
+	}
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{"waits to the deadline without growth", []step{{10, 0, true}, {119, 0, true}, {120, 0, false}}},
+		{"goes on past the deadline while the count grows", []step{{100, 5, true}, {125, 9, true}, {139, 9, true}, {140, 9, false}}},
+		{"stops at the limit however it grows", []step{{350, 10, true}, {359, 11, true}, {360, 12, false}}},
+		{"an unread count is no growth", []step{{110, 5, true}, {121, -1, true}, {125, -1, false}}},
+	}
+	for _, tt := range tests {
+		w := drainWatch{deadline: sec(120), limit: sec(360), stall: 15 * time.Second, grewAt: t0}
+		for _, s := range tt.steps {
+			if got := w.keepWaiting(sec(s.at), s.stored); got != s.want {
+				t.Errorf("%s: at %d s with %d stored: got %v, want %v", tt.name, s.at, s.stored, got, s.want)
+			}
+		}
+	}
+}

@@ -441,18 +441,46 @@ func runFaults(ctx context.Context, faults []faultSpec, start time.Time) <-chan 
 }
 
 // waitInbound waits until no POST is outstanding and as many messages are
-// stored as acked (the lost ones are found after), or until timeout.
+// stored as acked (the lost ones are found after), or until timeout; past
+// the timeout it goes on while the stored count still grows (a backlog being
+// worked off is late, not lost), up to three times the timeout.
 func waitInbound(ctx context.Context, st *store, t *tracker, loadEnd time.Time, timeout time.Duration) (bool, float64) {
-	for deadline := loadEnd.Add(timeout); time.Now().Before(deadline) && ctx.Err() == nil; time.Sleep(250 * time.Millisecond) {
-		if t.pending() > 0 {
-			continue
-		}
+	w := drainWatch{deadline: loadEnd.Add(timeout), limit: loadEnd.Add(3 * timeout), stall: 15 * time.Second, grewAt: loadEnd}
+	for ; ctx.Err() == nil; time.Sleep(250 * time.Millisecond) {
 		n, err := st.countStored(ctx)
-		if err == nil && n >= t.ackedCount() {
+		if err == nil && t.pending() == 0 && n >= t.ackedCount() {
 			return true, time.Since(loadEnd).Seconds()
+		}
+		if err != nil {
+			n = -1
+		}
+		if !w.keepWaiting(time.Now(), n) {
+			logf("inbound: stopped waiting %.1f s after the load, %d stored of %d acked", time.Since(loadEnd).Seconds(), w.last, t.ackedCount())
+			break
 		}
 	}
 	return false, 0
+}
+
+// drainWatch decides when waitInbound gives up: at deadline, unless the
+// stored count grew within the last stall, and never after limit.
+type drainWatch struct {
+	deadline, limit time.Time
+	stall           time.Duration
+	last            int
+	grewAt          time.Time
+}
+
+// keepWaiting records stored (negative: not read) seen at now and reports
+// whether to wait on.
+func (w *drainWatch) keepWaiting(now time.Time, stored int) bool {
+	if stored > w.last {
+		w.last, w.grewAt = stored, now
+	}
+	if now.Before(w.deadline) {
+		return true
+	}
+	return now.Before(w.limit) && now.Sub(w.grewAt) < w.stall
 }
 
 // waitOutbound waits until no delivery of the subscription is waiting and
