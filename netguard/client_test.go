@@ -471,3 +471,60 @@ func TestClientTimeout(t *testing.T) {
 		t.Fatalf("err = %v, want a timeout error", err)
 	}
 }
+
+// TestClientConnectionsPerHost sends more requests at once than a client
+// opens connections to one host, twice: the extra requests wait for a
+// connection instead of dialing, and the second wave reuses the first's.
+func TestClientConnectionsPerHost(t *testing.T) {
+	const requests = netguard.MaxConnsPerHost + 36
+	var dialed, inFlight, most, wave atomic.Int32
+	release := [2]chan struct{}{make(chan struct{}), make(chan struct{})}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := inFlight.Add(1)
+		defer inFlight.Add(-1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		<-release[wave.Load()]
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			dialed.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	c := netguard.NewClient(netguard.Options{AllowPrivate: true, Timeout: time.Minute})
+	t.Cleanup(c.CloseIdleConnections)
+
+	for w := range 2 {
+		wave.Store(int32(w))
+		errs := make(chan error, requests)
+		for range requests {
+			go func() {
+				status, _, err := get(c, srv.URL)
+				if err == nil && status != http.StatusOK {
+					err = fmt.Errorf("status %d", status)
+				}
+				errs <- err
+			}()
+		}
+		for deadline := time.Now().Add(time.Minute); inFlight.Load() < netguard.MaxConnsPerHost; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				close(release[w])
+				t.Fatalf("wave %d: only %d requests reached the server", w, inFlight.Load())
+			}
+		}
+		close(release[w])
+		for range requests {
+			if err := <-errs; err != nil {
+				t.Fatalf("wave %d: %v", w, err)
+			}
+		}
+	}
+	if got := dialed.Load(); got != netguard.MaxConnsPerHost {
+		t.Errorf("%d connections opened for two waves of %d requests, want %d", got, requests, netguard.MaxConnsPerHost)
+	}
+	if got := most.Load(); got != netguard.MaxConnsPerHost {
+		t.Errorf("at most %d requests in flight, want %d", got, netguard.MaxConnsPerHost)
+	}
+}

@@ -16,3 +16,6 @@ func WithConnect(opts Options, connect func(ctx context.Context, network, addres
 
 // Control is the net.Dialer Control hook of the guarded dialer.
 var Control func(network, address string, c syscall.RawConn) error = control
+
+// MaxConnsPerHost is how many connections a client opens to one host.
+const MaxConnsPerHost = maxConnsPerHost

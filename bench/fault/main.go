@@ -313,6 +313,9 @@ func run(ctx context.Context, cfg config) (*report, error) {
 		warmDone.Wait()
 		l.client.CloseIdleConnections()
 		rcv.closeIdle()
+		if camp != nil {
+			camp.fake.CloseIdle()
+		}
 		time.Sleep(5 * time.Second)
 		idleAfter = readGoroutines(ctx, cfg.nodes)
 	}

@@ -73,6 +73,8 @@ type Platform struct {
 	// up on.
 	Echoed, EchoFailures, EchoDropped atomic.Int64
 	wg                                sync.WaitGroup
+
+	srv *http.Server // Serve's, nil under New
 }
 
 type status struct {
@@ -105,10 +107,19 @@ func Serve(ctx context.Context, addr string, echo *Echo) (*Platform, error) {
 	f := providertest.NewStandalone("http://" + ln.Addr().String())
 	f.SetRecording(false)
 	p := New(f, echo)
-	srv := &http.Server{Handler: p.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	context.AfterFunc(ctx, func() { _ = srv.Close() })
+	p.srv = &http.Server{Handler: p.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = p.srv.Serve(ln) }()
+	context.AfterFunc(ctx, func() { _ = p.srv.Close() })
 	return p, nil
+}
+
+// CloseIdle closes the keep-alive connections the servers hold to Serve's
+// fake (and keeps new ones from being kept), so that a node's idle
+// goroutine count does not include its pooled connections' readers.
+func (p *Platform) CloseIdle() {
+	if p.srv != nil {
+		p.srv.SetKeepAlivesEnabled(false)
+	}
 }
 
 // SetTier sets the phone number's messaging limit tier in both fields the
