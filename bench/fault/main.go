@@ -20,6 +20,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,6 +39,26 @@ type faultSpec struct {
 	name, cmd string
 }
 
+// startCPUProfile profiles this process into path (none when empty) until
+// the returned function is called.
+func startCPUProfile(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
+}
+
 type config struct {
 	nodes, pidFiles         []string
 	db, email, password     string
@@ -53,6 +74,7 @@ type config struct {
 	soak, jsonOut           bool
 	rssLimit                float64
 	goroutineSlack          int
+	cpuProfile              string
 }
 
 func parseFlags() (config, error) {
@@ -95,6 +117,7 @@ func parseFlags() (config, error) {
 	flag.DurationVar(&c.outWait, "outbound-wait", 7*time.Minute, "after the load: how long to wait for every outbound delivery (the servers re-queue a delivery lost with Redis after a minute; a second failed attempt waits 5 minutes)")
 	flag.DurationVar(&c.campaignWait, "campaign-wait", 5*time.Minute, "after the load: how long to wait for the campaign to finish")
 	flag.BoolVar(&c.jsonOut, "json", false, "print the report as JSON too")
+	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write this tool's CPU profile of the whole run to this file (what the load itself costs the machine)")
 	flag.Parse()
 	c.nodes, c.pidFiles = splitList(nodes), splitList(pidFiles)
 	for i := range c.nodes {
@@ -143,7 +166,13 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	stopProfile, err := startCPUProfile(cfg.cpuProfile)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fault:", err)
+		os.Exit(2)
+	}
 	r, err := run(ctx, cfg)
+	stopProfile()
 	if r != nil {
 		r.print(os.Stdout)
 		if cfg.jsonOut {
@@ -446,10 +475,12 @@ func runFaults(ctx context.Context, faults []faultSpec, start time.Time) <-chan 
 // waitInbound waits until no POST is outstanding and as many messages are
 // stored as acked (the lost ones are found after), or until timeout; past
 // the timeout it goes on while the stored count still grows (a backlog being
-// worked off is late, not lost), up to three times the timeout.
+// worked off is late, not lost), up to three times the timeout. It counts
+// once a second: the count reads every stored message of the run, and more
+// often took PostgreSQL time from the drain it waits for.
 func waitInbound(ctx context.Context, st *store, t *tracker, loadEnd time.Time, timeout time.Duration) (bool, float64) {
 	w := drainWatch{deadline: loadEnd.Add(timeout), limit: loadEnd.Add(3 * timeout), stall: 15 * time.Second, grewAt: loadEnd}
-	for ; ctx.Err() == nil; time.Sleep(250 * time.Millisecond) {
+	for ; ctx.Err() == nil; time.Sleep(time.Second) {
 		n, err := st.countStored(ctx)
 		if err == nil && t.pending() == 0 && n >= t.ackedCount() {
 			return true, time.Since(loadEnd).Seconds()
