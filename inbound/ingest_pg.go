@@ -51,9 +51,20 @@ func (s *Service) pgInsert(ctx context.Context, batch []*delivery) error {
 // per connection, and scanned without ent's query builder (which built
 // it anew for every batch). What processing reads: the payloads only for
 // the deliveries whose parse is not in parsedCache (parsedPayloads).
-const pendingSQL = `SELECT id, created_at, attempts, dedupe_key FROM inbound_events
-WHERE status = 'pending' AND lane = ANY($1::bigint[])
-ORDER BY created_at, id
+//
+// Each lane is read on its own, in index order up to the limit, and the
+// lanes' heads are merged: one "lane = ANY(...)" scan matched every
+// pending delivery of the lanes and sorted them all, so with a backlog of
+// 250,000 each read took seconds and the drain slowed as the backlog grew
+// (3.5 / 2.2 s against 0.7 / 0.8 s this way, measured on such a backlog).
+const pendingSQL = `SELECT e.id, e.created_at, e.attempts, e.dedupe_key
+FROM unnest($1::bigint[]) AS l(lane)
+CROSS JOIN LATERAL (
+	SELECT id, created_at, attempts, dedupe_key FROM inbound_events
+	WHERE status = 'pending' AND lane = l.lane
+	ORDER BY created_at, id
+	LIMIT $2) AS e
+ORDER BY e.created_at, e.id
 LIMIT $2`
 
 // pgPending returns up to limit pending deliveries of lanes, oldest
