@@ -318,11 +318,15 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	if cfg.outbound {
 		logf("inbound: %d acked, %d stored; waiting for the outbound deliveries", r.Inbound.Acked, r.Inbound.Stored)
 		outDrained, outAt := waitOutbound(ctx, st, rcv, subID, loadEnd.Add(cfg.outWait))
+		// What the receiver got before the rows are read: a delivery row is
+		// written before its first attempt, so every id received has its
+		// row even while a late backlog is still being processed.
+		got := rcv.snapshot()
 		rows, err := retry(ctx, func() ([]deliveryRow, error) { return st.deliveries(ctx, subID) })
 		if err != nil {
 			return nil, err
 		}
-		r.Outbound = compareDeliveries(stored, rows, rcv.snapshot())
+		r.Outbound = compareDeliveries(stored, rows, got)
 		r.Outbound.Drained = outDrained
 		if outDrained {
 			r.Outbound.DrainedSeconds = outAt.Sub(loadEnd).Seconds()
