@@ -9,29 +9,16 @@ import (
 
 	"github.com/google/uuid"
 
-	"switchboard/database"
 	"switchboard/ent/inboundevent"
 	"switchboard/ent/rule"
-	"switchboard/internal/testenv"
 )
 
 // A drainer reads the oldest pending deliveries of its lanes only, oldest
 // first across the lanes (id breaking ties), at most the limit, whichever
 // lane they are in.
 func TestPendingTakesItsLanesOldestFirst(t *testing.T) {
-	url := testenv.PostgresURL(t)
-	if url == "" {
-		t.Skip("the drainers' read is PostgreSQL's, which is not available")
-	}
+	db := migratedPostgres(t, "the drainers' read is PostgreSQL's")
 	ctx := rule.Bypass(context.Background(), "test")
-	db, err := database.Open(ctx, database.Options{URL: url})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.AutoMigrate(ctx); err != nil {
-		t.Fatal(err)
-	}
 	t0 := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
 	tieA, tieB := uuid.MustParse("00000000-0000-7000-8000-00000000000a"), uuid.MustParse("00000000-0000-7000-8000-00000000000b")
 	type row struct {

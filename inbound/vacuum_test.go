@@ -13,19 +13,8 @@ import (
 
 // The deliveries table is vacuumed on the node's schedule, on PostgreSQL.
 func TestVacuumLoop(t *testing.T) {
-	url := testenv.PostgresURL(t)
-	if url == "" {
-		t.Skip("the vacuum runs on PostgreSQL only, which is not available")
-	}
 	ctx := context.Background()
-	db, err := database.Open(ctx, database.Options{URL: url})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.AutoMigrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db := migratedPostgres(t, "the vacuum runs on PostgreSQL only")
 	s := &Service{Client: db.Client, Postgres: true, VacuumEvery: 20 * time.Millisecond,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	lctx, cancel := context.WithCancel(ctx)
@@ -49,4 +38,25 @@ func TestVacuumLoop(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// migratedPostgres opens a fresh PostgreSQL database with the schema
+// applied, closed when the test ends; the test is skipped (why) when
+// PostgreSQL is not available, or fails under TEST_REQUIRE_SERVICES=1.
+func migratedPostgres(t *testing.T, why string) *database.DB {
+	t.Helper()
+	url := testenv.PostgresURL(t)
+	if url == "" {
+		t.Skip(why + ", which is not available")
+	}
+	ctx := context.Background()
+	db, err := database.Open(ctx, database.Options{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.AutoMigrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return db
 }

@@ -485,12 +485,14 @@ func runFaults(ctx context.Context, faults []faultSpec, start time.Time) <-chan 
 func waitInbound(ctx context.Context, st *store, t *tracker, loadEnd time.Time, timeout time.Duration) (bool, float64) {
 	w := drainWatch{deadline: loadEnd.Add(timeout), limit: loadEnd.Add(3 * timeout), stall: 15 * time.Second, grewAt: loadEnd}
 	for ; ctx.Err() == nil; time.Sleep(time.Second) {
-		n, err := st.countStored(ctx)
-		if err == nil && t.pending() == 0 && n >= t.ackedCount() {
-			return true, time.Since(loadEnd).Seconds()
-		}
-		if err != nil {
-			n = -1
+		n := -1 // not counted while POSTs are outstanding, nor on an error
+		if t.pending() == 0 {
+			if c, err := st.countStored(ctx); err == nil {
+				n = c
+			}
+			if n >= t.ackedCount() {
+				return true, time.Since(loadEnd).Seconds()
+			}
 		}
 		if !w.keepWaiting(time.Now(), n) {
 			logf("inbound: stopped waiting %.1f s after the load, %d stored of %d acked", time.Since(loadEnd).Seconds(), w.last, t.ackedCount())
