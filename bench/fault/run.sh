@@ -90,6 +90,7 @@ pg_top() {
   [ -n "${PG_STATS:-}" ] || return 0
   "$pg_bin/psql" -h 127.0.0.1 -p "$FAULT_PG_PORT" -U postgres -d switchboard -X -c "
     SELECT round(total_exec_time) AS total_ms, calls, round(mean_exec_time::numeric, 3) AS mean_ms, rows,
+           shared_blks_hit + shared_blks_read AS blocks,
            left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query
     FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 25" >"$FAULT_DIR/pg-top.txt" 2>&1 || true
   log "PostgreSQL's top statements: $FAULT_DIR/pg-top.txt"
