@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"github.com/google/uuid"
 
 	"switchboard/analytics"
 	"switchboard/apperr"
@@ -15,12 +14,13 @@ import (
 // the platform's analytics of the organization's accounts. The spec's
 // message and chatbot analytics are placeholders answering 501.
 
-func analyticsPeriod(c *gin.Context) (analytics.Period, error) {
-	return analytics.ParsePeriod(c.Query("from"), c.Query("to"), time.Now())
+func analyticsPeriod(from, to string) (analytics.Period, error) {
+	return analytics.ParsePeriod(from, to, time.Now())
 }
 
 func (a *API) analyticsDashboard(c *gin.Context) (int, any, error) {
-	p, err := analyticsPeriod(c)
+	q := queryOf[periodQuery](c)
+	p, err := analyticsPeriod(q.From, q.To)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -32,21 +32,18 @@ func (a *API) analyticsDashboard(c *gin.Context) (int, any, error) {
 }
 
 func (a *API) agentAnalytics(c *gin.Context) (int, any, error) {
-	p, err := analyticsPeriod(c)
+	q := queryOf[agentsQuery](c)
+	p, err := analyticsPeriod(q.From, q.To)
 	if err != nil {
 		return 0, nil, err
 	}
-	g, err := analytics.ParseGroupBy(c.Query("group_by"))
+	g, err := analytics.ParseGroupBy(q.GroupBy)
 	if err != nil {
 		return 0, nil, err
 	}
 	in := analytics.AgentsInput{Period: p, GroupBy: g}
-	if s := c.Query("agent_id"); s != "" {
-		id, err := uuid.Parse(s)
-		if err != nil {
-			return 0, nil, apperr.Invalidf("agent_id must be a UUID")
-		}
-		in.AgentID = &id
+	if in.AgentID, err = optionalUUID("agent_id", q.AgentID); err != nil {
+		return 0, nil, err
 	}
 	r, err := a.R.Analytics.Agents(ctx(c), in)
 	if err != nil {
@@ -60,11 +57,12 @@ func (a *API) agentAnalyticsDetail(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	p, err := analyticsPeriod(c)
+	q := queryOf[agentDetailQuery](c)
+	p, err := analyticsPeriod(q.From, q.To)
 	if err != nil {
 		return 0, nil, err
 	}
-	g, err := analytics.ParseGroupBy(c.Query("group_by"))
+	g, err := analytics.ParseGroupBy(q.GroupBy)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -76,7 +74,8 @@ func (a *API) agentAnalyticsDetail(c *gin.Context) (int, any, error) {
 }
 
 func (a *API) agentComparison(c *gin.Context) (int, any, error) {
-	p, err := analyticsPeriod(c)
+	q := queryOf[periodQuery](c)
+	p, err := analyticsPeriod(q.From, q.To)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -88,9 +87,10 @@ func (a *API) agentComparison(c *gin.Context) (int, any, error) {
 }
 
 func (a *API) platformAnalytics(c *gin.Context) (int, any, error) {
+	in := queryOf[platformAnalyticsQuery](c)
 	q, err := analytics.ParsePlatform(analytics.PlatformInput{
-		Type: c.Query("analytics_type"), Start: c.Query("start"), End: c.Query("end"),
-		AccountID: c.Query("account_id"), Granularity: c.Query("granularity"), TemplateIDs: c.Query("template_ids"),
+		Type: in.AnalyticsType, Start: in.Start, End: in.End,
+		AccountID: in.AccountID, Granularity: in.Granularity, TemplateIDs: in.TemplateIDs,
 	}, time.Now().UTC())
 	if err != nil {
 		return 0, nil, err

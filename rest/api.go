@@ -297,6 +297,10 @@ func (a *API) applyLimit(c *gin.Context, lr limitResult) bool {
 // run calls the route's operation, inside a transaction when the route
 // mutates, and writes the envelope only after the commit.
 func (a *API) run(c *gin.Context, r Route) {
+	if err := bindQuery(c, r.Query); err != nil {
+		writeError(c, err)
+		return
+	}
 	if !r.inTx() {
 		status, data, err := r.Handle(c)
 		respond(c, status, data, err)

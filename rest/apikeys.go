@@ -38,11 +38,8 @@ type createdAPIKeyJSON struct {
 }
 
 func (a *API) listAPIKeys(c *gin.Context) (int, any, error) {
-	p, err := bindPage(c, 50)
-	if err != nil {
-		return 0, nil, err
-	}
-	keys, total, err := a.R.ListAPIKeys(ctx(c), c.Query("search"), p.Offset(), p.Limit)
+	p := pageOf(c)
+	keys, total, err := a.R.ListAPIKeys(ctx(c), queryOf[searchQuery](c).Search, p.Offset(), p.Limit)
 	if err != nil {
 		return 0, nil, err
 	}

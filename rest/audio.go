@@ -22,7 +22,7 @@ func (a *API) audioRoutes() []Route {
 }
 
 func (a *API) uploadOrgAudio(c *gin.Context) (int, any, error) {
-	kind := c.Query("type")
+	kind := queryOf[orgAudioQuery](c).Type
 	_, data, err := readUpload(c, "file", audio.MaxBytes)
 	if err != nil {
 		return 0, nil, err

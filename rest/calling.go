@@ -88,11 +88,8 @@ func (b ivrFlowBody) input() calling.IVRFlowInput {
 }
 
 func (a *API) listIVRFlows(c *gin.Context) (int, any, error) {
-	p, err := bindPage(c, calling.DefaultPageSize)
-	if err != nil {
-		return 0, nil, err
-	}
-	pg, err := a.R.Calling.IVRFlows(ctx(c), c.Query("account"), p.Offset(), p.Limit)
+	p := pageOf(c)
+	pg, err := a.R.Calling.IVRFlows(ctx(c), queryOf[accountQuery](c).Account, p.Offset(), p.Limit)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -148,18 +145,16 @@ func (a *API) deleteIVRFlow(ctx context.Context, id uuid.UUID) error {
 }
 
 func (a *API) listCallLogs(c *gin.Context) (int, any, error) {
-	p, err := bindPage(c, calling.DefaultPageSize)
-	if err != nil {
-		return 0, nil, err
-	}
+	p, q := pageOf(c), queryOf[callLogsQuery](c)
 	f := calling.CallLogFilter{
-		Status: c.Query("status"), Account: c.Query("account"), Direction: c.Query("direction"),
-		Phone: c.Query("phone"), StartDate: c.Query("start_date"), EndDate: c.Query("end_date"),
+		Status: q.Status, Account: q.Account, Direction: q.Direction,
+		Phone: q.Phone, StartDate: q.StartDate, EndDate: q.EndDate,
 	}
-	if f.ContactID, err = optionalUUID("contact_id", c.Query("contact_id")); err != nil {
+	var err error
+	if f.ContactID, err = optionalUUID("contact_id", q.ContactID); err != nil {
 		return 0, nil, err
 	}
-	if f.IVRFlowID, err = optionalUUID("ivr_flow_id", c.Query("ivr_flow_id")); err != nil {
+	if f.IVRFlowID, err = optionalUUID("ivr_flow_id", q.IVRFlowID); err != nil {
 		return 0, nil, err
 	}
 	pg, err := a.R.Calling.CallLogs(ctx(c), f, p.Offset(), p.Limit)
@@ -205,7 +200,8 @@ func (a *API) getCallRecording(c *gin.Context) (int, any, error) {
 // Range requests; a bad signature is 403, an expired link too, an unknown
 // recording 404.
 func (a *API) serveRecording(c *gin.Context) (int, any, error) {
-	f, err := a.R.Calling.OpenRecording(c.Request.URL.Path, c.Query("expires"), c.Query("signature"))
+	q := queryOf[signedLinkQuery](c)
+	f, err := a.R.Calling.OpenRecording(c.Request.URL.Path, q.Expires, q.Signature)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -225,11 +221,8 @@ func (a *API) serveRecording(c *gin.Context) (int, any, error) {
 }
 
 func (a *API) listCallTransfers(c *gin.Context) (int, any, error) {
-	p, err := bindPage(c, calling.DefaultPageSize)
-	if err != nil {
-		return 0, nil, err
-	}
-	pg, err := a.R.Calling.CallTransfers(ctx(c), c.Query("status"), p.Offset(), p.Limit)
+	p := pageOf(c)
+	pg, err := a.R.Calling.CallTransfers(ctx(c), queryOf[statusQuery](c).Status, p.Offset(), p.Limit)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -290,7 +283,7 @@ func (a *API) getCallPermission(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	status, err := a.R.Calling.CallPermissionStatus(ctx(c), contactID, c.Query("chat_account"))
+	status, err := a.R.Calling.CallPermissionStatus(ctx(c), contactID, queryOf[chatAccountQuery](c).ChatAccount)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -113,8 +113,8 @@ func (b campaignBody) input() (campaigns.Input, error) {
 
 // dateParam reads an ISO date (2026-11-25) or date-time query parameter;
 // endOfDay makes a bare date cover its whole day.
-func dateParam(c *gin.Context, name string, endOfDay bool) (*time.Time, error) {
-	s := strings.TrimSpace(c.Query(name))
+func dateParam(name, s string, endOfDay bool) (*time.Time, error) {
+	s = strings.TrimSpace(s)
 	if s == "" {
 		return nil, nil
 	}
@@ -132,15 +132,13 @@ func dateParam(c *gin.Context, name string, endOfDay bool) (*time.Time, error) {
 }
 
 func (a *API) listCampaigns(c *gin.Context) (int, any, error) {
-	p, err := bindPage(c, campaigns.DefaultPageSize)
-	if err != nil {
+	p, q := pageOf(c), queryOf[campaignsQuery](c)
+	f := campaigns.Filter{Status: q.Status, ChatAccount: q.ChatAccount, Search: q.Search}
+	var err error
+	if f.From, err = dateParam("from", q.From, false); err != nil {
 		return 0, nil, err
 	}
-	f := campaigns.Filter{Status: c.Query("status"), ChatAccount: c.Query("chat_account"), Search: c.Query("search")}
-	if f.From, err = dateParam(c, "from", false); err != nil {
-		return 0, nil, err
-	}
-	if f.To, err = dateParam(c, "to", true); err != nil {
+	if f.To, err = dateParam("to", q.To, true); err != nil {
 		return 0, nil, err
 	}
 	cs, total, err := a.R.Campaigns.List(ctx(c), f, p.Offset(), p.Limit)
@@ -294,11 +292,8 @@ func (a *API) listRecipients(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	p, err := bindPage(c, campaigns.DefaultRecipientsPage)
-	if err != nil {
-		return 0, nil, err
-	}
-	rs, total, err := a.R.Campaigns.Recipients(ctx(c), id, c.Query("status"), p.Offset(), p.Limit)
+	p := pageOf(c)
+	rs, total, err := a.R.Campaigns.Recipients(ctx(c), id, queryOf[statusQuery](c).Status, p.Offset(), p.Limit)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -73,13 +73,8 @@ func (b cannedBody) buttons() []graph.CannedButton {
 }
 
 func (a *API) listCannedResponses(c *gin.Context) (int, any, error) {
-	p, err := bindPage(c, 20)
-	if err != nil {
-		return 0, nil, err
-	}
-	f := graph.CannedFilter{
-		Category: c.Query("category"), Search: c.Query("search"), ActiveOnly: c.Query("active_only") == "true",
-	}
+	p, q := pageOf(c), queryOf[cannedQuery](c)
+	f := graph.CannedFilter{Category: q.Category, Search: q.Search, ActiveOnly: q.ActiveOnly}
 	pg, err := a.R.ListCannedResponses(ctx(c), f, p.Offset(), p.Limit)
 	if err != nil {
 		return 0, nil, err

@@ -90,7 +90,7 @@ func (b productBody) input() catalogs.ProductInput {
 }
 
 func (a *API) listCatalogs(c *gin.Context) (int, any, error) {
-	vs, err := a.R.Catalogs.List(ctx(c), c.Query("chat_account"))
+	vs, err := a.R.Catalogs.List(ctx(c), queryOf[chatAccountQuery](c).ChatAccount)
 	if err != nil {
 		return 0, nil, err
 	}

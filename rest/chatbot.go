@@ -187,11 +187,8 @@ func (b keywordRuleBody) input() chatbot.KeywordInput { return chatbot.KeywordIn
 func chatbotPage(p page) chatbot.Page { return chatbot.Page{Offset: p.Offset(), Limit: p.Limit} }
 
 func (a *API) listKeywordRules(c *gin.Context) (int, any, error) {
-	p, err := bindPage(c, 20)
-	if err != nil {
-		return 0, nil, err
-	}
-	pg, err := a.R.Chatbot.ListKeywords(ctx(c), c.Query("search"), chatbotPage(p))
+	p := pageOf(c)
+	pg, err := a.R.Chatbot.ListKeywords(ctx(c), queryOf[searchQuery](c).Search, chatbotPage(p))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -271,11 +268,8 @@ type aiContextBody struct {
 func (b aiContextBody) input() chatbot.ContextInput { return chatbot.ContextInput(b) }
 
 func (a *API) listAIContexts(c *gin.Context) (int, any, error) {
-	p, err := bindPage(c, 20)
-	if err != nil {
-		return 0, nil, err
-	}
-	pg, err := a.R.Chatbot.ListContexts(ctx(c), c.Query("search"), chatbotPage(p))
+	p := pageOf(c)
+	pg, err := a.R.Chatbot.ListContexts(ctx(c), queryOf[searchQuery](c).Search, chatbotPage(p))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -351,11 +345,8 @@ type chatbotFlowBody struct {
 func (b chatbotFlowBody) input() chatbot.FlowInput { return chatbot.FlowInput(b) }
 
 func (a *API) listChatbotFlows(c *gin.Context) (int, any, error) {
-	p, err := bindPage(c, 20)
-	if err != nil {
-		return 0, nil, err
-	}
-	pg, err := a.R.Chatbot.ListFlows(ctx(c), c.Query("search"), chatbotPage(p))
+	p := pageOf(c)
+	pg, err := a.R.Chatbot.ListFlows(ctx(c), queryOf[searchQuery](c).Search, chatbotPage(p))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -433,11 +424,8 @@ func presentChatbotSession(s *ent.ChatbotSession) chatbotSessionJSON {
 }
 
 func (a *API) listChatbotSessions(c *gin.Context) (int, any, error) {
-	p, err := bindPage(c, 20)
-	if err != nil {
-		return 0, nil, err
-	}
-	pg, err := a.R.Chatbot.ListSessions(ctx(c), c.Query("status"), chatbotPage(p))
+	p := pageOf(c)
+	pg, err := a.R.Chatbot.ListSessions(ctx(c), queryOf[statusQuery](c).Status, chatbotPage(p))
 	if err != nil {
 		return 0, nil, err
 	}

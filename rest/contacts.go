@@ -158,13 +158,10 @@ func (n *nullableUUID) UnmarshalJSON(b []byte) error {
 }
 
 func (a *API) listContacts(c *gin.Context) (int, any, error) {
-	p, err := bindPage(c, 20)
-	if err != nil {
-		return 0, nil, err
-	}
-	f := graph.ContactFilter{Search: c.Query("search")}
-	if tags := c.Query("tags"); tags != "" {
-		f.Tags = strings.Split(tags, ",")
+	p, q := pageOf(c), queryOf[contactsQuery](c)
+	f := graph.ContactFilter{Search: q.Search}
+	if q.Tags != "" {
+		f.Tags = strings.Split(q.Tags, ",")
 	}
 	pg, err := a.R.ListContacts(ctx(c), f, p.Offset(), p.Limit)
 	if err != nil {

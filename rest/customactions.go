@@ -55,11 +55,8 @@ func (b customActionBody) input() customactions.Input {
 }
 
 func (a *API) listCustomActions(c *gin.Context) (int, any, error) {
-	p, err := bindPage(c, customactions.DefaultPageSize)
-	if err != nil {
-		return 0, nil, err
-	}
-	pg, err := a.R.CustomActions.List(ctx(c), c.Query("search"), p.Offset(), p.Limit)
+	p := pageOf(c)
+	pg, err := a.R.CustomActions.List(ctx(c), queryOf[searchQuery](c).Search, p.Offset(), p.Limit)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -64,12 +64,9 @@ func bindFormFlow(c *gin.Context) (flows.Input, error) {
 }
 
 func (a *API) listFormFlows(c *gin.Context) (int, any, error) {
-	p, err := bindPage(c, flows.DefaultPageSize)
-	if err != nil {
-		return 0, nil, err
-	}
-	pg, err := a.R.Flows.List(ctx(c), flows.Filter{Account: c.Query("account"), Status: c.Query("status"),
-		Search: c.Query("search"), Page: p.Page, Limit: p.Limit})
+	p, q := pageOf(c), queryOf[flowsQuery](c)
+	pg, err := a.R.Flows.List(ctx(c), flows.Filter{Account: q.Account, Status: q.Status,
+		Search: q.Search, Page: p.Page, Limit: p.Limit})
 	if err != nil {
 		return 0, nil, err
 	}

@@ -100,6 +100,8 @@ func FuzzQueryParameters(f *testing.F) {
 		"search=%ff%fe", "tags=a,,b", "before_id=nope", "account=%E2%80%AE", "active_only=maybe",
 		"organization_id=00000000-0000-0000-0000-000000000000", "page=1&page=2", "search=" + strings.Repeat("a", 2000),
 		"hub.mode=subscribe&hub.verify_token=x&hub.challenge=y", "token=a.b.c", "%zz", "a=%",
+		"offset=1000001&limit=abc", "direction=sideways", "active_only=1", "agent_id=nope&group_by=year",
+		"from=2026-02-30&to=x", "contact_id=%00", "expires=&signature=",
 	} {
 		f.Add(0, seed)
 	}

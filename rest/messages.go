@@ -72,15 +72,12 @@ func (a *API) listMessages(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	limit, err := queryInt(c, "limit", graph.DefaultMessagePageSize)
+	q := queryOf[messagesQuery](c)
+	before, err := optionalUUID("before_id", q.BeforeID)
 	if err != nil {
 		return 0, nil, err
 	}
-	before, err := optionalUUID("before_id", c.Query("before_id"))
-	if err != nil {
-		return 0, nil, err
-	}
-	page, err := a.R.ListMessages(ctx(c), id, before, c.Query("account"), limit)
+	page, err := a.R.ListMessages(ctx(c), id, before, q.Account, q.Limit)
 	if err != nil {
 		return 0, nil, err
 	}

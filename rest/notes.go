@@ -47,15 +47,12 @@ func (a *API) listNotes(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	limit, err := queryInt(c, "limit", notes.DefaultPageSize)
+	q := queryOf[notesQuery](c)
+	before, err := optionalUUID("before", q.Before)
 	if err != nil {
 		return 0, nil, err
 	}
-	before, err := optionalUUID("before", c.Query("before"))
-	if err != nil {
-		return 0, nil, err
-	}
-	pg, err := a.R.Notes.List(ctx(c), id, before, limit)
+	pg, err := a.R.Notes.List(ctx(c), id, before, q.Limit)
 	if err != nil {
 		return 0, nil, err
 	}

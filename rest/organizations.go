@@ -104,11 +104,8 @@ func (a *API) createOrganization(c *gin.Context) (int, any, error) {
 }
 
 func (a *API) listMembers(c *gin.Context) (int, any, error) {
-	p, err := bindPage(c, 50)
-	if err != nil {
-		return 0, nil, err
-	}
-	pg, err := a.R.ListMembers(ctx(c), graph.MemberFilter{Search: c.Query("search")}, p.Offset(), p.Limit)
+	p := pageOf(c)
+	pg, err := a.R.ListMembers(ctx(c), graph.MemberFilter{Search: queryOf[searchQuery](c).Search}, p.Offset(), p.Limit)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -10,7 +10,7 @@ type searchQuery struct {
 }
 
 type contactsQuery struct {
-	Search string `query:"search" description:"Text to look for in name and phone number."`
+	Search string `query:"search" maxLength:"200" description:"Text to look for in name and phone number."`
 	Tags   string `query:"tags" description:"Comma-separated tag names; a contact must carry all of them." example:"vip,new"`
 }
 
@@ -40,32 +40,32 @@ type callLogsQuery struct {
 type campaignsQuery struct {
 	Status      string `query:"status"`
 	ChatAccount string `query:"chat_account"`
-	Search      string `query:"search"`
+	Search      string `query:"search" maxLength:"200"`
 	From        string `query:"from" example:"2026-11-01" description:"Only campaigns created at or after this ISO date (from its start) or date-time."`
 	To          string `query:"to" example:"2026-11-30" description:"Only campaigns created at or before this ISO date (to its end) or date-time."`
 }
 
 type cannedQuery struct {
 	Category   string `query:"category"`
-	Search     string `query:"search"`
+	Search     string `query:"search" maxLength:"200"`
 	ActiveOnly bool   `query:"active_only" description:"Only active responses."`
 }
 
 type flowsQuery struct {
 	Account string `query:"account"`
 	Status  string `query:"status"`
-	Search  string `query:"search"`
+	Search  string `query:"search" maxLength:"200"`
 }
 
 type templatesQuery struct {
 	Account  string `query:"account"`
 	Status   string `query:"status"`
 	Category string `query:"category"`
-	Search   string `query:"search"`
+	Search   string `query:"search" maxLength:"200"`
 }
 
 type usersQuery struct {
-	Search string `query:"search"`
+	Search string `query:"search" maxLength:"200"`
 	RoleID string `query:"role_id" format:"uuid"`
 }
 
@@ -85,7 +85,7 @@ type transfersQuery struct {
 	TeamID  string `query:"team_id" description:"A team id, or \"general\" for the general queue."`
 	Include string `query:"include"`
 	Limit   int    `query:"limit" minimum:"1" default:"20"`
-	Offset  int    `query:"offset" minimum:"0" default:"0"`
+	Offset  int    `query:"offset" minimum:"0" maximum:"1000000" default:"0"`
 }
 
 type teamQueueQuery struct {

@@ -146,11 +146,8 @@ func (a *API) listPermissions(c *gin.Context) (int, any, error) {
 }
 
 func (a *API) listRoles(c *gin.Context) (int, any, error) {
-	p, err := bindPage(c, 50)
-	if err != nil {
-		return 0, nil, err
-	}
-	roles, total, err := a.R.ListRoles(ctx(c), c.Query("search"), p.Offset(), p.Limit)
+	p := pageOf(c)
+	roles, total, err := a.R.ListRoles(ctx(c), queryOf[searchQuery](c).Search, p.Offset(), p.Limit)
 	if err != nil {
 		return 0, nil, err
 	}

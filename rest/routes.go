@@ -31,7 +31,8 @@ type Route struct {
 	// What the OpenAPI document says of the route (openapi.go).
 	Summary string
 	// Query is a struct of the query parameters (query tags), or
-	// paged(...) for a paginated list.
+	// paged(...) for a paginated list. run binds it before the handler
+	// (bindQuery), which reads it with queryOf and pageOf.
 	Query any
 	// In is the JSON body's type (an exemplar), or a rawBody.
 	In any

@@ -16,7 +16,7 @@ import (
 // /api/auth/sso/providers; without it, the one organization that enabled
 // the provider (a single-tenant installation).
 func (a *API) ssoInit(c *gin.Context) (int, any, error) {
-	orgID, err := optionalUUID("organization_id", c.Query("organization_id"))
+	orgID, err := optionalUUID("organization_id", queryOf[ssoQuery](c).OrganizationID)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -41,9 +41,10 @@ func (a *API) ssoCallback(c *gin.Context) (int, any, error) {
 	bound, _ := c.Cookie(cookieSSOState)
 	c.SetSameSite(http.SameSiteLaxMode)
 	c.SetCookie(cookieSSOState, "", -1, ssoCookiePath, "", a.Opts.CookieSecure, true)
+	q := queryOf[ssoCallbackQuery](c)
 	s, err := a.SSO.Finish(ctx(c), sso.Callback{
-		Provider: c.Param("provider"), State: c.Query("state"), Code: c.Query("code"),
-		Error: c.Query("error"), ErrorDescription: c.Query("error_description"), BrowserState: bound,
+		Provider: c.Param("provider"), State: q.State, Code: q.Code,
+		Error: q.Error, ErrorDescription: q.ErrorDescription, BrowserState: bound,
 	})
 	if err != nil {
 		_, message := errorAnswer(c, err)

@@ -128,11 +128,8 @@ type createWebhookBody struct {
 type updateWebhookBody createWebhookBody
 
 func (a *API) listWebhooks(c *gin.Context) (int, any, error) {
-	p, err := bindPage(c, 50)
-	if err != nil {
-		return 0, nil, err
-	}
-	pg, err := a.R.ListWebhooks(ctx(c), c.Query("search"), p.Offset(), p.Limit)
+	p := pageOf(c)
+	pg, err := a.R.ListWebhooks(ctx(c), queryOf[searchQuery](c).Search, p.Offset(), p.Limit)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -215,10 +212,7 @@ func (a *API) listWebhookDeliveries(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	p, err := bindPage(c, 50)
-	if err != nil {
-		return 0, nil, err
-	}
+	p := pageOf(c)
 	pg, err := a.R.ListWebhookDeliveries(ctx(c), id, p.Offset(), p.Limit)
 	if err != nil {
 		return 0, nil, err

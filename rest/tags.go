@@ -44,11 +44,8 @@ func tagName(c *gin.Context) (string, error) {
 }
 
 func (a *API) listTags(c *gin.Context) (int, any, error) {
-	p, err := bindPage(c, maxPageSize)
-	if err != nil {
-		return 0, nil, err
-	}
-	pg, err := a.R.Tags.List(ctx(c), tags.Filter{Search: c.Query("search")}, p.Offset(), p.Limit)
+	p := pageOf(c)
+	pg, err := a.R.Tags.List(ctx(c), tags.Filter{Search: queryOf[searchQuery](c).Search}, p.Offset(), p.Limit)
 	if err != nil {
 		return 0, nil, err
 	}

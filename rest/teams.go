@@ -31,11 +31,8 @@ func (b teamBody) strategy() (*team.AssignmentStrategy, error) {
 }
 
 func (a *API) listTeams(c *gin.Context) (int, any, error) {
-	p, err := bindPage(c, 50)
-	if err != nil {
-		return 0, nil, err
-	}
-	pg, err := a.R.ListTeams(ctx(c), c.Query("search"), p.Offset(), p.Limit)
+	p := pageOf(c)
+	pg, err := a.R.ListTeams(ctx(c), queryOf[searchQuery](c).Search, p.Offset(), p.Limit)
 	if err != nil {
 		return 0, nil, err
 	}

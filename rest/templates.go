@@ -100,13 +100,10 @@ func bindTemplateBody(c *gin.Context) (templates.Input, error) {
 }
 
 func (a *API) listTemplates(c *gin.Context) (int, any, error) {
-	p, err := bindPage(c, templates.DefaultPageSize)
-	if err != nil {
-		return 0, nil, err
-	}
+	p, q := pageOf(c), queryOf[templatesQuery](c)
 	pg, err := a.R.Templates.List(ctx(c), templates.Filter{
-		Account: c.Query("account"), Status: c.Query("status"), Category: c.Query("category"),
-		Search: c.Query("search"), Page: p.Page, Limit: p.Limit,
+		Account: q.Account, Status: q.Status, Category: q.Category,
+		Search: q.Search, Page: p.Page, Limit: p.Limit,
 	})
 	if err != nil {
 		return 0, nil, err
@@ -209,7 +206,7 @@ func (a *API) uploadTemplateMedia(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	account := c.Query("account")
+	account := queryOf[accountQuery](c).Account
 	if account == "" {
 		account = fields["account"]
 	}

@@ -2,7 +2,6 @@ package rest
 
 import (
 	"net/http"
-	"strconv"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
@@ -59,38 +58,18 @@ func (a *API) createTransfer(c *gin.Context) (int, any, error) {
 	return http.StatusCreated, t, nil
 }
 
-// queryOffset reads a non-negative offset.
-func queryOffset(c *gin.Context) (int, error) {
-	s := c.Query("offset")
-	if s == "" {
-		return 0, nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 || n > transfers.MaxOffset {
-		return 0, apperr.Invalidf("offset must be an integer between 0 and %d", transfers.MaxOffset)
-	}
-	return n, nil
-}
-
 func (a *API) listTransfers(c *gin.Context) (int, any, error) {
-	limit, err := queryInt(c, "limit", transfers.DefaultPageSize)
+	q := queryOf[transfersQuery](c)
+	queue, err := transfers.ParseQueue(q.TeamID)
 	if err != nil {
 		return 0, nil, err
 	}
-	offset, err := queryOffset(c)
-	if err != nil {
-		return 0, nil, err
-	}
-	queue, err := transfers.ParseQueue(c.Query("team_id"))
-	if err != nil {
-		return 0, nil, err
-	}
-	inc, err := transfers.ParseInclude(c.Query("include"))
+	inc, err := transfers.ParseInclude(q.Include)
 	if err != nil {
 		return 0, nil, err
 	}
 	pg, err := a.R.Transfers.List(ctx(c), transfers.ListInput{
-		Status: c.Query("status"), Queue: queue, Include: inc, Limit: limit, Offset: offset,
+		Status: q.Status, Queue: queue, Include: inc, Limit: q.Limit, Offset: q.Offset,
 	})
 	if err != nil {
 		return 0, nil, err
@@ -108,7 +87,7 @@ func (a *API) listTransfers(c *gin.Context) (int, any, error) {
 // pickTransfer answers 200 with a null transfer when the queue is empty:
 // the peer web client shows "No transfers in queue" for that answer.
 func (a *API) pickTransfer(c *gin.Context) (int, any, error) {
-	queue, err := transfers.ParseQueue(c.Query("team_id"))
+	queue, err := transfers.ParseQueue(queryOf[teamQueueQuery](c).TeamID)
 	if err != nil {
 		return 0, nil, err
 	}

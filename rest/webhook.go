@@ -32,7 +32,8 @@ func (a *API) webhookRoutes() []Route {
 }
 
 func (a *API) verifyWebhook(c *gin.Context) (int, any, error) {
-	challenge, err := a.Inbound.Verify(ctx(c), c.Query("hub.mode"), c.Query("hub.verify_token"), c.Query("hub.challenge"))
+	q := queryOf[verifyWebhookQuery](c)
+	challenge, err := a.Inbound.Verify(ctx(c), q.Mode, q.VerifyToken, q.Challenge)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -191,7 +191,8 @@ func (a *API) deleteWidget(c *gin.Context) (int, any, error) {
 }
 
 func widgetPeriod(c *gin.Context) (widgets.Period, error) {
-	return widgets.ParsePeriod(c.Query("from"), c.Query("to"), time.Now())
+	q := queryOf[periodQuery](c)
+	return widgets.ParsePeriod(q.From, q.To, time.Now())
 }
 
 func (a *API) widgetData(c *gin.Context) (int, any, error) {
