@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"entgo.io/ent/dialect/sql"
@@ -88,27 +89,75 @@ func (d *Dispatcher) queueDrain(ctx context.Context, p drainTask, id string, at 
 	}
 }
 
-func (d *Dispatcher) handleDrain(ctx context.Context, t *asynq.Task) error {
+func (d *Dispatcher) handleDrain(ctx context.Context, t *asynq.Task) (err error) {
 	var p drainTask
 	if err := json.Unmarshal(t.Payload(), &p); err != nil || p.SubscriptionID == uuid.Nil {
 		return fmt.Errorf("webhooks: bad task payload %q: %w", t.Payload(), asynq.SkipRetry)
 	}
-	ctx = viewer.SystemContext(ctx, p.OrgID)
-	lastLook, more, err := d.drain(ctx, p.SubscriptionID)
-	if err != nil {
-		return err
+	if !d.running.start(p.SubscriptionID, p.Until) {
+		return nil // the drain running on this node looks for this task's deliveries
 	}
-	next := drainTask{OrgID: p.OrgID, SubscriptionID: p.SubscriptionID}
+	ctx = viewer.SystemContext(ctx, p.OrgID)
+	var lastLook time.Time
+	var more bool
+	defer func() { d.followUp(ctx, p, d.running.finish(p.SubscriptionID), lastLook, more && err == nil) }()
+	lastLook, more, err = d.drain(ctx, p.SubscriptionID)
+	return err
+}
+
+// followUp queues what must come after a drain that looked last at
+// lastLook and was asked to cover deliveries kicked up to until (its own
+// task's and those of the tasks that found it running): a continuation
+// at once when it stopped with deliveries left, or else one more look
+// once that second is surely over, since a kick may have found a task
+// running after its last look.
+func (d *Dispatcher) followUp(ctx context.Context, p drainTask, until int64, lastLook time.Time, more bool) {
+	next := drainTask{OrgID: p.OrgID, SubscriptionID: p.SubscriptionID, Until: until}
 	switch {
 	case more:
 		d.queueDrain(ctx, next, "", time.Now())
-	case p.Until > 0 && lastLook.Before(time.Unix(p.Until, 0).Add(dueSlack)):
-		// A kick of this second may have found this task running after
-		// its last look: look again once the second is surely over.
-		d.queueDrain(ctx, next, "webhook-drain:"+p.SubscriptionID.String()+":"+strconv.FormatInt(p.Until-1, 10)+":tail",
-			time.Unix(p.Until, 0).Add(dueSlack))
+	case until > 0 && lastLook.Before(time.Unix(until, 0).Add(dueSlack)):
+		d.queueDrain(ctx, next, "webhook-drain:"+p.SubscriptionID.String()+":"+strconv.FormatInt(until-1, 10)+":tail",
+			time.Unix(until, 0).Add(dueSlack))
 	}
-	return nil
+}
+
+// runningDrains is the subscriptions this node is draining. One drain per
+// subscription and node: concurrent drains of one subscription each
+// claimed past the others' leased rows (PostgreSQL's costliest statement
+// under load), and under a lasting backlog every second's kick started
+// another chain of drains until they held all of the node's workers.
+// A task that finds its subscription being drained leaves its deliveries
+// to that drain, which looks again after the task's Until.
+type runningDrains struct {
+	mu   sync.Mutex
+	subs map[uuid.UUID]int64 // the latest Until the drain must cover
+}
+
+// start reports whether a drain of sub may start on this node. If one is
+// running, it takes until over and start reports false.
+func (r *runningDrains) start(sub uuid.UUID, until int64) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.subs == nil {
+		r.subs = map[uuid.UUID]int64{}
+	}
+	if want, ok := r.subs[sub]; ok {
+		r.subs[sub] = max(want, until)
+		return false
+	}
+	r.subs[sub] = until
+	return true
+}
+
+// finish ends the node's drain of sub and returns the latest Until it
+// took over (its own included).
+func (r *runningDrains) finish(sub uuid.UUID) int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	until := r.subs[sub]
+	delete(r.subs, sub)
+	return until
 }
 
 // drain delivers the subscription's due deliveries, a batch at a time,

@@ -82,6 +82,7 @@ type Dispatcher struct {
 	schedule     ScheduleFunc
 	cache        *subscriptionCache
 	postgres     bool
+	running      runningDrains
 }
 
 var _ events.HookWriter = (*Dispatcher)(nil)
