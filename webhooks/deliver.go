@@ -95,12 +95,12 @@ func (d *Dispatcher) handleDrain(ctx context.Context, t *asynq.Task) (err error)
 		return fmt.Errorf("webhooks: bad task payload %q: %w", t.Payload(), asynq.SkipRetry)
 	}
 	if !d.running.start(p.SubscriptionID, p.Until) {
-		return nil // the drain running on this node looks for this task's deliveries
+		return nil // the drains running on this node look for this task's deliveries
 	}
 	ctx = viewer.SystemContext(ctx, p.OrgID)
 	var lastLook time.Time
 	var more bool
-	defer func() { d.followUp(ctx, p, d.running.finish(p.SubscriptionID), lastLook, more && err == nil) }()
+	defer func() { d.followUp(ctx, p, d.running.finish(p.SubscriptionID, p.Until), lastLook, more && err == nil) }()
 	lastLook, more, err = d.drain(ctx, p.SubscriptionID)
 	return err
 }
@@ -122,41 +122,59 @@ func (d *Dispatcher) followUp(ctx context.Context, p drainTask, until int64, las
 	}
 }
 
-// runningDrains is the subscriptions this node is draining. One drain per
-// subscription and node: concurrent drains of one subscription each
-// claimed past the others' leased rows (PostgreSQL's costliest statement
-// under load), and under a lasting backlog every second's kick started
-// another chain of drains until they held all of the node's workers.
-// A task that finds its subscription being drained leaves its deliveries
-// to that drain, which looks again after the task's Until.
+// drainsPerSubscription bounds the drains of one subscription running at
+// once on a node: two batches in flight fill the connections the client
+// keeps to one host (64). Unbounded, under a lasting backlog every
+// second's kick started another chain of drains until they held all of
+// the node's workers (starving every other task), each claim walking past
+// the others' leased rows (PostgreSQL's costliest statement under load).
+const drainsPerSubscription = 2
+
+// runningDrains is the drains of each subscription running on this node.
+// A task that finds its subscription's drains all running leaves its
+// deliveries to them: the first to finish looks again after the task's
+// Until.
 type runningDrains struct {
 	mu   sync.Mutex
-	subs map[uuid.UUID]int64 // the latest Until the drain must cover
+	subs map[uuid.UUID]*subscriptionDrains
 }
 
-// start reports whether a drain of sub may start on this node. If one is
-// running, it takes until over and start reports false.
+type subscriptionDrains struct {
+	n    int   // running
+	want int64 // the latest Until of the tasks that left their deliveries to them
+}
+
+// start reports whether a drain of sub may start on this node; if not,
+// the running drains take until over.
 func (r *runningDrains) start(sub uuid.UUID, until int64) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.subs == nil {
-		r.subs = map[uuid.UUID]int64{}
+		r.subs = map[uuid.UUID]*subscriptionDrains{}
 	}
-	if want, ok := r.subs[sub]; ok {
-		r.subs[sub] = max(want, until)
+	s := r.subs[sub]
+	if s == nil {
+		s = &subscriptionDrains{}
+		r.subs[sub] = s
+	}
+	if s.n >= drainsPerSubscription {
+		s.want = max(s.want, until)
 		return false
 	}
-	r.subs[sub] = until
+	s.n++
 	return true
 }
 
-// finish ends the node's drain of sub and returns the latest Until it
-// took over (its own included).
-func (r *runningDrains) finish(sub uuid.UUID) int64 {
+// finish ends a drain of sub that was asked to cover until, and returns
+// the latest Until it must cover: its own or one it takes over.
+func (r *runningDrains) finish(sub uuid.UUID, until int64) int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	until := r.subs[sub]
-	delete(r.subs, sub)
+	s := r.subs[sub]
+	until, s.want = max(until, s.want), 0
+	if s.n--; s.n == 0 {
+		delete(r.subs, sub)
+	}
 	return until
 }
 

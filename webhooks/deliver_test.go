@@ -676,52 +676,58 @@ func TestEmitWithStaleCache(t *testing.T) {
 	}
 }
 
-// A node drains a subscription once at a time: a drain task that finds
-// one running returns without claiming, and the running drain covers its
-// deliveries: here one stored after the running drain's last look, with
-// no kick of its own, is delivered by the look it queues for the skipped
+// A node runs at most two drains of a subscription at once: a drain task
+// that finds two running returns without claiming, and the running drains
+// cover its deliveries: here one stored after their last look, with no
+// kick of its own, is delivered by the look they queue for the skipped
 // task's second.
-func TestOneDrainOfASubscriptionPerNode(t *testing.T) {
+func TestDrainsOfASubscriptionPerNodeBounded(t *testing.T) {
 	e := newHookEnv(t, nil)
 	org, ctx := e.newOrg(t)
 	release := make(chan struct{})
 	var posts atomic.Int32
 	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if posts.Add(1) == 1 {
-			<-release
-		}
+		posts.Add(1)
+		<-release
 	}))
 	t.Cleanup(rcv.Close)
 	var unblock sync.Once
 	t.Cleanup(func() { unblock.Do(func() { close(release) }) }) // before rcv.Close
 	sub, _ := e.subscribe(t, ctx, rcv.URL, []string{events.HookContactCreated}, nil)
-	// One batch and one more: the first drain's batch waits on one post,
-	// a second drain beside it would claim the last delivery.
-	const batch = 32
-	for range batch + 1 {
+	// Two batches and one more: the two drains' batches wait on their
+	// posts; a third drain beside them would claim the last delivery.
+	const batch, n = 32, 2*32 + 1
+	for range n {
 		e.storeDelivery(t, ctx, org, sub)
 	}
 
-	running := make(chan error, 1)
-	go func() { running <- e.d.HandleDrainTask(context.Background(), org, sub.ID, 0) }()
-	waitAll(t, func() (bool, string) { return posts.Load() == batch, fmt.Sprintf("%d posts", posts.Load()) })
+	running := make(chan error, 2)
+	for range 2 {
+		go func() { running <- e.d.HandleDrainTask(context.Background(), org, sub.ID, 0) }()
+		waitAll(t, func() (bool, string) {
+			return posts.Load()%batch == 0 && posts.Load() > 0, fmt.Sprintf("%d posts", posts.Load())
+		})
+	}
+	waitAll(t, func() (bool, string) { return posts.Load() == 2*batch, fmt.Sprintf("%d posts", posts.Load()) })
 
 	until := time.Now().Unix() + 1
 	if err := e.d.HandleDrainTask(context.Background(), org, sub.ID, until); err != nil {
 		t.Fatal(err)
 	}
-	if n := posts.Load(); n != batch {
-		t.Fatalf("%d posts while the first drain runs, want %d: the second task drained beside it", n, batch)
+	if got := posts.Load(); got != 2*batch {
+		t.Fatalf("%d posts while two drains run, want %d: the third task drained beside them", got, 2*batch)
 	}
 	unblock.Do(func() { close(release) })
-	if err := <-running; err != nil {
-		t.Fatal(err)
+	for range 2 {
+		if err := <-running; err != nil {
+			t.Fatal(err)
+		}
 	}
-	e.waitSucceeded(t, ctx, sub.ID, batch+1)
+	e.waitSucceeded(t, ctx, sub.ID, n)
 
 	late := e.storeDelivery(t, ctx, org, sub)
 	e.waitDelivery(t, ctx, late.ID, "succeeded", func(d *ent.WebhookDelivery) bool { return d.Status == webhookdelivery.StatusSucceeded })
-	if n := posts.Load(); n != batch+2 {
-		t.Errorf("%d posts, want %d", n, batch+2)
+	if got := posts.Load(); got != n+1 {
+		t.Errorf("%d posts, want %d", got, n+1)
 	}
 }
