@@ -276,13 +276,19 @@ func TestEmitFollowsTransaction(t *testing.T) {
 // between the commit and the enqueue would leave it.
 func (e *hookEnv) storeDelivery(t *testing.T, ctx context.Context, org uuid.UUID, sub *ent.WebhookSubscription) *ent.WebhookDelivery {
 	t.Helper()
+	return e.storeDeliveryDue(t, ctx, org, sub, time.Now())
+}
+
+// storeDeliveryDue stores a waiting delivery due at due, without a kick.
+func (e *hookEnv) storeDeliveryDue(t *testing.T, ctx context.Context, org uuid.UUID, sub *ent.WebhookSubscription, due time.Time) *ent.WebhookDelivery {
+	t.Helper()
 	eventID := uuid.New()
 	body, err := outbound.Envelope(eventID.String(), events.HookContactCreated, time.Now(), org.String(), map[string]any{"id": "c1"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	del, err := e.Client().WebhookDelivery.Create().SetSubscriptionID(sub.ID).SetEventID(eventID).
-		SetEvent(events.HookContactCreated).SetPayload(body).SetNextAttemptAt(time.Now()).Save(ctx)
+		SetEvent(events.HookContactCreated).SetPayload(body).SetNextAttemptAt(due).Save(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -567,7 +573,9 @@ func TestGiveUpThenReplay(t *testing.T) {
 	}
 
 	t.Run("ErrWaiting", func(t *testing.T) {
-		waiting := e.storeDelivery(t, ctx, org, sub)
+		// Due in an hour: a drain still running for the emit's second
+		// (its tail task) must not post it before it is deleted.
+		waiting := e.storeDeliveryDue(t, ctx, org, sub, time.Now().Add(time.Hour))
 		_, err := e.d.Replay(ctx, waiting.ID)
 		if apperr.CodeOf(err) != apperr.Invalid {
 			t.Errorf("Replay of a waiting delivery = %v, want invalid", err)
