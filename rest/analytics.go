@@ -41,10 +41,7 @@ func (a *API) agentAnalytics(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	in := analytics.AgentsInput{Period: p, GroupBy: g}
-	if in.AgentID, err = optionalUUID("agent_id", q.AgentID); err != nil {
-		return 0, nil, err
-	}
+	in := analytics.AgentsInput{Period: p, GroupBy: g, AgentID: q.AgentID}
 	r, err := a.R.Analytics.Agents(ctx(c), in)
 	if err != nil {
 		return 0, nil, err

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -119,16 +120,16 @@ const (
 
 // bindPage reads page (default 1, at most maxPage) and limit (default def,
 // capped at maxPageSize); non-numeric or non-positive values are invalid.
-func bindPage(c *gin.Context, def int) (page, error) {
+func bindPage(values url.Values, def int) (page, error) {
 	p := page{Page: 1, Limit: def}
 	var err error
-	if p.Page, err = queryInt(c, "page", 1); err != nil {
+	if p.Page, err = queryInt(values, "page", 1); err != nil {
 		return p, err
 	}
 	if p.Page > maxPage {
 		return p, apperr.Invalidf("page must be at most %d", maxPage)
 	}
-	if p.Limit, err = queryInt(c, "limit", def); err != nil {
+	if p.Limit, err = queryInt(values, "limit", def); err != nil {
 		return p, err
 	}
 	if p.Limit > maxPageSize {
@@ -137,9 +138,9 @@ func bindPage(c *gin.Context, def int) (page, error) {
 	return p, nil
 }
 
-func queryInt(c *gin.Context, name string, def int) (int, error) {
-	s, ok := c.GetQuery(name)
-	if !ok || s == "" {
+func queryInt(values url.Values, name string, def int) (int, error) {
+	s := values.Get(name)
+	if s == "" {
 		return def, nil
 	}
 	n, err := strconv.Atoi(s)

@@ -149,13 +149,7 @@ func (a *API) listCallLogs(c *gin.Context) (int, any, error) {
 	f := calling.CallLogFilter{
 		Status: q.Status, Account: q.Account, Direction: q.Direction,
 		Phone: q.Phone, StartDate: q.StartDate, EndDate: q.EndDate,
-	}
-	var err error
-	if f.ContactID, err = optionalUUID("contact_id", q.ContactID); err != nil {
-		return 0, nil, err
-	}
-	if f.IVRFlowID, err = optionalUUID("ivr_flow_id", q.IVRFlowID); err != nil {
-		return 0, nil, err
+		ContactID: q.ContactID, IVRFlowID: q.IVRFlowID,
 	}
 	pg, err := a.R.Calling.CallLogs(ctx(c), f, p.Offset(), p.Limit)
 	if err != nil {

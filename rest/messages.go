@@ -73,11 +73,7 @@ func (a *API) listMessages(c *gin.Context) (int, any, error) {
 		return 0, nil, err
 	}
 	q := queryOf[messagesQuery](c)
-	before, err := optionalUUID("before_id", q.BeforeID)
-	if err != nil {
-		return 0, nil, err
-	}
-	page, err := a.R.ListMessages(ctx(c), id, before, q.Account, q.Limit)
+	page, err := a.R.ListMessages(ctx(c), id, q.BeforeID, q.Account, q.Limit)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -85,7 +81,7 @@ func (a *API) listMessages(c *gin.Context) (int, any, error) {
 	for i, m := range page.Messages {
 		out[i] = presentMessage(m)
 	}
-	if before != nil {
+	if q.BeforeID != nil {
 		return http.StatusOK, messagesData{Messages: out, HasMore: &page.HasMore}, nil
 	}
 	return http.StatusOK, messagesData{Messages: out, Total: &page.Total}, nil

@@ -48,11 +48,7 @@ func (a *API) listNotes(c *gin.Context) (int, any, error) {
 		return 0, nil, err
 	}
 	q := queryOf[notesQuery](c)
-	before, err := optionalUUID("before", q.Before)
-	if err != nil {
-		return 0, nil, err
-	}
-	pg, err := a.R.Notes.List(ctx(c), id, before, q.Limit)
+	pg, err := a.R.Notes.List(ctx(c), id, q.Before, q.Limit)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -434,6 +434,9 @@ func requestParams(rt Route) any {
 		for i := range t.NumField() {
 			f := t.Field(i)
 			f.Name = "Q" + f.Name
+			if f.Type == uuidPointer { // a parameter is absent, never null
+				f.Type = reflect.TypeFor[string]()
+			}
 			fields = append(fields, f)
 		}
 	}

@@ -1,6 +1,10 @@
 package rest
 
-import "mime/multipart"
+import (
+	"mime/multipart"
+
+	"github.com/google/uuid"
+)
 
 // Query parameters and multipart bodies of the route table, for the
 // OpenAPI document (Route.Query, Route.In).
@@ -27,14 +31,14 @@ type statusQuery struct {
 }
 
 type callLogsQuery struct {
-	Status    string `query:"status"`
-	Account   string `query:"account"`
-	Direction string `query:"direction" enum:"incoming,outgoing"`
-	Phone     string `query:"phone"`
-	StartDate string `query:"start_date" example:"2026-01-01"`
-	EndDate   string `query:"end_date" example:"2026-01-31"`
-	ContactID string `query:"contact_id" format:"uuid"`
-	IVRFlowID string `query:"ivr_flow_id" format:"uuid"`
+	Status    string     `query:"status"`
+	Account   string     `query:"account"`
+	Direction string     `query:"direction" enum:"incoming,outgoing"`
+	Phone     string     `query:"phone"`
+	StartDate string     `query:"start_date" example:"2026-01-01"`
+	EndDate   string     `query:"end_date" example:"2026-01-31"`
+	ContactID *uuid.UUID `query:"contact_id" format:"uuid"`
+	IVRFlowID *uuid.UUID `query:"ivr_flow_id" format:"uuid"`
 }
 
 type campaignsQuery struct {
@@ -65,19 +69,19 @@ type templatesQuery struct {
 }
 
 type usersQuery struct {
-	Search string `query:"search" maxLength:"200"`
-	RoleID string `query:"role_id" format:"uuid"`
+	Search string     `query:"search" maxLength:"200"`
+	RoleID *uuid.UUID `query:"role_id" format:"uuid"`
 }
 
 type messagesQuery struct {
-	Limit    int    `query:"limit" minimum:"1" default:"50" description:"Messages to return."`
-	BeforeID string `query:"before_id" format:"uuid" description:"Read the messages before this one (the answer then has has_more, not total)."`
-	Account  string `query:"account"`
+	Limit    int        `query:"limit" minimum:"1" default:"50" description:"Messages to return."`
+	BeforeID *uuid.UUID `query:"before_id" format:"uuid" description:"Read the messages before this one (the answer then has has_more, not total)."`
+	Account  string     `query:"account"`
 }
 
 type notesQuery struct {
-	Limit  int    `query:"limit" minimum:"1" default:"30"`
-	Before string `query:"before" format:"uuid" description:"Read the notes before this one."`
+	Limit  int        `query:"limit" minimum:"1" default:"30"`
+	Before *uuid.UUID `query:"before" format:"uuid" description:"Read the notes before this one."`
 }
 
 type transfersQuery struct {
@@ -98,10 +102,10 @@ type periodQuery struct {
 }
 
 type agentsQuery struct {
-	From    string `query:"from" example:"2026-01-01"`
-	To      string `query:"to" example:"2026-01-31"`
-	GroupBy string `query:"group_by" example:"day"`
-	AgentID string `query:"agent_id" format:"uuid"`
+	From    string     `query:"from" example:"2026-01-01"`
+	To      string     `query:"to" example:"2026-01-31"`
+	GroupBy string     `query:"group_by" example:"day"`
+	AgentID *uuid.UUID `query:"agent_id" format:"uuid"`
 }
 
 type agentDetailQuery struct {
@@ -124,7 +128,7 @@ type orgAudioQuery struct {
 }
 
 type ssoQuery struct {
-	OrganizationID string `query:"organization_id" format:"uuid"`
+	OrganizationID *uuid.UUID `query:"organization_id" format:"uuid"`
 }
 
 type ssoCallbackQuery struct {

@@ -27,8 +27,9 @@ const (
 // the document and the handler read one declaration, so they cannot
 // drift apart. An empty value counts as absent.
 func bindQuery(c *gin.Context, declared any) error {
+	values := c.Request.URL.Query()
 	if p, ok := declared.(pagedQuery); ok {
-		pg, err := bindPage(c, p.limit)
+		pg, err := bindPage(values, p.limit)
 		if err != nil {
 			return err
 		}
@@ -39,7 +40,7 @@ func bindQuery(c *gin.Context, declared any) error {
 		return nil
 	}
 	v := reflect.New(reflect.TypeOf(declared)).Elem()
-	if err := decodeQuery(c.Request.URL.Query(), v); err != nil {
+	if err := decodeQuery(values, v); err != nil {
 		return err
 	}
 	c.Set(ctxQuery, v.Interface())
@@ -68,7 +69,8 @@ func pageOf(c *gin.Context) page {
 	return p
 }
 
-// decodeQuery sets v's tagged fields (string, int or bool) from values.
+// decodeQuery sets v's tagged fields (string, int, bool or *uuid.UUID)
+// from values.
 func decodeQuery(values url.Values, v reflect.Value) error {
 	t := v.Type()
 	for i := range t.NumField() {
@@ -107,11 +109,6 @@ func checkQueryText(name, s string, tag reflect.StructTag) error {
 			return apperr.Invalidf("%s must be at most %d characters", name, n)
 		}
 	}
-	if tag.Get("format") == "uuid" {
-		if _, err := uuid.Parse(s); err != nil {
-			return apperr.Invalidf("%s must be a valid UUID", name)
-		}
-	}
 	if e, ok := tag.Lookup("enum"); ok {
 		allowed := strings.Split(e, ",")
 		if !slices.Contains(allowed, s) {
@@ -121,7 +118,17 @@ func checkQueryText(name, s string, tag reflect.StructTag) error {
 	return nil
 }
 
+var uuidPointer = reflect.TypeFor[*uuid.UUID]()
+
 func setQueryField(field reflect.Value, name, s string, tag reflect.StructTag) error {
+	if field.Type() == uuidPointer {
+		id, err := uuid.Parse(s)
+		if err != nil {
+			return apperr.Invalidf("%s must be a valid UUID", name)
+		}
+		field.Set(reflect.ValueOf(&id))
+		return nil
+	}
 	switch field.Kind() {
 	case reflect.String:
 		field.SetString(s)

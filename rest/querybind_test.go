@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"switchboard/apperr"
 	"switchboard/graph"
 	"switchboard/notes"
@@ -17,17 +19,18 @@ import (
 )
 
 type sampleQuery struct {
-	Search string `query:"search" maxLength:"5"`
-	ID     string `query:"id" format:"uuid"`
-	Kind   string `query:"kind" enum:"a,b"`
-	Limit  int    `query:"limit" minimum:"1" maximum:"9" default:"3"`
-	Only   bool   `query:"only"`
-	Token  string `query:"token" required:"true"`
+	Search string     `query:"search" maxLength:"5"`
+	ID     *uuid.UUID `query:"id" format:"uuid"`
+	Kind   string     `query:"kind" enum:"a,b"`
+	Limit  int        `query:"limit" minimum:"1" maximum:"9" default:"3"`
+	Only   bool       `query:"only"`
+	Token  string     `query:"token" required:"true"`
 	Free   string
 }
 
 func TestDecodeQuery(t *testing.T) {
 	const id = "0190f1d2-0000-7000-8000-000000000001"
+	parsed := uuid.MustParse(id)
 	for name, tc := range map[string]struct {
 		query   string
 		want    sampleQuery
@@ -35,7 +38,7 @@ func TestDecodeQuery(t *testing.T) {
 	}{
 		"Defaults":         {query: "token=t", want: sampleQuery{Token: "t", Limit: 3}},
 		"EmptyIsAbsent":    {query: "token=t&limit=&kind=", want: sampleQuery{Token: "t", Limit: 3}},
-		"All":              {query: "token=t&search=héllo&id=" + id + "&kind=b&limit=9&only=true", want: sampleQuery{Token: "t", Search: "héllo", ID: id, Kind: "b", Limit: 9, Only: true}},
+		"All":              {query: "token=t&search=héllo&id=" + id + "&kind=b&limit=9&only=true", want: sampleQuery{Token: "t", Search: "héllo", ID: &parsed, Kind: "b", Limit: 9, Only: true}},
 		"FirstValueWins":   {query: "token=t&limit=2&limit=5", want: sampleQuery{Token: "t", Limit: 2}},
 		"UntaggedIgnored":  {query: "token=t&Free=x", want: sampleQuery{Token: "t", Limit: 3}},
 		"Required":         {query: "limit=2", wantErr: "token is required"},
@@ -63,7 +66,7 @@ func TestDecodeQuery(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || got != tc.want {
+			if err != nil || !reflect.DeepEqual(got, tc.want) {
 				t.Fatalf("got %+v, %v; want %+v", got, err, tc.want)
 			}
 		})

@@ -172,11 +172,7 @@ func (a *API) deleteSSOConfig(c *gin.Context) (int, any, error) {
 
 // listSSOProviders is the login page's discovery of enabled providers.
 func (a *API) listSSOProviders(c *gin.Context) (int, any, error) {
-	orgID, err := optionalUUID("organization_id", queryOf[ssoQuery](c).OrganizationID)
-	if err != nil {
-		return 0, nil, err
-	}
-	ps, err := a.R.EnabledSSOProviders(ctx(c), orgID)
+	ps, err := a.R.EnabledSSOProviders(ctx(c), queryOf[ssoQuery](c).OrganizationID)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -16,11 +16,7 @@ import (
 // /api/auth/sso/providers; without it, the one organization that enabled
 // the provider (a single-tenant installation).
 func (a *API) ssoInit(c *gin.Context) (int, any, error) {
-	orgID, err := optionalUUID("organization_id", queryOf[ssoQuery](c).OrganizationID)
-	if err != nil {
-		return 0, nil, err
-	}
-	target, state, err := a.SSO.Start(ctx(c), c.Param("provider"), orgID)
+	target, state, err := a.SSO.Start(ctx(c), c.Param("provider"), queryOf[ssoQuery](c).OrganizationID)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -39,11 +39,7 @@ func (a *API) listUsers(c *gin.Context) (int, any, error) {
 	p, q := pageOf(c), queryOf[usersQuery](c)
 	// role_id is the web client's role filter (the spec shows no users
 	// endpoint).
-	roleID, err := optionalUUID("role_id", q.RoleID)
-	if err != nil {
-		return 0, nil, err
-	}
-	pg, err := a.R.ListMembers(ctx(c), graph.MemberFilter{Search: q.Search, RoleID: roleID}, p.Offset(), p.Limit)
+	pg, err := a.R.ListMembers(ctx(c), graph.MemberFilter{Search: q.Search, RoleID: q.RoleID}, p.Offset(), p.Limit)
 	if err != nil {
 		return 0, nil, err
 	}
