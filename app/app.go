@@ -175,7 +175,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	a.Resolver.Accounts = &accounts.Service{Client: a.DB.Client, Secrets: box, Provider: a.Resolver.Provider}
 	a.Webhooks = webhooks.New(webhooks.Options{
 		Client: a.DB.Client, Secrets: box, Queue: a.Queue, AllowPrivate: cfg.OutboundAllowPrivate, Log: log,
-		Postgres: a.DB.Postgres(),
+		Postgres: a.DB.Postgres(), Retention: cfg.WebhookRetention,
 	})
 	a.Webhooks.Register(a.Worker)
 	a.Resolver.Webhooks = a.Webhooks
@@ -412,12 +412,13 @@ func (a *App) StartWorkers(ctx context.Context) error {
 		a.recover(lctx, "transfer timers", a.Resolver.Transfers.Recover)
 		a.recover(lctx, "chatbot replies", a.Bot.Recover)
 		a.sweepEvery(lctx, SweepInterval, a.redisRunID, sweeps{
-			"overdue webhook deliveries": a.Webhooks.RequeueOverdue,
-			"campaigns":                  a.Campaigns.Recover,
-			"overdue transfer timers":    a.Resolver.Transfers.RequeueOverdue,
-			"chatbot replies":            a.Bot.Recover,
-			"chatbot session timeouts":   a.Bot.ExpireSessions,
-			"analytics rollups":          a.Resolver.Analytics.ScheduleRollups,
+			"overdue webhook deliveries":                       a.Webhooks.RequeueOverdue,
+			"finished webhook deliveries past their retention": a.Webhooks.PruneFinished,
+			"campaigns":                a.Campaigns.Recover,
+			"overdue transfer timers":  a.Resolver.Transfers.RequeueOverdue,
+			"chatbot replies":          a.Bot.Recover,
+			"chatbot session timeouts": a.Bot.ExpireSessions,
+			"analytics rollups":        a.Resolver.Analytics.ScheduleRollups,
 		}, sweeps{
 			"pending sends": a.Messaging.Recover, "media fetches": a.Media.Recover,
 			"webhook deliveries": a.Webhooks.Recover, "transfer timers": a.Resolver.Transfers.Recover,
@@ -485,7 +486,7 @@ func (a *App) recover(ctx context.Context, what string, sweep func(context.Conte
 			a.Log.Error("recovery sweep of "+what, "err", err)
 		}
 	} else if n > 0 {
-		a.Log.Info("recovery sweep queued "+what, "count", n)
+		a.Log.Info("sweep of "+what, "count", n)
 	}
 }
 

@@ -53,6 +53,7 @@ type Config struct {
 
 	CookieSecure         bool
 	OutboundAllowPrivate bool
+	WebhookRetention     time.Duration // 0: finished deliveries kept forever
 
 	AIOpenAIBaseURL    string // no trailing slash
 	AIAnthropicBaseURL string // no trailing slash

@@ -124,6 +124,11 @@ var options = []Option{
 		bind:        boolVar(func(c *Config) *bool { return &c.OutboundAllowPrivate }),
 	},
 	{
+		Name: "WEBHOOK_DELIVERY_RETENTION", Default: "720h",
+		Description: "How long a finished outbound webhook delivery (delivered, or failed after its last attempt) is kept with its attempts, for the delivery log and replay; `0` keeps them forever. Deliveries still waiting are never removed.",
+		bind:        durationVar(func(c *Config) *time.Duration { return &c.WebhookRetention }),
+	},
+	{
 		Name: "LOG_LEVEL", Default: "info",
 		Description: "`debug`, `info`, `warn` or `error`.",
 		bind:        levelVar(func(c *Config) *slog.Level { return &c.LogLevel }),

@@ -82,6 +82,9 @@ func (c *Config) Validate() error {
 			check(t.name, fmt.Errorf("must be positive, got %s", t.d))
 		}
 	}
+	if c.WebhookRetention < 0 {
+		check("WEBHOOK_DELIVERY_RETENTION", fmt.Errorf("must not be negative, got %s", c.WebhookRetention))
+	}
 	check("WS_MAX_PER_USER", positive(c.WSMaxPerUser))
 	check("WS_MAX_PER_ADDRESS", positive(c.WSMaxPerAddress))
 	if c.MetricsAddr != "" {

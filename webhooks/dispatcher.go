@@ -7,7 +7,8 @@
 // batch concurrently (signed, through the SSRF guard), records the
 // attempts in one transaction and retries on the contract's schedule. Recover
 // and the periodic sweep queue again what a crash or a lost Redis left
-// behind; Replay sends a finished delivery once more.
+// behind; Replay sends a finished delivery once more; PruneFinished deletes
+// the finished deliveries older than the retention.
 //
 // The package owns the delivery rows and their tasks. It uses outbound/ for
 // the envelope, the signatures and the retry schedule, and netguard/ for
@@ -68,6 +69,9 @@ type Options struct {
 	// Postgres: the database is PostgreSQL (deliveries and attempts are
 	// inserted with one fixed statement, insert_pg.go).
 	Postgres bool
+	// Retention is how long PruneFinished keeps a finished delivery
+	// (WEBHOOK_DELIVERY_RETENTION); zero keeps every one.
+	Retention time.Duration
 }
 
 // Dispatcher emits events to outbound webhook subscriptions and delivers
@@ -82,6 +86,7 @@ type Dispatcher struct {
 	schedule     ScheduleFunc
 	cache        *subscriptionCache
 	postgres     bool
+	retention    time.Duration
 	running      runningDrains
 }
 
@@ -91,7 +96,7 @@ var _ events.HookWriter = (*Dispatcher)(nil)
 func New(o Options) *Dispatcher {
 	d := &Dispatcher{
 		client: o.Client, secrets: o.Secrets, queue: o.Queue, allowPrivate: o.AllowPrivate,
-		log: o.Log, http: o.HTTP, schedule: o.Schedule, postgres: o.Postgres,
+		log: o.Log, http: o.HTTP, schedule: o.Schedule, postgres: o.Postgres, retention: o.Retention,
 	}
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
