@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"testing"
+	"time"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/google/uuid"
@@ -17,6 +18,7 @@ import (
 	"switchboard/database"
 	"switchboard/ent"
 	"switchboard/ent/permission"
+	"switchboard/ent/refreshtoken"
 	"switchboard/ent/role"
 	"switchboard/ent/rule"
 	"switchboard/ent/viewer"
@@ -218,5 +220,47 @@ func TestEnsureSystemRolesAddsNewPermissions(t *testing.T) {
 	}
 	if holds(manager, "contacts", "delete") {
 		t.Error("a start gave back a permission an administrator took away")
+	}
+}
+
+// TestPruneExpiredRefreshTokens: the sweep deletes the refresh tokens
+// expired for longer than the grace, and nothing a live session needs.
+func TestPruneExpiredRefreshTokens(t *testing.T) {
+	s := newService(t)
+	ctx := context.Background()
+	res, err := access.Bootstrap(ctx, s.Client, "admin@example.com", "a-long-admin-password", "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := s.Login(ctx, res.Email, "a-long-admin-password", "127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bctx := rule.Bypass(ctx, "test")
+	expired := func(ago time.Duration) uuid.UUID {
+		t.Helper()
+		rt, err := s.Client.RefreshToken.Create().SetUserID(sess.Viewer.UserID).SetOrganizationID(sess.Viewer.OrgID).
+			SetFamilyID(uuid.New()).SetExpiresAt(time.Now().Add(-ago)).Save(bctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rt.ID
+	}
+	gone, inGrace := expired(2*time.Hour), expired(30*time.Minute)
+
+	n, err := s.PruneExpired(ctx)
+	if err != nil || n != 1 {
+		t.Fatalf("PruneExpired = %d, %v; want 1", n, err)
+	}
+	for id, want := range map[uuid.UUID]bool{gone: false, inGrace: true} {
+		if ok, err := s.Client.RefreshToken.Query().Where(refreshtoken.ID(id)).Exist(bctx); err != nil || ok != want {
+			t.Errorf("token expired: stored %v (%v), want %v", ok, err, want)
+		}
+	}
+	if _, err := s.AuthenticateAccess(ctx, sess.AccessToken, uuid.Nil); err != nil {
+		t.Fatalf("the live session's access token after the prune: %v", err)
+	}
+	if _, err := s.Refresh(ctx, sess.RefreshToken); err != nil {
+		t.Fatalf("the live session's refresh after the prune: %v", err)
 	}
 }

@@ -419,6 +419,7 @@ func (a *App) StartWorkers(ctx context.Context) error {
 			"chatbot replies":          a.Bot.Recover,
 			"chatbot session timeouts": a.Bot.ExpireSessions,
 			"analytics rollups":        a.Resolver.Analytics.ScheduleRollups,
+			"expired refresh tokens":   a.Access.PruneExpired,
 		}, sweeps{
 			"pending sends": a.Messaging.Recover, "media fetches": a.Media.Recover,
 			"webhook deliveries": a.Webhooks.Recover, "transfer timers": a.Resolver.Transfers.Recover,

@@ -1580,6 +1580,11 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{RefreshTokensColumns[3]},
 			},
+			{
+				Name:    "refreshtoken_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{RefreshTokensColumns[6]},
+			},
 		},
 	}
 	// RolesColumns holds the columns for the "roles" table.

@@ -33,7 +33,11 @@ func (RefreshToken) Fields() []ent.Field {
 
 // Indexes of the RefreshToken.
 func (RefreshToken) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("family_id"), index.Fields("user_id")}
+	return []ent.Index{
+		index.Fields("family_id"), index.Fields("user_id"),
+		// The sweep deletes the expired tokens (access.PruneExpired).
+		index.Fields("expires_at"),
+	}
 }
 
 // Annotations of the RefreshToken.
