@@ -18,37 +18,21 @@ import (
 // first) once the row, and with it the family's revocation, is gone.
 const expiredGrace = time.Hour
 
-// pruneBatch is how many rows one transaction of PruneExpired deletes;
-// maxPruneBatches bounds one sweep's work (the next sweep goes on).
-const (
-	pruneBatch      = 5000
-	maxPruneBatches = 100
-)
-
 // PruneExpired deletes the refresh tokens expired more than expiredGrace
 // ago: every refresh adds a row, and an expired token can be neither
-// rotated nor replayed. Nodes pruning at once skip each other's rows. The
-// server runs it with the minute's sweeps; it returns how many it deleted.
+// rotated nor replayed. The server runs it with the minute's sweeps; it
+// returns how many it deleted.
 func (s *Service) PruneExpired(ctx context.Context) (int, error) {
 	bctx := rule.Bypass(ctx, "deleting expired refresh tokens")
 	cutoff := s.now().UTC().Add(-expiredGrace)
-	total := 0
-	for range maxPruneBatches {
-		var n int
-		err := database.InTx(bctx, s.Client, func(ctx context.Context, db *ent.Client) error {
-			ids, err := db.RefreshToken.Query().
-				Where(refreshtoken.ExpiresAtLT(cutoff), database.Locked(sql.WithLockAction(sql.SkipLocked))).
-				Limit(pruneBatch).IDs(ctx)
-			if err != nil || len(ids) == 0 {
-				return err
-			}
-			n, err = db.RefreshToken.Delete().Where(database.AnyOfIDs(refreshtoken.FieldID, ids)).Exec(ctx)
-			return err
-		})
-		total += n
-		if err != nil || n < pruneBatch {
-			return total, err
+	n, _, err := database.DeleteInBatches(bctx, s.Client, database.MaxPruneBatches, func(ctx context.Context, db *ent.Client) (int, error) {
+		ids, err := db.RefreshToken.Query().
+			Where(refreshtoken.ExpiresAtLT(cutoff), database.Locked(sql.WithLockAction(sql.SkipLocked))).
+			Limit(database.PruneBatch).IDs(ctx)
+		if err != nil || len(ids) == 0 {
+			return 0, err
 		}
-	}
-	return total, nil
+		return db.RefreshToken.Delete().Where(database.AnyOfIDs(refreshtoken.FieldID, ids)).Exec(ctx)
+	})
+	return n, err
 }

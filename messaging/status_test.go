@@ -82,3 +82,38 @@ func TestStoreReceivedStatuses(t *testing.T) {
 		t.Fatalf("parked %+v, want delivered and read of wamid.early", parked)
 	}
 }
+
+// TestPruneParked: a status parked longer than ParkedRetention, in any
+// organization, is deleted by the sweep; a recent one waits on.
+func TestPruneParked(t *testing.T) {
+	env := apitest.New(t)
+	ctx := viewer.SystemContext(context.Background(), env.OrgID)
+	otherCtx := viewer.SystemContext(context.Background(), env.NewOrg("Other").OrgID)
+	db := env.Client()
+	park := func(ctx context.Context, id string, age time.Duration) {
+		t.Helper()
+		err := db.ParkedStatus.Create().SetChatMessageID(id).SetStatus(parkedstatus.StatusDelivered).
+			SetCreatedAt(time.Now().Add(-age)).Exec(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := messaging.ParkedRetention + time.Hour
+	park(ctx, "wamid.foreign", old)
+	park(otherCtx, "wamid.foreign-other", old)
+	park(ctx, "wamid.waiting", messaging.ParkedRetention-time.Hour)
+
+	n, err := env.App.Messaging.PruneParked(context.Background())
+	if err != nil || n != 2 {
+		t.Fatalf("PruneParked = %d, %v; want 2", n, err)
+	}
+	for id, want := range map[string]bool{"wamid.foreign": false, "wamid.foreign-other": false, "wamid.waiting": true} {
+		c := ctx
+		if id == "wamid.foreign-other" {
+			c = otherCtx
+		}
+		if ok, err := db.ParkedStatus.Query().Where(parkedstatus.ChatMessageID(id)).Exist(c); err != nil || ok != want {
+			t.Errorf("%s: stored %v (%v), want %v", id, ok, err, want)
+		}
+	}
+}

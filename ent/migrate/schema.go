@@ -1473,6 +1473,11 @@ var (
 				Unique:  true,
 				Columns: []*schema.Column{ParkedStatusColumns[3], ParkedStatusColumns[4]},
 			},
+			{
+				Name:    "parkedstatus_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{ParkedStatusColumns[1]},
+			},
 		},
 	}
 	// PermissionsColumns holds the columns for the "permissions" table.

@@ -10,7 +10,9 @@ import (
 
 // ParkedStatus is a platform status update that arrived before the message
 // it is about (the platform may report "sent" before our send call has
-// stored the message id). It is applied when the message appears.
+// stored the message id). It is applied when the message appears; one
+// whose message never appears (sent by another client of the same number)
+// is deleted after ParkedRetention (messaging.PruneParked).
 type ParkedStatus struct{ ent.Schema }
 
 // Mixin of the ParkedStatus.
@@ -30,7 +32,11 @@ func (ParkedStatus) Fields() []ent.Field {
 
 // Indexes of the ParkedStatus.
 func (ParkedStatus) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("chat_message_id", "status").Unique()}
+	return []ent.Index{
+		index.Fields("chat_message_id", "status").Unique(),
+		// The sweep deletes what waited too long (messaging.PruneParked).
+		index.Fields("created_at"),
+	}
 }
 
 // Annotations of the ParkedStatus.

@@ -1,0 +1,2 @@
+-- reverse: create index "parkedstatus_created_at" to table: "parked_status"
+DROP INDEX "parkedstatus_created_at";
