@@ -97,8 +97,9 @@ func TestBootstrapIsIdempotentAndSeedsOrganization(t *testing.T) {
 	}
 }
 
-func TestWSTokenWorksOnce(t *testing.T) {
-	s := newService(t)
+// adminSession bootstraps the admin and logs in.
+func adminSession(t *testing.T, s *access.Service) *access.Session {
+	t.Helper()
 	ctx := context.Background()
 	res, err := access.Bootstrap(ctx, s.Client, "admin@example.com", "a-long-admin-password", "Acme")
 	if err != nil {
@@ -108,6 +109,13 @@ func TestWSTokenWorksOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return sess
+}
+
+func TestWSTokenWorksOnce(t *testing.T) {
+	s := newService(t)
+	ctx := context.Background()
+	sess := adminSession(t, s)
 	tok, err := s.IssueWSToken(sess.Viewer)
 	if err != nil {
 		t.Fatal(err)
@@ -228,14 +236,7 @@ func TestEnsureSystemRolesAddsNewPermissions(t *testing.T) {
 func TestPruneExpiredRefreshTokens(t *testing.T) {
 	s := newService(t)
 	ctx := context.Background()
-	res, err := access.Bootstrap(ctx, s.Client, "admin@example.com", "a-long-admin-password", "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess, err := s.Login(ctx, res.Email, "a-long-admin-password", "127.0.0.1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sess := adminSession(t, s)
 	bctx := rule.Bypass(ctx, "test")
 	expired := func(ago time.Duration) uuid.UUID {
 		t.Helper()
