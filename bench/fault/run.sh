@@ -25,6 +25,8 @@
 # built from, default this repository), SERVER_ENV (extra NAME=value
 # settings for the servers), LOG_LEVEL (warn), PG_STATS (1: record
 # pg_stat_statements and write the top statements to FAULT_DIR/pg-top.txt),
+# PG_MAX_WAL_SIZE (PostgreSQL's max_wal_size, for example 8GB; default
+# PostgreSQL's 1GB),
 # PPROF (1: each node serves /debug/pprof/ on its port + 1000).
 # Extra arguments go to the tool (for example -json).
 #
@@ -76,6 +78,9 @@ fsync = on
 CONF
   if [ -n "${PG_STATS:-}" ]; then
     echo "shared_preload_libraries = 'pg_stat_statements'" >>"$pg_data/postgresql.conf"
+  fi
+  if [ -n "${PG_MAX_WAL_SIZE:-}" ]; then
+    echo "max_wal_size = '$PG_MAX_WAL_SIZE'" >>"$pg_data/postgresql.conf"
   fi
   pg_ctl -l "$pg_log" start >/dev/null
   "$pg_bin/createdb" -h 127.0.0.1 -p "$FAULT_PG_PORT" -U postgres switchboard
