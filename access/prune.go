@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"entgo.io/ent/dialect/sql"
-
 	"switchboard/database"
 	"switchboard/ent"
 	"switchboard/ent/refreshtoken"
@@ -27,7 +25,7 @@ func (s *Service) PruneExpired(ctx context.Context) (int, error) {
 	cutoff := s.now().UTC().Add(-expiredGrace)
 	n, _, err := database.DeleteInBatches(bctx, s.Client, database.MaxPruneBatches, func(ctx context.Context, db *ent.Client) (int, error) {
 		ids, err := db.RefreshToken.Query().
-			Where(refreshtoken.ExpiresAtLT(cutoff), database.Locked(sql.WithLockAction(sql.SkipLocked))).
+			Where(refreshtoken.ExpiresAtLT(cutoff), database.SkipLocked()).
 			Limit(database.PruneBatch).IDs(ctx)
 		if err != nil || len(ids) == 0 {
 			return 0, err

@@ -17,3 +17,10 @@ func Locked(opts ...sql.LockOption) func(*sql.Selector) {
 		}
 	}
 }
+
+// SkipLocked is Locked with SKIP LOCKED: the rows a query reads are locked,
+// and rows another transaction holds are left out rather than waited for
+// (workers and nodes claiming or sweeping the same table at once).
+func SkipLocked() func(*sql.Selector) {
+	return Locked(sql.WithLockAction(sql.SkipLocked))
+}

@@ -18,8 +18,8 @@ const MaxPruneBatches = 100
 
 // DeleteInBatches runs step, each call in a transaction of its own, until
 // a call deletes fewer than PruneBatch rows or it has run maxBatches
-// times. step deletes up to PruneBatch rows, picking them FOR UPDATE SKIP
-// LOCKED (Locked) so that nodes sweeping at once skip each other's rows,
+// times. step deletes up to PruneBatch rows, picking them with SkipLocked
+// so that nodes sweeping at once skip each other's rows,
 // and returns how many it deleted. DeleteInBatches returns the rows
 // deleted and the transactions run.
 func DeleteInBatches(ctx context.Context, root *ent.Client, maxBatches int, step func(ctx context.Context, db *ent.Client) (int, error)) (deleted, batches int, err error) {

@@ -22,7 +22,7 @@ func TestDeleteInBatches(t *testing.T) {
 		wantErr     error
 	}{
 		"ShortBatchEnds": {steps: []int{database.PruneBatch, database.PruneBatch, 3}, max: 10, wantDeleted: 2*database.PruneBatch + 3, wantBatches: 3},
-		"NothingToDo":    {steps: []int{0}, max: 10, wantBatches: 1},
+		"NoRowsLeft":     {steps: []int{0}, max: 10, wantBatches: 1},
 		"Bounded":        {steps: []int{database.PruneBatch, database.PruneBatch, database.PruneBatch}, max: 2, wantDeleted: 2 * database.PruneBatch, wantBatches: 2},
 		"ErrorStops":     {steps: []int{database.PruneBatch, -2, database.PruneBatch}, max: 10, wantDeleted: database.PruneBatch, wantBatches: 2, wantErr: boom},
 	} {

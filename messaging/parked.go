@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"entgo.io/ent/dialect/sql"
-
 	"switchboard/database"
 	"switchboard/ent"
 	"switchboard/ent/parkedstatus"
@@ -26,7 +24,7 @@ func (s *Service) PruneParked(ctx context.Context) (int, error) {
 	cutoff := s.now().Add(-ParkedRetention)
 	n, _, err := database.DeleteInBatches(bctx, s.Client, database.MaxPruneBatches, func(ctx context.Context, db *ent.Client) (int, error) {
 		ids, err := db.ParkedStatus.Query().
-			Where(parkedstatus.CreatedAtLT(cutoff), database.Locked(sql.WithLockAction(sql.SkipLocked))).
+			Where(parkedstatus.CreatedAtLT(cutoff), database.SkipLocked()).
 			Limit(database.PruneBatch).IDs(ctx)
 		if err != nil || len(ids) == 0 {
 			return 0, err

@@ -311,7 +311,7 @@ func (s *Service) Pick(ctx context.Context, q Queue) (*View, error) {
 		}
 		t, err := db.AgentTransfer.Query().
 			Where(agenttransfer.StatusEQ(agenttransfer.StatusActive), agenttransfer.AgentIDIsNil(), where,
-				database.Locked(sql.WithLockAction(sql.SkipLocked))).
+				database.SkipLocked()).
 			Order(ent.Asc(agenttransfer.FieldTransferredAt), ent.Asc(agenttransfer.FieldID)).First(ctx)
 		if ent.IsNotFound(err) {
 			return nil

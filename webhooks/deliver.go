@@ -228,7 +228,7 @@ func (d *Dispatcher) claim(ctx context.Context, subID uuid.UUID) ([]*ent.Webhook
 		var err error
 		batch, err = db.WebhookDelivery.Query().
 			Where(webhookdelivery.SubscriptionID(subID), due(t),
-				database.Locked(sql.WithLockAction(sql.SkipLocked))).
+				database.SkipLocked()).
 			Limit(batchSize).
 			All(ctx)
 		if err != nil || len(batch) == 0 {

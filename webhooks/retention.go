@@ -3,8 +3,6 @@ package webhooks
 import (
 	"context"
 
-	"entgo.io/ent/dialect/sql"
-
 	"switchboard/database"
 	"switchboard/ent"
 	"switchboard/ent/rule"
@@ -39,7 +37,7 @@ func (d *Dispatcher) PruneFinished(ctx context.Context) (int, error) {
 			ids, err := db.WebhookDelivery.Query().
 				Where(webhookdelivery.SubscriptionID(sub), webhookdelivery.CreatedAtLT(cutoff),
 					webhookdelivery.StatusIn(webhookdelivery.StatusSucceeded, webhookdelivery.StatusFailed),
-					database.Locked(sql.WithLockAction(sql.SkipLocked))).
+					database.SkipLocked()).
 				Limit(database.PruneBatch).IDs(ctx)
 			if err != nil || len(ids) == 0 {
 				return 0, err
