@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"reflect"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -35,6 +36,10 @@ const (
 	// AssumedListSize is the page size a list or connection is costed at
 	// when the query gives no first, last or limit.
 	AssumedListSize = 20
+	// MaxNodeIDs bounds the ids an operation looks up by id (nodes(ids:),
+	// every such field of the operation together): each id is a query of
+	// its own.
+	MaxNodeIDs = 100
 )
 
 // Error codes (extensions.code) of operations refused for their size;
@@ -42,6 +47,7 @@ const (
 const (
 	CodeDepthLimit = "DEPTH_LIMIT_EXCEEDED"
 	CodeFieldLimit = "FIELD_LIMIT_EXCEEDED"
+	CodeNodesLimit = "NODES_LIMIT_EXCEEDED"
 	codeComplexity = "COMPLEXITY_LIMIT_EXCEEDED"
 )
 
@@ -49,15 +55,16 @@ func init() {
 	// Refusals of the whole operation are request errors (HTTP 4xx), not
 	// results with errors (200). Only operation-level errors are sorted
 	// by kind, so "invalid" from a resolver is not affected.
-	for _, code := range []string{CodeDepthLimit, CodeFieldLimit, codeComplexity, string(apperr.Invalid)} {
+	for _, code := range []string{CodeDepthLimit, CodeFieldLimit, CodeNodesLimit, codeComplexity, string(apperr.Invalid)} {
 		errcode.RegisterErrorType(code, errcode.KindProtocol)
 	}
 }
 
 // Limits is the gqlgen extension that refuses an operation deeper than
-// MaxDepth, selecting more than MaxFields fields, or carrying a NUL
-// character in any string (PostgreSQL cannot store it). Add it before the
-// complexity limit: it bounds the work that limit's walk does.
+// MaxDepth, selecting more than MaxFields fields, looking up more than
+// MaxNodeIDs ids, or carrying a NUL character in any string (PostgreSQL
+// cannot store it). Add it before the complexity limit: it bounds the
+// work that limit's walk does.
 type Limits struct{}
 
 var _ interface {
@@ -73,13 +80,15 @@ func (Limits) Validate(graphql.ExecutableSchema) error { return nil }
 
 // MutateOperationContext measures the operation before it runs.
 func (Limits) MutateOperationContext(_ context.Context, oc *graphql.OperationContext) *gqlerror.Error {
-	m := measurer{doc: oc.Doc, frags: map[string]*size{}}
+	m := measurer{doc: oc.Doc, vars: oc.Variables, frags: map[string]*size{}}
 	s := m.selections(oc.Operation.SelectionSet)
 	switch {
 	case s.fields > MaxFields:
 		return limitError(CodeFieldLimit, "operation selects %d fields, which exceeds the limit of %d", s.fields, MaxFields)
 	case s.depth > MaxDepth:
 		return limitError(CodeDepthLimit, "operation has depth %d, which exceeds the limit of %d", s.depth, MaxDepth)
+	case s.ids > MaxNodeIDs:
+		return limitError(CodeNodesLimit, "operation looks up %d ids (nodes(ids:)), which exceeds the limit of %d per operation", s.ids, MaxNodeIDs)
 	}
 	if hasNUL(oc.Doc) || valueHasNUL(oc.Variables) {
 		return limitError(string(apperr.Invalid), "text must not contain NUL characters")
@@ -93,14 +102,15 @@ func limitError(code, format string, args ...any) *gqlerror.Error {
 	return err
 }
 
-// size is what a selection set costs in fields and depth.
-type size struct{ fields, depth int }
+// size is what a selection set costs in fields, depth and ids looked up.
+type size struct{ fields, depth, ids int }
 
 // measurer sizes selection sets, each fragment once however often it is
 // spread (so a fragment that spreads another many times stays cheap to
 // measure).
 type measurer struct {
 	doc   *ast.QueryDocument
+	vars  map[string]any
 	frags map[string]*size
 }
 
@@ -111,7 +121,7 @@ func (m measurer) selections(set ast.SelectionSet) size {
 		switch sel := sel.(type) {
 		case *ast.Field:
 			sub := m.selections(sel.SelectionSet)
-			s = size{fields: satAdd(sub.fields, 1), depth: sub.depth + 1}
+			s = size{fields: satAdd(sub.fields, 1), depth: sub.depth + 1, ids: satAdd(sub.ids, lookedUpIDs(sel, m.vars))}
 			if strings.HasPrefix(sel.Name, "__") {
 				s.depth = 1 // introspection has its own depth rule
 			}
@@ -122,6 +132,7 @@ func (m measurer) selections(set ast.SelectionSet) size {
 		}
 		total.fields = satAdd(total.fields, s.fields)
 		total.depth = max(total.depth, s.depth)
+		total.ids = satAdd(total.ids, s.ids)
 	}
 	return total
 }
@@ -138,6 +149,36 @@ func (m measurer) fragment(name string) size {
 	s := m.selections(def.SelectionSet)
 	m.frags[name] = &s
 	return s
+}
+
+// idsArg is the argument of a field that looks objects up by id
+// (nodes(ids:)): each id is a query of its own.
+const idsArg = "ids"
+
+// takesIDs reports a field with a list argument idsArg.
+func takesIDs(f *ast.FieldDefinition) bool {
+	a := f.Arguments.ForName(idsArg)
+	return a != nil && a.Type.Elem != nil
+}
+
+// lookedUpIDs is how many ids field looks up.
+func lookedUpIDs(field *ast.Field, vars map[string]any) int {
+	if field.Definition == nil || !takesIDs(field.Definition) {
+		return 0
+	}
+	return listLen(field.ArgumentMap(vars)[idsArg])
+}
+
+// listLen is the length of a list argument; a single value (which GraphQL
+// coerces to a list of one) counts 1.
+func listLen(v any) int {
+	if v == nil {
+		return 0
+	}
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice {
+		return rv.Len()
+	}
+	return 1
 }
 
 // hasNUL reports a NUL character in any string literal of the document.
@@ -218,9 +259,10 @@ func valueHasNUL(v any) bool {
 // CostedSchema gives the schema's fields the costs the complexity limit
 // adds up: a list or connection costs its page size (first, last or limit;
 // AssumedListSize when the query gives none) times one plus its
-// selections; the lists inside a page (a connection's edges, a
-// MessagePage's messages) are already counted by the field that returned
-// the page. Every other field costs 1 plus its selections.
+// selections, and a lookup by ids (nodes) the number of ids times that;
+// the lists inside a page (a connection's edges, a MessagePage's
+// messages) are already counted by the field that returned the page.
+// Every other field costs 1 plus its selections.
 func CostedSchema(es graphql.ExecutableSchema) graphql.ExecutableSchema {
 	cs := costedSchema{ExecutableSchema: es, kinds: map[string]fieldKind{}}
 	s := es.Schema()
@@ -239,6 +281,8 @@ func CostedSchema(es graphql.ExecutableSchema) graphql.ExecutableSchema {
 		for _, f := range def.Fields {
 			key := def.Name + "." + f.Name
 			switch {
+			case takesIDs(f):
+				cs.kinds[key] = idsField
 			case hasPageArg(f):
 				cs.kinds[key] = pagedField
 			case f.Type.Elem != nil && !pages[def.Name] && !strings.HasPrefix(f.Name, "__"):
@@ -255,6 +299,7 @@ const (
 	plainField fieldKind = iota
 	pagedField           // takes first, last or limit
 	listField            // returns a list without a page size
+	idsField             // looks up the objects of a list of ids
 )
 
 // pageArgs are the arguments that say how many items a field returns.
@@ -291,6 +336,8 @@ func (cs costedSchema) Complexity(ctx context.Context, typeName, field string, c
 		return satMul(n, satAdd(child, 1)), true
 	case listField:
 		return satMul(AssumedListSize, satAdd(child, 1)), true
+	case idsField:
+		return satMul(listLen(args[idsArg]), satAdd(child, 1)), true
 	}
 	return 0, false
 }
