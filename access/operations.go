@@ -86,6 +86,11 @@ func buildOperations() map[string]Operation {
 		special(n, Operation{Perm: Public, NoTx: true, Only: sessionCookies})
 	}
 	special("ssoProviders", Operation{Perm: Public, Only: restOnly("the login page reads it before any session")})
+	// Linking a provider to one's own account starts a browser redirect
+	// flow bound to a state cookie; listing and removing links are the
+	// person's own (issue 28).
+	special("linkSSOIdentity", Operation{Perm: Authenticated, NoTx: true, Only: restOnly("it sets the browser's sign-in state cookie and sends the browser to the identity provider")})
+	add(Authenticated, "mySSOIdentities", "unlinkSSOIdentity")
 	for _, n := range []string{"openAPIDocument", "openAPIDocumentYAML"} {
 		special(n, Operation{Perm: Public, Only: restOnly("the REST API's OpenAPI document")})
 	}
@@ -336,7 +341,10 @@ var entityReads = map[string]string{
 	"Contact": "contacts:read", "Message": "messages:read", "FormFlow": "flows:read",
 	"Invitation": "users:read", "OrganizationMember": "users:read",
 	"Organization": Authenticated, "User": Authenticated, "Role": Authenticated, "Permission": Authenticated,
-	"SSOConfig": "settings:read", "Team": "teams:read", "TeamMember": "teams:read",
+	// A person's identity provider links: the data layer shows each
+	// person only their own.
+	"SSOIdentity": Authenticated,
+	"SSOConfig":   "settings:read", "Team": "teams:read", "TeamMember": "teams:read",
 	"Template": "templates:read", "Tag": "contacts:read", "ContactNote": "contacts:read",
 	"DashboardWidget":     "analytics:read",
 	"WebhookSubscription": "webhooks:read", "WebhookDelivery": "webhooks:read", "WebhookDeliveryAttempt": "webhooks:read",

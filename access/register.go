@@ -23,14 +23,28 @@ type RegisterInput struct {
 	OrganizationID uuid.UUID
 }
 
+// errRegistrationRefused answers every registration that cannot be made:
+// no invitation (and no open registration), or an address that has an
+// account already. They read the same, so registering tells nobody who has
+// an account (issue 28).
+var errRegistrationRefused = apperr.Forbiddenf("registration needs an invitation to this organization for an address without an account; if you already have an account, log in and accept the invitation instead")
+
 // Register creates a user inside an existing organization. The organization
 // must hold a pending invitation for the email, unless its settings allow
-// open registration. The new member gets the invitation's role, else the
-// organization's default role.
+// open registration, and the email must have no account. The new member
+// gets the invitation's role, else the organization's default role. A
+// refusal says the same, in about the same time, whatever the reason.
+// Errors: invalid (the input), not_found (the organization), forbidden
+// (errRegistrationRefused).
 func (s *Service) Register(ctx context.Context, in RegisterInput) (*Session, error) {
 	in.Email = NormalizeEmail(in.Email)
 	if err := validateRegistration(in); err != nil {
 		return nil, err
+	}
+	// Hashed first, so a refusal costs what a registration costs.
+	hash, err := auth.HashPassword(in.Password)
+	if err != nil {
+		return nil, apperr.Wrap(err, "user")
 	}
 	bctx := rule.Bypass(ctx, "registration")
 	org, err := s.Client.Organization.Get(bctx, in.OrganizationID)
@@ -44,19 +58,12 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (*Session, err
 	if err != nil && !ent.IsNotFound(err) {
 		return nil, apperr.Wrap(err, "invitation")
 	}
-	if inv == nil && !org.AllowOpenRegistration {
-		return nil, apperr.Forbiddenf("registration requires an invitation to this organization; ask an administrator to invite %s", in.Email)
-	}
 	taken, err := s.Client.User.Query().Where(user.Email(in.Email)).Exist(bctx)
 	if err != nil {
 		return nil, apperr.Wrap(err, "user")
 	}
-	if taken {
-		return nil, apperr.Invalidf("an account with this email already exists; log in and accept the invitation instead")
-	}
-	hash, err := auth.HashPassword(in.Password)
-	if err != nil {
-		return nil, apperr.Wrap(err, "user")
+	if taken || (inv == nil && !org.AllowOpenRegistration) {
+		return nil, errRegistrationRefused
 	}
 	var userID uuid.UUID
 	err = WithTx(ctx, s.Client, func(tx *ent.Client) error {
@@ -77,6 +84,10 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (*Session, err
 		}
 		return nil
 	})
+	if apperr.CodeOf(err) == apperr.Conflict {
+		// The address was registered meanwhile.
+		return nil, errRegistrationRefused
+	}
 	if err != nil {
 		return nil, apperr.Wrap(err, "user")
 	}

@@ -37,7 +37,7 @@ func (a *App) routes(api *rest.API) (http.Handler, error) {
 	if err := e.SetTrustedProxies(a.Cfg.TrustedProxies); err != nil {
 		return nil, fmt.Errorf("TRUSTED_PROXIES: %w", err)
 	}
-	e.Use(requestID(), securityHeaders(), a.connectionDeadlines(), a.Metrics.middleware(), rest.Recovery(a.Log), accessLog(a.Log))
+	e.Use(requestID(), securityHeaders(), a.Metrics.middleware(), rest.Recovery(a.Log), a.connectionDeadlines(api), accessLog(a.Log))
 	e.GET("/healthz", a.healthz)
 	if a.Cfg.MetricsAddr == "" {
 		e.GET("/metrics", gin.WrapH(a.metricsEndpoint()))

@@ -73,7 +73,9 @@ func tenantFixtures(t *testing.T, ctx context.Context, c *ent.Client) map[string
 	teamID := save("Team")(c.Team.Create().SetName("T").Save(ctx))
 	save("TeamMember")(c.TeamMember.Create().SetTeamID(teamID).SetUserID(u).Save(ctx))
 	save("APIKey")(c.APIKey.Create().SetName("k").SetKeyPrefix("abcd1234").SetKeyHash([]byte(uuid.NewString())).SetUserID(u).Save(ctx))
-	save("SSOConfig")(c.SSOConfig.Create().SetProvider("google").SetClientID("id").Save(ctx))
+	ssoID := save("SSOConfig")(c.SSOConfig.Create().SetProvider("google").SetClientID("id").Save(ctx))
+	save("SSOIdentity")(c.SSOIdentity.Create().SetSSOConfigID(ssoID).SetUserID(u).SetProvider("google").
+		SetIssuer("https://idp.example").SetSubject("s").Save(ctx))
 	save("AgentBreak")(c.AgentBreak.Create().SetUserID(u).SetStartedAt(now).Save(ctx))
 	save("Account")(c.Account.Create().SetName("acc").SetPhoneID("123").SetBusinessID("456").Save(ctx))
 	contactID := save("Contact")(c.Contact.Create().SetPhoneNumber("15551234567").Save(ctx))

@@ -47,6 +47,7 @@ import (
 	"switchboard/ent/refreshtoken"
 	"switchboard/ent/role"
 	"switchboard/ent/ssoconfig"
+	"switchboard/ent/ssoidentity"
 	"switchboard/ent/tag"
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
@@ -143,6 +144,8 @@ type Client struct {
 	Role *RoleClient
 	// SSOConfig is the client for interacting with the SSOConfig builders.
 	SSOConfig *SSOConfigClient
+	// SSOIdentity is the client for interacting with the SSOIdentity builders.
+	SSOIdentity *SSOIdentityClient
 	// Tag is the client for interacting with the Tag builders.
 	Tag *TagClient
 	// Team is the client for interacting with the Team builders.
@@ -208,6 +211,7 @@ func (c *Client) init() {
 	c.RefreshToken = NewRefreshTokenClient(c.config)
 	c.Role = NewRoleClient(c.config)
 	c.SSOConfig = NewSSOConfigClient(c.config)
+	c.SSOIdentity = NewSSOIdentityClient(c.config)
 	c.Tag = NewTagClient(c.config)
 	c.Team = NewTeamClient(c.config)
 	c.TeamMember = NewTeamMemberClient(c.config)
@@ -345,6 +349,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		RefreshToken:           NewRefreshTokenClient(cfg),
 		Role:                   NewRoleClient(cfg),
 		SSOConfig:              NewSSOConfigClient(cfg),
+		SSOIdentity:            NewSSOIdentityClient(cfg),
 		Tag:                    NewTagClient(cfg),
 		Team:                   NewTeamClient(cfg),
 		TeamMember:             NewTeamMemberClient(cfg),
@@ -409,6 +414,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		RefreshToken:           NewRefreshTokenClient(cfg),
 		Role:                   NewRoleClient(cfg),
 		SSOConfig:              NewSSOConfigClient(cfg),
+		SSOIdentity:            NewSSOIdentityClient(cfg),
 		Tag:                    NewTagClient(cfg),
 		Team:                   NewTeamClient(cfg),
 		TeamMember:             NewTeamMemberClient(cfg),
@@ -454,9 +460,9 @@ func (c *Client) Use(hooks ...Hook) {
 		c.ChatbotSettings, c.Contact, c.ContactNote, c.CustomAction, c.DashboardWidget,
 		c.FormFlow, c.IVRFlow, c.InboundEvent, c.Invitation, c.KeywordRule, c.Message,
 		c.Organization, c.OrganizationMember, c.ParkedStatus, c.Permission, c.Product,
-		c.RefreshToken, c.Role, c.SSOConfig, c.Tag, c.Team, c.TeamMember, c.Template,
-		c.TransferTimer, c.User, c.WebhookDelivery, c.WebhookDeliveryAttempt,
-		c.WebhookSubscription,
+		c.RefreshToken, c.Role, c.SSOConfig, c.SSOIdentity, c.Tag, c.Team,
+		c.TeamMember, c.Template, c.TransferTimer, c.User, c.WebhookDelivery,
+		c.WebhookDeliveryAttempt, c.WebhookSubscription,
 	} {
 		n.Use(hooks...)
 	}
@@ -473,9 +479,9 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.ChatbotSettings, c.Contact, c.ContactNote, c.CustomAction, c.DashboardWidget,
 		c.FormFlow, c.IVRFlow, c.InboundEvent, c.Invitation, c.KeywordRule, c.Message,
 		c.Organization, c.OrganizationMember, c.ParkedStatus, c.Permission, c.Product,
-		c.RefreshToken, c.Role, c.SSOConfig, c.Tag, c.Team, c.TeamMember, c.Template,
-		c.TransferTimer, c.User, c.WebhookDelivery, c.WebhookDeliveryAttempt,
-		c.WebhookSubscription,
+		c.RefreshToken, c.Role, c.SSOConfig, c.SSOIdentity, c.Tag, c.Team,
+		c.TeamMember, c.Template, c.TransferTimer, c.User, c.WebhookDelivery,
+		c.WebhookDeliveryAttempt, c.WebhookSubscription,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -556,6 +562,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Role.mutate(ctx, m)
 	case *SSOConfigMutation:
 		return c.SSOConfig.mutate(ctx, m)
+	case *SSOIdentityMutation:
+		return c.SSOIdentity.mutate(ctx, m)
 	case *TagMutation:
 		return c.Tag.mutate(ctx, m)
 	case *TeamMutation:
@@ -6305,6 +6313,22 @@ func (c *SSOConfigClient) QueryOrganization(_m *SSOConfig) *OrganizationQuery {
 	return query
 }
 
+// QueryIdentities queries the identities edge of a SSOConfig.
+func (c *SSOConfigClient) QueryIdentities(_m *SSOConfig) *SSOIdentityQuery {
+	query := (&SSOIdentityClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(ssoconfig.Table, ssoconfig.FieldID, id),
+			sqlgraph.To(ssoidentity.Table, ssoidentity.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, ssoconfig.IdentitiesTable, ssoconfig.IdentitiesColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *SSOConfigClient) Hooks() []Hook {
 	hooks := c.hooks.SSOConfig
@@ -6328,6 +6352,188 @@ func (c *SSOConfigClient) mutate(ctx context.Context, m *SSOConfigMutation) (Val
 		return (&SSOConfigDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown SSOConfig mutation op: %q", m.Op())
+	}
+}
+
+// SSOIdentityClient is a client for the SSOIdentity schema.
+type SSOIdentityClient struct {
+	config
+}
+
+// NewSSOIdentityClient returns a client for the SSOIdentity from the given config.
+func NewSSOIdentityClient(c config) *SSOIdentityClient {
+	return &SSOIdentityClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `ssoidentity.Hooks(f(g(h())))`.
+func (c *SSOIdentityClient) Use(hooks ...Hook) {
+	c.hooks.SSOIdentity = append(c.hooks.SSOIdentity, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `ssoidentity.Intercept(f(g(h())))`.
+func (c *SSOIdentityClient) Intercept(interceptors ...Interceptor) {
+	c.inters.SSOIdentity = append(c.inters.SSOIdentity, interceptors...)
+}
+
+// Create returns a builder for creating a SSOIdentity entity.
+func (c *SSOIdentityClient) Create() *SSOIdentityCreate {
+	mutation := newSSOIdentityMutation(c.config, OpCreate)
+	return &SSOIdentityCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of SSOIdentity entities.
+func (c *SSOIdentityClient) CreateBulk(builders ...*SSOIdentityCreate) *SSOIdentityCreateBulk {
+	return &SSOIdentityCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *SSOIdentityClient) MapCreateBulk(slice any, setFunc func(*SSOIdentityCreate, int)) *SSOIdentityCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &SSOIdentityCreateBulk{err: fmt.Errorf("calling to SSOIdentityClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*SSOIdentityCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &SSOIdentityCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for SSOIdentity.
+func (c *SSOIdentityClient) Update() *SSOIdentityUpdate {
+	mutation := newSSOIdentityMutation(c.config, OpUpdate)
+	return &SSOIdentityUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *SSOIdentityClient) UpdateOne(_m *SSOIdentity) *SSOIdentityUpdateOne {
+	mutation := newSSOIdentityMutation(c.config, OpUpdateOne, withSSOIdentity(_m))
+	return &SSOIdentityUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *SSOIdentityClient) UpdateOneID(id uuid.UUID) *SSOIdentityUpdateOne {
+	mutation := newSSOIdentityMutation(c.config, OpUpdateOne, withSSOIdentityID(id))
+	return &SSOIdentityUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for SSOIdentity.
+func (c *SSOIdentityClient) Delete() *SSOIdentityDelete {
+	mutation := newSSOIdentityMutation(c.config, OpDelete)
+	return &SSOIdentityDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *SSOIdentityClient) DeleteOne(_m *SSOIdentity) *SSOIdentityDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *SSOIdentityClient) DeleteOneID(id uuid.UUID) *SSOIdentityDeleteOne {
+	builder := c.Delete().Where(ssoidentity.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &SSOIdentityDeleteOne{builder}
+}
+
+// Query returns a query builder for SSOIdentity.
+func (c *SSOIdentityClient) Query() *SSOIdentityQuery {
+	return &SSOIdentityQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeSSOIdentity},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a SSOIdentity entity by its id.
+func (c *SSOIdentityClient) Get(ctx context.Context, id uuid.UUID) (*SSOIdentity, error) {
+	return c.Query().Where(ssoidentity.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *SSOIdentityClient) GetX(ctx context.Context, id uuid.UUID) *SSOIdentity {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a SSOIdentity.
+func (c *SSOIdentityClient) QueryOrganization(_m *SSOIdentity) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(ssoidentity.Table, ssoidentity.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, ssoidentity.OrganizationTable, ssoidentity.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QuerySSOConfig queries the sso_config edge of a SSOIdentity.
+func (c *SSOIdentityClient) QuerySSOConfig(_m *SSOIdentity) *SSOConfigQuery {
+	query := (&SSOConfigClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(ssoidentity.Table, ssoidentity.FieldID, id),
+			sqlgraph.To(ssoconfig.Table, ssoconfig.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, ssoidentity.SSOConfigTable, ssoidentity.SSOConfigColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryUser queries the user edge of a SSOIdentity.
+func (c *SSOIdentityClient) QueryUser(_m *SSOIdentity) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(ssoidentity.Table, ssoidentity.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, ssoidentity.UserTable, ssoidentity.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *SSOIdentityClient) Hooks() []Hook {
+	hooks := c.hooks.SSOIdentity
+	return append(hooks[:len(hooks):len(hooks)], ssoidentity.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *SSOIdentityClient) Interceptors() []Interceptor {
+	return c.inters.SSOIdentity
+}
+
+func (c *SSOIdentityClient) mutate(ctx context.Context, m *SSOIdentityMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&SSOIdentityCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&SSOIdentityUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&SSOIdentityUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&SSOIdentityDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown SSOIdentity mutation op: %q", m.Op())
 	}
 }
 
@@ -7835,8 +8041,9 @@ type (
 		ChatbotSession, ChatbotSettings, Contact, ContactNote, CustomAction,
 		DashboardWidget, FormFlow, IVRFlow, InboundEvent, Invitation, KeywordRule,
 		Message, Organization, OrganizationMember, ParkedStatus, Permission, Product,
-		RefreshToken, Role, SSOConfig, Tag, Team, TeamMember, Template, TransferTimer,
-		User, WebhookDelivery, WebhookDeliveryAttempt, WebhookSubscription []ent.Hook
+		RefreshToken, Role, SSOConfig, SSOIdentity, Tag, Team, TeamMember, Template,
+		TransferTimer, User, WebhookDelivery, WebhookDeliveryAttempt,
+		WebhookSubscription []ent.Hook
 	}
 	inters struct {
 		AIContext, APIKey, Account, AgentBreak, AgentTransfer, AnalyticsAgentDay,
@@ -7845,8 +8052,8 @@ type (
 		ChatbotSession, ChatbotSettings, Contact, ContactNote, CustomAction,
 		DashboardWidget, FormFlow, IVRFlow, InboundEvent, Invitation, KeywordRule,
 		Message, Organization, OrganizationMember, ParkedStatus, Permission, Product,
-		RefreshToken, Role, SSOConfig, Tag, Team, TeamMember, Template, TransferTimer,
-		User, WebhookDelivery, WebhookDeliveryAttempt,
+		RefreshToken, Role, SSOConfig, SSOIdentity, Tag, Team, TeamMember, Template,
+		TransferTimer, User, WebhookDelivery, WebhookDeliveryAttempt,
 		WebhookSubscription []ent.Interceptor
 	}
 )

@@ -43,6 +43,7 @@ import (
 	"switchboard/ent/refreshtoken"
 	"switchboard/ent/role"
 	"switchboard/ent/ssoconfig"
+	"switchboard/ent/ssoidentity"
 	"switchboard/ent/tag"
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
@@ -153,6 +154,7 @@ func checkColumn(t, c string) error {
 			refreshtoken.Table:           refreshtoken.ValidColumn,
 			role.Table:                   role.ValidColumn,
 			ssoconfig.Table:              ssoconfig.ValidColumn,
+			ssoidentity.Table:            ssoidentity.ValidColumn,
 			tag.Table:                    tag.ValidColumn,
 			team.Table:                   team.ValidColumn,
 			teammember.Table:             teammember.ValidColumn,

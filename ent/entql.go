@@ -40,6 +40,7 @@ import (
 	"switchboard/ent/refreshtoken"
 	"switchboard/ent/role"
 	"switchboard/ent/ssoconfig"
+	"switchboard/ent/ssoidentity"
 	"switchboard/ent/tag"
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
@@ -58,7 +59,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 45)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 46)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   aicontext.Table,
@@ -979,6 +980,29 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[36] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   ssoidentity.Table,
+			Columns: ssoidentity.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: ssoidentity.FieldID,
+			},
+		},
+		Type: "SSOIdentity",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			ssoidentity.FieldOrganizationID: {Type: field.TypeUUID, Column: ssoidentity.FieldOrganizationID},
+			ssoidentity.FieldCreatedAt:      {Type: field.TypeTime, Column: ssoidentity.FieldCreatedAt},
+			ssoidentity.FieldUpdatedAt:      {Type: field.TypeTime, Column: ssoidentity.FieldUpdatedAt},
+			ssoidentity.FieldSSOConfigID:    {Type: field.TypeUUID, Column: ssoidentity.FieldSSOConfigID},
+			ssoidentity.FieldUserID:         {Type: field.TypeUUID, Column: ssoidentity.FieldUserID},
+			ssoidentity.FieldProvider:       {Type: field.TypeEnum, Column: ssoidentity.FieldProvider},
+			ssoidentity.FieldIssuer:         {Type: field.TypeString, Column: ssoidentity.FieldIssuer},
+			ssoidentity.FieldSubject:        {Type: field.TypeString, Column: ssoidentity.FieldSubject},
+			ssoidentity.FieldEmail:          {Type: field.TypeString, Column: ssoidentity.FieldEmail},
+			ssoidentity.FieldLastLoginAt:    {Type: field.TypeTime, Column: ssoidentity.FieldLastLoginAt},
+		},
+	}
+	graph.Nodes[37] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tag.Table,
 			Columns: tag.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -995,7 +1019,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tag.FieldColor:          {Type: field.TypeString, Column: tag.FieldColor},
 		},
 	}
-	graph.Nodes[37] = &sqlgraph.Node{
+	graph.Nodes[38] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   team.Table,
 			Columns: team.Columns,
@@ -1017,7 +1041,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			team.FieldCreatedByID:         {Type: field.TypeUUID, Column: team.FieldCreatedByID},
 		},
 	}
-	graph.Nodes[38] = &sqlgraph.Node{
+	graph.Nodes[39] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   teammember.Table,
 			Columns: teammember.Columns,
@@ -1037,7 +1061,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			teammember.FieldLastAssignedAt: {Type: field.TypeTime, Column: teammember.FieldLastAssignedAt},
 		},
 	}
-	graph.Nodes[39] = &sqlgraph.Node{
+	graph.Nodes[40] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   template.Table,
 			Columns: template.Columns,
@@ -1071,7 +1095,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			template.FieldUpdatedByID:               {Type: field.TypeUUID, Column: template.FieldUpdatedByID},
 		},
 	}
-	graph.Nodes[40] = &sqlgraph.Node{
+	graph.Nodes[41] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   transfertimer.Table,
 			Columns: transfertimer.Columns,
@@ -1094,7 +1118,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			transfertimer.FieldOutcome:        {Type: field.TypeString, Column: transfertimer.FieldOutcome},
 		},
 	}
-	graph.Nodes[41] = &sqlgraph.Node{
+	graph.Nodes[42] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -1117,7 +1141,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldSettings:     {Type: field.TypeJSON, Column: user.FieldSettings},
 		},
 	}
-	graph.Nodes[42] = &sqlgraph.Node{
+	graph.Nodes[43] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -1144,7 +1168,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldCompletedAt:    {Type: field.TypeTime, Column: webhookdelivery.FieldCompletedAt},
 		},
 	}
-	graph.Nodes[43] = &sqlgraph.Node{
+	graph.Nodes[44] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdeliveryattempt.Table,
 			Columns: webhookdeliveryattempt.Columns,
@@ -1165,7 +1189,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdeliveryattempt.FieldError:          {Type: field.TypeString, Column: webhookdeliveryattempt.FieldError},
 		},
 	}
-	graph.Nodes[44] = &sqlgraph.Node{
+	graph.Nodes[45] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhooksubscription.Table,
 			Columns: webhooksubscription.Columns,
@@ -1884,6 +1908,54 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"SSOConfig",
 		"Organization",
+	)
+	graph.MustAddE(
+		"identities",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   ssoconfig.IdentitiesTable,
+			Columns: []string{ssoconfig.IdentitiesColumn},
+			Bidi:    false,
+		},
+		"SSOConfig",
+		"SSOIdentity",
+	)
+	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   ssoidentity.OrganizationTable,
+			Columns: []string{ssoidentity.OrganizationColumn},
+			Bidi:    false,
+		},
+		"SSOIdentity",
+		"Organization",
+	)
+	graph.MustAddE(
+		"sso_config",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   ssoidentity.SSOConfigTable,
+			Columns: []string{ssoidentity.SSOConfigColumn},
+			Bidi:    false,
+		},
+		"SSOIdentity",
+		"SSOConfig",
+	)
+	graph.MustAddE(
+		"user",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   ssoidentity.UserTable,
+			Columns: []string{ssoidentity.UserColumn},
+			Bidi:    false,
+		},
+		"SSOIdentity",
+		"User",
 	)
 	graph.MustAddE(
 		"organization",
@@ -6612,6 +6684,152 @@ func (f *SSOConfigFilter) WhereHasOrganizationWith(preds ...predicate.Organizati
 	})))
 }
 
+// WhereHasIdentities applies a predicate to check if query has an edge identities.
+func (f *SSOConfigFilter) WhereHasIdentities() {
+	f.Where(entql.HasEdge("identities"))
+}
+
+// WhereHasIdentitiesWith applies a predicate to check if query has an edge identities with a given conditions (other predicates).
+func (f *SSOConfigFilter) WhereHasIdentitiesWith(preds ...predicate.SSOIdentity) {
+	f.Where(entql.HasEdgeWith("identities", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *SSOIdentityQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the SSOIdentityQuery builder.
+func (_q *SSOIdentityQuery) Filter() *SSOIdentityFilter {
+	return &SSOIdentityFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *SSOIdentityMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the SSOIdentityMutation builder.
+func (m *SSOIdentityMutation) Filter() *SSOIdentityFilter {
+	return &SSOIdentityFilter{config: m.config, predicateAdder: m}
+}
+
+// SSOIdentityFilter provides a generic filtering capability at runtime for SSOIdentityQuery.
+type SSOIdentityFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *SSOIdentityFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[36].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *SSOIdentityFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(ssoidentity.FieldID))
+}
+
+// WhereOrganizationID applies the entql [16]byte predicate on the organization_id field.
+func (f *SSOIdentityFilter) WhereOrganizationID(p entql.ValueP) {
+	f.Where(p.Field(ssoidentity.FieldOrganizationID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *SSOIdentityFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(ssoidentity.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *SSOIdentityFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(ssoidentity.FieldUpdatedAt))
+}
+
+// WhereSSOConfigID applies the entql [16]byte predicate on the sso_config_id field.
+func (f *SSOIdentityFilter) WhereSSOConfigID(p entql.ValueP) {
+	f.Where(p.Field(ssoidentity.FieldSSOConfigID))
+}
+
+// WhereUserID applies the entql [16]byte predicate on the user_id field.
+func (f *SSOIdentityFilter) WhereUserID(p entql.ValueP) {
+	f.Where(p.Field(ssoidentity.FieldUserID))
+}
+
+// WhereProvider applies the entql string predicate on the provider field.
+func (f *SSOIdentityFilter) WhereProvider(p entql.StringP) {
+	f.Where(p.Field(ssoidentity.FieldProvider))
+}
+
+// WhereIssuer applies the entql string predicate on the issuer field.
+func (f *SSOIdentityFilter) WhereIssuer(p entql.StringP) {
+	f.Where(p.Field(ssoidentity.FieldIssuer))
+}
+
+// WhereSubject applies the entql string predicate on the subject field.
+func (f *SSOIdentityFilter) WhereSubject(p entql.StringP) {
+	f.Where(p.Field(ssoidentity.FieldSubject))
+}
+
+// WhereEmail applies the entql string predicate on the email field.
+func (f *SSOIdentityFilter) WhereEmail(p entql.StringP) {
+	f.Where(p.Field(ssoidentity.FieldEmail))
+}
+
+// WhereLastLoginAt applies the entql time.Time predicate on the last_login_at field.
+func (f *SSOIdentityFilter) WhereLastLoginAt(p entql.TimeP) {
+	f.Where(p.Field(ssoidentity.FieldLastLoginAt))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *SSOIdentityFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *SSOIdentityFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasSSOConfig applies a predicate to check if query has an edge sso_config.
+func (f *SSOIdentityFilter) WhereHasSSOConfig() {
+	f.Where(entql.HasEdge("sso_config"))
+}
+
+// WhereHasSSOConfigWith applies a predicate to check if query has an edge sso_config with a given conditions (other predicates).
+func (f *SSOIdentityFilter) WhereHasSSOConfigWith(preds ...predicate.SSOConfig) {
+	f.Where(entql.HasEdgeWith("sso_config", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasUser applies a predicate to check if query has an edge user.
+func (f *SSOIdentityFilter) WhereHasUser() {
+	f.Where(entql.HasEdge("user"))
+}
+
+// WhereHasUserWith applies a predicate to check if query has an edge user with a given conditions (other predicates).
+func (f *SSOIdentityFilter) WhereHasUserWith(preds ...predicate.User) {
+	f.Where(entql.HasEdgeWith("user", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
 // addPredicate implements the predicateAdder interface.
 func (_q *TagQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
@@ -6641,7 +6859,7 @@ type TagFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TagFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[36].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[37].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6720,7 +6938,7 @@ type TeamFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TeamFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[37].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[38].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6847,7 +7065,7 @@ type TeamMemberFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TeamMemberFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[38].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[39].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6964,7 +7182,7 @@ type TemplateFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TemplateFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[39].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[40].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7137,7 +7355,7 @@ type TransferTimerFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TransferTimerFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[40].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[41].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7241,7 +7459,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[41].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[42].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7345,7 +7563,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[42].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[43].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7497,7 +7715,7 @@ type WebhookDeliveryAttemptFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryAttemptFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[43].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[44].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7605,7 +7823,7 @@ type WebhookSubscriptionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookSubscriptionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[44].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[45].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

@@ -36,6 +36,7 @@ import (
 	"switchboard/ent/product"
 	"switchboard/ent/role"
 	"switchboard/ent/ssoconfig"
+	"switchboard/ent/ssoidentity"
 	"switchboard/ent/tag"
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
@@ -5327,6 +5328,150 @@ func newSSOConfigPaginateArgs(rv map[string]any) *ssoconfigPaginateArgs {
 	}
 	if v, ok := rv[whereField].(*SSOConfigWhereInput); ok {
 		args.opts = append(args.opts, WithSSOConfigFilter(v.Filter))
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *SSOIdentityQuery) CollectFields(ctx context.Context, satisfies ...string) (*SSOIdentityQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *SSOIdentityQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(ssoidentity.Columns))
+		selectedFields = []string{ssoidentity.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+
+		case "organization":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&OrganizationClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, organizationImplementors)...); err != nil {
+				return err
+			}
+			_q.withOrganization = query
+			if _, ok := fieldSeen[ssoidentity.FieldOrganizationID]; !ok {
+				selectedFields = append(selectedFields, ssoidentity.FieldOrganizationID)
+				fieldSeen[ssoidentity.FieldOrganizationID] = struct{}{}
+			}
+		case "organizationID":
+			if _, ok := fieldSeen[ssoidentity.FieldOrganizationID]; !ok {
+				selectedFields = append(selectedFields, ssoidentity.FieldOrganizationID)
+				fieldSeen[ssoidentity.FieldOrganizationID] = struct{}{}
+			}
+		case "createdAt":
+			if _, ok := fieldSeen[ssoidentity.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, ssoidentity.FieldCreatedAt)
+				fieldSeen[ssoidentity.FieldCreatedAt] = struct{}{}
+			}
+		case "updatedAt":
+			if _, ok := fieldSeen[ssoidentity.FieldUpdatedAt]; !ok {
+				selectedFields = append(selectedFields, ssoidentity.FieldUpdatedAt)
+				fieldSeen[ssoidentity.FieldUpdatedAt] = struct{}{}
+			}
+		case "userID":
+			if _, ok := fieldSeen[ssoidentity.FieldUserID]; !ok {
+				selectedFields = append(selectedFields, ssoidentity.FieldUserID)
+				fieldSeen[ssoidentity.FieldUserID] = struct{}{}
+			}
+		case "provider":
+			if _, ok := fieldSeen[ssoidentity.FieldProvider]; !ok {
+				selectedFields = append(selectedFields, ssoidentity.FieldProvider)
+				fieldSeen[ssoidentity.FieldProvider] = struct{}{}
+			}
+		case "issuer":
+			if _, ok := fieldSeen[ssoidentity.FieldIssuer]; !ok {
+				selectedFields = append(selectedFields, ssoidentity.FieldIssuer)
+				fieldSeen[ssoidentity.FieldIssuer] = struct{}{}
+			}
+		case "subject":
+			if _, ok := fieldSeen[ssoidentity.FieldSubject]; !ok {
+				selectedFields = append(selectedFields, ssoidentity.FieldSubject)
+				fieldSeen[ssoidentity.FieldSubject] = struct{}{}
+			}
+		case "email":
+			if _, ok := fieldSeen[ssoidentity.FieldEmail]; !ok {
+				selectedFields = append(selectedFields, ssoidentity.FieldEmail)
+				fieldSeen[ssoidentity.FieldEmail] = struct{}{}
+			}
+		case "lastLoginAt":
+			if _, ok := fieldSeen[ssoidentity.FieldLastLoginAt]; !ok {
+				selectedFields = append(selectedFields, ssoidentity.FieldLastLoginAt)
+				fieldSeen[ssoidentity.FieldLastLoginAt] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type ssoidentityPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []SSOIdentityPaginateOption
+}
+
+func newSSOIdentityPaginateArgs(rv map[string]any) *ssoidentityPaginateArgs {
+	args := &ssoidentityPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &SSOIdentityOrder{Field: &SSOIdentityOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithSSOIdentityOrder(order))
+			}
+		case *SSOIdentityOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithSSOIdentityOrder(v))
+			}
+		}
+	}
+	if v, ok := rv[whereField].(*SSOIdentityWhereInput); ok {
+		args.opts = append(args.opts, WithSSOIdentityFilter(v.Filter))
 	}
 	return args
 }

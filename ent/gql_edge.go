@@ -489,6 +489,14 @@ func (_m *SSOConfig) Organization(ctx context.Context) (*Organization, error) {
 	return result, err
 }
 
+func (_m *SSOIdentity) Organization(ctx context.Context) (*Organization, error) {
+	result, err := _m.Edges.OrganizationOrErr()
+	if IsNotLoaded(err) {
+		result, err = _m.QueryOrganization().Only(ctx)
+	}
+	return result, err
+}
+
 func (_m *Tag) Organization(ctx context.Context) (*Organization, error) {
 	result, err := _m.Edges.OrganizationOrErr()
 	if IsNotLoaded(err) {

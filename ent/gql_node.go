@@ -35,6 +35,7 @@ import (
 	"switchboard/ent/product"
 	"switchboard/ent/role"
 	"switchboard/ent/ssoconfig"
+	"switchboard/ent/ssoidentity"
 	"switchboard/ent/tag"
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
@@ -204,6 +205,11 @@ var ssoconfigImplementors = []string{"SSOConfig", "Node"}
 
 // IsNode implements the Node interface check for GQLGen.
 func (*SSOConfig) IsNode() {}
+
+var ssoidentityImplementors = []string{"SSOIdentity", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*SSOIdentity) IsNode() {}
 
 var tagImplementors = []string{"Tag", "Node"}
 
@@ -569,6 +575,15 @@ func (c *Client) noder(ctx context.Context, table string, id uuid.UUID) (Noder, 
 			Where(ssoconfig.ID(id))
 		if fc := graphql.GetFieldContext(ctx); fc != nil {
 			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, ssoconfigImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
+	case ssoidentity.Table:
+		query := c.SSOIdentity.Query().
+			Where(ssoidentity.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, ssoidentityImplementors...); err != nil {
 				return nil, err
 			}
 		}
@@ -1186,6 +1201,22 @@ func (c *Client) noders(ctx context.Context, table string, ids []uuid.UUID) ([]N
 		query := c.SSOConfig.Query().
 			Where(ssoconfig.IDIn(ids...))
 		query, err := query.CollectFields(ctx, ssoconfigImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
+	case ssoidentity.Table:
+		query := c.SSOIdentity.Query().
+			Where(ssoidentity.IDIn(ids...))
+		query, err := query.CollectFields(ctx, ssoidentityImplementors...)
 		if err != nil {
 			return nil, err
 		}

@@ -38,6 +38,7 @@ import (
 	"switchboard/ent/product"
 	"switchboard/ent/role"
 	"switchboard/ent/ssoconfig"
+	"switchboard/ent/ssoidentity"
 	"switchboard/ent/tag"
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
@@ -10026,6 +10027,320 @@ func (_m *SSOConfig) ToEdge(order *SSOConfigOrder) *SSOConfigEdge {
 		order = DefaultSSOConfigOrder
 	}
 	return &SSOConfigEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
+}
+
+// SSOIdentityEdge is the edge representation of SSOIdentity.
+type SSOIdentityEdge struct {
+	Node   *SSOIdentity `json:"node"`
+	Cursor Cursor       `json:"cursor"`
+}
+
+// SSOIdentityConnection is the connection containing edges to SSOIdentity.
+type SSOIdentityConnection struct {
+	Edges      []*SSOIdentityEdge `json:"edges"`
+	PageInfo   PageInfo           `json:"pageInfo"`
+	TotalCount int                `json:"totalCount"`
+}
+
+func (c *SSOIdentityConnection) build(nodes []*SSOIdentity, pager *ssoidentityPager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *SSOIdentity
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *SSOIdentity {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *SSOIdentity {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*SSOIdentityEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &SSOIdentityEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// SSOIdentityPaginateOption enables pagination customization.
+type SSOIdentityPaginateOption func(*ssoidentityPager) error
+
+// WithSSOIdentityOrder configures pagination ordering.
+func WithSSOIdentityOrder(order *SSOIdentityOrder) SSOIdentityPaginateOption {
+	if order == nil {
+		order = DefaultSSOIdentityOrder
+	}
+	o := *order
+	return func(pager *ssoidentityPager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultSSOIdentityOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithSSOIdentityFilter configures pagination filter.
+func WithSSOIdentityFilter(filter func(*SSOIdentityQuery) (*SSOIdentityQuery, error)) SSOIdentityPaginateOption {
+	return func(pager *ssoidentityPager) error {
+		if filter == nil {
+			return errors.New("SSOIdentityQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type ssoidentityPager struct {
+	reverse bool
+	order   *SSOIdentityOrder
+	filter  func(*SSOIdentityQuery) (*SSOIdentityQuery, error)
+}
+
+func newSSOIdentityPager(opts []SSOIdentityPaginateOption, reverse bool) (*ssoidentityPager, error) {
+	pager := &ssoidentityPager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultSSOIdentityOrder
+	}
+	return pager, nil
+}
+
+func (p *ssoidentityPager) applyFilter(query *SSOIdentityQuery) (*SSOIdentityQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *ssoidentityPager) toCursor(_m *SSOIdentity) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *ssoidentityPager) applyCursors(query *SSOIdentityQuery, after, before *Cursor) (*SSOIdentityQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultSSOIdentityOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *ssoidentityPager) applyOrder(query *SSOIdentityQuery) *SSOIdentityQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultSSOIdentityOrder.Field {
+		query = query.Order(DefaultSSOIdentityOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *ssoidentityPager) orderExpr(query *SSOIdentityQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultSSOIdentityOrder.Field {
+			b.Comma().Ident(DefaultSSOIdentityOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to SSOIdentity.
+func (_m *SSOIdentityQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...SSOIdentityPaginateOption,
+) (*SSOIdentityConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newSSOIdentityPager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &SSOIdentityConnection{Edges: []*SSOIdentityEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+var (
+	// SSOIdentityOrderFieldCreatedAt orders SSOIdentity by created_at.
+	SSOIdentityOrderFieldCreatedAt = &SSOIdentityOrderField{
+		Value: func(_m *SSOIdentity) (ent.Value, error) {
+			return _m.CreatedAt, nil
+		},
+		column: ssoidentity.FieldCreatedAt,
+		toTerm: ssoidentity.ByCreatedAt,
+		toCursor: func(_m *SSOIdentity) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.CreatedAt,
+			}
+		},
+	}
+	// SSOIdentityOrderFieldUpdatedAt orders SSOIdentity by updated_at.
+	SSOIdentityOrderFieldUpdatedAt = &SSOIdentityOrderField{
+		Value: func(_m *SSOIdentity) (ent.Value, error) {
+			return _m.UpdatedAt, nil
+		},
+		column: ssoidentity.FieldUpdatedAt,
+		toTerm: ssoidentity.ByUpdatedAt,
+		toCursor: func(_m *SSOIdentity) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.UpdatedAt,
+			}
+		},
+	}
+)
+
+// String implement fmt.Stringer interface.
+func (f SSOIdentityOrderField) String() string {
+	var str string
+	switch f.column {
+	case SSOIdentityOrderFieldCreatedAt.column:
+		str = "CREATED_AT"
+	case SSOIdentityOrderFieldUpdatedAt.column:
+		str = "UPDATED_AT"
+	}
+	return str
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (f SSOIdentityOrderField) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(f.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (f *SSOIdentityOrderField) UnmarshalGQL(v interface{}) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("SSOIdentityOrderField %T must be a string", v)
+	}
+	switch str {
+	case "CREATED_AT":
+		*f = *SSOIdentityOrderFieldCreatedAt
+	case "UPDATED_AT":
+		*f = *SSOIdentityOrderFieldUpdatedAt
+	default:
+		return fmt.Errorf("%s is not a valid SSOIdentityOrderField", str)
+	}
+	return nil
+}
+
+// SSOIdentityOrderField defines the ordering field of SSOIdentity.
+type SSOIdentityOrderField struct {
+	// Value extracts the ordering value from the given SSOIdentity.
+	Value    func(*SSOIdentity) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) ssoidentity.OrderOption
+	toCursor func(*SSOIdentity) Cursor
+}
+
+// SSOIdentityOrder defines the ordering of SSOIdentity.
+type SSOIdentityOrder struct {
+	Direction OrderDirection         `json:"direction"`
+	Field     *SSOIdentityOrderField `json:"field"`
+}
+
+// DefaultSSOIdentityOrder is the default ordering of SSOIdentity.
+var DefaultSSOIdentityOrder = &SSOIdentityOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &SSOIdentityOrderField{
+		Value: func(_m *SSOIdentity) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: ssoidentity.FieldID,
+		toTerm: ssoidentity.ByID,
+		toCursor: func(_m *SSOIdentity) Cursor {
+			return Cursor{ID: _m.ID}
+		},
+	},
+}
+
+// ToEdge converts SSOIdentity into SSOIdentityEdge.
+func (_m *SSOIdentity) ToEdge(order *SSOIdentityOrder) *SSOIdentityEdge {
+	if order == nil {
+		order = DefaultSSOIdentityOrder
+	}
+	return &SSOIdentityEdge{
 		Node:   _m,
 		Cursor: order.Field.toCursor(_m),
 	}

@@ -36,6 +36,7 @@ import (
 	"switchboard/ent/product"
 	"switchboard/ent/role"
 	"switchboard/ent/ssoconfig"
+	"switchboard/ent/ssoidentity"
 	"switchboard/ent/tag"
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
@@ -18252,6 +18253,478 @@ func (i *SSOConfigWhereInput) P() (predicate.SSOConfig, error) {
 		return predicates[0], nil
 	default:
 		return ssoconfig.And(predicates...), nil
+	}
+}
+
+// SSOIdentityWhereInput represents a where input for filtering SSOIdentity queries.
+type SSOIdentityWhereInput struct {
+	Predicates []predicate.SSOIdentity  `json:"-"`
+	Not        *SSOIdentityWhereInput   `json:"not,omitempty"`
+	Or         []*SSOIdentityWhereInput `json:"or,omitempty"`
+	And        []*SSOIdentityWhereInput `json:"and,omitempty"`
+
+	// "id" field predicates.
+	ID      *uuid.UUID  `json:"id,omitempty"`
+	IDNEQ   *uuid.UUID  `json:"idNEQ,omitempty"`
+	IDIn    []uuid.UUID `json:"idIn,omitempty"`
+	IDNotIn []uuid.UUID `json:"idNotIn,omitempty"`
+	IDGT    *uuid.UUID  `json:"idGT,omitempty"`
+	IDGTE   *uuid.UUID  `json:"idGTE,omitempty"`
+	IDLT    *uuid.UUID  `json:"idLT,omitempty"`
+	IDLTE   *uuid.UUID  `json:"idLTE,omitempty"`
+
+	// "organization_id" field predicates.
+	OrganizationID      *uuid.UUID  `json:"organizationID,omitempty"`
+	OrganizationIDNEQ   *uuid.UUID  `json:"organizationIDNEQ,omitempty"`
+	OrganizationIDIn    []uuid.UUID `json:"organizationIDIn,omitempty"`
+	OrganizationIDNotIn []uuid.UUID `json:"organizationIDNotIn,omitempty"`
+
+	// "created_at" field predicates.
+	CreatedAt      *time.Time  `json:"createdAt,omitempty"`
+	CreatedAtNEQ   *time.Time  `json:"createdAtNEQ,omitempty"`
+	CreatedAtIn    []time.Time `json:"createdAtIn,omitempty"`
+	CreatedAtNotIn []time.Time `json:"createdAtNotIn,omitempty"`
+	CreatedAtGT    *time.Time  `json:"createdAtGT,omitempty"`
+	CreatedAtGTE   *time.Time  `json:"createdAtGTE,omitempty"`
+	CreatedAtLT    *time.Time  `json:"createdAtLT,omitempty"`
+	CreatedAtLTE   *time.Time  `json:"createdAtLTE,omitempty"`
+
+	// "updated_at" field predicates.
+	UpdatedAt      *time.Time  `json:"updatedAt,omitempty"`
+	UpdatedAtNEQ   *time.Time  `json:"updatedAtNEQ,omitempty"`
+	UpdatedAtIn    []time.Time `json:"updatedAtIn,omitempty"`
+	UpdatedAtNotIn []time.Time `json:"updatedAtNotIn,omitempty"`
+	UpdatedAtGT    *time.Time  `json:"updatedAtGT,omitempty"`
+	UpdatedAtGTE   *time.Time  `json:"updatedAtGTE,omitempty"`
+	UpdatedAtLT    *time.Time  `json:"updatedAtLT,omitempty"`
+	UpdatedAtLTE   *time.Time  `json:"updatedAtLTE,omitempty"`
+
+	// "user_id" field predicates.
+	UserID      *uuid.UUID  `json:"userID,omitempty"`
+	UserIDNEQ   *uuid.UUID  `json:"userIDNEQ,omitempty"`
+	UserIDIn    []uuid.UUID `json:"userIDIn,omitempty"`
+	UserIDNotIn []uuid.UUID `json:"userIDNotIn,omitempty"`
+
+	// "provider" field predicates.
+	Provider      *ssoidentity.Provider  `json:"provider,omitempty"`
+	ProviderNEQ   *ssoidentity.Provider  `json:"providerNEQ,omitempty"`
+	ProviderIn    []ssoidentity.Provider `json:"providerIn,omitempty"`
+	ProviderNotIn []ssoidentity.Provider `json:"providerNotIn,omitempty"`
+
+	// "issuer" field predicates.
+	Issuer             *string  `json:"issuer,omitempty"`
+	IssuerNEQ          *string  `json:"issuerNEQ,omitempty"`
+	IssuerIn           []string `json:"issuerIn,omitempty"`
+	IssuerNotIn        []string `json:"issuerNotIn,omitempty"`
+	IssuerGT           *string  `json:"issuerGT,omitempty"`
+	IssuerGTE          *string  `json:"issuerGTE,omitempty"`
+	IssuerLT           *string  `json:"issuerLT,omitempty"`
+	IssuerLTE          *string  `json:"issuerLTE,omitempty"`
+	IssuerContains     *string  `json:"issuerContains,omitempty"`
+	IssuerHasPrefix    *string  `json:"issuerHasPrefix,omitempty"`
+	IssuerHasSuffix    *string  `json:"issuerHasSuffix,omitempty"`
+	IssuerEqualFold    *string  `json:"issuerEqualFold,omitempty"`
+	IssuerContainsFold *string  `json:"issuerContainsFold,omitempty"`
+
+	// "subject" field predicates.
+	Subject             *string  `json:"subject,omitempty"`
+	SubjectNEQ          *string  `json:"subjectNEQ,omitempty"`
+	SubjectIn           []string `json:"subjectIn,omitempty"`
+	SubjectNotIn        []string `json:"subjectNotIn,omitempty"`
+	SubjectGT           *string  `json:"subjectGT,omitempty"`
+	SubjectGTE          *string  `json:"subjectGTE,omitempty"`
+	SubjectLT           *string  `json:"subjectLT,omitempty"`
+	SubjectLTE          *string  `json:"subjectLTE,omitempty"`
+	SubjectContains     *string  `json:"subjectContains,omitempty"`
+	SubjectHasPrefix    *string  `json:"subjectHasPrefix,omitempty"`
+	SubjectHasSuffix    *string  `json:"subjectHasSuffix,omitempty"`
+	SubjectEqualFold    *string  `json:"subjectEqualFold,omitempty"`
+	SubjectContainsFold *string  `json:"subjectContainsFold,omitempty"`
+
+	// "email" field predicates.
+	Email             *string  `json:"email,omitempty"`
+	EmailNEQ          *string  `json:"emailNEQ,omitempty"`
+	EmailIn           []string `json:"emailIn,omitempty"`
+	EmailNotIn        []string `json:"emailNotIn,omitempty"`
+	EmailGT           *string  `json:"emailGT,omitempty"`
+	EmailGTE          *string  `json:"emailGTE,omitempty"`
+	EmailLT           *string  `json:"emailLT,omitempty"`
+	EmailLTE          *string  `json:"emailLTE,omitempty"`
+	EmailContains     *string  `json:"emailContains,omitempty"`
+	EmailHasPrefix    *string  `json:"emailHasPrefix,omitempty"`
+	EmailHasSuffix    *string  `json:"emailHasSuffix,omitempty"`
+	EmailEqualFold    *string  `json:"emailEqualFold,omitempty"`
+	EmailContainsFold *string  `json:"emailContainsFold,omitempty"`
+
+	// "last_login_at" field predicates.
+	LastLoginAt       *time.Time  `json:"lastLoginAt,omitempty"`
+	LastLoginAtNEQ    *time.Time  `json:"lastLoginAtNEQ,omitempty"`
+	LastLoginAtIn     []time.Time `json:"lastLoginAtIn,omitempty"`
+	LastLoginAtNotIn  []time.Time `json:"lastLoginAtNotIn,omitempty"`
+	LastLoginAtGT     *time.Time  `json:"lastLoginAtGT,omitempty"`
+	LastLoginAtGTE    *time.Time  `json:"lastLoginAtGTE,omitempty"`
+	LastLoginAtLT     *time.Time  `json:"lastLoginAtLT,omitempty"`
+	LastLoginAtLTE    *time.Time  `json:"lastLoginAtLTE,omitempty"`
+	LastLoginAtIsNil  bool        `json:"lastLoginAtIsNil,omitempty"`
+	LastLoginAtNotNil bool        `json:"lastLoginAtNotNil,omitempty"`
+
+	// "organization" edge predicates.
+	HasOrganization     *bool                     `json:"hasOrganization,omitempty"`
+	HasOrganizationWith []*OrganizationWhereInput `json:"hasOrganizationWith,omitempty"`
+}
+
+// AddPredicates adds custom predicates to the where input to be used during the filtering phase.
+func (i *SSOIdentityWhereInput) AddPredicates(predicates ...predicate.SSOIdentity) {
+	i.Predicates = append(i.Predicates, predicates...)
+}
+
+// Filter applies the SSOIdentityWhereInput filter on the SSOIdentityQuery builder.
+func (i *SSOIdentityWhereInput) Filter(q *SSOIdentityQuery) (*SSOIdentityQuery, error) {
+	if i == nil {
+		return q, nil
+	}
+	p, err := i.P()
+	if err != nil {
+		if err == ErrEmptySSOIdentityWhereInput {
+			return q, nil
+		}
+		return nil, err
+	}
+	return q.Where(p), nil
+}
+
+// ErrEmptySSOIdentityWhereInput is returned in case the SSOIdentityWhereInput is empty.
+var ErrEmptySSOIdentityWhereInput = errors.New("ent: empty predicate SSOIdentityWhereInput")
+
+// P returns a predicate for filtering ssoidentities.
+// An error is returned if the input is empty or invalid.
+func (i *SSOIdentityWhereInput) P() (predicate.SSOIdentity, error) {
+	var predicates []predicate.SSOIdentity
+	if i.Not != nil {
+		p, err := i.Not.P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'not'", err)
+		}
+		predicates = append(predicates, ssoidentity.Not(p))
+	}
+	switch n := len(i.Or); {
+	case n == 1:
+		p, err := i.Or[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'or'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		or := make([]predicate.SSOIdentity, 0, n)
+		for _, w := range i.Or {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'or'", err)
+			}
+			or = append(or, p)
+		}
+		predicates = append(predicates, ssoidentity.Or(or...))
+	}
+	switch n := len(i.And); {
+	case n == 1:
+		p, err := i.And[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'and'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		and := make([]predicate.SSOIdentity, 0, n)
+		for _, w := range i.And {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'and'", err)
+			}
+			and = append(and, p)
+		}
+		predicates = append(predicates, ssoidentity.And(and...))
+	}
+	predicates = append(predicates, i.Predicates...)
+	if i.ID != nil {
+		predicates = append(predicates, ssoidentity.IDEQ(*i.ID))
+	}
+	if i.IDNEQ != nil {
+		predicates = append(predicates, ssoidentity.IDNEQ(*i.IDNEQ))
+	}
+	if len(i.IDIn) > 0 {
+		predicates = append(predicates, ssoidentity.IDIn(i.IDIn...))
+	}
+	if len(i.IDNotIn) > 0 {
+		predicates = append(predicates, ssoidentity.IDNotIn(i.IDNotIn...))
+	}
+	if i.IDGT != nil {
+		predicates = append(predicates, ssoidentity.IDGT(*i.IDGT))
+	}
+	if i.IDGTE != nil {
+		predicates = append(predicates, ssoidentity.IDGTE(*i.IDGTE))
+	}
+	if i.IDLT != nil {
+		predicates = append(predicates, ssoidentity.IDLT(*i.IDLT))
+	}
+	if i.IDLTE != nil {
+		predicates = append(predicates, ssoidentity.IDLTE(*i.IDLTE))
+	}
+	if i.OrganizationID != nil {
+		predicates = append(predicates, ssoidentity.OrganizationIDEQ(*i.OrganizationID))
+	}
+	if i.OrganizationIDNEQ != nil {
+		predicates = append(predicates, ssoidentity.OrganizationIDNEQ(*i.OrganizationIDNEQ))
+	}
+	if len(i.OrganizationIDIn) > 0 {
+		predicates = append(predicates, ssoidentity.OrganizationIDIn(i.OrganizationIDIn...))
+	}
+	if len(i.OrganizationIDNotIn) > 0 {
+		predicates = append(predicates, ssoidentity.OrganizationIDNotIn(i.OrganizationIDNotIn...))
+	}
+	if i.CreatedAt != nil {
+		predicates = append(predicates, ssoidentity.CreatedAtEQ(*i.CreatedAt))
+	}
+	if i.CreatedAtNEQ != nil {
+		predicates = append(predicates, ssoidentity.CreatedAtNEQ(*i.CreatedAtNEQ))
+	}
+	if len(i.CreatedAtIn) > 0 {
+		predicates = append(predicates, ssoidentity.CreatedAtIn(i.CreatedAtIn...))
+	}
+	if len(i.CreatedAtNotIn) > 0 {
+		predicates = append(predicates, ssoidentity.CreatedAtNotIn(i.CreatedAtNotIn...))
+	}
+	if i.CreatedAtGT != nil {
+		predicates = append(predicates, ssoidentity.CreatedAtGT(*i.CreatedAtGT))
+	}
+	if i.CreatedAtGTE != nil {
+		predicates = append(predicates, ssoidentity.CreatedAtGTE(*i.CreatedAtGTE))
+	}
+	if i.CreatedAtLT != nil {
+		predicates = append(predicates, ssoidentity.CreatedAtLT(*i.CreatedAtLT))
+	}
+	if i.CreatedAtLTE != nil {
+		predicates = append(predicates, ssoidentity.CreatedAtLTE(*i.CreatedAtLTE))
+	}
+	if i.UpdatedAt != nil {
+		predicates = append(predicates, ssoidentity.UpdatedAtEQ(*i.UpdatedAt))
+	}
+	if i.UpdatedAtNEQ != nil {
+		predicates = append(predicates, ssoidentity.UpdatedAtNEQ(*i.UpdatedAtNEQ))
+	}
+	if len(i.UpdatedAtIn) > 0 {
+		predicates = append(predicates, ssoidentity.UpdatedAtIn(i.UpdatedAtIn...))
+	}
+	if len(i.UpdatedAtNotIn) > 0 {
+		predicates = append(predicates, ssoidentity.UpdatedAtNotIn(i.UpdatedAtNotIn...))
+	}
+	if i.UpdatedAtGT != nil {
+		predicates = append(predicates, ssoidentity.UpdatedAtGT(*i.UpdatedAtGT))
+	}
+	if i.UpdatedAtGTE != nil {
+		predicates = append(predicates, ssoidentity.UpdatedAtGTE(*i.UpdatedAtGTE))
+	}
+	if i.UpdatedAtLT != nil {
+		predicates = append(predicates, ssoidentity.UpdatedAtLT(*i.UpdatedAtLT))
+	}
+	if i.UpdatedAtLTE != nil {
+		predicates = append(predicates, ssoidentity.UpdatedAtLTE(*i.UpdatedAtLTE))
+	}
+	if i.UserID != nil {
+		predicates = append(predicates, ssoidentity.UserIDEQ(*i.UserID))
+	}
+	if i.UserIDNEQ != nil {
+		predicates = append(predicates, ssoidentity.UserIDNEQ(*i.UserIDNEQ))
+	}
+	if len(i.UserIDIn) > 0 {
+		predicates = append(predicates, ssoidentity.UserIDIn(i.UserIDIn...))
+	}
+	if len(i.UserIDNotIn) > 0 {
+		predicates = append(predicates, ssoidentity.UserIDNotIn(i.UserIDNotIn...))
+	}
+	if i.Provider != nil {
+		predicates = append(predicates, ssoidentity.ProviderEQ(*i.Provider))
+	}
+	if i.ProviderNEQ != nil {
+		predicates = append(predicates, ssoidentity.ProviderNEQ(*i.ProviderNEQ))
+	}
+	if len(i.ProviderIn) > 0 {
+		predicates = append(predicates, ssoidentity.ProviderIn(i.ProviderIn...))
+	}
+	if len(i.ProviderNotIn) > 0 {
+		predicates = append(predicates, ssoidentity.ProviderNotIn(i.ProviderNotIn...))
+	}
+	if i.Issuer != nil {
+		predicates = append(predicates, ssoidentity.IssuerEQ(*i.Issuer))
+	}
+	if i.IssuerNEQ != nil {
+		predicates = append(predicates, ssoidentity.IssuerNEQ(*i.IssuerNEQ))
+	}
+	if len(i.IssuerIn) > 0 {
+		predicates = append(predicates, ssoidentity.IssuerIn(i.IssuerIn...))
+	}
+	if len(i.IssuerNotIn) > 0 {
+		predicates = append(predicates, ssoidentity.IssuerNotIn(i.IssuerNotIn...))
+	}
+	if i.IssuerGT != nil {
+		predicates = append(predicates, ssoidentity.IssuerGT(*i.IssuerGT))
+	}
+	if i.IssuerGTE != nil {
+		predicates = append(predicates, ssoidentity.IssuerGTE(*i.IssuerGTE))
+	}
+	if i.IssuerLT != nil {
+		predicates = append(predicates, ssoidentity.IssuerLT(*i.IssuerLT))
+	}
+	if i.IssuerLTE != nil {
+		predicates = append(predicates, ssoidentity.IssuerLTE(*i.IssuerLTE))
+	}
+	if i.IssuerContains != nil {
+		predicates = append(predicates, ssoidentity.IssuerContains(*i.IssuerContains))
+	}
+	if i.IssuerHasPrefix != nil {
+		predicates = append(predicates, ssoidentity.IssuerHasPrefix(*i.IssuerHasPrefix))
+	}
+	if i.IssuerHasSuffix != nil {
+		predicates = append(predicates, ssoidentity.IssuerHasSuffix(*i.IssuerHasSuffix))
+	}
+	if i.IssuerEqualFold != nil {
+		predicates = append(predicates, ssoidentity.IssuerEqualFold(*i.IssuerEqualFold))
+	}
+	if i.IssuerContainsFold != nil {
+		predicates = append(predicates, ssoidentity.IssuerContainsFold(*i.IssuerContainsFold))
+	}
+	if i.Subject != nil {
+		predicates = append(predicates, ssoidentity.SubjectEQ(*i.Subject))
+	}
+	if i.SubjectNEQ != nil {
+		predicates = append(predicates, ssoidentity.SubjectNEQ(*i.SubjectNEQ))
+	}
+	if len(i.SubjectIn) > 0 {
+		predicates = append(predicates, ssoidentity.SubjectIn(i.SubjectIn...))
+	}
+	if len(i.SubjectNotIn) > 0 {
+		predicates = append(predicates, ssoidentity.SubjectNotIn(i.SubjectNotIn...))
+	}
+	if i.SubjectGT != nil {
+		predicates = append(predicates, ssoidentity.SubjectGT(*i.SubjectGT))
+	}
+	if i.SubjectGTE != nil {
+		predicates = append(predicates, ssoidentity.SubjectGTE(*i.SubjectGTE))
+	}
+	if i.SubjectLT != nil {
+		predicates = append(predicates, ssoidentity.SubjectLT(*i.SubjectLT))
+	}
+	if i.SubjectLTE != nil {
+		predicates = append(predicates, ssoidentity.SubjectLTE(*i.SubjectLTE))
+	}
+	if i.SubjectContains != nil {
+		predicates = append(predicates, ssoidentity.SubjectContains(*i.SubjectContains))
+	}
+	if i.SubjectHasPrefix != nil {
+		predicates = append(predicates, ssoidentity.SubjectHasPrefix(*i.SubjectHasPrefix))
+	}
+	if i.SubjectHasSuffix != nil {
+		predicates = append(predicates, ssoidentity.SubjectHasSuffix(*i.SubjectHasSuffix))
+	}
+	if i.SubjectEqualFold != nil {
+		predicates = append(predicates, ssoidentity.SubjectEqualFold(*i.SubjectEqualFold))
+	}
+	if i.SubjectContainsFold != nil {
+		predicates = append(predicates, ssoidentity.SubjectContainsFold(*i.SubjectContainsFold))
+	}
+	if i.Email != nil {
+		predicates = append(predicates, ssoidentity.EmailEQ(*i.Email))
+	}
+	if i.EmailNEQ != nil {
+		predicates = append(predicates, ssoidentity.EmailNEQ(*i.EmailNEQ))
+	}
+	if len(i.EmailIn) > 0 {
+		predicates = append(predicates, ssoidentity.EmailIn(i.EmailIn...))
+	}
+	if len(i.EmailNotIn) > 0 {
+		predicates = append(predicates, ssoidentity.EmailNotIn(i.EmailNotIn...))
+	}
+	if i.EmailGT != nil {
+		predicates = append(predicates, ssoidentity.EmailGT(*i.EmailGT))
+	}
+	if i.EmailGTE != nil {
+		predicates = append(predicates, ssoidentity.EmailGTE(*i.EmailGTE))
+	}
+	if i.EmailLT != nil {
+		predicates = append(predicates, ssoidentity.EmailLT(*i.EmailLT))
+	}
+	if i.EmailLTE != nil {
+		predicates = append(predicates, ssoidentity.EmailLTE(*i.EmailLTE))
+	}
+	if i.EmailContains != nil {
+		predicates = append(predicates, ssoidentity.EmailContains(*i.EmailContains))
+	}
+	if i.EmailHasPrefix != nil {
+		predicates = append(predicates, ssoidentity.EmailHasPrefix(*i.EmailHasPrefix))
+	}
+	if i.EmailHasSuffix != nil {
+		predicates = append(predicates, ssoidentity.EmailHasSuffix(*i.EmailHasSuffix))
+	}
+	if i.EmailEqualFold != nil {
+		predicates = append(predicates, ssoidentity.EmailEqualFold(*i.EmailEqualFold))
+	}
+	if i.EmailContainsFold != nil {
+		predicates = append(predicates, ssoidentity.EmailContainsFold(*i.EmailContainsFold))
+	}
+	if i.LastLoginAt != nil {
+		predicates = append(predicates, ssoidentity.LastLoginAtEQ(*i.LastLoginAt))
+	}
+	if i.LastLoginAtNEQ != nil {
+		predicates = append(predicates, ssoidentity.LastLoginAtNEQ(*i.LastLoginAtNEQ))
+	}
+	if len(i.LastLoginAtIn) > 0 {
+		predicates = append(predicates, ssoidentity.LastLoginAtIn(i.LastLoginAtIn...))
+	}
+	if len(i.LastLoginAtNotIn) > 0 {
+		predicates = append(predicates, ssoidentity.LastLoginAtNotIn(i.LastLoginAtNotIn...))
+	}
+	if i.LastLoginAtGT != nil {
+		predicates = append(predicates, ssoidentity.LastLoginAtGT(*i.LastLoginAtGT))
+	}
+	if i.LastLoginAtGTE != nil {
+		predicates = append(predicates, ssoidentity.LastLoginAtGTE(*i.LastLoginAtGTE))
+	}
+	if i.LastLoginAtLT != nil {
+		predicates = append(predicates, ssoidentity.LastLoginAtLT(*i.LastLoginAtLT))
+	}
+	if i.LastLoginAtLTE != nil {
+		predicates = append(predicates, ssoidentity.LastLoginAtLTE(*i.LastLoginAtLTE))
+	}
+	if i.LastLoginAtIsNil {
+		predicates = append(predicates, ssoidentity.LastLoginAtIsNil())
+	}
+	if i.LastLoginAtNotNil {
+		predicates = append(predicates, ssoidentity.LastLoginAtNotNil())
+	}
+
+	if i.HasOrganization != nil {
+		p := ssoidentity.HasOrganization()
+		if !*i.HasOrganization {
+			p = ssoidentity.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasOrganizationWith) > 0 {
+		with := make([]predicate.Organization, 0, len(i.HasOrganizationWith))
+		for _, w := range i.HasOrganizationWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasOrganizationWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, ssoidentity.HasOrganizationWith(with...))
+	}
+	switch len(predicates) {
+	case 0:
+		return nil, ErrEmptySSOIdentityWhereInput
+	case 1:
+		return predicates[0], nil
+	default:
+		return ssoidentity.And(predicates...), nil
 	}
 }
 

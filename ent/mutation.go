@@ -43,6 +43,7 @@ import (
 	"switchboard/ent/refreshtoken"
 	"switchboard/ent/role"
 	"switchboard/ent/ssoconfig"
+	"switchboard/ent/ssoidentity"
 	"switchboard/ent/tag"
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
@@ -105,6 +106,7 @@ const (
 	TypeRefreshToken           = "RefreshToken"
 	TypeRole                   = "Role"
 	TypeSSOConfig              = "SSOConfig"
+	TypeSSOIdentity            = "SSOIdentity"
 	TypeTag                    = "Tag"
 	TypeTeam                   = "Team"
 	TypeTeamMember             = "TeamMember"
@@ -39997,6 +39999,9 @@ type SSOConfigMutation struct {
 	clearedFields           map[string]struct{}
 	organization            *uuid.UUID
 	clearedorganization     bool
+	identities              map[uuid.UUID]struct{}
+	removedidentities       map[uuid.UUID]struct{}
+	clearedidentities       bool
 	done                    bool
 	oldValue                func(context.Context) (*SSOConfig, error)
 	predicates              []predicate.SSOConfig
@@ -40614,6 +40619,60 @@ func (m *SSOConfigMutation) ResetOrganization() {
 	m.clearedorganization = false
 }
 
+// AddIdentityIDs adds the "identities" edge to the SSOIdentity entity by ids.
+func (m *SSOConfigMutation) AddIdentityIDs(ids ...uuid.UUID) {
+	if m.identities == nil {
+		m.identities = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.identities[ids[i]] = struct{}{}
+	}
+}
+
+// ClearIdentities clears the "identities" edge to the SSOIdentity entity.
+func (m *SSOConfigMutation) ClearIdentities() {
+	m.clearedidentities = true
+}
+
+// IdentitiesCleared reports if the "identities" edge to the SSOIdentity entity was cleared.
+func (m *SSOConfigMutation) IdentitiesCleared() bool {
+	return m.clearedidentities
+}
+
+// RemoveIdentityIDs removes the "identities" edge to the SSOIdentity entity by IDs.
+func (m *SSOConfigMutation) RemoveIdentityIDs(ids ...uuid.UUID) {
+	if m.removedidentities == nil {
+		m.removedidentities = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.identities, ids[i])
+		m.removedidentities[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedIdentities returns the removed IDs of the "identities" edge to the SSOIdentity entity.
+func (m *SSOConfigMutation) RemovedIdentitiesIDs() (ids []uuid.UUID) {
+	for id := range m.removedidentities {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// IdentitiesIDs returns the "identities" edge IDs in the mutation.
+func (m *SSOConfigMutation) IdentitiesIDs() (ids []uuid.UUID) {
+	for id := range m.identities {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetIdentities resets all changes to the "identities" edge.
+func (m *SSOConfigMutation) ResetIdentities() {
+	m.identities = nil
+	m.clearedidentities = false
+	m.removedidentities = nil
+}
+
 // Where appends a list predicates to the SSOConfigMutation builder.
 func (m *SSOConfigMutation) Where(ps ...predicate.SSOConfig) {
 	m.predicates = append(m.predicates, ps...)
@@ -40960,9 +41019,12 @@ func (m *SSOConfigMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *SSOConfigMutation) AddedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	if m.organization != nil {
 		edges = append(edges, ssoconfig.EdgeOrganization)
+	}
+	if m.identities != nil {
+		edges = append(edges, ssoconfig.EdgeIdentities)
 	}
 	return edges
 }
@@ -40975,27 +41037,47 @@ func (m *SSOConfigMutation) AddedIDs(name string) []ent.Value {
 		if id := m.organization; id != nil {
 			return []ent.Value{*id}
 		}
+	case ssoconfig.EdgeIdentities:
+		ids := make([]ent.Value, 0, len(m.identities))
+		for id := range m.identities {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *SSOConfigMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
+	if m.removedidentities != nil {
+		edges = append(edges, ssoconfig.EdgeIdentities)
+	}
 	return edges
 }
 
 // RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
 // the given name in this mutation.
 func (m *SSOConfigMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case ssoconfig.EdgeIdentities:
+		ids := make([]ent.Value, 0, len(m.removedidentities))
+		for id := range m.removedidentities {
+			ids = append(ids, id)
+		}
+		return ids
+	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *SSOConfigMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	if m.clearedorganization {
 		edges = append(edges, ssoconfig.EdgeOrganization)
+	}
+	if m.clearedidentities {
+		edges = append(edges, ssoconfig.EdgeIdentities)
 	}
 	return edges
 }
@@ -41006,6 +41088,8 @@ func (m *SSOConfigMutation) EdgeCleared(name string) bool {
 	switch name {
 	case ssoconfig.EdgeOrganization:
 		return m.clearedorganization
+	case ssoconfig.EdgeIdentities:
+		return m.clearedidentities
 	}
 	return false
 }
@@ -41028,8 +41112,997 @@ func (m *SSOConfigMutation) ResetEdge(name string) error {
 	case ssoconfig.EdgeOrganization:
 		m.ResetOrganization()
 		return nil
+	case ssoconfig.EdgeIdentities:
+		m.ResetIdentities()
+		return nil
 	}
 	return fmt.Errorf("unknown SSOConfig edge %s", name)
+}
+
+// SSOIdentityMutation represents an operation that mutates the SSOIdentity nodes in the graph.
+type SSOIdentityMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	created_at          *time.Time
+	updated_at          *time.Time
+	provider            *ssoidentity.Provider
+	issuer              *string
+	subject             *string
+	email               *string
+	last_login_at       *time.Time
+	clearedFields       map[string]struct{}
+	organization        *uuid.UUID
+	clearedorganization bool
+	sso_config          *uuid.UUID
+	clearedsso_config   bool
+	user                *uuid.UUID
+	cleareduser         bool
+	done                bool
+	oldValue            func(context.Context) (*SSOIdentity, error)
+	predicates          []predicate.SSOIdentity
+}
+
+var _ ent.Mutation = (*SSOIdentityMutation)(nil)
+
+// ssoidentityOption allows management of the mutation configuration using functional options.
+type ssoidentityOption func(*SSOIdentityMutation)
+
+// newSSOIdentityMutation creates new mutation for the SSOIdentity entity.
+func newSSOIdentityMutation(c config, op Op, opts ...ssoidentityOption) *SSOIdentityMutation {
+	m := &SSOIdentityMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeSSOIdentity,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withSSOIdentityID sets the ID field of the mutation.
+func withSSOIdentityID(id uuid.UUID) ssoidentityOption {
+	return func(m *SSOIdentityMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *SSOIdentity
+		)
+		m.oldValue = func(ctx context.Context) (*SSOIdentity, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().SSOIdentity.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withSSOIdentity sets the old SSOIdentity of the mutation.
+func withSSOIdentity(node *SSOIdentity) ssoidentityOption {
+	return func(m *SSOIdentityMutation) {
+		m.oldValue = func(context.Context) (*SSOIdentity, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m SSOIdentityMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m SSOIdentityMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of SSOIdentity entities.
+func (m *SSOIdentityMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *SSOIdentityMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *SSOIdentityMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().SSOIdentity.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *SSOIdentityMutation) SetOrganizationID(u uuid.UUID) {
+	m.organization = &u
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *SSOIdentityMutation) OrganizationID() (r uuid.UUID, exists bool) {
+	v := m.organization
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the SSOIdentity entity.
+// If the SSOIdentity object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SSOIdentityMutation) OldOrganizationID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *SSOIdentityMutation) ResetOrganizationID() {
+	m.organization = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *SSOIdentityMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *SSOIdentityMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the SSOIdentity entity.
+// If the SSOIdentity object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SSOIdentityMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *SSOIdentityMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *SSOIdentityMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *SSOIdentityMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the SSOIdentity entity.
+// If the SSOIdentity object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SSOIdentityMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *SSOIdentityMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetSSOConfigID sets the "sso_config_id" field.
+func (m *SSOIdentityMutation) SetSSOConfigID(u uuid.UUID) {
+	m.sso_config = &u
+}
+
+// SSOConfigID returns the value of the "sso_config_id" field in the mutation.
+func (m *SSOIdentityMutation) SSOConfigID() (r uuid.UUID, exists bool) {
+	v := m.sso_config
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSSOConfigID returns the old "sso_config_id" field's value of the SSOIdentity entity.
+// If the SSOIdentity object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SSOIdentityMutation) OldSSOConfigID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSSOConfigID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSSOConfigID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSSOConfigID: %w", err)
+	}
+	return oldValue.SSOConfigID, nil
+}
+
+// ResetSSOConfigID resets all changes to the "sso_config_id" field.
+func (m *SSOIdentityMutation) ResetSSOConfigID() {
+	m.sso_config = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *SSOIdentityMutation) SetUserID(u uuid.UUID) {
+	m.user = &u
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *SSOIdentityMutation) UserID() (r uuid.UUID, exists bool) {
+	v := m.user
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the SSOIdentity entity.
+// If the SSOIdentity object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SSOIdentityMutation) OldUserID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *SSOIdentityMutation) ResetUserID() {
+	m.user = nil
+}
+
+// SetProvider sets the "provider" field.
+func (m *SSOIdentityMutation) SetProvider(s ssoidentity.Provider) {
+	m.provider = &s
+}
+
+// Provider returns the value of the "provider" field in the mutation.
+func (m *SSOIdentityMutation) Provider() (r ssoidentity.Provider, exists bool) {
+	v := m.provider
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProvider returns the old "provider" field's value of the SSOIdentity entity.
+// If the SSOIdentity object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SSOIdentityMutation) OldProvider(ctx context.Context) (v ssoidentity.Provider, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProvider is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProvider requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProvider: %w", err)
+	}
+	return oldValue.Provider, nil
+}
+
+// ResetProvider resets all changes to the "provider" field.
+func (m *SSOIdentityMutation) ResetProvider() {
+	m.provider = nil
+}
+
+// SetIssuer sets the "issuer" field.
+func (m *SSOIdentityMutation) SetIssuer(s string) {
+	m.issuer = &s
+}
+
+// Issuer returns the value of the "issuer" field in the mutation.
+func (m *SSOIdentityMutation) Issuer() (r string, exists bool) {
+	v := m.issuer
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIssuer returns the old "issuer" field's value of the SSOIdentity entity.
+// If the SSOIdentity object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SSOIdentityMutation) OldIssuer(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIssuer is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIssuer requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIssuer: %w", err)
+	}
+	return oldValue.Issuer, nil
+}
+
+// ResetIssuer resets all changes to the "issuer" field.
+func (m *SSOIdentityMutation) ResetIssuer() {
+	m.issuer = nil
+}
+
+// SetSubject sets the "subject" field.
+func (m *SSOIdentityMutation) SetSubject(s string) {
+	m.subject = &s
+}
+
+// Subject returns the value of the "subject" field in the mutation.
+func (m *SSOIdentityMutation) Subject() (r string, exists bool) {
+	v := m.subject
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSubject returns the old "subject" field's value of the SSOIdentity entity.
+// If the SSOIdentity object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SSOIdentityMutation) OldSubject(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSubject is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSubject requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSubject: %w", err)
+	}
+	return oldValue.Subject, nil
+}
+
+// ResetSubject resets all changes to the "subject" field.
+func (m *SSOIdentityMutation) ResetSubject() {
+	m.subject = nil
+}
+
+// SetEmail sets the "email" field.
+func (m *SSOIdentityMutation) SetEmail(s string) {
+	m.email = &s
+}
+
+// Email returns the value of the "email" field in the mutation.
+func (m *SSOIdentityMutation) Email() (r string, exists bool) {
+	v := m.email
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEmail returns the old "email" field's value of the SSOIdentity entity.
+// If the SSOIdentity object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SSOIdentityMutation) OldEmail(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEmail is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEmail requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEmail: %w", err)
+	}
+	return oldValue.Email, nil
+}
+
+// ResetEmail resets all changes to the "email" field.
+func (m *SSOIdentityMutation) ResetEmail() {
+	m.email = nil
+}
+
+// SetLastLoginAt sets the "last_login_at" field.
+func (m *SSOIdentityMutation) SetLastLoginAt(t time.Time) {
+	m.last_login_at = &t
+}
+
+// LastLoginAt returns the value of the "last_login_at" field in the mutation.
+func (m *SSOIdentityMutation) LastLoginAt() (r time.Time, exists bool) {
+	v := m.last_login_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastLoginAt returns the old "last_login_at" field's value of the SSOIdentity entity.
+// If the SSOIdentity object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SSOIdentityMutation) OldLastLoginAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastLoginAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastLoginAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastLoginAt: %w", err)
+	}
+	return oldValue.LastLoginAt, nil
+}
+
+// ClearLastLoginAt clears the value of the "last_login_at" field.
+func (m *SSOIdentityMutation) ClearLastLoginAt() {
+	m.last_login_at = nil
+	m.clearedFields[ssoidentity.FieldLastLoginAt] = struct{}{}
+}
+
+// LastLoginAtCleared returns if the "last_login_at" field was cleared in this mutation.
+func (m *SSOIdentityMutation) LastLoginAtCleared() bool {
+	_, ok := m.clearedFields[ssoidentity.FieldLastLoginAt]
+	return ok
+}
+
+// ResetLastLoginAt resets all changes to the "last_login_at" field.
+func (m *SSOIdentityMutation) ResetLastLoginAt() {
+	m.last_login_at = nil
+	delete(m.clearedFields, ssoidentity.FieldLastLoginAt)
+}
+
+// ClearOrganization clears the "organization" edge to the Organization entity.
+func (m *SSOIdentityMutation) ClearOrganization() {
+	m.clearedorganization = true
+	m.clearedFields[ssoidentity.FieldOrganizationID] = struct{}{}
+}
+
+// OrganizationCleared reports if the "organization" edge to the Organization entity was cleared.
+func (m *SSOIdentityMutation) OrganizationCleared() bool {
+	return m.clearedorganization
+}
+
+// OrganizationIDs returns the "organization" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OrganizationID instead. It exists only for internal usage by the builders.
+func (m *SSOIdentityMutation) OrganizationIDs() (ids []uuid.UUID) {
+	if id := m.organization; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOrganization resets all changes to the "organization" edge.
+func (m *SSOIdentityMutation) ResetOrganization() {
+	m.organization = nil
+	m.clearedorganization = false
+}
+
+// ClearSSOConfig clears the "sso_config" edge to the SSOConfig entity.
+func (m *SSOIdentityMutation) ClearSSOConfig() {
+	m.clearedsso_config = true
+	m.clearedFields[ssoidentity.FieldSSOConfigID] = struct{}{}
+}
+
+// SSOConfigCleared reports if the "sso_config" edge to the SSOConfig entity was cleared.
+func (m *SSOIdentityMutation) SSOConfigCleared() bool {
+	return m.clearedsso_config
+}
+
+// SSOConfigIDs returns the "sso_config" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// SSOConfigID instead. It exists only for internal usage by the builders.
+func (m *SSOIdentityMutation) SSOConfigIDs() (ids []uuid.UUID) {
+	if id := m.sso_config; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetSSOConfig resets all changes to the "sso_config" edge.
+func (m *SSOIdentityMutation) ResetSSOConfig() {
+	m.sso_config = nil
+	m.clearedsso_config = false
+}
+
+// ClearUser clears the "user" edge to the User entity.
+func (m *SSOIdentityMutation) ClearUser() {
+	m.cleareduser = true
+	m.clearedFields[ssoidentity.FieldUserID] = struct{}{}
+}
+
+// UserCleared reports if the "user" edge to the User entity was cleared.
+func (m *SSOIdentityMutation) UserCleared() bool {
+	return m.cleareduser
+}
+
+// UserIDs returns the "user" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UserID instead. It exists only for internal usage by the builders.
+func (m *SSOIdentityMutation) UserIDs() (ids []uuid.UUID) {
+	if id := m.user; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUser resets all changes to the "user" edge.
+func (m *SSOIdentityMutation) ResetUser() {
+	m.user = nil
+	m.cleareduser = false
+}
+
+// Where appends a list predicates to the SSOIdentityMutation builder.
+func (m *SSOIdentityMutation) Where(ps ...predicate.SSOIdentity) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the SSOIdentityMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *SSOIdentityMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.SSOIdentity, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *SSOIdentityMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *SSOIdentityMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (SSOIdentity).
+func (m *SSOIdentityMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *SSOIdentityMutation) Fields() []string {
+	fields := make([]string, 0, 10)
+	if m.organization != nil {
+		fields = append(fields, ssoidentity.FieldOrganizationID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, ssoidentity.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, ssoidentity.FieldUpdatedAt)
+	}
+	if m.sso_config != nil {
+		fields = append(fields, ssoidentity.FieldSSOConfigID)
+	}
+	if m.user != nil {
+		fields = append(fields, ssoidentity.FieldUserID)
+	}
+	if m.provider != nil {
+		fields = append(fields, ssoidentity.FieldProvider)
+	}
+	if m.issuer != nil {
+		fields = append(fields, ssoidentity.FieldIssuer)
+	}
+	if m.subject != nil {
+		fields = append(fields, ssoidentity.FieldSubject)
+	}
+	if m.email != nil {
+		fields = append(fields, ssoidentity.FieldEmail)
+	}
+	if m.last_login_at != nil {
+		fields = append(fields, ssoidentity.FieldLastLoginAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *SSOIdentityMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case ssoidentity.FieldOrganizationID:
+		return m.OrganizationID()
+	case ssoidentity.FieldCreatedAt:
+		return m.CreatedAt()
+	case ssoidentity.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case ssoidentity.FieldSSOConfigID:
+		return m.SSOConfigID()
+	case ssoidentity.FieldUserID:
+		return m.UserID()
+	case ssoidentity.FieldProvider:
+		return m.Provider()
+	case ssoidentity.FieldIssuer:
+		return m.Issuer()
+	case ssoidentity.FieldSubject:
+		return m.Subject()
+	case ssoidentity.FieldEmail:
+		return m.Email()
+	case ssoidentity.FieldLastLoginAt:
+		return m.LastLoginAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *SSOIdentityMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case ssoidentity.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case ssoidentity.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case ssoidentity.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case ssoidentity.FieldSSOConfigID:
+		return m.OldSSOConfigID(ctx)
+	case ssoidentity.FieldUserID:
+		return m.OldUserID(ctx)
+	case ssoidentity.FieldProvider:
+		return m.OldProvider(ctx)
+	case ssoidentity.FieldIssuer:
+		return m.OldIssuer(ctx)
+	case ssoidentity.FieldSubject:
+		return m.OldSubject(ctx)
+	case ssoidentity.FieldEmail:
+		return m.OldEmail(ctx)
+	case ssoidentity.FieldLastLoginAt:
+		return m.OldLastLoginAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown SSOIdentity field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SSOIdentityMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case ssoidentity.FieldOrganizationID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case ssoidentity.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case ssoidentity.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case ssoidentity.FieldSSOConfigID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSSOConfigID(v)
+		return nil
+	case ssoidentity.FieldUserID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case ssoidentity.FieldProvider:
+		v, ok := value.(ssoidentity.Provider)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProvider(v)
+		return nil
+	case ssoidentity.FieldIssuer:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIssuer(v)
+		return nil
+	case ssoidentity.FieldSubject:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSubject(v)
+		return nil
+	case ssoidentity.FieldEmail:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEmail(v)
+		return nil
+	case ssoidentity.FieldLastLoginAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastLoginAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown SSOIdentity field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *SSOIdentityMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *SSOIdentityMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SSOIdentityMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown SSOIdentity numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *SSOIdentityMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(ssoidentity.FieldLastLoginAt) {
+		fields = append(fields, ssoidentity.FieldLastLoginAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *SSOIdentityMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *SSOIdentityMutation) ClearField(name string) error {
+	switch name {
+	case ssoidentity.FieldLastLoginAt:
+		m.ClearLastLoginAt()
+		return nil
+	}
+	return fmt.Errorf("unknown SSOIdentity nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *SSOIdentityMutation) ResetField(name string) error {
+	switch name {
+	case ssoidentity.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case ssoidentity.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case ssoidentity.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case ssoidentity.FieldSSOConfigID:
+		m.ResetSSOConfigID()
+		return nil
+	case ssoidentity.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case ssoidentity.FieldProvider:
+		m.ResetProvider()
+		return nil
+	case ssoidentity.FieldIssuer:
+		m.ResetIssuer()
+		return nil
+	case ssoidentity.FieldSubject:
+		m.ResetSubject()
+		return nil
+	case ssoidentity.FieldEmail:
+		m.ResetEmail()
+		return nil
+	case ssoidentity.FieldLastLoginAt:
+		m.ResetLastLoginAt()
+		return nil
+	}
+	return fmt.Errorf("unknown SSOIdentity field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *SSOIdentityMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.organization != nil {
+		edges = append(edges, ssoidentity.EdgeOrganization)
+	}
+	if m.sso_config != nil {
+		edges = append(edges, ssoidentity.EdgeSSOConfig)
+	}
+	if m.user != nil {
+		edges = append(edges, ssoidentity.EdgeUser)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *SSOIdentityMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case ssoidentity.EdgeOrganization:
+		if id := m.organization; id != nil {
+			return []ent.Value{*id}
+		}
+	case ssoidentity.EdgeSSOConfig:
+		if id := m.sso_config; id != nil {
+			return []ent.Value{*id}
+		}
+	case ssoidentity.EdgeUser:
+		if id := m.user; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *SSOIdentityMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *SSOIdentityMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *SSOIdentityMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedorganization {
+		edges = append(edges, ssoidentity.EdgeOrganization)
+	}
+	if m.clearedsso_config {
+		edges = append(edges, ssoidentity.EdgeSSOConfig)
+	}
+	if m.cleareduser {
+		edges = append(edges, ssoidentity.EdgeUser)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *SSOIdentityMutation) EdgeCleared(name string) bool {
+	switch name {
+	case ssoidentity.EdgeOrganization:
+		return m.clearedorganization
+	case ssoidentity.EdgeSSOConfig:
+		return m.clearedsso_config
+	case ssoidentity.EdgeUser:
+		return m.cleareduser
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *SSOIdentityMutation) ClearEdge(name string) error {
+	switch name {
+	case ssoidentity.EdgeOrganization:
+		m.ClearOrganization()
+		return nil
+	case ssoidentity.EdgeSSOConfig:
+		m.ClearSSOConfig()
+		return nil
+	case ssoidentity.EdgeUser:
+		m.ClearUser()
+		return nil
+	}
+	return fmt.Errorf("unknown SSOIdentity unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *SSOIdentityMutation) ResetEdge(name string) error {
+	switch name {
+	case ssoidentity.EdgeOrganization:
+		m.ResetOrganization()
+		return nil
+	case ssoidentity.EdgeSSOConfig:
+		m.ResetSSOConfig()
+		return nil
+	case ssoidentity.EdgeUser:
+		m.ResetUser()
+		return nil
+	}
+	return fmt.Errorf("unknown SSOIdentity edge %s", name)
 }
 
 // TagMutation represents an operation that mutates the Tag nodes in the graph.

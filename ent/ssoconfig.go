@@ -55,11 +55,15 @@ type SSOConfig struct {
 type SSOConfigEdges struct {
 	// Organization holds the value of the organization edge.
 	Organization *Organization `json:"organization,omitempty"`
+	// Identities holds the value of the identities edge.
+	Identities []*SSOIdentity `json:"identities,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [1]bool
+	loadedTypes [2]bool
 	// totalCount holds the count of the edges above.
 	totalCount [1]map[string]int
+
+	namedIdentities map[string][]*SSOIdentity
 }
 
 // OrganizationOrErr returns the Organization value or an error if the edge
@@ -71,6 +75,15 @@ func (e SSOConfigEdges) OrganizationOrErr() (*Organization, error) {
 		return nil, &NotFoundError{label: organization.Label}
 	}
 	return nil, &NotLoadedError{edge: "organization"}
+}
+
+// IdentitiesOrErr returns the Identities value or an error if the edge
+// was not loaded in eager-loading.
+func (e SSOConfigEdges) IdentitiesOrErr() ([]*SSOIdentity, error) {
+	if e.loadedTypes[1] {
+		return e.Identities, nil
+	}
+	return nil, &NotLoadedError{edge: "identities"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -205,6 +218,11 @@ func (_m *SSOConfig) QueryOrganization() *OrganizationQuery {
 	return NewSSOConfigClient(_m.config).QueryOrganization(_m)
 }
 
+// QueryIdentities queries the "identities" edge of the SSOConfig entity.
+func (_m *SSOConfig) QueryIdentities() *SSOIdentityQuery {
+	return NewSSOConfigClient(_m.config).QueryIdentities(_m)
+}
+
 // Update returns a builder for updating this SSOConfig.
 // Note that you need to call SSOConfig.Unwrap() before calling this method if this SSOConfig
 // was returned from a transaction, and the transaction was committed or rolled back.
@@ -267,6 +285,30 @@ func (_m *SSOConfig) String() string {
 	builder.WriteString(_m.UserInfoURL)
 	builder.WriteByte(')')
 	return builder.String()
+}
+
+// NamedIdentities returns the Identities named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *SSOConfig) NamedIdentities(name string) ([]*SSOIdentity, error) {
+	if _m.Edges.namedIdentities == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedIdentities[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *SSOConfig) appendNamedIdentities(name string, edges ...*SSOIdentity) {
+	if _m.Edges.namedIdentities == nil {
+		_m.Edges.namedIdentities = make(map[string][]*SSOIdentity)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedIdentities[name] = []*SSOIdentity{}
+	} else {
+		_m.Edges.namedIdentities[name] = append(_m.Edges.namedIdentities[name], edges...)
+	}
 }
 
 // SSOConfigs is a parsable slice of SSOConfig.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"switchboard/ent/organization"
 	"switchboard/ent/ssoconfig"
+	"switchboard/ent/ssoidentity"
 	"time"
 
 	"entgo.io/ent/dialect"
@@ -192,6 +193,21 @@ func (_c *SSOConfigCreate) SetNillableID(v *uuid.UUID) *SSOConfigCreate {
 // SetOrganization sets the "organization" edge to the Organization entity.
 func (_c *SSOConfigCreate) SetOrganization(v *Organization) *SSOConfigCreate {
 	return _c.SetOrganizationID(v.ID)
+}
+
+// AddIdentityIDs adds the "identities" edge to the SSOIdentity entity by IDs.
+func (_c *SSOConfigCreate) AddIdentityIDs(ids ...uuid.UUID) *SSOConfigCreate {
+	_c.mutation.AddIdentityIDs(ids...)
+	return _c
+}
+
+// AddIdentities adds the "identities" edges to the SSOIdentity entity.
+func (_c *SSOConfigCreate) AddIdentities(v ...*SSOIdentity) *SSOConfigCreate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddIdentityIDs(ids...)
 }
 
 // Mutation returns the SSOConfigMutation object of the builder.
@@ -433,6 +449,22 @@ func (_c *SSOConfigCreate) createSpec() (*SSOConfig, *sqlgraph.CreateSpec) {
 			edge.Target.Nodes = append(edge.Target.Nodes, k)
 		}
 		_node.OrganizationID = nodes[0]
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.IdentitiesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   ssoconfig.IdentitiesTable,
+			Columns: []string{ssoconfig.IdentitiesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(ssoidentity.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
 		_spec.Edges = append(_spec.Edges, edge)
 	}
 	return _node, _spec

@@ -4,12 +4,14 @@ package ent
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"math"
 	"switchboard/ent/organization"
 	"switchboard/ent/predicate"
 	"switchboard/ent/ssoconfig"
+	"switchboard/ent/ssoidentity"
 
 	"entgo.io/ent"
 	"entgo.io/ent/dialect"
@@ -22,13 +24,15 @@ import (
 // SSOConfigQuery is the builder for querying SSOConfig entities.
 type SSOConfigQuery struct {
 	config
-	ctx              *QueryContext
-	order            []ssoconfig.OrderOption
-	inters           []Interceptor
-	predicates       []predicate.SSOConfig
-	withOrganization *OrganizationQuery
-	loadTotal        []func(context.Context, []*SSOConfig) error
-	modifiers        []func(*sql.Selector)
+	ctx                 *QueryContext
+	order               []ssoconfig.OrderOption
+	inters              []Interceptor
+	predicates          []predicate.SSOConfig
+	withOrganization    *OrganizationQuery
+	withIdentities      *SSOIdentityQuery
+	loadTotal           []func(context.Context, []*SSOConfig) error
+	modifiers           []func(*sql.Selector)
+	withNamedIdentities map[string]*SSOIdentityQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -80,6 +84,28 @@ func (_q *SSOConfigQuery) QueryOrganization() *OrganizationQuery {
 			sqlgraph.From(ssoconfig.Table, ssoconfig.FieldID, selector),
 			sqlgraph.To(organization.Table, organization.FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, ssoconfig.OrganizationTable, ssoconfig.OrganizationColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryIdentities chains the current query on the "identities" edge.
+func (_q *SSOConfigQuery) QueryIdentities() *SSOIdentityQuery {
+	query := (&SSOIdentityClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(ssoconfig.Table, ssoconfig.FieldID, selector),
+			sqlgraph.To(ssoidentity.Table, ssoidentity.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, ssoconfig.IdentitiesTable, ssoconfig.IdentitiesColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -280,6 +306,7 @@ func (_q *SSOConfigQuery) Clone() *SSOConfigQuery {
 		inters:           append([]Interceptor{}, _q.inters...),
 		predicates:       append([]predicate.SSOConfig{}, _q.predicates...),
 		withOrganization: _q.withOrganization.Clone(),
+		withIdentities:   _q.withIdentities.Clone(),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
 		path:      _q.path,
@@ -295,6 +322,17 @@ func (_q *SSOConfigQuery) WithOrganization(opts ...func(*OrganizationQuery)) *SS
 		opt(query)
 	}
 	_q.withOrganization = query
+	return _q
+}
+
+// WithIdentities tells the query-builder to eager-load the nodes that are connected to
+// the "identities" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *SSOConfigQuery) WithIdentities(opts ...func(*SSOIdentityQuery)) *SSOConfigQuery {
+	query := (&SSOIdentityClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withIdentities = query
 	return _q
 }
 
@@ -382,8 +420,9 @@ func (_q *SSOConfigQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*SS
 	var (
 		nodes       = []*SSOConfig{}
 		_spec       = _q.querySpec()
-		loadedTypes = [1]bool{
+		loadedTypes = [2]bool{
 			_q.withOrganization != nil,
+			_q.withIdentities != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -410,6 +449,20 @@ func (_q *SSOConfigQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*SS
 	if query := _q.withOrganization; query != nil {
 		if err := _q.loadOrganization(ctx, query, nodes, nil,
 			func(n *SSOConfig, e *Organization) { n.Edges.Organization = e }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withIdentities; query != nil {
+		if err := _q.loadIdentities(ctx, query, nodes,
+			func(n *SSOConfig) { n.Edges.Identities = []*SSOIdentity{} },
+			func(n *SSOConfig, e *SSOIdentity) { n.Edges.Identities = append(n.Edges.Identities, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedIdentities {
+		if err := _q.loadIdentities(ctx, query, nodes,
+			func(n *SSOConfig) { n.appendNamedIdentities(name) },
+			func(n *SSOConfig, e *SSOIdentity) { n.appendNamedIdentities(name, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -447,6 +500,36 @@ func (_q *SSOConfigQuery) loadOrganization(ctx context.Context, query *Organizat
 		for i := range nodes {
 			assign(nodes[i], n)
 		}
+	}
+	return nil
+}
+func (_q *SSOConfigQuery) loadIdentities(ctx context.Context, query *SSOIdentityQuery, nodes []*SSOConfig, init func(*SSOConfig), assign func(*SSOConfig, *SSOIdentity)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*SSOConfig)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(ssoidentity.FieldSSOConfigID)
+	}
+	query.Where(predicate.SSOIdentity(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(ssoconfig.IdentitiesColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.SSOConfigID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "sso_config_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
 	}
 	return nil
 }
@@ -571,6 +654,20 @@ func (_q *SSOConfigQuery) ForShare(opts ...sql.LockOption) *SSOConfigQuery {
 func (_q *SSOConfigQuery) Modify(modifiers ...func(s *sql.Selector)) *SSOConfigSelect {
 	_q.modifiers = append(_q.modifiers, modifiers...)
 	return _q.Select()
+}
+
+// WithNamedIdentities tells the query-builder to eager-load the nodes that are connected to the "identities"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *SSOConfigQuery) WithNamedIdentities(name string, opts ...func(*SSOIdentityQuery)) *SSOConfigQuery {
+	query := (&SSOIdentityClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedIdentities == nil {
+		_q.withNamedIdentities = make(map[string]*SSOIdentityQuery)
+	}
+	_q.withNamedIdentities[name] = query
+	return _q
 }
 
 // SSOConfigGroupBy is the group-by builder for SSOConfig entities.

@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"switchboard/ent/predicate"
 	"switchboard/ent/ssoconfig"
+	"switchboard/ent/ssoidentity"
 	"time"
 
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/google/uuid"
 )
 
 // SSOConfigUpdate is the builder for updating SSOConfig entities.
@@ -173,9 +175,45 @@ func (_u *SSOConfigUpdate) SetNillableUserInfoURL(v *string) *SSOConfigUpdate {
 	return _u
 }
 
+// AddIdentityIDs adds the "identities" edge to the SSOIdentity entity by IDs.
+func (_u *SSOConfigUpdate) AddIdentityIDs(ids ...uuid.UUID) *SSOConfigUpdate {
+	_u.mutation.AddIdentityIDs(ids...)
+	return _u
+}
+
+// AddIdentities adds the "identities" edges to the SSOIdentity entity.
+func (_u *SSOConfigUpdate) AddIdentities(v ...*SSOIdentity) *SSOConfigUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddIdentityIDs(ids...)
+}
+
 // Mutation returns the SSOConfigMutation object of the builder.
 func (_u *SSOConfigUpdate) Mutation() *SSOConfigMutation {
 	return _u.mutation
+}
+
+// ClearIdentities clears all "identities" edges to the SSOIdentity entity.
+func (_u *SSOConfigUpdate) ClearIdentities() *SSOConfigUpdate {
+	_u.mutation.ClearIdentities()
+	return _u
+}
+
+// RemoveIdentityIDs removes the "identities" edge to SSOIdentity entities by IDs.
+func (_u *SSOConfigUpdate) RemoveIdentityIDs(ids ...uuid.UUID) *SSOConfigUpdate {
+	_u.mutation.RemoveIdentityIDs(ids...)
+	return _u
+}
+
+// RemoveIdentities removes "identities" edges to SSOIdentity entities.
+func (_u *SSOConfigUpdate) RemoveIdentities(v ...*SSOIdentity) *SSOConfigUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveIdentityIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -291,6 +329,51 @@ func (_u *SSOConfigUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.UserInfoURL(); ok {
 		_spec.SetField(ssoconfig.FieldUserInfoURL, field.TypeString, value)
+	}
+	if _u.mutation.IdentitiesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   ssoconfig.IdentitiesTable,
+			Columns: []string{ssoconfig.IdentitiesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(ssoidentity.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedIdentitiesIDs(); len(nodes) > 0 && !_u.mutation.IdentitiesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   ssoconfig.IdentitiesTable,
+			Columns: []string{ssoconfig.IdentitiesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(ssoidentity.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.IdentitiesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   ssoconfig.IdentitiesTable,
+			Columns: []string{ssoconfig.IdentitiesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(ssoidentity.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
@@ -458,9 +541,45 @@ func (_u *SSOConfigUpdateOne) SetNillableUserInfoURL(v *string) *SSOConfigUpdate
 	return _u
 }
 
+// AddIdentityIDs adds the "identities" edge to the SSOIdentity entity by IDs.
+func (_u *SSOConfigUpdateOne) AddIdentityIDs(ids ...uuid.UUID) *SSOConfigUpdateOne {
+	_u.mutation.AddIdentityIDs(ids...)
+	return _u
+}
+
+// AddIdentities adds the "identities" edges to the SSOIdentity entity.
+func (_u *SSOConfigUpdateOne) AddIdentities(v ...*SSOIdentity) *SSOConfigUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddIdentityIDs(ids...)
+}
+
 // Mutation returns the SSOConfigMutation object of the builder.
 func (_u *SSOConfigUpdateOne) Mutation() *SSOConfigMutation {
 	return _u.mutation
+}
+
+// ClearIdentities clears all "identities" edges to the SSOIdentity entity.
+func (_u *SSOConfigUpdateOne) ClearIdentities() *SSOConfigUpdateOne {
+	_u.mutation.ClearIdentities()
+	return _u
+}
+
+// RemoveIdentityIDs removes the "identities" edge to SSOIdentity entities by IDs.
+func (_u *SSOConfigUpdateOne) RemoveIdentityIDs(ids ...uuid.UUID) *SSOConfigUpdateOne {
+	_u.mutation.RemoveIdentityIDs(ids...)
+	return _u
+}
+
+// RemoveIdentities removes "identities" edges to SSOIdentity entities.
+func (_u *SSOConfigUpdateOne) RemoveIdentities(v ...*SSOIdentity) *SSOConfigUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveIdentityIDs(ids...)
 }
 
 // Where appends a list predicates to the SSOConfigUpdate builder.
@@ -606,6 +725,51 @@ func (_u *SSOConfigUpdateOne) sqlSave(ctx context.Context) (_node *SSOConfig, er
 	}
 	if value, ok := _u.mutation.UserInfoURL(); ok {
 		_spec.SetField(ssoconfig.FieldUserInfoURL, field.TypeString, value)
+	}
+	if _u.mutation.IdentitiesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   ssoconfig.IdentitiesTable,
+			Columns: []string{ssoconfig.IdentitiesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(ssoidentity.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedIdentitiesIDs(); len(nodes) > 0 && !_u.mutation.IdentitiesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   ssoconfig.IdentitiesTable,
+			Columns: []string{ssoconfig.IdentitiesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(ssoidentity.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.IdentitiesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   ssoconfig.IdentitiesTable,
+			Columns: []string{ssoconfig.IdentitiesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(ssoidentity.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &SSOConfig{config: _u.config}

@@ -86,6 +86,8 @@ type Tx struct {
 	Role *RoleClient
 	// SSOConfig is the client for interacting with the SSOConfig builders.
 	SSOConfig *SSOConfigClient
+	// SSOIdentity is the client for interacting with the SSOIdentity builders.
+	SSOIdentity *SSOIdentityClient
 	// Tag is the client for interacting with the Tag builders.
 	Tag *TagClient
 	// Team is the client for interacting with the Team builders.
@@ -271,6 +273,7 @@ func (tx *Tx) init() {
 	tx.RefreshToken = NewRefreshTokenClient(tx.config)
 	tx.Role = NewRoleClient(tx.config)
 	tx.SSOConfig = NewSSOConfigClient(tx.config)
+	tx.SSOIdentity = NewSSOIdentityClient(tx.config)
 	tx.Tag = NewTagClient(tx.config)
 	tx.Team = NewTeamClient(tx.config)
 	tx.TeamMember = NewTeamMemberClient(tx.config)

@@ -222,5 +222,21 @@ func (r *Resolver) ChangePassword(ctx context.Context, in model.ChangePasswordIn
 		return apperr.Wrap(err, "user")
 	}
 	// Other sessions end; the one making the change goes on.
-	return access.RevokeUserSessions(ctx, r.db(ctx), u.ID, v.SessionID)
+	if err := access.RevokeUserSessions(ctx, r.db(ctx), u.ID, v.SessionID); err != nil {
+		return err
+	}
+	r.Revocations.Publish(ctx, access.EndUserSessions(u.ID, v.SessionID))
+	return nil
+}
+
+// MySSOIdentities lists the viewer's own identity provider links in the
+// organization (access.MySSOIdentities).
+func (r *Resolver) MySSOIdentities(ctx context.Context) ([]*ent.SSOIdentity, error) {
+	return access.MySSOIdentities(ctx, r.db(ctx))
+}
+
+// UnlinkSSOIdentity removes one of the viewer's own identity provider
+// links. Errors: not_found (unknown, or another person's).
+func (r *Resolver) UnlinkSSOIdentity(ctx context.Context, id uuid.UUID) error {
+	return access.UnlinkSSOIdentity(ctx, r.db(ctx), id)
 }

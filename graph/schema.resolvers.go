@@ -94,6 +94,11 @@ func (r *mutationResolver) DeleteSSOConfig(ctx context.Context, provider ssoconf
 	return ok(r.Resolver.DeleteSSOConfig(ctx, provider))
 }
 
+// UnlinkSSOIdentity is the resolver for the unlinkSSOIdentity field.
+func (r *mutationResolver) UnlinkSSOIdentity(ctx context.Context, id uuid.UUID) (bool, error) {
+	return ok(r.Resolver.UnlinkSSOIdentity(ctx, id))
+}
+
 // CreateRole is the resolver for the createRole field.
 func (r *mutationResolver) CreateRole(ctx context.Context, input model.CreateRoleInput) (*ent.Role, error) {
 	return r.Resolver.CreateRole(ctx, input)
@@ -356,6 +361,11 @@ func (r *queryResolver) CurrentOrganization(ctx context.Context) (*ent.Organizat
 // MyInvitations is the resolver for the myInvitations field.
 func (r *queryResolver) MyInvitations(ctx context.Context) ([]*model.PendingInvitation, error) {
 	return r.Resolver.MyInvitations(ctx)
+}
+
+// MySSOIdentities is the resolver for the mySSOIdentities field.
+func (r *queryResolver) MySSOIdentities(ctx context.Context) ([]*ent.SSOIdentity, error) {
+	return r.Resolver.MySSOIdentities(ctx)
 }
 
 // Members is the resolver for the members field.

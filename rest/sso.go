@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
 
+	"switchboard/ent/viewer"
 	"switchboard/sso"
 )
 
@@ -20,10 +22,7 @@ func (a *API) ssoInit(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	// The state, bound to this browser for the callback. Lax: the
-	// provider sends the browser back with a top-level GET.
-	c.SetSameSite(http.SameSiteLaxMode)
-	c.SetCookie(cookieSSOState, state, int(sso.StateTTL/time.Second), ssoCookiePath, "", a.Opts.CookieSecure, true)
+	a.setSSOStateCookie(c, state)
 	c.Redirect(http.StatusFound, target)
 	return http.StatusFound, nil, nil
 }
@@ -38,7 +37,7 @@ func (a *API) ssoCallback(c *gin.Context) (int, any, error) {
 	c.SetSameSite(http.SameSiteLaxMode)
 	c.SetCookie(cookieSSOState, "", -1, ssoCookiePath, "", a.Opts.CookieSecure, true)
 	q := queryOf[ssoCallbackQuery](c)
-	s, err := a.SSO.Finish(ctx(c), sso.Callback{
+	out, err := a.SSO.Finish(ctx(c), sso.Callback{
 		Provider: c.Param("provider"), State: q.State, Code: q.Code,
 		Error: q.Error, ErrorDescription: q.ErrorDescription, BrowserState: bound,
 	})
@@ -47,9 +46,68 @@ func (a *API) ssoCallback(c *gin.Context) (int, any, error) {
 		c.Redirect(http.StatusFound, a.ssoLoginPage(message))
 		return http.StatusFound, nil, nil
 	}
-	a.setSessionCookies(c, s)
-	c.Redirect(http.StatusFound, strings.TrimRight(a.SSO.PublicURL, "/")+"/")
+	root := strings.TrimRight(a.SSO.PublicURL, "/") + "/"
+	if out.Linked {
+		// The person who asked is signed in already; their session
+		// stays as it is.
+		c.Redirect(http.StatusFound, root+"?sso_linked="+url.QueryEscape(string(out.Provider)))
+		return http.StatusFound, nil, nil
+	}
+	a.setSessionCookies(c, out.Session)
+	c.Redirect(http.StatusFound, root)
 	return http.StatusFound, nil, nil
+}
+
+// ssoLinkData is where the browser goes to link a provider.
+type ssoLinkData struct {
+	AuthURL string `json:"auth_url" description:"The identity provider's authorization page: open it in this browser (it holds the sign-in's state cookie). The provider sends the browser back to the callback, which links the account and redirects to PUBLIC_URL/?sso_linked={provider}, or to PUBLIC_URL/login?sso_error=... ."`
+}
+
+// ssoLink starts linking the provider to the signed-in person's own
+// account: it binds the sign-in's state to this browser, as init does,
+// and answers the provider's authorization URL for the browser to open.
+func (a *API) ssoLink(c *gin.Context) (int, any, error) {
+	target, state, err := a.SSO.StartLink(ctx(c), viewer.FromContext(ctx(c)), c.Param("provider"))
+	if err != nil {
+		return 0, nil, err
+	}
+	a.setSSOStateCookie(c, state)
+	return http.StatusOK, ssoLinkData{AuthURL: target}, nil
+}
+
+// setSSOStateCookie binds a started sign-in to the browser for the
+// callback. Lax: the provider sends the browser back with a top-level GET.
+func (a *API) setSSOStateCookie(c *gin.Context, state string) {
+	c.SetSameSite(http.SameSiteLaxMode)
+	c.SetCookie(cookieSSOState, state, int(sso.StateTTL/time.Second), ssoCookiePath, "", a.Opts.CookieSecure, true)
+}
+
+// ssoIdentityJSON is one of the person's identity provider links.
+type ssoIdentityJSON struct {
+	ID          uuid.UUID  `json:"id"`
+	Provider    string     `json:"provider"`
+	Issuer      string     `json:"issuer"`
+	Subject     string     `json:"subject"`
+	Email       string     `json:"email"`
+	LastLoginAt *time.Time `json:"last_login_at"`
+	CreatedAt   time.Time  `json:"created_at"`
+}
+
+type ssoIdentitiesData struct {
+	Identities []ssoIdentityJSON `json:"identities"`
+}
+
+func (a *API) mySSOIdentities(c *gin.Context) (int, any, error) {
+	ids, err := a.R.MySSOIdentities(ctx(c))
+	if err != nil {
+		return 0, nil, err
+	}
+	out := make([]ssoIdentityJSON, len(ids))
+	for i, id := range ids {
+		out[i] = ssoIdentityJSON{ID: id.ID, Provider: string(id.Provider), Issuer: id.Issuer, Subject: id.Subject,
+			Email: id.Email, LastLoginAt: id.LastLoginAt, CreatedAt: id.CreatedAt}
+	}
+	return http.StatusOK, ssoIdentitiesData{Identities: out}, nil
 }
 
 // ssoLoginPage is the login page's address showing a sign-in failure.
@@ -69,6 +127,11 @@ const (
 func (a *API) ssoRoutes() []Route {
 	return []Route{
 		{Method: get, Path: "/api/auth/sso/:provider/init", Op: "ssoInit", Query: ssoQuery{}, Status: http.StatusFound, Out: rawBody{Description: "A redirect to the identity provider."}, Handle: a.ssoInit},
-		{Method: get, Path: "/api/auth/sso/:provider/callback", Op: "ssoCallback", Query: ssoCallbackQuery{}, Status: http.StatusFound, Out: rawBody{Description: "A redirect to the web client, signed in or with an error message."}, Handle: a.ssoCallback},
+		{Method: get, Path: "/api/auth/sso/:provider/callback", Op: "ssoCallback", Query: ssoCallbackQuery{}, Status: http.StatusFound, Out: rawBody{Description: "A redirect to the web client, signed in (or, for a link, with sso_linked) or with an error message."}, Handle: a.ssoCallback},
+		// A person's links: single sign-on finds them by the linked
+		// subject, never by e-mail (issue 28).
+		{Method: post, Path: "/api/auth/sso/:provider/link", Op: "linkSSOIdentity", Out: ssoLinkData{}, Handle: a.ssoLink},
+		{Method: get, Path: "/api/me/sso-identities", Op: "mySSOIdentities", Out: ssoIdentitiesData{}, Handle: a.mySSOIdentities},
+		{Method: del, Path: "/api/me/sso-identities/:id", Op: "unlinkSSOIdentity", Out: messageData{}, Handle: idAction(a.R.UnlinkSSOIdentity, messageData{Message: "Identity provider unlinked"})},
 	}
 }

@@ -29,6 +29,16 @@ type idpPerson struct {
 	Email    string
 	Verified bool
 	Name     string
+	// Subject is the provider's stable id of the person ("sub-" + Email
+	// when empty).
+	Subject string
+}
+
+func (p idpPerson) subject() string {
+	if p.Subject != "" {
+		return p.Subject
+	}
+	return "sub-" + p.Email
 }
 
 // fakeIdP is an in-process OpenID Connect / OAuth2 provider: discovery
@@ -130,7 +140,7 @@ func (f *fakeIdP) token(w http.ResponseWriter, r *http.Request) {
 	f.mu.Unlock()
 	now := time.Now().Unix()
 	claims, _ := json.Marshal(map[string]any{
-		"iss": f.URL, "aud": c.clientID, "sub": "sub-" + c.person.Email, "iat": now, "exp": now + 300,
+		"iss": f.URL, "aud": c.clientID, "sub": c.person.subject(), "iat": now, "exp": now + 300,
 		"nonce": c.nonce, "email": c.person.Email, "email_verified": c.person.Verified, "name": c.person.Name,
 	})
 	w.Header().Set("Content-Type", "application/json")
@@ -149,7 +159,7 @@ func (f *fakeIdP) userinfo(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{"email": p.Email, "email_verified": p.Verified, "name": p.Name})
+	_ = json.NewEncoder(w).Encode(map[string]any{"sub": p.subject(), "email": p.Email, "email_verified": p.Verified, "name": p.Name})
 }
 
 // ssoAuthorize walks a browser through init and the provider, and returns
@@ -262,8 +272,13 @@ func TestSSO(t *testing.T) {
 		}
 	})
 	var firstCallback string
-	t.Run("OIDCExistingUser", func(t *testing.T) {
+	t.Run("OIDCLinkedUser", func(t *testing.T) {
+		// The person linked the provider from their session first
+		// (TestSSOLink); the subject signs them in.
 		idp.signIn(idpPerson{Email: strings.ToUpper(agentEmail), Verified: true, Name: "Agent"})
+		if resp := ssoLink(t, env, agent, "google"); resp.Header.Get("Location") != "http://localhost:8080/?sso_linked=google" {
+			t.Fatalf("link: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+		}
 		resp, callback := ssoFlow(t, env, "google", orgQuery)
 		firstCallback = callback
 		if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "http://localhost:8080/" {
@@ -367,7 +382,7 @@ func testSSOFailures(t *testing.T, env *apitest.Env, idp *fakeIdP, firstCallback
 			"", http.StatusForbidden, "sign-in with this email domain is not allowed"},
 		{"UnverifiedEmail", signIn(idpPerson{Email: agentEmail, Verified: false}, "google"), "", http.StatusForbidden, unverified},
 		{"AutoCreateOff", signIn(idpPerson{Email: "newcomer@example.com", Verified: true}, "google"),
-			"", http.StatusForbidden, "no account of this organization uses newcomer@example.com, and single sign-on does not create accounts"},
+			"", http.StatusForbidden, notLinkedGoogle},
 		{"CustomUnverified", func(t *testing.T) string {
 			idp.signIn(idpPerson{Email: "other@example.net", Verified: false})
 			return ssoAuthorize(t, env, "custom", "")

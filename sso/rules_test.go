@@ -8,12 +8,23 @@ func TestDomainAllowed(t *testing.T) {
 		want           bool
 	}{
 		{"a@example.com", "", true},
+		{"a@evil.net@example.com", "", false}, // not an address, whatever the list
 		{"a@Example.COM", "example.com,example.org", true},
 		{"a@example.org", "example.com,example.org", true},
 		{"a@sub.example.com", "example.com", false},
 		{"a@example.com.evil.net", "example.com", false},
-		{"a@evil.net@example.com", "example.com", true}, // the last @ names the domain
+		// One address, parsed whole (issue 28): text after the last @
+		// does not name the domain of something that is not an address.
+		{"a@evil.net@example.com", "example.com", false},
+		{"dom5@evil.com@b.example", "b.example", false},
+		{`"x@evil.com"@b.example`, "b.example", false},
+		{"Name <a@example.com>", "example.com", false},
+		{"a@example.com, b@evil.net", "example.com", false},
+		{"a@example.com (comment)", "example.com", false},
+		{" a@example.com", "example.com", false},
+		{"a@example.com\n", "example.com", false},
 		{"no-at-sign", "example.com", false},
+		{"", "", false},
 	} {
 		if got := domainAllowed(c.email, c.allowed); got != c.want {
 			t.Errorf("domainAllowed(%q, %q) = %v", c.email, c.allowed, got)

@@ -11,12 +11,14 @@
 package sso
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/mail"
 	"net/url"
 	"strings"
 	"time"
@@ -103,6 +105,11 @@ type pending struct {
 	Provider ssoconfig.Provider `json:"provider"`
 	Verifier string             `json:"verifier"`
 	Nonce    string             `json:"nonce"`
+	// LinkUser and LinkSession are set when a person started linking the
+	// provider from their own session (StartLink): the callback then
+	// links the subject to that account instead of signing in.
+	LinkUser    uuid.UUID `json:"link_user,omitempty"`
+	LinkSession uuid.UUID `json:"link_session,omitempty"`
 }
 
 func (s *Service) stateKey(state string) string { return s.Prefix + "sso:state:" + state }
@@ -124,6 +131,22 @@ func (s *Service) ctx(ctx context.Context) context.Context {
 // not enabled for the organization), unavailable (discovery or Redis
 // failed).
 func (s *Service) Start(ctx context.Context, provider string, orgID *uuid.UUID) (authURL, state string, err error) {
+	return s.start(ctx, provider, orgID, pending{})
+}
+
+// StartLink begins linking provider, as configured in the viewer's
+// organization, to the viewer's own account: the person signs in at the
+// provider, and the callback links the subject it vouches for
+// (access.LinkSSOIdentity). It answers like Start. Errors: those of Start,
+// and forbidden (an API key, or a super admin: access.CheckSSOLinker).
+func (s *Service) StartLink(ctx context.Context, v *viewer.Viewer, provider string) (authURL, state string, err error) {
+	if err := s.Access.CheckSSOLinker(ctx, v); err != nil {
+		return "", "", err
+	}
+	return s.start(ctx, provider, &v.OrgID, pending{LinkUser: v.UserID, LinkSession: v.SessionID})
+}
+
+func (s *Service) start(ctx context.Context, provider string, orgID *uuid.UUID, pd pending) (authURL, state string, err error) {
 	p := ssoconfig.Provider(provider)
 	if ssoconfig.ProviderValidator(p) != nil {
 		return "", "", apperr.Invalidf("provider must be one of google, microsoft, github, facebook, custom")
@@ -137,7 +160,7 @@ func (s *Service) Start(ctx context.Context, provider string, orgID *uuid.UUID) 
 		return "", "", err
 	}
 	st := auth.RandomToken(32)
-	pd := pending{OrgID: cfg.OrganizationID, Provider: p, Verifier: oauth2.GenerateVerifier(), Nonce: auth.RandomToken(32)}
+	pd.OrgID, pd.Provider, pd.Verifier, pd.Nonce = cfg.OrganizationID, p, oauth2.GenerateVerifier(), auth.RandomToken(32)
 	raw, _ := json.Marshal(pd)
 	if err := s.Redis.Set(ctx, s.stateKey(st), raw, StateTTL).Err(); err != nil {
 		return "", "", apperr.New(apperr.Unavailable, "the sign-in could not be started; try again")
@@ -220,6 +243,15 @@ func (s *Service) oauth(ctx context.Context, cfg *ent.SSOConfig) (*oauth2.Config
 	return oc, op, nil
 }
 
+// Outcome is what a completed callback did: signed a person in (Session),
+// or linked the provider to the account of the session that asked
+// (Linked).
+type Outcome struct {
+	Session  *access.Session
+	Linked   bool
+	Provider ssoconfig.Provider
+}
+
 // Callback is what the provider sends back, and BrowserState the state
 // of the sign-in the browser started (kept by the transport, a cookie).
 type Callback struct {
@@ -233,17 +265,20 @@ type Callback struct {
 
 // Finish completes a sign-in: it spends the state (once, even when
 // replayed concurrently), exchanges the code with the PKCE verifier,
-// reads the person (ID token with its nonce, or the user-info endpoint),
-// requires a verified email of an allowed domain, and starts a session
-// (access.SingleSignOn). The state must be the one the browser started
+// reads the person (ID token with its nonce, or the user-info endpoint:
+// the issuer and subject, and a verified email of an allowed domain), and
+// either starts the session of the account linked to that subject
+// (access.SingleSignOn) or, for a sign-in begun by StartLink, links the
+// subject to the account that asked (access.LinkSSOIdentity). The state must be the one the browser started
 // (BrowserState): a callback link made elsewhere cannot sign this browser
 // in to another person's account (login CSRF, RFC 6749 section 10.12).
 // Errors: invalid (missing, unknown, used or expired state, or not this
 // browser's; another provider's state; no code), unauthenticated (the
 // provider refused, the code exchange or the ID token failed), forbidden
-// (unverified email, a domain not allowed, no account and no
-// auto-creation), not_found (the provider was disabled meanwhile).
-func (s *Service) Finish(ctx context.Context, cb Callback) (*access.Session, error) {
+// (unverified email, a domain not allowed, no linked account and no
+// auto-creation, a super admin), not_found (the provider was disabled
+// meanwhile), conflict (a link to a subject linked to another account).
+func (s *Service) Finish(ctx context.Context, cb Callback) (*Outcome, error) {
 	if cb.State == "" || len(cb.State) > maxStateLen {
 		return nil, apperr.Invalidf("state is required")
 	}
@@ -296,17 +331,44 @@ func (s *Service) Finish(ctx context.Context, cb Callback) (*access.Session, err
 	if !domainAllowed(who.Email, cfg.AllowedDomains) {
 		return nil, apperr.Forbiddenf("sign-in with this email domain is not allowed")
 	}
-	return s.Access.SingleSignOn(ctx, access.SSOIdentity{
-		OrgID: pd.OrgID, Email: who.Email, FullName: who.Name,
-		AllowAutoCreate: cfg.AllowAutoCreate, DefaultRole: cfg.DefaultRole,
-	})
+	id := access.SSOIdentity{
+		OrgID: pd.OrgID, ConfigID: cfg.ID, Provider: cfg.Provider, Issuer: who.Issuer, Subject: who.Subject,
+		Email: who.Email, FullName: who.Name, AllowAutoCreate: cfg.AllowAutoCreate, DefaultRole: cfg.DefaultRole,
+	}
+	if pd.LinkUser != uuid.Nil {
+		err := s.Access.LinkSSOIdentity(ctx, access.SSOLink{UserID: pd.LinkUser, OrgID: pd.OrgID, SessionID: pd.LinkSession, Identity: id})
+		if err != nil {
+			return nil, err
+		}
+		return &Outcome{Linked: true, Provider: cfg.Provider}, nil
+	}
+	sess, err := s.Access.SingleSignOn(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return &Outcome{Session: sess, Provider: cfg.Provider}, nil
 }
 
-// person is who the provider vouched for.
+// person is who the provider vouched for: Issuer and Subject name them
+// for good; the e-mail is what they say today.
 type person struct {
+	Issuer   string
+	Subject  string
 	Email    string
 	Name     string
 	Verified bool
+}
+
+// maxSubject bounds a subject (OpenID Connect: at most 255 ASCII
+// characters).
+const maxSubject = 255
+
+// identified refuses a person without a usable subject.
+func (p person) identified() error {
+	if p.Issuer == "" || p.Subject == "" || len(p.Subject) > maxSubject || len(p.Issuer) > 1000 {
+		return apperr.New(apperr.Unauthenticated, "the identity provider did not identify the person (no subject)")
+	}
+	return nil
 }
 
 func (s *Service) fromIDToken(ctx context.Context, op *oidc.Provider, cfg *ent.SSOConfig, tok *oauth2.Token, nonce string) (person, error) {
@@ -332,22 +394,32 @@ func (s *Service) fromIDToken(ctx context.Context, op *oidc.Provider, cfg *ent.S
 	if err := idt.Claims(&c); err != nil {
 		return person{}, apperr.New(apperr.Unauthenticated, "the identity provider's ID token is not valid")
 	}
-	return person{Email: c.Email, Name: c.Name, Verified: truthy(c.EmailVerified) || truthy(c.XMSEdov)}, nil
+	p := person{Issuer: idt.Issuer, Subject: idt.Subject, Email: c.Email, Name: c.Name,
+		Verified: truthy(c.EmailVerified) || truthy(c.XMSEdov)}
+	return p, p.identified()
 }
 
 func (s *Service) fromUserInfo(ctx context.Context, oc *oauth2.Config, cfg *ent.SSOConfig, tok *oauth2.Token) (person, error) {
 	hc := oc.Client(ctx, tok)
 	ep := s.endpoints(cfg)
 	var u struct {
-		Email         string `json:"email"`
-		EmailVerified any    `json:"email_verified"`
-		Name          string `json:"name"`
-		Login         string `json:"login"`
+		// The subject: OpenID Connect's sub, else the provider's id
+		// (GitHub's is a number, Facebook's a string).
+		Sub           json.RawMessage `json:"sub"`
+		ID            json.RawMessage `json:"id"`
+		Email         string          `json:"email"`
+		EmailVerified any             `json:"email_verified"`
+		Name          string          `json:"name"`
+		Login         string          `json:"login"`
 	}
 	if err := getJSON(ctx, hc, ep.UserInfoURL, &u); err != nil {
 		return person{}, err
 	}
-	p := person{Email: u.Email, Name: u.Name, Verified: truthy(u.EmailVerified)}
+	p := person{Issuer: userInfoIssuer(cfg, ep), Subject: subjectOf(u.Sub, u.ID),
+		Email: u.Email, Name: u.Name, Verified: truthy(u.EmailVerified)}
+	if err := p.identified(); err != nil {
+		return person{}, err
+	}
 	switch cfg.Provider {
 	case ssoconfig.ProviderFacebook:
 		// Facebook returns only a confirmed email address.
@@ -377,6 +449,41 @@ func (s *Service) fromUserInfo(ctx context.Context, oc *oauth2.Config, cfg *ent.
 	return p, nil
 }
 
+// userInfoIssuer names the plain OAuth2 provider that vouched for a
+// subject: the well-known providers by their user-info host (a version in
+// the path may change), a custom provider by its whole user-info URL, so
+// that pointing the configuration at another provider links no one to
+// the subjects of the first.
+func userInfoIssuer(cfg *ent.SSOConfig, ep Endpoints) string {
+	u, err := url.Parse(ep.UserInfoURL)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	if cfg.Provider != ssoconfig.ProviderCustom {
+		return u.Scheme + "://" + u.Host
+	}
+	u.RawQuery, u.Fragment = "", ""
+	return u.String()
+}
+
+// subjectOf reads a subject sent as a JSON string or number; sub wins
+// over id.
+func subjectOf(fields ...json.RawMessage) string {
+	for _, raw := range fields {
+		var str string
+		if json.Unmarshal(raw, &str) == nil && str != "" {
+			return str
+		}
+		var num json.Number
+		d := json.NewDecoder(bytes.NewReader(raw))
+		d.UseNumber()
+		if d.Decode(&num) == nil && num != "" {
+			return num.String()
+		}
+	}
+	return ""
+}
+
 // getJSON reads a bounded JSON answer of the provider.
 func getJSON(ctx context.Context, hc *http.Client, u string, dst any) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
@@ -398,17 +505,19 @@ func getJSON(ctx context.Context, hc *http.Client, u string, dst any) error {
 	return nil
 }
 
-// domainAllowed reports whether email's domain is in the comma-separated
-// allowed list (stored normalized); an empty list allows every domain.
+// domainAllowed reports whether email is one plain address (no display
+// name, comment, quoted local part or second @; the whole text parsed)
+// whose domain is in the comma-separated allowed list (stored
+// normalized); an empty list allows every domain.
 func domainAllowed(email, allowed string) bool {
+	a, err := mail.ParseAddress(email)
+	if err != nil || a.Address != email || strings.Count(email, "@") != 1 {
+		return false
+	}
 	if strings.TrimSpace(allowed) == "" {
 		return true
 	}
-	at := strings.LastIndexByte(email, '@')
-	if at < 0 {
-		return false
-	}
-	domain := strings.ToLower(email[at+1:])
+	domain := strings.ToLower(email[strings.IndexByte(email, '@')+1:])
 	for _, d := range strings.Split(allowed, ",") {
 		if strings.TrimSpace(d) == domain {
 			return true

@@ -440,6 +440,18 @@ func (f SSOConfigFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, e
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.SSOConfigMutation", m)
 }
 
+// The SSOIdentityFunc type is an adapter to allow the use of ordinary
+// function as SSOIdentity mutator.
+type SSOIdentityFunc func(context.Context, *ent.SSOIdentityMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f SSOIdentityFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.SSOIdentityMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.SSOIdentityMutation", m)
+}
+
 // The TagFunc type is an adapter to allow the use of ordinary
 // function as Tag mutator.
 type TagFunc func(context.Context, *ent.TagMutation) (ent.Value, error)

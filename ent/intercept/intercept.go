@@ -44,6 +44,7 @@ import (
 	"switchboard/ent/refreshtoken"
 	"switchboard/ent/role"
 	"switchboard/ent/ssoconfig"
+	"switchboard/ent/ssoidentity"
 	"switchboard/ent/tag"
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
@@ -1085,6 +1086,33 @@ func (f TraverseSSOConfig) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.SSOConfigQuery", q)
 }
 
+// The SSOIdentityFunc type is an adapter to allow the use of ordinary function as a Querier.
+type SSOIdentityFunc func(context.Context, *ent.SSOIdentityQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f SSOIdentityFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.SSOIdentityQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.SSOIdentityQuery", q)
+}
+
+// The TraverseSSOIdentity type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseSSOIdentity func(context.Context, *ent.SSOIdentityQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseSSOIdentity) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseSSOIdentity) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SSOIdentityQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.SSOIdentityQuery", q)
+}
+
 // The TagFunc type is an adapter to allow the use of ordinary function as a Querier.
 type TagFunc func(context.Context, *ent.TagQuery) (ent.Value, error)
 
@@ -1403,6 +1431,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.RoleQuery, predicate.Role, role.OrderOption]{typ: ent.TypeRole, tq: q}, nil
 	case *ent.SSOConfigQuery:
 		return &query[*ent.SSOConfigQuery, predicate.SSOConfig, ssoconfig.OrderOption]{typ: ent.TypeSSOConfig, tq: q}, nil
+	case *ent.SSOIdentityQuery:
+		return &query[*ent.SSOIdentityQuery, predicate.SSOIdentity, ssoidentity.OrderOption]{typ: ent.TypeSSOIdentity, tq: q}, nil
 	case *ent.TagQuery:
 		return &query[*ent.TagQuery, predicate.Tag, tag.OrderOption]{typ: ent.TypeTag, tq: q}, nil
 	case *ent.TeamQuery:

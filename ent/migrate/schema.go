@@ -1672,6 +1672,63 @@ var (
 			},
 		},
 	}
+	// SSOIdentitiesColumns holds the columns for the "sso_identities" table.
+	SSOIdentitiesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "provider", Type: field.TypeEnum, Enums: []string{"google", "microsoft", "github", "facebook", "custom"}},
+		{Name: "issuer", Type: field.TypeString, Size: 1000},
+		{Name: "subject", Type: field.TypeString, Size: 255},
+		{Name: "email", Type: field.TypeString, Size: 320, Default: ""},
+		{Name: "last_login_at", Type: field.TypeTime, Nullable: true},
+		{Name: "sso_config_id", Type: field.TypeUUID},
+		{Name: "organization_id", Type: field.TypeUUID},
+		{Name: "user_id", Type: field.TypeUUID},
+	}
+	// SSOIdentitiesTable holds the schema information for the "sso_identities" table.
+	SSOIdentitiesTable = &schema.Table{
+		Name:       "sso_identities",
+		Columns:    SSOIdentitiesColumns,
+		PrimaryKey: []*schema.Column{SSOIdentitiesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "sso_identities_sso_configs_identities",
+				Columns:    []*schema.Column{SSOIdentitiesColumns[8]},
+				RefColumns: []*schema.Column{SSOConfigsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "sso_identities_organizations_organization",
+				Columns:    []*schema.Column{SSOIdentitiesColumns[9]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "sso_identities_users_user",
+				Columns:    []*schema.Column{SSOIdentitiesColumns[10]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "ssoidentity_sso_config_id_issuer_subject",
+				Unique:  true,
+				Columns: []*schema.Column{SSOIdentitiesColumns[8], SSOIdentitiesColumns[4], SSOIdentitiesColumns[5]},
+			},
+			{
+				Name:    "ssoidentity_sso_config_id_user_id",
+				Unique:  true,
+				Columns: []*schema.Column{SSOIdentitiesColumns[8], SSOIdentitiesColumns[10]},
+			},
+			{
+				Name:    "ssoidentity_user_id",
+				Unique:  false,
+				Columns: []*schema.Column{SSOIdentitiesColumns[10]},
+			},
+		},
+	}
 	// TagsColumns holds the columns for the "tags" table.
 	TagsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -2123,6 +2180,7 @@ var (
 		RefreshTokensTable,
 		RolesTable,
 		SSOConfigsTable,
+		SSOIdentitiesTable,
 		TagsTable,
 		TeamsTable,
 		TeamMembersTable,
@@ -2182,6 +2240,9 @@ func init() {
 	ProductsTable.ForeignKeys[1].RefTable = OrganizationsTable
 	RolesTable.ForeignKeys[0].RefTable = OrganizationsTable
 	SSOConfigsTable.ForeignKeys[0].RefTable = OrganizationsTable
+	SSOIdentitiesTable.ForeignKeys[0].RefTable = SSOConfigsTable
+	SSOIdentitiesTable.ForeignKeys[1].RefTable = OrganizationsTable
+	SSOIdentitiesTable.ForeignKeys[2].RefTable = UsersTable
 	TagsTable.ForeignKeys[0].RefTable = OrganizationsTable
 	TeamsTable.ForeignKeys[0].RefTable = OrganizationsTable
 	TeamsTable.ForeignKeys[1].RefTable = UsersTable

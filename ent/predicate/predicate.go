@@ -114,6 +114,9 @@ type Role func(*sql.Selector)
 // SSOConfig is the predicate function for ssoconfig builders.
 type SSOConfig func(*sql.Selector)
 
+// SSOIdentity is the predicate function for ssoidentity builders.
+type SSOIdentity func(*sql.Selector)
+
 // Tag is the predicate function for tag builders.
 type Tag func(*sql.Selector)
 

@@ -975,6 +975,30 @@ func (f SSOConfigMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutat
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.SSOConfigMutation", m)
 }
 
+// The SSOIdentityQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type SSOIdentityQueryRuleFunc func(context.Context, *ent.SSOIdentityQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f SSOIdentityQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SSOIdentityQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.SSOIdentityQuery", q)
+}
+
+// The SSOIdentityMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type SSOIdentityMutationRuleFunc func(context.Context, *ent.SSOIdentityMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f SSOIdentityMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.SSOIdentityMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.SSOIdentityMutation", m)
+}
+
 // The TagQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type TagQueryRuleFunc func(context.Context, *ent.TagQuery) error
@@ -1298,6 +1322,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.SSOConfigQuery:
 		return q.Filter(), nil
+	case *ent.SSOIdentityQuery:
+		return q.Filter(), nil
 	case *ent.TagQuery:
 		return q.Filter(), nil
 	case *ent.TeamQuery:
@@ -1394,6 +1420,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.RoleMutation:
 		return m.Filter(), nil
 	case *ent.SSOConfigMutation:
+		return m.Filter(), nil
+	case *ent.SSOIdentityMutation:
 		return m.Filter(), nil
 	case *ent.TagMutation:
 		return m.Filter(), nil

@@ -41,6 +41,7 @@ import (
 	"switchboard/ent/role"
 	"switchboard/ent/schema"
 	"switchboard/ent/ssoconfig"
+	"switchboard/ent/ssoidentity"
 	"switchboard/ent/tag"
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
@@ -2218,6 +2219,81 @@ func init() {
 	ssoconfigDescID := ssoconfigMixinFields0[0].Descriptor()
 	// ssoconfig.DefaultID holds the default value on creation for the id field.
 	ssoconfig.DefaultID = ssoconfigDescID.Default.(func() uuid.UUID)
+	ssoidentityMixin := schema.SSOIdentity{}.Mixin()
+	ssoidentity.Policy = privacy.NewPolicies(ssoidentityMixin[1], schema.SSOIdentity{})
+	ssoidentity.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := ssoidentity.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	ssoidentityMixinHooks1 := ssoidentityMixin[1].Hooks()
+
+	ssoidentity.Hooks[1] = ssoidentityMixinHooks1[0]
+	ssoidentityMixinFields0 := ssoidentityMixin[0].Fields()
+	_ = ssoidentityMixinFields0
+	ssoidentityMixinFields2 := ssoidentityMixin[2].Fields()
+	_ = ssoidentityMixinFields2
+	ssoidentityFields := schema.SSOIdentity{}.Fields()
+	_ = ssoidentityFields
+	// ssoidentityDescCreatedAt is the schema descriptor for created_at field.
+	ssoidentityDescCreatedAt := ssoidentityMixinFields2[0].Descriptor()
+	// ssoidentity.DefaultCreatedAt holds the default value on creation for the created_at field.
+	ssoidentity.DefaultCreatedAt = ssoidentityDescCreatedAt.Default.(func() time.Time)
+	// ssoidentityDescUpdatedAt is the schema descriptor for updated_at field.
+	ssoidentityDescUpdatedAt := ssoidentityMixinFields2[1].Descriptor()
+	// ssoidentity.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	ssoidentity.DefaultUpdatedAt = ssoidentityDescUpdatedAt.Default.(func() time.Time)
+	// ssoidentity.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	ssoidentity.UpdateDefaultUpdatedAt = ssoidentityDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// ssoidentityDescIssuer is the schema descriptor for issuer field.
+	ssoidentityDescIssuer := ssoidentityFields[3].Descriptor()
+	// ssoidentity.IssuerValidator is a validator for the "issuer" field. It is called by the builders before save.
+	ssoidentity.IssuerValidator = func() func(string) error {
+		validators := ssoidentityDescIssuer.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(issuer string) error {
+			for _, fn := range fns {
+				if err := fn(issuer); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// ssoidentityDescSubject is the schema descriptor for subject field.
+	ssoidentityDescSubject := ssoidentityFields[4].Descriptor()
+	// ssoidentity.SubjectValidator is a validator for the "subject" field. It is called by the builders before save.
+	ssoidentity.SubjectValidator = func() func(string) error {
+		validators := ssoidentityDescSubject.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(subject string) error {
+			for _, fn := range fns {
+				if err := fn(subject); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// ssoidentityDescEmail is the schema descriptor for email field.
+	ssoidentityDescEmail := ssoidentityFields[5].Descriptor()
+	// ssoidentity.DefaultEmail holds the default value on creation for the email field.
+	ssoidentity.DefaultEmail = ssoidentityDescEmail.Default.(string)
+	// ssoidentity.EmailValidator is a validator for the "email" field. It is called by the builders before save.
+	ssoidentity.EmailValidator = ssoidentityDescEmail.Validators[0].(func(string) error)
+	// ssoidentityDescID is the schema descriptor for id field.
+	ssoidentityDescID := ssoidentityMixinFields0[0].Descriptor()
+	// ssoidentity.DefaultID holds the default value on creation for the id field.
+	ssoidentity.DefaultID = ssoidentityDescID.Default.(func() uuid.UUID)
 	tagMixin := schema.Tag{}.Mixin()
 	tag.Policy = privacy.NewPolicies(tagMixin[0], schema.Tag{})
 	tag.Hooks[0] = func(next ent.Mutator) ent.Mutator {

@@ -3,6 +3,8 @@ package schema
 import (
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
+	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 )
@@ -27,6 +29,14 @@ func (SSOConfig) Fields() []ent.Field {
 		field.String("auth_url").Default(""),
 		field.String("token_url").Default(""),
 		field.String("user_info_url").Default(""),
+	}
+}
+
+// Edges of the SSOConfig: the people linked to it go with it.
+func (SSOConfig) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.To("identities", SSOIdentity.Type).
+			Annotations(entsql.OnDelete(entsql.Cascade), entgql.Skip()),
 	}
 }
 

@@ -719,6 +719,29 @@ func HasOrganizationWith(preds ...predicate.Organization) predicate.SSOConfig {
 	})
 }
 
+// HasIdentities applies the HasEdge predicate on the "identities" edge.
+func HasIdentities() predicate.SSOConfig {
+	return predicate.SSOConfig(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, IdentitiesTable, IdentitiesColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasIdentitiesWith applies the HasEdge predicate on the "identities" edge with a given conditions (other predicates).
+func HasIdentitiesWith(preds ...predicate.SSOIdentity) predicate.SSOConfig {
+	return predicate.SSOConfig(func(s *sql.Selector) {
+		step := newIdentitiesStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.SSOConfig) predicate.SSOConfig {
 	return predicate.SSOConfig(sql.AndPredicates(predicates...))
