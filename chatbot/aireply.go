@@ -86,13 +86,11 @@ func (t *turn) contextText(ctx context.Context, c *ent.AIContext) string {
 	}
 	vars := t.vars(nil)
 	vars["message"] = t.text
-	h := make(map[string]string, len(cfg.Headers))
-	for k, v := range cfg.Headers {
-		h[k] = Substitute(v, vars)
-	}
-	req := HTTPRequest{Method: cfg.Method, URL: Substitute(cfg.URL, vars), Headers: h}
-	if cfg.Body != "" {
-		req.Body = []byte(Substitute(cfg.Body, vars))
+	rt := requestTemplate{Method: cfg.Method, URL: cfg.URL, Headers: cfg.Headers, Body: cfg.Body}
+	req, err := rt.fill(vars)
+	if err != nil {
+		t.b.log().Warn("chatbot AI context request not made", "context_id", c.ID, "err", err)
+		return ""
 	}
 	res, err := t.b.do(ctx, req)
 	if err != nil || res.Status < 200 || res.Status > 299 {

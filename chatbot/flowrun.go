@@ -167,7 +167,11 @@ func run(ctx context.Context, env FlowEnv, st *FlowState, cur string, in *Input)
 			err = env.SendForm(ctx, *c, st.Vars)
 			next = st.Graph.Next(n.ID, CondDefault)
 		case NodeWebhook:
-			env.Fire(ctx, request(c, st.Vars))
+			// A request the variables cannot fill (a line break in a
+			// header) is not made; the flow goes on.
+			if req, rerr := request(c, st.Vars); rerr == nil {
+				env.Fire(ctx, req)
+			}
 			next = st.Graph.Next(n.ID, CondDefault)
 		case NodeTransfer:
 			if err = sendText(ctx, env, c.Body, st.Vars); err != nil {
@@ -274,7 +278,12 @@ func buttons(ctx context.Context, env FlowEnv, st *FlowState, n *Node, in *Input
 // the JSON answer and sends the message template.
 func apiCall(ctx context.Context, env FlowEnv, st *FlowState, n *Node) (string, error) {
 	c := &n.Conf
-	res, err := env.Call(ctx, request(c, st.Vars))
+	req, err := request(c, st.Vars)
+	if err != nil {
+		// The variables cannot fill the request: it is not made.
+		return st.Graph.Next(n.ID, CondHTTPNon2xx), nil
+	}
+	res, err := env.Call(ctx, req)
 	if err != nil || res.Status < 200 || res.Status > 299 {
 		return st.Graph.Next(n.ID, CondHTTPNon2xx), nil
 	}
@@ -290,23 +299,11 @@ func apiCall(ctx context.Context, env FlowEnv, st *FlowState, n *Node) (string, 
 	return st.Graph.Next(n.ID, CondHTTP2xx), nil
 }
 
-// request builds an api_call's or webhook's request with the session's
-// variables substituted into the URL, headers and a text body (a JSON
-// body's strings are substituted too).
-func request(c *NodeConfig, vars map[string]any) HTTPRequest {
-	method := strings.ToUpper(strings.TrimSpace(c.Method))
-	if method == "" {
-		method = "GET"
-	}
-	h := make(map[string]string, len(c.Headers))
-	for k, v := range c.Headers {
-		h[k] = Substitute(v, vars)
-	}
-	body := substituteBody(c.BodyRaw, vars)
-	if body == nil && c.Body != "" {
-		body = []byte(Substitute(c.Body, vars))
-	}
-	return HTTPRequest{Method: method, URL: Substitute(c.URL, vars), Headers: h, Body: body}
+// request is an api_call's or webhook's request with the session's
+// variables (requestTemplate.fill).
+func request(c *NodeConfig, vars map[string]any) (HTTPRequest, error) {
+	rt := requestTemplate{Method: c.Method, URL: c.URL, Headers: c.Headers, Body: c.Body, BodyJSON: c.BodyRaw}
+	return rt.fill(vars)
 }
 
 // valid reports whether answer passes a prompt's validation (an empty

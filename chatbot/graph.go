@@ -12,6 +12,7 @@ import (
 	"github.com/expr-lang/expr/vm"
 
 	"switchboard/apperr"
+	"switchboard/internal/placeholder"
 	"switchboard/netguard"
 )
 
@@ -505,9 +506,6 @@ func checkRequest(node string, c *NodeConfig) error {
 	return nil
 }
 
-// templateVar matches a {{name}} placeholder.
-var templateVar = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\}\}`)
-
 // CheckRequestURL checks a URL the bot will call (api_call and webhook
 // nodes, API contexts): http or https with a host, {{variables}} allowed.
 // Addresses are checked again on every request (netguard).
@@ -515,7 +513,10 @@ func CheckRequestURL(raw string) error {
 	if strings.TrimSpace(raw) == "" {
 		return fmt.Errorf("a URL is required")
 	}
-	probe := templateVar.ReplaceAllString(raw, "x")
+	probe, err := placeholder.URL(raw, placeholder.Sample)
+	if err != nil {
+		return err
+	}
 	if err := netguard.ValidateURL(probe, true); err != nil {
 		return err
 	}
@@ -615,20 +616,11 @@ func EvalCondition(p *vm.Program, vars map[string]any) (bool, error) {
 	return b, nil
 }
 
-// Substitute replaces {{name}} placeholders with the session's variables
-// (missing ones become empty).
+// Substitute replaces {{name}} placeholders of a message text with the
+// session's variables (missing ones become empty). Requests are filled by
+// requestTemplate, which encodes each value for where it lands.
 func Substitute(text string, vars map[string]any) string {
-	return templateVar.ReplaceAllStringFunc(text, func(m string) string {
-		name := templateVar.FindStringSubmatch(m)[1]
-		v, ok := vars[name]
-		if !ok || v == nil {
-			return ""
-		}
-		if s, ok := v.(string); ok {
-			return s
-		}
-		return fmt.Sprint(v)
-	})
+	return placeholder.Text(text, variables(vars))
 }
 
 func checkCondition(n *Node, cond string) error {

@@ -9,18 +9,18 @@ import (
 
 	"switchboard/apperr"
 	"switchboard/ent/customaction"
+	"switchboard/internal/placeholder"
 	"switchboard/netguard"
 	"switchboard/webhooks"
 )
 
 // Bounds of an action's configuration.
 const (
-	MaxConfigBytes   = 96 << 10
-	MaxBodyTemplate  = 16 << 10
-	MaxCode          = 64 << 10
-	MaxURLLength     = netguard.MaxURLLength
-	DefaultMethod    = "POST"
-	sampleSubstitute = "x"
+	MaxConfigBytes  = 96 << 10
+	MaxBodyTemplate = 16 << 10
+	MaxCode         = 64 << 10
+	MaxURLLength    = netguard.MaxURLLength
+	DefaultMethod   = "POST"
 )
 
 // methods are the HTTP methods a webhook action may use.
@@ -175,7 +175,10 @@ func checkURL(p *string, guard, allowPrivate bool) (string, error) {
 	if len(raw) > MaxURLLength {
 		return "", apperr.Invalidf("config.url must be at most %d characters", MaxURLLength)
 	}
-	sample := templateVar.ReplaceAllString(raw, sampleSubstitute)
+	sample, err := placeholder.URL(raw, placeholder.Sample)
+	if err != nil {
+		return "", apperr.Invalidf("config.url: %s", err.Error())
+	}
 	if guard {
 		if err := netguard.ValidateURL(sample, allowPrivate); err != nil {
 			return "", apperr.Invalidf("config.url: %s", err.Error())

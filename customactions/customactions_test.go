@@ -82,16 +82,16 @@ func TestRedirectToken(t *testing.T) {
 
 func TestRender(t *testing.T) {
 	vars := customactions.Variables{"contact.name": "A \"B\"\n\\ </script> &", "user.id": "a/b?c=d&e#f g+h"}
-	body := customactions.RenderJSON(`{"n":"{{contact.name}}","u":"{{ user.id }}","x":"{{contact.unknown}}"}`, vars)
+	body, err := customactions.RenderJSON(`{"n":"{{contact.name}}","u":"{{ user.id }}","x":"{{contact.unknown}}"}`, vars)
 	var got map[string]string
-	if err := json.Unmarshal([]byte(body), &got); err != nil {
+	if err != nil || json.Unmarshal([]byte(body), &got) != nil {
 		t.Fatalf("not JSON: %v: %s", err, body)
 	}
 	if got["n"] != vars["contact.name"] || got["u"] != vars["user.id"] || got["x"] != "{{contact.unknown}}" {
 		t.Fatalf("body: %s", body)
 	}
-	u := customactions.RenderURL("https://x.example/p/{{user.id}}?q={{contact.name}}", vars)
-	if u != "https://x.example/p/a%2Fb%3Fc%3Dd%26e%23f%20g%2Bh?q=A%20%22B%22%0A%5C%20%3C%2Fscript%3E%20%26" {
+	u, err := customactions.RenderURL("https://x.example/p/{{user.id}}?q={{contact.name}}", vars)
+	if err != nil || u != "https://x.example/p/a%2Fb%3Fc=d&e%23f%20g+h?q=A%20%22B%22%0A%5C%20%3C%2Fscript%3E%20%26" {
 		t.Fatalf("url: %s", u)
 	}
 }

@@ -93,7 +93,10 @@ func (s *Service) Execute(ctx context.Context, id, contactID uuid.UUID) (*Result
 	case customaction.ActionTypeWebhook:
 		return s.callWebhook(ctx, a, vars), nil
 	case customaction.ActionTypeURL:
-		target := RenderURL(str(a.Config["url"]), vars)
+		target, err := RenderURL(str(a.Config["url"]), vars)
+		if err != nil {
+			return nil, apperr.Invalidf("the action's URL cannot carry the contact's values: %s", err.Error())
+		}
 		if err := plainURL(target); err != nil {
 			return nil, apperr.Invalidf("the action's URL is not valid once rendered: %s", err.Error())
 		}
@@ -145,7 +148,10 @@ func (s *Service) callWebhook(ctx context.Context, a *ent.CustomAction, vars Var
 	fail := func(msg string) *Result {
 		return &Result{Success: false, Message: msg, Toast: &Toast{Message: msg, Type: "error"}}
 	}
-	target := RenderURL(str(a.Config["url"]), vars)
+	target, err := RenderURL(str(a.Config["url"]), vars)
+	if err != nil {
+		return fail("Webhook failed: the URL cannot carry the contact's values")
+	}
 	if err := netguard.ValidateURL(target, s.AllowPrivate); err != nil {
 		return fail("Webhook failed: " + netguard.PublicMessage(err))
 	}
@@ -156,7 +162,11 @@ func (s *Service) callWebhook(ctx context.Context, a *ent.CustomAction, vars Var
 	var body io.Reader
 	tmpl := str(a.Config["body"])
 	if tmpl != "" && method != http.MethodGet {
-		body = strings.NewReader(RenderJSON(tmpl, vars))
+		rendered, err := RenderJSON(tmpl, vars)
+		if err != nil {
+			return fail("Webhook failed: the body cannot carry the contact's values")
+		}
+		body = strings.NewReader(rendered)
 	}
 	ctx, cancel := context.WithTimeout(ctx, WebhookTimeout)
 	defer cancel()

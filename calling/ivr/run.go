@@ -330,17 +330,11 @@ func (r *runner) collect(ctx context.Context, g *Gather, first rune) (string, er
 }
 
 func (r *runner) httpCallback(ctx context.Context, h *HTTPCallback) (outcome, error) {
-	req := HTTPRequest{
-		Method:  h.Method,
-		URL:     expand(h.URL, r.res.Variables, escapeURLValue),
-		Body:    expandBody(h.Body, r.res.Variables),
-		Timeout: h.Timeout,
-	}
-	if len(h.Headers) > 0 {
-		req.Headers = make(map[string]string, len(h.Headers))
-		for k, v := range h.Headers {
-			req.Headers[k] = expand(v, r.res.Variables, stripLineBreaks)
-		}
+	req, err := callbackRequest(h, r.res.Variables)
+	if err != nil {
+		// The variables cannot fill the request (a line break in a
+		// header): it is not made, as a failed one.
+		return outcome{condition: OutcomeHTTPNon2xx}, nil
 	}
 	status, body, err := r.call.HTTP(ctx, req)
 	if ctx.Err() != nil {
@@ -383,7 +377,7 @@ func (r *runner) play(ctx context.Context, p Prompt) (rune, error) {
 	if p.Empty() {
 		return 0, nil
 	}
-	p.Text = clip(expand(p.Text, r.res.Variables, nil), MaxTextLength*4)
+	p.Text = clip(expandText(p.Text, r.res.Variables), MaxTextLength*4)
 	if utf8.RuneCountInString(p.Text) > MaxTextLength {
 		p.Text = string([]rune(p.Text)[:MaxTextLength])
 	}
@@ -441,16 +435,6 @@ func clip(s string, n int) string {
 		n--
 	}
 	return s[:n]
-}
-
-func stripLineBreaks(v string) string {
-	out := []rune{}
-	for _, c := range v {
-		if c != '\r' && c != '\n' && c != 0 {
-			out = append(out, c)
-		}
-	}
-	return string(out)
 }
 
 // errNothingToRun is Run's answer to a nil graph or call.

@@ -268,7 +268,7 @@ func TestRun(t *testing.T) {
 			name:  "HTTP2xxCapturesBody",
 			menu:  httpMenu,
 			setup: func(c *fakeCall) { c.httpBody = "Alice" },
-			opts:  ivr.RunOptions{CallerPhone: `+49 1"5&x=1`, CallID: "c\r\nX: 1"},
+			opts:  ivr.RunOptions{CallerPhone: `+49 1"5&x=1`, CallID: "c-1"},
 			check: func(t *testing.T, c *fakeCall, res ivr.Result) {
 				if path(res) != "h:http:2xx ok:default" || res.Variables["crm"] != "Alice" || c.played[0].Text != "Hello Alice" {
 					t.Errorf("path %s variables %v played %q", path(res), res.Variables, c.texts())
@@ -277,12 +277,24 @@ func TestRun(t *testing.T) {
 				want := ivr.HTTPRequest{
 					Method:  "POST",
 					URL:     "https://crm.example.com/lookup?phone=%2B49%201%225%26x%3D1",
-					Headers: map[string]string{"X-Call": "cX: 1"},
-					Body:    `{"phone": "+49 1\"5\u0026x=1"}`,
+					Headers: map[string]string{"X-Call": "c-1"},
+					Body:    `{"phone": "+49 1\"5&x=1"}`,
 					Timeout: 10 * time.Second,
 				}
 				if !reflect.DeepEqual(req, want) {
 					t.Errorf("request %+v\nwant    %+v", req, want)
+				}
+			},
+		},
+		{
+			// A value that would add a header is refused: the request is
+			// not made and the flow takes http:non2xx.
+			name: "HTTPHeaderLineBreakRefused",
+			menu: httpMenu,
+			opts: ivr.RunOptions{CallerPhone: "+4915112345", CallID: "c\r\nX-Admin: 1"},
+			check: func(t *testing.T, c *fakeCall, res ivr.Result) {
+				if path(res) != "h:http:non2xx ko:" || len(c.requests) != 0 {
+					t.Errorf("path %s, requests %+v", path(res), c.requests)
 				}
 			},
 		},

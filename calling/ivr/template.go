@@ -1,56 +1,59 @@
 package ivr
 
 import (
-	"encoding/json"
 	"errors"
-	"net/url"
-	"regexp"
+	"fmt"
 	"strings"
 
+	"switchboard/internal/placeholder"
 	"switchboard/netguard"
 )
 
-// placeholder matches a {{name}} variable in a text, URL, header or body.
-var placeholder = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
+// callVariables gives the call's variables to {{name}} placeholders;
+// unknown names become empty.
+func callVariables(vars map[string]string) placeholder.Values {
+	return func(name string) (string, bool) { return vars[name], true }
+}
 
-// sampleValue stands for every variable when a template is checked.
-const sampleValue = "x"
+// expandText fills a prompt's text (values as they are).
+func expandText(tmpl string, vars map[string]string) string {
+	return placeholder.Text(tmpl, callVariables(vars))
+}
 
-// expand fills {{name}} placeholders from vars; unknown names become
-// empty. escape, when set, encodes each value (URLs, JSON strings).
-func expand(tmpl string, vars map[string]string, escape func(string) string) string {
-	if !strings.Contains(tmpl, "{{") {
-		return tmpl
+// callbackRequest fills an HTTP callback with the call's variables, each
+// encoded for where it lands (internal/placeholder): percent-encoded in
+// the URL's path segment or query, a JSON string in a JSON body, refused
+// in a header when it holds a line break. So a caller's input or a
+// stored answer cannot change the request's path, parameters, members or
+// headers. Errors: a value the request cannot carry.
+func callbackRequest(h *HTTPCallback, vars map[string]string) (HTTPRequest, error) {
+	vals := callVariables(vars)
+	target, err := placeholder.URL(h.URL, vals)
+	if err != nil {
+		return HTTPRequest{}, fmt.Errorf("url: %w", err)
 	}
-	return placeholder.ReplaceAllStringFunc(tmpl, func(m string) string {
-		v := vars[placeholder.FindStringSubmatch(m)[1]]
-		if escape != nil {
-			return escape(v)
+	req := HTTPRequest{Method: h.Method, URL: target, Timeout: h.Timeout}
+	contentType := ""
+	if len(h.Headers) > 0 {
+		req.Headers = make(map[string]string, len(h.Headers))
+		for k, v := range h.Headers {
+			if req.Headers[k], err = placeholder.Header(v, vals); err != nil {
+				return HTTPRequest{}, fmt.Errorf("header %s: %w", k, err)
+			}
+			if strings.EqualFold(k, "Content-Type") {
+				contentType = req.Headers[k]
+			}
 		}
-		return v
-	})
-}
-
-// escapeURLValue encodes a value so it stays one path segment or query
-// value wherever the placeholder sits (no "&", "=", "/", "?" or "#").
-func escapeURLValue(v string) string {
-	return strings.ReplaceAll(url.QueryEscape(v), "+", "%20")
-}
-
-// escapeJSONString encodes a value for use inside a JSON string literal.
-func escapeJSONString(v string) string {
-	b, _ := json.Marshal(v)
-	return string(b[1 : len(b)-1])
-}
-
-// expandBody fills a request body: when the template is JSON (checked
-// with sample values), values are escaped as JSON string content so a
-// caller's input cannot change the document's shape.
-func expandBody(tmpl string, vars map[string]string) string {
-	if json.Valid([]byte(expand(tmpl, nil, func(string) string { return sampleValue }))) {
-		return expand(tmpl, vars, escapeJSONString)
 	}
-	return expand(tmpl, vars, nil)
+	if req.Body, err = placeholder.Body(h.Body, contentType, vals); err != nil {
+		return HTTPRequest{}, fmt.Errorf("body: %w", err)
+	}
+	return req, nil
+}
+
+// sampleURL is a URL template with every variable given a sample value.
+func sampleURL(raw string) (string, error) {
+	return placeholder.URL(raw, placeholder.Sample)
 }
 
 // checkURLFormat checks a URL template when a menu is parsed: an absolute
@@ -60,10 +63,18 @@ func checkURLFormat(raw string) error {
 	if strings.TrimSpace(raw) == "" {
 		return errors.New("a URL is required")
 	}
-	return netguard.ValidateURL(expand(raw, nil, func(string) string { return sampleValue }), true)
+	u, err := sampleURL(raw)
+	if err != nil {
+		return err
+	}
+	return netguard.ValidateURL(u, true)
 }
 
 // checkURLAddress applies netguard's outbound rules to a URL template.
 func checkURLAddress(raw string, allowPrivate bool) error {
-	return netguard.ValidateURL(expand(raw, nil, func(string) string { return sampleValue }), allowPrivate)
+	u, err := sampleURL(raw)
+	if err != nil {
+		return err
+	}
+	return netguard.ValidateURL(u, allowPrivate)
 }
