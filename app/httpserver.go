@@ -14,17 +14,21 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"switchboard/media"
+	"switchboard/rest"
 )
 
 // NewHTTPServer is the server Serve runs for the application's handler,
 // with the configured timeouts: a slow client cannot hold a connection
 // longer than HTTP_READ_HEADER_TIMEOUT for its headers, HTTP_READ_TIMEOUT
 // for the whole request and HTTP_WRITE_TIMEOUT until the answer is out
-// (WebSocket upgrades and long transfers set their own deadlines: see
-// connectionDeadlines), nor keep an idle connection past
-// HTTP_IDLE_TIMEOUT.
+// (WebSocket upgrades and authenticated long transfers set their own
+// deadlines: see connectionDeadlines), nor keep an idle connection past
+// HTTP_IDLE_TIMEOUT; and one client address holds at most
+// HTTP_MAX_CONNS_PER_ADDRESS connections (see connLimit).
 func (a *App) NewHTTPServer() *http.Server {
-	return a.newServer(a.Handler)
+	srv := a.newServer(a.Handler)
+	srv.ConnState = newConnLimit(a.Cfg.HTTPConnsPerAddress, a.Cfg.TrustedProxies, a.Log).track
+	return srv
 }
 
 func (a *App) newServer(h http.Handler) *http.Server {
@@ -52,19 +56,36 @@ var longTransfers = []string{
 }
 
 // connectionDeadlines gives long transfers HTTP_UPLOAD_TIMEOUT instead of
-// the server's read and write timeouts. WebSockets need nothing here:
-// net/http clears a connection's deadlines when it is hijacked, and each
-// WebSocket then keeps its own.
-func (a *App) connectionDeadlines() gin.HandlerFunc {
+// the server's read and write timeouts, once the request's headers
+// authenticate it: the credential is in the headers, so it is checked
+// before a byte of the body is read. Any other request to those routes
+// keeps HTTP_READ_TIMEOUT, and its refusal (from the route's guard) closes
+// the connection instead of reading the body first, so a client without
+// credentials cannot hold a connection by dripping a body. WebSockets need
+// nothing here: net/http clears a connection's deadlines when it is
+// hijacked, and each WebSocket then keeps its own.
+func (a *App) connectionDeadlines(api *rest.API) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if slices.Contains(longTransfers, c.Request.Method+" "+c.FullPath()) {
-			until := time.Now().Add(a.Cfg.HTTPUploadTimeout)
-			rc := http.NewResponseController(c.Writer)
-			if err := errors.Join(rc.SetReadDeadline(until), rc.SetWriteDeadline(until)); err != nil {
-				a.Log.Warn("setting the deadlines of a long transfer", "err", err)
+			if _, err := api.Authenticate(c); err != nil {
+				// net/http drains an unread body before answering unless
+				// the answer closes the connection.
+				c.Header("Connection", "close")
+			} else {
+				a.extendDeadlines(c)
 			}
 		}
 		c.Next()
+	}
+}
+
+// extendDeadlines sets the connection's deadlines HTTP_UPLOAD_TIMEOUT from
+// now.
+func (a *App) extendDeadlines(c *gin.Context) {
+	until := time.Now().Add(a.Cfg.HTTPUploadTimeout)
+	rc := http.NewResponseController(c.Writer)
+	if err := errors.Join(rc.SetReadDeadline(until), rc.SetWriteDeadline(until)); err != nil {
+		a.Log.Warn("setting the deadlines of a long transfer", "err", err)
 	}
 }
 

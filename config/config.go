@@ -79,6 +79,7 @@ type Config struct {
 	HTTPIdleTimeout       time.Duration
 	WSMaxPerUser          int    // open WebSockets per principal, all nodes
 	WSMaxPerAddress       int    // open WebSockets per client address, all nodes
+	HTTPConnsPerAddress   int    // open plain HTTP connections per client address (IPv6: /64), this process
 	MetricsAddr           string // empty: /metrics on ListenAddr
 	MetricsToken          string // empty: /metrics needs no token
 	PprofAddr             string // empty: no profiling endpoints

@@ -199,6 +199,11 @@ var options = []Option{
 		bind:        durationVar(func(c *Config) *time.Duration { return &c.HTTPIdleTimeout }),
 	},
 	{
+		Name: "HTTP_MAX_CONNS_PER_ADDRESS", Default: "256",
+		Description: "Open HTTP connections (keep-alive ones included, WebSockets not) allowed per client address on each server process, an IPv6 address counted by its /64; one more is closed before anything is read from it. The address is the TCP peer: connections from `TRUSTED_PROXIES` are not counted (the proxy's own limits apply to its clients).",
+		bind:        intVar(func(c *Config) *int { return &c.HTTPConnsPerAddress }),
+	},
+	{
 		Name: "WS_MAX_PER_USER", Default: "20",
 		Description: "Open WebSocket connections (`/ws` and GraphQL subscriptions together) allowed per user or API key, across all server processes.",
 		bind:        intVar(func(c *Config) *int { return &c.WSMaxPerUser }),

@@ -85,6 +85,7 @@ func (c *Config) Validate() error {
 	if c.WebhookRetention < 0 {
 		check("WEBHOOK_DELIVERY_RETENTION", fmt.Errorf("must not be negative, got %s", c.WebhookRetention))
 	}
+	check("HTTP_MAX_CONNS_PER_ADDRESS", positive(c.HTTPConnsPerAddress))
 	check("WS_MAX_PER_USER", positive(c.WSMaxPerUser))
 	check("WS_MAX_PER_ADDRESS", positive(c.WSMaxPerAddress))
 	if c.MetricsAddr != "" {

@@ -250,6 +250,17 @@ func (a *API) authenticate(c *gin.Context) (*viewer.Viewer, bool, error) {
 	}
 }
 
+// Authenticate resolves the credential in the request's headers (API key,
+// bearer token or access cookie, and X-Organization-ID) to a viewer
+// without reading the body, for a decision that must come before the body
+// is read (the long deadline of an upload). It applies no rate limit and
+// no CSRF check: the route's guard still authenticates the request.
+// Errors: unauthenticated, invalid, forbidden.
+func (a *API) Authenticate(c *gin.Context) (*viewer.Viewer, error) {
+	v, _, err := a.authenticate(c)
+	return v, err
+}
+
 // rateLimit applies the sliding-window limit of key, sets the three
 // headers, and answers 429 past the limit. It reports whether to go on.
 func (a *API) rateLimit(c *gin.Context, key string, perMinute int) bool {
