@@ -124,3 +124,21 @@ func (s *Service) touchAPIKey(ctx context.Context, id uuid.UUID, now time.Time) 
 		s.Log.Warn("updating api key last_used_at", "err", err)
 	}
 }
+
+// Reauthorize rebuilds the viewer of an open socket from the credential it
+// was opened with (v's session, or its API key) against the current state:
+// the session not ended, the user active and a member, the key active and
+// unexpired, and the permissions of the role held now. It costs what a
+// request's authentication does: one prepared query and the cached
+// permission set of the role for a session; the key's lookup besides for
+// an API key. Errors: unauthenticated (the credential ended), forbidden
+// (no longer a member), not_found (a super admin's organization is gone).
+func (s *Service) Reauthorize(ctx context.Context, v *viewer.Viewer) (*viewer.Viewer, error) {
+	switch {
+	case v.APIKeyID != uuid.Nil:
+		return s.apiKeyViewer(ctx, rule.Bypass(ctx, "re-authorizing an API key's socket"), apikey.ID(v.APIKeyID), v.OrgID)
+	case v.SessionID != uuid.Nil:
+		return s.loadSessionViewer(ctx, v.UserID, v.OrgID, v.SessionID)
+	}
+	return nil, apperr.New(apperr.Unauthenticated, "only a session or an API key holds a socket")
+}

@@ -34,6 +34,8 @@ type Service struct {
 	Prefix string
 	Log    *slog.Logger
 	Now    func() time.Time
+	// Revocations ends the open sockets of ended sessions.
+	Revocations *Revocations
 
 	roles  roleCache
 	stmtMu sync.Mutex
@@ -201,6 +203,7 @@ func (s *Service) revokeFamily(bctx context.Context, family uuid.UUID) {
 	if err != nil {
 		s.Log.Error("revoking refresh token family", "family_id", family, "err", err)
 	}
+	s.Revocations.Publish(bctx, EndSession(family))
 }
 
 // Logout ends the session: it revokes the token family of the presented

@@ -107,12 +107,14 @@ type App struct {
 }
 
 // startEvents subscribes this node to the event bus and waits until the
-// subscription is live, so no event published after New is missed.
+// subscription is live, so no event published after New is missed; and
+// starts verifying open sockets again (access.Revocations.Run).
 func (a *App) startEvents() {
 	ctx, cancel := context.WithCancel(context.Background())
 	a.stopEvents = cancel
 	ready := make(chan struct{})
 	go a.Events.Run(ctx, ready)
+	go a.Access.Revocations.Run(ctx)
 	select {
 	case <-ready:
 	case <-time.After(5 * time.Second):
@@ -184,6 +186,10 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	a.Events = events.New(events.Options{
 		Redis: a.KV.Client(), Channel: o.Namespace + "events", Hooks: a.Webhooks, Log: log,
 	})
+	// Changes that revoke access end the open sockets of every node
+	// through the bus's channel.
+	a.Access.Revocations = access.NewRevocations(a.Events, a.Access.Reauthorize, log)
+	a.Resolver.Revocations = a.Access.Revocations
 	a.startEvents()
 	a.Resolver.Events = a.Events
 	a.Resolver.Tags = &tags.Service{Client: a.DB.Client, Events: a.Events}

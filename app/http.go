@@ -16,8 +16,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/vektah/gqlparser/v2/ast"
 
-	"switchboard/apperr"
-	"switchboard/ent/viewer"
 	"switchboard/graph"
 	"switchboard/graphiql"
 	"switchboard/rest"
@@ -76,28 +74,15 @@ func (a *App) graphqlHandler(api *rest.API) http.Handler {
 	srv.AddTransport(transport.Websocket{
 		// Browsers send their page's origin; the single-use token in the
 		// init message is what authenticates, as on /ws.
-		Implementation: transport.CoderWebsocketImplementation{
+		Implementation: revocableWebsocket{transport.CoderWebsocketImplementation{
 			AcceptOptions: websocket.AcceptOptions{OriginPatterns: []string{"*"}},
-		},
+		}},
 		KeepAlivePingInterval: 15 * time.Second,
 		// A subscribe message holds one operation (graph.MaxTokens);
 		// a larger frame closes the socket.
 		PayloadReadLimit: &graphqlWSReadLimit,
 		InitTimeout:      5 * time.Second,
-		InitFunc: func(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
-			v, err := api.AuthenticateInit(ctx, p.GetString("token"), p.Authorization(), p.GetString("apiKey"))
-			if apperr.CodeOf(err) == apperr.TooMany {
-				// Like HTTP 429: the user holds all their sockets.
-				ctx = transport.WithWebsocketCloseCode(ctx, 4429)
-				return transport.AppendCloseReason(ctx, "too many open WebSocket connections for this user"), nil, err
-			}
-			if err != nil {
-				// graphql-transport-ws expects 4403 for refused credentials.
-				ctx = transport.WithWebsocketCloseCode(ctx, 4403)
-				return transport.AppendCloseReason(ctx, "forbidden"), nil, err
-			}
-			return viewer.NewContext(ctx, v), nil, nil
-		},
+		InitFunc:         a.graphqlInit(api),
 	})
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
@@ -106,6 +91,9 @@ func (a *App) graphqlHandler(api *rest.API) http.Handler {
 	// The bounds of an operation (graph/limits.go): tokens while parsing,
 	// then fields, depth and NUL characters, then complexity.
 	srv.SetParserTokenLimit(graph.MaxTokens)
+	// First: a WebSocket's operations are rate limited before they are
+	// parsed, and run as the viewer their credential gives now.
+	srv.Use(socketOperations{access: a.Access, limit: api.LimitSocketOperation})
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
 	srv.Use(graph.Limits{})
@@ -115,7 +103,7 @@ func (a *App) graphqlHandler(api *rest.API) http.Handler {
 	srv.AroundFields(graph.Guard)
 	srv.AroundOperations(a.Resolver.WithLoaders)
 	srv.SetErrorPresenter(graph.ErrorPresenter(a.Log))
-	return srv
+	return graphqlSockets(srv)
 }
 
 // healthz answers 200 when the database and Redis answer, 503 naming the

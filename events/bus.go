@@ -96,6 +96,9 @@ type Bus struct {
 	mu   sync.RWMutex
 	subs map[uuid.UUID]map[*Subscription]struct{}
 
+	// controls are the handlers of control messages (control.go).
+	controls controls
+
 	// pending holds the frames of transactions not committed yet.
 	txMu    sync.Mutex
 	pending map[*ent.Tx]*pendingFrames
@@ -183,6 +186,7 @@ func (b *Bus) receive(ctx context.Context, ps *redis.PubSub) {
 			lost, backoff = false, 100*time.Millisecond
 			b.log.Info("events: subscription restored; clients are told to resync")
 			b.Resync()
+			b.resubscribed()
 		}
 		if m, ok := msg.(*redis.Message); ok {
 			b.handle([]byte(m.Payload))
@@ -195,6 +199,9 @@ func (b *Bus) handle(msg []byte) {
 	if bytes.HasPrefix(msg, resyncMessage) {
 		b.log.Warn("events: " + string(msg))
 		b.Resync()
+		return
+	}
+	if b.handleControl(msg) {
 		return
 	}
 	ev, err := decode(msg)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"switchboard/access"
 	"switchboard/apperr"
 	"switchboard/auth"
 	"switchboard/ent"
@@ -88,11 +89,18 @@ func (r *Resolver) CreateAPIKey(ctx context.Context, in model.CreateAPIKeyInput)
 // once. Errors: not_found.
 func (r *Resolver) SetAPIKeyActive(ctx context.Context, id uuid.UUID, active bool) (*ent.APIKey, error) {
 	k, err := r.db(ctx).APIKey.UpdateOneID(id).SetIsActive(active).Save(ctx)
+	if err == nil && !active {
+		r.Revocations.Publish(ctx, access.EndAPIKey(id))
+	}
 	return k, apperr.Wrap(err, "API key")
 }
 
 // DeleteAPIKey revokes a key irreversibly by deleting it. Errors:
 // not_found.
 func (r *Resolver) DeleteAPIKey(ctx context.Context, id uuid.UUID) error {
-	return apperr.Wrap(r.db(ctx).APIKey.DeleteOneID(id).Exec(ctx), "API key")
+	if err := r.db(ctx).APIKey.DeleteOneID(id).Exec(ctx); err != nil {
+		return apperr.Wrap(err, "API key")
+	}
+	r.Revocations.Publish(ctx, access.EndAPIKey(id))
+	return nil
 }

@@ -343,7 +343,11 @@ func (r *Resolver) setMemberRole(ctx context.Context, m *ent.OrganizationMember,
 			return err
 		}
 	}
-	return apperr.Wrap(db.OrganizationMember.UpdateOneID(m.ID).SetRoleID(ro.ID).Exec(ctx), "member")
+	if err := db.OrganizationMember.UpdateOneID(m.ID).SetRoleID(ro.ID).Exec(ctx); err != nil {
+		return apperr.Wrap(err, "member")
+	}
+	r.Revocations.Publish(ctx, access.EndMembership(m.UserID, m.OrganizationID, "your role changed"))
+	return nil
 }
 
 // RemoveMember removes a membership, and the user's seats in the
@@ -385,7 +389,11 @@ func (r *Resolver) deleteMembership(ctx context.Context, m *ent.OrganizationMemb
 	if _, err := db.TeamMember.Delete().Where(teammember.UserID(m.UserID)).Exec(ctx); err != nil {
 		return apperr.Wrap(err, "team member")
 	}
-	return apperr.Wrap(db.OrganizationMember.DeleteOneID(m.ID).Exec(ctx), "member")
+	if err := db.OrganizationMember.DeleteOneID(m.ID).Exec(ctx); err != nil {
+		return apperr.Wrap(err, "member")
+	}
+	r.Revocations.Publish(ctx, access.EndMembership(m.UserID, m.OrganizationID, "removed from the organization"))
+	return nil
 }
 
 // guardLastAdmin refuses to take the Admin seat of membership memberID

@@ -4,6 +4,7 @@ package graph
 
 import (
 	"context"
+	"switchboard/access"
 	"switchboard/accounts"
 	"switchboard/analytics"
 	"switchboard/calling"
@@ -74,6 +75,8 @@ type Resolver struct {
 	// Calling is voice calling's data: IVR flows, call logs and
 	// transfers, ICE servers, call permissions and recordings.
 	Calling *calling.Service
+	// Revocations ends the open sockets whose access a change took away.
+	Revocations *access.Revocations
 }
 
 // db returns the transaction's client when ctx carries one, the root

@@ -203,6 +203,9 @@ func (r *Resolver) UpdateRole(ctx context.Context, id uuid.UUID, in model.Update
 	if err := u.SetUpdatedAt(stamp).Exec(ctx); err != nil {
 		return nil, apperr.Wrap(err, "role")
 	}
+	if in.Permissions != nil {
+		r.Revocations.Publish(ctx, access.EndRole(id, "your role's permissions changed"))
+	}
 	return r.GetRole(ctx, id)
 }
 
@@ -241,7 +244,11 @@ func (r *Resolver) DeleteRole(ctx context.Context, id uuid.UUID) error {
 	if len(sso) > 0 {
 		return apperr.Invalidf("role is the default role of the %s SSO configuration; change it first", sso[0].Provider)
 	}
-	return apperr.Wrap(db.Role.DeleteOneID(id).Exec(ctx), "role")
+	if err := db.Role.DeleteOneID(id).Exec(ctx); err != nil {
+		return apperr.Wrap(err, "role")
+	}
+	r.Revocations.Publish(ctx, access.EndRole(id, "your role was deleted"))
+	return nil
 }
 
 // validRoleName trims name and checks it is present, short enough and not

@@ -160,6 +160,7 @@ func (r *Resolver) UpdateUser(ctx context.Context, id uuid.UUID, in model.Update
 		if err := access.RevokeUserSessions(ctx, r.db(ctx), id, uuid.Nil); err != nil {
 			return nil, err
 		}
+		r.Revocations.Publish(ctx, access.EndUserSessions(id, uuid.Nil))
 	}
 	if in.RoleID != nil {
 		if err := r.setMemberRole(ctx, m, *in.RoleID); err != nil {
@@ -170,6 +171,9 @@ func (r *Resolver) UpdateUser(ctx context.Context, id uuid.UUID, in model.Update
 		if err := u.Exec(ctx); err != nil {
 			return nil, apperr.Wrap(err, "user")
 		}
+	}
+	if in.IsActive != nil && !*in.IsActive {
+		r.Revocations.Publish(ctx, access.EndUser(id))
 	}
 	return r.GetUser(ctx, id)
 }

@@ -7,9 +7,11 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
 
 	"switchboard/apperr"
 	"switchboard/auth"
+	"switchboard/ent/viewer"
 	"switchboard/ratelimit"
 )
 
@@ -129,4 +131,45 @@ func closeMessage(err error) string {
 		return ae.Message
 	}
 	return "refused"
+}
+
+// Close codes of a socket whose access was revoked, on /ws and on the
+// GraphQL WebSocket: the credential ended (log in again), or the access it
+// gave changed (membership, role).
+const (
+	CloseCredentialEnded = 4401
+	CloseAccessChanged   = 4403
+)
+
+// maxCloseReason is the room for a reason in a close frame (125 bytes of
+// payload, 2 of them the code).
+const maxCloseReason = 123
+
+// RevokedClose is the close frame of a socket revoked with err (see
+// access.Revocations): its code and the error's message as the reason.
+func RevokedClose(err error) (code int, reason string) {
+	code = CloseAccessChanged
+	if apperr.CodeOf(err) == apperr.Unauthenticated {
+		code = CloseCredentialEnded
+	}
+	reason = closeMessage(err)
+	if len(reason) > maxCloseReason {
+		reason = strings.ToValidUTF8(reason[:maxCloseReason], "")
+	}
+	return code, reason
+}
+
+// LimitSocketOperation counts one operation over a GraphQL WebSocket
+// against the budget of the identity v acts as, the one its REST requests
+// use: its API key's, else its user's. Errors: rate_limited past the
+// limit.
+func (a *API) LimitSocketOperation(ctx context.Context, v *viewer.Viewer) error {
+	key := "user:" + v.UserID.String()
+	if v.APIKeyID != uuid.Nil {
+		key = "key:" + v.APIKeyID.String()
+	}
+	if lr := a.limit(ctx, key, a.Opts.RatePerMinute); !lr.skip && !lr.res.Allowed {
+		return apperr.New(apperr.TooMany, "rate limit exceeded; retry later")
+	}
+	return nil
 }

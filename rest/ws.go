@@ -13,6 +13,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/gorilla/websocket"
 
+	"switchboard/access"
 	"switchboard/apperr"
 	"switchboard/ent/viewer"
 	"switchboard/events"
@@ -84,6 +85,9 @@ func (a *API) WebSocket(c *gin.Context) {
 		_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(wsWriteWait))
 		return
 	}
+	// A change that revokes v's access closes the socket (access.Revocations).
+	revocable := a.Access.Revocations.Open(v)
+	defer revocable.Close()
 	sub := a.Events.Subscribe(v.OrgID, wsBuffer)
 	defer sub.Close()
 	ok, _ := json.Marshal(map[string]any{"user_id": v.UserID, "organization_id": v.OrgID})
@@ -92,7 +96,7 @@ func (a *API) WebSocket(c *gin.Context) {
 	}
 	done := make(chan struct{})
 	go wsReadLoop(conn, done)
-	wsWriteLoop(conn, cork, sub, done)
+	wsWriteLoop(conn, cork, sub, revocable, done)
 }
 
 // wsAuthenticate takes the token from the query or from the first message.
@@ -129,15 +133,20 @@ func wsReadLoop(conn *websocket.Conn, done chan<- struct{}) {
 	}
 }
 
-// wsWriteLoop writes events and pings until the client leaves or the
-// subscription ends (a client too slow to keep up is dropped by the bus).
-// Events that are waiting together are written with one system call.
-func wsWriteLoop(conn *websocket.Conn, cork *corkedConn, sub *events.Subscription, done <-chan struct{}) {
+// wsWriteLoop writes events and pings until the client leaves, the
+// subscription ends (a client too slow to keep up is dropped by the bus)
+// or the socket's access is revoked. Events that are waiting together are
+// written with one system call.
+func wsWriteLoop(conn *websocket.Conn, cork *corkedConn, sub *events.Subscription, revocable *access.Socket, done <-chan struct{}) {
 	ping := time.NewTicker(wsPingEvery)
 	defer ping.Stop()
 	for {
 		select {
 		case <-done:
+			return
+		case <-revocable.Done():
+			code, reason := RevokedClose(revocable.Err())
+			_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(wsWriteWait))
 			return
 		case ev, ok := <-sub.C():
 			if !ok {
