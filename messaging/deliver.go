@@ -74,29 +74,39 @@ func (s *Service) Deliver(ctx context.Context, orgID, messageID uuid.UUID, lastA
 		if retry && !lastAttempt {
 			return err
 		}
-		s.log().Warn("message send failed", "message_id", m.ID, "reason", reason)
+		s.log().Warn("message send failed", "message_id", m.ID, "reason", reason, "err", err)
 		return s.markFailed(octx, m, reason)
 	}
 	return s.markSent(octx, m, c, res.MessageID)
 }
 
-// failureReason says why a send failed, and whether trying again may help.
+// failureReason says why a send failed, in words safe to store and show
+// on the message, and whether trying again may help. The platform's own
+// answers are shown; a network failure or an internal error is named by
+// its kind only (its text names internal addresses, such as the DNS
+// resolver's): Deliver logs the error itself.
 func failureReason(err error) (string, bool) {
 	var (
 		pe   *provider.Error
 		perm *permanentError
 	)
+	if text, ok := provider.Unreachable(err); ok {
+		return text, true
+	}
 	switch {
 	case errors.As(err, &perm):
 		return perm.reason, false
 	case errors.As(err, &pe):
 		return strings.TrimPrefix(pe.Error(), "provider: "), pe.Temporary()
-	case errors.Is(err, provider.ErrInvalid), errors.Is(err, provider.ErrUnexpectedResponse):
+	case errors.Is(err, provider.ErrInvalid):
 		return strings.TrimPrefix(err.Error(), "provider: "), false
+	case errors.Is(err, provider.ErrUnexpectedResponse):
+		// Its text may quote a broken read of the answer.
+		return "unexpected answer from the platform", false
 	case provider.IsRetryable(err):
-		return "the platform could not be reached: " + strings.TrimPrefix(err.Error(), "provider: "), true
+		return "the platform could not be reached", true
 	}
-	return "internal error: " + err.Error(), true
+	return "internal error", true
 }
 
 // sendToProvider builds the platform's message from the stored one and

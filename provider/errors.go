@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -126,6 +128,49 @@ func (e *transportError) retryable(idempotent bool) bool {
 	}
 	var op *net.OpError
 	return errors.As(e.err, &op) && op.Op == "dial"
+}
+
+// Unreachable reports whether err is a failure to reach the platform (no
+// HTTP answer: the name did not resolve, the connection was refused or
+// broke, no answer in time, the TLS handshake failed) and, if so, the text
+// to store and show for it: "the platform could not be reached" and the
+// kind of failure. The error itself names the addresses involved (the
+// DNS resolver's, the platform's, a proxy's), which belong in the log
+// only.
+func Unreachable(err error) (string, bool) {
+	var te *transportError
+	if !errors.As(err, &te) || te.permanent || errors.Is(err, context.Canceled) {
+		return "", false
+	}
+	const text = "the platform could not be reached"
+	if kind := networkFailure(te.err); kind != "" {
+		return text + " (" + kind + ")", true
+	}
+	return text, true
+}
+
+// networkFailure names the kind of a network error in a few words, or "".
+func networkFailure(err error) string {
+	var (
+		dns      *net.DNSError
+		netErr   net.Error
+		certErr  *tls.CertificateVerificationError
+		alertErr tls.AlertError
+		recErr   tls.RecordHeaderError
+	)
+	switch {
+	case errors.As(err, &dns):
+		return "DNS lookup failed"
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return "timeout"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.As(err, &certErr), errors.As(err, &alertErr), errors.As(err, &recErr):
+		return "TLS handshake failed"
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "connection closed"
+	}
+	return ""
 }
 
 // IsRetryable reports whether err is a provider failure that may succeed if
