@@ -30,8 +30,10 @@ const profileProduct = "whatsapp"
 var apiVersionPattern = regexp.MustCompile(`^v\d+\.\d+$`)
 
 // graphIDPattern is a platform object id (phone number, business account,
-// app): digits only.
-var graphIDPattern = regexp.MustCompile(`^[0-9]+$`)
+// app): a decimal number, written without a leading zero, so that one id
+// has one spelling (the uniqueness of phone_id across organizations holds
+// for the number, not for "0" + it).
+var graphIDPattern = regexp.MustCompile(`^[1-9][0-9]*$`)
 
 // profileVerticals are the industry codes the platform accepts.
 var profileVerticals = map[string]bool{

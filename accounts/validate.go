@@ -33,7 +33,7 @@ func graphID(field, raw string, required bool) (string, error) {
 	case id == "":
 		return "", nil
 	case len(id) > maxGraphID || !graphIDPattern.MatchString(id):
-		return "", apperr.Invalidf("%s must be the platform's numeric id (digits only, at most %d)", field, maxGraphID)
+		return "", apperr.Invalidf("%s must be the platform's numeric id (digits only, without a leading zero, at most %d)", field, maxGraphID)
 	}
 	return id, nil
 }

@@ -17,6 +17,7 @@ import (
 
 	"switchboard/apperr"
 	"switchboard/ent"
+	"switchboard/ent/account"
 	"switchboard/ent/chatbotflow"
 	"switchboard/ent/chatbotsession"
 	"switchboard/ent/contact"
@@ -158,8 +159,9 @@ func (r *Resolver) GetContact(ctx context.Context, id uuid.UUID) (*ent.Contact, 
 
 // CreateContact creates a contact with a normalised phone number. The
 // organization's unique index on the number decides duplicates. Errors:
-// invalid (phone number, tags, field lengths), conflict (the number is
-// already a contact).
+// invalid (phone number, tags, field lengths, a chat_account that is not
+// one of the organization's accounts), conflict (the number is already a
+// contact).
 func (r *Resolver) CreateContact(ctx context.Context, in CreateContactInput) (*ent.Contact, error) {
 	phone, err := NormalizePhone(in.PhoneNumber)
 	if err != nil {
@@ -169,7 +171,7 @@ func (r *Resolver) CreateContact(ctx context.Context, in CreateContactInput) (*e
 	if err != nil {
 		return nil, err
 	}
-	chatAccount, err := contactText("chat_account", in.ChatAccount)
+	chatAccount, err := r.contactAccount(ctx, in.ChatAccount)
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +219,7 @@ func (r *Resolver) UpdateContact(ctx context.Context, id uuid.UUID, in UpdateCon
 	if err != nil {
 		return nil, err
 	}
-	chatAccount, err := contactText("chat_account", in.ChatAccount)
+	chatAccount, err := r.contactAccount(ctx, in.ChatAccount)
 	if err != nil {
 		return nil, err
 	}
@@ -405,6 +407,24 @@ func contactText(field string, s *string) (*string, error) {
 		return nil, apperr.Invalidf("%s must not contain NUL characters", field)
 	}
 	return &t, nil
+}
+
+// contactAccount checks a contact's chat_account (the account its
+// conversation is held from): empty, or the name of one of the
+// organization's accounts. Errors: invalid.
+func (r *Resolver) contactAccount(ctx context.Context, s *string) (*string, error) {
+	name, err := contactText("chat_account", s)
+	if err != nil || name == nil || *name == "" {
+		return name, err
+	}
+	exists, err := r.db(ctx).Account.Query().Where(account.Name(*name)).Exist(ctx)
+	if err != nil {
+		return nil, apperr.Wrap(err, "account")
+	}
+	if !exists {
+		return nil, apperr.Invalidf("chat_account: the organization has no account named %q", *name)
+	}
+	return name, nil
 }
 
 // validMetadata rejects NUL characters anywhere in metadata (PostgreSQL's

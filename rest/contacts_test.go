@@ -55,6 +55,9 @@ func TestContacts(t *testing.T) {
 	other := env.NewOrg("Elsewhere")
 	db := env.Client()
 	sysCtx := viewer.SystemContext(context.Background(), env.OrgID)
+	// The accounts the contacts' chat_account names.
+	mustSeedAccount(t, env, env.OrgID, "main", "100000000000911")
+	mustSeedAccount(t, env, env.OrgID, "second", "100000000000912")
 
 	created := admin.Do(http.MethodPost, "/api/contacts", map[string]any{
 		"phone_number": "+1 (555) 010-0001", "profile_name": "  Alice Example ", "chat_account": "main",
