@@ -91,6 +91,10 @@ func (e *flowEnv) SendForm(ctx context.Context, c NodeConfig, vars map[string]an
 	return err
 }
 
+func (e *flowEnv) Warn(msg string, args ...any) {
+	e.t.b.log().Warn(msg, append(args, "session_id", e.session.ID, "contact_id", e.t.msg.ContactID)...)
+}
+
 func (e *flowEnv) InHours(schedule []ScheduleDay) bool {
 	return InBusinessHours(schedule, e.t.location(), e.t.b.now())
 }

@@ -2,12 +2,14 @@ package chatbot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
 
-	"github.com/expr-lang/expr/vm"
 	"github.com/google/uuid"
+
+	"switchboard/chatbot/condition"
 )
 
 // This file is the flow engine: it moves a session through a flow's graph
@@ -80,6 +82,9 @@ type FlowEnv interface {
 	InHours(schedule []ScheduleDay) bool
 	// Flow loads another flow of the organization (goto_flow).
 	Flow(ctx context.Context, id uuid.UUID) (*Graph, error)
+	// Warn reports what a step refused to do (a condition over its
+	// budget); the flow goes on.
+	Warn(msg string, args ...any)
 }
 
 // FlowState is a session's place in a flow.
@@ -158,8 +163,12 @@ func run(ctx context.Context, env FlowEnv, st *FlowState, cur string, in *Input)
 			next, err = apiCall(ctx, env, st, n)
 		case NodeCondition:
 			// An expression that fails on the session's values (a
-			// comparison of text with a number) reads as false.
-			ok, _ := condition(c.Expression, st.Vars)
+			// comparison of text with a number) reads as false; one
+			// over its budget too, and is reported.
+			ok, cerr := evalCondition(c.Expression, st.Vars)
+			if errors.Is(cerr, condition.ErrBudget) {
+				env.Warn("chatbot condition refused: over its evaluation budget", "node", n.ID, "err", cerr)
+			}
 			next = st.Graph.Next(n.ID, map[bool]string{true: CondTrue, false: CondFalse}[ok])
 		case NodeTiming:
 			next = st.Graph.Next(n.ID, map[bool]string{true: CondInHours, false: CondOutOfHours}[env.InHours(c.Schedule)])
@@ -320,12 +329,12 @@ func valid(pattern, answer string) bool {
 // emptied when it reaches maxCachedRegexes entries.
 var conditionCache = struct {
 	sync.Mutex
-	m map[string]*vm.Program
-}{m: map[string]*vm.Program{}}
+	m map[string]*condition.Program
+}{m: map[string]*condition.Program{}}
 
-// condition evaluates an expression over the variables; a program is
+// evalCondition evaluates an expression over the variables; a program is
 // compiled once per expression text.
-func condition(expression string, vars map[string]any) (bool, error) {
+func evalCondition(expression string, vars map[string]any) (bool, error) {
 	conditionCache.Lock()
 	p := conditionCache.m[expression]
 	conditionCache.Unlock()
@@ -336,14 +345,14 @@ func condition(expression string, vars map[string]any) (bool, error) {
 		}
 		conditionCache.Lock()
 		if len(conditionCache.m) >= maxCachedRegexes {
-			conditionCache.m = map[string]*vm.Program{}
+			conditionCache.m = map[string]*condition.Program{}
 		}
 		conditionCache.m[expression] = p
 		conditionCache.Unlock()
 	}
 	ok, err := EvalCondition(p, vars)
 	if err != nil {
-		return false, flowErrf("condition %q failed: %v", expression, err)
+		return false, fmt.Errorf("condition %q failed: %w", expression, err)
 	}
 	return ok, nil
 }

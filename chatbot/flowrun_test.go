@@ -23,7 +23,10 @@ type fakeEnv struct {
 	callErr   error
 	inHours   bool
 	flows     map[uuid.UUID]*chatbot.Graph
+	warnings  []string
 }
+
+func (f *fakeEnv) Warn(msg string, args ...any) { f.warnings = append(f.warnings, msg) }
 
 func (f *fakeEnv) Send(_ context.Context, r chatbot.Reply) error {
 	s := r.Text

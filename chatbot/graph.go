@@ -8,10 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/expr-lang/expr"
-	"github.com/expr-lang/expr/vm"
-
 	"switchboard/apperr"
+	"switchboard/chatbot/condition"
 	"switchboard/internal/placeholder"
 	"switchboard/netguard"
 )
@@ -450,7 +448,7 @@ func checkConfig(n *Node) error {
 		if err := text(n.ID, "expression", c.Expression, MaxExpression, true); err != nil {
 			return err
 		}
-		if _, err := CompileCondition(c.Expression); err != nil {
+		if err := CheckCondition(c.Expression); err != nil {
 			return graphErr(n.ID, "config.expression: %s", err.Error())
 		}
 	case NodeTiming:
@@ -580,40 +578,33 @@ func trimRegexErr(err error) string {
 	return strings.TrimPrefix(err.Error(), "error parsing regexp: ")
 }
 
-// CompileCondition compiles a condition node's expression (expr-lang)
-// against the session-variable environment: variables collected by the
-// session are top-level names, unknown ones are nil. The result must be a
-// boolean. The runtime runs the program with EvalCondition.
-func CompileCondition(expression string) (*vm.Program, error) {
+// CompileCondition compiles a condition node's expression (expr-lang,
+// package condition) against the session-variable environment: variables
+// collected by the session are top-level names, unknown ones are nil. The
+// result must be a boolean. The runtime runs the program with
+// EvalCondition, within condition's budget.
+func CompileCondition(expression string) (*condition.Program, error) {
 	if len(expression) > MaxExpression {
 		return nil, fmt.Errorf("an expression has at most %d characters", MaxExpression)
 	}
-	p, err := expr.Compile(expression, expr.Env(map[string]any{}), expr.AllowUndefinedVariables(), expr.AsBool())
-	if err != nil {
-		msg := err.Error()
-		if i := strings.IndexByte(msg, '\n'); i >= 0 {
-			msg = msg[:i]
-		}
-		return nil, fmt.Errorf("%s", msg)
+	return condition.Compile(expression)
+}
+
+// CheckCondition is CompileCondition for a graph being saved: it also
+// refuses an expression that exceeds the evaluation budget whatever the
+// variables (condition.Check).
+func CheckCondition(expression string) error {
+	if len(expression) > MaxExpression {
+		return fmt.Errorf("an expression has at most %d characters", MaxExpression)
 	}
-	return p, nil
+	return condition.Check(expression)
 }
 
 // EvalCondition runs a compiled condition over the session's variables.
-func EvalCondition(p *vm.Program, vars map[string]any) (bool, error) {
-	env := make(map[string]any, len(vars))
-	for k, v := range vars {
-		env[k] = v
-	}
-	out, err := expr.Run(p, env)
-	if err != nil {
-		return false, err
-	}
-	b, ok := out.(bool)
-	if !ok {
-		return false, fmt.Errorf("the expression did not give a boolean")
-	}
-	return b, nil
+// Errors: condition.ErrBudget (wrapped) for an evaluation over budget,
+// or the expression's own.
+func EvalCondition(p *condition.Program, vars map[string]any) (bool, error) {
+	return p.Eval(vars)
 }
 
 // Substitute replaces {{name}} placeholders of a message text with the
