@@ -24,8 +24,8 @@ import (
 // against the database every VerifyEvery and whenever the node's
 // subscription comes back after an outage.
 
-// Revocation names the open sockets a change ends. Set fields must all
-// match a socket; an empty Revocation matches none.
+// Revocation names the open sockets a change ends: set fields must all
+// match a socket's viewer.
 type Revocation struct {
 	// Session is a session's token family (logout, refresh token reuse).
 	Session uuid.UUID `json:"session,omitzero"`
@@ -83,9 +83,10 @@ func EndAPIKey(keyID uuid.UUID) Revocation {
 	return Revocation{APIKey: keyID, Code: apperr.Unauthenticated, Reason: "API key revoked"}
 }
 
-// matches reports whether the socket of v is one r ends.
+// matches reports whether the socket of v is one r ends. A revocation
+// naming no session, user, role or key ends none.
 func (r Revocation) matches(v *viewer.Viewer) bool {
-	if r == (Revocation{Code: r.Code, Reason: r.Reason}) {
+	if r.Session == uuid.Nil && r.User == uuid.Nil && r.Role == uuid.Nil && r.APIKey == uuid.Nil {
 		return false
 	}
 	switch {

@@ -134,8 +134,8 @@ func TestRevocationsEndTheSocketsTheyName(t *testing.T) {
 func TestRevocationsWaitForTheCommit(t *testing.T) {
 	s := newService(t)
 	revs := startNode(t, miniredis.RunT(t).Addr())
-	user := uuid.New()
 	for _, commit := range []bool{true, false} {
+		user := uuid.New()
 		sock := revs.Open(&viewer.Viewer{UserID: user, SessionID: uuid.New()})
 		t.Cleanup(sock.Close)
 		tx, err := s.Client.Tx(context.Background())

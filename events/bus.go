@@ -4,7 +4,9 @@
 // are written in the operation's transaction, and after the commit its
 // /ws frame is published once to Redis pub/sub; every node subscribes and
 // fans it out to its own WebSocket clients and GraphQL subscribers of that
-// organization, so any number of nodes see every event.
+// organization, so any number of nodes see every event. The same channel
+// carries the nodes' control messages (resync, and access revocations:
+// control.go).
 package events
 
 import (
