@@ -141,7 +141,10 @@ func (s *Service) Create(ctx context.Context, in Input) (*ent.CustomAction, erro
 
 // Update changes the given fields of an action. A new action_type needs a
 // config that fits it (the stored one is checked against it when none is
-// given). Errors: not_found, invalid (as Create).
+// given). A given config replaces the stored one whole, headers
+// included: an editor (settings:update, who reads the header values)
+// sends them back to keep them; without config the stored one, headers
+// and all, stays. Errors: not_found, invalid (as Create).
 func (s *Service) Update(ctx context.Context, id uuid.UUID, in Input) (*ent.CustomAction, error) {
 	db := database.ClientFor(ctx, s.Client)
 	cur, err := db.CustomAction.Get(ctx, id)

@@ -3975,7 +3975,8 @@ func (c *CustomActionClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *CustomActionClient) Interceptors() []Interceptor {
-	return c.inters.CustomAction
+	inters := c.inters.CustomAction
+	return append(inters[:len(inters):len(inters)], customaction.Interceptors[:]...)
 }
 
 func (c *CustomActionClient) mutate(ctx context.Context, m *CustomActionMutation) (Value, error) {
@@ -8014,7 +8015,8 @@ func (c *WebhookSubscriptionClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *WebhookSubscriptionClient) Interceptors() []Interceptor {
-	return c.inters.WebhookSubscription
+	inters := c.inters.WebhookSubscription
+	return append(inters[:len(inters):len(inters)], webhooksubscription.Interceptors[:]...)
 }
 
 func (c *WebhookSubscriptionClient) mutate(ctx context.Context, m *WebhookSubscriptionMutation) (Value, error) {

@@ -13,13 +13,17 @@ import (
 	"switchboard/ent"
 )
 
-// customActionJSON is the spec's Custom action.
+// customActionJSON is the spec's Custom action. A webhook action's
+// header values are shown only to members with settings:update (the data
+// layer empties them for the others); has_headers tells whether it has
+// any.
 type customActionJSON struct {
 	ID           uuid.UUID      `json:"id"`
 	Name         string         `json:"name"`
 	Icon         string         `json:"icon"`
 	ActionType   string         `json:"action_type"`
 	Config       map[string]any `json:"config"`
+	HasHeaders   bool           `json:"has_headers"`
 	IsActive     bool           `json:"is_active"`
 	DisplayOrder int            `json:"display_order"`
 	CreatedAt    time.Time      `json:"created_at"`
@@ -31,9 +35,10 @@ func presentCustomAction(a *ent.CustomAction) customActionJSON {
 	if cfg == nil {
 		cfg = map[string]any{}
 	}
+	headers, _ := cfg["headers"].(map[string]any)
 	return customActionJSON{
 		ID: a.ID, Name: a.Name, Icon: string(a.Icon), ActionType: string(a.ActionType), Config: cfg,
-		IsActive: a.IsActive, DisplayOrder: a.DisplayOrder, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
+		HasHeaders: len(headers) > 0, IsActive: a.IsActive, DisplayOrder: a.DisplayOrder, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
 	}
 }
 

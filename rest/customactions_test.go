@@ -17,7 +17,7 @@ import (
 	"switchboard/internal/apitest"
 )
 
-var customActionKeys = []string{"id", "name", "icon", "action_type", "config", "is_active", "display_order", "created_at", "updated_at"}
+var customActionKeys = []string{"id", "name", "icon", "action_type", "config", "has_headers", "is_active", "display_order", "created_at", "updated_at"}
 
 // noRedirects is an HTTP client that returns 3xx answers as they are.
 var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}

@@ -18,17 +18,20 @@ import (
 // inbound webhook (/api/webhook) is in webhook.go.
 
 // webhookJSON is the spec's Outbound webhook subscription; the secret is
-// write-only and shown only as has_secret.
+// write-only and shown only as has_secret. Header values are shown only
+// to members with webhooks:update (the data layer empties them for the
+// others); has_headers tells whether there are any.
 type webhookJSON struct {
-	ID        uuid.UUID         `json:"id"`
-	Name      string            `json:"name"`
-	URL       string            `json:"url"`
-	Events    []string          `json:"events"`
-	Headers   map[string]string `json:"headers"`
-	IsActive  bool              `json:"is_active"`
-	HasSecret bool              `json:"has_secret"`
-	CreatedAt time.Time         `json:"created_at"`
-	UpdatedAt time.Time         `json:"updated_at"`
+	ID         uuid.UUID         `json:"id"`
+	Name       string            `json:"name"`
+	URL        string            `json:"url"`
+	Events     []string          `json:"events"`
+	Headers    map[string]string `json:"headers"`
+	HasHeaders bool              `json:"has_headers"`
+	IsActive   bool              `json:"is_active"`
+	HasSecret  bool              `json:"has_secret"`
+	CreatedAt  time.Time         `json:"created_at"`
+	UpdatedAt  time.Time         `json:"updated_at"`
 }
 
 // createdWebhookJSON is the answer of a create: the one time the secret is
@@ -40,7 +43,7 @@ type createdWebhookJSON struct {
 
 func presentWebhook(w *ent.WebhookSubscription) webhookJSON {
 	out := webhookJSON{
-		ID: w.ID, Name: w.Name, URL: w.URL, Events: w.Events, Headers: w.Headers,
+		ID: w.ID, Name: w.Name, URL: w.URL, Events: w.Events, Headers: w.Headers, HasHeaders: len(w.Headers) > 0,
 		IsActive: w.IsActive, HasSecret: graph.WebhookHasSecret(w), CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt,
 	}
 	if out.Events == nil {

@@ -24,7 +24,7 @@ import (
 )
 
 // subscriptionKeys are the spec's Outbound webhook subscription fields.
-var subscriptionKeys = []string{"id", "name", "url", "events", "headers", "is_active", "has_secret", "created_at", "updated_at"}
+var subscriptionKeys = []string{"id", "name", "url", "events", "headers", "has_headers", "is_active", "has_secret", "created_at", "updated_at"}
 
 // hookRequest is one request a hookReceiver got.
 type hookRequest struct {

@@ -1306,6 +1306,8 @@ func init() {
 	customactionMixinHooks0 := customactionMixin[0].Hooks()
 
 	customaction.Hooks[1] = customactionMixinHooks0[0]
+	customactionInters := schema.CustomAction{}.Interceptors()
+	customaction.Interceptors[0] = customactionInters[0]
 	customactionMixinFields1 := customactionMixin[1].Fields()
 	_ = customactionMixinFields1
 	customactionFields := schema.CustomAction{}.Fields()
@@ -2748,6 +2750,8 @@ func init() {
 	webhooksubscriptionMixinHooks0 := webhooksubscriptionMixin[0].Hooks()
 
 	webhooksubscription.Hooks[1] = webhooksubscriptionMixinHooks0[0]
+	webhooksubscriptionInters := schema.WebhookSubscription{}.Interceptors()
+	webhooksubscription.Interceptors[0] = webhooksubscriptionInters[0]
 	webhooksubscriptionMixinFields1 := webhooksubscriptionMixin[1].Fields()
 	_ = webhooksubscriptionMixinFields1
 	webhooksubscriptionFields := schema.WebhookSubscription{}.Fields()

@@ -1,11 +1,16 @@
 package schema
 
 import (
+	"context"
+
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 	"github.com/google/uuid"
+
+	gen "switchboard/ent"
+	"switchboard/ent/rule"
 )
 
 // CustomAction holds the schema definition for the CustomAction entity: a
@@ -61,4 +66,38 @@ func (CustomAction) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("organization_id", "display_order"),
 	}
+}
+
+// Interceptors of the CustomAction: a webhook action's header values (a
+// CRM's bearer token) are write-only to members who cannot define
+// actions (settings:update): they read the header names with empty
+// values, whatever reads the action (REST, GraphQL, node(id:)).
+// Executing an action reads it with rule.RevealHeaders.
+func (CustomAction) Interceptors() []ent.Interceptor {
+	return []ent.Interceptor{redactHeaders("settings:update", func(v ent.Value) {
+		as, _ := v.([]*gen.CustomAction)
+		for _, a := range as {
+			if h, ok := a.Config["headers"].(map[string]any); ok {
+				out := make(map[string]any, len(h))
+				for k := range h {
+					out[k] = ""
+				}
+				a.Config["headers"] = out
+			}
+		}
+	})}
+}
+
+// redactHeaders is an interceptor that passes the rows a query read to
+// redact unless rule.HeaderValuesVisible for editPermission.
+func redactHeaders(editPermission string, redact func(ent.Value)) ent.Interceptor {
+	return ent.InterceptFunc(func(next ent.Querier) ent.Querier {
+		return ent.QuerierFunc(func(ctx context.Context, q ent.Query) (ent.Value, error) {
+			v, err := next.Query(ctx, q)
+			if err == nil && !rule.HeaderValuesVisible(ctx, editPermission) {
+				redact(v)
+			}
+			return v, err
+		})
+	})
 }

@@ -9,6 +9,9 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 	"github.com/google/uuid"
+
+	gen "switchboard/ent"
+	"switchboard/ent/rule"
 )
 
 // WebhookSubscription holds the schema definition for the
@@ -63,4 +66,17 @@ func (WebhookSubscription) Indexes() []ent.Index {
 // Annotations of the WebhookSubscription.
 func (WebhookSubscription) Annotations() []schema.Annotation {
 	return []schema.Annotation{entgql.RelayConnection()}
+}
+
+// Interceptors of the WebhookSubscription: header values (credentials of
+// the receiver) are write-only to members who cannot edit subscriptions
+// (webhooks:update): they read the names with empty values. Deliveries
+// run as the system actor and send them.
+func (WebhookSubscription) Interceptors() []ent.Interceptor {
+	return []ent.Interceptor{redactHeaders("webhooks:update", func(v ent.Value) {
+		ws, _ := v.([]*gen.WebhookSubscription)
+		for _, w := range ws {
+			w.Headers = rule.RedactHeaders(w.Headers)
+		}
+	})}
 }
