@@ -76,7 +76,7 @@ start_server() {
   local n=$1 port=$((BENCH_PORT + $1 - 1))
   (
     cd "$BENCH_DIR"
-    LISTEN_ADDR=127.0.0.1:$port DATA_DIR=$BENCH_DIR/data LOG_LEVEL=${LOG_LEVEL:-warn} COOKIE_SECURE=false \
+    LISTEN_ADDR=127.0.0.1:$port DATA_DIR=$BENCH_DIR/data LOG_LEVEL=${LOG_LEVEL:-warn} COOKIE_SECURE=false HTTP_MAX_CONNS_PER_ADDRESS=${HTTP_MAX_CONNS_PER_ADDRESS:-4096} \
       PUBLIC_URL=http://127.0.0.1:$port PROVIDER_BASE_URL=http://127.0.0.1:$BENCH_FAKE_PORT \
       ${SERVER_ENV:+env $SERVER_ENV} nohup "$server_bin" >>"$BENCH_DIR/server$n.log" 2>&1 &
     echo $! >"$BENCH_DIR/server$n.pid"

@@ -132,7 +132,7 @@ start_node() {
   local n=$1 port; port=$(node_port "$1")
   (
     cd "$FAULT_DIR"
-    LISTEN_ADDR=127.0.0.1:$port DATA_DIR=$FAULT_DIR/data LOG_LEVEL=${LOG_LEVEL:-warn} COOKIE_SECURE=false \
+    LISTEN_ADDR=127.0.0.1:$port DATA_DIR=$FAULT_DIR/data LOG_LEVEL=${LOG_LEVEL:-warn} COOKIE_SECURE=false HTTP_MAX_CONNS_PER_ADDRESS=${HTTP_MAX_CONNS_PER_ADDRESS:-4096} \
       PUBLIC_URL=http://127.0.0.1:$port PROVIDER_BASE_URL=http://127.0.0.1:$FAULT_FAKE_PORT \
       JWT_SECRET=fault-bench-jwt-secret-not-secret ENCRYPTION_KEY=fault-bench-encryption-key-not-secret \
       OUTBOUND_ALLOW_PRIVATE=true PPROF_ADDR=${PPROF:+127.0.0.1:$((port + 1000))} \

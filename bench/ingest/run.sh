@@ -74,7 +74,7 @@ stop_redis() {
 start_server() {
   (
     cd "$BENCH_DIR"
-    LISTEN_ADDR=127.0.0.1:$BENCH_PORT DATA_DIR=$BENCH_DIR/data LOG_LEVEL=warn COOKIE_SECURE=false \
+    LISTEN_ADDR=127.0.0.1:$BENCH_PORT DATA_DIR=$BENCH_DIR/data LOG_LEVEL=warn COOKIE_SECURE=false HTTP_MAX_CONNS_PER_ADDRESS=${HTTP_MAX_CONNS_PER_ADDRESS:-4096} \
       PUBLIC_URL=http://127.0.0.1:$BENCH_PORT PROVIDER_BASE_URL=http://127.0.0.1:$BENCH_FAKE_PORT \
       ${SERVER_ENV:+env $SERVER_ENV} nohup "$server_bin" >>"$BENCH_DIR/server.log" 2>&1 &
     echo $! >"$pid_file"
