@@ -263,23 +263,8 @@ func TestSlowClients(t *testing.T) {
 	})
 	t.Run("UploadGetsUploadTimeout", func(t *testing.T) {
 		// A multipart upload that takes longer than HTTP_READ_TIMEOUT
-		// reaches its handler whole (here: the account does not exist).
-		conn := rawRequest(t, env, "POST /api/accounts/0190f1d2-0000-7000-8000-000000000001/business_profile/photo HTTP/1.1\r\n"+
-			"Host: x\r\nAuthorization: Bearer "+env.Admin.Token+"\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: 87\r\n\r\n"+
-			"--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"p.png\"\r\n\r\n")
-		time.Sleep(1500 * time.Millisecond)
-		if _, err := io.WriteString(conn, "\x89PNG\r\n\x1a\n\r\n--b--\r\n"); err != nil {
-			t.Fatal(err)
-		}
-		_ = conn.SetReadDeadline(time.Now().Add(wait))
-		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-		if err != nil {
-			t.Fatalf("slow upload: %v", err)
-		}
-		if resp.StatusCode != http.StatusNotFound {
-			b, _ := io.ReadAll(resp.Body)
-			t.Fatalf("slow upload: %d %s", resp.StatusCode, b)
-		}
+		// reaches its handler whole.
+		expectSlowUploadServed(t, env, wait)
 	})
 	t.Run("WebSocketsOutliveThem", func(t *testing.T) {
 		ws := wsConnect(t, env, env.Admin)
@@ -379,4 +364,28 @@ func wsReadJSON(t *testing.T, conn *websocket.Conn) map[string]any {
 
 func loadConfig(vars map[string]string) (*config.Config, error) {
 	return config.Load(func(k string) (string, bool) { v, ok := vars[k]; return v, ok })
+}
+
+// expectSlowUploadServed sends an authenticated multipart upload whose
+// body arrives 1.5 s after its headers, longer than the test's
+// HTTP_READ_TIMEOUT, and expects it to reach its handler whole (here: the
+// account does not exist, 404) within wait.
+func expectSlowUploadServed(t *testing.T, env *apitest.Env, wait time.Duration) {
+	t.Helper()
+	conn := rawRequest(t, env, "POST /api/accounts/0190f1d2-0000-7000-8000-000000000001/business_profile/photo HTTP/1.1\r\n"+
+		"Host: x\r\nAuthorization: Bearer "+env.Admin.Token+"\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: 87\r\n\r\n"+
+		"--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"p.png\"\r\n\r\n")
+	time.Sleep(1500 * time.Millisecond)
+	if _, err := io.WriteString(conn, "\x89PNG\r\n\x1a\n\r\n--b--\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(wait))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("slow upload: %v", err)
+	}
+	if resp.StatusCode != http.StatusNotFound {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("slow upload: %d %s", resp.StatusCode, b)
+	}
 }
