@@ -10,35 +10,15 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"switchboard/internal/testenv"
+	"switchboard/internal/testkit"
 	"switchboard/kv"
 )
 
-// backends lists the Redis servers the tests run against: the embedded one
-// always, the real one when testenv finds it.
-func backends(t *testing.T) []struct{ name, url string } {
-	b := []struct{ name, url string }{{"Embedded", ""}}
-	if u := testenv.RedisURL(t); u != "" {
-		b = append(b, struct{ name, url string }{"Redis", u})
-	}
-	return b
-}
-
-// MustOpen opens a store and closes it when the test ends.
-func MustOpen(tb testing.TB, url string) *kv.Store {
-	tb.Helper()
-	s, err := kv.Open(context.Background(), url, nil)
-	if err != nil {
-		tb.Fatalf("Open: %v", err)
-	}
-	tb.Cleanup(func() { s.Close() })
-	return s
-}
-
 func TestOpen(t *testing.T) {
 	ctx := context.Background()
-	for _, b := range backends(t) {
-		t.Run(b.name, func(t *testing.T) {
-			s := MustOpen(t, b.url)
+	for _, b := range testkit.RedisBackends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			s := b.Store
 			key := testenv.Namespace() + ":kv:" + t.Name()
 
 			tests := []struct {
@@ -46,7 +26,7 @@ func TestOpen(t *testing.T) {
 				check func(t *testing.T)
 			}{
 				{"Embedded", func(t *testing.T) {
-					if got, want := s.Embedded(), b.url == ""; got != want {
+					if got, want := s.Embedded(), b.URL == ""; got != want {
 						t.Errorf("Embedded() = %v, want %v", got, want)
 					}
 				}},
@@ -68,7 +48,7 @@ func TestOpen(t *testing.T) {
 					if s.Addr() == "" {
 						t.Error("Addr() is empty")
 					}
-					qname := testenv.Namespace() + "-kv-" + b.name
+					qname := testenv.Namespace() + "-kv-" + b.Name
 					c := asynq.NewClient(s.ConnOpt())
 					defer c.Close()
 					if _, err := c.EnqueueContext(ctx, asynq.NewTask("kv:probe", nil), asynq.Queue(qname)); err != nil {
@@ -91,20 +71,13 @@ func TestOpen(t *testing.T) {
 					if err := s.Client().Set(ctx, k, "v", 300*time.Millisecond).Err(); err != nil {
 						t.Fatal(err)
 					}
-					deadline := time.Now().Add(5 * time.Second)
-					for {
+					testkit.Eventually(t, "the key with a 300 ms TTL to expire", func() bool {
 						n, err := s.Client().Exists(ctx, k).Result()
 						if err != nil {
 							t.Fatal(err)
 						}
-						if n == 0 {
-							return
-						}
-						if time.Now().After(deadline) {
-							t.Fatal("key with a 300ms TTL still exists after 5s")
-						}
-						time.Sleep(50 * time.Millisecond)
-					}
+						return n == 0
+					})
 				}},
 			}
 			for _, tt := range tests {
@@ -115,9 +88,9 @@ func TestOpen(t *testing.T) {
 }
 
 func TestClose(t *testing.T) {
-	for _, b := range backends(t) {
-		t.Run(b.name, func(t *testing.T) {
-			s, err := kv.Open(context.Background(), b.url, nil)
+	for _, b := range testkit.RedisBackends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			s, err := kv.Open(context.Background(), b.URL, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -131,7 +104,7 @@ func TestClose(t *testing.T) {
 			if err := s.Ping(context.Background()); err == nil {
 				t.Error("Ping after Close succeeded")
 			}
-			if b.url == "" {
+			if b.URL == "" {
 				probe := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialerRetries: 1})
 				defer probe.Close()
 				if err := probe.Ping(context.Background()).Err(); err == nil {

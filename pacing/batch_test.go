@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/testkit"
 	"switchboard/pacing"
 )
 
@@ -14,8 +15,9 @@ import (
 // batch stops at MaxAhead.
 func TestReserveNMatchesReserve(t *testing.T) {
 	ctx := context.Background()
-	for name, rdb := range backends(t) {
-		t.Run(name, func(t *testing.T) {
+	for _, be := range testkit.RedisBackends(t) {
+		rdb := be.Store.Client()
+		t.Run(be.Name, func(t *testing.T) {
 			for _, tier := range []string{"TIER_1K", "TIER_10K", "TIER_100K", "TIER_UNLIMITED"} {
 				t.Run(tier, func(t *testing.T) {
 					rate := pacing.TierRate(tier)
@@ -66,8 +68,9 @@ func TestReserveNMatchesReserve(t *testing.T) {
 func TestReserveNSmallBatches(t *testing.T) {
 	ctx := context.Background()
 	ms := time.Millisecond
-	for name, rdb := range backends(t) {
-		t.Run(name, func(t *testing.T) {
+	for _, be := range testkit.RedisBackends(t) {
+		rdb := be.Store.Client()
+		t.Run(be.Name, func(t *testing.T) {
 			c := newClock()
 			prefix := uniquePrefix(t, rdb, phone)
 			a := pacing.New(rdb, fakeOptions(prefix, c))
@@ -102,8 +105,9 @@ func TestReserveNSmallBatches(t *testing.T) {
 // ends the wait.
 func TestTakeN(t *testing.T) {
 	ctx := context.Background()
-	for name, rdb := range backends(t) {
-		t.Run(name, func(t *testing.T) {
+	for _, be := range testkit.RedisBackends(t) {
+		rdb := be.Store.Client()
+		t.Run(be.Name, func(t *testing.T) {
 			t.Run("Pace", func(t *testing.T) {
 				c := newClock()
 				l := pacing.New(rdb, fakeOptions(uniquePrefix(t, rdb, phone), c))

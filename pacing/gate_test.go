@@ -5,10 +5,11 @@ import (
 	"errors"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
+
+	"switchboard/internal/testkit"
 )
 
 // TestGatesDoNotLeak: the local queues of numbers are gone once nobody
@@ -42,7 +43,12 @@ func TestGatesDoNotLeak(t *testing.T) {
 			}
 		})
 	}
-	time.Sleep(10 * time.Millisecond) // let them queue (the test holds either way)
+	testkit.Eventually(t, "five waiters at the slow number's gate", func() bool {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		g := l.gates["slow"]
+		return g != nil && g.users == 5
+	})
 	cancel()
 	wg.Wait()
 	close(errs)

@@ -15,32 +15,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"switchboard/internal/testenv"
-	"switchboard/kv"
+	"switchboard/internal/testkit"
 	"switchboard/pacing"
 )
-
-// backends opens the Redis servers the tests run against: the embedded one
-// the application uses without REDIS_URL always, the real one when testenv
-// finds it.
-func backends(t *testing.T) map[string]*redis.Client {
-	t.Helper()
-	b := map[string]*redis.Client{"Embedded": MustOpen(t, "").Client()}
-	if u := testenv.RedisURL(t); u != "" {
-		b["Redis"] = MustOpen(t, u).Client()
-	}
-	return b
-}
-
-// MustOpen opens a kv store that is closed when the test ends.
-func MustOpen(tb testing.TB, url string) *kv.Store {
-	tb.Helper()
-	s, err := kv.Open(context.Background(), url, nil)
-	if err != nil {
-		tb.Fatalf("kv.Open: %v", err)
-	}
-	tb.Cleanup(func() { s.Close() })
-	return s
-}
 
 var seq atomic.Int64
 
@@ -171,8 +148,9 @@ func TestReserve(t *testing.T) {
 		},
 	}
 	ctx := context.Background()
-	for name, rdb := range backends(t) {
-		t.Run(name, func(t *testing.T) {
+	for _, be := range testkit.RedisBackends(t) {
+		rdb := be.Store.Client()
+		t.Run(be.Name, func(t *testing.T) {
 			for _, tt := range tests {
 				t.Run(tt.name, func(t *testing.T) {
 					c := newClock()
@@ -202,8 +180,9 @@ func TestReserve(t *testing.T) {
 // number send at the rate together, and another number is independent.
 func TestWaitPacesSharedNumber(t *testing.T) {
 	ctx := context.Background()
-	for name, rdb := range backends(t) {
-		t.Run(name, func(t *testing.T) {
+	for _, be := range testkit.RedisBackends(t) {
+		rdb := be.Store.Client()
+		t.Run(be.Name, func(t *testing.T) {
 			c := newClock()
 			prefix := uniquePrefix(t, rdb, phone)
 			t.Cleanup(func() { rdb.Del(ctx, pacing.New(rdb, pacing.Options{Prefix: prefix}).Key("other")) })
@@ -239,8 +218,9 @@ func TestWaitPacesSharedNumber(t *testing.T) {
 // slots, one interval apart, as if served one by one.
 func TestReserveConcurrent(t *testing.T) {
 	ctx := context.Background()
-	for name, rdb := range backends(t) {
-		t.Run(name, func(t *testing.T) {
+	for _, be := range testkit.RedisBackends(t) {
+		rdb := be.Store.Client()
+		t.Run(be.Name, func(t *testing.T) {
 			c := newClock() // stands still: every slot is ahead
 			o := pacing.Options{Prefix: uniquePrefix(t, rdb, phone), Now: c.Now, MaxAhead: time.Hour}
 			ls := []*pacing.Redis{pacing.New(rdb, o), pacing.New(rdb, o)}
@@ -277,8 +257,9 @@ func TestReserveConcurrent(t *testing.T) {
 
 func TestSlow(t *testing.T) {
 	ctx := context.Background()
-	for name, rdb := range backends(t) {
-		t.Run(name, func(t *testing.T) {
+	for _, be := range testkit.RedisBackends(t) {
+		rdb := be.Store.Client()
+		t.Run(be.Name, func(t *testing.T) {
 			t.Run("HonouredByAnotherLimiter", func(t *testing.T) {
 				c := newClock()
 				prefix := uniquePrefix(t, rdb, phone)
@@ -388,8 +369,9 @@ func TestSlow(t *testing.T) {
 // anyone.
 func TestKeyTTL(t *testing.T) {
 	ctx := context.Background()
-	for name, rdb := range backends(t) {
-		t.Run(name, func(t *testing.T) {
+	for _, be := range testkit.RedisBackends(t) {
+		rdb := be.Store.Client()
+		t.Run(be.Name, func(t *testing.T) {
 			c := newClock()
 			l := pacing.New(rdb, fakeOptions(uniquePrefix(t, rdb, phone), c))
 			for range 3 {
@@ -446,7 +428,7 @@ func TestServerClock(t *testing.T) {
 	})
 	if u := testenv.RedisURL(t); u != "" {
 		t.Run("Redis", func(t *testing.T) {
-			rdb := MustOpen(t, u).Client()
+			rdb := testkit.MustOpenKV(t, u).Client()
 			l := pacing.New(rdb, pacing.Options{Prefix: uniquePrefix(t, rdb, phone), MaxAhead: time.Hour})
 			// One send per 1,000 s: the second slot is ~1,000 s after the
 			// first, whatever time the server says it is.
@@ -467,8 +449,9 @@ func TestServerClock(t *testing.T) {
 // TestWaitCancel: a waiter returns the context's error when it ends,
 // without waiting for its slot.
 func TestWaitCancel(t *testing.T) {
-	for name, rdb := range backends(t) {
-		t.Run(name, func(t *testing.T) {
+	for _, be := range testkit.RedisBackends(t) {
+		rdb := be.Store.Client()
+		t.Run(be.Name, func(t *testing.T) {
 			l := pacing.New(rdb, pacing.Options{Prefix: uniquePrefix(t, rdb, phone)})
 			if err := l.Wait(context.Background(), phone, 0.001); err != nil {
 				t.Fatal(err)
@@ -498,7 +481,7 @@ func TestWaitCancel(t *testing.T) {
 
 func TestInvalid(t *testing.T) {
 	ctx := context.Background()
-	rdb := MustOpen(t, "").Client()
+	rdb := testkit.MustOpenKV(t, "").Client()
 	l := pacing.New(rdb, pacing.Options{})
 	for _, rate := range []float64{0, -1, math.NaN(), math.Inf(1)} {
 		if err := l.Wait(ctx, phone, rate); !errors.Is(err, pacing.ErrRate) {

@@ -11,31 +11,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"switchboard/internal/testenv"
-	"switchboard/kv"
+	"switchboard/internal/testkit"
 	"switchboard/ratelimit"
 )
-
-// backends opens the Redis servers the tests run against: an embedded one
-// always, the real one when testenv finds it.
-func backends(t *testing.T) map[string]*redis.Client {
-	t.Helper()
-	b := map[string]*redis.Client{"Embedded": MustOpen(t, "").Client()}
-	if u := testenv.RedisURL(t); u != "" {
-		b["Redis"] = MustOpen(t, u).Client()
-	}
-	return b
-}
-
-// MustOpen opens a kv store that is closed when the test ends.
-func MustOpen(tb testing.TB, url string) *kv.Store {
-	tb.Helper()
-	s, err := kv.Open(context.Background(), url, nil)
-	if err != nil {
-		tb.Fatalf("kv.Open: %v", err)
-	}
-	tb.Cleanup(func() { s.Close() })
-	return s
-}
 
 var keySeq atomic.Int64
 
@@ -111,8 +89,9 @@ func TestAllow(t *testing.T) {
 			},
 		},
 	}
-	for name, rdb := range backends(t) {
-		t.Run(name, func(t *testing.T) {
+	for _, be := range testkit.RedisBackends(t) {
+		rdb := be.Store.Client()
+		t.Run(be.Name, func(t *testing.T) {
 			for _, tt := range tests {
 				t.Run(tt.name, func(t *testing.T) {
 					clk := &clock{}
@@ -236,7 +215,7 @@ func TestAllow(t *testing.T) {
 }
 
 func TestAllowInvalid(t *testing.T) {
-	l := ratelimit.New(MustOpen(t, "").Client(), testenv.Namespace())
+	l := ratelimit.New(testkit.MustOpenKV(t, "").Client(), testenv.Namespace())
 	tests := []struct {
 		name   string
 		limit  int

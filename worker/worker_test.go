@@ -12,35 +12,13 @@ import (
 	"github.com/hibiken/asynq"
 
 	"switchboard/internal/testenv"
+	"switchboard/internal/testkit"
 	"switchboard/kv"
 	"switchboard/worker"
 )
 
 // wait bounds every wait for a task; the tests assert outcomes, not speed.
 const wait = 10 * time.Second
-
-// backends opens the Redis servers the tests run against: the embedded one
-// (miniredis with its expiry clock ticking) always, the real one when
-// testenv finds it.
-func backends(t *testing.T) map[string]*kv.Store {
-	t.Helper()
-	b := map[string]*kv.Store{"Embedded": MustOpen(t, "")}
-	if u := testenv.RedisURL(t); u != "" {
-		b["Redis"] = MustOpen(t, u)
-	}
-	return b
-}
-
-// MustOpen opens a kv store that is closed when the test ends.
-func MustOpen(tb testing.TB, url string) *kv.Store {
-	tb.Helper()
-	s, err := kv.Open(context.Background(), url, nil)
-	if err != nil {
-		tb.Fatalf("kv.Open: %v", err)
-	}
-	tb.Cleanup(func() { s.Close() })
-	return s
-}
 
 var prefixSeq atomic.Int64
 
@@ -265,8 +243,9 @@ func TestWorker(t *testing.T) {
 			}
 		}},
 	}
-	for name, store := range backends(t) {
-		t.Run(name, func(t *testing.T) {
+	for _, be := range testkit.RedisBackends(t) {
+		store := be.Store
+		t.Run(be.Name, func(t *testing.T) {
 			for _, tt := range tests {
 				t.Run(tt.name, func(t *testing.T) {
 					t.Parallel()
@@ -284,7 +263,7 @@ func TestStart(t *testing.T) {
 		twice   bool
 	}{
 		{"ErrRedisUnreachable", func(t *testing.T) asynq.RedisConnOpt { return asynq.RedisClientOpt{Addr: "127.0.0.1:1"} }, false},
-		{"ErrStartedTwice", func(t *testing.T) asynq.RedisConnOpt { return MustOpen(t, "").ConnOpt() }, true},
+		{"ErrStartedTwice", func(t *testing.T) asynq.RedisConnOpt { return testkit.MustOpenKV(t, "").ConnOpt() }, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
