@@ -23,12 +23,18 @@ import (
 // outcomes, not speed.
 const Deadline = 10 * time.Second
 
-// Interval is how often a condition is polled.
-const Interval = 10 * time.Millisecond
+// Interval is how often a condition is polled during its first second;
+// after that, every SlowInterval, so that a wait of minutes (a large
+// delivery under the race detector) does not load the machine that is
+// doing the work.
+const (
+	Interval     = 10 * time.Millisecond
+	SlowInterval = 100 * time.Millisecond
+)
 
-// Eventually polls cond every Interval until it holds, and fails the test
-// with what it waited for when Deadline passes first. cond runs on the
-// test's goroutine and may itself fail the test on an unexpected error.
+// Eventually polls cond until it holds, and fails the test with what it
+// waited for when Deadline passes first. cond runs on the test's goroutine
+// and may itself fail the test on an unexpected error.
 func Eventually(tb testing.TB, what string, cond func() bool) {
 	tb.Helper()
 	EventuallyWithin(tb, Deadline, what, cond)
@@ -44,18 +50,24 @@ func EventuallyWithin(tb testing.TB, within time.Duration, what string, cond fun
 	}
 }
 
-// Poll polls cond every Interval until it holds or within has passed, and
-// reports whether it held: for a caller that fails with its own account of
-// where things stand, or must release something first.
+// Poll polls cond (every Interval, then SlowInterval) until it holds or
+// within has passed, and reports whether it held: for a caller that fails
+// with its own account of where things stand, or must release something
+// first.
 func Poll(within time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(within)
+	start := time.Now()
 	for {
 		if cond() {
 			return true
 		}
-		if time.Now().After(deadline) {
+		waited := time.Since(start)
+		if waited > within {
 			return false
 		}
-		time.Sleep(Interval)
+		if waited < time.Second {
+			time.Sleep(Interval)
+		} else {
+			time.Sleep(SlowInterval)
+		}
 	}
 }
