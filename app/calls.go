@@ -17,11 +17,13 @@ import (
 // control through the resolver.
 func (a *App) startCalls(cfg *config.Config, o Options, box *secrets.Box, audioStore *audio.Store) error {
 	engine, err := callmedia.NewEngine(callmedia.Config{
-		PublicIP: cfg.RTCPublicIP, PortMin: uint16(cfg.RTCUDPPortMin), PortMax: uint16(cfg.RTCUDPPortMax),
+		ListenAddrs: cfg.RTCListenAddrs, Interfaces: cfg.RTCInterfaces, PublicIP: cfg.RTCPublicIP,
+		PortMin: uint16(cfg.RTCUDPPortMin), PortMax: uint16(cfg.RTCUDPPortMax),
 	})
 	if err != nil {
 		return err
 	}
+	a.Log.Info("calling media gathers on "+engine.Placement(), "component", "calling")
 	a.Calls = &calling.Manager{
 		Client: a.DB.Client, Secrets: box, Provider: a.Resolver.Provider, Engine: engine, Audio: audioStore,
 		Events: a.Events, Redis: a.KV.Client(), Prefix: o.Namespace, Log: a.Log.With("component", "calling"),

@@ -84,13 +84,15 @@ type Config struct {
 	MetricsToken          string // empty: /metrics needs no token
 	PprofAddr             string // empty: no profiling endpoints
 	// Calling media and the ICE servers handed to browsers.
-	RTCPublicIP   string // empty: the host's own addresses
-	RTCUDPPortMin int    // 0 with RTCUDPPortMax 0: any port
-	RTCUDPPortMax int
-	STUNURLs      []string
-	TURNURLs      []string
-	TURNSecret    string // empty: TURN URLs without credentials
-	TURNTTL       time.Duration
+	RTCListenAddrs []string // empty: every non-loopback address (of RTCInterfaces)
+	RTCInterfaces  []string // empty: every interface
+	RTCPublicIP    string   // empty: the gathered addresses are announced
+	RTCUDPPortMin  int      // 0 with RTCUDPPortMax 0: any port
+	RTCUDPPortMax  int
+	STUNURLs       []string
+	TURNURLs       []string
+	TURNSecret     string // empty: TURN URLs without credentials
+	TURNTTL        time.Duration
 	// GCPercent is the garbage collector's target (debug.SetGCPercent;
 	// -1: off), applied by the server command at start.
 	GCPercent int

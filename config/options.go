@@ -229,8 +229,18 @@ var options = []Option{
 		bind:        stringVar(func(c *Config) *string { return &c.PprofAddr }),
 	},
 	{
+		Name:        "RTC_LISTEN_ADDRS",
+		Description: "Calling media: comma-separated IP addresses of this host that the media engine gathers ICE candidates on and receives audio at, and no others (for example the one interface the platform reaches, or `127.0.0.1` in a network namespace or container reached on loopback). A loopback address counts only when listed; `::1` cannot carry ICE (use `127.0.0.1`). IPv4 and IPv6 are gathered as the addresses listed. Each must be an address of the host when the server starts, or it does not start. Empty: every address of `RTC_INTERFACES`, loopback left out.",
+		bind:        listVar(func(c *Config) *[]string { return &c.RTCListenAddrs }),
+	},
+	{
+		Name:        "RTC_INTERFACES",
+		Description: "Calling media: comma-separated names of the network interfaces (for example `eth1`) the media engine gathers on, and no others; naming the loopback interface (`lo`) includes `127.0.0.1`. With `RTC_LISTEN_ADDRS` an address must satisfy both. Each must exist when the server starts. Empty: every interface that is up.",
+		bind:        listVar(func(c *Config) *[]string { return &c.RTCInterfaces }),
+	},
+	{
 		Name:        "RTC_PUBLIC_IP",
-		Description: "Calling media: the public IP address announced in ICE candidates when the server sits behind a 1:1 NAT; empty announces the host's own addresses.",
+		Description: "Calling media: when the server sits behind a 1:1 NAT, its public IP address, which is then the only address announced in ICE candidates (each host candidate carries it in place of the local address) and the only IP family gathered. On a host with several addresses of that family, set `RTC_LISTEN_ADDRS` (or `RTC_INTERFACES`) to the one the NAT forwards to. Empty: the gathered addresses are announced as they are.",
 		bind:        stringVar(func(c *Config) *string { return &c.RTCPublicIP }),
 	},
 	{

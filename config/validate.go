@@ -181,10 +181,14 @@ func positive(n int) error {
 
 // validateCalling checks the calling media and ICE options.
 func (c *Config) validateCalling(check func(string, error)) {
+	for _, a := range c.RTCListenAddrs {
+		check("RTC_LISTEN_ADDRS", rtcListenAddr(a))
+	}
+	for _, name := range c.RTCInterfaces {
+		check("RTC_INTERFACES", interfaceName(name))
+	}
 	if c.RTCPublicIP != "" {
-		if _, err := netip.ParseAddr(c.RTCPublicIP); err != nil {
-			check("RTC_PUBLIC_IP", fmt.Errorf("want an IP address, got %q", c.RTCPublicIP))
-		}
+		check("RTC_PUBLIC_IP", rtcPublicIP(c.RTCPublicIP, c.RTCListenAddrs))
 	}
 	lo, hi := c.RTCUDPPortMin, c.RTCUDPPortMax
 	switch {
@@ -231,4 +235,59 @@ func iceURL(raw string, schemes ...string) error {
 		return fmt.Errorf("want scheme:host[:port], got %q", raw)
 	}
 	return nil
+}
+
+// rtcListenAddr checks one RTC_LISTEN_ADDRS entry: an IP address ICE can
+// gather on (whether the host has it is checked when the engine starts).
+func rtcListenAddr(s string) error {
+	a, err := netip.ParseAddr(s)
+	if err != nil || a.Zone() != "" {
+		return fmt.Errorf("want IP addresses such as 10.0.0.5 or 127.0.0.1, got %q", s)
+	}
+	switch a = a.Unmap(); {
+	case a.IsUnspecified():
+		return fmt.Errorf("%s means every address; leave RTC_LISTEN_ADDRS empty for that", a)
+	case a == netip.IPv6Loopback():
+		return errors.New("::1 cannot carry ICE (no IPv6 loopback candidate is gathered); use 127.0.0.1")
+	case a.Is6() && a.IsLinkLocalUnicast():
+		return fmt.Errorf("%s is link-local, which ICE does not announce", a)
+	case a.IsMulticast():
+		return fmt.Errorf("%s is a multicast address", a)
+	}
+	return nil
+}
+
+// interfaceName checks one RTC_INTERFACES entry as Linux names
+// interfaces: 1 to 15 bytes, no slash or white space.
+func interfaceName(s string) error {
+	if s == "" || len(s) > 15 || strings.ContainsAny(s, "/ \t") {
+		return fmt.Errorf("want interface names such as eth0, got %q", s)
+	}
+	return nil
+}
+
+// rtcPublicIP checks RTC_PUBLIC_IP, and that some listen address is of
+// its family: only that family is gathered, so nothing would be announced.
+func rtcPublicIP(s string, listen []string) error {
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return fmt.Errorf("want an IP address, got %q", s)
+	}
+	a = a.Unmap()
+	if a.IsUnspecified() || a.IsMulticast() {
+		return fmt.Errorf("want the address peers reach, got %s", a)
+	}
+	if len(listen) == 0 {
+		return nil
+	}
+	for _, l := range listen {
+		if la, err := netip.ParseAddr(l); err == nil && la.Unmap().Is4() == a.Is4() {
+			return nil
+		}
+	}
+	fam := "IPv6"
+	if a.Is4() {
+		fam = "IPv4"
+	}
+	return fmt.Errorf("%s is %s but RTC_LISTEN_ADDRS has no %s address to announce it for", a, fam, fam)
 }

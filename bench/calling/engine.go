@@ -56,7 +56,7 @@ type engineServer struct {
 }
 
 func newEngineServer() (*engineServer, error) {
-	engine, err := media.NewEngine(media.Config{LoopbackOnly: true})
+	engine, err := media.NewEngine(media.Config{ListenAddrs: []string{"127.0.0.1"}})
 	if err != nil {
 		return nil, err
 	}

@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"sync"
 	"time"
 
-	"github.com/pion/ice/v4"
 	"github.com/pion/interceptor"
 	"github.com/pion/webrtc/v4"
 )
@@ -16,15 +14,23 @@ import (
 // ErrClosed is returned when the engine or leg is already closed.
 var ErrClosed = errors.New("media: closed")
 
-// Config configures the engine's ICE transport.
+// Config configures the engine's ICE transport. ListenAddrs, Interfaces
+// and PublicIP place it; with none of them it gathers on every
+// non-loopback address of the host and announces them.
 type Config struct {
-	// PublicIP is the NAT 1:1 address announced in host candidates
-	// (RTC_PUBLIC_IP); empty announces the local addresses.
+	// ListenAddrs are the only local IP addresses candidates are gathered
+	// on (RTC_LISTEN_ADDRS); a loopback address counts when listed. Each
+	// must be an address of this host when the engine starts.
+	ListenAddrs []string
+	// Interfaces are the only network interfaces gathered on
+	// (RTC_INTERFACES), loopback included when named.
+	Interfaces []string
+	// PublicIP, when set, is the one address announced (RTC_PUBLIC_IP):
+	// every host candidate carries it instead of the local address (NAT
+	// 1:1), and only its IP family is gathered.
 	PublicIP string
 	// PortMin and PortMax bound the UDP ports (RTC_UDP_PORT_MIN/MAX); 0,0: any.
 	PortMin, PortMax uint16
-	// LoopbackOnly gathers only 127.0.0.1 candidates (tests and benchmarks).
-	LoopbackOnly bool
 	// FailedTimeout is how long ICE may lose the peer before the leg ends
 	// (default 10 s).
 	FailedTimeout time.Duration
@@ -54,6 +60,7 @@ const mimeTelephoneEvent = "audio/telephone-event"
 // Engine makes legs. It is safe for concurrent use.
 type Engine struct {
 	settings       webrtc.SettingEngine
+	placement      placement
 	connectTimeout time.Duration
 
 	mu     sync.Mutex
@@ -63,7 +70,11 @@ type Engine struct {
 
 // NewEngine checks cfg and prepares the ICE settings every leg shares.
 func NewEngine(cfg Config) (*Engine, error) {
-	se, err := settingsFor(cfg)
+	p, err := placementOf(cfg)
+	if err != nil {
+		return nil, err
+	}
+	se, err := settingsFor(cfg, p)
 	if err != nil {
 		return nil, err
 	}
@@ -71,21 +82,19 @@ func NewEngine(cfg Config) (*Engine, error) {
 	if connect <= 0 {
 		connect = 30 * time.Second
 	}
-	return &Engine{settings: se, connectTimeout: connect, legs: map[*Leg]struct{}{}}, nil
+	return &Engine{settings: se, placement: p, connectTimeout: connect, legs: map[*Leg]struct{}{}}, nil
 }
 
-func settingsFor(cfg Config) (webrtc.SettingEngine, error) {
+// Placement describes where the engine gathers and what it announces, for
+// the startup log: "127.0.0.1 (listen addresses 127.0.0.1)".
+func (e *Engine) Placement() string {
+	return joinAddrs(e.placement.gathered) + " (" + e.placement.String() + ")"
+}
+
+func settingsFor(cfg Config, p placement) (webrtc.SettingEngine, error) {
 	var se webrtc.SettingEngine
-	if cfg.PublicIP != "" {
-		if net.ParseIP(cfg.PublicIP) == nil {
-			return se, fmt.Errorf("media: public IP %q is not an IP address", cfg.PublicIP)
-		}
-		err := se.SetICEAddressRewriteRules(webrtc.ICEAddressRewriteRule{
-			External: []string{cfg.PublicIP}, AsCandidateType: webrtc.ICECandidateTypeHost,
-		})
-		if err != nil {
-			return se, fmt.Errorf("media: public IP: %w", err)
-		}
+	if err := p.apply(&se); err != nil {
+		return se, err
 	}
 	if cfg.PortMin != 0 || cfg.PortMax != 0 {
 		if cfg.PortMin == 0 || cfg.PortMax == 0 {
@@ -94,12 +103,6 @@ func settingsFor(cfg Config) (webrtc.SettingEngine, error) {
 		if err := se.SetEphemeralUDPPortRange(cfg.PortMin, cfg.PortMax); err != nil {
 			return se, fmt.Errorf("media: UDP port range %d-%d: %w", cfg.PortMin, cfg.PortMax, err)
 		}
-	}
-	if cfg.LoopbackOnly {
-		se.SetIncludeLoopbackCandidate(true)
-		se.SetIPFilter(func(ip net.IP) bool { return ip.IsLoopback() })
-		se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4})
-		se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
 	}
 	failed := cfg.FailedTimeout
 	if failed <= 0 {

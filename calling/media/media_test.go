@@ -21,7 +21,7 @@ import (
 
 func newEngine(t *testing.T) *media.Engine {
 	t.Helper()
-	e, err := media.NewEngine(media.Config{LoopbackOnly: true})
+	e, err := media.NewEngine(media.Config{ListenAddrs: []string{"127.0.0.1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -506,7 +506,7 @@ func TestMixRecordings(t *testing.T) {
 func TestCloseEndsEverything(t *testing.T) {
 	before := runtime.NumGoroutine()
 	func() {
-		e, err := media.NewEngine(media.Config{LoopbackOnly: true})
+		e, err := media.NewEngine(media.Config{ListenAddrs: []string{"127.0.0.1"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -603,7 +603,7 @@ func TestCallbacksMayCloseTheLeg(t *testing.T) {
 }
 
 func TestICEFailureEndsTheLeg(t *testing.T) {
-	e, err := media.NewEngine(media.Config{LoopbackOnly: true, FailedTimeout: time.Second})
+	e, err := media.NewEngine(media.Config{ListenAddrs: []string{"127.0.0.1"}, FailedTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -624,7 +624,7 @@ func TestICEFailureEndsTheLeg(t *testing.T) {
 }
 
 func TestLegThatNeverConnectsEnds(t *testing.T) {
-	e, err := media.NewEngine(media.Config{LoopbackOnly: true, ConnectTimeout: 300 * time.Millisecond})
+	e, err := media.NewEngine(media.Config{ListenAddrs: []string{"127.0.0.1"}, ConnectTimeout: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -718,7 +718,7 @@ func TestBadSDP(t *testing.T) {
 }
 
 func TestPublicIPAndPortRangeInCandidates(t *testing.T) {
-	e, err := media.NewEngine(media.Config{PublicIP: "203.0.113.7", PortMin: 41000, PortMax: 41010, LoopbackOnly: true})
+	e, err := media.NewEngine(media.Config{PublicIP: "203.0.113.7", PortMin: 41000, PortMax: 41010, ListenAddrs: []string{"127.0.0.1"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -85,6 +85,10 @@ type Options struct {
 	// Cuttable runs the peer on its own UDP socket so that Cut can make it
 	// vanish from the network (to test ICE failure).
 	Cuttable bool
+	// Reachable, if set, keeps only the remote candidates whose address it
+	// accepts: a platform or browser that can reach the server only at
+	// some of its addresses (for example loopback only).
+	Reachable func(net.IP) bool
 }
 
 // NewPeer makes a Peer closed at the end of the test.
@@ -113,7 +117,7 @@ func New(o Options) (*Peer, error) {
 		}
 		link = &cuttableConn{PacketConn: conn}
 	}
-	api, err := newAPI(o.DTMFClock, link)
+	api, err := newAPI(o, link)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +156,8 @@ func New(o Options) (*Peer, error) {
 	return p, nil
 }
 
-func newAPI(dtmfClock uint32, link *cuttableConn) (*webrtc.API, error) {
+func newAPI(o Options, link *cuttableConn) (*webrtc.API, error) {
+	dtmfClock := o.DTMFClock
 	if dtmfClock == 0 {
 		dtmfClock = 8000
 	}
@@ -173,6 +178,9 @@ func newAPI(dtmfClock uint32, link *cuttableConn) (*webrtc.API, error) {
 	se.SetIPFilter(func(ip net.IP) bool { return ip.IsLoopback() })
 	se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4})
 	se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
+	if o.Reachable != nil {
+		se.SetRemoteIPFilter(o.Reachable)
+	}
 	if link != nil {
 		link.mux = ice.NewUDPMuxDefault(ice.UDPMuxParams{UDPConn: link})
 		se.SetICEUDPMux(link.mux)
