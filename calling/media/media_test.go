@@ -17,6 +17,7 @@ import (
 
 	"switchboard/calling/media"
 	"switchboard/calling/media/mediatest"
+	"switchboard/internal/testkit"
 )
 
 func newEngine(t *testing.T) *media.Engine {
@@ -157,6 +158,8 @@ func TestPlayBeforeConnectedStartsWithTheMedia(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := leg.Play(src) // the greeting, queued before the platform has the answer
+	// The player runs a while before the leg connects: that time passing
+	// unconnected is the situation under test.
 	time.Sleep(100 * time.Millisecond)
 	p.SetAnswer(answer)
 	waitClosed(t, done, "greeting")
@@ -253,8 +256,10 @@ func TestDTMFReportedOncePerPress(t *testing.T) {
 				defer mu.Unlock()
 				return string(digits)
 			}
-			waitFor(t, func() bool { return len(got()) >= 5 }, "five digits")
-			time.Sleep(100 * time.Millisecond) // no late duplicates
+			testkit.Eventually(t, "five digits", func() bool { return len(got()) >= 5 })
+			// No late duplicates: that nothing more arrives is what is
+			// checked, and no event marks it, so time passes.
+			time.Sleep(100 * time.Millisecond)
 			if got() != "5#A0*" {
 				t.Fatalf("digits %q, want %q", got(), "5#A0*")
 			}
@@ -349,8 +354,13 @@ func TestSourceSwitchesKeepTheStreamContinuous(t *testing.T) {
 	if err := pb.SendAudio(ctx, 15); err != nil {
 		t.Fatal(err)
 	}
+	if err := pa.WaitReceived(ctx, 50+15); err != nil {
+		t.Fatal(err)
+	}
 	hold := la.Play(src)
-	time.Sleep(300 * time.Millisecond)
+	if err := pa.WaitReceived(ctx, 50+15+10); err != nil { // some of the hold music
+		t.Fatal(err)
+	}
 	la.Stop()
 	waitClosed(t, hold, "stopped hold music")
 	media.Bridge(la, lb)
@@ -387,7 +397,7 @@ func TestPlayOnALegStopsItsBridgeDirection(t *testing.T) {
 		if err := pb.SendPayload(fromB, 960); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // audio at its real pace, a packet per 20 ms
 	}
 	if err := pa.SendAudio(ctx, 10); err != nil {
 		t.Fatal(err)
@@ -410,6 +420,8 @@ func TestPlayOnALegStopsItsBridgeDirection(t *testing.T) {
 	if err := pa.SendAudio(ctx, 5); err != nil {
 		t.Fatal(err)
 	}
+	// That nothing reaches b is what is checked, and no event marks it,
+	// so time passes.
 	time.Sleep(200 * time.Millisecond)
 	if n := len(pb.Received()); n != 0 {
 		t.Fatalf("b received %d packets after the bridge stopped", n)
@@ -538,8 +550,8 @@ func TestCloseEndsEverything(t *testing.T) {
 		}
 		_ = la.Close()
 		waitClosed(t, br.Done(), "bridge")
-		waitFor(t, func() bool { return closedA.Load() == 1 }, "OnClose of a")
-		time.Sleep(50 * time.Millisecond)
+		testkit.Eventually(t, "OnClose of a", func() bool { return closedA.Load() == 1 })
+		time.Sleep(50 * time.Millisecond) // no second call: nothing marks that none will come
 		if closedA.Load() != 1 {
 			t.Fatalf("OnClose called %d times", closedA.Load())
 		}
@@ -553,7 +565,7 @@ func TestCloseEndsEverything(t *testing.T) {
 		}
 		waitClosed(t, playing, "playback")
 		waitClosed(t, lb.Done(), "leg b")
-		waitFor(t, func() bool { return closedB.Load() == 1 }, "OnClose of b")
+		testkit.Eventually(t, "OnClose of b", func() bool { return closedB.Load() == 1 })
 		if closedB.Load() != 1 || e.Legs() != 0 {
 			t.Fatalf("after engine Close: OnClose b %d, legs %d", closedB.Load(), e.Legs())
 		}
@@ -572,17 +584,6 @@ func TestRemoteCloseEndsTheLeg(t *testing.T) {
 	p.Close()
 	waitClosed(t, closed, "leg after the remote closed")
 	waitClosed(t, leg.Done(), "leg")
-}
-
-func waitFor(t *testing.T, cond func() bool, what string) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: timed out", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 func TestCallbacksMayCloseTheLeg(t *testing.T) {
@@ -668,14 +669,10 @@ func TestLegThatNeverConnectsEnds(t *testing.T) {
 // assertNoLeak waits for the goroutine count to settle back to before.
 func assertNoLeak(t *testing.T, before int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for runtime.NumGoroutine() > before {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			n := runtime.Stack(buf, true)
-			t.Fatalf("%d goroutines, %d before:\n%s", runtime.NumGoroutine(), before, buf[:n])
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !testkit.Poll(testkit.Deadline, func() bool { return runtime.NumGoroutine() <= before }) {
+		buf := make([]byte, 1<<20)
+		n := runtime.Stack(buf, true)
+		t.Fatalf("%d goroutines, %d before:\n%s", runtime.NumGoroutine(), before, buf[:n])
 	}
 }
 
@@ -808,14 +805,14 @@ func TestInBandDTMF(t *testing.T) {
 				if err := p.SendPayload(pkt, 960); err != nil {
 					t.Fatal(err)
 				}
-				time.Sleep(20 * time.Millisecond)
+				time.Sleep(20 * time.Millisecond) // audio at its real pace, a packet per 20 ms
 			}
 			got := func() string {
 				mu.Lock()
 				defer mu.Unlock()
 				return string(digits)
 			}
-			waitFor(t, func() bool { return len(got()) >= 2 }, "two in-band keys")
+			testkit.Eventually(t, "two in-band keys", func() bool { return len(got()) >= 2 })
 			if got() != "7#" {
 				t.Fatalf("keys %q, want %q", got(), "7#")
 			}
@@ -824,13 +821,15 @@ func TestInBandDTMF(t *testing.T) {
 			if err := p.SendDTMF(ctx, '1'); err != nil {
 				t.Fatal(err)
 			}
-			waitFor(t, func() bool { return len(got()) >= 3 }, "the event's key")
+			testkit.Eventually(t, "the event's key", func() bool { return len(got()) >= 3 })
 			for _, pkt := range packets {
 				if err := p.SendPayload(pkt, 960); err != nil {
 					t.Fatal(err)
 				}
-				time.Sleep(20 * time.Millisecond)
+				time.Sleep(20 * time.Millisecond) // audio at its real pace, a packet per 20 ms
 			}
+			// No tone heard after an event: nothing marks that none will
+			// be, so time passes.
 			time.Sleep(100 * time.Millisecond)
 			if got() != "7#1" {
 				t.Fatalf("keys %q, want %q (no tones after an event)", got(), "7#1")
