@@ -36,6 +36,29 @@ type Operation struct {
 	NoTx bool
 	// Only restricts the operation to one transport.
 	Only Transport
+	// Rule is the membership rule the operation checks besides Perm (it
+	// needs the database, so the operation applies it); nil: none.
+	Rule *Rule
+}
+
+// Rule is a named membership rule: a condition on the viewer's seats in
+// the organization (the teams it manages) that an operation requires
+// besides its permission.
+type Rule struct {
+	// Name identifies the rule.
+	Name string
+	// Requires says what the rule asks of the viewer, in words.
+	Requires string
+}
+
+// Requirement states everything the operation requires: its permission,
+// and its membership rule when it has one (the OpenAPI document's
+// x-permission).
+func (o Operation) Requirement() string {
+	if o.Rule == nil {
+		return o.Perm
+	}
+	return o.Perm + ", and " + o.Rule.Requires
 }
 
 // Operations is the one permission table of the API: every REST route row
@@ -119,9 +142,11 @@ func buildOperations() map[string]Operation {
 	add("teams:read", "teams", "team", "teamMembers")
 	add("teams:create", "createTeam")
 	add("teams:delete", "deleteTeam")
-	// An Admin (teams:update) or a manager of the team: the operation
-	// checks the membership.
-	add("teams:read", "updateTeam", "addTeamMember", "removeTeamMember")
+	// An Admin (teams:update) or a manager of the team: the operations
+	// apply ManagesTeam.
+	for _, n := range []string{"updateTeam", "addTeamMember", "removeTeamMember"} {
+		special(n, Operation{Perm: "teams:read", Rule: &ManagesTeam})
+	}
 	add("api_keys:read", "apiKeys", "apiKey")
 	add("api_keys:create", "createAPIKey")
 	add("api_keys:delete", "setAPIKeyActive", "deleteAPIKey")

@@ -253,7 +253,7 @@ func addRoute(r *openapi31.Reflector, rt Route, ids map[string]bool) error {
 	}
 	oc.SetDescription(permissionText(op.Perm))
 	o := oc.(openapi31.OperationExposer).Operation()
-	o.WithMapOfAnythingItem("x-permission", op.Perm)
+	o.WithMapOfAnythingItem("x-permission", op.Requirement())
 	o.Security = securityOf(op.Perm, rt.Method)
 
 	oc.AddReqStructure(requestParams(rt))
