@@ -10,19 +10,6 @@ import (
 	"switchboard/provider"
 )
 
-func accountName(raw string) (string, error) {
-	name := strings.TrimSpace(raw)
-	switch {
-	case name == "":
-		return "", apperr.Invalidf("name is required")
-	case utf8.RuneCountInString(name) > maxAccountName:
-		return "", apperr.Invalidf("name must be at most %d characters", maxAccountName)
-	case strings.ContainsRune(name, 0):
-		return "", apperr.Invalidf("name must not contain NUL characters")
-	}
-	return name, nil
-}
-
 // graphID checks a platform object id; an empty one is allowed unless
 // required.
 func graphID(field, raw string, required bool) (string, error) {
@@ -44,17 +31,6 @@ func apiVersion(raw string) (string, error) {
 		return "", apperr.Invalidf("api_version must look like v21.0")
 	}
 	return v, nil
-}
-
-func verifyToken(raw string) (string, error) {
-	t := strings.TrimSpace(raw)
-	if len(t) > maxVerifyToken {
-		return "", apperr.Invalidf("webhook_verify_token must be at most %d characters", maxVerifyToken)
-	}
-	if strings.ContainsRune(t, 0) {
-		return "", apperr.Invalidf("webhook_verify_token must not contain NUL characters")
-	}
-	return t, nil
 }
 
 // profileUpdate validates a business profile change against the

@@ -15,6 +15,7 @@ import (
 	"switchboard/ent/organization"
 	"switchboard/ent/predicate"
 	"switchboard/ent/viewer"
+	"switchboard/internal/valid"
 	"switchboard/provider"
 )
 
@@ -28,7 +29,7 @@ import (
 // conflict (phone_id held by another account, of any organization;
 // business_id held by another organization).
 func (s *Service) Create(ctx context.Context, in CreateInput) (*View, error) {
-	name, err := accountName(in.Name)
+	name, err := valid.RequiredText("name", in.Name, maxAccountName)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +59,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*View, error) {
 	}
 	verify := auth.RandomToken(verifyTokenBytes)
 	if in.WebhookVerifyToken != nil && strings.TrimSpace(*in.WebhookVerifyToken) != "" {
-		if verify, err = verifyToken(*in.WebhookVerifyToken); err != nil {
+		if verify, err = valid.Text("webhook_verify_token", *in.WebhookVerifyToken, maxVerifyToken); err != nil {
 			return nil, err
 		}
 	}
@@ -145,7 +146,7 @@ func (s *Service) Update(ctx context.Context, id uuid.UUID, in UpdateInput) (*Vi
 		SetNillableAutoReadReceipt(in.AutoReadReceipt).
 		SetNillableBusinessCallingEnabled(in.BusinessCallingEnabled)
 	if in.Name != nil {
-		name, err := accountName(*in.Name)
+		name, err := valid.RequiredText("name", *in.Name, maxAccountName)
 		if err != nil {
 			return nil, err
 		}
@@ -185,7 +186,7 @@ func (s *Service) Update(ctx context.Context, id uuid.UUID, in UpdateInput) (*Vi
 		if strings.TrimSpace(*in.WebhookVerifyToken) == "" {
 			return nil, apperr.Invalidf("webhook_verify_token cannot be empty")
 		}
-		v, err := verifyToken(*in.WebhookVerifyToken)
+		v, err := valid.Text("webhook_verify_token", *in.WebhookVerifyToken, maxVerifyToken)
 		if err != nil {
 			return nil, err
 		}

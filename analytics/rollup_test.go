@@ -22,6 +22,7 @@ import (
 	"switchboard/ent/rule"
 	"switchboard/ent/viewer"
 	"switchboard/internal/testenv"
+	"switchboard/internal/testkit"
 	"switchboard/worker"
 )
 
@@ -445,11 +446,8 @@ func TestRollupTask(t *testing.T) {
 		t.Fatalf("queued again %d, %v", n, err)
 	}
 	f.s.scheduled.Store(0)
-	for deadline := time.Now().Add(time.Minute); f.validDays(t) < rollupHistory; {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d days built", f.validDays(t))
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !testkit.Poll(time.Minute, func() bool { return f.validDays(t) >= rollupHistory }) {
+		t.Fatalf("%d days built", f.validDays(t))
 	}
 	if n, err := f.s.ScheduleRollups(context.Background()); err != nil || n != 0 {
 		t.Fatalf("queued again by another node %d, %v", n, err)

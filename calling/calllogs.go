@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
@@ -19,6 +18,7 @@ import (
 	"switchboard/ent/predicate"
 	"switchboard/ent/user"
 	"switchboard/ent/viewer"
+	"switchboard/internal/valid"
 )
 
 // AllCallLogsPermission lets a member see every call log of the
@@ -347,9 +347,4 @@ func pageBounds(offset, limit int) error {
 }
 
 // checkFilterText bounds a text filter. Errors: invalid.
-func checkFilterText(field, s string) error {
-	if utf8.RuneCountInString(s) > maxFilterLength || !utf8.ValidString(s) || strings.ContainsRune(s, 0) {
-		return apperr.Invalidf("%s must be at most %d characters of text", field, maxFilterLength)
-	}
-	return nil
-}
+func checkFilterText(field, s string) error { return valid.Check(field, s, maxFilterLength) }

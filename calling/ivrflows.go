@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -18,6 +17,7 @@ import (
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
 	"switchboard/ent/viewer"
+	"switchboard/internal/valid"
 )
 
 // Bounds of IVR flow fields.
@@ -210,19 +210,19 @@ func (s *Service) checkFlow(ctx context.Context, db *ent.Client, in IVRFlowInput
 		}
 	}
 	if in.Name != nil {
-		if f.name, err = flowText("name", *in.Name, MaxFlowNameLength, true); err != nil {
+		if f.name, err = valid.RequiredText("name", *in.Name, MaxFlowNameLength); err != nil {
 			return f, err
 		}
 	}
 	if in.Description != nil {
-		d, err := flowText("description", *in.Description, MaxFlowDescriptionLength, false)
+		d, err := valid.Text("description", *in.Description, MaxFlowDescriptionLength)
 		if err != nil {
 			return f, err
 		}
 		f.description = &d
 	}
 	if in.WelcomeAudioURL != nil {
-		w, err := flowText("welcome_audio_url", *in.WelcomeAudioURL, MaxWelcomeAudioLength, false)
+		w, err := valid.Text("welcome_audio_url", *in.WelcomeAudioURL, MaxWelcomeAudioLength)
 		if err != nil {
 			return f, err
 		}
@@ -259,20 +259,6 @@ func (s *Service) checkAccount(ctx context.Context, db *ent.Client, name string)
 		return "", apperr.Invalidf("chat_account %q is not an account of this organization", name)
 	}
 	return name, nil
-}
-
-// flowText trims and bounds a text field. Errors: invalid.
-func flowText(field, s string, max int, required bool) (string, error) {
-	s = strings.TrimSpace(s)
-	switch {
-	case required && s == "":
-		return "", apperr.Invalidf("%s is required", field)
-	case utf8.RuneCountInString(s) > max:
-		return "", apperr.Invalidf("%s must be at most %d characters", field, max)
-	case !utf8.ValidString(s) || strings.ContainsRune(s, 0):
-		return "", apperr.Invalidf("%s must be text without NUL characters", field)
-	}
-	return s, nil
 }
 
 // menuChecker answers an IVR menu's lookups in the organization and

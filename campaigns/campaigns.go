@@ -17,7 +17,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -27,6 +26,7 @@ import (
 	"switchboard/ent/account"
 	"switchboard/ent/campaign"
 	"switchboard/events"
+	"switchboard/internal/valid"
 	"switchboard/media"
 	"switchboard/messaging"
 	"switchboard/provider"
@@ -165,7 +165,7 @@ func (s *Service) Query(ctx context.Context, f Filter) (*ent.CampaignQuery, erro
 		q = q.Where(campaign.StatusEQ(campaign.Status(st)))
 	}
 	for field, v := range map[string]string{"chat_account": f.ChatAccount, "search": f.Search} {
-		if err := checkText(field, v, MaxNameLength); err != nil {
+		if err := valid.Check(field, v, MaxNameLength); err != nil {
 			return nil, err
 		}
 	}
@@ -259,11 +259,8 @@ func (s *Service) Update(ctx context.Context, id uuid.UUID, in Input) (*ent.Camp
 // (nil on create).
 func (s *Service) apply(ctx context.Context, db *ent.Client, cur *ent.Campaign, in Input, m *ent.CampaignMutation) error {
 	if in.Name != nil {
-		name := strings.TrimSpace(*in.Name)
-		if name == "" {
-			return apperr.Invalidf("name is required")
-		}
-		if err := checkText("name", name, MaxNameLength); err != nil {
+		name, err := valid.RequiredText("name", *in.Name, MaxNameLength)
+		if err != nil {
 			return err
 		}
 		m.SetName(name)
@@ -273,11 +270,8 @@ func (s *Service) apply(ctx context.Context, db *ent.Client, cur *ent.Campaign, 
 		accountName = cur.ChatAccount
 	}
 	if in.ChatAccount != nil {
-		accountName = strings.TrimSpace(*in.ChatAccount)
-		if accountName == "" {
-			return apperr.Invalidf("chat_account is required")
-		}
-		if err := checkText("chat_account", accountName, MaxNameLength); err != nil {
+		var err error
+		if accountName, err = valid.RequiredText("chat_account", *in.ChatAccount, MaxNameLength); err != nil {
 			return err
 		}
 		exists, err := db.Account.Query().Where(account.Name(accountName)).Exist(ctx)
@@ -309,8 +303,8 @@ func (s *Service) apply(ctx context.Context, db *ent.Client, cur *ent.Campaign, 
 		}
 	}
 	if in.HeaderMediaID != nil {
-		id := strings.TrimSpace(*in.HeaderMediaID)
-		if err := checkText("header_media_id", id, maxMediaID); err != nil {
+		id, err := valid.Text("header_media_id", *in.HeaderMediaID, maxMediaID)
+		if err != nil {
 			return err
 		}
 		m.SetHeaderMediaID(id)
@@ -372,15 +366,4 @@ func TemplateName(c *ent.Campaign) string {
 		return t.Name
 	}
 	return ""
-}
-
-// checkText bounds a text input and refuses NUL characters.
-func checkText(field, s string, maxLen int) error {
-	if utf8.RuneCountInString(s) > maxLen {
-		return apperr.Invalidf("%s must be at most %d characters", field, maxLen)
-	}
-	if strings.ContainsRune(s, 0) {
-		return apperr.Invalidf("%s must not contain NUL characters", field)
-	}
-	return nil
 }

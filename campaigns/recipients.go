@@ -18,6 +18,7 @@ import (
 	"switchboard/ent/campaignrecipient"
 	"switchboard/ent/schema"
 	"switchboard/ent/viewer"
+	"switchboard/internal/valid"
 	"switchboard/messaging"
 )
 
@@ -166,8 +167,8 @@ func checkRows(in []RecipientInput, params *messaging.ParamsChecker, res *Import
 			refuse(i, r.PhoneNumber, err)
 			continue
 		}
-		name := strings.TrimSpace(r.RecipientName)
-		if err := checkText("recipient_name", name, maxRecipientName); err != nil {
+		name, err := valid.Text("recipient_name", r.RecipientName, maxRecipientName)
+		if err != nil {
 			refuse(i, r.PhoneNumber, err)
 			continue
 		}

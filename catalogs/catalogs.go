@@ -22,6 +22,7 @@ import (
 	"switchboard/ent/account"
 	"switchboard/ent/catalog"
 	"switchboard/ent/product"
+	"switchboard/internal/valid"
 	"switchboard/messaging"
 	"switchboard/provider"
 	"switchboard/secrets"
@@ -140,11 +141,11 @@ func (s *Service) Get(ctx context.Context, id uuid.UUID) (*View, error) {
 // with its message), unavailable (the platform failed), conflict (the
 // platform's catalog id is held already).
 func (s *Service) Create(ctx context.Context, chatAccount, name string) (*View, error) {
-	name, err := requiredText("name", name, MaxNameLength)
+	name, err := valid.RequiredText("name", name, MaxNameLength)
 	if err != nil {
 		return nil, err
 	}
-	chatAccount, err = requiredText("chat_account", chatAccount, MaxNameLength)
+	chatAccount, err = valid.RequiredText("chat_account", chatAccount, MaxNameLength)
 	if err != nil {
 		return nil, err
 	}
@@ -223,24 +224,4 @@ func (s *Service) providerAccount(ctx context.Context, name string) (*ent.Accoun
 	}
 	creds, err := accounts.Credentials(s.Secrets, a)
 	return a, creds, err
-}
-
-// requiredText trims s and checks that it is present, at most max
-// characters and free of NUL characters.
-func requiredText(field, s string, maxLen int) (string, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return "", apperr.Invalidf("%s is required", field)
-	}
-	return s, checkText(field, s, maxLen)
-}
-
-func checkText(field, s string, maxLen int) error {
-	if utf8.RuneCountInString(s) > maxLen {
-		return apperr.Invalidf("%s must be at most %d characters", field, maxLen)
-	}
-	if strings.ContainsRune(s, 0) {
-		return apperr.Invalidf("%s must not contain NUL characters", field)
-	}
-	return nil
 }

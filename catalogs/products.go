@@ -11,6 +11,7 @@ import (
 	"switchboard/apperr"
 	"switchboard/ent"
 	"switchboard/ent/product"
+	"switchboard/internal/valid"
 	"switchboard/provider"
 )
 
@@ -41,12 +42,12 @@ func validate(in ProductInput) (checked, error) {
 		if err != nil || *p == nil {
 			return
 		}
-		v := strings.TrimSpace(**p)
+		check := valid.Text
 		if required {
-			v, err = requiredText(field, v, maxLen)
-		} else {
-			err = checkText(field, v, maxLen)
+			check = valid.RequiredText
 		}
+		var v string
+		v, err = check(field, **p, maxLen)
 		*p = &v
 	}
 	str(&in.Name, "name", MaxNameLength, true)

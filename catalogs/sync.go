@@ -11,6 +11,7 @@ import (
 	"switchboard/ent/catalog"
 	"switchboard/ent/product"
 	"switchboard/ent/rule"
+	"switchboard/internal/valid"
 	"switchboard/provider"
 )
 
@@ -31,7 +32,7 @@ type SyncResult struct {
 // platform no longer lists are kept. Errors: invalid (unknown account,
 // the platform's refusal), unavailable.
 func (s *Service) Sync(ctx context.Context, chatAccount string) (*SyncResult, error) {
-	chatAccount, err := requiredText("chat_account", chatAccount, MaxNameLength)
+	chatAccount, err := valid.RequiredText("chat_account", chatAccount, MaxNameLength)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +100,7 @@ func heldElsewhere(ctx context.Context, exists func(context.Context) (bool, erro
 // id or name, or held by another organization.
 func (s *Service) upsertCatalog(ctx context.Context, db *ent.Client, chatAccount string, pc provider.PlatformCatalog) (*ent.Catalog, error) {
 	name := strings.TrimSpace(pc.Name)
-	if pc.ID == "" || name == "" || checkText("name", name, MaxNameLength) != nil {
+	if pc.ID == "" || name == "" || valid.Check("name", name, MaxNameLength) != nil {
 		return nil, nil
 	}
 	cur, err := db.Catalog.Query().Where(catalog.ProviderCatalogID(pc.ID)).Only(ctx)

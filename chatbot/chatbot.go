@@ -11,11 +11,11 @@ package chatbot
 import (
 	"context"
 	"strings"
-	"unicode/utf8"
 
 	"switchboard/apperr"
 	"switchboard/database"
 	"switchboard/ent"
+	"switchboard/internal/valid"
 	"switchboard/secrets"
 )
 
@@ -49,21 +49,8 @@ type Page struct {
 	Limit  int
 }
 
-func textField(name, s string, max int, required bool) (string, error) {
-	t := strings.TrimSpace(s)
-	switch {
-	case required && t == "":
-		return "", apperr.Invalidf("%s is required", name)
-	case utf8.RuneCountInString(t) > max:
-		return "", apperr.Invalidf("%s must be at most %d characters", name, max)
-	case strings.ContainsRune(t, 0):
-		return "", apperr.Invalidf("%s must not contain NUL characters", name)
-	}
-	return t, nil
-}
-
 func search(s string) (string, error) {
-	return textField("search", s, MaxSearchLength, false)
+	return valid.Text("search", s, MaxSearchLength)
 }
 
 func priority(p int) error {
@@ -82,7 +69,7 @@ func keywordList(name string, in []string) ([]string, error) {
 	out := make([]string, 0, len(in))
 	seen := map[string]bool{}
 	for _, k := range in {
-		t, err := textField(name, k, MaxKeywordLength, false)
+		t, err := valid.Text(name, k, MaxKeywordLength)
 		if err != nil {
 			return nil, err
 		}

@@ -14,6 +14,7 @@ import (
 	"switchboard/ent"
 	"switchboard/ent/aicontext"
 	"switchboard/ent/predicate"
+	"switchboard/internal/valid"
 )
 
 const contextWhat = "AI context"
@@ -140,7 +141,7 @@ func normalizeContext(cur *ent.AIContext, in ContextInput) (*contextFields, erro
 	}
 	var err error
 	if in.Name != nil || cur == nil {
-		if f.name, err = textField("name", deref(in.Name), MaxNameLength, true); err != nil {
+		if f.name, err = valid.RequiredText("name", deref(in.Name), MaxNameLength); err != nil {
 			return nil, err
 		}
 	}
@@ -156,7 +157,7 @@ func normalizeContext(cur *ent.AIContext, in ContextInput) (*contextFields, erro
 		}
 	}
 	if in.StaticContent != nil {
-		if f.content, err = textField("static_content", *in.StaticContent, MaxContextContent, false); err != nil {
+		if f.content, err = valid.Text("static_content", *in.StaticContent, MaxContextContent); err != nil {
 			return nil, err
 		}
 	}

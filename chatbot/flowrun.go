@@ -249,7 +249,7 @@ func prompt(ctx context.Context, env FlowEnv, st *FlowState, n *Node, in *Input)
 		return "", true, sendText(ctx, env, c.Body, st.Vars)
 	}
 	answer := strings.TrimSpace(in.Text)
-	if valid(c.ValidationRegex, answer) {
+	if answerPasses(c.ValidationRegex, answer) {
 		if c.StoreAs != "" {
 			st.Vars[c.StoreAs] = answer
 		}
@@ -315,9 +315,9 @@ func request(c *NodeConfig, vars map[string]any) (HTTPRequest, error) {
 	return rt.fill(vars)
 }
 
-// valid reports whether answer passes a prompt's validation (an empty
-// pattern accepts any non-empty answer).
-func valid(pattern, answer string) bool {
+// answerPasses reports whether answer passes a prompt's validation (an
+// empty pattern accepts any non-empty answer).
+func answerPasses(pattern, answer string) bool {
 	if pattern == "" {
 		return answer != ""
 	}

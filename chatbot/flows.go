@@ -14,6 +14,7 @@ import (
 	"switchboard/ent/formflow"
 	"switchboard/ent/predicate"
 	"switchboard/ent/team"
+	"switchboard/internal/valid"
 )
 
 const flowWhat = "chatbot flow"
@@ -148,12 +149,12 @@ func (s *Service) normalizeFlow(ctx context.Context, cur *ent.ChatbotFlow, in Fl
 	}
 	var err error
 	if in.Name != nil || cur == nil {
-		if f.name, err = textField("name", deref(in.Name), MaxNameLength, true); err != nil {
+		if f.name, err = valid.RequiredText("name", deref(in.Name), MaxNameLength); err != nil {
 			return nil, err
 		}
 	}
 	if in.Description != nil {
-		if f.description, err = textField("description", *in.Description, MaxDescription, false); err != nil {
+		if f.description, err = valid.Text("description", *in.Description, MaxDescription); err != nil {
 			return nil, err
 		}
 	}
@@ -166,7 +167,7 @@ func (s *Service) normalizeFlow(ctx context.Context, cur *ent.ChatbotFlow, in Fl
 		f.enabled = *in.Enabled
 	}
 	if in.ChatAccount != nil {
-		if f.account, err = textField("chat_account", *in.ChatAccount, MaxNameLength, false); err != nil {
+		if f.account, err = valid.Text("chat_account", *in.ChatAccount, MaxNameLength); err != nil {
 			return nil, err
 		}
 		if f.account != "" {

@@ -11,6 +11,7 @@ import (
 	"switchboard/apperr"
 	"switchboard/chatbot/condition"
 	"switchboard/internal/placeholder"
+	"switchboard/internal/valid"
 	"switchboard/netguard"
 )
 
@@ -374,14 +375,18 @@ func asTypeError(err error, dst **json.UnmarshalTypeError) bool {
 	return ok
 }
 
+// text checks a node's text setting: present when required, at most max
+// characters, valid UTF-8 without NUL characters (valid's words, in the
+// node's GraphError).
 func text(node, name, s string, max int, required bool) error {
 	switch {
 	case required && strings.TrimSpace(s) == "":
 		return graphErr(node, "config.%s is required", name)
 	case utf8.RuneCountInString(s) > max:
 		return graphErr(node, "config.%s has at most %d characters", name, max)
-	case strings.ContainsRune(s, 0):
-		return graphErr(node, "config.%s must not contain NUL characters", name)
+	}
+	if err := valid.NoNUL("config."+name, s); err != nil {
+		return graphErr(node, "%s", err.(*apperr.Error).Message)
 	}
 	return nil
 }

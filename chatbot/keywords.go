@@ -16,6 +16,7 @@ import (
 	"switchboard/ent"
 	"switchboard/ent/keywordrule"
 	"switchboard/ent/predicate"
+	"switchboard/internal/valid"
 )
 
 // Keyword match types.
@@ -66,7 +67,11 @@ func checkResponse(responseType string, raw map[string]any) (map[string]any, err
 	if err := json.Unmarshal(b, &rc); err != nil {
 		return nil, apperr.Invalidf("response_content must be {body: string, buttons: [{id, title}]}")
 	}
-	body, err := textField("response_content.body", rc.Body, MaxMessageLength, responseType == "text")
+	check := valid.Text
+	if responseType == "text" {
+		check = valid.RequiredText
+	}
+	body, err := check("response_content.body", rc.Body, MaxMessageLength)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +201,7 @@ func (s *Service) normalizeKeyword(cur *ent.KeywordRule, in KeywordInput) (*norm
 		}
 	}
 	if in.Name != nil {
-		if n.name, err = textField("name", *in.Name, MaxNameLength, false); err != nil {
+		if n.name, err = valid.Text("name", *in.Name, MaxNameLength); err != nil {
 			return nil, err
 		}
 	}

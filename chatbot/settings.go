@@ -15,6 +15,7 @@ import (
 	"switchboard/ent/message"
 	"switchboard/ent/organizationmember"
 	"switchboard/ent/viewer"
+	"switchboard/internal/valid"
 )
 
 // AI providers a settings row may name (Whatomate's values).
@@ -189,7 +190,7 @@ func optText(name string, v *string, max int) (*string, error) {
 	if v == nil {
 		return nil, nil
 	}
-	t, err := textField(name, *v, max, false)
+	t, err := valid.Text(name, *v, max)
 	return &t, err
 }
 

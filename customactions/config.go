@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"net/url"
 	"strings"
-	"unicode/utf8"
 
 	"switchboard/apperr"
 	"switchboard/ent/customaction"
 	"switchboard/internal/placeholder"
+	"switchboard/internal/valid"
 	"switchboard/netguard"
 	"switchboard/webhooks"
 )
@@ -96,7 +96,7 @@ func CheckConfig(typ customaction.ActionType, config map[string]any, allowPrivat
 		if len(body) > MaxBodyTemplate {
 			return nil, apperr.Invalidf("config.body must be at most %d bytes", MaxBodyTemplate)
 		}
-		if err := checkText("config.body", body); err != nil {
+		if err := valid.NoNUL("config.body", body); err != nil {
 			return nil, err
 		}
 		hs := make(map[string]any, len(headers))
@@ -130,7 +130,7 @@ func CheckConfig(typ customaction.ActionType, config map[string]any, allowPrivat
 		if len(*c.Code) > MaxCode {
 			return nil, apperr.Invalidf("config.code must be at most %d bytes", MaxCode)
 		}
-		if err := checkText("config.code", *c.Code); err != nil {
+		if err := valid.NoNUL("config.code", *c.Code); err != nil {
 			return nil, err
 		}
 		return map[string]any{"code": *c.Code}, nil
@@ -204,15 +204,6 @@ func plainURL(raw string) error {
 		return apperr.Invalidf("the URL must include a host")
 	case u.User != nil:
 		return apperr.Invalidf("the URL must not contain a user name or password")
-	}
-	return nil
-}
-
-// checkText refuses invalid UTF-8 and NUL characters (PostgreSQL cannot
-// store the latter).
-func checkText(name, s string) error {
-	if !utf8.ValidString(s) || strings.ContainsRune(s, 0) {
-		return apperr.Invalidf("%s must be UTF-8 text without NUL characters", name)
 	}
 	return nil
 }

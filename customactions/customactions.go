@@ -13,9 +13,7 @@ package customactions
 import (
 	"context"
 	"net/http"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/redis/go-redis/v9"
@@ -25,6 +23,7 @@ import (
 	"switchboard/ent"
 	"switchboard/ent/customaction"
 	"switchboard/ent/predicate"
+	"switchboard/internal/valid"
 )
 
 // Bounds of actions and lists.
@@ -80,11 +79,8 @@ func (s *Service) List(ctx context.Context, search string, offset, limit int) (*
 		return nil, apperr.Invalidf("page and limit must be positive integers")
 	}
 	limit = min(limit, MaxPageSize)
-	search = strings.TrimSpace(search)
-	if utf8.RuneCountInString(search) > MaxSearchLength {
-		return nil, apperr.Invalidf("search must be at most %d characters", MaxSearchLength)
-	}
-	if err := checkText("search", search); err != nil {
+	search, err := valid.Text("search", search, MaxSearchLength)
+	if err != nil {
 		return nil, err
 	}
 	var where []predicate.CustomAction
@@ -195,14 +191,8 @@ type checked struct {
 func (s *Service) check(in Input, cur customaction.ActionType) (checked, error) {
 	var f checked
 	if in.Name != nil {
-		f.name = strings.TrimSpace(*in.Name)
-		switch {
-		case f.name == "":
-			return f, apperr.Invalidf("name is required")
-		case utf8.RuneCountInString(f.name) > MaxNameLength:
-			return f, apperr.Invalidf("name must be at most %d characters", MaxNameLength)
-		}
-		if err := checkText("name", f.name); err != nil {
+		var err error
+		if f.name, err = valid.RequiredText("name", *in.Name, MaxNameLength); err != nil {
 			return f, err
 		}
 	}

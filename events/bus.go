@@ -22,6 +22,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"switchboard/ent"
+	"switchboard/internal/sleep"
 )
 
 // Received is an event as a subscriber receives it.
@@ -178,7 +179,7 @@ func (b *Bus) receive(ctx context.Context, ps *redis.PubSub) {
 				b.log.Warn("events: subscription lost; clients are told to resync", "err", err)
 				b.Resync()
 			}
-			sleep(ctx, backoff)
+			_ = sleep.For(ctx, backoff) // an ended ctx ends the loop above
 			backoff = min(2*backoff, 2*time.Second)
 			continue
 		}

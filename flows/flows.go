@@ -19,7 +19,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
@@ -30,6 +29,7 @@ import (
 	"switchboard/ent"
 	"switchboard/ent/account"
 	"switchboard/ent/formflow"
+	"switchboard/internal/valid"
 	"switchboard/messaging"
 	"switchboard/provider"
 	"switchboard/secrets"
@@ -120,8 +120,8 @@ func (s *Service) List(ctx context.Context, f Filter) (*Page, error) {
 	f.Limit = min(f.Limit, MaxPageSize)
 	q := s.live(ctx)
 	for field, v := range map[string]string{"account": f.Account, "status": f.Status, "search": f.Search} {
-		if len(v) > maxSearch || !utf8.ValidString(v) || strings.ContainsRune(v, 0) {
-			return nil, apperr.Invalidf("%s must be valid text of at most %d characters", field, maxSearch)
+		if err := valid.Check(field, v, maxSearch); err != nil {
+			return nil, err
 		}
 	}
 	if a := strings.TrimSpace(f.Account); a != "" {
@@ -183,7 +183,7 @@ func resolve(cur *ent.FormFlow, in Input) (*content, error) {
 	}
 	var err error
 	if in.Name != nil || cur == nil {
-		if c.name, err = text("name", deref(in.Name), maxName, true); err != nil {
+		if c.name, err = valid.RequiredText("name", deref(in.Name), maxName); err != nil {
 			return nil, err
 		}
 	}
@@ -256,7 +256,7 @@ func (s *Service) checkAccount(ctx context.Context, db *ent.Client, name string)
 // invalid (a missing chat_account or name, an unknown account or
 // category, a Flow JSON that fails CheckFlowJSON).
 func (s *Service) Create(ctx context.Context, in Input) (*ent.FormFlow, error) {
-	acct, err := text("chat_account", deref(in.ChatAccount), maxName, true)
+	acct, err := valid.RequiredText("chat_account", deref(in.ChatAccount), maxName)
 	if err != nil {
 		return nil, err
 	}
@@ -381,21 +381,6 @@ func copyName(name string, taken []string) string {
 			return base + suffix
 		}
 	}
-}
-
-// text trims v and checks it is valid text of at most n characters
-// (required: not empty).
-func text(field, v string, n int, required bool) (string, error) {
-	v = strings.TrimSpace(v)
-	switch {
-	case !utf8.ValidString(v) || strings.ContainsRune(v, 0):
-		return "", apperr.Invalidf("%s must be valid text", field)
-	case required && v == "":
-		return "", apperr.Invalidf("%s is required", field)
-	case utf8.RuneCountInString(v) > n:
-		return "", apperr.Invalidf("%s must be at most %d characters", field, n)
-	}
-	return v, nil
 }
 
 func deref(s *string) string {

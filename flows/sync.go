@@ -7,6 +7,7 @@ import (
 	"switchboard/apperr"
 	"switchboard/ent"
 	"switchboard/ent/formflow"
+	"switchboard/internal/valid"
 	"switchboard/provider"
 )
 
@@ -32,7 +33,7 @@ type SyncResult struct {
 // what it stored. Errors: invalid (unknown account, no credentials, the
 // platform's refusal), unavailable.
 func (s *Service) Sync(ctx context.Context, accountName string) (*SyncResult, error) {
-	accountName, err := text("chat_account", accountName, maxName, true)
+	accountName, err := valid.RequiredText("chat_account", accountName, maxName)
 	if err != nil {
 		return nil, err
 	}

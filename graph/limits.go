@@ -13,6 +13,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"switchboard/apperr"
+	"switchboard/internal/valid"
 )
 
 // The bounds of one GraphQL operation, checked before anything executes
@@ -91,7 +92,7 @@ func (Limits) MutateOperationContext(_ context.Context, oc *graphql.OperationCon
 		return limitError(CodeNodesLimit, "operation looks up %d ids (nodes(ids:)), which exceeds the limit of %d per operation", s.ids, MaxNodeIDs)
 	}
 	if hasNUL(oc.Doc) || valueHasNUL(oc.Variables) {
-		return limitError(string(apperr.Invalid), "text must not contain NUL characters")
+		return limitError(string(apperr.Invalid), "%s", valid.NUL("text").Message)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"switchboard/database"
 	"switchboard/internal/testenv"
+	"switchboard/internal/testkit"
 )
 
 // The deliveries table is vacuumed on the node's schedule, on PostgreSQL.
@@ -22,22 +23,15 @@ func TestVacuumLoop(t *testing.T) {
 	go func() { s.vacuumLoop(lctx); close(done) }()
 	defer func() { cancel(); <-done }()
 
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testkit.Eventually(t, "a vacuum of inbound_events", func() bool {
 		var n int
 		err := db.SQL.QueryRowContext(ctx,
 			"SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = 'inbound_events'").Scan(&n)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n > 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("inbound_events was not vacuumed")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return n > 0
+	})
 }
 
 // migratedPostgres opens a fresh PostgreSQL database with the schema

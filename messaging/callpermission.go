@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"switchboard/ent"
+	"switchboard/internal/valid"
 	"switchboard/provider"
 )
 
@@ -21,7 +22,7 @@ const InteractiveCallPermission = "call_permission_request"
 // refuses this type. Errors: invalid (empty or too long body, a closed
 // service window, no account), not_found (contact).
 func (s *Service) SendCallPermissionRequest(ctx context.Context, contactID uuid.UUID, accountName, body string) (*ent.Message, error) {
-	body, err := requiredText("body", body, maxInteractiveBody)
+	body, err := valid.RequiredText("body", body, maxInteractiveBody)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"switchboard/apperr"
 	"switchboard/ent"
+	"switchboard/internal/valid"
 	"switchboard/provider"
 )
 
@@ -57,7 +58,7 @@ func (s *Service) SendFlow(ctx context.Context, contactID uuid.UUID, accountName
 	if err != nil {
 		return nil, err
 	}
-	body, err = requiredText("body", body, maxInteractiveBody)
+	body, err = valid.RequiredText("body", body, maxInteractiveBody)
 	if err != nil {
 		return nil, err
 	}
@@ -72,9 +73,9 @@ func (s *Service) SendFlow(ctx context.Context, contactID uuid.UUID, accountName
 		{"screen", &f.Screen, maxFlowScreen, false}, {"flow_id", &f.FlowID, 100, true},
 	} {
 		if c.required {
-			*c.v, err = requiredText(c.field, *c.v, c.max)
+			*c.v, err = valid.RequiredText(c.field, *c.v, c.max)
 		} else {
-			err = checkText(c.field, *c.v, c.max)
+			err = valid.Check(c.field, *c.v, c.max)
 		}
 		if err != nil {
 			return nil, err

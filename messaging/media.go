@@ -17,6 +17,7 @@ import (
 	"switchboard/apperr"
 	"switchboard/ent"
 	"switchboard/ent/viewer"
+	"switchboard/internal/valid"
 	"switchboard/media"
 	"switchboard/netguard"
 )
@@ -94,7 +95,7 @@ func (s *Service) SendMedia(ctx context.Context, in MediaInput) (*ent.Message, e
 	if caption != "" && kind != KindImage && kind != KindVideo {
 		return nil, apperr.Invalidf("caption is allowed for images and videos only")
 	}
-	if err := checkText("caption", caption, maxCaption); err != nil {
+	if err := valid.Check("caption", caption, maxCaption); err != nil {
 		return nil, err
 	}
 	mimeType, err := checkUpload(kind, "file", in.File)

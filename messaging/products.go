@@ -8,6 +8,7 @@ import (
 
 	"switchboard/apperr"
 	"switchboard/ent"
+	"switchboard/internal/valid"
 	"switchboard/provider"
 )
 
@@ -64,23 +65,23 @@ func (s *Service) SendProductMessage(ctx context.Context, contactID uuid.UUID, a
 // validProductMessage trims pm and checks it against the platform's rules.
 func validProductMessage(pm ProductMessage) (ProductMessage, error) {
 	var err error
-	if pm.Body, err = requiredText("body", pm.Body, maxInteractiveBody); err != nil {
+	if pm.Body, err = valid.RequiredText("body", pm.Body, maxInteractiveBody); err != nil {
 		return pm, err
 	}
 	if pm.Footer, err = optionalText("footer", pm.Footer, maxProductFooter); err != nil {
 		return pm, err
 	}
-	if pm.CatalogID, err = requiredText("catalog_id", pm.CatalogID, maxRetailerID); err != nil {
+	if pm.CatalogID, err = valid.RequiredText("catalog_id", pm.CatalogID, maxRetailerID); err != nil {
 		return pm, err
 	}
 	switch pm.Type {
 	case InteractiveProduct:
 		pm.Header, pm.Sections = "", nil
-		pm.ProductRetailerID, err = requiredText("product_retailer_id", pm.ProductRetailerID, maxRetailerID)
+		pm.ProductRetailerID, err = valid.RequiredText("product_retailer_id", pm.ProductRetailerID, maxRetailerID)
 		return pm, err
 	case InteractiveProductList:
 		pm.ProductRetailerID = ""
-		if pm.Header, err = requiredText("header", pm.Header, maxProductHeader); err != nil {
+		if pm.Header, err = valid.RequiredText("header", pm.Header, maxProductHeader); err != nil {
 			return pm, err
 		}
 		pm.Sections, err = validProductSections(pm.Sections)
@@ -113,7 +114,7 @@ func validProductSections(sections []ProductSection) ([]ProductSection, error) {
 	out := make([]ProductSection, len(sections))
 	seen := map[string]bool{}
 	for i, sec := range sections {
-		title, err := requiredText("sections[].title", sec.Title, maxProductSectionTitle)
+		title, err := valid.RequiredText("sections[].title", sec.Title, maxProductSectionTitle)
 		if err != nil {
 			return nil, err
 		}
@@ -122,7 +123,7 @@ func validProductSections(sections []ProductSection) ([]ProductSection, error) {
 		}
 		ids := make([]string, len(sec.ProductRetailerIDs))
 		for j, id := range sec.ProductRetailerIDs {
-			if ids[j], err = requiredText("sections[].product_items[].product_retailer_id", id, maxRetailerID); err != nil {
+			if ids[j], err = valid.RequiredText("sections[].product_items[].product_retailer_id", id, maxRetailerID); err != nil {
 				return nil, err
 			}
 			if seen[ids[j]] {
@@ -140,7 +141,7 @@ func optionalText(field, s string, maxLen int) (string, error) {
 	if s == "" {
 		return "", nil
 	}
-	return requiredText(field, s, maxLen)
+	return valid.RequiredText(field, s, maxLen)
 }
 
 // productOutgoing rebuilds the platform's product message from the

@@ -16,6 +16,7 @@ import (
 	"switchboard/ent/message"
 	"switchboard/ent/viewer"
 	"switchboard/events"
+	"switchboard/internal/valid"
 )
 
 // Limits of free-form messages, as the platform documents them.
@@ -118,7 +119,7 @@ func (s *Service) SendText(ctx context.Context, contactID uuid.UUID, accountName
 }
 
 func (s *Service) sendText(ctx context.Context, contactID uuid.UUID, accountName, body string, source *message.BotSource) (*ent.Message, error) {
-	body, err := requiredText("content.body", body, maxTextBody)
+	body, err := valid.RequiredText("content.body", body, maxTextBody)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +150,7 @@ func (s *Service) sendInteractive(ctx context.Context, contactID uuid.UUID, acco
 func validInteractive(in Interactive) (Interactive, error) {
 	var err error
 	in.Flow = nil // flow messages go through SendFlow only
-	if in.Body, err = requiredText("interactive.body", in.Body, maxInteractiveBody); err != nil {
+	if in.Body, err = valid.RequiredText("interactive.body", in.Body, maxInteractiveBody); err != nil {
 		return in, err
 	}
 	switch in.Type {
@@ -158,7 +159,7 @@ func validInteractive(in Interactive) (Interactive, error) {
 		in.Buttons, err = validButtons(in.Buttons)
 	case InteractiveCTAURL:
 		in.Buttons = nil
-		if in.ButtonText, err = requiredText("interactive.button_text", in.ButtonText, maxButtonTitle); err != nil {
+		if in.ButtonText, err = valid.RequiredText("interactive.button_text", in.ButtonText, maxButtonTitle); err != nil {
 			return in, err
 		}
 		in.URL, err = validLink("interactive.url", in.URL)
@@ -175,11 +176,11 @@ func validButtons(buttons []Button) ([]Button, error) {
 	out := make([]Button, len(buttons))
 	seen := map[string]bool{}
 	for i, b := range buttons {
-		id, err := requiredText("interactive.buttons[].id", b.ID, maxButtonID)
+		id, err := valid.RequiredText("interactive.buttons[].id", b.ID, maxButtonID)
 		if err != nil {
 			return nil, err
 		}
-		title, err := requiredText("interactive.buttons[].title", b.Title, maxButtonTitle)
+		title, err := valid.RequiredText("interactive.buttons[].title", b.Title, maxButtonTitle)
 		if err != nil {
 			return nil, err
 		}
@@ -194,7 +195,7 @@ func validButtons(buttons []Button) ([]Button, error) {
 
 // validLink checks an absolute http(s) URL.
 func validLink(field, raw string) (string, error) {
-	raw, err := requiredText(field, raw, maxCTAURL)
+	raw, err := valid.RequiredText(field, raw, maxCTAURL)
 	if err != nil {
 		return "", err
 	}
@@ -203,28 +204,6 @@ func validLink(field, raw string) (string, error) {
 		return "", apperr.Invalidf("%s must be an absolute http or https URL", field)
 	}
 	return raw, nil
-}
-
-// requiredText trims s and checks that it is present, at most max
-// characters and free of NUL characters.
-func requiredText(field, s string, maxLen int) (string, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return "", apperr.Invalidf("%s is required", field)
-	}
-	return s, checkText(field, s, maxLen)
-}
-
-// checkText checks the length and the absence of NUL characters
-// (PostgreSQL cannot store them).
-func checkText(field, s string, maxLen int) error {
-	if utf8.RuneCountInString(s) > maxLen {
-		return apperr.Invalidf("%s must be at most %d characters", field, maxLen)
-	}
-	if strings.ContainsRune(s, 0) {
-		return apperr.Invalidf("%s must not contain NUL characters", field)
-	}
-	return nil
 }
 
 // draft is an outgoing message ready to be stored.
@@ -278,7 +257,7 @@ func (s *Service) sendFreeForm(ctx context.Context, contactID uuid.UUID, account
 // It must be active and have an access token. Errors: invalid.
 func (s *Service) resolveAccount(ctx context.Context, db *ent.Client, name string, c *ent.Contact) (*ent.Account, error) {
 	name = strings.TrimSpace(name)
-	if err := checkText("account name", name, maxAccountName); err != nil {
+	if err := valid.Check("account name", name, maxAccountName); err != nil {
 		return nil, err
 	}
 	var (

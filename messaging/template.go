@@ -14,6 +14,7 @@ import (
 	"switchboard/ent"
 	"switchboard/ent/contact"
 	"switchboard/ent/template"
+	"switchboard/internal/valid"
 	"switchboard/provider"
 	"switchboard/templates"
 )
@@ -127,7 +128,7 @@ func (in TemplateInput) check() error {
 		"header_media_id": in.HeaderMediaID, "header_media_url": in.HeaderMediaURL,
 		"header_media_filename": in.HeaderMediaFilename,
 	} {
-		if err := checkText(field, v, maxTemplateField); err != nil {
+		if err := valid.Check(field, v, maxTemplateField); err != nil {
 			return err
 		}
 	}
@@ -405,7 +406,7 @@ func checkParam(field, name, val string) error {
 	if strings.ContainsAny(val, "\n\r\t") || strings.Contains(val, "     ") {
 		return apperr.Invalidf("%s {{%s}} must not contain new lines, tabs or more than 4 consecutive spaces", field, name)
 	}
-	return checkText(field, val, maxParamText)
+	return valid.Check(field, val, maxParamText)
 }
 
 // bindHeaderParams checks header_params against the template's header: at
@@ -450,7 +451,7 @@ func bindButtons(t *ent.Template, values map[string]string) (map[string]string, 
 		if val == "" {
 			return nil, apperr.Invalidf("button_params needs a value for button %d of template %q (a dynamic URL button)", i, t.Name)
 		}
-		if err := checkText("button_params", val, maxParamText); err != nil {
+		if err := valid.Check("button_params", val, maxParamText); err != nil {
 			return nil, err
 		}
 		out[k] = val

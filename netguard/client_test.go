@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/testkit"
 	"switchboard/netguard"
 )
 
@@ -508,11 +509,9 @@ func TestClientConnectionsPerHost(t *testing.T) {
 				errs <- err
 			}()
 		}
-		for deadline := time.Now().Add(time.Minute); inFlight.Load() < netguard.MaxConnsPerHost; time.Sleep(time.Millisecond) {
-			if time.Now().After(deadline) {
-				close(release[w])
-				t.Fatalf("wave %d: only %d requests reached the server", w, inFlight.Load())
-			}
+		if !testkit.Poll(time.Minute, func() bool { return inFlight.Load() >= netguard.MaxConnsPerHost }) {
+			close(release[w])
+			t.Fatalf("wave %d: only %d requests reached the server", w, inFlight.Load())
 		}
 		close(release[w])
 		for range requests {

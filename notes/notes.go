@@ -6,9 +6,7 @@ package notes
 
 import (
 	"context"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -19,6 +17,7 @@ import (
 	"switchboard/ent/contactnote"
 	"switchboard/ent/viewer"
 	"switchboard/events"
+	"switchboard/internal/valid"
 )
 
 // Bounds of notes and of a page of them.
@@ -80,19 +79,6 @@ func NewPayload(n *ent.ContactNote) Payload {
 	}
 }
 
-func content(s string) (string, error) {
-	c := strings.TrimSpace(s)
-	switch {
-	case c == "":
-		return "", apperr.Invalidf("content is required")
-	case utf8.RuneCountInString(c) > MaxContentLength:
-		return "", apperr.Invalidf("content must be at most %d characters", MaxContentLength)
-	case strings.ContainsRune(c, 0):
-		return "", apperr.Invalidf("content must not contain NUL characters")
-	}
-	return c, nil
-}
-
 // List returns the limit notes of the contact before the note before (the
 // newest when before is nil), oldest first. Errors: invalid (limit below
 // 1), not_found (the contact, or a before that is not one of its notes).
@@ -146,7 +132,7 @@ func (s *Service) Create(ctx context.Context, contactID uuid.UUID, text string) 
 	if v == nil || v.UserID == uuid.Nil {
 		return nil, apperr.New(apperr.Unauthenticated, "a note needs a user as its author")
 	}
-	c, err := content(text)
+	c, err := valid.RequiredText("content", text, MaxContentLength)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +157,7 @@ func (s *Service) Create(ctx context.Context, contactID uuid.UUID, text string) 
 // (content), not_found (the note, or not one of the contact's), forbidden
 // (neither its author nor allowed to update contacts).
 func (s *Service) Update(ctx context.Context, contactID, noteID uuid.UUID, text string) (*ent.ContactNote, error) {
-	c, err := content(text)
+	c, err := valid.RequiredText("content", text, MaxContentLength)
 	if err != nil {
 		return nil, err
 	}

@@ -9,10 +9,11 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"switchboard/internal/retryafter"
 )
 
 // Sentinel errors, wrapped with detail; test them with errors.Is.
@@ -207,7 +208,7 @@ type graphErrorBody struct {
 // any text the server echoed.
 func readError(resp *http.Response, token string) *Error {
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	e := &Error{Status: resp.StatusCode, RetryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())}
+	e := &Error{Status: resp.StatusCode, RetryAfter: retryafter.Parse(resp.Header.Get("Retry-After"), time.Now())}
 	var body graphErrorBody
 	if json.Unmarshal(raw, &body) == nil && body.Error != nil {
 		ge := body.Error
@@ -239,25 +240,4 @@ func snippet(b []byte) string {
 		s = strings.ToValidUTF8(s[:limit], "") + "…"
 	}
 	return s
-}
-
-// parseRetryAfter reads delay-seconds or an HTTP date; zero when absent or
-// in the past.
-func parseRetryAfter(v string, now time.Time) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if n <= 0 {
-			return 0
-		}
-		return time.Duration(min(n, int64(24*time.Hour/time.Second))) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := t.Sub(now); d > 0 {
-			return d
-		}
-	}
-	return 0
 }

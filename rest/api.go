@@ -19,6 +19,7 @@ import (
 	"switchboard/ent/viewer"
 	"switchboard/events"
 	"switchboard/graph"
+	"switchboard/internal/valid"
 	"switchboard/media"
 	"switchboard/ratelimit"
 	"switchboard/sso"
@@ -104,7 +105,7 @@ func (cr credential) present() bool { return cr.apiKey != "" || cr.bearer != "" 
 func (a *API) guard(r Route) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if hasNUL(c) {
-			abort(c, apperr.Invalid, "query and path must not contain NUL characters")
+			writeError(c, valid.NUL("query and path"))
 			return
 		}
 		perm := r.operation().Perm

@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"switchboard/apperr"
+	"switchboard/internal/valid"
 )
 
 // MaxJSONBody bounds JSON request bodies (GraphQL POST bodies too).
@@ -44,7 +45,7 @@ func bindJSON(c *gin.Context, dst any, optional bool) error {
 // character is refused: PostgreSQL cannot store it.
 func decodeJSON(body []byte, dst any) error {
 	if bytes.Contains(body, []byte(`\u0000`)) || bytes.IndexByte(body, 0) >= 0 {
-		return apperr.Invalidf("text must not contain NUL characters")
+		return valid.NUL("text")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()

@@ -26,6 +26,7 @@ import (
 	"golang.org/x/crypto/hkdf"
 
 	"switchboard/apperr"
+	"switchboard/internal/valid"
 )
 
 const (
@@ -143,7 +144,7 @@ func (b *Box) OpenString(s string) (string, error) {
 // box configured).
 func (b *Box) SealField(field, value string, limit int) ([]byte, error) {
 	if len(value) > limit {
-		return nil, apperr.Invalidf("%s must be at most %d characters", field, limit)
+		return nil, valid.TooLong(field, limit)
 	}
 	if b == nil {
 		return nil, apperr.New(apperr.Internal, "encryption is not configured")

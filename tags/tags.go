@@ -23,6 +23,7 @@ import (
 	"switchboard/ent/predicate"
 	"switchboard/ent/tag"
 	"switchboard/events"
+	"switchboard/internal/valid"
 	"switchboard/messaging"
 )
 
@@ -80,8 +81,9 @@ func NormalizeName(name string) (string, error) {
 		return "", apperr.Invalidf("tags must be non-empty strings")
 	case utf8.RuneCountInString(n) > MaxNameLength:
 		return "", apperr.Invalidf("each tag must be at most %d characters", MaxNameLength)
-	case strings.ContainsRune(n, 0):
-		return "", apperr.Invalidf("tags must not contain NUL characters")
+	}
+	if err := valid.NoNUL("tags", n); err != nil {
+		return "", err
 	}
 	return n, nil
 }
@@ -104,8 +106,8 @@ func HasTag(name string) predicate.Contact {
 // Query returns the tags of the viewer's organization matching f. Errors:
 // invalid (a NUL character in the filter).
 func (s *Service) Query(ctx context.Context, f Filter) (*ent.TagQuery, error) {
-	if strings.ContainsRune(f.Search, 0) {
-		return nil, apperr.Invalidf("search must not contain NUL characters")
+	if err := valid.NoNUL("search", f.Search); err != nil {
+		return nil, err
 	}
 	q := database.ClientFor(ctx, s.Client).Tag.Query()
 	if t := strings.TrimSpace(f.Search); t != "" {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"switchboard/apperr"
+	"switchboard/internal/valid"
 )
 
 // Header sample limits of the platform: images JPEG or PNG up to 5 MB,
@@ -54,7 +55,7 @@ func (s *Service) UploadMedia(ctx context.Context, accountName, filename string,
 	if accountName == "" {
 		return nil, apperr.Invalidf("account is required")
 	}
-	if _, err := text("account", accountName, 200); err != nil {
+	if _, err := valid.Text("account", accountName, 200); err != nil {
 		return nil, err
 	}
 	if len(data) == 0 {
@@ -75,7 +76,7 @@ func (s *Service) UploadMedia(ctx context.Context, accountName, filename string,
 	if filename == "" || filename == "." || filename == "/" {
 		filename = "sample"
 	}
-	if f, err := text("filename", filename, 255); err != nil {
+	if f, err := valid.Text("filename", filename, 255); err != nil {
 		return nil, err
 	} else {
 		filename = f

@@ -8,6 +8,7 @@ import (
 	"switchboard/database"
 	"switchboard/ent"
 	"switchboard/ent/template"
+	"switchboard/internal/valid"
 	"switchboard/provider"
 )
 
@@ -27,7 +28,7 @@ const (
 // refusal), unavailable.
 func (s *Service) Sync(ctx context.Context, accountName string) (int, error) {
 	accountName = strings.TrimSpace(accountName)
-	if _, err := text("chat_account", accountName, 200); err != nil {
+	if _, err := valid.Text("chat_account", accountName, 200); err != nil {
 		return 0, err
 	}
 	_, acc, err := s.providerAccount(ctx, accountName)

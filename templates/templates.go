@@ -14,6 +14,7 @@ import (
 	"switchboard/ent/user"
 	"switchboard/ent/viewer"
 	"switchboard/events"
+	"switchboard/internal/valid"
 	"switchboard/provider"
 	"switchboard/secrets"
 )
@@ -74,7 +75,7 @@ func (s *Service) List(ctx context.Context, f Filter) (*Page, error) {
 	}
 	f.Limit = min(f.Limit, MaxPageSize)
 	for field, v := range map[string]string{"account": f.Account, "status": f.Status, "category": f.Category, "search": f.Search} {
-		if _, err := text(field, v, maxSearch); err != nil {
+		if _, err := valid.Text(field, v, maxSearch); err != nil {
 			return nil, err
 		}
 	}

@@ -6,10 +6,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"switchboard/apperr"
 	"switchboard/ent/template"
+	"switchboard/internal/valid"
 )
 
 // The platform's documented limits of a template's parts.
@@ -75,42 +75,23 @@ var (
 	namedVarRE  = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 )
 
-func text(field, v string, max int) (string, error) {
-	v = strings.TrimSpace(v)
-	switch {
-	case strings.ContainsRune(v, 0):
-		return "", apperr.Invalidf("%s must not contain NUL characters", field)
-	case !utf8.ValidString(v):
-		return "", apperr.Invalidf("%s must be valid UTF-8", field)
-	case utf8.RuneCountInString(v) > max:
-		return "", apperr.Invalidf("%s must be at most %d characters", field, max)
-	}
-	return v, nil
-}
-
 // validate checks in against the platform's rules and returns the draft
 // to store. Errors: invalid, naming the field and the rule.
 func validate(in Input) (*draft, error) {
 	d := &draft{securityRecommendation: in.AddSecurityRecommendation}
 	var err error
-	if d.account, err = text("chat_account", in.ChatAccount, 200); err != nil {
+	if d.account, err = valid.RequiredText("chat_account", in.ChatAccount, 200); err != nil {
 		return nil, err
 	}
-	if d.account == "" {
-		return nil, apperr.Invalidf("chat_account is required")
-	}
-	if d.name, err = text("name", in.Name, MaxNameLength); err != nil {
+	if d.name, err = valid.RequiredText("name", in.Name, MaxNameLength); err != nil {
 		return nil, err
 	}
-	switch {
-	case d.name == "":
-		return nil, apperr.Invalidf("name is required")
-	case !nameRE.MatchString(d.name):
+	if !nameRE.MatchString(d.name) {
 		return nil, apperr.Invalidf("name must contain only lowercase letters, digits and underscores (like order_update_2)")
 	}
 	d.displayName = d.name
 	if in.DisplayName != nil {
-		if v, err := text("display_name", *in.DisplayName, MaxDisplayName); err != nil {
+		if v, err := valid.Text("display_name", *in.DisplayName, MaxDisplayName); err != nil {
 			return nil, err
 		} else if v != "" {
 			d.displayName = v
@@ -138,10 +119,10 @@ func validate(in Input) (*draft, error) {
 			return nil, apperr.Invalidf("header_type must be TEXT, IMAGE, VIDEO, DOCUMENT or NONE")
 		}
 	}
-	if d.body, err = text("body_content", in.BodyContent, MaxBodyText); err != nil {
+	if d.body, err = valid.Text("body_content", in.BodyContent, MaxBodyText); err != nil {
 		return nil, err
 	}
-	if d.footer, err = text("footer_content", in.FooterContent, MaxFooterText); err != nil {
+	if d.footer, err = valid.Text("footer_content", in.FooterContent, MaxFooterText); err != nil {
 		return nil, err
 	}
 	if err := d.checkHeader(in.HeaderContent); err != nil {
@@ -166,7 +147,7 @@ func (d *draft) checkHeader(raw string) error {
 			return apperr.Invalidf("header_content must be empty when header_type is NONE")
 		}
 	case template.HeaderTypeTEXT:
-		if d.header, err = text("header_content", raw, MaxHeaderText); err != nil {
+		if d.header, err = valid.Text("header_content", raw, MaxHeaderText); err != nil {
 			return err
 		}
 		if d.header == "" {
@@ -185,7 +166,7 @@ func (d *draft) checkHeader(raw string) error {
 	default:
 		// A media header's content is the sample's handle from
 		// upload-media; it may be given later, before publishing.
-		if d.header, err = text("header_content", raw, MaxHeaderHandle); err != nil {
+		if d.header, err = valid.Text("header_content", raw, MaxHeaderHandle); err != nil {
 			return err
 		}
 	}
@@ -247,7 +228,7 @@ func (d *draft) checkAuthentication(in Input) error {
 		if ot := strings.ToUpper(str(b, "otp_type")); ot != "" && ot != "COPY_CODE" {
 			return apperr.Invalidf("buttons[0].otp_type must be COPY_CODE (one-tap and zero-tap need an Android app, which is not supported)")
 		}
-		if t, err := text("buttons[0].text", str(b, "text"), MaxButtonText); err != nil {
+		if t, err := valid.Text("buttons[0].text", str(b, "text"), MaxButtonText); err != nil {
 			return err
 		} else if t != "" {
 			otp["text"] = t
@@ -292,7 +273,7 @@ func checkButtons(raw []map[string]any) ([]map[string]any, error) {
 	for i, b := range raw {
 		f := fmt.Sprintf("buttons[%d]", i)
 		typ := strings.ToUpper(strings.TrimSpace(str(b, "type")))
-		label, err := text(f+".text", str(b, "text"), MaxButtonText)
+		label, err := valid.Text(f+".text", str(b, "text"), MaxButtonText)
 		if err != nil {
 			return nil, err
 		}
@@ -306,7 +287,7 @@ func checkButtons(raw []map[string]any) ([]map[string]any, error) {
 		switch typ {
 		case ButtonQuickReply:
 		case ButtonURL:
-			u, err := text(f+".url", str(b, "url"), MaxButtonURL)
+			u, err := valid.Text(f+".url", str(b, "url"), MaxButtonURL)
 			if err != nil {
 				return nil, err
 			}
@@ -314,7 +295,7 @@ func checkButtons(raw []map[string]any) ([]map[string]any, error) {
 				return nil, err
 			}
 			nb["url"] = u
-			if ex, err := text(f+".example", str(b, "example"), MaxButtonURL); err != nil {
+			if ex, err := valid.Text(f+".example", str(b, "example"), MaxButtonURL); err != nil {
 				return nil, err
 			} else if ex != "" {
 				nb["example"] = ex
@@ -326,7 +307,7 @@ func checkButtons(raw []map[string]any) ([]map[string]any, error) {
 			}
 			nb["phone_number"] = p
 		case ButtonCopyCode:
-			ex, err := text(f+".example", str(b, "example"), MaxCopyCodeExample)
+			ex, err := valid.Text(f+".example", str(b, "example"), MaxCopyCodeExample)
 			if err != nil {
 				return nil, err
 			}
@@ -468,7 +449,7 @@ func (d *draft) checkSamples(raw []string) error {
 	}
 	d.samples = make([]string, len(raw))
 	for i, s := range raw {
-		v, err := text(fmt.Sprintf("sample_values[%d]", i), s, MaxSampleValue)
+		v, err := valid.Text(fmt.Sprintf("sample_values[%d]", i), s, MaxSampleValue)
 		if err != nil {
 			return err
 		}

@@ -24,7 +24,6 @@ import (
 	"log/slog"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
@@ -41,6 +40,7 @@ import (
 	"switchboard/ent/transfertimer"
 	"switchboard/ent/viewer"
 	"switchboard/events"
+	"switchboard/internal/valid"
 	"switchboard/worker"
 )
 
@@ -121,23 +121,22 @@ func (s *Service) settings(ctx context.Context, db *ent.Client) (settings, error
 }
 
 func (in *CreateInput) normalize() error {
-	in.ChatAccount = strings.TrimSpace(in.ChatAccount)
-	in.Notes = strings.TrimSpace(in.Notes)
 	in.Source = strings.TrimSpace(in.Source)
 	if in.Source == "" {
 		in.Source = "manual"
 	}
-	switch {
-	case in.ContactID == uuid.Nil:
-		return apperr.Invalidf("contact_id is required")
-	case utf8.RuneCountInString(in.ChatAccount) > MaxChatAccountLength:
-		return apperr.Invalidf("chat_account must be at most %d characters", MaxChatAccountLength)
-	case utf8.RuneCountInString(in.Notes) > MaxNotesLength:
-		return apperr.Invalidf("notes must be at most %d characters", MaxNotesLength)
-	case len(in.Source) > MaxSourceLength || !token(in.Source):
+	if in.ContactID == uuid.Nil {
+		return valid.Required("contact_id")
+	}
+	var err error
+	if in.ChatAccount, err = valid.Text("chat_account", in.ChatAccount, MaxChatAccountLength); err != nil {
+		return err
+	}
+	if in.Notes, err = valid.Text("notes", in.Notes, MaxNotesLength); err != nil {
+		return err
+	}
+	if len(in.Source) > MaxSourceLength || !token(in.Source) {
 		return apperr.Invalidf("source must be a word of lowercase letters, digits and underscores (at most %d)", MaxSourceLength)
-	case strings.ContainsRune(in.Notes, 0) || strings.ContainsRune(in.ChatAccount, 0):
-		return apperr.Invalidf("notes and chat_account must not contain NUL characters")
 	}
 	return nil
 }

@@ -10,7 +10,6 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -20,6 +19,7 @@ import (
 	"switchboard/ent"
 	"switchboard/ent/dashboardwidget"
 	"switchboard/ent/viewer"
+	"switchboard/internal/valid"
 )
 
 // Displays, chart types, metrics and filter operators a widget may use.
@@ -158,26 +158,17 @@ func oneOf(name, v string, choices []string) error {
 	return nil
 }
 
-func text(name, v string, maxLen int, required bool) error {
-	switch {
-	case required && v == "":
-		return apperr.Invalidf("%s is required", name)
-	case utf8.RuneCountInString(v) > maxLen:
-		return apperr.Invalidf("%s must be at most %d characters", name, maxLen)
-	case strings.ContainsRune(v, 0):
-		return apperr.Invalidf("%s must not contain NUL characters", name)
-	}
-	return nil
-}
-
 // check validates sp and normalizes what depends on the display: a
 // shortcuts widget counts nothing, only a chart has a chart type and a
 // group-by field. Errors: invalid.
 func (sp *spec) check() error {
-	if err := text("name", sp.name, maxName, true); err != nil {
+	if sp.name == "" {
+		return valid.Required("name")
+	}
+	if err := valid.Check("name", sp.name, maxName); err != nil {
 		return err
 	}
-	if err := text("description", sp.description, maxDescription, false); err != nil {
+	if err := valid.Check("description", sp.description, maxDescription); err != nil {
 		return err
 	}
 	if sp.display == "" {
@@ -238,7 +229,7 @@ func (sp *spec) checkCount() error {
 		if err := oneOf("filter operator", f.Operator, []string{OpEquals, OpNotEquals, OpContains}); err != nil {
 			return err
 		}
-		if err := text("filter value", f.Value, maxFilterValue, false); err != nil {
+		if err := valid.Check("filter value", f.Value, maxFilterValue); err != nil {
 			return err
 		}
 	}

@@ -10,8 +10,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
+	"switchboard/internal/retryafter"
 	"switchboard/internal/sleep"
 	"time"
 )
@@ -282,7 +282,7 @@ const maxErrorBytes = 64 << 10
 // readError turns a non-2xx answer into an *Error. The three vendors'
 // error bodies share {"error": {"message", "type" | "status" | "code"}}.
 func readError(resp *http.Response, vendor, key string) *Error {
-	e := &Error{Vendor: vendor, Status: resp.StatusCode, RetryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())}
+	e := &Error{Vendor: vendor, Status: resp.StatusCode, RetryAfter: retryafter.Parse(resp.Header.Get("Retry-After"), time.Now())}
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
 	var body struct {
 		Error struct {
@@ -305,25 +305,4 @@ func readError(resp *http.Response, vendor, key string) *Error {
 		e.Type = cleanMessage(e.Type, key)
 	}
 	return e
-}
-
-// parseRetryAfter reads Retry-After as seconds or an HTTP date; zero when
-// absent, unreadable or past.
-func parseRetryAfter(v string, now time.Time) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if n <= 0 {
-			return 0
-		}
-		return time.Duration(min(n, int64(24*time.Hour/time.Second))) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := t.Sub(now); d > 0 {
-			return d
-		}
-	}
-	return 0
 }

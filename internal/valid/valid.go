@@ -43,7 +43,7 @@ func Check(field, s string, maxLen int) error {
 // NoNUL checks that s is valid UTF-8 without NUL characters.
 func NoNUL(field, s string) error {
 	if strings.ContainsRune(s, 0) {
-		return apperr.Invalidf("%s must not contain NUL characters", field)
+		return NUL(field)
 	}
 	if !utf8.ValidString(s) {
 		return apperr.Invalidf("%s must be valid UTF-8", field)
@@ -52,9 +52,16 @@ func NoNUL(field, s string) error {
 }
 
 // Required is the error of a missing field.
-func Required(field string) error { return apperr.Invalidf("%s is required", field) }
+func Required(field string) *apperr.Error { return apperr.Invalidf("%s is required", field) }
 
 // TooLong is the error of a field over its length.
-func TooLong(field string, maxLen int) error {
+func TooLong(field string, maxLen int) *apperr.Error {
 	return apperr.Invalidf("%s must be at most %d characters", field, maxLen)
+}
+
+// NUL is the error of a field holding a NUL character, for checks that
+// look at the raw request rather than a decoded string (a JSON body's
+// \u0000 escape, a query string's %00).
+func NUL(field string) *apperr.Error {
+	return apperr.Invalidf("%s must not contain NUL characters", field)
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/testkit"
 	"switchboard/provider/providertest"
 )
 
@@ -98,9 +99,8 @@ func TestEchoStatuses(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no status webhook acknowledged")
 	}
-	for deadline := time.Now().Add(10 * time.Second); p.Echoed.Load() == 0 && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond) // the poster reads the answer after the handler returned
-	}
+	// The poster reads the answer after the handler returned.
+	testkit.Eventually(t, "the status webhook's answer read", func() bool { return p.Echoed.Load() > 0 })
 	sends := p.Sends()
 	if len(sends) != 1 || sends[0].To != "15550000001" || sends[0].Callback != "cmp:1:15550000001:1" || sends[0].From == "" {
 		t.Fatalf("sends %+v", sends)
