@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -98,6 +99,8 @@ type Bus struct {
 
 	mu   sync.RWMutex
 	subs map[uuid.UUID]map[*Subscription]struct{}
+	// subscribed counts the Subscribe calls (Subscribed).
+	subscribed atomic.Uint64
 
 	// controls are the handlers of control messages (control.go).
 	controls controls
@@ -277,8 +280,16 @@ func (b *Bus) Subscribe(orgID uuid.UUID, n int) *Subscription {
 	}
 	b.subs[orgID][s] = struct{}{}
 	b.mu.Unlock()
+	b.subscribed.Add(1)
 	return s
 }
+
+// Subscribed is how many subscriptions this bus has opened. It only grows,
+// so that a test can wait for it to pass the count it read before
+// subscribing over a transport that does not acknowledge a subscription
+// (graphql-transport-ws): an event recorded before the subscription is
+// open does not reach it.
+func (b *Bus) Subscribed() uint64 { return b.subscribed.Load() }
 
 // C is the subscription's event channel.
 func (s *Subscription) C() <-chan Received { return s.c }

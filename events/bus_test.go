@@ -74,3 +74,26 @@ func TestSlowSubscriberDropped(t *testing.T) {
 	default:
 	}
 }
+
+// TestSubscribedOnlyGrows: Subscribed counts the subscriptions opened,
+// whichever organization and whether or not they ended since.
+func TestSubscribedOnlyGrows(t *testing.T) {
+	b := New(Options{Channel: "test", Log: slog.New(slog.DiscardHandler)})
+	steps := []struct {
+		name string
+		do   func()
+		want uint64
+	}{
+		{"New", func() {}, 0},
+		{"Subscribe", func() { b.Subscribe(uuid.New(), 1) }, 1},
+		{"AnotherOrganization", func() { b.Subscribe(uuid.New(), 1) }, 2},
+		{"CloseKeepsTheCount", func() { b.Subscribe(uuid.New(), 1).Close() }, 3},
+		{"Resync", b.Resync, 3},
+	}
+	for _, s := range steps {
+		s.do()
+		if got := b.Subscribed(); got != s.want {
+			t.Errorf("%s: Subscribed() = %d, want %d", s.name, got, s.want)
+		}
+	}
+}
