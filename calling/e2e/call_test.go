@@ -156,7 +156,8 @@ func TestCallThroughTheServerProcess(t *testing.T) {
 	}
 	var transferID string
 	eventually(t, ctx, "the transfer waits", func() (bool, error) {
-		transferID, err = cc.WaitingTransfer(ctx, callID)
+		waiting, err := cc.WaitingTransfers(ctx)
+		transferID = waiting[callID]
 		return transferID != "", err
 	})
 

@@ -159,9 +159,9 @@ func (cc *CallCenter) CallLog(ctx context.Context, callID string) (*CallLog, err
 	return nil, fmt.Errorf("no call log for call %s", callID)
 }
 
-// WaitingTransfer returns the id of the waiting transfer of the call, or
-// "" when there is none yet.
-func (cc *CallCenter) WaitingTransfer(ctx context.Context, callID string) (string, error) {
+// WaitingTransfers returns the waiting transfers the agent sees (at most
+// 100), by the platform's call id.
+func (cc *CallCenter) WaitingTransfers(ctx context.Context) (map[string]string, error) {
 	var page struct {
 		Transfers []struct {
 			ID         string `json:"id"`
@@ -170,14 +170,13 @@ func (cc *CallCenter) WaitingTransfer(ctx context.Context, callID string) (strin
 	}
 	q := url.Values{"status": {"waiting"}, "limit": {"100"}}
 	if err := cc.Agent.Call(ctx, http.MethodGet, "/api/call-transfers?"+q.Encode(), nil, http.StatusOK, &page); err != nil {
-		return "", err
+		return nil, err
 	}
+	byCall := make(map[string]string, len(page.Transfers))
 	for _, t := range page.Transfers {
-		if t.ChatCallID == callID {
-			return t.ID, nil
-		}
+		byCall[t.ChatCallID] = t.ID
 	}
-	return "", nil
+	return byCall, nil
 }
 
 // Take answers a waiting transfer from the agent's browser peer: it reads

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log"
+	"net/url"
+	"os"
+	"path/filepath"
+
+	_ "github.com/lib/pq"
+
+	"switchboard/bench/internal/benchkit"
+	"switchboard/internal/calltest"
+)
+
+const (
+	adminEmail    = "bench@example.com"
+	adminPassword = "bench-password-not-secret"
+	appSecret     = "bench-app-secret"
+)
+
+// env is the server under test, its fresh database and the platform fake.
+type env struct {
+	srv    *calltest.Server
+	plat   *calltest.Platform
+	cc     *calltest.CallCenter
+	dropDB func()
+}
+
+// startEnv builds (or takes) the binary, creates the database, starts the
+// platform fake and the server (calling media on 127.0.0.1 only), and sets
+// up the organization: calling on, one agent, no IVR flow (calls wait
+// for an agent at once).
+func startEnv(ctx context.Context, f flags) (_ *env, err error) {
+	e := &env{}
+	defer func() {
+		if err != nil {
+			e.close()
+		}
+	}()
+	bin := f.bin
+	if bin == "" {
+		log.Printf("building the server")
+		if bin, err = calltest.Build(ctx, f.dir); err != nil {
+			return nil, err
+		}
+	}
+	dbURL, drop, err := freshDatabase(ctx, f.pg)
+	if err != nil {
+		return nil, err
+	}
+	e.dropDB = drop
+	if e.plat, err = calltest.StartPlatform(appSecret); err != nil {
+		return nil, err
+	}
+	addr, err := calltest.FreeAddr()
+	if err != nil {
+		return nil, err
+	}
+	dataDir := filepath.Join(f.dir, "data")
+	if err := os.RemoveAll(dataDir); err != nil {
+		return nil, err
+	}
+	logPath := filepath.Join(f.dir, "server.log")
+	_ = os.Remove(logPath)
+	e.srv, err = calltest.Start(ctx, bin, map[string]string{
+		"LISTEN_ADDR": addr, "PUBLIC_URL": "http://" + addr, "DATA_DIR": dataDir,
+		"DATABASE_URL": dbURL, "REDIS_URL": f.redis, "PROVIDER_BASE_URL": e.plat.URL,
+		"RTC_LISTEN_ADDRS": "127.0.0.1", "STUN_URLS": "stun:127.0.0.1:3478",
+		"ADMIN_EMAIL": adminEmail, "ADMIN_PASSWORD": adminPassword, "COOKIE_SECURE": "false",
+		"JWT_SECRET": "bench-jwt-secret", "ENCRYPTION_KEY": "bench-encryption-key",
+		"LOG_LEVEL": "warn", "LOG_FORMAT": "text", "RATE_LIMIT_PER_MINUTE": "1000000",
+	}, logPath)
+	if err != nil {
+		return nil, err
+	}
+	e.plat.Webhook = e.srv.URL + "/api/webhook"
+	if e.cc, err = calltest.SetUp(ctx, e.srv.URL, adminEmail, adminPassword, appSecret); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+func (e *env) close() {
+	if e.srv != nil {
+		if err := e.srv.Stop(); err != nil {
+			log.Print(err)
+		}
+	}
+	if e.plat != nil {
+		e.plat.Close()
+	}
+	if e.dropDB != nil {
+		e.dropDB()
+	}
+}
+
+// freshDatabase creates an empty database on the server at admin and
+// returns its URL and a function that drops it.
+func freshDatabase(ctx context.Context, admin string) (string, func(), error) {
+	db, err := sql.Open("postgres", admin)
+	if err != nil {
+		return "", nil, err
+	}
+	name := "switchboard_calls_bench_" + benchkit.RandomHex(4)
+	if _, err := db.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+		db.Close()
+		return "", nil, fmt.Errorf("create database: %w", err)
+	}
+	u, err := url.Parse(admin)
+	if err != nil {
+		db.Close()
+		return "", nil, err
+	}
+	u.Path = "/" + name
+	drop := func() {
+		defer db.Close()
+		if _, err := db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"); err != nil {
+			log.Printf("drop database %s: %v", name, err)
+		}
+	}
+	return u.String(), drop, nil
+}
