@@ -23,7 +23,7 @@ func (a *App) startCalls(cfg *config.Config, o Options, box *secrets.Box, audioS
 	if err != nil {
 		return err
 	}
-	a.Log.Info("calling media gathers on "+engine.Placement(), "component", "calling")
+	a.Log.Info("calling media placed", "component", "calling", "gathers_on", engine.Placement())
 	a.Calls = &calling.Manager{
 		Client: a.DB.Client, Secrets: box, Provider: a.Resolver.Provider, Engine: engine, Audio: audioStore,
 		Events: a.Events, Redis: a.KV.Client(), Prefix: o.Namespace, Log: a.Log.With("component", "calling"),

@@ -180,6 +180,9 @@ func TestLoopbackOnlyPeersReachTheEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = e.Close() })
+	if got, want := e.Placement(), "127.0.0.1 (listen addresses 127.0.0.1)"; got != want {
+		t.Errorf("Placement() = %q, want %q", got, want)
+	}
 	loopbackOnly := mediatest.Options{Reachable: func(ip net.IP) bool { return ip.IsLoopback() }}
 	a, b := mediatest.NewPeer(t, loopbackOnly), mediatest.NewPeer(t, loopbackOnly)
 	bridge := media.Bridge(answerLeg(t, e, a, media.LegOptions{}), answerLeg(t, e, b, media.LegOptions{}))
