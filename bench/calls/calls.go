@@ -11,6 +11,7 @@ import (
 
 	"switchboard/bench/internal/benchkit"
 	"switchboard/calling/media/mediatest"
+	"switchboard/internal/calltest"
 )
 
 // call is one incoming call of the benchmark: the caller's peer (the
@@ -150,38 +151,65 @@ func dispatchTransfers(ctx context.Context, e *env, calls []*call) map[string]ch
 	return out
 }
 
-// hangUp has the agent hang up every call, the platform confirm each with
-// its terminate webhook, and returns how many calls got how many
-// terminate requests at the platform.
-func hangUp(ctx context.Context, e *env, calls []*call) map[int]int {
-	var wg sync.WaitGroup
+// hangUps is what the hangups gave: how long each request took to be
+// answered, the failures, and how many calls got how many terminate
+// requests at the platform.
+type hangUps struct {
+	took       []time.Duration
+	failures   []string
+	terminates map[int]int
+}
+
+// hangUp has the agent hang up every call at once and the platform
+// confirm each with its terminate webhook. The hangup request ends the
+// call, so it may wait for the call's recording to be mixed: it gets
+// hangupLimit.
+func hangUp(ctx context.Context, e *env, calls []*call) hangUps {
+	var (
+		wg  sync.WaitGroup
+		mu  sync.Mutex
+		out = hangUps{terminates: map[int]int{}}
+	)
+	agent := *e.cc.Agent
+	agent.HTTP = &http.Client{Timeout: hangupLimit}
 	for _, c := range calls {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer c.close()
-			ctx, cancel := context.WithTimeout(ctx, stepLimit)
-			defer cancel()
-			if err := e.cc.Agent.Call(ctx, http.MethodPost, "/api/call-transfers/"+c.transferID+"/hangup", nil, http.StatusOK, nil); err != nil {
-				log.Printf("%s: hangup: %v", c.id, err)
+			took, err := c.hangUp(ctx, e, &agent)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				out.failures = append(out.failures, fmt.Sprintf("%s: %v", c.id, err))
 				return
 			}
-			if _, err := e.plat.WaitAction(ctx, c.id, "terminate"); err != nil {
-				log.Printf("%s: %v", c.id, err)
-				return
-			}
-			if err := e.plat.Terminate(ctx, c.id, c.from, 60); err != nil {
-				log.Printf("%s: terminate webhook: %v", c.id, err)
-			}
+			out.took = append(out.took, took)
 		}()
 	}
 	wg.Wait()
 	time.Sleep(2 * time.Second) // a duplicate terminate would follow within milliseconds
-	counts := map[int]int{}
 	for _, c := range calls {
-		counts[e.plat.Count(c.id, "terminate")]++
+		out.terminates[e.plat.Count(c.id, "terminate")]++
 	}
-	return counts
+	return out
+}
+
+// hangupLimit bounds a hangup request and the terminate it sends.
+const hangupLimit = 3 * time.Minute
+
+func (c *call) hangUp(ctx context.Context, e *env, agent *calltest.Client) (time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, hangupLimit)
+	defer cancel()
+	start := time.Now()
+	if err := agent.Call(ctx, http.MethodPost, "/api/call-transfers/"+c.transferID+"/hangup", nil, http.StatusOK, nil); err != nil {
+		return 0, err
+	}
+	took := time.Since(start)
+	if _, err := e.plat.WaitAction(ctx, c.id, "terminate"); err != nil {
+		return took, err
+	}
+	return took, e.plat.Terminate(ctx, c.id, c.from, 60)
 }
 
 func (c *call) close() {

@@ -91,7 +91,7 @@ func run(ctx context.Context, f flags) (*report, error) {
 		return rep, err
 	}
 	rep.loadFigures(res)
-	rep.Terminates = hangUp(ctx, env, calls)
+	rep.hangupFigures(hangUp(ctx, env, calls))
 	rep.judge()
 	return rep, nil
 }

@@ -46,6 +46,10 @@ type report struct {
 	LoadCores   float64 `json:"load_tool_cores"`
 	CPUs        int     `json:"cpus"`
 
+	// Hangup is how long the agent's hangup requests (all at once) took
+	// to be answered.
+	HangupMs       benchkit.Latency `json:"hangup_answered_ms"`
+	HangupFailures []string         `json:"hangup_failures"`
 	// Terminates maps a number of terminate requests to how many calls
 	// got that many at the platform (want every call at 1).
 	Terminates map[int]int `json:"terminates_per_call"`
@@ -84,6 +88,10 @@ func (r *report) loadFigures(res *loadResult) {
 	r.CPUs = runtime.NumCPU()
 }
 
+func (r *report) hangupFigures(h hangUps) {
+	r.HangupMs, r.HangupFailures, r.Terminates = benchkit.Summarize(h.took), h.failures, h.terminates
+}
+
 func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
 
 // ms3 is d in milliseconds to the microsecond.
@@ -118,7 +126,11 @@ func (r *report) print(w io.Writer) {
 	fmt.Fprintf(w, "transit peer → server → peer %s; jitter (RFC 3550) mean %.3f ms, max %.3f ms\n",
 		lat(r.TransitMs), r.JitterMeanMs, r.JitterMaxMs)
 	fmt.Fprintf(w, "server CPU %.3f cores (load tool %.3f cores, %d CPUs)\n", r.ServerCores, r.LoadCores, r.CPUs)
-	fmt.Fprintf(w, "terminates per call at the platform: %v\n", r.Terminates)
+	fmt.Fprintf(w, "hangups (all at once) answered %s", lat(r.HangupMs))
+	if len(r.HangupFailures) > 0 {
+		fmt.Fprintf(w, "; %d failed: %s", len(r.HangupFailures), strings.Join(r.HangupFailures, "; "))
+	}
+	fmt.Fprintf(w, "\nterminates per call at the platform: %v\n", r.Terminates)
 	if r.Met {
 		fmt.Fprintln(w, "targets met: < 1 core, 0 loss, accept p99 < 1 s")
 	} else {

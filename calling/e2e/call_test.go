@@ -187,7 +187,11 @@ func TestCallThroughTheServerProcess(t *testing.T) {
 	}
 	recording(t, ctx, cc, callID, logID)
 	if n := plat.Count(callID, "terminate"); n != 1 {
-		t.Fatalf("the platform got %d terminate requests for the call, want exactly 1 (actions: %+v)", n, plat.Actions(callID))
+		var names []string
+		for _, a := range plat.Actions(callID) {
+			names = append(names, a.Action)
+		}
+		t.Fatalf("the platform got %d terminate requests for the call, want exactly 1 (actions: %s)", n, strings.Join(names, ", "))
 	}
 }
 
