@@ -18,7 +18,7 @@ import (
 func (a *App) startCalls(cfg *config.Config, o Options, box *secrets.Box, audioStore *audio.Store) error {
 	engine, err := callmedia.NewEngine(callmedia.Config{
 		ListenAddrs: cfg.RTCListenAddrs, Interfaces: cfg.RTCInterfaces, PublicIP: cfg.RTCPublicIP,
-		PortMin: uint16(cfg.RTCUDPPortMin), PortMax: uint16(cfg.RTCUDPPortMax),
+		PortMin: uint16(cfg.RTCUDPPortMin), PortMax: uint16(cfg.RTCUDPPortMax), UDPPort: uint16(cfg.RTCUDPPort),
 	})
 	if err != nil {
 		return err

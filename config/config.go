@@ -89,6 +89,7 @@ type Config struct {
 	RTCPublicIP    string   // empty: the gathered addresses are announced
 	RTCUDPPortMin  int      // 0 with RTCUDPPortMax 0: any port
 	RTCUDPPortMax  int
+	RTCUDPPort     int // 0: a port per leg
 	STUNURLs       []string
 	TURNURLs       []string
 	TURNSecret     string // empty: TURN URLs without credentials

@@ -266,6 +266,9 @@ func TestValidate(t *testing.T) {
 		{"ErrRTCMaxTooHigh", func(c *config.Config) { c.RTCUDPPortMin, c.RTCUDPPortMax = 40000, 70000 }, "RTC_UDP_PORT_MAX: want a port between"},
 		{"ErrRTCMinAboveMax", func(c *config.Config) { c.RTCUDPPortMin, c.RTCUDPPortMax = 40100, 40000 }, "RTC_UDP_PORT_MAX: must be at least RTC_UDP_PORT_MIN"},
 		{"ErrRTCNegative", func(c *config.Config) { c.RTCUDPPortMin, c.RTCUDPPortMax = -1, 40000 }, "RTC_UDP_PORT_MIN: want a port"},
+		{"OKRTCUDPPort", func(c *config.Config) { c.RTCUDPPort = 3478 }, ""},
+		{"ErrRTCUDPPortPrivileged", func(c *config.Config) { c.RTCUDPPort = 443 }, "RTC_UDP_PORT: want a port between 1024 and 65535, got 443"},
+		{"ErrRTCUDPPortAndRange", func(c *config.Config) { c.RTCUDPPort, c.RTCUDPPortMin, c.RTCUDPPortMax = 50000, 40000, 40100 }, "RTC_UDP_PORT: set RTC_UDP_PORT or RTC_UDP_PORT_MIN and RTC_UDP_PORT_MAX, not both"},
 		{"OKRTCListenLoopback", func(c *config.Config) { c.RTCListenAddrs = []string{"127.0.0.1"} }, ""},
 		{"OKRTCListenBothFamilies", func(c *config.Config) { c.RTCListenAddrs = []string{"10.0.0.5", "2001:db8::5"} }, ""},
 		{"OKRTCListenBehindPublicIP", func(c *config.Config) {

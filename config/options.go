@@ -254,6 +254,11 @@ var options = []Option{
 		bind:        intVar(func(c *Config) *int { return &c.RTCUDPPortMax }),
 	},
 	{
+		Name: "RTC_UDP_PORT", Default: "0",
+		Description: "Calling media: one UDP port (1024–65535) that every call shares on each address gathered on, calls told apart by their ICE credentials: one firewall or port-forwarding rule for all of them. Not with `RTC_UDP_PORT_MIN`/`RTC_UDP_PORT_MAX`. The port must be free when the server starts. 0: each call leg gets a port of its own.",
+		bind:        intVar(func(c *Config) *int { return &c.RTCUDPPort }),
+	},
+	{
 		Name: "STUN_URLS", Default: "stun:stun.l.google.com:19302",
 		Description: "Comma-separated `stun:`/`stuns:` URLs handed to browsers as ICE servers (`GET /api/calls/ice-servers`).",
 		bind:        listVar(func(c *Config) *[]string { return &c.STUNURLs }),

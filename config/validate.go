@@ -202,6 +202,13 @@ func (c *Config) validateCalling(check func(string, error)) {
 	case lo > hi:
 		check("RTC_UDP_PORT_MAX", fmt.Errorf("must be at least RTC_UDP_PORT_MIN (%d), got %d", lo, hi))
 	}
+	switch p := c.RTCUDPPort; {
+	case p == 0:
+	case p < 1024 || p > 65535:
+		check("RTC_UDP_PORT", fmt.Errorf("want a port between 1024 and 65535, got %d", p))
+	case lo != 0 || hi != 0:
+		check("RTC_UDP_PORT", errors.New("set RTC_UDP_PORT or RTC_UDP_PORT_MIN and RTC_UDP_PORT_MAX, not both"))
+	}
 	for _, u := range c.STUNURLs {
 		check("STUN_URLS", iceURL(u, "stun", "stuns"))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"time"
 
@@ -31,6 +32,10 @@ type Config struct {
 	PublicIP string
 	// PortMin and PortMax bound the UDP ports (RTC_UDP_PORT_MIN/MAX); 0,0: any.
 	PortMin, PortMax uint16
+	// UDPPort, when set, is the one UDP port every leg shares
+	// (RTC_UDP_PORT): one socket per gathered address, the legs told
+	// apart by their ICE credentials. Not with PortMin and PortMax.
+	UDPPort uint16
 	// FailedTimeout is how long ICE may lose the peer before the leg ends
 	// (default 10 s).
 	FailedTimeout time.Duration
@@ -61,6 +66,7 @@ const mimeTelephoneEvent = "audio/telephone-event"
 type Engine struct {
 	settings       webrtc.SettingEngine
 	placement      placement
+	udpMux         io.Closer // RTC_UDP_PORT's sockets, nil without
 	connectTimeout time.Duration
 
 	mu     sync.Mutex
@@ -78,11 +84,20 @@ func NewEngine(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	connect := cfg.ConnectTimeout
-	if connect <= 0 {
-		connect = 30 * time.Second
+	e := &Engine{placement: p, legs: map[*Leg]struct{}{}, connectTimeout: cfg.ConnectTimeout}
+	if e.connectTimeout <= 0 {
+		e.connectTimeout = 30 * time.Second
 	}
-	return &Engine{settings: se, placement: p, connectTimeout: connect, legs: map[*Leg]struct{}{}}, nil
+	if cfg.UDPPort != 0 {
+		mux, err := p.udpMux(int(cfg.UDPPort))
+		if err != nil {
+			return nil, err
+		}
+		se.SetICEUDPMux(mux)
+		e.udpMux = mux
+	}
+	e.settings = se
+	return e, nil
 }
 
 // Placement describes where the engine gathers and what it announces, for
@@ -95,6 +110,9 @@ func settingsFor(cfg Config, p placement) (webrtc.SettingEngine, error) {
 	var se webrtc.SettingEngine
 	if err := p.apply(&se); err != nil {
 		return se, err
+	}
+	if cfg.UDPPort != 0 && (cfg.PortMin != 0 || cfg.PortMax != 0) {
+		return se, errors.New("media: one UDP port or a UDP port range, not both")
 	}
 	if cfg.PortMin != 0 || cfg.PortMax != 0 {
 		if cfg.PortMin == 0 || cfg.PortMax == 0 {
@@ -143,6 +161,9 @@ func (e *Engine) Close() error {
 	var errs []error
 	for _, l := range legs {
 		errs = append(errs, l.Close())
+	}
+	if e.udpMux != nil {
+		errs = append(errs, e.udpMux.Close())
 	}
 	return errors.Join(errs...)
 }

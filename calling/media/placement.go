@@ -200,6 +200,25 @@ func ice6(a netip.Addr) bool {
 	return false
 }
 
+// ipFilter keeps the listen addresses (nil: any).
+func (p placement) ipFilter() func(net.IP) bool {
+	if len(p.listen) == 0 {
+		return nil
+	}
+	return func(ip net.IP) bool {
+		a, ok := netip.AddrFromSlice(ip)
+		return ok && slices.Contains(p.listen, a.Unmap())
+	}
+}
+
+// interfaceFilter keeps the chosen interfaces (nil: any).
+func (p placement) interfaceFilter() func(string) bool {
+	if len(p.interfaces) == 0 {
+		return nil
+	}
+	return func(name string) bool { return slices.Contains(p.interfaces, name) }
+}
+
 // apply sets the placement on the pion settings.
 func (p placement) apply(se *webrtc.SettingEngine) error {
 	if !p.restricted() {
@@ -208,16 +227,11 @@ func (p placement) apply(se *webrtc.SettingEngine) error {
 	se.SetNetworkTypes(p.networkTypes())
 	se.SetIncludeLoopbackCandidate(p.loopback())
 	se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
-	if len(p.listen) > 0 {
-		listen := p.listen
-		se.SetIPFilter(func(ip net.IP) bool {
-			a, ok := netip.AddrFromSlice(ip)
-			return ok && slices.Contains(listen, a.Unmap())
-		})
+	if f := p.ipFilter(); f != nil {
+		se.SetIPFilter(f)
 	}
-	if len(p.interfaces) > 0 {
-		names := p.interfaces
-		se.SetInterfaceFilter(func(name string) bool { return slices.Contains(names, name) })
+	if f := p.interfaceFilter(); f != nil {
+		se.SetInterfaceFilter(f)
 	}
 	if p.public.IsValid() {
 		err := se.SetICEAddressRewriteRules(webrtc.ICEAddressRewriteRule{
@@ -288,4 +302,35 @@ func hostAddrs() ([]ifaceAddr, error) {
 		}
 	}
 	return out, nil
+}
+
+// udpMux binds port on every address the placement gathers on: the one
+// socket per address that every leg shares.
+func (p placement) udpMux(port int) (*ice.MultiUDPMuxDefault, error) {
+	opts := []ice.UDPMuxFromPortOption{}
+	if f := p.ipFilter(); f != nil {
+		opts = append(opts, ice.UDPMuxFromPortWithIPFilter(f))
+	}
+	if f := p.interfaceFilter(); f != nil {
+		opts = append(opts, ice.UDPMuxFromPortWithInterfaceFilter(f))
+	}
+	if p.loopback() {
+		opts = append(opts, ice.UDPMuxFromPortWithLoopback())
+	}
+	if types := p.networkTypes(); types != nil {
+		var networks []ice.NetworkType
+		for _, t := range types {
+			if t == webrtc.NetworkTypeUDP4 {
+				networks = append(networks, ice.NetworkTypeUDP4)
+			} else {
+				networks = append(networks, ice.NetworkTypeUDP6)
+			}
+		}
+		opts = append(opts, ice.UDPMuxFromPortWithNetworks(networks...))
+	}
+	mux, err := ice.NewMultiUDPMuxFromPort(port, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("media: UDP port %d on %s: %w", port, joinAddrs(p.gathered), err)
+	}
+	return mux, nil
 }

@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -117,6 +118,8 @@ func TestPlacementChoosesWhatIsAnnounced(t *testing.T) {
 		{"InterfaceLoopback", media.Config{Interfaces: []string{lo}}, []string{"127.0.0.1"}},
 		{"LoopbackBehindPublicIP", media.Config{ListenAddrs: []string{"127.0.0.1"}, PublicIP: "203.0.113.7"}, []string{"203.0.113.7"}},
 		{"PublicIPv4", media.Config{PublicIP: "203.0.113.7"}, []string{"203.0.113.7"}},
+		{"OnePortBehindPublicIP", media.Config{ListenAddrs: []string{"127.0.0.1"}, PublicIP: "203.0.113.7", UDPPort: uint16(freeUDPPort(t))},
+			[]string{"203.0.113.7"}},
 	}
 	if v4 := hostAddress(t, true); v4 != "" {
 		tests = append(tests, struct {
@@ -193,5 +196,86 @@ func TestLoopbackOnlyPeersReachTheEngine(t *testing.T) {
 		if err := dir.to.WaitReceived(ctx, 20); err != nil {
 			t.Fatalf("audio across the engine: %v", err)
 		}
+	}
+}
+
+// freeUDPPort returns a UDP port nobody holds on 127.0.0.1 now.
+func freeUDPPort(t *testing.T) int {
+	t.Helper()
+	c, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	return c.LocalAddr().(*net.UDPAddr).Port
+}
+
+// TestOneUDPPortForEveryCall: with RTC_UDP_PORT every leg is reached at
+// that one port (one firewall rule), and calls on it carry audio.
+func TestOneUDPPortForEveryCall(t *testing.T) {
+	port := freeUDPPort(t)
+	e, err := media.NewEngine(media.Config{ListenAddrs: []string{"127.0.0.1"}, UDPPort: uint16(port)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Close() })
+	ctx := testContext(t)
+	peers := []*mediatest.Peer{mediatest.NewPeer(t), mediatest.NewPeer(t)}
+	legs := make([]*media.Leg, len(peers))
+	for i, p := range peers {
+		leg, answer, err := e.Answer(ctx, p.Offer(), media.LegOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cands := candidatesOf(answer)
+		if len(cands) == 0 {
+			t.Fatal("no candidate announced")
+		}
+		for _, c := range cands {
+			if c.address != "127.0.0.1" || c.port != strconv.Itoa(port) {
+				t.Errorf("leg %d announces %+v, want 127.0.0.1:%d", i, c, port)
+			}
+		}
+		p.SetAnswer(answer)
+		waitConnected(t, leg, p)
+		legs[i] = leg
+	}
+	bridge := media.Bridge(legs[0], legs[1])
+	defer bridge.Stop()
+	for _, dir := range [][2]*mediatest.Peer{{peers[0], peers[1]}, {peers[1], peers[0]}} {
+		go func() { _ = dir[0].SendAudio(ctx, 25) }()
+		if err := dir[1].WaitReceived(ctx, 20); err != nil {
+			t.Fatalf("audio through the one port: %v", err)
+		}
+	}
+}
+
+// TestOneUDPPortRefusals: the port must be free, and a port range cannot
+// be set beside it.
+func TestOneUDPPortRefusals(t *testing.T) {
+	busy, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	busyPort := uint16(busy.LocalAddr().(*net.UDPAddr).Port)
+	tests := []struct {
+		name, want string
+		cfg        media.Config
+	}{
+		{"PortTaken", "UDP port", media.Config{ListenAddrs: []string{"127.0.0.1"}, UDPPort: busyPort}},
+		{"WithRange", "not both", media.Config{UDPPort: 40000, PortMin: 40000, PortMax: 40100}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, err := media.NewEngine(tt.cfg)
+			if err == nil {
+				_ = e.Close()
+				t.Fatalf("NewEngine(%+v) = nil error, want %q", tt.cfg, tt.want)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("NewEngine(%+v) = %v, want %q", tt.cfg, err, tt.want)
+			}
+		})
 	}
 }
