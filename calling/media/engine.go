@@ -103,7 +103,11 @@ func NewEngine(cfg Config) (*Engine, error) {
 // Placement describes where the engine gathers and what it announces, for
 // the startup log: "127.0.0.1 (listen addresses 127.0.0.1)".
 func (e *Engine) Placement() string {
-	return joinAddrs(e.placement.gathered) + " (" + e.placement.String() + ")"
+	addrs := joinAddrs(e.placement.gathered)
+	if addrs == "" {
+		addrs = "no address"
+	}
+	return addrs + " (" + e.placement.String() + ")"
 }
 
 func settingsFor(cfg Config, p placement) (webrtc.SettingEngine, error) {
