@@ -56,7 +56,7 @@ func placementOf(cfg Config) (placement, error) {
 	}
 	for _, a := range p.listen {
 		if !slices.ContainsFunc(host, func(h ifaceAddr) bool { return h.addr == a }) {
-			return p, fmt.Errorf("media: listen address %s is not an address of this host", a)
+			return p, fmt.Errorf("media: listen address %s is not an address of this host (on an interface that is up)", a)
 		}
 	}
 	for _, h := range host {
