@@ -69,7 +69,7 @@ func (s *Service) Test(ctx context.Context, id uuid.UUID) (*provider.PhoneNumber
 	}
 	p, err := s.Provider.PhoneNumberInfo(ctx, acc)
 	if err != nil {
-		return nil, apperr.FromPlatform(err)
+		return nil, provider.AppError(err)
 	}
 	if p.MessagingLimitTier != a.MessagingLimitTier {
 		if err := s.db(ctx).Account.UpdateOneID(a.ID).SetMessagingLimitTier(p.MessagingLimitTier).Exec(ctx); err != nil {
@@ -87,7 +87,7 @@ func (s *Service) Subscribe(ctx context.Context, id uuid.UUID) error {
 	if err != nil {
 		return err
 	}
-	return apperr.FromPlatform(s.Provider.SubscribeApp(ctx, acc))
+	return provider.AppError(s.Provider.SubscribeApp(ctx, acc))
 }
 
 // BusinessProfile reads the account's business profile from the
@@ -98,7 +98,7 @@ func (s *Service) BusinessProfile(ctx context.Context, id uuid.UUID) (*provider.
 		return nil, err
 	}
 	p, err := s.Provider.GetBusinessProfile(ctx, acc)
-	return p, apperr.FromPlatform(err)
+	return p, provider.AppError(err)
 }
 
 // UpdateBusinessProfile changes the given fields of the account's
@@ -118,10 +118,10 @@ func (s *Service) UpdateBusinessProfile(ctx context.Context, id uuid.UUID, in Bu
 		return nil, err
 	}
 	if err := s.Provider.UpdateBusinessProfile(ctx, acc, upd); err != nil {
-		return nil, apperr.FromPlatform(err)
+		return nil, provider.AppError(err)
 	}
 	p, err := s.Provider.GetBusinessProfile(ctx, acc)
-	return p, apperr.FromPlatform(err)
+	return p, provider.AppError(err)
 }
 
 // UploadProfilePhoto sets the business profile photo: a JPEG or
@@ -150,10 +150,10 @@ func (s *Service) UploadProfilePhoto(ctx context.Context, id uuid.UUID, filename
 	}
 	handle, err := s.Provider.UploadProfilePhoto(ctx, acc, a.AppID, filename, mimeType, data)
 	if err != nil {
-		return "", apperr.FromPlatform(err)
+		return "", provider.AppError(err)
 	}
 	if err := s.Provider.UpdateBusinessProfile(ctx, acc, provider.BusinessProfileUpdate{ProfilePictureHandle: handle}); err != nil {
-		return "", apperr.FromPlatform(err)
+		return "", provider.AppError(err)
 	}
 	return handle, nil
 }

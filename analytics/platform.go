@@ -275,7 +275,7 @@ func (s *Service) platformAccount(ctx context.Context, db *ent.Client, a *ent.Ac
 	acc := provider.Account{PhoneID: a.PhoneID, BusinessID: a.BusinessID, AccessToken: string(token), APIVersion: a.APIVersion}
 	data, err := s.Provider.BusinessAnalytics(ctx, acc, pq)
 	if err != nil {
-		return nil, apperr.FromPlatform(err)
+		return nil, provider.AppError(err)
 	}
 	pa.Data = data
 	return pa, nil

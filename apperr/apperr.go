@@ -1,20 +1,18 @@
 // Package apperr is the one error type of the application: a code that
 // transports map to a status, and a message that is safe to show.
+//
+// It is a leaf: it imports only the standard library, so that every
+// package may use it. The errors of a dependency are mapped next to the
+// code that knows them: the database's (ent, PostgreSQL) by package
+// database, which registers a Classifier that Wrap consults; the
+// platform's by provider.AppError.
 package apperr
 
 import (
 	"context"
-	"database/sql/driver"
 	"errors"
 	"fmt"
-	"net"
-	"strings"
-	"syscall"
-
-	"github.com/lib/pq"
-
-	"switchboard/ent"
-	"switchboard/ent/privacy"
+	"sync"
 )
 
 // Code classifies an error.
@@ -67,9 +65,30 @@ func NotFoundf(format string, args ...any) *Error { return New(NotFound, format,
 // Forbiddenf is a shortcut for a Forbidden error.
 func Forbiddenf(format string, args ...any) *Error { return New(Forbidden, format, args...) }
 
-// Wrap classifies err: application errors pass through, ent errors are
-// mapped (not found, constraint, validation, privacy), anything else is
-// Internal. what names the resource for messages ("team").
+// A Classifier maps the errors of one dependency to application errors,
+// or answers nil for an error it does not know. what names the resource
+// for messages ("team").
+type Classifier func(err error, what string) *Error
+
+var classifiers struct {
+	sync.RWMutex
+	list []Classifier
+}
+
+// Register adds c to the classifiers Wrap consults, after those
+// registered before. Packages call it from init (package database
+// registers the mapping of ent's and PostgreSQL's errors).
+func Register(c Classifier) {
+	classifiers.Lock()
+	defer classifiers.Unlock()
+	classifiers.list = append(classifiers.list, c)
+}
+
+// Wrap classifies err: application errors pass through, a cancelled or
+// timed-out context is Unavailable, the registered classifiers map the
+// errors they know (the database's: not found, privacy denial,
+// constraint, validation, unreachable), anything else is Internal. what
+// names the resource for messages ("team").
 func Wrap(err error, what string) error {
 	if err == nil {
 		return nil
@@ -78,48 +97,18 @@ func Wrap(err error, what string) error {
 	if errors.As(err, &ae) {
 		return ae
 	}
-	switch {
-	case ent.IsNotFound(err):
-		return &Error{Code: NotFound, Message: what + " not found", Err: err}
-	case errors.Is(err, privacy.Deny):
-		// Another tenant's row, or one the viewer may not touch, is
-		// simply not found.
-		return &Error{Code: NotFound, Message: what + " not found", Err: err}
-	case ent.IsConstraintError(err):
-		return &Error{Code: Conflict, Message: constraintMessage(err, what), Err: err}
-	case ent.IsValidationError(err):
-		var ve *ent.ValidationError
-		errors.As(err, &ve)
-		return &Error{Code: Invalid, Message: fmt.Sprintf("invalid value for %s", ve.Name), Err: err}
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return &Error{Code: Unavailable, Message: "request cancelled or timed out", Err: err}
-	case databaseUnavailable(err):
-		return &Error{Code: Unavailable, Message: "the database is unavailable; try again", Err: err}
+	}
+	classifiers.RLock()
+	list := classifiers.list
+	classifiers.RUnlock()
+	for _, c := range list {
+		if e := c(err, what); e != nil {
+			return e
+		}
 	}
 	return &Error{Code: Internal, Message: "internal error", Err: err}
-}
-
-// databaseUnavailable reports a failure to reach PostgreSQL (restarting,
-// shutting down, out of connections, the connection lost): a dependency
-// that is down answers 503, which the platform and clients retry, not a
-// 500.
-func databaseUnavailable(err error) bool {
-	var pe *pq.Error
-	if errors.As(err, &pe) {
-		class := string(pe.Code.Class())
-		return class == "08" || class == "57" || pe.Code == "53300"
-	}
-	var op *net.OpError
-	return errors.As(err, &op) || errors.Is(err, driver.ErrBadConn) ||
-		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET)
-}
-
-func constraintMessage(err error, what string) string {
-	msg := strings.ToLower(err.Error())
-	if strings.Contains(msg, "unique") || strings.Contains(msg, "duplicate") {
-		return what + " already exists"
-	}
-	return what + " conflicts with existing data"
 }
 
 // CodeOf returns the code of err after Wrap.

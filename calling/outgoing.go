@@ -12,6 +12,7 @@ import (
 	"switchboard/ent/callpermission"
 	"switchboard/ent/viewer"
 	"switchboard/events"
+	"switchboard/provider"
 )
 
 // StartOutgoing calls a contact from chat_account on behalf of the signed-in
@@ -69,7 +70,7 @@ func (m *Manager) StartOutgoing(ctx context.Context, contactID uuid.UUID, chatAc
 		_ = agentLeg.Close()
 		_ = platLeg.Close()
 		lc.cancel()
-		return uuid.Nil, "", apperr.FromPlatform(err)
+		return uuid.Nil, "", provider.AppError(err)
 	}
 	lc.callID = callID
 	userID := viewer.FromContext(ctx).UserID

@@ -84,7 +84,7 @@ func (s *Service) UploadMedia(ctx context.Context, id uuid.UUID, u messaging.Upl
 	acc := provider.Account{PhoneID: a.PhoneID, BusinessID: a.BusinessID, AccessToken: string(token), APIVersion: a.APIVersion}
 	mediaID, err := s.Provider.UploadMedia(ctx, acc, name, mimeType, f)
 	if err != nil {
-		return nil, apperr.FromPlatform(err)
+		return nil, provider.AppError(err)
 	}
 	err = database.InTx(ctx, s.Client, func(ctx context.Context, db *ent.Client) error {
 		c, err := s.lockCampaign(ctx, db, id)

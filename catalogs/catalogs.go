@@ -155,15 +155,15 @@ func (s *Service) Create(ctx context.Context, chatAccount, name string) (*View, 
 	}
 	business, err := s.Provider.OwnerBusinessID(ctx, acc)
 	if err != nil {
-		return nil, apperr.FromPlatform(err)
+		return nil, provider.AppError(err)
 	}
 	platformID, err := s.Provider.CreateCatalog(ctx, acc, business, name)
 	if err != nil {
-		return nil, apperr.FromPlatform(err)
+		return nil, provider.AppError(err)
 	}
 	if err := s.Provider.ConnectCatalog(ctx, acc, platformID); err != nil {
 		_ = s.Provider.DeleteCatalog(context.WithoutCancel(ctx), acc, platformID)
-		return nil, apperr.FromPlatform(err)
+		return nil, provider.AppError(err)
 	}
 	c, err := s.db(ctx).Catalog.Create().SetChatAccount(chatAccount).SetName(name).SetProviderCatalogID(platformID).Save(ctx)
 	if err != nil {
@@ -188,7 +188,7 @@ func (s *Service) Delete(ctx context.Context, id uuid.UUID) error {
 			return err
 		}
 		if err := s.Provider.DeleteCatalog(ctx, acc, c.ProviderCatalogID); err != nil && !goneAtPlatform(err) {
-			return apperr.FromPlatform(err)
+			return provider.AppError(err)
 		}
 	}
 	return database.InTx(ctx, s.Client, func(ctx context.Context, db *ent.Client) error {

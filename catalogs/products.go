@@ -152,7 +152,7 @@ func (s *Service) CreateProduct(ctx context.Context, catalogID uuid.UUID, in Pro
 	}
 	platformID, err := s.Provider.CreateProduct(ctx, acc, c.ProviderCatalogID, f)
 	if err != nil {
-		return nil, apperr.FromPlatform(err)
+		return nil, provider.AppError(err)
 	}
 	p, err := s.db(ctx).Product.Create().SetID(id).SetCatalogID(c.ID).SetProviderProductID(platformID).
 		SetName(f.Name).SetDescription(f.Description).SetPrice(*in.Price).SetCurrency(currency).SetURL(f.URL).
@@ -204,7 +204,7 @@ func (s *Service) UpdateProduct(ctx context.Context, id uuid.UUID, in ProductInp
 			return nil, err
 		}
 		if err := s.Provider.UpdateProduct(ctx, acc, p.ProviderProductID, f); err != nil {
-			return nil, apperr.FromPlatform(err)
+			return nil, provider.AppError(err)
 		}
 	}
 	saved, err := u.Save(ctx)
@@ -226,7 +226,7 @@ func (s *Service) DeleteProduct(ctx context.Context, id uuid.UUID) error {
 			return err
 		}
 		if err := s.Provider.DeleteProduct(ctx, acc, p.ProviderProductID); err != nil && !goneAtPlatform(err) {
-			return apperr.FromPlatform(err)
+			return provider.AppError(err)
 		}
 	}
 	return apperr.Wrap(db.Product.DeleteOneID(id).Exec(ctx), "product")

@@ -42,7 +42,7 @@ func (s *Service) Sync(ctx context.Context, chatAccount string) (*SyncResult, er
 	}
 	business, err := s.Provider.OwnerBusinessID(ctx, acc)
 	if err != nil {
-		return nil, apperr.FromPlatform(err)
+		return nil, provider.AppError(err)
 	}
 	size := s.PageSize
 	if size <= 0 {
@@ -52,7 +52,7 @@ func (s *Service) Sync(ctx context.Context, chatAccount string) (*SyncResult, er
 		return s.Provider.ListCatalogs(ctx, acc, business, after, size)
 	})
 	if err != nil {
-		return nil, apperr.FromPlatform(err)
+		return nil, provider.AppError(err)
 	}
 	products := make([][]provider.PlatformProduct, len(pcs))
 	for i, pc := range pcs {
@@ -60,7 +60,7 @@ func (s *Service) Sync(ctx context.Context, chatAccount string) (*SyncResult, er
 			return s.Provider.ListProducts(ctx, acc, pc.ID, after, size)
 		})
 		if err != nil {
-			return nil, apperr.FromPlatform(err)
+			return nil, provider.AppError(err)
 		}
 	}
 	res := &SyncResult{Total: len(pcs)}

@@ -92,7 +92,7 @@ func (s *Service) SaveToProvider(ctx context.Context, id uuid.UUID) (*Result, er
 	if f.ProviderFlowID == "" {
 		c, err := s.Provider.CreateFlow(ctx, acc, f.Name, []string{platformCategory(f.Category)})
 		if err != nil {
-			return nil, apperr.FromPlatform(err)
+			return nil, provider.AppError(err)
 		}
 		// Kept at once, so that a failed upload is retried on the same
 		// platform flow rather than creating another.
@@ -115,7 +115,7 @@ func (s *Service) SaveToProvider(ctx context.Context, id uuid.UUID) (*Result, er
 	}
 	res, err := s.Provider.UploadFlowJSON(ctx, acc, f.ProviderFlowID, body)
 	if err != nil {
-		return nil, apperr.FromPlatform(err)
+		return nil, provider.AppError(err)
 	}
 	if len(res.ValidationErrors) > 0 {
 		return nil, apperr.Invalidf("%s", DescribeValidationErrors(f.FlowJSON, res.ValidationErrors))
@@ -227,7 +227,7 @@ func (s *Service) transition(ctx context.Context, f *ent.FormFlow, from, to form
 		return nil, err
 	}
 	if err := call(ctx, acc, f.ProviderFlowID); err != nil {
-		return nil, apperr.FromPlatform(err)
+		return nil, provider.AppError(err)
 	}
 	n, err := s.db(ctx).FormFlow.Update().Where(formflow.ID(f.ID), formflow.StatusEQ(from), formflow.DeletedAtIsNil()).
 		SetStatus(to).Save(ctx)

@@ -45,7 +45,7 @@ func (s *Service) Sync(ctx context.Context, accountName string) (*SyncResult, er
 		return s.Provider.ListFlows(ctx, acc, after, syncPageSize)
 	})
 	if err != nil {
-		return nil, apperr.FromPlatform(err)
+		return nil, provider.AppError(err)
 	}
 	res := &SyncResult{}
 	for _, pf := range all {

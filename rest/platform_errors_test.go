@@ -10,7 +10,7 @@ import (
 )
 
 // TestPlatformFailureStatus checks that every capability calling the
-// platform while answering answers its failures alike (apperr.FromPlatform):
+// platform while answering answers its failures alike (provider.AppError):
 // a refusal is 400 with the platform's text; a 5xx answer or a platform
 // that drops the connection is 503, and the latter's message names no
 // address or network error.

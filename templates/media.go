@@ -8,6 +8,7 @@ import (
 
 	"switchboard/apperr"
 	"switchboard/internal/valid"
+	"switchboard/provider"
 )
 
 // Header sample limits of the platform: images JPEG or PNG up to 5 MB,
@@ -90,7 +91,7 @@ func (s *Service) UploadMedia(ctx context.Context, accountName, filename string,
 	}
 	h, err := s.Provider.UploadResumable(ctx, acc, a.AppID, filename, mime, data)
 	if err != nil {
-		return nil, apperr.FromPlatform(err)
+		return nil, provider.AppError(err)
 	}
 	return &UploadedMedia{Handle: h, Filename: filename, MimeType: mime, Size: len(data), HeaderType: lim.header}, nil
 }

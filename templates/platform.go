@@ -91,7 +91,7 @@ func (s *Service) editAtPlatform(ctx context.Context, cur *ent.Template, d *draf
 	if next.Category != cur.Category {
 		edit.Category = string(next.Category)
 	}
-	return apperr.FromPlatform(s.Provider.EditTemplate(ctx, acc, cur.ProviderTemplateID, edit))
+	return provider.AppError(s.Provider.EditTemplate(ctx, acc, cur.ProviderTemplateID, edit))
 }
 
 func (s *Service) deleteAtPlatform(ctx context.Context, t *ent.Template) error {
@@ -101,7 +101,7 @@ func (s *Service) deleteAtPlatform(ctx context.Context, t *ent.Template) error {
 	}
 	err = s.Provider.DeleteTemplate(ctx, acc, t.Name, t.ProviderTemplateID)
 	if err != nil && !isNotFoundAtPlatform(err) {
-		return apperr.FromPlatform(err)
+		return provider.AppError(err)
 	}
 	return nil
 }
@@ -139,7 +139,7 @@ func (s *Service) Publish(ctx context.Context, id uuid.UUID) (*Published, error)
 	if platformID == "" {
 		res, err := s.Provider.CreateTemplate(ctx, acc, def)
 		if err != nil {
-			return nil, apperr.FromPlatform(err)
+			return nil, provider.AppError(err)
 		}
 		platformID = res.ID
 		if res.Status != "" {
@@ -150,7 +150,7 @@ func (s *Service) Publish(ctx context.Context, id uuid.UUID) (*Published, error)
 		}
 	} else {
 		if err := s.Provider.EditTemplate(ctx, acc, platformID, provider.TemplateEdit{Components: def.Components}); err != nil {
-			return nil, apperr.FromPlatform(err)
+			return nil, provider.AppError(err)
 		}
 		message = "Template changes submitted for review"
 	}

@@ -39,7 +39,7 @@ func (s *Service) Sync(ctx context.Context, accountName string) (int, error) {
 		return s.Provider.ListTemplates(ctx, acc, after, syncPageSize)
 	})
 	if err != nil {
-		return 0, apperr.FromPlatform(err)
+		return 0, provider.AppError(err)
 	}
 	count := 0
 	err = database.InTx(ctx, s.Client, func(ctx context.Context, db *ent.Client) error {

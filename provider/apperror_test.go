@@ -1,4 +1,4 @@
-package apperr_test
+package provider_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"switchboard/provider"
 )
 
-func TestFromPlatform(t *testing.T) {
+func TestAppError(t *testing.T) {
 	network := errors.New("provider: GET /v21.0/1: dial tcp 10.0.0.7:443: connect: connection refused")
 	for _, tc := range []struct {
 		name string
@@ -32,10 +32,10 @@ func TestFromPlatform(t *testing.T) {
 		{"Cancelled", fmt.Errorf("provider: %w", context.Canceled), apperr.Unavailable, "cancelled", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := apperr.FromPlatform(tc.err)
+			err := provider.AppError(tc.err)
 			var ae *apperr.Error
 			if !errors.As(err, &ae) || ae.Code != tc.code {
-				t.Fatalf("FromPlatform(%v) = %v, want code %s", tc.err, err, tc.code)
+				t.Fatalf("AppError(%v) = %v, want code %s", tc.err, err, tc.code)
 			}
 			if !strings.Contains(ae.Message, tc.shown) || tc.hidden != "" && strings.Contains(ae.Message, tc.hidden) {
 				t.Errorf("message %q", ae.Message)
@@ -45,7 +45,7 @@ func TestFromPlatform(t *testing.T) {
 			}
 		})
 	}
-	if apperr.FromPlatform(nil) != nil {
-		t.Error("FromPlatform(nil) is not nil")
+	if provider.AppError(nil) != nil {
+		t.Error("AppError(nil) is not nil")
 	}
 }
