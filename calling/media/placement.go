@@ -23,9 +23,17 @@ type placement struct {
 	gathered []netip.Addr
 }
 
-// placementOf parses and checks cfg's listen addresses, interfaces and
-// public IP.
+// placementOf parses cfg's listen addresses, interfaces and public IP, and
+// checks them against this host.
 func placementOf(cfg Config) (placement, error) {
+	p, err := parsePlacement(cfg)
+	if err != nil {
+		return p, err
+	}
+	return p, p.survey()
+}
+
+func parsePlacement(cfg Config) (placement, error) {
 	var p placement
 	for _, s := range cfg.ListenAddrs {
 		a, err := listenAddr(s)
@@ -34,12 +42,7 @@ func placementOf(cfg Config) (placement, error) {
 		}
 		p.listen = append(p.listen, a)
 	}
-	for _, name := range cfg.Interfaces {
-		if _, err := net.InterfaceByName(name); err != nil {
-			return p, fmt.Errorf("media: interface %q: no network interface of that name on this host", name)
-		}
-		p.interfaces = append(p.interfaces, name)
-	}
+	p.interfaces = cfg.Interfaces
 	if cfg.PublicIP != "" {
 		a, err := netip.ParseAddr(cfg.PublicIP)
 		if err != nil {
@@ -47,16 +50,24 @@ func placementOf(cfg Config) (placement, error) {
 		}
 		p.public = a.Unmap()
 	}
-	if err := p.checkFamilies(); err != nil {
-		return p, err
+	return p, p.checkFamilies()
+}
+
+// survey checks the placement against the host's interfaces as they are
+// now and notes the addresses a leg gathers on.
+func (p *placement) survey() error {
+	for _, name := range p.interfaces {
+		if _, err := net.InterfaceByName(name); err != nil {
+			return fmt.Errorf("media: interface %q: no network interface of that name on this host", name)
+		}
 	}
 	host, err := hostAddrs()
 	if err != nil {
-		return p, fmt.Errorf("media: listing this host's addresses: %w", err)
+		return fmt.Errorf("media: listing this host's addresses: %w", err)
 	}
 	for _, a := range p.listen {
 		if !slices.ContainsFunc(host, func(h ifaceAddr) bool { return h.addr == a }) {
-			return p, fmt.Errorf("media: listen address %s is not an address of this host (on an interface that is up)", a)
+			return fmt.Errorf("media: listen address %s is not an address of this host (on an interface that is up)", a)
 		}
 	}
 	for _, h := range host {
@@ -68,9 +79,9 @@ func placementOf(cfg Config) (placement, error) {
 		// Unplaced, a host without a network yet still starts (calls
 		// then fail to connect, as before); a placement that leaves
 		// nothing is a mistake.
-		return p, errors.New("media: no address to gather on: " + p.String())
+		return errors.New("media: no address to gather on: " + p.String())
 	}
-	return p, nil
+	return nil
 }
 
 // listenAddr parses one listen address. The unspecified address, IPv6
