@@ -183,14 +183,7 @@ func (a *API) updateAccount(c *gin.Context) (int, any, error) {
 }
 
 func (a *API) deleteAccount(c *gin.Context) (int, any, error) {
-	id, err := pathUUID(c, "id")
-	if err != nil {
-		return 0, nil, err
-	}
-	if err := a.R.Accounts.Delete(ctx(c), id); err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, messageData{Message: "Account deleted"}, nil
+	return idAction(a.R.Accounts.Delete, messageData{Message: "Account deleted"})(c)
 }
 
 func (a *API) testAccount(c *gin.Context) (int, any, error) {
@@ -206,14 +199,7 @@ func (a *API) testAccount(c *gin.Context) (int, any, error) {
 }
 
 func (a *API) subscribeAccount(c *gin.Context) (int, any, error) {
-	id, err := pathUUID(c, "id")
-	if err != nil {
-		return 0, nil, err
-	}
-	if err := a.R.Accounts.Subscribe(ctx(c), id); err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, subscribedData{Success: true, Message: "Subscribed to webhooks"}, nil
+	return idAction(a.R.Accounts.Subscribe, subscribedData{Success: true, Message: "Subscribed to webhooks"})(c)
 }
 
 func (a *API) getBusinessProfile(c *gin.Context) (int, any, error) {

@@ -169,6 +169,16 @@ func listPayload(key string, items any, total int, p page) gin.H {
 		"total_pages": (total + p.Limit - 1) / p.Limit}
 }
 
+// presentAll presents each row; none is an empty list (JSON []), not
+// null.
+func presentAll[T, J any](rows []T, present func(T) J) []J {
+	out := make([]J, len(rows))
+	for i, r := range rows {
+		out[i] = present(r)
+	}
+	return out
+}
+
 // idAction adapts an operation on the path's :id that answers a fixed
 // payload (deletes and similar actions).
 func idAction(op func(context.Context, uuid.UUID) error, data any) handlerFunc {
@@ -182,4 +192,55 @@ func idAction(op func(context.Context, uuid.UUID) error, data any) handlerFunc {
 		}
 		return http.StatusOK, data, nil
 	}
+}
+
+// The CRUD handlers of one resource share a shape: read the path's :id
+// and/or a JSON body B, convert the body with input, call the operation,
+// present the row it answers. byID, created and updated are that shape;
+// the handler names the operation and the presenter, so that a route
+// table built without services (the OpenAPI document's) reads no field
+// of a.R.
+
+// byID answers the row get returns for the path's :id.
+func byID[T, J any](c *gin.Context, get func(context.Context, uuid.UUID) (T, error), present func(T) J) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	v, err := get(ctx(c), id)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, present(v), nil
+}
+
+// created answers 201 with the row create makes from the JSON body.
+func created[B, I, T, J any](c *gin.Context, create func(context.Context, I) (T, error), input func(B) I, present func(T) J) (int, any, error) {
+	var b B
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	v, err := create(ctx(c), input(b))
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, present(v), nil
+}
+
+// updated answers the row update makes of the path's :id and the JSON
+// body.
+func updated[B, I, T, J any](c *gin.Context, update func(context.Context, uuid.UUID, I) (T, error), input func(B) I, present func(T) J) (int, any, error) {
+	id, err := pathUUID(c, "id")
+	if err != nil {
+		return 0, nil, err
+	}
+	var b B
+	if err := bindJSON(c, &b, false); err != nil {
+		return 0, nil, err
+	}
+	v, err := update(ctx(c), id, input(b))
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, present(v), nil
 }

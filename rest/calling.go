@@ -93,51 +93,19 @@ func (a *API) listIVRFlows(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	out := make([]ivrFlowJSON, len(pg.IVRFlows))
-	for i, f := range pg.IVRFlows {
-		out[i] = presentIVRFlow(f)
-	}
-	return http.StatusOK, listPayload("ivr_flows", out, pg.Total, p), nil
+	return http.StatusOK, listPayload("ivr_flows", presentAll(pg.IVRFlows, presentIVRFlow), pg.Total, p), nil
 }
 
 func (a *API) getIVRFlow(c *gin.Context) (int, any, error) {
-	id, err := pathUUID(c, "id")
-	if err != nil {
-		return 0, nil, err
-	}
-	f, err := a.R.Calling.IVRFlow(ctx(c), id)
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, presentIVRFlow(f), nil
+	return byID(c, a.R.Calling.IVRFlow, presentIVRFlow)
 }
 
 func (a *API) createIVRFlow(c *gin.Context) (int, any, error) {
-	var b ivrFlowBody
-	if err := bindJSON(c, &b, false); err != nil {
-		return 0, nil, err
-	}
-	f, err := a.R.Calling.CreateIVRFlow(ctx(c), b.input())
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusCreated, presentIVRFlow(f), nil
+	return created(c, a.R.Calling.CreateIVRFlow, ivrFlowBody.input, presentIVRFlow)
 }
 
 func (a *API) updateIVRFlow(c *gin.Context) (int, any, error) {
-	id, err := pathUUID(c, "id")
-	if err != nil {
-		return 0, nil, err
-	}
-	var b ivrFlowBody
-	if err := bindJSON(c, &b, false); err != nil {
-		return 0, nil, err
-	}
-	f, err := a.R.Calling.UpdateIVRFlow(ctx(c), id, b.input())
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, presentIVRFlow(f), nil
+	return updated(c, a.R.Calling.UpdateIVRFlow, ivrFlowBody.input, presentIVRFlow)
 }
 
 func (a *API) deleteIVRFlow(ctx context.Context, id uuid.UUID) error {
@@ -155,10 +123,7 @@ func (a *API) listCallLogs(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	out := make([]calling.CallLogView, len(pg.CallLogs))
-	for i, l := range pg.CallLogs {
-		out[i] = calling.ViewCallLog(l, pg.Names)
-	}
+	out := presentAll(pg.CallLogs, func(l *ent.CallLog) calling.CallLogView { return calling.ViewCallLog(l, pg.Names) })
 	return http.StatusOK, listPayload("call_logs", out, pg.Total, p), nil
 }
 
@@ -171,10 +136,7 @@ func (a *API) getCallLog(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	ts := make([]calling.CallTransferView, len(d.Transfers))
-	for i, t := range d.Transfers {
-		ts[i] = calling.ViewCallTransfer(t)
-	}
+	ts := presentAll(d.Transfers, calling.ViewCallTransfer)
 	return http.StatusOK, callLogData{CallLog: calling.ViewCallLog(d.CallLog, d.Names), Transfers: ts}, nil
 }
 
@@ -220,23 +182,11 @@ func (a *API) listCallTransfers(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	out := make([]calling.CallTransferView, len(pg.CallTransfers))
-	for i, t := range pg.CallTransfers {
-		out[i] = calling.ViewCallTransfer(t)
-	}
-	return http.StatusOK, listPayload("call_transfers", out, pg.Total, p), nil
+	return http.StatusOK, listPayload("call_transfers", presentAll(pg.CallTransfers, calling.ViewCallTransfer), pg.Total, p), nil
 }
 
 func (a *API) getCallTransfer(c *gin.Context) (int, any, error) {
-	id, err := pathUUID(c, "id")
-	if err != nil {
-		return 0, nil, err
-	}
-	t, err := a.R.Calling.CallTransfer(ctx(c), id)
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, calling.ViewCallTransfer(t), nil
+	return byID(c, a.R.Calling.CallTransfer, calling.ViewCallTransfer)
 }
 
 func (a *API) getICEServers(c *gin.Context) (int, any, error) {

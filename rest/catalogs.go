@@ -132,14 +132,7 @@ func (a *API) createCatalog(c *gin.Context) (int, any, error) {
 }
 
 func (a *API) deleteCatalog(c *gin.Context) (int, any, error) {
-	id, err := pathUUID(c, "id")
-	if err != nil {
-		return 0, nil, err
-	}
-	if err := a.R.Catalogs.Delete(ctx(c), id); err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, messageData{Message: "Catalog deleted"}, nil
+	return idAction(a.R.Catalogs.Delete, messageData{Message: "Catalog deleted"})(c)
 }
 
 // syncCatalogsBody is the JSON body of syncCatalogs.
@@ -216,14 +209,7 @@ func (a *API) updateProduct(c *gin.Context) (int, any, error) {
 }
 
 func (a *API) deleteProduct(c *gin.Context) (int, any, error) {
-	id, err := pathUUID(c, "id")
-	if err != nil {
-		return 0, nil, err
-	}
-	if err := a.R.Catalogs.DeleteProduct(ctx(c), id); err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, messageData{Message: "Product deleted"}, nil
+	return idAction(a.R.Catalogs.DeleteProduct, messageData{Message: "Product deleted"})(c)
 }
 
 // sendProduct answers POST /api/messages/product: {contact_id,

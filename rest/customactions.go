@@ -65,51 +65,19 @@ func (a *API) listCustomActions(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	out := make([]customActionJSON, len(pg.CustomActions))
-	for i, ca := range pg.CustomActions {
-		out[i] = presentCustomAction(ca)
-	}
-	return http.StatusOK, listPayload("custom_actions", out, pg.Total, p), nil
+	return http.StatusOK, listPayload("custom_actions", presentAll(pg.CustomActions, presentCustomAction), pg.Total, p), nil
 }
 
 func (a *API) getCustomAction(c *gin.Context) (int, any, error) {
-	id, err := pathUUID(c, "id")
-	if err != nil {
-		return 0, nil, err
-	}
-	ca, err := a.R.CustomActions.Get(ctx(c), id)
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, presentCustomAction(ca), nil
+	return byID(c, a.R.CustomActions.Get, presentCustomAction)
 }
 
 func (a *API) createCustomAction(c *gin.Context) (int, any, error) {
-	var b customActionBody
-	if err := bindJSON(c, &b, false); err != nil {
-		return 0, nil, err
-	}
-	ca, err := a.R.CustomActions.Create(ctx(c), b.input())
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusCreated, presentCustomAction(ca), nil
+	return created(c, a.R.CustomActions.Create, customActionBody.input, presentCustomAction)
 }
 
 func (a *API) updateCustomAction(c *gin.Context) (int, any, error) {
-	id, err := pathUUID(c, "id")
-	if err != nil {
-		return 0, nil, err
-	}
-	var b customActionBody
-	if err := bindJSON(c, &b, false); err != nil {
-		return 0, nil, err
-	}
-	ca, err := a.R.CustomActions.Update(ctx(c), id, b.input())
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, presentCustomAction(ca), nil
+	return updated(c, a.R.CustomActions.Update, customActionBody.input, presentCustomAction)
 }
 
 // executeCustomActionBody is the JSON body of executeCustomAction.

@@ -123,14 +123,7 @@ func (a *API) updateFormFlow(c *gin.Context) (int, any, error) {
 }
 
 func (a *API) deleteFormFlow(c *gin.Context) (int, any, error) {
-	id, err := pathUUID(c, "id")
-	if err != nil {
-		return 0, nil, err
-	}
-	if err := a.R.Flows.Delete(ctx(c), id); err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, messageData{Message: "Flow deleted"}, nil
+	return idAction(a.R.Flows.Delete, messageData{Message: "Flow deleted"})(c)
 }
 
 // flowResult runs a platform operation and answers {flow, message}.

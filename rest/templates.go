@@ -156,14 +156,7 @@ func (a *API) updateTemplate(c *gin.Context) (int, any, error) {
 }
 
 func (a *API) deleteTemplate(c *gin.Context) (int, any, error) {
-	id, err := pathUUID(c, "id")
-	if err != nil {
-		return 0, nil, err
-	}
-	if err := a.R.Templates.Delete(ctx(c), id); err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, messageData{Message: "Template deleted"}, nil
+	return idAction(a.R.Templates.Delete, messageData{Message: "Template deleted"})(c)
 }
 
 func (a *API) publishTemplate(c *gin.Context) (int, any, error) {

@@ -180,14 +180,7 @@ func (a *API) updateWidget(c *gin.Context) (int, any, error) {
 }
 
 func (a *API) deleteWidget(c *gin.Context) (int, any, error) {
-	id, err := pathUUID(c, "id")
-	if err != nil {
-		return 0, nil, err
-	}
-	if err := a.R.Widgets.Delete(ctx(c), id); err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, messageData{Message: "Widget deleted"}, nil
+	return idAction(a.R.Widgets.Delete, messageData{Message: "Widget deleted"})(c)
 }
 
 func widgetPeriod(c *gin.Context) (widgets.Period, error) {
