@@ -14,6 +14,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"switchboard/internal/apitest"
+	"switchboard/internal/testkit"
 )
 
 // dripBody writes one byte of body every 50 ms until the connection
@@ -158,18 +159,15 @@ func TestConnectionsPerAddress(t *testing.T) {
 		expectServed(t, dialFrom(t, env, "127.0.0.3")) // another address has its own count
 
 		open[0].Close()
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			// The server sees the close when its read of that
-			// connection ends; until then the place is taken.
-			status, err := healthOn(dialFrom(t, env, client))
-			if err == nil && status == http.StatusOK {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("no place after a connection closed: %d %v", status, err)
-			}
-			time.Sleep(50 * time.Millisecond)
+		// The server sees the close when its read of that connection
+		// ends; until then the place is taken.
+		var status int
+		var err error
+		if !testkit.Poll(20*time.Second, func() bool {
+			status, err = healthOn(dialFrom(t, env, client))
+			return err == nil && status == http.StatusOK
+		}) {
+			t.Fatalf("no place after a connection closed: %d %v", status, err)
 		}
 		for _, conn := range open[1:] {
 			conn.Close()

@@ -1,18 +1,14 @@
 package app_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/google/uuid"
 
-	"switchboard/database"
 	"switchboard/ent/role"
 	"switchboard/ent/viewer"
 	"switchboard/graph"
@@ -29,21 +25,6 @@ func nodesQuery(selection string) string {
 // do not.
 const contactWithConversation = `__typename ... on Contact { id name phoneNumber
 	messages { id status messageType chatAccount createdAt } notes { id content } }`
-
-// servedStatements serves one GraphQL request in-process and returns its
-// answer and the SQL statements it ran.
-func servedStatements(t *testing.T, env *apitest.Env, c *apitest.Client, body any) (*httptest.ResponseRecorder, *database.Statements) {
-	t.Helper()
-	raw, _ := json.Marshal(body)
-	req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(raw))
-	req.Header.Set("Authorization", "Bearer "+c.Token)
-	req.Header.Set("Content-Type", "application/json")
-	var n database.Statements
-	req = req.WithContext(database.CountStatements(req.Context(), &n))
-	rec := httptest.NewRecorder()
-	env.App.Handler.ServeHTTP(rec, req)
-	return rec, &n
-}
 
 // mixedNodeIDs returns n ids of the bootstrap organization's objects:
 // the organization, the admin, the system roles, then contacts.
@@ -104,9 +85,7 @@ func TestNodesIDsAreBounded(t *testing.T) {
 		{"Literal", map[string]any{"query": `{ nodes(ids: ["` + strings.Join(over, `", "`) + `"]) { id } }`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rec, statements := servedStatements(t, env, env.Admin, tc.body)
-			r := &apitest.Response{Status: rec.Code, Raw: rec.Body.Bytes()}
-			_ = json.Unmarshal(r.Raw, &r.Body)
+			r, statements := env.Admin.Statements(t, http.MethodPost, "/graphql", tc.body)
 			expectRefused(t, r, graph.CodeNodesLimit)
 			for _, text := range statements.Texts() {
 				if strings.Contains(text, "UNION ALL") {
@@ -115,7 +94,7 @@ func TestNodesIDsAreBounded(t *testing.T) {
 			}
 			// As many statements as an operation refused for its depth:
 			// authenticating the request, nothing of the operation.
-			_, refused := servedStatements(t, env, env.Admin, map[string]any{"query": nested(4)})
+			_, refused := env.Admin.Statements(t, http.MethodPost, "/graphql", map[string]any{"query": nested(4)})
 			if statements.N() != refused.N() {
 				t.Errorf("%d statements, %d for an operation refused for its depth", statements.N(), refused.N())
 			}

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"switchboard/internal/testkit"
 )
 
 // sweepLog records which sweeps ran on each tick.
@@ -49,24 +51,16 @@ func TestSweepEvery(t *testing.T) {
 			sweeps{"lost": log.sweep("lost", nil)})
 		close(done)
 	}()
-	waitFor := func(what string, cond func() bool) {
-		t.Helper()
-		for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out waiting for %s", what)
-			}
-		}
-	}
-	waitFor("three regular ticks", func() bool { return log.count("ok") >= 3 && log.count("failing") >= 3 })
+	testkit.Eventually(t, "three regular ticks", func() bool { return log.count("ok") >= 3 && log.count("failing") >= 3 })
 	setRun("", errors.New("unreadable"))
-	waitFor("ticks with run_id unknown", func() bool { return log.count("ok") >= 6 })
+	testkit.Eventually(t, "ticks with run_id unknown", func() bool { return log.count("ok") >= 6 })
 	if n := log.count("lost"); n != 0 {
 		t.Fatalf("sweeps after a loss ran %d times while Redis stayed the same or was unreadable", n)
 	}
 	setRun("second", nil)
-	waitFor("the sweep after a loss", func() bool { return log.count("lost") == 1 })
+	testkit.Eventually(t, "the sweep after a loss", func() bool { return log.count("lost") == 1 })
 	ok := log.count("ok")
-	waitFor("three more ticks", func() bool { return log.count("ok") >= ok+3 })
+	testkit.Eventually(t, "three more ticks", func() bool { return log.count("ok") >= ok+3 })
 	cancel()
 	<-done
 	if n := log.count("lost"); n != 1 {

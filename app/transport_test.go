@@ -375,7 +375,7 @@ func expectSlowUploadServed(t *testing.T, env *apitest.Env, wait time.Duration) 
 	conn := rawRequest(t, env, "POST /api/accounts/0190f1d2-0000-7000-8000-000000000001/business_profile/photo HTTP/1.1\r\n"+
 		"Host: x\r\nAuthorization: Bearer "+env.Admin.Token+"\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: 87\r\n\r\n"+
 		"--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"p.png\"\r\n\r\n")
-	time.Sleep(1500 * time.Millisecond)
+	time.Sleep(1500 * time.Millisecond) // a body later than HTTP_READ_TIMEOUT: time passing is what is tested
 	if _, err := io.WriteString(conn, "\x89PNG\r\n\x1a\n\r\n--b--\r\n"); err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"switchboard/ent/viewer"
 	"switchboard/events"
 	"switchboard/internal/apitest"
+	"switchboard/internal/testkit"
 	"switchboard/media"
 	"switchboard/messaging"
 	"switchboard/provider"
@@ -390,10 +391,7 @@ func TestRecover(t *testing.T) {
 	if err != nil || n != 1 {
 		t.Fatalf("Recover = %d, %v; want 1 pending send", n, err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for e.reload(t, m.ID).Status == message.StatusPending && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	testkit.Poll(testkit.Deadline, func() bool { return e.reload(t, m.ID).Status != message.StatusPending })
 	if got := e.reload(t, m.ID); got.Status != message.StatusSent {
 		t.Fatalf("recovered message: status %s (%s), want sent", got.Status, got.ErrorMessage)
 	}

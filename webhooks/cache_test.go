@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"switchboard/internal/testkit"
 )
 
 // countingLoader counts loads per organization; block, when set, holds
@@ -146,9 +148,7 @@ func TestSubscriptionCache(t *testing.T) {
 		}
 		// Let the first load start, then release it; the others wait for
 		// it rather than loading themselves.
-		for l.calls.Load() == 0 {
-			time.Sleep(time.Millisecond)
-		}
+		testkit.Eventually(t, "the first load", func() bool { return l.calls.Load() > 0 })
 		close(l.block)
 		wg.Wait()
 		close(errs)
@@ -167,9 +167,7 @@ func TestSubscriptionCache(t *testing.T) {
 		c, _ := newTestCache(l)
 		done := make(chan struct{})
 		go func() { _, _ = c.get(ctx, org); close(done) }()
-		for l.calls.Load() == 0 {
-			time.Sleep(time.Millisecond)
-		}
+		testkit.Eventually(t, "the first load", func() bool { return l.calls.Load() > 0 })
 		cctx, cancel := context.WithCancel(ctx)
 		cancel()
 		if _, err := c.get(cctx, org); !errors.Is(err, context.Canceled) {

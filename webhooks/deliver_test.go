@@ -20,6 +20,7 @@ import (
 	"switchboard/ent"
 	"switchboard/ent/webhookdelivery"
 	"switchboard/events"
+	"switchboard/internal/testkit"
 	"switchboard/outbound"
 	"switchboard/webhooks"
 )
@@ -524,16 +525,9 @@ func TestLeasedDeliveryTakenAgainAfterLease(t *testing.T) {
 // waitAll polls cond until it holds; what says where it stands.
 func waitAll(t *testing.T, cond func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		ok, what := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal(what)
-		}
-		time.Sleep(50 * time.Millisecond)
+	var where string
+	if !testkit.Poll(30*time.Second, func() bool { ok, w := cond(); where = w; return ok }) {
+		t.Fatal(where)
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 	"switchboard/ent/webhookdeliveryattempt"
 	"switchboard/events"
 	"switchboard/internal/apitest"
+	"switchboard/internal/testkit"
 	"switchboard/outbound"
 	"switchboard/webhooks"
 	"switchboard/worker"
@@ -124,20 +125,17 @@ func (e *hookEnv) onlyDelivery(t *testing.T, ctx context.Context, subID uuid.UUI
 // waitDelivery polls a delivery until cond holds, and returns it.
 func (e *hookEnv) waitDelivery(t *testing.T, ctx context.Context, id uuid.UUID, what string, cond func(*ent.WebhookDelivery) bool) *ent.WebhookDelivery {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		del, err := e.Client().WebhookDelivery.Get(ctx, id)
-		if err != nil {
+	var del *ent.WebhookDelivery
+	if !testkit.Poll(20*time.Second, func() bool {
+		var err error
+		if del, err = e.Client().WebhookDelivery.Get(ctx, id); err != nil {
 			t.Fatal(err)
 		}
-		if cond(del) {
-			return del
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("delivery never became %s: status %s, attempts %d, last error %q", what, del.Status, del.Attempts, del.LastError)
-		}
-		time.Sleep(20 * time.Millisecond)
+		return cond(del)
+	}) {
+		t.Fatalf("delivery never became %s: status %s, attempts %d, last error %q", what, del.Status, del.Attempts, del.LastError)
 	}
+	return del
 }
 
 // waitSucceeded polls until n deliveries of the subscription have

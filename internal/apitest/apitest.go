@@ -169,25 +169,39 @@ type Response struct {
 // value to marshal).
 func (c *Client) Do(method, path string, body any) *Response {
 	c.env.T.Helper()
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(b)
-	case []byte:
-		rd = bytes.NewReader(b)
-	default:
-		buf, err := json.Marshal(b)
-		if err != nil {
-			c.env.T.Fatalf("marshal: %v", err)
-		}
-		rd = bytes.NewReader(buf)
-	}
+	rd := encodeBody(c.env.T, body)
 	req, err := http.NewRequest(method, c.env.Server.URL+path, rd)
 	if err != nil {
 		c.env.T.Fatalf("request: %v", err)
 	}
-	if rd != nil {
+	c.setHeaders(req, rd != nil)
+	return c.env.Send(req)
+}
+
+// encodeBody is a request body: nil, a string of raw JSON, bytes, or any
+// value to marshal.
+func encodeBody(tb testing.TB, body any) io.Reader {
+	tb.Helper()
+	switch b := body.(type) {
+	case nil:
+		return nil
+	case string:
+		return strings.NewReader(b)
+	case []byte:
+		return bytes.NewReader(b)
+	default:
+		buf, err := json.Marshal(b)
+		if err != nil {
+			tb.Fatalf("marshal: %v", err)
+		}
+		return bytes.NewReader(buf)
+	}
+}
+
+// setHeaders sets c's credentials on req, and the JSON content type when
+// it has a body.
+func (c *Client) setHeaders(req *http.Request, hasBody bool) {
+	if hasBody {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if c.Token != "" {
@@ -199,7 +213,6 @@ func (c *Client) Do(method, path string, body any) *Response {
 	if c.Org != "" {
 		req.Header.Set("X-Organization-ID", c.Org)
 	}
-	return c.env.Send(req)
 }
 
 // rawClient shows every answer as the server gave it: a redirect is the
