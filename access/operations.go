@@ -267,9 +267,10 @@ func buildOperations() map[string]Operation {
 	// (chatbot:read) and create, pick, take and resume transfers
 	// (messages:create, as they answer conversations); assigning to
 	// someone else, taking one from someone else and seeing every
-	// transfer also need contacts:update (transfers.ManagePermission, the
+	// transfer also need the membership rule ManagesTransfers
+	// (transferrule.go: ManageTransfers, which is contacts:update, the
 	// permission of assigning a contact's conversation; Admin and Manager
-	// hold it, Agent does not), which the operations check.
+	// hold it, Agent does not), which the operations apply.
 	add("chatbot:read", "chatbotTransfers")
 	special("transferChanged", Operation{Perm: "chatbot:read", Only: realTimeGQL})
 	add("messages:create", "createChatbotTransfer", "pickChatbotTransfer", "assignChatbotTransfer", "resumeChatbotTransfer")

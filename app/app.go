@@ -29,6 +29,7 @@ import (
 	"switchboard/campaigns"
 	"switchboard/catalogs"
 	"switchboard/config"
+	"switchboard/contacts"
 	"switchboard/customactions"
 	"switchboard/database"
 	"switchboard/ent"
@@ -192,6 +193,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	a.Resolver.Revocations = a.Access.Revocations
 	a.startEvents()
 	a.Resolver.Events = a.Events
+	a.Resolver.Contacts = &contacts.Service{Client: a.DB.Client, Events: a.Events}
 	a.Resolver.Tags = &tags.Service{Client: a.DB.Client, Events: a.Events}
 	a.Resolver.Notes = &notes.Service{Client: a.DB.Client, Events: a.Events}
 	a.Resolver.Widgets = &widgets.Service{Client: a.DB.Client}

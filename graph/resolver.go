@@ -11,6 +11,7 @@ import (
 	"switchboard/campaigns"
 	"switchboard/catalogs"
 	"switchboard/chatbot"
+	"switchboard/contacts"
 	"switchboard/customactions"
 	"switchboard/database"
 	"switchboard/ent"
@@ -47,6 +48,8 @@ type Resolver struct {
 	// Webhooks manages outbound webhook subscriptions and their
 	// deliveries (events reach them through Events).
 	Webhooks *webhooks.Dispatcher
+	// Contacts are the organization's contacts.
+	Contacts *contacts.Service
 	// Tags is the organization's tag catalogue.
 	Tags *tags.Service
 	// Notes are the internal notes on contacts.

@@ -8,6 +8,7 @@ package graph
 import (
 	"context"
 	"switchboard/accounts"
+	"switchboard/contacts"
 	"switchboard/ent"
 	"switchboard/ent/ssoconfig"
 	"switchboard/events"
@@ -44,7 +45,7 @@ func (r *accountResolver) UpdatedByName(ctx context.Context, obj *ent.Account) (
 
 // ServiceWindowOpen is the resolver for the serviceWindowOpen field.
 func (r *contactResolver) ServiceWindowOpen(ctx context.Context, obj *ent.Contact) (bool, error) {
-	return ServiceWindowOpen(obj, time.Now()), nil
+	return messaging.ServiceWindowOpen(obj, time.Now()), nil
 }
 
 // CreateOrganization is the resolver for the createOrganization field.
@@ -197,38 +198,38 @@ func (r *mutationResolver) UpdateMySettings(ctx context.Context, input usersetti
 }
 
 // CreateContact is the resolver for the createContact field.
-func (r *mutationResolver) CreateContact(ctx context.Context, input CreateContactInput) (*ent.Contact, error) {
-	return r.Resolver.CreateContact(ctx, input)
+func (r *mutationResolver) CreateContact(ctx context.Context, input contacts.CreateInput) (*ent.Contact, error) {
+	return r.Resolver.Contacts.Create(ctx, input)
 }
 
 // UpdateContact is the resolver for the updateContact field.
-func (r *mutationResolver) UpdateContact(ctx context.Context, id uuid.UUID, input UpdateContactInput) (*ent.Contact, error) {
-	return r.Resolver.UpdateContact(ctx, id, input)
+func (r *mutationResolver) UpdateContact(ctx context.Context, id uuid.UUID, input contacts.UpdateInput) (*ent.Contact, error) {
+	return r.Resolver.Contacts.Update(ctx, id, input)
 }
 
 // DeleteContact is the resolver for the deleteContact field.
 func (r *mutationResolver) DeleteContact(ctx context.Context, id uuid.UUID) (bool, error) {
-	return ok(r.Resolver.DeleteContact(ctx, id))
+	return ok(r.Resolver.Contacts.Delete(ctx, id))
 }
 
 // AssignContact is the resolver for the assignContact field.
 func (r *mutationResolver) AssignContact(ctx context.Context, id uuid.UUID, userID *uuid.UUID) (*ent.Contact, error) {
-	return r.Resolver.AssignContact(ctx, id, userID)
+	return r.Resolver.Contacts.Assign(ctx, id, userID)
 }
 
 // MarkContactRead is the resolver for the markContactRead field.
 func (r *mutationResolver) MarkContactRead(ctx context.Context, id uuid.UUID) (bool, error) {
-	return ok(r.Resolver.MarkContactRead(ctx, id))
+	return ok(r.Resolver.Contacts.MarkRead(ctx, id))
 }
 
 // SendMessage is the resolver for the sendMessage field.
 func (r *mutationResolver) SendMessage(ctx context.Context, contactID uuid.UUID, input messaging.Outgoing) (*ent.Message, error) {
-	return r.Resolver.SendMessage(ctx, contactID, input)
+	return r.Resolver.Messaging.Send(ctx, contactID, input)
 }
 
 // SendTemplateMessage is the resolver for the sendTemplateMessage field.
 func (r *mutationResolver) SendTemplateMessage(ctx context.Context, input messaging.TemplateInput) (*ent.Message, error) {
-	return r.Resolver.SendTemplateMessage(ctx, input)
+	return r.Resolver.Messaging.SendTemplate(ctx, input)
 }
 
 // CreateCannedResponse is the resolver for the createCannedResponse field.
@@ -445,7 +446,7 @@ func (r *queryResolver) SsoConfigs(ctx context.Context) ([]*ent.SSOConfig, error
 
 // Contacts is the resolver for the contacts field.
 func (r *queryResolver) Contacts(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, tags []string, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) (*ent.ContactConnection, error) {
-	q, err := r.ContactsQuery(ctx, ContactFilter{Search: deref(search), Tags: tags})
+	q, err := r.Resolver.Contacts.Query(ctx, contacts.Filter{Search: deref(search), Tags: tags})
 	if err != nil {
 		return nil, err
 	}
@@ -454,21 +455,21 @@ func (r *queryResolver) Contacts(ctx context.Context, after *entgql.Cursor[uuid.
 
 // Contact is the resolver for the contact field.
 func (r *queryResolver) Contact(ctx context.Context, id uuid.UUID) (*ent.Contact, error) {
-	return r.GetContact(ctx, id)
+	return r.Resolver.Contacts.Get(ctx, id)
 }
 
 // ContactSessionData is the resolver for the contactSessionData field.
-func (r *queryResolver) ContactSessionData(ctx context.Context, id uuid.UUID) (*ContactSessionData, error) {
-	return r.Resolver.ContactSessionData(ctx, id)
+func (r *queryResolver) ContactSessionData(ctx context.Context, id uuid.UUID) (*contacts.SessionData, error) {
+	return r.Resolver.Contacts.SessionData(ctx, id)
 }
 
 // Messages is the resolver for the messages field.
-func (r *queryResolver) Messages(ctx context.Context, contactID uuid.UUID, beforeID *uuid.UUID, account *string, limit *int) (*MessagePage, error) {
-	n := DefaultMessagePageSize
+func (r *queryResolver) Messages(ctx context.Context, contactID uuid.UUID, beforeID *uuid.UUID, account *string, limit *int) (*messaging.Page, error) {
+	n := messaging.DefaultPageSize
 	if limit != nil {
 		n = *limit
 	}
-	return r.ListMessages(ctx, contactID, beforeID, deref(account), n)
+	return r.Resolver.Messaging.History(ctx, contactID, beforeID, deref(account), n)
 }
 
 // CannedResponses is the resolver for the cannedResponses field.

@@ -11,8 +11,9 @@ import (
 	"github.com/google/uuid"
 
 	"switchboard/apperr"
+	"switchboard/contacts"
 	"switchboard/ent"
-	"switchboard/graph"
+	"switchboard/messaging"
 )
 
 // contactJSON is the spec's Contact.
@@ -44,7 +45,7 @@ func presentContact(c *ent.Contact, now time.Time) contactJSON {
 		AvatarURL: c.AvatarURL, Status: c.Status, Tags: c.Tags, Metadata: c.Metadata,
 		LastMessageAt: c.LastMessageAt, LastMessagePreview: c.LastMessagePreview,
 		UnreadCount: c.UnreadCount, AssignedUserID: c.AssignedUserID, ChatAccount: c.ChatAccount,
-		LastInboundAt: c.LastInboundAt, ServiceWindowOpen: graph.ServiceWindowOpen(c, now),
+		LastInboundAt: c.LastInboundAt, ServiceWindowOpen: messaging.ServiceWindowOpen(c, now),
 		MarketingOptOut: c.MarketingOptOut, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
 	}
 	if out.Tags == nil {
@@ -87,7 +88,7 @@ type sessionDataJSON struct {
 	PanelConfig panelConfigJSON `json:"panel_config"`
 }
 
-func presentSessionData(d *graph.ContactSessionData) sessionDataJSON {
+func presentSessionData(d *contacts.SessionData) sessionDataJSON {
 	out := sessionDataJSON{SessionData: map[string]any{}, PanelConfig: panelConfigJSON{Sections: []panelSectionJSON{}}}
 	if s := d.Session; s != nil {
 		out.SessionID, out.FlowID = &s.ID, s.CurrentFlowID
@@ -159,11 +160,11 @@ func (n *nullableUUID) UnmarshalJSON(b []byte) error {
 
 func (a *API) listContacts(c *gin.Context) (int, any, error) {
 	p, q := pageOf(c), queryOf[contactsQuery](c)
-	f := graph.ContactFilter{Search: q.Search}
+	f := contacts.Filter{Search: q.Search}
 	if q.Tags != "" {
 		f.Tags = strings.Split(q.Tags, ",")
 	}
-	pg, err := a.R.ListContacts(ctx(c), f, p.Offset(), p.Limit)
+	pg, err := a.R.Contacts.List(ctx(c), f, p.Offset(), p.Limit)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -180,7 +181,7 @@ func (a *API) getContact(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	ct, err := a.R.GetContact(ctx(c), id)
+	ct, err := a.R.Contacts.Get(ctx(c), id)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -195,7 +196,7 @@ func (a *API) createContact(c *gin.Context) (int, any, error) {
 	if b.PhoneNumber == nil {
 		return 0, nil, apperr.Invalidf("phone_number is required")
 	}
-	ct, err := a.R.CreateContact(ctx(c), graph.CreateContactInput{
+	ct, err := a.R.Contacts.Create(ctx(c), contacts.CreateInput{
 		PhoneNumber: *b.PhoneNumber, ProfileName: b.ProfileName, ChatAccount: b.ChatAccount,
 		Tags: b.Tags, Metadata: b.Metadata,
 	})
@@ -214,7 +215,7 @@ func (a *API) updateContact(c *gin.Context) (int, any, error) {
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
-	in := graph.UpdateContactInput{
+	in := contacts.UpdateInput{
 		ProfileName: b.ProfileName, ChatAccount: b.ChatAccount, Tags: b.Tags, Metadata: b.Metadata,
 		ClearAssignedAgent: b.ClearAssignedAgent != nil && *b.ClearAssignedAgent,
 	}
@@ -223,7 +224,7 @@ func (a *API) updateContact(c *gin.Context) (int, any, error) {
 			return 0, nil, err
 		}
 	}
-	ct, err := a.R.UpdateContact(ctx(c), id, in)
+	ct, err := a.R.Contacts.Update(ctx(c), id, in)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -235,7 +236,7 @@ func (a *API) deleteContact(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	if err := a.R.DeleteContact(ctx(c), id); err != nil {
+	if err := a.R.Contacts.Delete(ctx(c), id); err != nil {
 		return 0, nil, err
 	}
 	return http.StatusOK, nil, nil
@@ -258,7 +259,7 @@ func (a *API) assignContact(c *gin.Context) (int, any, error) {
 	if !b.UserID.Set {
 		return 0, nil, apperr.Invalidf("user_id is required (a UUID, or null to unassign)")
 	}
-	ct, err := a.R.AssignContact(ctx(c), id, b.UserID.ID)
+	ct, err := a.R.Contacts.Assign(ctx(c), id, b.UserID.ID)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -274,11 +275,15 @@ func (a *API) contactSessionData(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	d, err := a.R.ContactSessionData(ctx(c), id)
+	d, err := a.R.Contacts.SessionData(ctx(c), id)
 	if err != nil {
 		return 0, nil, err
 	}
 	return http.StatusOK, presentSessionData(d), nil
+}
+
+func (a *API) markContactRead(c *gin.Context) (int, any, error) {
+	return idAction(a.R.Contacts.MarkRead, statusData{Status: "ok"})(c)
 }
 
 // contactRoutes: marking a conversation read is part of reading messages.
@@ -290,7 +295,7 @@ func (a *API) contactRoutes() []Route {
 		{Method: put, Path: "/api/contacts/:id", Op: "updateContact", In: updateContactBody{}, Out: contactJSON{}, Handle: a.updateContact},
 		{Method: del, Path: "/api/contacts/:id", Op: "deleteContact", Out: noData{}, Handle: a.deleteContact},
 		{Method: put, Path: "/api/contacts/:id/assign", Op: "assignContact", In: assignContactBody{}, Out: assignedData{}, Handle: a.assignContact},
-		{Method: post, Path: "/api/contacts/:id/mark-read", Op: "markContactRead", Out: statusData{}, Handle: idAction(a.R.MarkContactRead, statusData{Status: "ok"})},
+		{Method: post, Path: "/api/contacts/:id/mark-read", Op: "markContactRead", Out: statusData{}, Handle: a.markContactRead},
 		{Method: get, Path: "/api/contacts/:id/session-data", Op: "contactSessionData", Out: sessionDataJSON{}, Handle: a.contactSessionData},
 	}
 }

@@ -61,8 +61,12 @@ func (a *API) messageRoutes() []Route {
 		{Method: post, Path: "/api/contacts/:id/messages", Op: "sendMessage", Status: http.StatusCreated, In: sendMessageBody{}, Out: messageJSON{}, Handle: a.sendMessage},
 		{Method: post, Path: "/api/messages/template", Op: "sendTemplateMessage", Status: http.StatusCreated, In: bodies{templateBody{}, templateMessageForm{}}, Out: messageJSON{}, Handle: a.sendTemplate},
 		{Method: post, Path: "/api/messages/media", Op: "sendMediaMessage", Status: http.StatusCreated, In: mediaMessageForm{}, Out: messageJSON{}, Handle: a.sendMedia},
-		{Method: put, Path: "/api/messages/:id/read", Op: "markMessageRead", Out: statusData{}, Handle: idAction(a.R.MarkMessageRead, nil)},
+		{Method: put, Path: "/api/messages/:id/read", Op: "markMessageRead", Out: statusData{}, Handle: a.markMessageRead},
 	}
+}
+
+func (a *API) markMessageRead(c *gin.Context) (int, any, error) {
+	return idAction(a.R.Messaging.MarkRead, nil)(c)
 }
 
 // listMessages answers {messages, total} for the newest page and
@@ -73,7 +77,7 @@ func (a *API) listMessages(c *gin.Context) (int, any, error) {
 		return 0, nil, err
 	}
 	q := queryOf[messagesQuery](c)
-	page, err := a.R.ListMessages(ctx(c), id, q.BeforeID, q.Account, q.Limit)
+	page, err := a.R.Messaging.History(ctx(c), id, q.BeforeID, q.Account, q.Limit)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -133,7 +137,7 @@ func (a *API) sendMessage(c *gin.Context) (int, any, error) {
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
-	m, err := a.R.SendMessage(ctx(c), id, b.outgoing())
+	m, err := a.R.Messaging.Send(ctx(c), id, b.outgoing())
 	if err != nil {
 		return 0, nil, err
 	}
@@ -207,7 +211,7 @@ func (a *API) sendTemplate(c *gin.Context) (int, any, error) {
 		return 0, nil, err
 	}
 	in.HeaderFile = file
-	m, err := a.R.SendTemplateMessage(ctx(c), in)
+	m, err := a.R.Messaging.SendTemplate(ctx(c), in)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -256,7 +260,7 @@ func (a *API) sendMedia(c *gin.Context) (int, any, error) {
 		return 0, nil, apperr.Invalidf("file is required")
 	}
 	defer closeUpload(file)
-	m, err := a.R.SendMediaMessage(ctx(c), messaging.MediaInput{
+	m, err := a.R.Messaging.SendMedia(ctx(c), messaging.MediaInput{
 		ContactID: *contactID, Kind: formValue(form, "type"), Caption: formValue(form, "caption"),
 		Account: formValue(form, "chat_account"), File: *file,
 	})

@@ -13,7 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"switchboard/apperr"
-	"switchboard/graph"
+	"switchboard/messaging"
 	"switchboard/notes"
 	"switchboard/transfers"
 )
@@ -81,7 +81,7 @@ func TestQueryTagsMatchTheDomain(t *testing.T) {
 		field     string
 		tag, want string
 	}{
-		{messagesQuery{}, "Limit", "default", strconv.Itoa(graph.DefaultMessagePageSize)},
+		{messagesQuery{}, "Limit", "default", strconv.Itoa(messaging.DefaultPageSize)},
 		{notesQuery{}, "Limit", "default", strconv.Itoa(notes.DefaultPageSize)},
 		{transfersQuery{}, "Limit", "default", strconv.Itoa(transfers.DefaultPageSize)},
 		{transfersQuery{}, "Offset", "maximum", strconv.Itoa(transfers.MaxOffset)},

@@ -9,8 +9,8 @@ import (
 	"github.com/google/uuid"
 
 	"switchboard/apperr"
+	"switchboard/contacts"
 	"switchboard/ent"
-	"switchboard/graph"
 	"switchboard/tags"
 )
 
@@ -116,7 +116,7 @@ func (a *API) setContactTags(c *gin.Context) (int, any, error) {
 	if b.Tags == nil {
 		return 0, nil, apperr.Invalidf("tags is required (an array of strings)")
 	}
-	ct, err := a.R.UpdateContact(ctx(c), id, graph.UpdateContactInput{Tags: b.Tags})
+	ct, err := a.R.Contacts.Update(ctx(c), id, contacts.UpdateInput{Tags: b.Tags})
 	if err != nil {
 		return 0, nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
+	"switchboard/access"
 	"switchboard/apperr"
 	"switchboard/database"
 	"switchboard/ent"
@@ -186,13 +187,13 @@ func (s *Service) Get(ctx context.Context, id uuid.UUID) (*View, error) {
 	return vs[0], nil
 }
 
-// visibility returns what the viewer may see: every transfer with
-// ManagePermission; else their own and the unassigned ones of the general
+// visibility returns what the viewer may see: every transfer under
+// access.ManagesTransfers; else their own and the unassigned ones of the general
 // queue and their teams' queues (only their own with
 // agent_current_conversation_only). queues limits the queue counts alike.
 func (s *Service) visibility(ctx context.Context, db *ent.Client, v *viewer.Viewer) (visible, queues predicate.AgentTransfer, err error) {
 	all := func(*sql.Selector) {}
-	if v.Can(ManagePermission) {
+	if access.ManagesTransfers(v) {
 		return all, all, nil
 	}
 	st, err := s.settings(ctx, db)

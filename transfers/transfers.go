@@ -8,7 +8,8 @@
 // Who may do what. The operations' permissions are in access/operations.go
 // (listing needs chatbot:read; creating, picking, assigning and resuming
 // need messages:create, which Agents hold). Managing other people's
-// transfers needs ManagePermission (contacts:update, the permission of
+// transfers needs the membership rule access.ManagesTransfers
+// (access.ManageTransfers, that is contacts:update, the permission of
 // assigning a contact's conversation to someone, held by Admin and Manager
 // and not by Agent): assigning a transfer to someone else, unassigning or
 // resuming a transfer someone else holds, picking from a team the viewer is
@@ -28,6 +29,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
+	"switchboard/access"
 	"switchboard/apperr"
 	"switchboard/database"
 	"switchboard/ent"
@@ -43,10 +45,6 @@ import (
 	"switchboard/internal/valid"
 	"switchboard/worker"
 )
-
-// ManagePermission lets a member manage transfers of others (see the
-// package comment).
-const ManagePermission = "contacts:update"
 
 // Bounds of the inputs and of a page.
 const (
@@ -271,13 +269,14 @@ func ParseQueue(s string) (Queue, error) {
 // taken with SELECT ... FOR UPDATE SKIP LOCKED, so concurrent picks each
 // get a different transfer without waiting; SQLite's single writer
 // serializes them. Errors: forbidden (queue pickup off, or a team the
-// viewer is not a member of, without ManagePermission), not_found (team).
+// viewer is not a member of, without access.ManagesTransfers),
+// not_found (team).
 func (s *Service) Pick(ctx context.Context, q Queue) (*View, error) {
 	v, err := viewerUser(ctx)
 	if err != nil {
 		return nil, err
 	}
-	manager := v.Can(ManagePermission)
+	manager := access.ManagesTransfers(v)
 	var out *View
 	err = database.InTx(ctx, s.Client, func(ctx context.Context, db *ent.Client) error {
 		st, err := s.settings(ctx, db)
@@ -349,7 +348,7 @@ type AssignInput struct {
 // Assign sets or clears the agent of an active transfer (and its team).
 // The agent must belong to the organization, and to the transfer's team
 // when it has one. Assigning to someone else, or taking a transfer from
-// someone else, needs ManagePermission. Errors: not_found, forbidden,
+// someone else, needs access.ManagesTransfers. Errors: not_found, forbidden,
 // invalid (agent not a member), conflict (the transfer is resumed).
 func (s *Service) Assign(ctx context.Context, id uuid.UUID, in AssignInput) (*View, error) {
 	v, err := viewerUser(ctx)
@@ -362,10 +361,10 @@ func (s *Service) Assign(ctx context.Context, id uuid.UUID, in AssignInput) (*Vi
 		if err != nil {
 			return err
 		}
-		manager := v.Can(ManagePermission)
+		manager := access.ManagesTransfers(v)
 		if !manager {
 			if in.AgentID != nil && *in.AgentID != v.UserID {
-				return apperr.Forbiddenf("assigning a transfer to someone else needs %s", ManagePermission)
+				return apperr.Forbiddenf("assigning a transfer to someone else needs %s", access.ManageTransfers)
 			}
 			if t.AgentID != nil && *t.AgentID != v.UserID {
 				return apperr.Forbiddenf("the transfer is assigned to someone else")
@@ -416,7 +415,7 @@ func (s *Service) Assign(ctx context.Context, id uuid.UUID, in AssignInput) (*Vi
 
 // Resume ends the human hand-off: the transfer becomes resumed and the
 // chatbot answers the contact again. The assigned agent, or a member with
-// ManagePermission, may resume it. Errors: not_found, forbidden, conflict
+// access.ManageTransfers, may resume it. Errors: not_found, forbidden, conflict
 // (already resumed).
 func (s *Service) Resume(ctx context.Context, id uuid.UUID) (*View, error) {
 	v, err := viewerUser(ctx)
@@ -429,7 +428,7 @@ func (s *Service) Resume(ctx context.Context, id uuid.UUID) (*View, error) {
 		if err != nil {
 			return err
 		}
-		if !v.Can(ManagePermission) && (t.AgentID == nil || *t.AgentID != v.UserID) {
+		if !access.ManagesTransfers(v) && (t.AgentID == nil || *t.AgentID != v.UserID) {
 			return apperr.Forbiddenf("only the assigned agent or a member who may update contacts can resume this transfer")
 		}
 		now := s.now()

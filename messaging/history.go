@@ -1,4 +1,4 @@
-package graph
+package messaging
 
 import (
 	"context"
@@ -6,18 +6,20 @@ import (
 	"github.com/google/uuid"
 
 	"switchboard/apperr"
+	"switchboard/database"
 	"switchboard/ent"
 	"switchboard/ent/message"
+	"switchboard/internal/valid"
 )
 
-// The spec's default and largest page of messages.
+// The spec's default and largest page of a conversation's messages.
 const (
-	DefaultMessagePageSize = 50
-	MaxMessagePageSize     = 100
+	DefaultPageSize = 50
+	MaxPageSize     = 100
 )
 
-// MessagePage is one page of a conversation, oldest first.
-type MessagePage struct {
+// Page is one page of a conversation, oldest first.
+type Page struct {
 	Messages []*ent.Message
 	// Total counts the conversation's messages (first page only).
 	Total int
@@ -25,21 +27,21 @@ type MessagePage struct {
 	HasMore bool
 }
 
-// ListMessages returns the newest limit messages of a contact, or with
+// History returns the newest limit messages of a contact, or with
 // beforeID the limit messages older than that one, optionally only those
-// of one account. limit is capped at MaxMessagePageSize. Order is
-// (created_at, id), which is the platform's time for incoming messages.
-// Errors: invalid (limit below 1), not_found (contact, or a before_id that
-// is not one of the contact's messages).
-func (r *Resolver) ListMessages(ctx context.Context, contactID uuid.UUID, beforeID *uuid.UUID, account string, limit int) (*MessagePage, error) {
+// of one account. limit is capped at MaxPageSize. Order is (created_at,
+// id), which is the platform's time for incoming messages. Errors:
+// invalid (limit below 1, a NUL character in account), not_found
+// (contact, or a before_id that is not one of the contact's messages).
+func (s *Service) History(ctx context.Context, contactID uuid.UUID, beforeID *uuid.UUID, account string, limit int) (*Page, error) {
 	if limit < 1 {
 		return nil, apperr.Invalidf("limit must be a positive integer")
 	}
-	limit = min(limit, MaxMessagePageSize)
-	if err := filterText("account", account); err != nil {
+	limit = min(limit, MaxPageSize)
+	if err := valid.NoNUL("account", account); err != nil {
 		return nil, err
 	}
-	db := r.db(ctx)
+	db := database.ClientFor(ctx, s.Client)
 	if _, err := db.Contact.Get(ctx, contactID); err != nil {
 		return nil, apperr.Wrap(err, "contact")
 	}
@@ -47,7 +49,7 @@ func (r *Resolver) ListMessages(ctx context.Context, contactID uuid.UUID, before
 	if account != "" {
 		q = q.Where(message.ChatAccount(account))
 	}
-	page := &MessagePage{}
+	page := &Page{}
 	if beforeID != nil {
 		before, err := db.Message.Query().Where(message.ID(*beforeID), message.ContactID(contactID)).Only(ctx)
 		if err != nil {
@@ -77,4 +79,14 @@ func (r *Resolver) ListMessages(ctx context.Context, contactID uuid.UUID, before
 	}
 	page.Messages = ms
 	return page, nil
+}
+
+// MarkRead is the spec's PUT /api/messages/{id}/read, which is not
+// implemented: reading a conversation marks it read (contacts'
+// MarkRead). Errors: not_found (message), not_implemented otherwise.
+func (s *Service) MarkRead(ctx context.Context, id uuid.UUID) error {
+	if _, err := database.ClientFor(ctx, s.Client).Message.Get(ctx, id); err != nil {
+		return apperr.Wrap(err, "message")
+	}
+	return apperr.New(apperr.NotImplemented, "Not implemented yet")
 }

@@ -1,0 +1,452 @@
+// Package contacts owns the organization's contacts: their list and
+// search, creating one (a normalised phone number, unique per
+// organization), changing its fields (profile name, the chat_account its
+// conversation is held from, tags, metadata), assigning it to a member,
+// deleting it, marking its conversation read, and the contact info
+// panel's data (the active chatbot session and the layout of the
+// metadata). Every change records contact:new or contact:updated once,
+// in its transaction.
+//
+// It must not touch the contact's messages beyond marking them read (the
+// message lifecycle is messaging's), the tag catalogue (tags/) or
+// transfers (transfers/); transports (rest/, graph/) call its Service and
+// it imports neither.
+package contacts
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+
+	"entgo.io/ent/dialect/sql"
+	"github.com/google/uuid"
+
+	"switchboard/apperr"
+	"switchboard/database"
+	"switchboard/ent"
+	"switchboard/ent/account"
+	"switchboard/ent/chatbotflow"
+	"switchboard/ent/chatbotsession"
+	"switchboard/ent/contact"
+	"switchboard/ent/message"
+	"switchboard/ent/organizationmember"
+	"switchboard/ent/predicate"
+	"switchboard/events"
+	"switchboard/internal/valid"
+	"switchboard/messaging"
+	"switchboard/tags"
+)
+
+// Limits of a contact's fields.
+const (
+	MaxTags        = 50
+	MaxFieldLength = 255
+)
+
+// errDuplicatePhone is the answer to a second contact with the same number.
+const errDuplicatePhone = "a contact with this phone number already exists"
+
+// Service is the contacts' operations.
+type Service struct {
+	Client *ent.Client
+	// Events records contact:new and contact:updated.
+	Events *events.Bus
+}
+
+// Filter selects contacts of a list.
+type Filter struct {
+	// Search matches profile_name or name (case-insensitive), or the
+	// phone number containing the digits of Search.
+	Search string
+	// Tags matches contacts holding at least one of them.
+	Tags []string
+}
+
+// CreateInput is a new contact. Nil fields take their defaults.
+type CreateInput struct {
+	PhoneNumber string
+	ProfileName *string
+	ChatAccount *string
+	Tags        []string
+	Metadata    map[string]any
+}
+
+// UpdateInput changes the non-nil fields of a contact. Tags and Metadata
+// replace the stored values when not nil.
+type UpdateInput struct {
+	ProfileName    *string
+	ChatAccount    *string
+	Tags           []string
+	Metadata       map[string]any
+	AssignedUserID *uuid.UUID
+	// ClearAssignedAgent unassigns the contact.
+	ClearAssignedAgent bool
+}
+
+// Page is one page of contacts with the total of the filter.
+type Page struct {
+	Contacts []*ent.Contact
+	Total    int
+}
+
+func (s *Service) db(ctx context.Context) *ent.Client { return database.ClientFor(ctx, s.Client) }
+
+// Query returns the contacts of the viewer's organization matching f.
+// Errors: invalid (a NUL character in the filter).
+func (s *Service) Query(ctx context.Context, f Filter) (*ent.ContactQuery, error) {
+	if err := valid.NoNUL("search", f.Search); err != nil {
+		return nil, err
+	}
+	for _, t := range f.Tags {
+		if err := valid.NoNUL("tags", t); err != nil {
+			return nil, err
+		}
+	}
+	q := s.db(ctx).Contact.Query()
+	if t := strings.TrimSpace(f.Search); t != "" {
+		preds := []predicate.Contact{contact.ProfileNameContainsFold(t), contact.NameContainsFold(t)}
+		if digits := onlyDigits(t); digits != "" {
+			preds = append(preds, contact.PhoneNumberContains(digits))
+		}
+		q = q.Where(contact.Or(preds...))
+	}
+	var tagged []predicate.Contact
+	for _, t := range f.Tags {
+		if t = strings.TrimSpace(t); t != "" {
+			tagged = append(tagged, tags.HasTag(t))
+		}
+	}
+	if len(tagged) > 0 {
+		q = q.Where(contact.Or(tagged...))
+	}
+	return q, nil
+}
+
+func onlyDigits(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return r
+		}
+		return -1
+	}, s)
+}
+
+// List returns a page of Query, the most recent conversations first
+// (contacts without messages last, newest first), with the total from a
+// window count. Errors: invalid (a NUL character in the filter).
+func (s *Service) List(ctx context.Context, f Filter, offset, limit int) (*Page, error) {
+	q, err := s.Query(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := q.Clone().
+		Modify(database.WithTotal).
+		Order(contact.ByLastMessageAt(sql.OrderDesc(), sql.OrderNullsLast()),
+			contact.ByCreatedAt(sql.OrderDesc()), contact.ByID()).
+		Offset(offset).Limit(limit).All(ctx)
+	if err != nil {
+		return nil, apperr.Wrap(err, "contact")
+	}
+	page := &Page{Contacts: cs}
+	if page.Total, err = database.PageTotal(cs, offset, func() (int, error) { return q.Count(ctx) }); err != nil {
+		return nil, apperr.Wrap(err, "contact")
+	}
+	return page, nil
+}
+
+// Get returns a contact. Errors: not_found.
+func (s *Service) Get(ctx context.Context, id uuid.UUID) (*ent.Contact, error) {
+	c, err := s.db(ctx).Contact.Get(ctx, id)
+	return c, apperr.Wrap(err, "contact")
+}
+
+// Create creates a contact with a normalised phone number. The
+// organization's unique index on the number decides duplicates. Errors:
+// invalid (phone number, tags, field lengths, a chat_account that is not
+// one of the organization's accounts), conflict (the number is already a
+// contact).
+func (s *Service) Create(ctx context.Context, in CreateInput) (*ent.Contact, error) {
+	phone, err := messaging.NormalizePhone(in.PhoneNumber)
+	if err != nil {
+		return nil, err
+	}
+	profileName, err := optionalText("profile_name", in.ProfileName)
+	if err != nil {
+		return nil, err
+	}
+	chatAccount, err := s.chatAccount(ctx, in.ChatAccount)
+	if err != nil {
+		return nil, err
+	}
+	cr := s.db(ctx).Contact.Create().SetPhoneNumber(phone).
+		SetNillableProfileName(profileName).SetNillableChatAccount(chatAccount)
+	if in.Tags != nil {
+		ts, err := normalizeTags(in.Tags)
+		if err != nil {
+			return nil, err
+		}
+		cr.SetTags(ts)
+	}
+	if in.Metadata != nil {
+		if err := validMetadata(in.Metadata); err != nil {
+			return nil, err
+		}
+		cr.SetMetadata(in.Metadata)
+	}
+	c, err := cr.Save(ctx)
+	if ent.IsConstraintError(err) {
+		return nil, &apperr.Error{Code: apperr.Conflict, Message: errDuplicatePhone, Err: err}
+	}
+	if err != nil {
+		return nil, apperr.Wrap(err, "contact")
+	}
+	created, err := s.Get(ctx, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.record(ctx, events.ContactCreated, created); err != nil {
+		return nil, err
+	}
+	return created, nil
+}
+
+// Update changes the given fields of a contact. An assigned user must be
+// a member of the organization; ClearAssignedAgent unassigns. Errors:
+// not_found, invalid (as Create; a user who is not a member; both an
+// assignee and ClearAssignedAgent).
+func (s *Service) Update(ctx context.Context, id uuid.UUID, in UpdateInput) (*ent.Contact, error) {
+	if in.ClearAssignedAgent && in.AssignedUserID != nil {
+		return nil, apperr.Invalidf("give assigned_user_id or clear_assigned_agent, not both")
+	}
+	profileName, err := optionalText("profile_name", in.ProfileName)
+	if err != nil {
+		return nil, err
+	}
+	chatAccount, err := s.chatAccount(ctx, in.ChatAccount)
+	if err != nil {
+		return nil, err
+	}
+	u := s.db(ctx).Contact.UpdateOneID(id).
+		SetNillableProfileName(profileName).SetNillableChatAccount(chatAccount)
+	if in.Tags != nil {
+		ts, err := normalizeTags(in.Tags)
+		if err != nil {
+			return nil, err
+		}
+		u.SetTags(ts)
+	}
+	if in.Metadata != nil {
+		if err := validMetadata(in.Metadata); err != nil {
+			return nil, err
+		}
+		u.SetMetadata(in.Metadata)
+	}
+	switch {
+	case in.ClearAssignedAgent:
+		u.ClearAssignedUserID()
+	case in.AssignedUserID != nil:
+		if err := s.requireMember(ctx, *in.AssignedUserID, "assigned_user_id"); err != nil {
+			return nil, err
+		}
+		u.SetAssignedUserID(*in.AssignedUserID)
+	}
+	if _, err := u.Save(ctx); err != nil {
+		return nil, apperr.Wrap(err, "contact")
+	}
+	c, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return c, s.record(ctx, events.ContactUpdated, c)
+}
+
+// record records a contact's domain event in the transaction of ctx: a
+// rolled-back change announces nothing.
+func (s *Service) record(ctx context.Context, typ events.Type, c *ent.Contact) error {
+	err := s.Events.Record(ctx, events.Event{Type: typ, OrgID: c.OrganizationID, Payload: messaging.NewContactEvent(c)})
+	return apperr.Wrap(err, "event")
+}
+
+// Assign assigns the contact to a member of the organization, or
+// unassigns it when userID is nil. Errors: not_found, invalid (the user is
+// not a member).
+func (s *Service) Assign(ctx context.Context, id uuid.UUID, userID *uuid.UUID) (*ent.Contact, error) {
+	u := s.db(ctx).Contact.UpdateOneID(id)
+	if userID == nil {
+		u.ClearAssignedUserID()
+	} else {
+		if err := s.requireMember(ctx, *userID, "user_id"); err != nil {
+			return nil, err
+		}
+		u.SetAssignedUserID(*userID)
+	}
+	c, err := u.Save(ctx)
+	if err != nil {
+		return nil, apperr.Wrap(err, "contact")
+	}
+	return c, s.record(ctx, events.ContactUpdated, c)
+}
+
+// requireMember checks that userID is a member of the viewer's
+// organization. field names the input for the message.
+func (s *Service) requireMember(ctx context.Context, userID uuid.UUID, field string) error {
+	ok, err := s.db(ctx).OrganizationMember.Query().Where(organizationmember.UserID(userID)).Exist(ctx)
+	if err != nil {
+		return apperr.Wrap(err, "membership")
+	}
+	if !ok {
+		return apperr.Invalidf("%s is not a member of this organization", field)
+	}
+	return nil
+}
+
+// Delete deletes a contact; the database cascades to its messages,
+// chatbot sessions, agent transfers and call permissions. Errors:
+// not_found.
+func (s *Service) Delete(ctx context.Context, id uuid.UUID) error {
+	return apperr.Wrap(s.db(ctx).Contact.DeleteOneID(id).Exec(ctx), "contact")
+}
+
+// MarkRead marks the contact's incoming messages read (those not yet
+// read; failed ones keep their status) and clears its unread count.
+// Errors: not_found.
+func (s *Service) MarkRead(ctx context.Context, id uuid.UUID) error {
+	db := s.db(ctx)
+	c, err := db.Contact.UpdateOneID(id).SetUnreadCount(0).Save(ctx)
+	if err != nil {
+		return apperr.Wrap(err, "contact")
+	}
+	_, err = db.Message.Update().
+		Where(message.ContactID(id), message.DirectionEQ(message.DirectionIncoming),
+			message.StatusNotIn(message.StatusRead, message.StatusFailed)).
+		SetStatus(message.StatusRead).Save(ctx)
+	if err != nil {
+		return apperr.Wrap(err, "message")
+	}
+	return s.record(ctx, events.ContactUpdated, c)
+}
+
+// SessionData is what the contact info panel shows: the contact's active
+// chatbot session (nil when none) with its flow (nil when the flow is
+// gone), and the panel layout of the contact's metadata.
+type SessionData struct {
+	Contact *ent.Contact
+	Session *ent.ChatbotSession
+	Flow    *ent.ChatbotFlow
+	Panel   PanelConfig
+}
+
+// SessionData returns the contact's most recent active chatbot session and
+// the panel layout of its metadata. Errors: not_found.
+func (s *Service) SessionData(ctx context.Context, id uuid.UUID) (*SessionData, error) {
+	c, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	out := &SessionData{Contact: c, Panel: BuildPanelConfig(c.Metadata)}
+	db := s.db(ctx)
+	sess, err := db.ChatbotSession.Query().
+		Where(chatbotsession.ContactID(id), chatbotsession.StatusEQ(chatbotsession.StatusActive)).
+		Order(chatbotsession.ByLastActivity(sql.OrderDesc()), chatbotsession.ByID()).
+		First(ctx)
+	switch {
+	case ent.IsNotFound(err):
+		return out, nil
+	case err != nil:
+		return nil, apperr.Wrap(err, "chatbot session")
+	}
+	out.Session = sess
+	if sess.CurrentFlowID != nil {
+		f, err := db.ChatbotFlow.Query().Where(chatbotflow.ID(*sess.CurrentFlowID)).Only(ctx)
+		if err != nil && !ent.IsNotFound(err) {
+			return nil, apperr.Wrap(err, "chatbot flow")
+		}
+		out.Flow = f
+	}
+	return out, nil
+}
+
+// normalizeTags trims tags and drops duplicates, keeping the first
+// occurrence. Errors: invalid (a tag tags.NormalizeName refuses, more than
+// MaxTags tags).
+func normalizeTags(in []string) ([]string, error) {
+	out := make([]string, 0, len(in))
+	seen := make(map[string]bool, len(in))
+	for _, t := range in {
+		t, err := tags.NormalizeName(t)
+		if err != nil {
+			return nil, err
+		}
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	if len(out) > MaxTags {
+		return nil, apperr.Invalidf("a contact may have at most %d tags", MaxTags)
+	}
+	return out, nil
+}
+
+// optionalText trims an optional text field and checks it (at most
+// MaxFieldLength characters, no NUL); nil stays nil.
+func optionalText(field string, s *string) (*string, error) {
+	if s == nil {
+		return nil, nil
+	}
+	t, err := valid.Text(field, *s, MaxFieldLength)
+	if err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// chatAccount checks a contact's chat_account (the account its
+// conversation is held from): empty, or the name of one of the
+// organization's accounts. Errors: invalid.
+func (s *Service) chatAccount(ctx context.Context, in *string) (*string, error) {
+	name, err := optionalText("chat_account", in)
+	if err != nil || name == nil || *name == "" {
+		return name, err
+	}
+	exists, err := s.db(ctx).Account.Query().Where(account.Name(*name)).Exist(ctx)
+	if err != nil {
+		return nil, apperr.Wrap(err, "account")
+	}
+	if !exists {
+		return nil, apperr.Invalidf("chat_account: the organization has no account named %q", *name)
+	}
+	return name, nil
+}
+
+// validMetadata rejects NUL characters anywhere in metadata (PostgreSQL's
+// jsonb cannot store them) and numbers outside the float64 range (they
+// could be stored but not read back).
+func validMetadata(v any) error {
+	switch x := v.(type) {
+	case string:
+		return valid.NoNUL("metadata", x)
+	case json.Number:
+		if f, err := strconv.ParseFloat(x.String(), 64); err != nil || math.IsInf(f, 0) {
+			return apperr.Invalidf("metadata numbers must be finite 64-bit floating-point values")
+		}
+	case map[string]any:
+		for k, e := range x {
+			if err := validMetadata(k); err != nil {
+				return err
+			}
+			if err := validMetadata(e); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if err := validMetadata(e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
