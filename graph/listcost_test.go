@@ -1,19 +1,14 @@
 package graph_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/google/uuid"
 
 	"switchboard/auth"
-	"switchboard/database"
 	"switchboard/ent"
 	"switchboard/ent/role"
 	"switchboard/ent/viewer"
@@ -61,37 +56,6 @@ func agentPermissionIDs(t *testing.T, c *ent.Client, ctx context.Context, r *ent
 	return ids
 }
 
-// fewestStatements is the fewest statements of three runs of a request: a
-// loader's batch can split in two when the machine is slow to schedule the
-// rows' resolvers, which is noise; a query per row is not.
-func fewestStatements(t *testing.T, env *apitest.Env, c *apitest.Client, method, path string, body any) int64 {
-	t.Helper()
-	least := statementsOf(t, env, c, method, path, body)
-	for range 2 {
-		least = min(least, statementsOf(t, env, c, method, path, body))
-	}
-	return least
-}
-
-// statementsOf serves one request in-process and counts its statements.
-func statementsOf(t *testing.T, env *apitest.Env, c *apitest.Client, method, path string, body any) int64 {
-	t.Helper()
-	var raw []byte
-	if body != nil {
-		raw, _ = json.Marshal(body)
-	}
-	req := httptest.NewRequest(method, path, bytes.NewReader(raw))
-	req.Header.Set("Authorization", "Bearer "+c.Token)
-	req.Header.Set("Content-Type", "application/json")
-	var n database.Statements
-	req = req.WithContext(database.CountStatements(req.Context(), &n))
-	rec := httptest.NewRecorder()
-	env.App.Handler.ServeHTTP(rec, req)
-	if rec.Code != http.StatusOK || strings.Contains(rec.Body.String(), `"errors"`) {
-		t.Fatalf("%s %s: %d %s", method, path, rec.Code, rec.Body.String())
-	}
-	return n.N()
-}
 
 // TestListCostDoesNotGrowWithPageSize: every list of REST and GraphQL, with
 // the related data it shows (counts, names, roles), costs as many SQL
@@ -103,8 +67,8 @@ func TestListCostDoesNotGrowWithPageSize(t *testing.T) {
 		"/api/canned-responses", "/api/contacts", "/api/webhooks", "/api/accounts"}
 	for _, path := range rest {
 		t.Run("REST "+path, func(t *testing.T) {
-			small := fewestStatements(t, env, env.Admin, http.MethodGet, path+"?limit=2", nil)
-			large := fewestStatements(t, env, env.Admin, http.MethodGet, path+"?limit=20", nil)
+			small := env.Admin.FewestStatements(t, http.MethodGet, path+"?limit=2", nil)
+			large := env.Admin.FewestStatements(t, http.MethodGet, path+"?limit=20", nil)
 			if large != small {
 				t.Errorf("%d statements for 2 rows, %d for 20", small, large)
 			}
@@ -123,8 +87,8 @@ func TestListCostDoesNotGrowWithPageSize(t *testing.T) {
 	for name, field := range gql {
 		t.Run("GraphQL "+name, func(t *testing.T) {
 			q := map[string]any{"query": `query($n: Int) { ` + field + ` }`}
-			small := fewestStatements(t, env, env.Admin, http.MethodPost, "/graphql", withN(q, 2))
-			large := fewestStatements(t, env, env.Admin, http.MethodPost, "/graphql", withN(q, 20))
+			small := env.Admin.FewestStatements(t, http.MethodPost, "/graphql", withN(q, 2))
+			large := env.Admin.FewestStatements(t, http.MethodPost, "/graphql", withN(q, 20))
 			if large != small {
 				t.Errorf("%d statements for 2 rows, %d for 20", small, large)
 			}
@@ -139,10 +103,10 @@ func TestAccountListCostIsFixed(t *testing.T) {
 	env := apitest.New(t)
 	seedLists(t, env)
 	q := map[string]any{"query": `{ accounts { name createdByName updatedByName hasAccessToken } }`}
-	if n := fewestStatements(t, env, env.Admin, http.MethodPost, "/graphql", q); n > 4 {
+	if n := env.Admin.FewestStatements(t, http.MethodPost, "/graphql", q); n > 4 {
 		t.Errorf("%d statements for %d accounts", n, listRows)
 	}
-	if n := statementsOf(t, env, env.Admin, http.MethodGet, "/api/accounts", nil); n > 4 {
+	if n := env.Admin.CountStatements(t, http.MethodGet, "/api/accounts", nil); n > 4 {
 		t.Errorf("REST: %d statements for %d accounts", n, listRows)
 	}
 }

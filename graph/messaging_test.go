@@ -19,6 +19,7 @@ import (
 	"switchboard/ent/template"
 	"switchboard/ent/viewer"
 	"switchboard/internal/apitest"
+	"switchboard/internal/testkit"
 	"switchboard/provider/providertest"
 )
 
@@ -56,19 +57,6 @@ func expectCode(tb testing.TB, res *apitest.Response, code string) {
 			}
 		}
 	}
-}
-
-// eventually polls cond until it holds or 10 seconds pass.
-func eventually(tb testing.TB, what string, cond func() bool) {
-	tb.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if cond() {
-			return
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-	tb.Fatalf("timed out waiting for %s", what)
 }
 
 // errorCase is an operation that must fail with a code.
@@ -157,7 +145,7 @@ func (e *messagingEnv) sendsTo(t *testing.T, phone string) int {
 // waitSent waits until the worker has sent the message.
 func (e *messagingEnv) waitSent(t *testing.T, id string) {
 	t.Helper()
-	eventually(t, "message "+id+" sent", func() bool {
+	testkit.Eventually(t, "message "+id+" sent", func() bool {
 		m, err := e.Client().Message.Get(e.ctx, uuid.MustParse(id))
 		return err == nil && m.Status == message.StatusSent
 	})
@@ -474,7 +462,7 @@ func TestGraphQLWebhookSubscriptions(t *testing.T) {
 			mustGraphQL(t, admin, `mutation($p: String!) { createContact(input: {phoneNumber: $p}) { id } }`, vars{"p": phone})
 		}
 		var r *apitest.Response
-		eventually(t, "two succeeded deliveries", func() bool {
+		testkit.Eventually(t, "two succeeded deliveries", func() bool {
 			r = mustGraphQL(t, admin, deliveries, vars{"id": id})
 			return r.Number("data.webhookDeliveries.totalCount") == 2 &&
 				r.String("data.webhookDeliveries.edges.0.node.status") == "succeeded" &&
@@ -491,7 +479,7 @@ func TestGraphQLWebhookSubscriptions(t *testing.T) {
 		if replay.String("data.replayWebhookDelivery.id") != deliveryID || replay.String("data.replayWebhookDelivery.status") != "pending" {
 			t.Fatalf("replayWebhookDelivery: %s", replay.Raw)
 		}
-		eventually(t, "the replayed delivery's second attempt", func() bool {
+		testkit.Eventually(t, "the replayed delivery's second attempt", func() bool {
 			r = mustGraphQL(t, admin, deliveries, vars{"id": id})
 			return r.String(newest+"status") == "succeeded" && r.Len(newest+"deliveryAttempts") == 2
 		})
