@@ -68,7 +68,7 @@ func (m *Manager) HangupTransfer(ctx context.Context, transferID uuid.UUID) erro
 	if err := mayControl(ctx, t.AgentID); err != nil {
 		return err
 	}
-	_, err = m.route(ctx, controlRequest{OrgID: t.OrganizationID, LogID: t.CallLogID, Op: opHangup, By: "agent"})
+	_, err = m.route(ctx, controlRequest{OrgID: t.OrganizationID, LogID: t.CallLogID, Op: opHangup, By: ByAgent})
 	return err
 }
 
@@ -91,7 +91,7 @@ func (m *Manager) HangupCall(ctx context.Context, logID uuid.UUID) error {
 	if err := mayControl(ctx, l.AgentID); err != nil {
 		return err
 	}
-	_, err = m.route(ctx, controlRequest{OrgID: l.OrganizationID, LogID: logID, Op: opHangup, By: "agent"})
+	_, err = m.route(ctx, controlRequest{OrgID: l.OrganizationID, LogID: logID, Op: opHangup, By: ByAgent})
 	return err
 }
 

@@ -69,11 +69,11 @@ func (lc *liveCall) runIVR() {
 		flow, err = lc.m.Client.IVRFlow.Query().Where(ivrflow.ID(res.GotoFlowID), ivrflow.DeletedAtIsNil()).Only(ctx)
 		if err != nil {
 			lc.m.Log.Warn("goto_flow target missing", "ivr_flow_id", res.GotoFlowID, "error", err)
-			lc.hangup(context.Background(), "system")
+			lc.hangup(context.Background(), BySystem)
 			return
 		}
 	}
-	lc.hangup(context.Background(), "system")
+	lc.hangup(context.Background(), BySystem)
 }
 
 // afterIVR hangs up once a run ended, unless it left the caller talking
@@ -86,7 +86,7 @@ func (lc *liveCall) afterIVR(end ivr.End) {
 	if end == ivr.EndTransfer && talking {
 		return
 	}
-	lc.hangup(context.Background(), "system")
+	lc.hangup(context.Background(), BySystem)
 }
 
 // waitForAnyAgent transfers a call with no IVR to every agent.
@@ -96,12 +96,19 @@ func (lc *liveCall) waitForAnyAgent(ctx context.Context) {
 		lc.m.Log.Warn("transferring a call failed", "call_log_id", lc.logID, "error", err)
 		return
 	}
+	lc.hangUpUnanswered(outcome)
+}
+
+// hangUpUnanswered waits for the outcome of a transfer no IVR branches on
+// (a call without IVR, or one handed over by POST
+// /api/call-transfers/initiate) and hangs up when nobody answered it.
+func (lc *liveCall) hangUpUnanswered(outcome <-chan string) {
 	select {
 	case o := <-outcome:
 		if o == OutcomeNoAnswer {
-			lc.hangup(context.Background(), "system")
+			lc.hangup(context.Background(), BySystem)
 		}
-	case <-ctx.Done():
+	case <-lc.ctx.Done():
 	}
 }
 
@@ -196,9 +203,10 @@ func parseOptionalID(s string) *uuid.UUID {
 	return &id
 }
 
-// Hangup implements ivr.Call.
+// Hangup implements ivr.Call: the call ends before the run returns, so
+// that the run's end finds it ended and sends nothing more.
 func (lc *liveCall) Hangup(ctx context.Context) error {
-	go lc.hangup(context.Background(), "system")
+	lc.hangup(context.WithoutCancel(ctx), BySystem)
 	return nil
 }
 

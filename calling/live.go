@@ -30,6 +30,9 @@ type liveCall struct {
 	account *ent.Account
 	plat    provider.Account
 	org     *ent.Organization
+	// incoming is a user's call: until it is accepted, the platform is
+	// told to reject it rather than to terminate it.
+	incoming bool
 
 	// ctx ends when the call ends; cancel ends it.
 	ctx    context.Context
@@ -46,15 +49,16 @@ type liveCall struct {
 	holdStarted time.Time   // zero when not on hold
 	recordings  []*media.Recording
 	recPaths    []string
+	accepted    bool // accept was sent for a user's call
 	ended       bool
 	endOnce     sync.Once
 	timers      []*time.Timer
 }
 
-func (m *Manager) newLiveCall(org *ent.Organization, acc *ent.Account, plat provider.Account, logID uuid.UUID, callID string) *liveCall {
+func (m *Manager) newLiveCall(org *ent.Organization, acc *ent.Account, plat provider.Account, logID uuid.UUID, callID string, incoming bool) *liveCall {
 	ctx, cancel := context.WithCancel(viewer.SystemContext(context.Background(), org.ID))
 	return &liveCall{
-		m: m, orgID: org.ID, logID: logID, callID: callID, account: acc, plat: plat, org: org,
+		m: m, orgID: org.ID, logID: logID, callID: callID, account: acc, plat: plat, org: org, incoming: incoming,
 		ctx: ctx, cancel: cancel, digits: make(chan rune, 32),
 	}
 }
@@ -68,9 +72,13 @@ func (lc *liveCall) pressed(d rune) {
 	}
 }
 
-// answerIncoming answers a user's call: SDP answer, pre_accept and accept
-// at the platform, then the account's IVR (or a transfer to any agent).
-// A call the organization does not take (calling off) is rejected.
+// answerIncoming answers a user's call as the platform's calling guide
+// has it: pre_accept with the SDP answer at once, then accept once the
+// caller's media is connected (ICE and DTLS), so that the greeting's first
+// words are not clipped; then the account's IVR (or a transfer to any
+// agent). A call the organization does not take (calling off) is
+// rejected, and so is one whose media does not connect within
+// MediaTimeout (logged failed, disconnected_by media_timeout).
 func (m *Manager) answerIncoming(orgID, logID uuid.UUID, ev PlatformEvent) {
 	ctx := viewer.SystemContext(context.Background(), orgID)
 	log := m.Log.With("call_log_id", logID, "call_id", ev.CallID)
@@ -82,35 +90,35 @@ func (m *Manager) answerIncoming(orgID, logID uuid.UUID, ev PlatformEvent) {
 	plat, err := m.providerAccount(ev.Account)
 	if err != nil {
 		log.Error("a call's account has no usable credentials", "error", err)
-		m.finish(ctx, logID, calllog.StatusFailed, "system")
+		m.finish(ctx, logID, calllog.StatusFailed, BySystem)
 		return
 	}
 	if !org.CallingEnabled || !ev.Account.BusinessCallingEnabled {
 		if err := m.Provider.EndCall(ctx, plat, ev.CallID, provider.CallReject); err != nil {
 			log.Warn("rejecting a call failed", "error", err)
 		}
-		m.finish(ctx, logID, calllog.StatusRejected, "business")
+		m.finish(ctx, logID, calllog.StatusRejected, ByBusiness)
 		return
 	}
-	lc := m.newLiveCall(org, ev.Account, plat, logID, ev.CallID)
+	lc := m.newLiveCall(org, ev.Account, plat, logID, ev.CallID, true)
 	leg, answer, err := m.Engine.Answer(lc.ctx, ev.SDP, media.LegOptions{OnDTMF: lc.pressed, InBandDTMF: true, OnClose: lc.callerGone})
 	if err != nil {
 		log.Warn("answering a call's SDP offer failed", "error", err)
 		_ = m.Provider.EndCall(ctx, plat, ev.CallID, provider.CallReject)
-		m.finish(ctx, logID, calllog.StatusFailed, "system")
+		m.finish(ctx, logID, calllog.StatusFailed, BySystem)
 		return
 	}
 	lc.caller = leg
 	if err := m.register(ctx, lc); err != nil {
 		log.Error("claiming a call failed", "error", err)
 	}
-	for _, action := range []string{provider.CallPreAccept, provider.CallAccept} {
-		if err := m.Provider.AnswerCall(ctx, plat, ev.CallID, action, answer); err != nil {
-			log.Warn("answering a call at the platform failed", "action", action, "error", err)
-			lc.end(ctx, "system", false)
-			m.finish(ctx, logID, calllog.StatusFailed, "system")
-			return
-		}
+	if err := m.Provider.AnswerCall(ctx, plat, ev.CallID, provider.CallPreAccept, answer); err != nil {
+		log.Warn("pre-accepting a call at the platform failed", "error", err)
+		lc.end(ctx, ending{by: BySystem, failed: true})
+		return
+	}
+	if !lc.awaitMedia(leg) || !lc.accept(ctx, answer) {
+		return
 	}
 	if err := m.markAnswered(ctx, logID); err != nil {
 		log.Error("marking a call answered failed", "error", err)
@@ -118,6 +126,40 @@ func (m *Manager) answerIncoming(orgID, logID uuid.UUID, ev PlatformEvent) {
 	lc.record(leg, "caller")
 	lc.limitDuration()
 	go lc.runIVR()
+}
+
+// awaitMedia waits until the caller's leg is connected. It reports false
+// when the call ended meanwhile (the caller left, its media failed) or
+// when MediaTimeout passed first: the call is then ended (rejected at the
+// platform, logged failed by media_timeout).
+func (lc *liveCall) awaitMedia(leg *media.Leg) bool {
+	limit := lc.m.mediaTimeout()
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	select {
+	case <-leg.Connected():
+		return lc.ctx.Err() == nil
+	case <-lc.ctx.Done():
+		return false
+	case <-timer.C:
+		lc.m.Log.Warn("a call's media did not connect in time: rejecting it", "call_log_id", lc.logID, "timeout", limit)
+		lc.end(context.Background(), ending{by: ByMediaTimeout, failed: true})
+		return false
+	}
+}
+
+// accept accepts the user's call at the platform; on failure the call
+// ends, failed.
+func (lc *liveCall) accept(ctx context.Context, answer string) bool {
+	lc.mu.Lock()
+	lc.accepted = true // from here on the platform's call is terminated, not rejected
+	lc.mu.Unlock()
+	if err := lc.m.Provider.AnswerCall(ctx, lc.plat, lc.callID, provider.CallAccept, answer); err != nil {
+		lc.m.Log.Warn("accepting a call at the platform failed", "call_log_id", lc.logID, "error", err)
+		lc.end(ctx, ending{by: BySystem, failed: true})
+		return false
+	}
+	return true
 }
 
 // markAnswered moves a ringing call log to answered.
@@ -163,7 +205,7 @@ func (lc *liveCall) limitDuration() {
 	}
 	lc.after(limit, func() {
 		lc.m.Log.Info("call reached the organization's maximum duration", "call_log_id", lc.logID)
-		lc.hangup(context.Background(), "system")
+		lc.hangup(context.Background(), BySystem)
 	})
 }
 
@@ -199,32 +241,39 @@ func (lc *liveCall) record(leg *media.Leg, who string) {
 	lc.mu.Unlock()
 }
 
-// callerGone: the platform's leg closed (the caller left or media
-// failed). The terminate webhook usually comes too; whichever is first
-// ends the call.
+// callerGone: the platform's leg closed by itself (ICE or DTLS failed, or
+// it never connected): the caller hears nothing any more. A call the
+// platform or this node already ended closed the leg itself and is left
+// alone; otherwise the media failure ends the call at the platform,
+// failed.
 func (lc *liveCall) callerGone() {
-	go lc.end(context.Background(), "contact", false)
+	go lc.end(context.Background(), ending{by: ByContactMediaFailed, failed: true})
 }
 
 // hangup ends the call at the platform and here.
 func (lc *liveCall) hangup(ctx context.Context, by string) {
-	if err := lc.m.Provider.EndCall(ctx, lc.plat, lc.callID, provider.CallTerminate); err != nil {
-		var pe *provider.Error
-		if !errors.As(err, &pe) {
-			lc.m.Log.Warn("terminating a call at the platform failed", "call_log_id", lc.logID, "error", err)
-		}
-	}
-	lc.end(ctx, by, false)
+	lc.end(ctx, ending{by: by})
 }
 
-// end tears the call down once: the IVR stops, timers stop, media closes,
-// the log (if still open) ends as completed by by, and the recording is
-// mixed and stored. platformToo also terminates it at the platform.
-func (lc *liveCall) end(ctx context.Context, by string, platformToo bool) {
+// ending is how a call ends.
+type ending struct {
+	// by is who or what ended it (the log's disconnected_by).
+	by string
+	// failed logs it failed (a media failure); otherwise it is completed
+	// once answered, failed before.
+	failed bool
+	// platformEnded: the platform ended the call (terminate webhook,
+	// REJECTED), so nothing is sent to it.
+	platformEnded bool
+}
+
+// end tears the call down once, whatever asks first: the platform is told
+// (reject before a user's call is accepted, terminate after; nothing when
+// the platform ended it), the IVR and timers stop, media closes, the log
+// (if still open) ends, and the recording is mixed and stored. Later calls,
+// such as the legs' own close callbacks, do nothing.
+func (lc *liveCall) end(ctx context.Context, e ending) {
 	lc.endOnce.Do(func() {
-		if platformToo {
-			_ = lc.m.Provider.EndCall(ctx, lc.plat, lc.callID, provider.CallTerminate)
-		}
 		lc.mu.Lock()
 		lc.ended = true
 		for _, t := range lc.timers {
@@ -235,13 +284,16 @@ func (lc *liveCall) end(ctx context.Context, by string, platformToo bool) {
 		}
 		if lc.outcome != nil {
 			select {
-			case lc.outcome <- "abandoned":
+			case lc.outcome <- OutcomeAbandoned:
 			default:
 			}
 		}
 		bridge, caller, agent := lc.bridge, lc.caller, lc.agent
 		recs, paths := lc.recordings, lc.recPaths
 		lc.mu.Unlock()
+		if !e.platformEnded {
+			lc.endAtPlatform(ctx)
+		}
 		if bridge != nil {
 			bridge.Stop()
 		}
@@ -252,13 +304,59 @@ func (lc *liveCall) end(ctx context.Context, by string, platformToo bool) {
 		}
 		lc.cancel()
 		lc.m.unregister(lc)
-		status := calllog.StatusCompleted
-		if l, err := lc.m.Client.CallLog.Get(lc.ctx0(), lc.logID); err == nil && l.AnsweredAt == nil {
-			status = calllog.StatusFailed
-		}
-		lc.m.finish(lc.ctx0(), lc.logID, status, by)
+		lc.m.finish(lc.ctx0(), lc.logID, lc.endStatus(e), e.by)
 		lc.m.storeRecording(lc.ctx0(), lc.orgID, lc.logID, recs, paths)
 	})
+}
+
+// endAtPlatform rejects a user's call not yet accepted and terminates any
+// other. A refusal (the platform ended the call meanwhile) is not worth
+// a warning.
+func (lc *liveCall) endAtPlatform(ctx context.Context) {
+	lc.mu.Lock()
+	action := provider.CallTerminate
+	if lc.incoming && !lc.accepted {
+		action = provider.CallReject
+	}
+	lc.mu.Unlock()
+	err := lc.m.Provider.EndCall(ctx, lc.plat, lc.callID, action)
+	var pe *provider.Error
+	if err != nil && !errors.As(err, &pe) {
+		lc.m.Log.Warn("ending a call at the platform failed", "call_log_id", lc.logID, "action", action, "error", err)
+	}
+}
+
+// endStatus is the status an ending leaves the log in.
+func (lc *liveCall) endStatus(e ending) calllog.Status {
+	if e.failed {
+		return calllog.StatusFailed
+	}
+	l, err := lc.m.Client.CallLog.Get(lc.ctx0(), lc.logID)
+	if err == nil && l.AnsweredAt == nil {
+		return calllog.StatusFailed
+	}
+	return calllog.StatusCompleted
+}
+
+// discard drops a call whose setup failed before it went live: its legs
+// close without anything sent to the platform or logged.
+func (lc *liveCall) discard(legs ...*media.Leg) {
+	lc.endOnce.Do(func() {
+		lc.mu.Lock()
+		lc.ended = true
+		lc.mu.Unlock()
+		for _, leg := range legs {
+			if leg != nil {
+				_ = leg.Close()
+			}
+		}
+		lc.cancel()
+	})
+}
+
+// platformEnded ends the call after the platform ended it.
+func (lc *liveCall) platformEnded(ctx context.Context) {
+	lc.end(ctx, ending{by: ByContact, platformEnded: true})
 }
 
 // ctx0 is a context of the call's organization that outlives the call.
@@ -267,10 +365,11 @@ func (lc *liveCall) ctx0() context.Context {
 }
 
 // closeLive ends the live call logID after the platform ended it (the
-// terminate webhook): here when it is this node's, else on its node.
+// terminate webhook, REJECTED): here when it is this node's, else on its
+// node. Nothing is sent to the platform.
 func (m *Manager) closeLive(logID uuid.UUID) {
 	if lc := m.local(logID); lc != nil {
-		lc.end(context.Background(), "contact", false)
+		lc.platformEnded(context.Background())
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), controlTimeout)

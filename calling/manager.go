@@ -58,8 +58,12 @@ type Manager struct {
 	// Speech renders an IVR text prompt to an Ogg/Opus file (nil: text
 	// prompts are skipped).
 	Speech func(ctx context.Context, orgID uuid.UUID, text string) (string, error)
-	Log    *slog.Logger
-	Now    func() time.Time
+	// MediaTimeout bounds how long a user's call may take, after
+	// pre_accept, to connect its media (ICE and DTLS) before it is
+	// rejected; zero is DefaultMediaTimeout.
+	MediaTimeout time.Duration
+	Log          *slog.Logger
+	Now          func() time.Time
 
 	mu    sync.Mutex
 	calls map[uuid.UUID]*liveCall // by call log id
@@ -67,10 +71,36 @@ type Manager struct {
 	wg    sync.WaitGroup
 }
 
+// DefaultMediaTimeout is how long a user's call may take to connect its
+// media after pre_accept: ICE and DTLS take milliseconds to a second or two
+// on a working path, so a call still silent after this never will be.
+const DefaultMediaTimeout = 10 * time.Second
+
+// Who or what ended a call: a call log's disconnected_by.
+const (
+	ByContact  = "contact"
+	ByAgent    = "agent"
+	BySystem   = "system"
+	ByBusiness = "business" // the organization does not take calls
+	// Media failures, logged failed: the caller's media did not connect
+	// within MediaTimeout of pre_accept; the platform leg's connection
+	// failed (ICE or DTLS); the agent browser's connection failed.
+	ByMediaTimeout       = "media_timeout"
+	ByContactMediaFailed = "contact_media_failed"
+	ByAgentMediaFailed   = "agent_media_failed"
+)
+
 // ownerTTL is how long a node's claim on a call lasts without renewal;
 // claims are renewed every ownerTTL/3, so a dead node's calls are found
 // ended within about ownerTTL.
 const ownerTTL = 15 * time.Second
+
+func (m *Manager) mediaTimeout() time.Duration {
+	if m.MediaTimeout > 0 {
+		return m.MediaTimeout
+	}
+	return DefaultMediaTimeout
+}
 
 func (m *Manager) now() time.Time {
 	if m.Now != nil {
@@ -107,7 +137,7 @@ func (m *Manager) Stop() {
 		return
 	}
 	for _, lc := range m.liveCalls() {
-		lc.end(context.Background(), "system", true)
+		lc.hangup(context.Background(), BySystem)
 	}
 	m.stop()
 	m.wg.Wait()

@@ -52,24 +52,21 @@ func (m *Manager) StartOutgoing(ctx context.Context, contactID uuid.UUID, chatAc
 		return uuid.Nil, "", err
 	}
 	logID := uuid.New()
-	lc := m.newLiveCall(org, acc, plat, logID, "")
-	agentLeg, agentAnswer, err := m.Engine.Answer(lc.ctx, sdpOffer, media.LegOptions{OnClose: func() { go lc.agentGone(uuid.Nil) }})
+	lc := m.newLiveCall(org, acc, plat, logID, "", false)
+	agentLeg, agentAnswer, err := m.Engine.Answer(lc.ctx, sdpOffer, media.LegOptions{OnClose: lc.agentGone})
 	if err != nil {
-		lc.cancel()
+		lc.discard()
 		return uuid.Nil, "", apperr.Invalidf("sdp_offer is not a usable SDP offer")
 	}
 	platLeg, platOffer, err := m.Engine.Offer(lc.ctx, media.LegOptions{OnDTMF: lc.pressed, OnClose: lc.callerGone})
 	if err != nil {
-		_ = agentLeg.Close()
-		lc.cancel()
+		lc.discard(agentLeg)
 		return uuid.Nil, "", err
 	}
 	lc.caller, lc.agent = platLeg, agentLeg
 	callID, err := m.Provider.StartCall(ctx, plat, c.PhoneNumber, platOffer, logID.String())
 	if err != nil {
-		_ = agentLeg.Close()
-		_ = platLeg.Close()
-		lc.cancel()
+		lc.discard(agentLeg, platLeg)
 		return uuid.Nil, "", provider.AppError(err)
 	}
 	lc.callID = callID
@@ -78,7 +75,7 @@ func (m *Manager) StartOutgoing(ctx context.Context, contactID uuid.UUID, chatAc
 		SetChatCallID(callID).SetCallerPhone(c.PhoneNumber).SetContactID(c.ID).SetDirection("outgoing").
 		SetStatus("ringing").SetAgentID(userID).SetStartedAt(m.now()).Save(ctx)
 	if err != nil {
-		lc.hangup(ctx, "system")
+		lc.hangup(ctx, BySystem)
 		return uuid.Nil, "", apperr.Wrap(err, "call log")
 	}
 	if err := m.Events.Record(ctx, events.Event{Type: events.CallIncoming, OrgID: org.ID, Payload: callLogEvent(l, c.Name)}); err != nil {

@@ -64,7 +64,7 @@ func (m *Manager) routeRemote(ctx context.Context, logID uuid.UUID, req controlR
 	owner, err := m.Redis.Get(ctx, m.ownerKey(logID)).Result()
 	if errors.Is(err, redis.Nil) || owner == m.NodeID {
 		if req.Op != opClose && req.OrgID != uuid.Nil {
-			m.finish(viewer.SystemContext(context.WithoutCancel(ctx), req.OrgID), logID, "failed", "system")
+			m.finish(viewer.SystemContext(context.WithoutCancel(ctx), req.OrgID), logID, "failed", BySystem)
 		}
 		return "", apperr.New(apperr.Conflict, "the call is no longer live")
 	}
@@ -152,7 +152,10 @@ func (m *Manager) execLocal(ctx context.Context, lc *liveCall, req controlReques
 	switch req.Op {
 	case opInitiate:
 		lc.stopIVR()
-		_, _, err := lc.startTransfer(ctx, req.TeamID, req.AgentID)
+		_, outcome, err := lc.startTransfer(ctx, req.TeamID, req.AgentID)
+		if err == nil {
+			go lc.hangUpUnanswered(outcome)
+		}
 		return "", err
 	case opConnect:
 		return lc.connectAgent(ctx, req.TransferID, req.UserID, req.SDP)
@@ -166,7 +169,7 @@ func (m *Manager) execLocal(ctx context.Context, lc *liveCall, req controlReques
 	case opAnswer:
 		return "", lc.platformAnswered(req.SDP)
 	case opClose:
-		lc.end(ctx, "contact", false)
+		lc.platformEnded(ctx)
 		return "", nil
 	}
 	return "", apperr.Invalidf("unknown call control operation %q", req.Op)

@@ -153,7 +153,7 @@ func (m *Manager) storeTerminate(ctx context.Context, db *ent.Client, orgID uuid
 	case log.AnsweredAt == nil:
 		status = calllog.StatusRejected
 	}
-	evs, err := m.endLog(ctx, db, log, status, "contact", ev.Timestamp, ev.Duration)
+	evs, err := m.endLog(ctx, db, log, status, ByContact, ev.Timestamp, ev.Duration)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -182,7 +182,7 @@ func (m *Manager) storeStatus(ctx context.Context, db *ent.Client, orgID uuid.UU
 		log.Status, log.AnsweredAt = calllog.StatusAnswered, &ev.Timestamp
 		return []events.Event{{Type: events.OutgoingCallAnswered, OrgID: orgID, Payload: callLogEvent(log, "")}}, nil, nil
 	case "REJECTED":
-		evs, err := m.endLog(ctx, db, log, calllog.StatusRejected, "contact", ev.Timestamp, 0)
+		evs, err := m.endLog(ctx, db, log, calllog.StatusRejected, ByContact, ev.Timestamp, 0)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -51,7 +51,7 @@ func (m *Manager) SweepOrphans(ctx context.Context) (int, error) {
 		if l.AnsweredAt != nil {
 			status = calllog.StatusCompleted
 		}
-		m.finish(viewer.SystemContext(ctx, l.OrganizationID), l.ID, status, "system")
+		m.finish(viewer.SystemContext(ctx, l.OrganizationID), l.ID, status, BySystem)
 		ended++
 	}
 	return ended, nil

@@ -182,7 +182,7 @@ func (lc *liveCall) connectAgent(ctx context.Context, transferID, userID uuid.UU
 	if err := lc.m.mayTake(ctx, t, userID); err != nil {
 		return "", err
 	}
-	leg, answer, err := lc.m.Engine.Answer(lc.ctx, offer, media.LegOptions{OnClose: func() { go lc.agentGone(transferID) }})
+	leg, answer, err := lc.m.Engine.Answer(lc.ctx, offer, media.LegOptions{OnClose: lc.agentGone})
 	if err != nil {
 		return "", apperr.Invalidf("sdp_offer is not a usable SDP offer")
 	}
@@ -242,14 +242,27 @@ func (m *Manager) mayTake(ctx context.Context, t *ent.CallTransfer, userID uuid.
 	return nil
 }
 
-// agentGone: the agent's browser left; the call ends as hung up by the
-// agent (the caller is not left alone on a dead bridge).
-func (lc *liveCall) agentGone(transferID uuid.UUID) {
+// agentGone: an agent's leg closed. One this call let go (a new transfer
+// replaced it) or closed itself while ending is no news; the current
+// agent's leg closing by itself is the browser's connection failing (or
+// the browser leaving without hanging up): the caller is not left alone
+// on a dead bridge, and the call ends failed, not as the agent's hangup.
+func (lc *liveCall) agentGone() {
 	lc.mu.Lock()
-	current := lc.transferID == transferID || lc.transferID == uuid.Nil
+	agent, ended := lc.agent, lc.ended
 	lc.mu.Unlock()
-	if current {
-		lc.hangup(context.Background(), "agent")
+	if ended || agent == nil || !isClosed(agent.Done()) {
+		return
+	}
+	go lc.end(context.Background(), ending{by: ByAgentMediaFailed, failed: true})
+}
+
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
 	}
 }
 

@@ -12,8 +12,9 @@ import (
 // BenchmarkIncomingCallAnswer measures how long after the platform's
 // connect event the server answers a call (the issue asks for under 1 s):
 // from posting the signed calls webhook with a user's SDP offer until the
-// accept action (with the server's SDP answer, after pre_accept) reaches
-// the Graph API fake. Each iteration is one call, answered, its IVR
+// accept action reaches the Graph API fake: pre_accept with the server's
+// SDP answer, the caller's media connected (ICE and DTLS on loopback),
+// then accept. Each iteration is one call, answered, its IVR
 // started, then ended by the platform's terminate event. It reports p50
 // and p99 in milliseconds.
 func BenchmarkIncomingCallAnswer(b *testing.B) {
@@ -27,6 +28,7 @@ func BenchmarkIncomingCallAnswer(b *testing.B) {
 		offer := caller.Offer()
 		start := time.Now()
 		e.ring(b, callID, from, offer)
+		caller.SetAnswer(e.fake.WaitCallAction(b, callID, "pre_accept", 10*time.Second).SDP)
 		e.fake.WaitCallAction(b, callID, "accept", 10*time.Second)
 		lat = append(lat, time.Since(start))
 		e.terminate(b, callID, from)

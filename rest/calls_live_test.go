@@ -108,7 +108,7 @@ func waitCtx(t *testing.T) context.Context {
 }
 
 // TestCallIVRTransferToAgent plays a whole call: the platform's connect
-// event, the SDP answer with pre_accept and accept, the IVR greeting and
+// event, the SDP answer with pre_accept, accept once the media connected, the IVR greeting and
 // menu heard by the caller, the caller's DTMF choice, the transfer to the
 // team, the agent's browser connected, audio both ways, hold and resume,
 // and the agent's hangup.
@@ -121,15 +121,7 @@ func TestCallIVRTransferToAgent(t *testing.T) {
 	offer := caller.Offer()
 	e.ring(t, callID, from, offer)
 
-	pre := e.fake.WaitCallAction(t, callID, "pre_accept", 10*time.Second)
-	acc := e.fake.WaitCallAction(t, callID, "accept", 10*time.Second)
-	if pre.SDP == "" || acc.SDP != pre.SDP {
-		t.Fatalf("pre_accept and accept should carry the same SDP answer: %q / %q", pre.SDP, acc.SDP)
-	}
-	caller.SetAnswer(acc.SDP)
-	if err := caller.WaitConnected(ctx); err != nil {
-		t.Fatal(err)
-	}
+	e.pickUp(t, ctx, callID, caller)
 	eventually(t, "call answered", func() bool { return e.callLog(t, callID).Status == calllog.StatusAnswered })
 	if ev := wsWaitFor(t, live, events.FrameCallIncoming); ev.Payload["chat_call_id"] != callID {
 		t.Fatalf("call_incoming = %v", ev.Payload)
@@ -308,10 +300,7 @@ func (e *callEnv) answeredCall(t *testing.T, ctx context.Context, callID, from s
 	t.Helper()
 	caller := mediatest.NewPeer(t)
 	e.ring(t, callID, from, caller.Offer())
-	caller.SetAnswer(e.fake.WaitCallAction(t, callID, "accept", 10*time.Second).SDP)
-	if err := caller.WaitConnected(ctx); err != nil {
-		t.Fatal(err)
-	}
+	e.pickUp(t, ctx, callID, caller)
 	if err := caller.WaitReceived(ctx, 51+20); err != nil {
 		t.Fatalf("greeting and menu not heard: %v", err)
 	}

@@ -42,10 +42,7 @@ func TestCallControlAcrossNodes(t *testing.T) {
 	caller := mediatest.NewPeer(t)
 	const callID, from = "wacid.twonodes", "15550000003"
 	e.ring(t, callID, from, caller.Offer())
-	caller.SetAnswer(e.fake.WaitCallAction(t, callID, "accept", 10*time.Second).SDP)
-	if err := caller.WaitConnected(ctx); err != nil {
-		t.Fatal(err)
-	}
+	e.pickUp(t, ctx, callID, caller)
 	l := e.callLog(t, callID)
 	// The other node of the one holding the call.
 	base := peerSrv.URL

@@ -26,6 +26,9 @@ type CallAction struct {
 
 type callStore struct {
 	actions []CallAction
+	// requests counts every well-formed action received, refused ones
+	// included, by call id and action.
+	requests map[[2]string]int
 	// changed is closed and replaced whenever an action is recorded.
 	changed chan struct{}
 	// refuse answers the next actions of a call id with this error.
@@ -81,6 +84,10 @@ func (f *Fake) callAction(w http.ResponseWriter, r *http.Request) {
 		a.CallID = fmt.Sprintf("wacid.HBgL%012d", f.newID())
 	}
 	f.mu.Lock()
+	if f.calls.requests == nil {
+		f.calls.requests = map[[2]string]int{}
+	}
+	f.calls.requests[[2]string{a.CallID, a.Action}]++
 	if resp, ok := f.calls.refuse[a.CallID]; ok {
 		f.mu.Unlock()
 		resp.write(w)
@@ -104,6 +111,15 @@ func (f *Fake) CallActions() []CallAction {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]CallAction(nil), f.calls.actions...)
+}
+
+// CallRequests is how many action requests on callID the fake received,
+// whether it accepted or refused them (RefuseCall): a server that ends a
+// call twice, or after the platform ended it, shows here.
+func (f *Fake) CallRequests(callID, action string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calls.requests[[2]string{callID, action}]
 }
 
 // RefuseCall answers every later action on callID with resp.
