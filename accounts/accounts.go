@@ -36,6 +36,9 @@ type Service struct {
 	Secrets *secrets.Box
 	// Provider calls the platform's Graph API.
 	Provider *provider.Client
+	// Bus announces account changes to every node (nil: nobody caches
+	// accounts, as in tests that build parts of the application).
+	Bus ControlBus
 }
 
 // db returns the client of the caller's transaction, else the root client.

@@ -111,6 +111,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*View, error) {
 	if err := s.clearOtherDefaults(ctx, a.ID, incoming, outgoing); err != nil {
 		return nil, err
 	}
+	s.announceChange(ctx, a.ID)
 	return s.Get(ctx, a.ID)
 }
 
@@ -238,6 +239,7 @@ func (s *Service) Update(ctx context.Context, id uuid.UUID, in UpdateInput) (*Vi
 	if err := s.clearOtherDefaults(ctx, id, incoming, outgoing); err != nil {
 		return nil, err
 	}
+	s.announceChange(ctx, id)
 	return s.Get(ctx, id)
 }
 
@@ -255,6 +257,7 @@ func (s *Service) Delete(ctx context.Context, id uuid.UUID) error {
 	if err := db.Account.DeleteOneID(id).Exec(ctx); err != nil {
 		return apperr.Wrap(err, "account")
 	}
+	s.announceChange(ctx, id)
 	if err := s.releaseBusinessID(ctx, a.BusinessID, id); err != nil {
 		return err
 	}

@@ -191,6 +191,8 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	// through the bus's channel.
 	a.Access.Revocations = access.NewRevocations(a.Events, a.Access.Reauthorize, log)
 	a.Resolver.Revocations = a.Access.Revocations
+	// Account changes reach every node's inbound cache at once.
+	a.Resolver.Accounts.Bus = a.Events
 	a.startEvents()
 	a.Resolver.Events = a.Events
 	a.Resolver.Contacts = &contacts.Service{Client: a.DB.Client, Events: a.Events}
@@ -288,6 +290,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 		Client: a.DB.Client, Secrets: box, Messaging: a.Messaging, Templates: a.Resolver.Templates, Log: log,
 		Redis: a.KV.Client(), Prefix: o.Namespace, Postgres: a.DB.Postgres(),
 	}
+	a.Inbound.ForgetAccountsOn(a.Events)
 	audioStore := audio.New(cfg.DataDir, audio.Converter{})
 	if a.Resolver.Calling, err = newCalling(cfg, a.DB.Client, a.Messaging, audioStore); err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"switchboard/accounts"
 	"switchboard/apperr"
 	"switchboard/database"
 	"switchboard/ent"
@@ -60,6 +61,9 @@ type cachedPhone struct {
 type receiver struct {
 	mu     sync.Mutex
 	phones map[string]cachedPhone
+	// forgets counts ForgetAccounts calls: accounts read before one are
+	// not cached after it.
+	forgets uint64
 
 	// queue feeds the group commit's writers; stopped ends them.
 	queue     chan *delivery
@@ -253,6 +257,7 @@ func (s *Service) signers(ctx context.Context, ids []string) ([]signer, error) {
 	now := time.Now()
 	var out, missing = []signer(nil), []string(nil)
 	r.mu.Lock()
+	forgets := r.forgets
 	for _, id := range ids {
 		if c, ok := r.phones[id]; ok && now.Before(c.expires) {
 			out = append(out, c.signers...)
@@ -286,7 +291,11 @@ func (s *Service) signers(ctx context.Context, ids []string) ([]signer, error) {
 		r.phones = map[string]cachedPhone{}
 	}
 	for id, sgs := range fresh {
-		r.phones[id] = cachedPhone{signers: sgs, expires: now.Add(accountTTL)}
+		// A change announced while the query ran may be missing from
+		// its rows: use them this once, cache them not.
+		if r.forgets == forgets {
+			r.phones[id] = cachedPhone{signers: sgs, expires: now.Add(accountTTL)}
+		}
 		out = append(out, sgs...)
 	}
 	r.mu.Unlock()
@@ -315,12 +324,30 @@ func (s *Service) businessSigners(ctx context.Context, ids []string) ([]signer, 
 	return out, nil
 }
 
-// ForgetAccounts drops the cached signing secrets, so that a change of
-// an account on this node applies at once (other nodes within accountTTL).
+// ForgetAccounts drops the cached accounts and signing secrets, so that
+// the next delivery reads them again.
 func (s *Service) ForgetAccounts() {
 	s.recv.mu.Lock()
 	s.recv.phones = nil
+	s.recv.forgets++
 	s.recv.mu.Unlock()
+}
+
+// ControlBus hands this node the control messages of every node
+// (events.Bus).
+type ControlBus interface {
+	OnControl(name string, fn func(body []byte))
+	OnResubscribe(fn func())
+}
+
+// ForgetAccountsOn drops the cached accounts whenever a node announces an
+// account change on bus (accounts.ChangedMessage), so that a change
+// (calling switched on or off, new credentials) applies to the next
+// delivery on every node; and whenever this node's subscription comes
+// back after an outage, as announcements may have been missed meanwhile.
+func (s *Service) ForgetAccountsOn(bus ControlBus) {
+	bus.OnControl(accounts.ChangedMessage, func([]byte) { s.ForgetAccounts() })
+	bus.OnResubscribe(s.ForgetAccounts)
 }
 
 // checkSignature requires a valid X-Hub-Signature-256 for every account
