@@ -23,10 +23,12 @@ import (
 
 	"switchboard/access"
 	"switchboard/analytics"
+	"switchboard/apikeys"
 	"switchboard/auth"
 	"switchboard/calling"
 	"switchboard/calling/audio"
 	"switchboard/campaigns"
+	"switchboard/canned"
 	"switchboard/catalogs"
 	"switchboard/config"
 	"switchboard/contacts"
@@ -46,8 +48,10 @@ import (
 	"switchboard/ratelimit"
 	"switchboard/rest"
 	"switchboard/secrets"
+	"switchboard/settings"
 	"switchboard/sso"
 	"switchboard/tags"
+	"switchboard/teams"
 	"switchboard/templates"
 	"switchboard/transfers"
 	"switchboard/webhooks"
@@ -181,7 +185,10 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 		Postgres: a.DB.Postgres(), Retention: cfg.WebhookRetention,
 	})
 	a.Webhooks.Register(a.Worker)
-	a.Resolver.Webhooks = a.Webhooks
+	a.Resolver.Webhooks = &webhooks.Subscriptions{Client: a.DB.Client, Secrets: box, Dispatcher: a.Webhooks}
+	a.Resolver.Settings = &settings.Service{Client: a.DB.Client, Secrets: box}
+	a.Resolver.Teams = &teams.Service{Client: a.DB.Client}
+	a.Resolver.Canned = &canned.Service{Client: a.DB.Client}
 	// Every domain event goes through the bus: its webhook deliveries are
 	// written by the dispatcher, its frame published to every node.
 	a.Events = events.New(events.Options{
@@ -191,6 +198,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	// through the bus's channel.
 	a.Access.Revocations = access.NewRevocations(a.Events, a.Access.Reauthorize, log)
 	a.Resolver.Revocations = a.Access.Revocations
+	a.Resolver.APIKeys = &apikeys.Service{Client: a.DB.Client, Revocations: a.Access.Revocations}
 	// Account changes reach every node's inbound cache at once.
 	a.Resolver.Accounts.Bus = a.Events
 	a.startEvents()

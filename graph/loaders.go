@@ -31,7 +31,7 @@ const loaderWait = 5 * time.Millisecond
 
 func (r *Resolver) newLoaders() *loaders {
 	return &loaders{
-		teamMemberCount:     dataloadgen.NewLoader(countsFetch(r.TeamMemberCounts), dataloadgen.WithWait(loaderWait)),
+		teamMemberCount:     dataloadgen.NewLoader(countsFetch(r.Teams.MemberCounts), dataloadgen.WithWait(loaderWait)),
 		rolePermissionCount: dataloadgen.NewLoader(countsFetch(r.RolePermissionCounts), dataloadgen.WithWait(loaderWait)),
 		userRole:            dataloadgen.NewLoader(r.fetchUserRoles, dataloadgen.WithWait(loaderWait)),
 		userName:            dataloadgen.NewLoader(r.fetchUserNames, dataloadgen.WithWait(loaderWait)),

@@ -7,8 +7,10 @@ import (
 	"switchboard/access"
 	"switchboard/accounts"
 	"switchboard/analytics"
+	"switchboard/apikeys"
 	"switchboard/calling"
 	"switchboard/campaigns"
+	"switchboard/canned"
 	"switchboard/catalogs"
 	"switchboard/chatbot"
 	"switchboard/contacts"
@@ -21,7 +23,9 @@ import (
 	"switchboard/notes"
 	"switchboard/provider"
 	"switchboard/secrets"
+	"switchboard/settings"
 	"switchboard/tags"
+	"switchboard/teams"
 	"switchboard/templates"
 	"switchboard/transfers"
 	"switchboard/webhooks"
@@ -45,9 +49,9 @@ type Resolver struct {
 	Messaging *messaging.Service
 	// Accounts holds the account operations (business phone numbers).
 	Accounts *accounts.Service
-	// Webhooks manages outbound webhook subscriptions and their
+	// Webhooks are the outbound webhook subscriptions and their
 	// deliveries (events reach them through Events).
-	Webhooks *webhooks.Dispatcher
+	Webhooks *webhooks.Subscriptions
 	// Contacts are the organization's contacts.
 	Contacts *contacts.Service
 	// Tags is the organization's tag catalogue.
@@ -78,6 +82,14 @@ type Resolver struct {
 	// Calling is voice calling's data: IVR flows, call logs and
 	// transfers, ICE servers, call permissions and recordings.
 	Calling *calling.Service
+	// Teams are the organization's teams and their members.
+	Teams *teams.Service
+	// APIKeys are the organization's API keys.
+	APIKeys *apikeys.Service
+	// Canned are the organization's canned responses.
+	Canned *canned.Service
+	// Settings are the organization's settings and SSO configurations.
+	Settings *settings.Service
 	// Revocations ends the open sockets whose access a change took away.
 	Revocations *access.Revocations
 }

@@ -8,6 +8,8 @@ package graph
 import (
 	"context"
 	"switchboard/accounts"
+	"switchboard/apikeys"
+	"switchboard/canned"
 	"switchboard/contacts"
 	"switchboard/ent"
 	"switchboard/ent/ssoconfig"
@@ -15,6 +17,8 @@ import (
 	"switchboard/graph/model"
 	"switchboard/messaging"
 	"switchboard/provider"
+	"switchboard/settings"
+	"switchboard/teams"
 	"switchboard/usersettings"
 	"switchboard/webhooks"
 	"time"
@@ -81,18 +85,18 @@ func (r *mutationResolver) RemoveMember(ctx context.Context, memberID uuid.UUID)
 }
 
 // UpdateOrgSettings is the resolver for the updateOrgSettings field.
-func (r *mutationResolver) UpdateOrgSettings(ctx context.Context, input model.UpdateOrgSettingsInput) (*ent.Organization, error) {
-	return r.Resolver.UpdateOrgSettings(ctx, input)
+func (r *mutationResolver) UpdateOrgSettings(ctx context.Context, input settings.OrgChanges) (*ent.Organization, error) {
+	return r.Resolver.Settings.UpdateOrg(ctx, input)
 }
 
 // SaveSSOConfig is the resolver for the saveSSOConfig field.
-func (r *mutationResolver) SaveSSOConfig(ctx context.Context, input model.SaveSSOConfigInput) (*ent.SSOConfig, error) {
-	return r.Resolver.SaveSSOConfig(ctx, input)
+func (r *mutationResolver) SaveSSOConfig(ctx context.Context, input settings.SSOInput) (*ent.SSOConfig, error) {
+	return r.Resolver.Settings.SaveSSO(ctx, input)
 }
 
 // DeleteSSOConfig is the resolver for the deleteSSOConfig field.
 func (r *mutationResolver) DeleteSSOConfig(ctx context.Context, provider ssoconfig.Provider) (bool, error) {
-	return ok(r.Resolver.DeleteSSOConfig(ctx, provider))
+	return ok(r.Resolver.Settings.DeleteSSO(ctx, provider))
 }
 
 // UnlinkSSOIdentity is the resolver for the unlinkSSOIdentity field.
@@ -116,43 +120,43 @@ func (r *mutationResolver) DeleteRole(ctx context.Context, id uuid.UUID) (bool, 
 }
 
 // CreateTeam is the resolver for the createTeam field.
-func (r *mutationResolver) CreateTeam(ctx context.Context, input model.CreateTeamInput) (*ent.Team, error) {
-	return r.Resolver.CreateTeam(ctx, input)
+func (r *mutationResolver) CreateTeam(ctx context.Context, input teams.CreateInput) (*ent.Team, error) {
+	return r.Resolver.Teams.Create(ctx, input)
 }
 
 // UpdateTeam is the resolver for the updateTeam field.
-func (r *mutationResolver) UpdateTeam(ctx context.Context, id uuid.UUID, input model.UpdateTeamInput) (*ent.Team, error) {
-	return r.Resolver.UpdateTeam(ctx, id, input)
+func (r *mutationResolver) UpdateTeam(ctx context.Context, id uuid.UUID, input teams.UpdateInput) (*ent.Team, error) {
+	return r.Resolver.Teams.Update(ctx, id, input)
 }
 
 // DeleteTeam is the resolver for the deleteTeam field.
 func (r *mutationResolver) DeleteTeam(ctx context.Context, id uuid.UUID) (bool, error) {
-	return ok(r.Resolver.DeleteTeam(ctx, id))
+	return ok(r.Resolver.Teams.Delete(ctx, id))
 }
 
 // AddTeamMember is the resolver for the addTeamMember field.
-func (r *mutationResolver) AddTeamMember(ctx context.Context, teamID uuid.UUID, input model.AddTeamMemberInput) (*ent.TeamMember, error) {
-	return r.Resolver.AddTeamMember(ctx, teamID, input)
+func (r *mutationResolver) AddTeamMember(ctx context.Context, teamID uuid.UUID, input teams.MemberInput) (*ent.TeamMember, error) {
+	return r.Resolver.Teams.AddMember(ctx, teamID, input)
 }
 
 // RemoveTeamMember is the resolver for the removeTeamMember field.
 func (r *mutationResolver) RemoveTeamMember(ctx context.Context, teamID uuid.UUID, userID uuid.UUID) (bool, error) {
-	return ok(r.Resolver.RemoveTeamMember(ctx, teamID, userID))
+	return ok(r.Resolver.Teams.RemoveMember(ctx, teamID, userID))
 }
 
 // CreateAPIKey is the resolver for the createAPIKey field.
-func (r *mutationResolver) CreateAPIKey(ctx context.Context, input model.CreateAPIKeyInput) (*model.CreatedAPIKey, error) {
-	return r.Resolver.CreateAPIKey(ctx, input)
+func (r *mutationResolver) CreateAPIKey(ctx context.Context, input apikeys.CreateInput) (*apikeys.Created, error) {
+	return r.Resolver.APIKeys.Create(ctx, input)
 }
 
 // SetAPIKeyActive is the resolver for the setAPIKeyActive field.
 func (r *mutationResolver) SetAPIKeyActive(ctx context.Context, id uuid.UUID, isActive bool) (*ent.APIKey, error) {
-	return r.Resolver.SetAPIKeyActive(ctx, id, isActive)
+	return r.Resolver.APIKeys.SetActive(ctx, id, isActive)
 }
 
 // DeleteAPIKey is the resolver for the deleteAPIKey field.
 func (r *mutationResolver) DeleteAPIKey(ctx context.Context, id uuid.UUID) (bool, error) {
-	return ok(r.Resolver.DeleteAPIKey(ctx, id))
+	return ok(r.Resolver.APIKeys.Delete(ctx, id))
 }
 
 // CreateUser is the resolver for the createUser field.
@@ -233,23 +237,23 @@ func (r *mutationResolver) SendTemplateMessage(ctx context.Context, input messag
 }
 
 // CreateCannedResponse is the resolver for the createCannedResponse field.
-func (r *mutationResolver) CreateCannedResponse(ctx context.Context, input CreateCannedResponseInput) (*ent.CannedResponse, error) {
-	return r.Resolver.CreateCannedResponse(ctx, input)
+func (r *mutationResolver) CreateCannedResponse(ctx context.Context, input canned.CreateInput) (*ent.CannedResponse, error) {
+	return r.Resolver.Canned.Create(ctx, input)
 }
 
 // UpdateCannedResponse is the resolver for the updateCannedResponse field.
-func (r *mutationResolver) UpdateCannedResponse(ctx context.Context, id uuid.UUID, input UpdateCannedResponseInput) (*ent.CannedResponse, error) {
-	return r.Resolver.UpdateCannedResponse(ctx, id, input)
+func (r *mutationResolver) UpdateCannedResponse(ctx context.Context, id uuid.UUID, input canned.UpdateInput) (*ent.CannedResponse, error) {
+	return r.Resolver.Canned.Update(ctx, id, input)
 }
 
 // DeleteCannedResponse is the resolver for the deleteCannedResponse field.
 func (r *mutationResolver) DeleteCannedResponse(ctx context.Context, id uuid.UUID) (bool, error) {
-	return ok(r.Resolver.DeleteCannedResponse(ctx, id))
+	return ok(r.Resolver.Canned.Delete(ctx, id))
 }
 
 // UseCannedResponse is the resolver for the useCannedResponse field.
 func (r *mutationResolver) UseCannedResponse(ctx context.Context, id uuid.UUID, contactID *uuid.UUID) (string, error) {
-	return r.Resolver.UseCannedResponse(ctx, id, contactID)
+	return r.Resolver.Canned.Use(ctx, id, contactID)
 }
 
 // CreateAccount is the resolver for the createAccount field.
@@ -283,28 +287,28 @@ func (r *mutationResolver) UpdateAccountBusinessProfile(ctx context.Context, id 
 }
 
 // CreateWebhookSubscription is the resolver for the createWebhookSubscription field.
-func (r *mutationResolver) CreateWebhookSubscription(ctx context.Context, input CreateWebhookInput) (*CreatedWebhook, error) {
-	return r.CreateWebhook(ctx, input)
+func (r *mutationResolver) CreateWebhookSubscription(ctx context.Context, input webhooks.CreateInput) (*webhooks.Created, error) {
+	return r.Resolver.Webhooks.Create(ctx, input)
 }
 
 // UpdateWebhookSubscription is the resolver for the updateWebhookSubscription field.
-func (r *mutationResolver) UpdateWebhookSubscription(ctx context.Context, id uuid.UUID, input UpdateWebhookInput) (*ent.WebhookSubscription, error) {
-	return r.UpdateWebhook(ctx, id, input)
+func (r *mutationResolver) UpdateWebhookSubscription(ctx context.Context, id uuid.UUID, input webhooks.UpdateInput) (*ent.WebhookSubscription, error) {
+	return r.Resolver.Webhooks.Update(ctx, id, input)
 }
 
 // DeleteWebhookSubscription is the resolver for the deleteWebhookSubscription field.
 func (r *mutationResolver) DeleteWebhookSubscription(ctx context.Context, id uuid.UUID) (bool, error) {
-	return ok(r.DeleteWebhook(ctx, id))
+	return ok(r.Resolver.Webhooks.Delete(ctx, id))
 }
 
 // TestWebhookSubscription is the resolver for the testWebhookSubscription field.
 func (r *mutationResolver) TestWebhookSubscription(ctx context.Context, id uuid.UUID) (string, error) {
-	return r.TestWebhook(ctx, id)
+	return r.Resolver.Webhooks.Test(ctx, id)
 }
 
 // ReplayWebhookDelivery is the resolver for the replayWebhookDelivery field.
 func (r *mutationResolver) ReplayWebhookDelivery(ctx context.Context, subscriptionID uuid.UUID, deliveryID uuid.UUID) (*ent.WebhookDelivery, error) {
-	return r.Resolver.ReplayWebhookDelivery(ctx, subscriptionID, deliveryID)
+	return r.Resolver.Webhooks.ReplayDelivery(ctx, subscriptionID, deliveryID)
 }
 
 // Email is the resolver for the email field.
@@ -409,39 +413,39 @@ func (r *queryResolver) Permissions(ctx context.Context) ([]*ent.Permission, err
 
 // APIKeys is the resolver for the apiKeys field.
 func (r *queryResolver) APIKeys(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.APIKeyOrder, where *ent.APIKeyWhereInput) (*ent.APIKeyConnection, error) {
-	return r.APIKeysQuery(ctx, deref(search)).Paginate(ctx, after, first, before, last,
+	return r.Resolver.APIKeys.Query(ctx, deref(search)).Paginate(ctx, after, first, before, last,
 		ent.WithAPIKeyOrder(orderBy), ent.WithAPIKeyFilter(where.Filter))
 }
 
 // APIKey is the resolver for the apiKey field.
 func (r *queryResolver) APIKey(ctx context.Context, id uuid.UUID) (*ent.APIKey, error) {
-	return r.GetAPIKey(ctx, id)
+	return r.Resolver.APIKeys.Get(ctx, id)
 }
 
 // Teams is the resolver for the teams field.
 func (r *queryResolver) Teams(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.TeamOrder, where *ent.TeamWhereInput) (*ent.TeamConnection, error) {
-	return r.TeamsQuery(ctx, deref(search)).Paginate(ctx, after, first, before, last,
+	return r.Resolver.Teams.Query(ctx, deref(search)).Paginate(ctx, after, first, before, last,
 		ent.WithTeamOrder(orderBy), ent.WithTeamFilter(where.Filter))
 }
 
 // Team is the resolver for the team field.
 func (r *queryResolver) Team(ctx context.Context, id uuid.UUID) (*ent.Team, error) {
-	return r.GetTeam(ctx, id)
+	return r.Resolver.Teams.Get(ctx, id)
 }
 
 // TeamMembers is the resolver for the teamMembers field.
 func (r *queryResolver) TeamMembers(ctx context.Context, teamID uuid.UUID) ([]*ent.TeamMember, error) {
-	return r.Resolver.TeamMembers(ctx, teamID)
+	return r.Resolver.Teams.Members(ctx, teamID)
 }
 
 // OrgSettings is the resolver for the orgSettings field.
 func (r *queryResolver) OrgSettings(ctx context.Context) (*ent.Organization, error) {
-	return r.Resolver.OrgSettings(ctx)
+	return r.Resolver.Settings.Org(ctx)
 }
 
 // SsoConfigs is the resolver for the ssoConfigs field.
 func (r *queryResolver) SsoConfigs(ctx context.Context) ([]*ent.SSOConfig, error) {
-	return r.SSOConfigs(ctx)
+	return r.Resolver.Settings.SSOConfigs(ctx)
 }
 
 // Contacts is the resolver for the contacts field.
@@ -474,8 +478,7 @@ func (r *queryResolver) Messages(ctx context.Context, contactID uuid.UUID, befor
 
 // CannedResponses is the resolver for the cannedResponses field.
 func (r *queryResolver) CannedResponses(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, category *string, activeOnly *bool, orderBy *ent.CannedResponseOrder, where *ent.CannedResponseWhereInput) (*ent.CannedResponseConnection, error) {
-	f := CannedFilter{Search: deref(search), Category: deref(category), ActiveOnly: activeOnly != nil && *activeOnly}
-	q, err := r.CannedResponsesQuery(ctx, f)
+	q, err := r.Resolver.Canned.Query(ctx, canned.Filter{Search: deref(search), Category: deref(category), ActiveOnly: activeOnly != nil && *activeOnly})
 	if err != nil {
 		return nil, err
 	}
@@ -485,7 +488,7 @@ func (r *queryResolver) CannedResponses(ctx context.Context, after *entgql.Curso
 
 // CannedResponse is the resolver for the cannedResponse field.
 func (r *queryResolver) CannedResponse(ctx context.Context, id uuid.UUID) (*ent.CannedResponse, error) {
-	return r.GetCannedResponse(ctx, id)
+	return r.Resolver.Canned.Get(ctx, id)
 }
 
 // Accounts is the resolver for the accounts field.
@@ -505,7 +508,7 @@ func (r *queryResolver) AccountBusinessProfile(ctx context.Context, id uuid.UUID
 
 // WebhookSubscriptions is the resolver for the webhookSubscriptions field.
 func (r *queryResolver) WebhookSubscriptions(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.WebhookSubscriptionOrder, where *ent.WebhookSubscriptionWhereInput) (*ent.WebhookSubscriptionConnection, error) {
-	q, err := r.WebhooksQuery(ctx, deref(search))
+	q, err := r.Resolver.Webhooks.Query(ctx, deref(search))
 	if err != nil {
 		return nil, err
 	}
@@ -515,17 +518,17 @@ func (r *queryResolver) WebhookSubscriptions(ctx context.Context, after *entgql.
 
 // WebhookSubscription is the resolver for the webhookSubscription field.
 func (r *queryResolver) WebhookSubscription(ctx context.Context, id uuid.UUID) (*ent.WebhookSubscription, error) {
-	return r.GetWebhook(ctx, id)
+	return r.Resolver.Webhooks.Get(ctx, id)
 }
 
 // WebhookEvents is the resolver for the webhookEvents field.
 func (r *queryResolver) WebhookEvents(ctx context.Context) ([]*webhooks.Event, error) {
-	return pointers(r.Resolver.WebhookEvents()), nil
+	return pointers(webhooks.Events()), nil
 }
 
 // WebhookDeliveries is the resolver for the webhookDeliveries field.
 func (r *queryResolver) WebhookDeliveries(ctx context.Context, subscriptionID uuid.UUID, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int) (*ent.WebhookDeliveryConnection, error) {
-	return r.Resolver.WebhookDeliveries(ctx, subscriptionID, after, first, before, last)
+	return r.Resolver.Webhooks.Deliveries(ctx, subscriptionID, after, first, before, last)
 }
 
 // PermissionCount is the resolver for the permissionCount field.
@@ -538,7 +541,7 @@ func (r *roleResolver) PermissionCount(ctx context.Context, obj *ent.Role) (int,
 
 // HasSecret is the resolver for the hasSecret field.
 func (r *sSOConfigResolver) HasSecret(ctx context.Context, obj *ent.SSOConfig) (bool, error) {
-	return len(obj.ClientSecretEncrypted) > 0, nil
+	return settings.HasSSOSecret(obj), nil
 }
 
 // MessageAdded is the resolver for the messageAdded field.
@@ -586,7 +589,7 @@ func (r *webhookDeliveryResolver) Payload(ctx context.Context, obj *ent.WebhookD
 
 // HasSecret is the resolver for the hasSecret field.
 func (r *webhookSubscriptionResolver) HasSecret(ctx context.Context, obj *ent.WebhookSubscription) (bool, error) {
-	return WebhookHasSecret(obj), nil
+	return webhooks.HasSecret(obj), nil
 }
 
 // Mutation returns MutationResolver implementation.

@@ -1,50 +1,9 @@
 package graph
 
 import (
-	"fmt"
 	"switchboard/accounts"
-
 	"switchboard/ent"
 )
-
-// intValue reads an integer selected into an entity with Modify (drivers
-// return int64, or []byte/string on some paths).
-func intValue(v any, err error) int {
-	if err != nil {
-		return 0
-	}
-	switch n := v.(type) {
-	case int64:
-		return int(n)
-	case int:
-		return n
-	case float64:
-		return int(n)
-	case []byte:
-		var i int
-		_, _ = fmt.Sscan(string(n), &i)
-		return i
-	case string:
-		var i int
-		_, _ = fmt.Sscan(n, &i)
-		return i
-	}
-	return 0
-}
-
-// stringValue reads a string selected into an entity with Modify.
-func stringValue(v any, err error) string {
-	if err != nil || v == nil {
-		return ""
-	}
-	switch s := v.(type) {
-	case string:
-		return s
-	case []byte:
-		return string(s)
-	}
-	return fmt.Sprint(v)
-}
 
 // deref returns the string s points to, or "".
 func deref(s *string) string {

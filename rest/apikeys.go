@@ -7,9 +7,9 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 
+	"switchboard/apikeys"
 	"switchboard/apperr"
 	"switchboard/ent"
-	"switchboard/graph/model"
 )
 
 // apiKeyJSON is the spec's API key record; the key itself is never in it.
@@ -39,7 +39,7 @@ type createdAPIKeyJSON struct {
 
 func (a *API) listAPIKeys(c *gin.Context) (int, any, error) {
 	p := pageOf(c)
-	keys, total, err := a.R.ListAPIKeys(ctx(c), queryOf[searchQuery](c).Search, p.Offset(), p.Limit)
+	keys, total, err := a.R.APIKeys.List(ctx(c), queryOf[searchQuery](c).Search, p.Offset(), p.Limit)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -55,7 +55,7 @@ func (a *API) getAPIKey(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	k, err := a.R.GetAPIKey(ctx(c), id)
+	k, err := a.R.APIKeys.Get(ctx(c), id)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -76,7 +76,7 @@ func (a *API) createAPIKey(c *gin.Context) (int, any, error) {
 	if b.Name == nil {
 		return 0, nil, apperr.Invalidf("name is required")
 	}
-	in := model.CreateAPIKeyInput{Name: *b.Name}
+	in := apikeys.CreateInput{Name: *b.Name}
 	if b.ExpiresAt != nil {
 		t, err := time.Parse(time.RFC3339, *b.ExpiresAt)
 		if err != nil {
@@ -84,7 +84,7 @@ func (a *API) createAPIKey(c *gin.Context) (int, any, error) {
 		}
 		in.ExpiresAt = &t
 	}
-	created, err := a.R.CreateAPIKey(ctx(c), in)
+	created, err := a.R.APIKeys.Create(ctx(c), in)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -108,11 +108,15 @@ func (a *API) updateAPIKey(c *gin.Context) (int, any, error) {
 	if b.IsActive == nil {
 		return 0, nil, apperr.Invalidf("is_active is required")
 	}
-	k, err := a.R.SetAPIKeyActive(ctx(c), id, *b.IsActive)
+	k, err := a.R.APIKeys.SetActive(ctx(c), id, *b.IsActive)
 	if err != nil {
 		return 0, nil, err
 	}
 	return http.StatusOK, presentAPIKey(k), nil
+}
+
+func (a *API) deleteAPIKey(c *gin.Context) (int, any, error) {
+	return idAction(a.R.APIKeys.Delete, messageData{Message: "API key deleted"})(c)
 }
 
 // apiKeyRoutes: enabling, disabling and deleting a key are all revocation
@@ -123,6 +127,6 @@ func (a *API) apiKeyRoutes() []Route {
 		{Method: post, Path: "/api/api-keys", Op: "createAPIKey", Status: http.StatusCreated, In: createAPIKeyBody{}, Out: createdAPIKeyJSON{}, Handle: a.createAPIKey},
 		{Method: get, Path: "/api/api-keys/:id", Op: "apiKey", Out: apiKeyJSON{}, Handle: a.getAPIKey},
 		{Method: put, Path: "/api/api-keys/:id", Op: "setAPIKeyActive", In: updateAPIKeyBody{}, Out: apiKeyJSON{}, Handle: a.updateAPIKey},
-		{Method: del, Path: "/api/api-keys/:id", Op: "deleteAPIKey", Out: messageData{}, Handle: idAction(a.R.DeleteAPIKey, messageData{Message: "API key deleted"})},
+		{Method: del, Path: "/api/api-keys/:id", Op: "deleteAPIKey", Out: messageData{}, Handle: a.deleteAPIKey},
 	}
 }

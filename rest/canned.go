@@ -8,8 +8,8 @@ import (
 	"github.com/google/uuid"
 
 	"switchboard/apperr"
+	"switchboard/canned"
 	"switchboard/ent"
-	"switchboard/graph"
 )
 
 // cannedResponseJSON is the spec's Canned response.
@@ -59,13 +59,13 @@ type cannedBody struct {
 	Buttons  []cannedButtonBody `json:"buttons"`
 }
 
-func (b cannedBody) buttons() []graph.CannedButton {
+func (b cannedBody) buttons() []canned.Button {
 	if b.Buttons == nil {
 		return nil
 	}
-	out := make([]graph.CannedButton, len(b.Buttons))
+	out := make([]canned.Button, len(b.Buttons))
 	for i, x := range b.Buttons {
-		out[i] = graph.CannedButton{
+		out[i] = canned.Button{
 			ID: x.ID, Title: x.Title, Type: x.Type, URL: x.URL, PhoneNumber: x.PhoneNumber, TTLMinutes: x.TTLMinutes,
 		}
 	}
@@ -74,8 +74,8 @@ func (b cannedBody) buttons() []graph.CannedButton {
 
 func (a *API) listCannedResponses(c *gin.Context) (int, any, error) {
 	p, q := pageOf(c), queryOf[cannedQuery](c)
-	f := graph.CannedFilter{Category: q.Category, Search: q.Search, ActiveOnly: q.ActiveOnly}
-	pg, err := a.R.ListCannedResponses(ctx(c), f, p.Offset(), p.Limit)
+	f := canned.Filter{Category: q.Category, Search: q.Search, ActiveOnly: q.ActiveOnly}
+	pg, err := a.R.Canned.List(ctx(c), f, p.Offset(), p.Limit)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -91,7 +91,7 @@ func (a *API) getCannedResponse(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	r, err := a.R.GetCannedResponse(ctx(c), id)
+	r, err := a.R.Canned.Get(ctx(c), id)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -109,7 +109,7 @@ func (a *API) createCannedResponse(c *gin.Context) (int, any, error) {
 	if b.Content == nil {
 		return 0, nil, apperr.Invalidf("content is required")
 	}
-	r, err := a.R.CreateCannedResponse(ctx(c), graph.CreateCannedResponseInput{
+	r, err := a.R.Canned.Create(ctx(c), canned.CreateInput{
 		Name: *b.Name, Content: *b.Content, Shortcut: b.Shortcut, Category: b.Category, Buttons: b.buttons(),
 	})
 	if err != nil {
@@ -127,7 +127,7 @@ func (a *API) updateCannedResponse(c *gin.Context) (int, any, error) {
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
-	r, err := a.R.UpdateCannedResponse(ctx(c), id, graph.UpdateCannedResponseInput{
+	r, err := a.R.Canned.Update(ctx(c), id, canned.UpdateInput{
 		Name: b.Name, Content: b.Content, Shortcut: b.Shortcut, Category: b.Category,
 		IsActive: b.IsActive, Buttons: b.buttons(),
 	})
@@ -142,7 +142,7 @@ func (a *API) deleteCannedResponse(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	if err := a.R.DeleteCannedResponse(ctx(c), id); err != nil {
+	if err := a.R.Canned.Delete(ctx(c), id); err != nil {
 		return 0, nil, err
 	}
 	return http.StatusOK, messageData{Message: "Canned response deleted"}, nil
@@ -166,16 +166,17 @@ func (a *API) useCannedResponse(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	content, err := a.R.UseCannedResponse(ctx(c), id, contactID)
+	content, err := a.R.Canned.Use(ctx(c), id, contactID)
 	if err != nil {
 		return 0, nil, err
 	}
 	return http.StatusOK, cannedUseData{Message: "Usage recorded", Content: content}, nil
 }
 
-// cannedResponseRoutes: everyone who reads messages may list and use canned
-// responses; writes need messages:create here and, in the operation, an
-// Admin or Manager (or a role holding templates:update): Agents may not.
+// cannedResponseRoutes: whoever holds canned_responses:read (every system
+// role) lists and uses canned responses; writes need
+// canned_responses:create, :update or :delete (Admin and Manager hold
+// them, Agent does not).
 func (a *API) cannedResponseRoutes() []Route {
 	return []Route{
 		{Method: get, Path: "/api/canned-responses", Op: "cannedResponses", Query: paged(20, cannedQuery{}), Out: list("canned_responses", cannedResponseJSON{}), Handle: a.listCannedResponses},

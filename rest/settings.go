@@ -8,8 +8,7 @@ import (
 	"switchboard/apperr"
 	"switchboard/ent"
 	"switchboard/ent/ssoconfig"
-	"switchboard/graph"
-	"switchboard/graph/model"
+	"switchboard/settings"
 )
 
 // orgSettingsJSON is the spec's Organization settings.
@@ -55,14 +54,14 @@ type ssoConfigJSON struct {
 
 func presentSSOConfig(c *ent.SSOConfig) ssoConfigJSON {
 	return ssoConfigJSON{
-		Provider: string(c.Provider), ClientID: c.ClientID, HasSecret: graph.SSOHasSecret(c),
+		Provider: string(c.Provider), ClientID: c.ClientID, HasSecret: settings.HasSSOSecret(c),
 		IsEnabled: c.IsEnabled, AllowAutoCreate: c.AllowAutoCreate, DefaultRole: c.DefaultRole,
 		AllowedDomains: c.AllowedDomains, AuthURL: c.AuthURL, TokenURL: c.TokenURL, UserInfoURL: c.UserInfoURL,
 	}
 }
 
 func (a *API) getOrgSettings(c *gin.Context) (int, any, error) {
-	o, err := a.R.OrgSettings(ctx(c))
+	o, err := a.R.Settings.Org(ctx(c))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -86,7 +85,7 @@ func (a *API) updateOrgSettings(c *gin.Context) (int, any, error) {
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
-	_, err := a.R.UpdateOrgSettings(ctx(c), model.UpdateOrgSettingsInput{
+	_, err := a.R.Settings.UpdateOrg(ctx(c), settings.OrgChanges{
 		Name: b.Name, MaskPhoneNumbers: b.MaskPhoneNumbers, Timezone: b.Timezone,
 		DateFormat: b.DateFormat, CallingEnabled: b.CallingEnabled, MaxCallDuration: b.MaxCallDuration,
 		TransferTimeoutSecs: b.TransferTimeoutSecs, AllowOpenRegistration: b.AllowOpenRegistration,
@@ -98,7 +97,7 @@ func (a *API) updateOrgSettings(c *gin.Context) (int, any, error) {
 }
 
 func (a *API) listSSOConfigs(c *gin.Context) (int, any, error) {
-	cs, err := a.R.SSOConfigs(ctx(c))
+	cs, err := a.R.Settings.SSOConfigs(ctx(c))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -112,8 +111,8 @@ func (a *API) listSSOConfigs(c *gin.Context) (int, any, error) {
 // pathProvider reads the :provider path parameter as an SSO provider.
 func pathProvider(c *gin.Context) (ssoconfig.Provider, error) {
 	p := ssoconfig.Provider(c.Param("provider"))
-	if ssoconfig.ProviderValidator(p) != nil {
-		return "", apperr.Invalidf("provider must be one of google, microsoft, github, facebook, custom")
+	if err := settings.CheckProvider(p); err != nil {
+		return "", err
 	}
 	return p, nil
 }
@@ -148,7 +147,7 @@ func (a *API) saveSSOConfig(c *gin.Context) (int, any, error) {
 	case b.AllowAutoCreate == nil:
 		return 0, nil, apperr.Invalidf("allow_auto_create is required")
 	}
-	sc, err := a.R.SaveSSOConfig(ctx(c), model.SaveSSOConfigInput{
+	sc, err := a.R.Settings.SaveSSO(ctx(c), settings.SSOInput{
 		Provider: provider, ClientID: *b.ClientID, ClientSecret: b.ClientSecret,
 		IsEnabled: *b.IsEnabled, AllowAutoCreate: *b.AllowAutoCreate, DefaultRole: b.DefaultRole,
 		AllowedDomains: b.AllowedDomains, AuthURL: b.AuthURL, TokenURL: b.TokenURL, UserInfoURL: b.UserInfoURL,
@@ -164,7 +163,7 @@ func (a *API) deleteSSOConfig(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	if err := a.R.DeleteSSOConfig(ctx(c), provider); err != nil {
+	if err := a.R.Settings.DeleteSSO(ctx(c), provider); err != nil {
 		return 0, nil, err
 	}
 	return http.StatusOK, messageData{Message: "SSO configuration deleted"}, nil
@@ -172,7 +171,7 @@ func (a *API) deleteSSOConfig(c *gin.Context) (int, any, error) {
 
 // listSSOProviders is the login page's discovery of enabled providers.
 func (a *API) listSSOProviders(c *gin.Context) (int, any, error) {
-	ps, err := a.R.EnabledSSOProviders(ctx(c), queryOf[ssoQuery](c).OrganizationID)
+	ps, err := a.R.Settings.EnabledSSOProviders(ctx(c), queryOf[ssoQuery](c).OrganizationID)
 	if err != nil {
 		return 0, nil, err
 	}

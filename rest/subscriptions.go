@@ -10,7 +10,6 @@ import (
 
 	"switchboard/apperr"
 	"switchboard/ent"
-	"switchboard/graph"
 	"switchboard/webhooks"
 )
 
@@ -44,7 +43,7 @@ type createdWebhookJSON struct {
 func presentWebhook(w *ent.WebhookSubscription) webhookJSON {
 	out := webhookJSON{
 		ID: w.ID, Name: w.Name, URL: w.URL, Events: w.Events, Headers: w.Headers, HasHeaders: len(w.Headers) > 0,
-		IsActive: w.IsActive, HasSecret: graph.WebhookHasSecret(w), CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt,
+		IsActive: w.IsActive, HasSecret: webhooks.HasSecret(w), CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt,
 	}
 	if out.Events == nil {
 		out.Events = []string{}
@@ -132,7 +131,7 @@ type updateWebhookBody createWebhookBody
 
 func (a *API) listWebhooks(c *gin.Context) (int, any, error) {
 	p := pageOf(c)
-	pg, err := a.R.ListWebhooks(ctx(c), queryOf[searchQuery](c).Search, p.Offset(), p.Limit)
+	pg, err := a.R.Webhooks.List(ctx(c), queryOf[searchQuery](c).Search, p.Offset(), p.Limit)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -141,7 +140,7 @@ func (a *API) listWebhooks(c *gin.Context) (int, any, error) {
 		out[i] = presentWebhook(w)
 	}
 	return http.StatusOK, webhooksData{
-		Webhooks: out, AvailableEvents: presentWebhookEvents(a.R.WebhookEvents()),
+		Webhooks: out, AvailableEvents: presentWebhookEvents(webhooks.Events()),
 		Total: pg.Total, Page: p.Page, Limit: p.Limit,
 	}, nil
 }
@@ -151,7 +150,7 @@ func (a *API) getWebhook(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	w, err := a.R.GetWebhook(ctx(c), id)
+	w, err := a.R.Webhooks.Get(ctx(c), id)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -171,7 +170,7 @@ func (a *API) createWebhook(c *gin.Context) (int, any, error) {
 	case b.Events == nil:
 		return 0, nil, apperr.Invalidf("events is required")
 	}
-	w, err := a.R.CreateWebhook(ctx(c), graph.CreateWebhookInput{
+	w, err := a.R.Webhooks.Create(ctx(c), webhooks.CreateInput{
 		Name: *b.Name, URL: *b.URL, Events: b.Events, Headers: b.Headers, Secret: b.Secret, IsActive: b.IsActive,
 	})
 	if err != nil {
@@ -189,7 +188,7 @@ func (a *API) updateWebhook(c *gin.Context) (int, any, error) {
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
-	w, err := a.R.UpdateWebhook(ctx(c), id, graph.UpdateWebhookInput{
+	w, err := a.R.Webhooks.Update(ctx(c), id, webhooks.UpdateInput{
 		Name: b.Name, URL: b.URL, Events: b.Events, Headers: b.Headers, Secret: b.Secret, IsActive: b.IsActive,
 	})
 	if err != nil {
@@ -203,7 +202,7 @@ func (a *API) testWebhook(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	msg, err := a.R.TestWebhook(ctx(c), id)
+	msg, err := a.R.Webhooks.Test(ctx(c), id)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -216,7 +215,7 @@ func (a *API) listWebhookDeliveries(c *gin.Context) (int, any, error) {
 		return 0, nil, err
 	}
 	p := pageOf(c)
-	pg, err := a.R.ListWebhookDeliveries(ctx(c), id, p.Offset(), p.Limit)
+	pg, err := a.R.Webhooks.ListDeliveries(ctx(c), id, p.Offset(), p.Limit)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -236,11 +235,15 @@ func (a *API) replayWebhookDelivery(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	d, err := a.R.ReplayWebhookDelivery(ctx(c), id, deliveryID)
+	d, err := a.R.Webhooks.ReplayDelivery(ctx(c), id, deliveryID)
 	if err != nil {
 		return 0, nil, err
 	}
 	return http.StatusOK, presentWebhookDelivery(d), nil
+}
+
+func (a *API) deleteWebhook(c *gin.Context) (int, any, error) {
+	return idAction(a.R.Webhooks.Delete, messageData{Message: "Webhook deleted"})(c)
 }
 
 // webhookSubscriptionRoutes: the test sends a request and holds no
@@ -251,7 +254,7 @@ func (a *API) webhookSubscriptionRoutes() []Route {
 		{Method: post, Path: "/api/webhooks", Op: "createWebhookSubscription", Status: http.StatusCreated, In: createWebhookBody{}, Out: createdWebhookJSON{}, Handle: a.createWebhook},
 		{Method: get, Path: "/api/webhooks/:id", Op: "webhookSubscription", Out: webhookJSON{}, Handle: a.getWebhook},
 		{Method: put, Path: "/api/webhooks/:id", Op: "updateWebhookSubscription", In: updateWebhookBody{}, Out: webhookJSON{}, Handle: a.updateWebhook},
-		{Method: del, Path: "/api/webhooks/:id", Op: "deleteWebhookSubscription", Out: messageData{}, Handle: idAction(a.R.DeleteWebhook, messageData{Message: "Webhook deleted"})},
+		{Method: del, Path: "/api/webhooks/:id", Op: "deleteWebhookSubscription", Out: messageData{}, Handle: a.deleteWebhook},
 		{Method: post, Path: "/api/webhooks/:id/test", Op: "testWebhookSubscription", Out: messageData{}, Handle: a.testWebhook},
 		{Method: get, Path: "/api/webhooks/:id/deliveries", Op: "webhookDeliveries", Query: paged(50, nil), Out: deliveriesData{}, Handle: a.listWebhookDeliveries},
 		{Method: post, Path: "/api/webhooks/:id/deliveries/:delivery_id/replay", Op: "replayWebhookDelivery", Out: webhookDeliveryJSON{}, Handle: a.replayWebhookDelivery},

@@ -8,7 +8,7 @@ import (
 	"switchboard/apperr"
 	"switchboard/ent/team"
 	"switchboard/ent/teammember"
-	"switchboard/graph/model"
+	"switchboard/teams"
 )
 
 type teamBody struct {
@@ -32,7 +32,7 @@ func (b teamBody) strategy() (*team.AssignmentStrategy, error) {
 
 func (a *API) listTeams(c *gin.Context) (int, any, error) {
 	p := pageOf(c)
-	pg, err := a.R.ListTeams(ctx(c), queryOf[searchQuery](c).Search, p.Offset(), p.Limit)
+	pg, err := a.R.Teams.List(ctx(c), queryOf[searchQuery](c).Search, p.Offset(), p.Limit)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -49,7 +49,7 @@ func (a *API) getTeam(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	t, err := a.R.GetTeam(ctx(c), id)
+	t, err := a.R.Teams.Get(ctx(c), id)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -68,7 +68,7 @@ func (a *API) createTeam(c *gin.Context) (int, any, error) {
 	if b.Name == nil {
 		return 0, nil, apperr.Invalidf("name is required")
 	}
-	t, err := a.R.CreateTeam(ctx(c), model.CreateTeamInput{
+	t, err := a.R.Teams.Create(ctx(c), teams.CreateInput{
 		Name: *b.Name, Description: b.Description, AssignmentStrategy: strategy,
 		PerAgentTimeoutSecs: b.PerAgentTimeoutSecs, IsActive: b.IsActive,
 	})
@@ -91,7 +91,7 @@ func (a *API) updateTeam(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	t, err := a.R.UpdateTeam(ctx(c), id, model.UpdateTeamInput{
+	t, err := a.R.Teams.Update(ctx(c), id, teams.UpdateInput{
 		Name: b.Name, Description: b.Description, AssignmentStrategy: strategy,
 		PerAgentTimeoutSecs: b.PerAgentTimeoutSecs, IsActive: b.IsActive,
 	})
@@ -106,7 +106,7 @@ func (a *API) listTeamMembers(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	ms, err := a.R.TeamMembers(ctx(c), id)
+	ms, err := a.R.Teams.Members(ctx(c), id)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -139,7 +139,7 @@ func (a *API) addTeamMember(c *gin.Context) (int, any, error) {
 	if uid == nil {
 		return 0, nil, apperr.Invalidf("user_id is required")
 	}
-	in := model.AddTeamMemberInput{UserID: *uid}
+	in := teams.MemberInput{UserID: *uid}
 	if b.Role != nil {
 		r := teammember.Role(*b.Role)
 		if teammember.RoleValidator(r) != nil {
@@ -147,7 +147,7 @@ func (a *API) addTeamMember(c *gin.Context) (int, any, error) {
 		}
 		in.Role = &r
 	}
-	m, err := a.R.AddTeamMember(ctx(c), id, in)
+	m, err := a.R.Teams.AddMember(ctx(c), id, in)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -163,21 +163,26 @@ func (a *API) removeTeamMember(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	if err := a.R.RemoveTeamMember(ctx(c), id, uid); err != nil {
+	if err := a.R.Teams.RemoveMember(ctx(c), id, uid); err != nil {
 		return 0, nil, err
 	}
 	return http.StatusOK, messageData{Message: "Member removed"}, nil
 }
 
+func (a *API) deleteTeam(c *gin.Context) (int, any, error) {
+	return idAction(a.R.Teams.Delete, messageData{Message: "Team deleted"})(c)
+}
+
 // teamRoutes: update and member changes need an admin or the team's
-// manager (checked by the operation); create and delete need an admin.
+// manager (the rule access.ManagesTeam, applied by the operation); create
+// and delete need an admin.
 func (a *API) teamRoutes() []Route {
 	return []Route{
 		{Method: get, Path: "/api/teams", Op: "teams", Query: paged(50, searchQuery{}), Out: list("teams", teamJSON{}), Handle: a.listTeams},
 		{Method: post, Path: "/api/teams", Op: "createTeam", Status: http.StatusCreated, In: teamBody{}, Out: teamData{}, Handle: a.createTeam},
 		{Method: get, Path: "/api/teams/:id", Op: "team", Out: teamData{}, Handle: a.getTeam},
 		{Method: put, Path: "/api/teams/:id", Op: "updateTeam", In: teamBody{}, Out: teamData{}, Handle: a.updateTeam},
-		{Method: del, Path: "/api/teams/:id", Op: "deleteTeam", Out: messageData{}, Handle: idAction(a.R.DeleteTeam, messageData{Message: "Team deleted"})},
+		{Method: del, Path: "/api/teams/:id", Op: "deleteTeam", Out: messageData{}, Handle: a.deleteTeam},
 		{Method: get, Path: "/api/teams/:id/members", Op: "teamMembers", Out: teamMembersData{}, Handle: a.listTeamMembers},
 		{Method: post, Path: "/api/teams/:id/members", Op: "addTeamMember", Status: http.StatusCreated, In: addTeamMemberBody{}, Out: teamMemberData{}, Handle: a.addTeamMember},
 		{Method: del, Path: "/api/teams/:id/members/:user_id", Op: "removeTeamMember", Out: messageData{}, Handle: a.removeTeamMember},

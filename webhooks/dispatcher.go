@@ -10,9 +10,13 @@
 // behind; Replay sends a finished delivery once more; PruneFinished deletes
 // the finished deliveries older than the retention.
 //
-// The package owns the delivery rows and their tasks. It uses outbound/ for
-// the envelope, the signatures and the retry schedule, and netguard/ for
-// the HTTP client; it must not import graph/ or rest/ (they call it).
+// Subscriptions holds the operations on the subscriptions themselves
+// (create, update, delete, test, the deliveries' list and replay).
+//
+// The package owns the subscriptions, the delivery rows and their tasks.
+// It uses outbound/ for the envelope, the signatures and the retry
+// schedule, and netguard/ for the HTTP client and the URL checks; it must
+// not import graph/ or rest/ (they call it).
 package webhooks
 
 import (

@@ -4,25 +4,10 @@ package model
 
 import (
 	"switchboard/ent"
-	"switchboard/ent/ssoconfig"
-	"switchboard/ent/team"
-	"switchboard/ent/teammember"
-	"switchboard/usersettings"
 	"time"
 
 	"github.com/google/uuid"
 )
-
-type AddMemberInput struct {
-	UserID *uuid.UUID `json:"userID,omitempty"`
-	Email  *string    `json:"email,omitempty"`
-	RoleID *uuid.UUID `json:"roleID,omitempty"`
-}
-
-type AddTeamMemberInput struct {
-	UserID uuid.UUID        `json:"userID"`
-	Role   *teammember.Role `json:"role,omitempty"`
-}
 
 // Why one row of an import was refused.
 type CampaignImportError struct {
@@ -81,16 +66,6 @@ type CampaignRetryResult struct {
 	Campaign   *ent.Campaign `json:"campaign"`
 }
 
-type ChangePasswordInput struct {
-	CurrentPassword string `json:"currentPassword"`
-	NewPassword     string `json:"newPassword"`
-}
-
-type CreateAPIKeyInput struct {
-	Name      string     `json:"name"`
-	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
-}
-
 type CreateCampaignInput struct {
 	Name          string     `json:"name"`
 	ChatAccount   string     `json:"chatAccount"`
@@ -109,43 +84,11 @@ type CreateChatbotTransferInput struct {
 	Source *string `json:"source,omitempty"`
 }
 
-type CreateOrganizationInput struct {
-	Name string `json:"name"`
-}
-
-type CreateRoleInput struct {
-	Name        string   `json:"name"`
-	Description *string  `json:"description,omitempty"`
-	Permissions []string `json:"permissions"`
-	IsDefault   *bool    `json:"isDefault,omitempty"`
-}
-
-type CreateTeamInput struct {
-	Name                string                   `json:"name"`
-	Description         *string                  `json:"description,omitempty"`
-	AssignmentStrategy  *team.AssignmentStrategy `json:"assignmentStrategy,omitempty"`
-	PerAgentTimeoutSecs *int                     `json:"perAgentTimeoutSecs,omitempty"`
-	IsActive            *bool                    `json:"isActive,omitempty"`
-}
-
-type CreateUserInput struct {
-	Email    string     `json:"email"`
-	FullName string     `json:"fullName"`
-	Password *string    `json:"password,omitempty"`
-	RoleID   *uuid.UUID `json:"roleID,omitempty"`
-}
-
 // The outcome of createUser: the new user (when a password was given) or
 // the invitation to register (when it was not).
 type CreateUserPayload struct {
 	User       *ent.User       `json:"user,omitempty"`
 	Invitation *ent.Invitation `json:"invitation,omitempty"`
-}
-
-// A new API key; key is the full secret, shown only here.
-type CreatedAPIKey struct {
-	APIKey *ent.APIKey `json:"apiKey"`
-	Key    string      `json:"key"`
 }
 
 // A page of form flows, newest first, with the total matching the filter.
@@ -164,42 +107,11 @@ type FormFlowSyncResult struct {
 	Updated int    `json:"updated"`
 }
 
-// The current principal: the user, their role and permissions in the current organization.
-type Me struct {
-	User         *ent.User         `json:"user"`
-	Organization *ent.Organization `json:"organization"`
-	Role         *ent.Role         `json:"role,omitempty"`
-	Permissions  []string          `json:"permissions"`
-	// The permissions the viewer holds here, as catalogue entries (a super
-	//   admin holds all of them, with or without a role).
-	GrantedPermissions []*ent.Permission `json:"grantedPermissions"`
-	// The user's own preferences.
-	Settings      *usersettings.Settings `json:"settings"`
-	Organizations []*MyOrganization      `json:"organizations"`
-}
-
-type MyOrganization struct {
-	Organization *ent.Organization `json:"organization"`
-	RoleName     string            `json:"roleName"`
-	IsDefault    bool              `json:"isDefault"`
-}
-
 // An outgoing call started from the agent's browser.
 type OutgoingCall struct {
 	CallLog *ent.CallLog `json:"callLog"`
 	// The SDP answer for the agent's browser.
 	SdpAnswer string `json:"sdpAnswer"`
-}
-
-// An invitation to join an organization, addressed to the viewer's email:
-// accepting it makes the viewer a member with roleName.
-type PendingInvitation struct {
-	ID               uuid.UUID `json:"id"`
-	OrganizationID   uuid.UUID `json:"organizationID"`
-	OrganizationName string    `json:"organizationName"`
-	RoleName         string    `json:"roleName"`
-	ExpiresAt        time.Time `json:"expiresAt"`
-	CreatedAt        time.Time `json:"createdAt"`
 }
 
 // The answer of publishTemplate.
@@ -208,19 +120,6 @@ type PublishTemplatePayload struct {
 	ProviderTemplateID string        `json:"providerTemplateID"`
 	Status             string        `json:"status"`
 	Template           *ent.Template `json:"template"`
-}
-
-type SaveSSOConfigInput struct {
-	Provider        ssoconfig.Provider `json:"provider"`
-	ClientID        string             `json:"clientID"`
-	ClientSecret    *string            `json:"clientSecret,omitempty"`
-	IsEnabled       bool               `json:"isEnabled"`
-	AllowAutoCreate bool               `json:"allowAutoCreate"`
-	DefaultRole     *string            `json:"defaultRole,omitempty"`
-	AllowedDomains  *string            `json:"allowedDomains,omitempty"`
-	AuthURL         *string            `json:"authURL,omitempty"`
-	TokenURL        *string            `json:"tokenURL,omitempty"`
-	UserInfoURL     *string            `json:"userInfoURL,omitempty"`
 }
 
 type Subscription struct {
@@ -242,37 +141,4 @@ type UpdateCampaignInput struct {
 	HeaderMediaID *string    `json:"headerMediaId,omitempty"`
 	ScheduledAt   *time.Time `json:"scheduledAt,omitempty"`
 	ClearSchedule *bool      `json:"clearSchedule,omitempty"`
-}
-
-type UpdateOrgSettingsInput struct {
-	Name                  *string `json:"name,omitempty"`
-	MaskPhoneNumbers      *bool   `json:"maskPhoneNumbers,omitempty"`
-	Timezone              *string `json:"timezone,omitempty"`
-	DateFormat            *string `json:"dateFormat,omitempty"`
-	CallingEnabled        *bool   `json:"callingEnabled,omitempty"`
-	MaxCallDuration       *int    `json:"maxCallDuration,omitempty"`
-	TransferTimeoutSecs   *int    `json:"transferTimeoutSecs,omitempty"`
-	AllowOpenRegistration *bool   `json:"allowOpenRegistration,omitempty"`
-}
-
-type UpdateRoleInput struct {
-	Name        *string  `json:"name,omitempty"`
-	Description *string  `json:"description,omitempty"`
-	Permissions []string `json:"permissions,omitempty"`
-	IsDefault   *bool    `json:"isDefault,omitempty"`
-}
-
-type UpdateTeamInput struct {
-	Name                *string                  `json:"name,omitempty"`
-	Description         *string                  `json:"description,omitempty"`
-	AssignmentStrategy  *team.AssignmentStrategy `json:"assignmentStrategy,omitempty"`
-	PerAgentTimeoutSecs *int                     `json:"perAgentTimeoutSecs,omitempty"`
-	IsActive            *bool                    `json:"isActive,omitempty"`
-}
-
-type UpdateUserInput struct {
-	FullName *string    `json:"fullName,omitempty"`
-	IsActive *bool      `json:"isActive,omitempty"`
-	RoleID   *uuid.UUID `json:"roleID,omitempty"`
-	Password *string    `json:"password,omitempty"`
 }
