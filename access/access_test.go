@@ -15,27 +15,18 @@ import (
 	"switchboard/access"
 	"switchboard/apperr"
 	"switchboard/auth"
-	"switchboard/database"
 	"switchboard/ent"
 	"switchboard/ent/permission"
 	"switchboard/ent/refreshtoken"
 	"switchboard/ent/role"
 	"switchboard/ent/rule"
 	"switchboard/ent/viewer"
-	"switchboard/internal/testenv"
+	"switchboard/internal/testkit"
 )
 
 func newService(t *testing.T) *access.Service {
 	t.Helper()
-	ctx := context.Background()
-	db, err := database.Open(ctx, database.Options{URL: testenv.PostgresURL(t), DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if err := db.AutoMigrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db := testkit.OpenDB(t)
 	tokens, err := auth.NewTokens([]byte("secret"), auth.TokenOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -6,10 +6,11 @@ import (
 
 	"switchboard/database"
 	"switchboard/ent"
+	"switchboard/internal/testkit"
 )
 
 func TestAfterCommit(t *testing.T) {
-	client := openDB(t).Client
+	client := testkit.OpenDB(t).Client
 	ctx := context.Background()
 
 	ran := false

@@ -16,6 +16,7 @@ import (
 	"switchboard/ent"
 	"switchboard/ent/privacy"
 	"switchboard/ent/rule"
+	"switchboard/internal/testkit"
 )
 
 // TestWrapDatabaseUnavailable: PostgreSQL restarting, shutting down, out
@@ -49,7 +50,7 @@ func TestWrapDatabaseUnavailable(t *testing.T) {
 // TestWrapEntErrors: the errors ent answers on PostgreSQL map to the
 // codes and messages the transports show.
 func TestWrapEntErrors(t *testing.T) {
-	c := openDB(t).Client
+	c := testkit.OpenDB(t).Client
 	bypass := rule.Bypass(context.Background(), "test fixture")
 	slug := "errors-" + uuid.NewString()[:8]
 	if _, err := c.Organization.Create().SetName("Errors").SetSlug(slug).Save(bypass); err != nil {

@@ -9,28 +9,13 @@ import (
 
 	"github.com/google/uuid"
 
-	"switchboard/database"
 	"switchboard/ent"
 	"switchboard/ent/migrate"
 	"switchboard/ent/privacy"
 	"switchboard/ent/rule"
 	"switchboard/ent/viewer"
-	"switchboard/internal/testenv"
+	"switchboard/internal/testkit"
 )
-
-func openDB(t *testing.T) *database.DB {
-	t.Helper()
-	ctx := context.Background()
-	db, err := database.Open(ctx, database.Options{URL: testenv.PostgresURL(t), DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if err := db.AutoMigrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return db
-}
 
 func newOrg(t *testing.T, c *ent.Client, name string) uuid.UUID {
 	t.Helper()
@@ -141,7 +126,7 @@ func errOf(out []reflect.Value) error {
 // and checks that org B can neither see, count, update nor delete it, that
 // org A can, and that a missing viewer is denied.
 func TestTenantIsolation(t *testing.T) {
-	db := openDB(t)
+	db := testkit.OpenDB(t)
 	c := db.Client
 	bg := context.Background()
 	orgA, orgB := newOrg(t, c, "a"), newOrg(t, c, "b")
@@ -183,7 +168,7 @@ func TestTenantIsolation(t *testing.T) {
 }
 
 func TestCreateInAnotherOrganizationDenied(t *testing.T) {
-	db := openDB(t)
+	db := testkit.OpenDB(t)
 	c := db.Client
 	bg := context.Background()
 	orgA, orgB := newOrg(t, c, "a"), newOrg(t, c, "b")

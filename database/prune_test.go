@@ -7,12 +7,13 @@ import (
 
 	"switchboard/database"
 	"switchboard/ent"
+	"switchboard/internal/testkit"
 )
 
 // TestDeleteInBatches: steps run until one deletes less than a batch, or
 // the bound; a failing step stops the run with its error.
 func TestDeleteInBatches(t *testing.T) {
-	client := openDB(t).Client
+	client := testkit.OpenDB(t).Client
 	boom := errors.New("boom")
 	for name, tc := range map[string]struct {
 		steps       []int // rows each call deletes; negative: it fails after deleting as many

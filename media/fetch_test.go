@@ -19,12 +19,12 @@ import (
 	"github.com/google/uuid"
 	"github.com/hibiken/asynq"
 
-	"switchboard/database"
 	"switchboard/ent"
 	"switchboard/ent/message"
 	"switchboard/ent/rule"
 	"switchboard/ent/viewer"
 	"switchboard/internal/testenv"
+	"switchboard/internal/testkit"
 	"switchboard/kv"
 	"switchboard/media"
 	"switchboard/provider/providertest"
@@ -50,14 +50,7 @@ var prefixSeq atomic.Int64
 func newFetchEnv(t *testing.T) *fetchEnv {
 	t.Helper()
 	ctx := context.Background()
-	db, err := database.Open(ctx, database.Options{URL: testenv.PostgresURL(t), DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if err := db.AutoMigrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db := testkit.OpenDB(t)
 	store, err := kv.Open(ctx, testenv.RedisURL(t), nil)
 	if err != nil {
 		t.Fatal(err)
