@@ -17,16 +17,6 @@ import (
 	"switchboard/internal/testkit"
 )
 
-func newOrg(t *testing.T, c *ent.Client, name string) uuid.UUID {
-	t.Helper()
-	o, err := c.Organization.Create().SetName(name).SetSlug(name + "-" + uuid.NewString()[:6]).
-		Save(rule.Bypass(context.Background(), "test fixture"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return o.ID
-}
-
 // tenantFixtures creates one row of every tenant-owned entity type in the
 // organization of ctx and returns the ids by ent type name.
 func tenantFixtures(t *testing.T, ctx context.Context, c *ent.Client) map[string]uuid.UUID {
@@ -129,7 +119,8 @@ func TestTenantIsolation(t *testing.T) {
 	db := testkit.OpenDB(t)
 	c := db.Client
 	bg := context.Background()
-	orgA, orgB := newOrg(t, c, "a"), newOrg(t, c, "b")
+	orgA, _ := testkit.NewOrg(t, c, "a")
+	orgB, _ := testkit.NewOrg(t, c, "b")
 	ctxA, ctxB := viewer.SystemContext(bg, orgA), viewer.SystemContext(bg, orgB)
 	ids := tenantFixtures(t, ctxA, c)
 	if want := tenantTables(); len(ids) != want {
@@ -171,7 +162,8 @@ func TestCreateInAnotherOrganizationDenied(t *testing.T) {
 	db := testkit.OpenDB(t)
 	c := db.Client
 	bg := context.Background()
-	orgA, orgB := newOrg(t, c, "a"), newOrg(t, c, "b")
+	orgA, _ := testkit.NewOrg(t, c, "a")
+	orgB, _ := testkit.NewOrg(t, c, "b")
 	_, err := c.Team.Create().SetName("x").SetOrganizationID(orgA).Save(viewer.SystemContext(bg, orgB))
 	if !errors.Is(err, privacy.Deny) {
 		t.Fatalf("create aimed at another org: %v, want deny", err)

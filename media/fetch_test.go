@@ -21,7 +21,6 @@ import (
 
 	"switchboard/ent"
 	"switchboard/ent/message"
-	"switchboard/ent/rule"
 	"switchboard/ent/viewer"
 	"switchboard/internal/testenv"
 	"switchboard/internal/testkit"
@@ -65,7 +64,7 @@ func newFetchEnv(t *testing.T) *fetchEnv {
 		prefix: fmt.Sprintf("%s-media%d", testenv.Namespace(), prefixSeq.Add(1)),
 	}
 	t.Cleanup(e.dropQueues)
-	e.org = mustOrg(t, db.Client, "Acme")
+	e.org, _ = testkit.NewOrg(t, db.Client, "Acme")
 	e.ctx = viewer.SystemContext(ctx, e.org)
 	e.contact = mustAccountAndContact(t, e.ctx, db.Client, box, providertest.PhoneID)
 	e.f = &media.Fetcher{
@@ -82,16 +81,6 @@ func (e *fetchEnv) dropQueues() {
 	for q := range maps.Keys(worker.DefaultQueues()) {
 		_ = in.DeleteQueue(worker.QueueName(e.prefix, q), true)
 	}
-}
-
-func mustOrg(t *testing.T, c *ent.Client, name string) uuid.UUID {
-	t.Helper()
-	o, err := c.Organization.Create().SetName(name).SetSlug(name + "-" + uuid.NewString()[:6]).
-		Save(rule.Bypass(context.Background(), "test fixture"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return o.ID
 }
 
 // mustAccountAndContact creates the account "Main" on the fake's phone
@@ -226,7 +215,7 @@ func TestFetchStoresMedia(t *testing.T) {
 func TestFetchSkips(t *testing.T) {
 	e := newFetchEnv(t)
 	e.fake.AddMedia("MEDIA-IMG", "image/jpeg", jpeg)
-	other := mustOrg(t, e.client, "Other")
+	other, _ := testkit.NewOrg(t, e.client, "Other")
 	for _, tc := range []struct {
 		name string
 		typ  string
@@ -338,7 +327,7 @@ func TestQueueAndRecover(t *testing.T) {
 	text := e.message(t, "text", map[string]any{"body": "hi"})
 	noID := e.message(t, "sticker", map[string]any{})
 
-	otherOrg := mustOrg(t, e.client, "Other")
+	otherOrg, _ := testkit.NewOrg(t, e.client, "Other")
 	octx := viewer.SystemContext(context.Background(), otherOrg)
 	box, _ := secrets.NewBox("other")
 	otherContact := mustAccountAndContact(t, octx, e.client, box, "100000000000999")
