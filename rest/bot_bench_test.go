@@ -42,7 +42,7 @@ func BenchmarkBotKeywordReply(b *testing.B) {
 			if time.Since(start) > 30*time.Second {
 				b.Fatal("no reply within 30s")
 			}
-			time.Sleep(time.Millisecond)
+			time.Sleep(time.Millisecond) // the resolution of the latency measured
 		}
 		lat = append(lat, time.Since(start))
 	}

@@ -20,6 +20,7 @@ import (
 	"switchboard/ent/rule"
 	"switchboard/ent/viewer"
 	"switchboard/internal/apitest"
+	"switchboard/internal/testkit"
 	"switchboard/provider/providertest"
 )
 
@@ -97,7 +98,7 @@ func botPayload(from, name string, messages ...string) string {
 // bot, and returns the bot's replies to phone, oldest first.
 func (e *botEnv) settled(t *testing.T, phone string, incoming int) []*ent.Message {
 	t.Helper()
-	eventually(t, fmt.Sprintf("%d messages of %s handled", incoming, phone), func() bool {
+	testkit.Eventually(t, fmt.Sprintf("%d messages of %s handled", incoming, phone), func() bool {
 		n, err := e.Client().Message.Query().Where(message.HasContactWith(contact.PhoneNumber(phone)),
 			message.DirectionEQ(message.DirectionIncoming), message.BotHandledAtNotNil()).Count(e.ctx)
 		return err == nil && n >= incoming
@@ -135,7 +136,7 @@ func expectTexts(t *testing.T, ms []*ent.Message, want ...string) {
 // JSON holds text.
 func (e *botEnv) sentTo(t *testing.T, phone, text string) {
 	t.Helper()
-	eventually(t, "the platform received "+text, func() bool {
+	testkit.Eventually(t, "the platform received "+text, func() bool {
 		for _, b := range e.fake.Sent() {
 			m, _ := b.(map[string]any)
 			if m["to"] == phone && strings.Contains(fmt.Sprint(m), text) {
@@ -149,7 +150,7 @@ func (e *botEnv) sentTo(t *testing.T, phone, text string) {
 // drained waits until every stored platform delivery is processed.
 func (e *botEnv) drained(t *testing.T) {
 	t.Helper()
-	eventually(t, "every stored delivery processed", func() bool {
+	testkit.Eventually(t, "every stored delivery processed", func() bool {
 		n, err := e.Client().InboundEvent.Query().Where(inboundevent.StatusNEQ(inboundevent.StatusProcessed)).
 			Count(rule.Bypass(e.ctx, "test"))
 		return err == nil && n == 0

@@ -13,6 +13,7 @@ import (
 	"switchboard/ent/agenttransfer"
 	"switchboard/ent/chatbotsession"
 	"switchboard/ent/message"
+	"switchboard/internal/testkit"
 )
 
 func node(id, typ string, config map[string]any) map[string]any {
@@ -230,7 +231,7 @@ func TestBotFlowChatFlow(t *testing.T) {
 		t.Fatalf("form message: %s %v %v", rs[0].MessageType, rs[0].BotSource, rs[0].InteractiveData)
 	}
 	var sent map[string]any
-	eventually(t, "the platform received the form", func() bool {
+	testkit.Eventually(t, "the platform received the form", func() bool {
 		for _, b := range e.fake.Sent() {
 			if m, _ := b.(map[string]any); m["to"] == p && m["type"] == "interactive" {
 				sent = m

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"switchboard/internal/testkit"
 )
 
 // arrival is what a fake receiver got: the escaped path, the query's
@@ -140,7 +142,7 @@ func TestBotFlowRequestInjection(t *testing.T) {
 			before := len(api.arrivals())
 			e.deliver(t, phone, "Ana", "wamid.inj2"+c.name, now+1, c.text)
 			expectTexts(t, e.settled(t, phone, 2), "Your order?", "Done")
-			eventually(t, "the api_call and the webhook arrived", func() bool { return len(api.arrivals()) >= before+2 })
+			testkit.Eventually(t, "the api_call and the webhook arrived", func() bool { return len(api.arrivals()) >= before+2 })
 			var call, hook *arrival
 			for _, a := range api.arrivals()[before:] {
 				switch {

@@ -13,6 +13,7 @@ import (
 	"switchboard/ent"
 	"switchboard/ent/contact"
 	"switchboard/ent/message"
+	"switchboard/internal/testkit"
 )
 
 func TestBotKeywordReplyGreetingAndFallback(t *testing.T) {
@@ -121,7 +122,7 @@ func TestBotOrderingUnderConcurrency(t *testing.T) {
 	wg.Wait()
 	// Extra handlers of the same contacts race the workers.
 	for _, p := range phones {
-		eventually(t, "contact stored", func() bool { return e.Client().Contact.Query().Where(contact.PhoneNumber(p)).ExistX(e.ctx) })
+		testkit.Eventually(t, "contact stored", func() bool { return e.Client().Contact.Query().Where(contact.PhoneNumber(p)).ExistX(e.ctx) })
 		id := e.contactID(t, p)
 		for range 3 {
 			wg.Add(1)
@@ -212,7 +213,7 @@ func TestBotSettlesOnArrival(t *testing.T) {
 	handledWhenVisible := func(t *testing.T, wamid string) bool {
 		t.Helper()
 		var m *ent.Message
-		eventually(t, "message "+wamid+" stored", func() bool {
+		testkit.Eventually(t, "message "+wamid+" stored", func() bool {
 			var err error
 			m, err = e.Client().Message.Query().Where(message.ChatMessageID(wamid)).Only(e.ctx)
 			return err == nil

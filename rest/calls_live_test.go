@@ -19,6 +19,7 @@ import (
 	"switchboard/ent/calltransfer"
 	"switchboard/events"
 	"switchboard/internal/apitest"
+	"switchboard/internal/testkit"
 	"switchboard/provider/providertest"
 )
 
@@ -122,7 +123,7 @@ func TestCallIVRTransferToAgent(t *testing.T) {
 	e.ring(t, callID, from, offer)
 
 	e.pickUp(t, ctx, callID, caller)
-	eventually(t, "call answered", func() bool { return e.callLog(t, callID).Status == calllog.StatusAnswered })
+	testkit.Eventually(t, "call answered", func() bool { return e.callLog(t, callID).Status == calllog.StatusAnswered })
 	if ev := wsWaitFor(t, live, events.FrameCallIncoming); ev.Payload["chat_call_id"] != callID {
 		t.Fatalf("call_incoming = %v", ev.Payload)
 	}
@@ -137,7 +138,7 @@ func TestCallIVRTransferToAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	var transfer *ent.CallTransfer
-	eventually(t, "transfer waiting", func() bool {
+	testkit.Eventually(t, "transfer waiting", func() bool {
 		ts, err := e.Client().CallTransfer.Query().Where(calltransfer.ChatCallID(callID)).All(e.ctx)
 		if err != nil || len(ts) != 1 {
 			return false
@@ -184,7 +185,7 @@ func TestCallIVRTransferToAgent(t *testing.T) {
 		t.Fatalf("hangup status = %q", got)
 	}
 	e.fake.WaitCallAction(t, callID, "terminate", 10*time.Second)
-	eventually(t, "call completed", func() bool {
+	testkit.Eventually(t, "call completed", func() bool {
 		l := e.callLog(t, callID)
 		return l.Status == calllog.StatusCompleted && l.DisconnectedBy == "agent" && l.AgentID != nil && *l.AgentID == e.agent.UserID
 	})
@@ -198,7 +199,7 @@ func TestCallIVRTransferToAgent(t *testing.T) {
 	wsWaitFor(t, live, events.FrameCallEnded)
 	// Both legs were recorded and mixed into one file, served by a signed
 	// link.
-	eventually(t, "recording stored", func() bool {
+	testkit.Eventually(t, "recording stored", func() bool {
 		l := e.callLog(t, callID)
 		return l.RecordingStorageKey != "" && l.RecordingDuration > 0
 	})
@@ -225,7 +226,7 @@ func TestCallRejectedWhenCallingOff(t *testing.T) {
 	const callID, from = "wacid.rejected", "15550000002"
 	e.ring(t, callID, from, caller.Offer())
 	e.fake.WaitCallAction(t, callID, "reject", 10*time.Second)
-	eventually(t, "call rejected", func() bool { return e.callLog(t, callID).Status == calllog.StatusRejected })
+	testkit.Eventually(t, "call rejected", func() bool { return e.callLog(t, callID).Status == calllog.StatusRejected })
 	e.terminate(t, callID, from)
 	e.drained(t)
 	if l := e.callLog(t, callID); l.Status != calllog.StatusRejected {
@@ -310,7 +311,7 @@ func (e *callEnv) answeredCall(t *testing.T, ctx context.Context, callID, from s
 func (e *callEnv) onlyTransfer(t *testing.T, callID string, status calltransfer.Status) *ent.CallTransfer {
 	t.Helper()
 	var tr *ent.CallTransfer
-	eventually(t, "transfer "+string(status), func() bool {
+	testkit.Eventually(t, "transfer "+string(status), func() bool {
 		ts, err := e.Client().CallTransfer.Query().Where(calltransfer.ChatCallID(callID)).All(e.ctx)
 		if err != nil || len(ts) != 1 {
 			return false
@@ -356,7 +357,7 @@ func TestCallTransferEnds(t *testing.T) {
 		}
 		e.onlyTransfer(t, callID, calltransfer.StatusNoAnswer)
 		e.fake.WaitCallAction(t, callID, "terminate", 10*time.Second)
-		eventually(t, "call ended", func() bool { return e.callLog(t, callID).EndedAt != nil })
+		testkit.Eventually(t, "call ended", func() bool { return e.callLog(t, callID).EndedAt != nil })
 	})
 	t.Run("MaxDuration", func(t *testing.T) {
 		e := newCallEnv(t)
@@ -365,7 +366,7 @@ func TestCallTransferEnds(t *testing.T) {
 		const callID, from = "wacid.maxduration", "15550000013"
 		e.answeredCall(t, ctx, callID, from)
 		e.fake.WaitCallAction(t, callID, "terminate", 10*time.Second)
-		eventually(t, "call ended by the system", func() bool {
+		testkit.Eventually(t, "call ended by the system", func() bool {
 			l := e.callLog(t, callID)
 			return l.Status == calllog.StatusCompleted && l.DisconnectedBy == "system"
 		})

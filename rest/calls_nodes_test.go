@@ -12,6 +12,7 @@ import (
 	"switchboard/ent"
 	"switchboard/ent/calllog"
 	"switchboard/ent/calltransfer"
+	"switchboard/internal/testkit"
 	"switchboard/provider/providertest"
 )
 
@@ -57,7 +58,7 @@ func TestCallControlAcrossNodes(t *testing.T) {
 		t.Fatalf("initiate on the other node: %d %v", status, body)
 	}
 	var tr *ent.CallTransfer
-	eventually(t, "transfer waiting", func() bool {
+	testkit.Eventually(t, "transfer waiting", func() bool {
 		var err error
 		tr, err = e.Client().CallTransfer.Query().Where(calltransfer.CallLogID(l.ID), calltransfer.StatusEQ(calltransfer.StatusWaiting)).Only(e.ctx)
 		return err == nil
@@ -87,7 +88,7 @@ func TestCallControlAcrossNodes(t *testing.T) {
 		t.Fatalf("hangup on the other node: %d %v", status, body)
 	}
 	e.fake.WaitCallAction(t, callID, "terminate", 10*time.Second)
-	eventually(t, "call completed", func() bool { return e.callLog(t, callID).Status == calllog.StatusCompleted })
+	testkit.Eventually(t, "call completed", func() bool { return e.callLog(t, callID).Status == calllog.StatusCompleted })
 }
 
 // TestCallsOfADeadNodeEnd: a call no node claims any more (its node died:
@@ -159,7 +160,7 @@ func TestOutgoingCall(t *testing.T) {
 	e.post(t, botPayload(phone, "Callee", fmt.Sprintf(`{"from":%q,"id":"wamid.permreply","timestamp":"%d","type":"interactive",
 "interactive":{"type":"call_permission_reply","call_permission_reply":{"response":"accept","is_permanent":false,"expiration_timestamp":%d,"response_source":"user_action"}}}`,
 		phone, time.Now().Unix(), time.Now().Add(7*24*time.Hour).Unix())))
-	eventually(t, "permission accepted", func() bool {
+	testkit.Eventually(t, "permission accepted", func() bool {
 		return e.agent.Do(http.MethodGet, permPath, nil).String("data.status") == "accepted"
 	})
 	res := e.agent.Do(http.MethodPost, "/api/calls/outgoing", body).ExpectStatus(t, http.StatusOK)
@@ -192,10 +193,10 @@ func TestOutgoingCall(t *testing.T) {
 		t.Fatalf("agent does not hear the contact: %v", err)
 	}
 	logID := res.String("data.call_log_id")
-	eventually(t, "call answered", func() bool { return e.callLog(t, connect.CallID).Status == calllog.StatusAnswered })
+	testkit.Eventually(t, "call answered", func() bool { return e.callLog(t, connect.CallID).Status == calllog.StatusAnswered })
 	e.agent.Do(http.MethodPost, "/api/calls/outgoing/"+logID+"/hangup", nil).ExpectStatus(t, http.StatusOK)
 	e.fake.WaitCallAction(t, connect.CallID, "terminate", 10*time.Second)
-	eventually(t, "call completed", func() bool {
+	testkit.Eventually(t, "call completed", func() bool {
 		l := e.callLog(t, connect.CallID)
 		return l.Status == calllog.StatusCompleted && l.Direction == calllog.DirectionOutgoing && l.AgentID != nil
 	})

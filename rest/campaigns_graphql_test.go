@@ -8,6 +8,7 @@ import (
 	"switchboard/access"
 	"switchboard/ent/campaign"
 	"switchboard/ent/webhookdelivery"
+	"switchboard/internal/testkit"
 )
 
 func TestCampaignGraphQL(t *testing.T) {
@@ -65,7 +66,7 @@ func TestCampaignGraphQL(t *testing.T) {
 		}
 	}
 	e.waitCampaign(t, id, campaign.StatusCompleted)
-	eventually(t, "campaign webhooks", func() bool {
+	testkit.Eventually(t, "campaign webhooks", func() bool {
 		n, err := e.Client().WebhookDelivery.Query().Where(webhookdelivery.EventEQ("campaign:status")).Count(e.ctx)
 		return err == nil && n >= 2
 	})

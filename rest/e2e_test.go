@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gorilla/websocket"
+	"switchboard/internal/testkit"
 )
 
 // TestInboundEndToEnd follows one message from the platform to every
@@ -35,7 +35,7 @@ func TestInboundEndToEnd(t *testing.T) {
 	}
 
 	var events []string
-	eventually(t, "both outbound deliveries", func() bool { return len(hook.requests()) >= 2 })
+	testkit.Eventually(t, "both outbound deliveries", func() bool { return len(hook.requests()) >= 2 })
 	for _, r := range hook.requests() {
 		expectHookSigned(t, secret, r)
 		var env struct {
@@ -70,13 +70,7 @@ func TestInboundEndToEnd(t *testing.T) {
 // returns a function that waits for its next result's single field.
 func graphqlSubscribe(t *testing.T, e *webhookEnv, query string) func() map[string]any {
 	t.Helper()
-	tok := e.Admin.Do(http.MethodGet, "/api/auth/ws-token", nil).ExpectStatus(t, http.StatusOK).String("data.token")
-	dialer := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}}
-	conn, _, err := dialer.Dial("ws"+strings.TrimPrefix(e.Server.URL, "http")+"/graphql", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
+	conn := e.Admin.SubscribeGraphQL(t, query)
 	read := func() map[string]any {
 		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 		var m map[string]any
@@ -85,16 +79,6 @@ func graphqlSubscribe(t *testing.T, e *webhookEnv, query string) func() map[stri
 		}
 		return m
 	}
-	if err := conn.WriteJSON(map[string]any{"type": "connection_init", "payload": map[string]any{"token": tok}}); err != nil {
-		t.Fatal(err)
-	}
-	if m := read(); m["type"] != "connection_ack" {
-		t.Fatalf("init: %v", m)
-	}
-	if err := conn.WriteJSON(map[string]any{"id": "1", "type": "subscribe", "payload": map[string]any{"query": query}}); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(300 * time.Millisecond) // let the subscription register before the event
 	return func() map[string]any {
 		for {
 			m := read()

@@ -13,11 +13,11 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/gorilla/websocket"
 
 	"switchboard/ent"
 	"switchboard/ent/message"
 	"switchboard/ent/rule"
+	"switchboard/internal/testkit"
 	"switchboard/provider/providertest"
 )
 
@@ -70,29 +70,14 @@ func newEventWatch(t *testing.T, e *sendEnv) *eventWatch {
 		}
 	}()
 
-	tok := e.Admin.Do(http.MethodGet, "/api/auth/ws-token", nil).ExpectStatus(t, http.StatusOK).String("data.token")
-	dialer := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}}
-	gql, _, err := dialer.Dial("ws"+strings.TrimPrefix(e.Server.URL, "http")+"/graphql", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { gql.Close() })
-	if err := gql.WriteJSON(map[string]any{"type": "connection_init", "payload": map[string]any{"token": tok}}); err != nil {
-		t.Fatal(err)
-	}
-	var ack map[string]any
-	if err := gql.ReadJSON(&ack); err != nil || ack["type"] != "connection_ack" {
-		t.Fatalf("connection_init: %v %v", ack, err)
-	}
+	gql := e.Admin.GraphQLSocket(t)
 	fields := map[string]string{
 		"1": `subscription { messageAdded { id } }`,
 		"2": `subscription { messageStatusChanged { id } }`,
 		"3": `subscription { contactChanged { id } }`,
 	}
 	for id, q := range fields {
-		if err := gql.WriteJSON(map[string]any{"id": id, "type": "subscribe", "payload": map[string]any{"query": q}}); err != nil {
-			t.Fatal(err)
-		}
+		e.Admin.Subscribe(t, gql, id, q)
 	}
 	go func() {
 		for {
@@ -115,7 +100,6 @@ func newEventWatch(t *testing.T, e *sendEnv) *eventWatch {
 			w.mu.Unlock()
 		}
 	}()
-	time.Sleep(300 * time.Millisecond) // let the subscriptions register before the first event
 	return w
 }
 
@@ -157,13 +141,12 @@ func (w *eventWatch) expect(t *testing.T, want eventTally, op func()) {
 	t.Helper()
 	before := w.tally(t)
 	op()
-	var got eventTally
-	deadline := time.Now().Add(15 * time.Second)
-	for got = w.since(t, before); !got.covers(want) && time.Now().Before(deadline); got = w.since(t, before) {
-		time.Sleep(25 * time.Millisecond)
-	}
-	time.Sleep(400 * time.Millisecond) // anything extra arrives meanwhile
-	if got = w.since(t, before); !got.equal(want) {
+	testkit.Poll(15*time.Second, func() bool { return w.since(t, before).covers(want) })
+	// Anything extra arrives meanwhile: that nothing more comes of the
+	// operation (work it queued included) is what is checked, and no event
+	// marks it, so time passes.
+	time.Sleep(400 * time.Millisecond)
+	if got := w.since(t, before); !got.equal(want) {
 		t.Fatalf("the operation yielded\n %+v\nwant\n %+v", got, want)
 	}
 }
@@ -338,7 +321,7 @@ func TestOneEventPath(t *testing.T) {
 		{"MessageStatusOlder/Webhook", tallyOf(nil, nil, nil), func(t *testing.T) {
 			// A status behind the message's changes nothing and announces nothing.
 			w.inbound(t, `"statuses":[{"id":"`+sent+`","status":"sent","timestamp":"`+fmt.Sprint(time.Now().Unix())+`","recipient_id":"15553000001"}]`)
-			eventually(t, "the delivery processed", func() bool {
+			testkit.Eventually(t, "the delivery processed", func() bool {
 				n, err := e.Client().InboundEvent.Query().Count(rule.Bypass(e.ctx, "test"))
 				return err == nil && n == 0
 			})

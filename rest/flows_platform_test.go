@@ -16,6 +16,7 @@ import (
 
 	"switchboard/access"
 	"switchboard/flows"
+	"switchboard/internal/testkit"
 	"switchboard/provider/providertest"
 )
 
@@ -243,7 +244,7 @@ func testFlowSendAndReply(t *testing.T, e *sendEnv, id, platformID string) {
 	req.Header.Set("X-Hub-Signature-256", "sha256="+hex.EncodeToString(mac.Sum(nil)))
 	e.Send(req).ExpectStatus(t, http.StatusOK)
 	var stored map[string]any
-	eventually(t, "the form reply stored", func() bool {
+	testkit.Eventually(t, "the form reply stored", func() bool {
 		ms, err := e.Client().Message.Query().All(e.ctx)
 		if err != nil {
 			return false

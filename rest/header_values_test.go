@@ -8,6 +8,7 @@ import (
 
 	"switchboard/access"
 	"switchboard/internal/apitest"
+	"switchboard/internal/testkit"
 )
 
 // TestHeaderValuesWriteOnly: the header values of custom action webhooks
@@ -83,7 +84,7 @@ func TestHeaderValuesWriteOnly(t *testing.T) {
 		admin.Do(http.MethodPost, "/api/contacts", map[string]any{"phone_number": "+15550004002"}).ExpectStatus(t, http.StatusCreated)
 		const q = `query($id: ID!) { webhookDeliveries(subscriptionId: $id) { edges { node { subscription { headers } } } } }`
 		var res *apitest.Response
-		eventually(t, "a delivery of contact:created", func() bool {
+		testkit.Eventually(t, "a delivery of contact:created", func() bool {
 			res = auditor.GraphQL(q, map[string]any{"id": hookID})
 			return res.Len("data.webhookDeliveries.edges") > 0
 		})

@@ -19,6 +19,7 @@ import (
 	"switchboard/ent/rule"
 	"switchboard/events"
 	"switchboard/internal/apitest"
+	"switchboard/internal/testkit"
 )
 
 // failingHooks refuses the webhook deliveries of the incoming message
@@ -48,7 +49,7 @@ func TestWebhookPoisonDeliverySetAside(t *testing.T) {
 		now++
 	}
 	var failed int
-	eventually(t, "the poison delivery set aside", func() bool {
+	testkit.Eventually(t, "the poison delivery set aside", func() bool {
 		evs, err := e.Client().InboundEvent.Query().All(rule.Bypass(e.ctx, "test"))
 		if err != nil {
 			return false
@@ -132,7 +133,7 @@ func TestWebhookPipelineMetrics(t *testing.T) {
 	}
 	// The batch is observed just after its commit, which drained sees.
 	var raw string
-	eventually(t, "the pipeline's metrics", func() bool {
+	testkit.Eventually(t, "the pipeline's metrics", func() bool {
 		req, _ := http.NewRequest(http.MethodGet, e.Server.URL+"/metrics", nil)
 		raw = string(e.Send(req).ExpectStatus(t, http.StatusOK).Raw)
 		for _, s := range series {
@@ -158,19 +159,17 @@ func TestWebhookNULPhoneNumberID(t *testing.T) {
 func (e *webhookEnv) settled(t *testing.T) {
 	t.Helper()
 	bctx := rule.Bypass(e.ctx, "test")
-	deadline := time.Now().Add(5 * time.Minute) // a liveness bound: 12 s alone, over 2 min under -race on a loaded machine
-	for {
+	var pending int
+	// A liveness bound: 12 s alone, over 2 min under -race on a loaded machine.
+	if !testkit.Poll(5*time.Minute, func() bool {
 		n, err := e.Client().InboundEvent.Query().Where(inboundevent.StatusEQ(inboundevent.StatusPending)).Count(bctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d deliveries still pending", n)
-		}
-		time.Sleep(100 * time.Millisecond)
+		pending = n
+		return n == 0
+	}) {
+		t.Fatalf("%d deliveries still pending", pending)
 	}
 	failed, err := e.Client().InboundEvent.Query().Where(inboundevent.StatusEQ(inboundevent.StatusFailed)).All(bctx)
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"switchboard/ent/message"
 	"switchboard/ent/viewer"
 	"switchboard/internal/apitest"
+	"switchboard/internal/testkit"
 	"switchboard/media"
 	"switchboard/provider/providertest"
 )
@@ -49,17 +50,15 @@ func fetchedImage(t *testing.T, env *apitest.Env) *ent.Message {
 func waitForMedia(t *testing.T, env *apitest.Env, where func(*ent.MessageQuery)) *ent.Message {
 	t.Helper()
 	ctx := viewer.SystemContext(context.Background(), env.OrgID)
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	var m *ent.Message
+	testkit.Eventually(t, "the message's media_url", func() bool {
 		q := env.Client().Message.Query()
 		where(q)
-		if m, err := q.Only(ctx); err == nil && m.MediaURL != "" {
-			return m
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatal("media_url not set within 10 s")
-	return nil
+		got, err := q.Only(ctx)
+		m = got
+		return err == nil && got.MediaURL != ""
+	})
+	return m
 }
 
 // get fetches path as c with extra request headers.

@@ -27,6 +27,7 @@ import (
 	"switchboard/ent/viewer"
 	"switchboard/events"
 	"switchboard/internal/apitest"
+	"switchboard/internal/testkit"
 	"switchboard/provider/providertest"
 )
 
@@ -84,7 +85,7 @@ func (e *sendEnv) newTemplate(t *testing.T, name string, edit func(*ent.Template
 func (e *sendEnv) waitStatus(t *testing.T, id string, want message.Status) *ent.Message {
 	t.Helper()
 	var m *ent.Message
-	eventually(t, "message "+string(want), func() bool {
+	testkit.Eventually(t, "message "+string(want), func() bool {
 		var err error
 		m, err = e.Client().Message.Get(e.ctx, uuid.MustParse(id))
 		return err == nil && m.Status == want

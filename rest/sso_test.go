@@ -21,6 +21,7 @@ import (
 	"switchboard/access"
 	"switchboard/ent/ssoconfig"
 	"switchboard/internal/apitest"
+	"switchboard/internal/testkit"
 	"switchboard/sso"
 )
 
@@ -359,7 +360,7 @@ func testSSOFailures(t *testing.T, env *apitest.Env, idp *fakeIdP, firstCallback
 			if err := env.App.SSO.Redis.PExpire(t.Context(), key, time.Millisecond).Err(); err != nil {
 				t.Fatal(err)
 			}
-			eventually(t, "the state to expire", func() bool { return env.App.SSO.Redis.Exists(t.Context(), key).Val() == 0 })
+			testkit.Eventually(t, "the state to expire", func() bool { return env.App.SSO.Redis.Exists(t.Context(), key).Val() == 0 })
 			return withState("google", state, "&code=x")
 		}, "", http.StatusBadRequest, stateGone},
 		{"NoState", func(*testing.T) string { return "/api/auth/sso/google/callback?code=x" }, "", http.StatusBadRequest, "state is required"},

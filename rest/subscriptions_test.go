@@ -21,6 +21,7 @@ import (
 	"switchboard/access"
 	"switchboard/ent/rule"
 	"switchboard/internal/apitest"
+	"switchboard/internal/testkit"
 )
 
 // subscriptionKeys are the spec's Outbound webhook subscription fields.
@@ -437,7 +438,7 @@ func TestWebhookSubscriptionTest(t *testing.T) {
 func waitDeliveries(t *testing.T, c *apitest.Client, id, what string, cond func(*apitest.Response) bool) *apitest.Response {
 	t.Helper()
 	var res *apitest.Response
-	eventually(t, what, func() bool {
+	testkit.Eventually(t, what, func() bool {
 		res = c.Do(http.MethodGet, "/api/webhooks/"+id+"/deliveries", nil).ExpectStatus(t, http.StatusOK)
 		return cond(res)
 	})

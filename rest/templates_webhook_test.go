@@ -3,12 +3,8 @@ package rest_test
 import (
 	"fmt"
 	"net/http"
-	"strings"
 	"sync"
 	"testing"
-	"time"
-
-	"github.com/gorilla/websocket"
 
 	"github.com/google/uuid"
 
@@ -17,6 +13,7 @@ import (
 	"switchboard/ent/viewer"
 	"switchboard/events"
 	"switchboard/internal/apitest"
+	"switchboard/internal/testkit"
 )
 
 // templateChange is a template webhook delivery of business account
@@ -125,7 +122,7 @@ func TestTemplateWebhookUpdates(t *testing.T) {
 		e.drained(t)
 	})
 	// Four changes: four outbound deliveries and four subscription payloads.
-	eventually(t, "four template:status deliveries and subscription payloads", func() bool {
+	testkit.Eventually(t, "four template:status deliveries and subscription payloads", func() bool {
 		n, err := e.Client().WebhookDelivery.Query().Count(e.ctx)
 		return err == nil && n == 4 && len(subscribed()) == 4
 	})
@@ -155,23 +152,7 @@ func TestTemplateWebhookUpdates(t *testing.T) {
 // one field received so far.
 func subscribeGraphQL(t *testing.T, env *apitest.Env, query string) func() []map[string]any {
 	t.Helper()
-	tok := env.Admin.Do(http.MethodGet, "/api/auth/ws-token", nil).ExpectStatus(t, http.StatusOK).String("data.token")
-	dialer := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}}
-	conn, _, err := dialer.Dial("ws"+strings.TrimPrefix(env.Server.URL, "http")+"/graphql", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	if err := conn.WriteJSON(map[string]any{"type": "connection_init", "payload": map[string]any{"token": tok}}); err != nil {
-		t.Fatal(err)
-	}
-	var ack map[string]any
-	if err := conn.ReadJSON(&ack); err != nil || ack["type"] != "connection_ack" {
-		t.Fatalf("connection_init: %v %v", ack, err)
-	}
-	if err := conn.WriteJSON(map[string]any{"id": "1", "type": "subscribe", "payload": map[string]any{"query": query}}); err != nil {
-		t.Fatal(err)
-	}
+	conn := env.Admin.SubscribeGraphQL(t, query)
 	var mu sync.Mutex
 	var got []map[string]any
 	go func() {
@@ -192,7 +173,6 @@ func subscribeGraphQL(t *testing.T, env *apitest.Env, query string) func() []map
 			mu.Unlock()
 		}
 	}()
-	time.Sleep(300 * time.Millisecond) // let the subscription register before the first event
 	return func() []map[string]any {
 		mu.Lock()
 		defer mu.Unlock()

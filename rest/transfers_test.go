@@ -325,7 +325,7 @@ func TestChatbotTransfers(t *testing.T) {
 	})
 
 	t.Run("GraphQL", func(t *testing.T) {
-		sub := gqlSubscribe(t, env, agent, `subscription { transferChanged { id status agentId contactId } }`)
+		sub := agent.SubscribeGraphQL(t, `subscription { transferChanged { id status agentId contactId } }`)
 		c4 := newContact(t, admin, "+15550003004")
 		res := agent.GraphQL(`mutation($c: ID!) { createChatbotTransfer(input: {contactId: $c, notes: "via graphql"}) {
 			id status source notes agentId phoneNumber } }`, map[string]any{"c": c4})
@@ -688,30 +688,6 @@ func BenchmarkTransferPick(b *testing.B) {
 	b.ReportMetric(float64(picks)/elapsed.Seconds(), "picks/s")
 	b.ReportMetric(float64(doubles), "double-assignments")
 	b.ReportMetric(float64(failed), "unanswered")
-}
-
-// gqlSubscribe opens a graphql-transport-ws subscription as c.
-func gqlSubscribe(t *testing.T, env *apitest.Env, c *apitest.Client, query string) *websocket.Conn {
-	t.Helper()
-	tok := c.Do(http.MethodGet, "/api/auth/ws-token", nil).ExpectStatus(t, http.StatusOK).String("data.token")
-	dialer := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}}
-	conn, _, err := dialer.Dial("ws"+strings.TrimPrefix(env.Server.URL, "http")+"/graphql", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	if err := conn.WriteJSON(map[string]any{"type": "connection_init", "payload": map[string]any{"token": tok}}); err != nil {
-		t.Fatal(err)
-	}
-	var ack map[string]any
-	if err := conn.ReadJSON(&ack); err != nil || ack["type"] != "connection_ack" {
-		t.Fatalf("connection_init: %v %v", ack, err)
-	}
-	if err := conn.WriteJSON(map[string]any{"id": "1", "type": "subscribe", "payload": map[string]any{"query": query}}); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(300 * time.Millisecond) // let the subscription register before the first event
-	return conn
 }
 
 // gqlNext returns the first field of the next data message.

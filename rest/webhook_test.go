@@ -19,6 +19,7 @@ import (
 	"switchboard/ent/rule"
 	"switchboard/ent/viewer"
 	"switchboard/internal/apitest"
+	"switchboard/internal/testkit"
 	"switchboard/messaging"
 	"switchboard/provider/providertest"
 )
@@ -82,23 +83,10 @@ func statusPayload(id, status string, ts int64) string {
 		map[bool]string{true: `,"errors":[{"code":131026,"title":"Message undeliverable","message":"Message undeliverable","error_data":{"details":"Receiver is incapable of receiving this message"}}]`}[status == "failed"])
 }
 
-// eventually polls cond until it holds or a few seconds pass.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if cond() {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("timed out waiting for %s", what)
-}
-
 // drained waits until every stored delivery is processed.
 func (e *webhookEnv) drained(t *testing.T) {
 	t.Helper()
-	eventually(t, "every stored delivery processed", func() bool {
+	testkit.Eventually(t, "every stored delivery processed", func() bool {
 		n, err := e.Client().InboundEvent.Query().Where(inboundevent.StatusNEQ(inboundevent.StatusProcessed)).
 			Count(rule.Bypass(e.ctx, "test"))
 		return err == nil && n == 0
@@ -332,7 +320,7 @@ func TestAutoReadReceipt(t *testing.T) {
 	body := strings.ReplaceAll(messagesPayload("15551239999", "Rae", textMessage("15551239999", "wamid.rr1", time.Now().Unix(), "hi")),
 		testPhoneID, providertest.PhoneID)
 	e.post(t, body, sign(body)).ExpectStatus(t, http.StatusOK)
-	eventually(t, "a read receipt sent to the platform", func() bool {
+	testkit.Eventually(t, "a read receipt sent to the platform", func() bool {
 		for _, r := range fake.Find(http.MethodPost, "/"+providertest.PhoneID+"/messages") {
 			b, _ := r.JSON(t).(map[string]any)
 			if b["status"] == "read" && b["message_id"] == "wamid.rr1" && b["messaging_product"] == "whatsapp" {

@@ -173,18 +173,7 @@ func TestWebSocketResync(t *testing.T) {
 // webhook's message arrive.
 func TestGraphQLSubscription(t *testing.T) {
 	e := newWebhookEnv(t)
-	tok := e.Admin.Do(http.MethodGet, "/api/auth/ws-token", nil).ExpectStatus(t, http.StatusOK).String("data.token")
-	dialer := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}}
-	conn, _, err := dialer.Dial("ws"+strings.TrimPrefix(e.Server.URL, "http")+"/graphql", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	send := func(v any) {
-		if err := conn.WriteJSON(v); err != nil {
-			t.Fatal(err)
-		}
-	}
+	conn := e.Admin.SubscribeGraphQL(t, `subscription { messageAdded { id messageType content direction } }`)
 	read := func() map[string]any {
 		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 		var m map[string]any
@@ -193,14 +182,6 @@ func TestGraphQLSubscription(t *testing.T) {
 		}
 		return m
 	}
-	send(map[string]any{"type": "connection_init", "payload": map[string]any{"token": tok}})
-	if m := read(); m["type"] != "connection_ack" {
-		t.Fatalf("init: %v", m)
-	}
-	send(map[string]any{"id": "1", "type": "subscribe", "payload": map[string]any{
-		"query": `subscription { messageAdded { id messageType content direction } }`,
-	}})
-	time.Sleep(300 * time.Millisecond) // let the subscription register before the event
 	body := messagesPayload("15559990003", "Gia", textMessage("15559990003", "wamid.gql1", time.Now().Unix(), "over graphql"))
 	e.post(t, body, sign(body)).ExpectStatus(t, http.StatusOK)
 	for {
