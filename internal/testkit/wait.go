@@ -1,16 +1,20 @@
 // Package testkit is what the tests of every package share beyond the
 // services themselves (internal/testenv): a wait on a condition with a
-// deadline, the key-value stores a test runs against (the embedded engine
-// and the shared Redis), and a migrated database. Waits in tests poll a
-// condition with it instead of sleeping a fixed time; a fixed sleep is
-// left only where time passing is the thing under test, and says so.
+// deadline (Eventually, Poll), the key-value stores a test runs against
+// (the embedded engine and the shared Redis), a migrated database, an
+// organization and its members to act as, and the check of an
+// application error. Waits in tests poll a condition with it instead of
+// sleeping a fixed time; a fixed sleep is left only where time passing is
+// the thing under test, and says so.
 //
 // The in-process application (a test server, clients, SQL statement
 // counting, GraphQL subscriptions) is internal/apitest, which depends on
-// every package; this one depends on none of the application's packages
-// except kv and database, so that their own tests and those of the
-// packages below the application can use it. It is for tests only and
-// must not be imported by production code.
+// every package; a running event bus and what an organization receives
+// from it is events/eventstest. This one depends on none of the
+// application's packages except kv, database, ent and apperr, so that
+// their own tests and those of the packages below the application can
+// use it. It is for tests only and must not be imported by production
+// code.
 package testkit
 
 import (
