@@ -137,15 +137,3 @@ func Require(v interface{ Can(string) bool }, perm string) error {
 	}
 	return nil
 }
-
-// HoldsEvery reports whether v holds every permission of the catalogue, as
-// the Admin role does: only such a viewer may grant, take away or take over
-// an Admin seat, so no role can make its holder more than it is.
-func HoldsEvery(v interface{ Can(string) bool }) bool {
-	for _, p := range Catalogue {
-		if !v.Can(p.Key()) {
-			return false
-		}
-	}
-	return true
-}

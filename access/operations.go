@@ -130,7 +130,11 @@ func buildOperations() map[string]Operation {
 	add(Authenticated, "createOrganization")
 	add("organizations:read", "organizations")
 
-	// People, roles, teams.
+	// People, roles, teams. Beyond their permission, the people
+	// operations apply the membership rules of membership.go: only an
+	// Admin (IsAdmin) grants, takes away or removes an Admin seat
+	// (IsAdminSeat), and never the last active one; only the person or a
+	// super admin changes a person's identity (RequireIdentityOwner).
 	add("users:read", "members", "users", "user")
 	add("users:create", "addMember", "createUser")
 	add("users:update", "updateMemberRole", "updateUser")

@@ -44,9 +44,11 @@ import (
 	"switchboard/messaging"
 	"switchboard/netguard"
 	"switchboard/notes"
+	"switchboard/people"
 	"switchboard/provider"
 	"switchboard/ratelimit"
 	"switchboard/rest"
+	"switchboard/roles"
 	"switchboard/secrets"
 	"switchboard/settings"
 	"switchboard/sso"
@@ -198,9 +200,11 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	// through the bus's channel.
 	a.Access.Revocations = access.NewRevocations(a.Events, a.Access.Reauthorize, log)
 	a.Resolver.Revocations = a.Access.Revocations
-	a.Resolver.APIKeys = &apikeys.Service{Client: a.DB.Client, Revocations: a.Access.Revocations}
 	// Account changes reach every node's inbound cache at once.
 	a.Resolver.Accounts.Bus = a.Events
+	a.Resolver.APIKeys = &apikeys.Service{Client: a.DB.Client, Revocations: a.Access.Revocations}
+	a.Resolver.Roles = &roles.Service{Client: a.DB.Client, Revocations: a.Access.Revocations}
+	a.Resolver.People = &people.Service{Client: a.DB.Client, Roles: a.Resolver.Roles, Revocations: a.Access.Revocations}
 	a.startEvents()
 	a.Resolver.Events = a.Events
 	a.Resolver.Contacts = &contacts.Service{Client: a.DB.Client, Events: a.Events}

@@ -2,6 +2,7 @@ package calling
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"entgo.io/ent/dialect"
@@ -30,19 +31,40 @@ const PendingRequestTTL = 24 * time.Hour
 // permission request, as the peer web UI reads it (no record).
 const PermissionNone = "none"
 
-// RequestCallPermission sends the contact the platform's call permission
-// request from chatAccount and records it pending. Refused while a request
-// younger than PendingRequestTTL waits, or while the contact allows calls.
-// Errors: invalid (account, a pending or accepted permission, a closed
-// service window), not_found (contact).
-func (s *Service) RequestCallPermission(ctx context.Context, contactID uuid.UUID, chatAccount string) (*ent.CallPermission, error) {
+// PermissionTemplate names the approved template a call permission
+// request is sent as outside the contact's 24-hour customer service window,
+// where the platform takes templates only: one with a call permission
+// request component (the platform adds the allow/decline controls).
+// TemplateID, or TemplateName approved in one language, picks it;
+// TemplateParams fill its body variables as in a template send. Inside the
+// window the interactive request goes instead.
+type PermissionTemplate struct {
+	TemplateID     *uuid.UUID
+	TemplateName   string
+	TemplateParams map[string]string
+}
+
+func (t PermissionTemplate) named() bool {
+	return t.TemplateID != nil || strings.TrimSpace(t.TemplateName) != ""
+}
+
+// RequestCallPermission sends the contact a call permission request from
+// chatAccount and records it pending: the interactive
+// call_permission_request while the contact's 24-hour service window is
+// open, else the named template. Refused while a request younger than
+// PendingRequestTTL waits, or while the contact allows calls. Errors:
+// invalid (account, a pending or accepted permission, a closed service
+// window without a template, the template's parameters, a template not
+// approved or of another account), not_found (contact, template).
+func (s *Service) RequestCallPermission(ctx context.Context, contactID uuid.UUID, chatAccount string, tmpl PermissionTemplate) (*ent.CallPermission, error) {
 	db := database.ClientFor(ctx, s.Client)
 	account, err := s.checkAccount(ctx, db, chatAccount)
 	if err != nil {
 		return nil, err
 	}
 	// One request at a time per contact: the row lock serializes them.
-	if _, err := db.Contact.Query().Where(contact.ID(contactID), forUpdate).Only(ctx); err != nil {
+	c, err := db.Contact.Query().Where(contact.ID(contactID), forUpdate).Only(ctx)
+	if err != nil {
 		return nil, apperr.Wrap(err, "contact")
 	}
 	now := s.now()
@@ -53,7 +75,7 @@ func (s *Service) RequestCallPermission(ctx context.Context, contactID uuid.UUID
 	if err := mayRequest(last, now); err != nil {
 		return nil, err
 	}
-	m, err := s.Messaging.SendCallPermissionRequest(ctx, contactID, account, PermissionRequestBody)
+	m, err := s.sendPermissionRequest(ctx, c, account, tmpl, now)
 	if err != nil {
 		return nil, err
 	}
@@ -61,6 +83,25 @@ func (s *Service) RequestCallPermission(ctx context.Context, contactID uuid.UUID
 		SetStatus(callpermission.StatusPending).SetRequestedAt(now.UTC()).
 		SetExpiresAt(now.Add(PendingRequestTTL).UTC()).SetMessageID(m.ID).Save(ctx)
 	return p, apperr.Wrap(err, "call permission")
+}
+
+// sendPermissionRequest sends the request the way the platform takes it
+// at now: free-form inside the service window, a template outside it.
+// Errors: invalid (no template named outside the window), and those of
+// the send.
+func (s *Service) sendPermissionRequest(ctx context.Context, c *ent.Contact, account string, tmpl PermissionTemplate, now time.Time) (*ent.Message, error) {
+	if messaging.ServiceWindowOpen(c, now) {
+		return s.Messaging.SendCallPermissionRequest(ctx, c.ID, account, PermissionRequestBody)
+	}
+	if !tmpl.named() {
+		return nil, apperr.Invalidf("the contact's 24-hour customer service window is closed (no message from them in the last 24 hours): " +
+			"outside it the platform takes a call permission request only as a template; give template_name or template_id " +
+			"of an approved template of the account with a call permission request component")
+	}
+	return s.Messaging.SendTemplate(ctx, messaging.TemplateInput{
+		ContactID: &c.ID, TemplateID: tmpl.TemplateID, TemplateName: tmpl.TemplateName, TemplateParams: tmpl.TemplateParams,
+		Account: account,
+	})
 }
 
 // mayRequest refuses a new request while the last one is pending and

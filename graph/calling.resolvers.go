@@ -29,8 +29,12 @@ func (r *mutationResolver) DeleteIVRFlow(ctx context.Context, id uuid.UUID) (boo
 }
 
 // RequestCallPermission is the resolver for the requestCallPermission field.
-func (r *mutationResolver) RequestCallPermission(ctx context.Context, contactID uuid.UUID, chatAccount string) (*ent.CallPermission, error) {
-	return r.Resolver.Calling.RequestCallPermission(ctx, contactID, chatAccount)
+func (r *mutationResolver) RequestCallPermission(ctx context.Context, contactID uuid.UUID, chatAccount string, template *calling.PermissionTemplate) (*ent.CallPermission, error) {
+	var tmpl calling.PermissionTemplate
+	if template != nil {
+		tmpl = *template
+	}
+	return r.Resolver.Calling.RequestCallPermission(ctx, contactID, chatAccount, tmpl)
 }
 
 // IvrFlows is the resolver for the ivrFlows field.

@@ -56,7 +56,6 @@ func agentPermissionIDs(t *testing.T, c *ent.Client, ctx context.Context, r *ent
 	return ids
 }
 
-
 // TestListCostDoesNotGrowWithPageSize: every list of REST and GraphQL, with
 // the related data it shows (counts, names, roles), costs as many SQL
 // statements for a page of 20 as for a page of 2 (no query per row).

@@ -8,9 +8,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/vikstrous/dataloadgen"
 
-	"switchboard/apperr"
 	"switchboard/ent"
-	"switchboard/ent/organizationmember"
 )
 
 // loaders batch the related data that GraphQL list fields show (a team's
@@ -32,7 +30,7 @@ const loaderWait = 5 * time.Millisecond
 func (r *Resolver) newLoaders() *loaders {
 	return &loaders{
 		teamMemberCount:     dataloadgen.NewLoader(countsFetch(r.Teams.MemberCounts), dataloadgen.WithWait(loaderWait)),
-		rolePermissionCount: dataloadgen.NewLoader(countsFetch(r.RolePermissionCounts), dataloadgen.WithWait(loaderWait)),
+		rolePermissionCount: dataloadgen.NewLoader(countsFetch(r.Roles.PermissionCounts), dataloadgen.WithWait(loaderWait)),
 		userRole:            dataloadgen.NewLoader(r.fetchUserRoles, dataloadgen.WithWait(loaderWait)),
 		userName:            dataloadgen.NewLoader(r.fetchUserNames, dataloadgen.WithWait(loaderWait)),
 	}
@@ -71,16 +69,12 @@ func countsFetch(counts func(context.Context, []uuid.UUID) (map[uuid.UUID]int, e
 // fetchUserRoles returns each user's role in the viewer's organization
 // (nil for a user who is not a member there, as a super admin may not be).
 func (r *Resolver) fetchUserRoles(ctx context.Context, ids []uuid.UUID) ([]*ent.Role, []error) {
-	ms, err := r.db(ctx).OrganizationMember.Query().Where(organizationmember.UserIDIn(ids...)).WithRole().All(ctx)
-	byUser := map[uuid.UUID]*ent.Role{}
-	for _, m := range ms {
-		byUser[m.UserID] = m.Edges.Role
-	}
+	byUser, err := r.People.UserRoles(ctx, ids)
 	out := make([]*ent.Role, len(ids))
 	for i, id := range ids {
 		out[i] = byUser[id]
 	}
-	return out, repeatErr(apperr.Wrap(err, "membership"), len(ids))
+	return out, repeatErr(err, len(ids))
 }
 
 // fetchUserNames returns each user's full name (nil for a user gone).

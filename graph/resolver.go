@@ -21,7 +21,9 @@ import (
 	"switchboard/flows"
 	"switchboard/messaging"
 	"switchboard/notes"
+	"switchboard/people"
 	"switchboard/provider"
+	"switchboard/roles"
 	"switchboard/secrets"
 	"switchboard/settings"
 	"switchboard/tags"
@@ -82,6 +84,11 @@ type Resolver struct {
 	// Calling is voice calling's data: IVR flows, call logs and
 	// transfers, ICE servers, call permissions and recordings.
 	Calling *calling.Service
+	// People are the organization's users, members and invitations, its
+	// organizations, and the signed-in person's own account.
+	People *people.Service
+	// Roles are the organization's roles and the permission catalogue.
+	Roles *roles.Service
 	// Teams are the organization's teams and their members.
 	Teams *teams.Service
 	// APIKeys are the organization's API keys.

@@ -16,7 +16,9 @@ import (
 	"switchboard/events"
 	"switchboard/graph/model"
 	"switchboard/messaging"
+	"switchboard/people"
 	"switchboard/provider"
+	"switchboard/roles"
 	"switchboard/settings"
 	"switchboard/teams"
 	"switchboard/usersettings"
@@ -53,35 +55,35 @@ func (r *contactResolver) ServiceWindowOpen(ctx context.Context, obj *ent.Contac
 }
 
 // CreateOrganization is the resolver for the createOrganization field.
-func (r *mutationResolver) CreateOrganization(ctx context.Context, input model.CreateOrganizationInput) (*ent.Organization, error) {
-	return r.Resolver.CreateOrganization(ctx, input)
+func (r *mutationResolver) CreateOrganization(ctx context.Context, input people.CreateOrganizationInput) (*ent.Organization, error) {
+	return r.Resolver.People.CreateOrganization(ctx, input)
 }
 
 // AcceptInvitation is the resolver for the acceptInvitation field.
 func (r *mutationResolver) AcceptInvitation(ctx context.Context, id uuid.UUID) (*ent.Organization, error) {
-	return r.Resolver.AcceptInvitation(ctx, id)
+	return r.Resolver.People.AcceptInvitation(ctx, id)
 }
 
 // DeclineInvitation is the resolver for the declineInvitation field.
 func (r *mutationResolver) DeclineInvitation(ctx context.Context, id uuid.UUID) (bool, error) {
-	return ok(r.Resolver.DeclineInvitation(ctx, id))
+	return ok(r.Resolver.People.DeclineInvitation(ctx, id))
 }
 
 // AddMember is the resolver for the addMember field.
-func (r *mutationResolver) AddMember(ctx context.Context, input model.AddMemberInput) (bool, error) {
-	_, err := r.Resolver.AddMember(ctx, input)
+func (r *mutationResolver) AddMember(ctx context.Context, input people.AddMemberInput) (bool, error) {
+	_, err := r.Resolver.People.AddMember(ctx, input)
 	return err == nil, err
 }
 
 // UpdateMemberRole is the resolver for the updateMemberRole field.
 func (r *mutationResolver) UpdateMemberRole(ctx context.Context, memberID uuid.UUID, roleID uuid.UUID) (bool, error) {
-	_, err := r.Resolver.UpdateMemberRole(ctx, memberID, roleID)
+	_, err := r.Resolver.People.UpdateMemberRole(ctx, memberID, roleID)
 	return err == nil, err
 }
 
 // RemoveMember is the resolver for the removeMember field.
 func (r *mutationResolver) RemoveMember(ctx context.Context, memberID uuid.UUID) (bool, error) {
-	return ok(r.Resolver.RemoveMember(ctx, memberID))
+	return ok(r.Resolver.People.RemoveMember(ctx, memberID))
 }
 
 // UpdateOrgSettings is the resolver for the updateOrgSettings field.
@@ -101,22 +103,22 @@ func (r *mutationResolver) DeleteSSOConfig(ctx context.Context, provider ssoconf
 
 // UnlinkSSOIdentity is the resolver for the unlinkSSOIdentity field.
 func (r *mutationResolver) UnlinkSSOIdentity(ctx context.Context, id uuid.UUID) (bool, error) {
-	return ok(r.Resolver.UnlinkSSOIdentity(ctx, id))
+	return ok(r.Resolver.People.UnlinkSSOIdentity(ctx, id))
 }
 
 // CreateRole is the resolver for the createRole field.
-func (r *mutationResolver) CreateRole(ctx context.Context, input model.CreateRoleInput) (*ent.Role, error) {
-	return r.Resolver.CreateRole(ctx, input)
+func (r *mutationResolver) CreateRole(ctx context.Context, input roles.CreateInput) (*ent.Role, error) {
+	return r.Resolver.Roles.Create(ctx, input)
 }
 
 // UpdateRole is the resolver for the updateRole field.
-func (r *mutationResolver) UpdateRole(ctx context.Context, id uuid.UUID, input model.UpdateRoleInput) (*ent.Role, error) {
-	return r.Resolver.UpdateRole(ctx, id, input)
+func (r *mutationResolver) UpdateRole(ctx context.Context, id uuid.UUID, input roles.UpdateInput) (*ent.Role, error) {
+	return r.Resolver.Roles.Update(ctx, id, input)
 }
 
 // DeleteRole is the resolver for the deleteRole field.
 func (r *mutationResolver) DeleteRole(ctx context.Context, id uuid.UUID) (bool, error) {
-	return ok(r.Resolver.DeleteRole(ctx, id))
+	return ok(r.Resolver.Roles.Delete(ctx, id))
 }
 
 // CreateTeam is the resolver for the createTeam field.
@@ -160,8 +162,8 @@ func (r *mutationResolver) DeleteAPIKey(ctx context.Context, id uuid.UUID) (bool
 }
 
 // CreateUser is the resolver for the createUser field.
-func (r *mutationResolver) CreateUser(ctx context.Context, input model.CreateUserInput) (*model.CreateUserPayload, error) {
-	created, err := r.Resolver.CreateUser(ctx, input)
+func (r *mutationResolver) CreateUser(ctx context.Context, input people.CreateUserInput) (*model.CreateUserPayload, error) {
+	created, err := r.Resolver.People.CreateUser(ctx, input)
 	if err != nil {
 		return nil, err
 	}
@@ -173,8 +175,8 @@ func (r *mutationResolver) CreateUser(ctx context.Context, input model.CreateUse
 }
 
 // UpdateUser is the resolver for the updateUser field.
-func (r *mutationResolver) UpdateUser(ctx context.Context, id uuid.UUID, input model.UpdateUserInput) (*ent.User, error) {
-	m, err := r.Resolver.UpdateUser(ctx, id, input)
+func (r *mutationResolver) UpdateUser(ctx context.Context, id uuid.UUID, input people.UpdateUserInput) (*ent.User, error) {
+	m, err := r.Resolver.People.UpdateUser(ctx, id, input)
 	if err != nil {
 		return nil, err
 	}
@@ -183,22 +185,22 @@ func (r *mutationResolver) UpdateUser(ctx context.Context, id uuid.UUID, input m
 
 // DeleteUser is the resolver for the deleteUser field.
 func (r *mutationResolver) DeleteUser(ctx context.Context, id uuid.UUID) (bool, error) {
-	return ok(r.Resolver.DeleteUser(ctx, id))
+	return ok(r.Resolver.People.DeleteUser(ctx, id))
 }
 
 // SetAvailability is the resolver for the setAvailability field.
 func (r *mutationResolver) SetAvailability(ctx context.Context, isAvailable bool) (*ent.User, error) {
-	return r.Resolver.SetAvailability(ctx, isAvailable)
+	return r.Resolver.People.SetAvailability(ctx, isAvailable)
 }
 
 // ChangePassword is the resolver for the changePassword field.
-func (r *mutationResolver) ChangePassword(ctx context.Context, input model.ChangePasswordInput) (bool, error) {
-	return ok(r.Resolver.ChangePassword(ctx, input))
+func (r *mutationResolver) ChangePassword(ctx context.Context, input people.ChangePasswordInput) (bool, error) {
+	return ok(r.Resolver.People.ChangePassword(ctx, input))
 }
 
 // UpdateMySettings is the resolver for the updateMySettings field.
 func (r *mutationResolver) UpdateMySettings(ctx context.Context, input usersettings.Changes) (*usersettings.Settings, error) {
-	return r.Resolver.UpdateMySettings(ctx, input)
+	return r.Resolver.People.UpdateSettings(ctx, input)
 }
 
 // CreateContact is the resolver for the createContact field.
@@ -313,7 +315,7 @@ func (r *mutationResolver) ReplayWebhookDelivery(ctx context.Context, subscripti
 
 // Email is the resolver for the email field.
 func (r *organizationMemberResolver) Email(ctx context.Context, obj *ent.OrganizationMember) (string, error) {
-	u, err := r.memberUser(ctx, obj)
+	u, err := r.Resolver.People.MemberUser(ctx, obj)
 	if err != nil {
 		return "", err
 	}
@@ -322,7 +324,7 @@ func (r *organizationMemberResolver) Email(ctx context.Context, obj *ent.Organiz
 
 // FullName is the resolver for the fullName field.
 func (r *organizationMemberResolver) FullName(ctx context.Context, obj *ent.OrganizationMember) (string, error) {
-	u, err := r.memberUser(ctx, obj)
+	u, err := r.Resolver.People.MemberUser(ctx, obj)
 	if err != nil {
 		return "", err
 	}
@@ -331,7 +333,7 @@ func (r *organizationMemberResolver) FullName(ctx context.Context, obj *ent.Orga
 
 // IsActive is the resolver for the isActive field.
 func (r *organizationMemberResolver) IsActive(ctx context.Context, obj *ent.OrganizationMember) (bool, error) {
-	u, err := r.memberUser(ctx, obj)
+	u, err := r.Resolver.People.MemberUser(ctx, obj)
 	if err != nil {
 		return false, err
 	}
@@ -340,7 +342,7 @@ func (r *organizationMemberResolver) IsActive(ctx context.Context, obj *ent.Orga
 
 // RoleName is the resolver for the roleName field.
 func (r *organizationMemberResolver) RoleName(ctx context.Context, obj *ent.OrganizationMember) (string, error) {
-	ro, err := r.memberRoleOf(ctx, obj)
+	ro, err := r.Resolver.People.MemberRole(ctx, obj)
 	if err != nil {
 		return "", err
 	}
@@ -348,47 +350,46 @@ func (r *organizationMemberResolver) RoleName(ctx context.Context, obj *ent.Orga
 }
 
 // Viewer is the resolver for the viewer field.
-func (r *queryResolver) Viewer(ctx context.Context) (*model.Me, error) {
-	return r.Resolver.Viewer(ctx)
+func (r *queryResolver) Viewer(ctx context.Context) (*people.Profile, error) {
+	return r.Resolver.People.Profile(ctx)
 }
 
 // Organizations is the resolver for the organizations field.
 func (r *queryResolver) Organizations(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.OrganizationOrder, where *ent.OrganizationWhereInput) (*ent.OrganizationConnection, error) {
-	return r.db(ctx).Organization.Query().Paginate(ctx, after, first, before, last,
+	return r.Resolver.People.OrganizationsQuery(ctx).Paginate(ctx, after, first, before, last,
 		ent.WithOrganizationOrder(orderBy), ent.WithOrganizationFilter(where.Filter))
 }
 
 // CurrentOrganization is the resolver for the currentOrganization field.
 func (r *queryResolver) CurrentOrganization(ctx context.Context) (*ent.Organization, error) {
-	return r.Resolver.CurrentOrganization(ctx)
+	return r.Resolver.People.CurrentOrganization(ctx)
 }
 
 // MyInvitations is the resolver for the myInvitations field.
-func (r *queryResolver) MyInvitations(ctx context.Context) ([]*model.PendingInvitation, error) {
-	return r.Resolver.MyInvitations(ctx)
+func (r *queryResolver) MyInvitations(ctx context.Context) ([]*people.PendingInvitation, error) {
+	return r.Resolver.People.MyInvitations(ctx)
 }
 
 // MySSOIdentities is the resolver for the mySSOIdentities field.
 func (r *queryResolver) MySSOIdentities(ctx context.Context) ([]*ent.SSOIdentity, error) {
-	return r.Resolver.MySSOIdentities(ctx)
+	return r.Resolver.People.SSOIdentities(ctx)
 }
 
 // Members is the resolver for the members field.
 func (r *queryResolver) Members(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.OrganizationMemberOrder, where *ent.OrganizationMemberWhereInput) (*ent.OrganizationMemberConnection, error) {
-	return r.MembersQuery(ctx, MemberFilter{Search: deref(search)}).WithUser().WithRole().
-		Paginate(ctx, after, first, before, last,
-			ent.WithOrganizationMemberOrder(orderBy), ent.WithOrganizationMemberFilter(where.Filter))
+	return r.Resolver.People.MembersQuery(ctx, people.MemberFilter{Search: deref(search)}).Paginate(ctx, after, first, before, last,
+		ent.WithOrganizationMemberOrder(orderBy), ent.WithOrganizationMemberFilter(where.Filter))
 }
 
 // Users is the resolver for the users field.
 func (r *queryResolver) Users(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.UserOrder, where *ent.UserWhereInput) (*ent.UserConnection, error) {
-	return r.OrganizationUsersQuery(ctx, deref(search)).Paginate(ctx, after, first, before, last,
+	return r.Resolver.People.UsersQuery(ctx, deref(search)).Paginate(ctx, after, first, before, last,
 		ent.WithUserOrder(orderBy), ent.WithUserFilter(where.Filter))
 }
 
 // User is the resolver for the user field.
 func (r *queryResolver) User(ctx context.Context, id uuid.UUID) (*ent.User, error) {
-	m, err := r.GetUser(ctx, id)
+	m, err := r.Resolver.People.User(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -397,18 +398,18 @@ func (r *queryResolver) User(ctx context.Context, id uuid.UUID) (*ent.User, erro
 
 // Roles is the resolver for the roles field.
 func (r *queryResolver) Roles(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, orderBy *ent.RoleOrder, where *ent.RoleWhereInput) (*ent.RoleConnection, error) {
-	return r.RolesQuery(ctx, deref(search)).Paginate(ctx, after, first, before, last,
+	return r.Resolver.Roles.Query(ctx, deref(search)).Paginate(ctx, after, first, before, last,
 		ent.WithRoleOrder(orderBy), ent.WithRoleFilter(where.Filter))
 }
 
 // Role is the resolver for the role field.
 func (r *queryResolver) Role(ctx context.Context, id uuid.UUID) (*ent.Role, error) {
-	return r.GetRole(ctx, id)
+	return r.Resolver.Roles.Get(ctx, id)
 }
 
 // Permissions is the resolver for the permissions field.
 func (r *queryResolver) Permissions(ctx context.Context) ([]*ent.Permission, error) {
-	return r.ListPermissions(ctx)
+	return r.Resolver.Roles.Permissions(ctx)
 }
 
 // APIKeys is the resolver for the apiKeys field.

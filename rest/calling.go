@@ -3,6 +3,7 @@ package rest
 import (
 	"context"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -11,6 +12,7 @@ import (
 	"switchboard/apperr"
 	"switchboard/calling"
 	"switchboard/ent"
+	"switchboard/graph"
 )
 
 // callingRoutes: voice calling's data (package calling). The permission
@@ -197,10 +199,27 @@ func (a *API) getICEServers(c *gin.Context) (int, any, error) {
 	return http.StatusOK, iceServersData{ICEServers: servers}, nil
 }
 
-// requestCallPermissionBody is the JSON body of requestCallPermission.
+// requestCallPermissionBody is the JSON body of requestCallPermission:
+// the spec's contact_id and chat_account, and the template sent when the
+// contact's 24-hour service window is closed (template_name or
+// template_id, with template_params filling its body variables).
 type requestCallPermissionBody struct {
-	ContactID   string `json:"contact_id"`
-	ChatAccount string `json:"chat_account"`
+	ContactID      string         `json:"contact_id"`
+	ChatAccount    string         `json:"chat_account"`
+	TemplateName   string         `json:"template_name"`
+	TemplateID     string         `json:"template_id"`
+	TemplateParams map[string]any `json:"template_params"`
+}
+
+// template is the body's template for a closed service window.
+func (b requestCallPermissionBody) template() (calling.PermissionTemplate, error) {
+	t := calling.PermissionTemplate{TemplateName: b.TemplateName}
+	var err error
+	if t.TemplateID, err = optionalUUID("template_id", strings.TrimSpace(b.TemplateID)); err != nil {
+		return t, err
+	}
+	t.TemplateParams, err = graph.StringValues("template_params", b.TemplateParams)
+	return t, err
 }
 
 func (a *API) requestCallPermission(c *gin.Context) (int, any, error) {
@@ -215,7 +234,11 @@ func (a *API) requestCallPermission(c *gin.Context) (int, any, error) {
 	if contactID == nil {
 		return 0, nil, apperr.Invalidf("contact_id is required")
 	}
-	p, err := a.R.Calling.RequestCallPermission(ctx(c), *contactID, b.ChatAccount)
+	tmpl, err := b.template()
+	if err != nil {
+		return 0, nil, err
+	}
+	p, err := a.R.Calling.RequestCallPermission(ctx(c), *contactID, b.ChatAccount, tmpl)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 
-	"switchboard/graph/model"
+	"switchboard/people"
 )
 
 // pendingInvitationJSON is an invitation addressed to the signed-in person.
@@ -21,7 +21,7 @@ type pendingInvitationJSON struct {
 }
 
 func (a *API) myInvitations(c *gin.Context) (int, any, error) {
-	invs, err := a.R.MyInvitations(ctx(c))
+	invs, err := a.R.People.MyInvitations(ctx(c))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -32,7 +32,7 @@ func (a *API) myInvitations(c *gin.Context) (int, any, error) {
 	return http.StatusOK, invitationsData{Invitations: out}, nil
 }
 
-func presentPendingInvitation(inv *model.PendingInvitation) pendingInvitationJSON {
+func presentPendingInvitation(inv *people.PendingInvitation) pendingInvitationJSON {
 	return pendingInvitationJSON{
 		ID: inv.ID, OrganizationID: inv.OrganizationID, OrganizationName: inv.OrganizationName,
 		RoleName: inv.RoleName, ExpiresAt: inv.ExpiresAt, CreatedAt: inv.CreatedAt,
@@ -44,11 +44,15 @@ func (a *API) acceptInvitation(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	o, err := a.R.AcceptInvitation(ctx(c), id)
+	o, err := a.R.People.AcceptInvitation(ctx(c), id)
 	if err != nil {
 		return 0, nil, err
 	}
 	return http.StatusOK, joinedData{Message: "You joined " + o.Name, Organization: presentOrganization(o)}, nil
+}
+
+func (a *API) declineInvitation(c *gin.Context) (int, any, error) {
+	return idAction(a.R.People.DeclineInvitation, messageData{Message: "Invitation declined"})(c)
 }
 
 // invitationRoutes: the invitations addressed to the signed-in person,
@@ -58,6 +62,6 @@ func (a *API) invitationRoutes() []Route {
 	return []Route{
 		{Method: get, Path: "/api/me/invitations", Op: "myInvitations", Out: invitationsData{}, Handle: a.myInvitations},
 		{Method: post, Path: "/api/me/invitations/:id/accept", Op: "acceptInvitation", Out: joinedData{}, Handle: a.acceptInvitation},
-		{Method: post, Path: "/api/me/invitations/:id/decline", Op: "declineInvitation", Out: messageData{}, Handle: idAction(a.R.DeclineInvitation, messageData{Message: "Invitation declined"})},
+		{Method: post, Path: "/api/me/invitations/:id/decline", Op: "declineInvitation", Out: messageData{}, Handle: a.declineInvitation},
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"switchboard/apperr"
 	"switchboard/ent"
 	"switchboard/ent/viewer"
-	"switchboard/graph/model"
+	"switchboard/people"
 	"switchboard/usersettings"
 )
 
@@ -78,7 +78,7 @@ func presentPermissionRefs(ps []*ent.Permission) []permissionRefJSON {
 // permissions, the organization's name and the user's settings. A super
 // admin without a role here is shown as an Admin holding every permission
 // granted.
-func presentMe(me *model.Me, withPermissions bool) userJSON {
+func presentMe(me *people.Profile, withPermissions bool) userJSON {
 	u := presentUser(me.User, me.Organization.ID, me.Role, withPermissions)
 	u.OrganizationName = me.Organization.Name
 	u.Settings = me.Settings
@@ -98,7 +98,7 @@ type myOrganizationJSON struct {
 	IsDefault      bool      `json:"is_default"`
 }
 
-func presentMyOrganizations(os []*model.MyOrganization) []myOrganizationJSON {
+func presentMyOrganizations(os []*people.MyOrganization) []myOrganizationJSON {
 	out := make([]myOrganizationJSON, len(os))
 	for i, o := range os {
 		out[i] = myOrganizationJSON{OrganizationID: o.Organization.ID, Name: o.Organization.Name,
@@ -114,7 +114,7 @@ func viewerContext(c *gin.Context, s *access.Session) context.Context {
 }
 
 func (a *API) me(c *gin.Context) (int, any, error) {
-	me, err := a.R.Viewer(ctx(c))
+	me, err := a.R.People.Profile(ctx(c))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -123,7 +123,7 @@ func (a *API) me(c *gin.Context) (int, any, error) {
 
 // currentUser is the user of a session response.
 func (a *API) currentUser(ctx context.Context, withPermissions bool) (userJSON, error) {
-	me, err := a.R.Viewer(ctx)
+	me, err := a.R.People.Profile(ctx)
 	if err != nil {
 		return userJSON{}, err
 	}
@@ -131,7 +131,7 @@ func (a *API) currentUser(ctx context.Context, withPermissions bool) (userJSON, 
 }
 
 func (a *API) myOrganizations(c *gin.Context) (int, any, error) {
-	os, err := a.R.MyOrganizations(ctx(c))
+	os, err := a.R.People.MyOrganizations(ctx(c))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -147,7 +147,7 @@ func (a *API) updateMySettings(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	s, err := a.R.UpdateMySettings(ctx(c), changes)
+	s, err := a.R.People.UpdateSettings(ctx(c), changes)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -167,7 +167,7 @@ func (a *API) setAvailability(c *gin.Context) (int, any, error) {
 	if b.IsAvailable == nil {
 		return 0, nil, apperr.Invalidf("is_available is required")
 	}
-	if _, err := a.R.SetAvailability(ctx(c), *b.IsAvailable); err != nil {
+	if _, err := a.R.People.SetAvailability(ctx(c), *b.IsAvailable); err != nil {
 		return 0, nil, err
 	}
 	u, err := a.currentUser(ctx(c), false)
@@ -194,7 +194,7 @@ func (a *API) changePassword(c *gin.Context) (int, any, error) {
 	case b.NewPassword == nil:
 		return 0, nil, apperr.Invalidf("new_password is required")
 	}
-	err := a.R.ChangePassword(ctx(c), model.ChangePasswordInput{
+	err := a.R.People.ChangePassword(ctx(c), people.ChangePasswordInput{
 		CurrentPassword: *b.CurrentPassword, NewPassword: *b.NewPassword,
 	})
 	if err != nil {

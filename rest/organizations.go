@@ -10,8 +10,7 @@ import (
 
 	"switchboard/apperr"
 	"switchboard/ent"
-	"switchboard/graph"
-	"switchboard/graph/model"
+	"switchboard/people"
 )
 
 type organizationJSON struct {
@@ -60,11 +59,11 @@ func presentMember(m *ent.OrganizationMember) memberJSON {
 func invitationMessage(*ent.Invitation) string {
 	return fmt.Sprintf("Invitation sent; the person joins the organization when they accept it "+
 		"(from their invitations, or by registering if they have no account yet) within %d days",
-		int(graph.InvitationTTL.Hours()/24))
+		int(people.InvitationTTL.Hours()/24))
 }
 
 func (a *API) listOrganizations(c *gin.Context) (int, any, error) {
-	orgs, err := a.R.ListOrganizations(ctx(c))
+	orgs, err := a.R.People.Organizations(ctx(c))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -76,7 +75,7 @@ func (a *API) listOrganizations(c *gin.Context) (int, any, error) {
 }
 
 func (a *API) currentOrganization(c *gin.Context) (int, any, error) {
-	o, err := a.R.CurrentOrganization(ctx(c))
+	o, err := a.R.People.CurrentOrganization(ctx(c))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -96,7 +95,7 @@ func (a *API) createOrganization(c *gin.Context) (int, any, error) {
 	if b.Name == nil {
 		return 0, nil, apperr.Invalidf("name is required")
 	}
-	o, err := a.R.CreateOrganization(ctx(c), model.CreateOrganizationInput{Name: *b.Name})
+	o, err := a.R.People.CreateOrganization(ctx(c), people.CreateOrganizationInput{Name: *b.Name})
 	if err != nil {
 		return 0, nil, err
 	}
@@ -105,7 +104,7 @@ func (a *API) createOrganization(c *gin.Context) (int, any, error) {
 
 func (a *API) listMembers(c *gin.Context) (int, any, error) {
 	p := pageOf(c)
-	pg, err := a.R.ListMembers(ctx(c), graph.MemberFilter{Search: queryOf[searchQuery](c).Search}, p.Offset(), p.Limit)
+	pg, err := a.R.People.ListMembers(ctx(c), people.MemberFilter{Search: queryOf[searchQuery](c).Search}, p.Offset(), p.Limit)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -128,7 +127,7 @@ func (a *API) addMember(c *gin.Context) (int, any, error) {
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
-	in := model.AddMemberInput{Email: b.Email}
+	in := people.AddMemberInput{Email: b.Email}
 	var err error
 	if in.UserID, err = optionalUUID("user_id", b.UserID); err != nil {
 		return 0, nil, err
@@ -136,7 +135,7 @@ func (a *API) addMember(c *gin.Context) (int, any, error) {
 	if in.RoleID, err = optionalUUID("role_id", b.RoleID); err != nil {
 		return 0, nil, err
 	}
-	res, err := a.R.AddMember(ctx(c), in)
+	res, err := a.R.People.AddMember(ctx(c), in)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -167,7 +166,7 @@ func (a *API) updateMember(c *gin.Context) (int, any, error) {
 	if roleID == nil {
 		return 0, nil, apperr.Invalidf("role_id is required")
 	}
-	if _, err := a.R.UpdateMemberRole(ctx(c), id, *roleID); err != nil {
+	if _, err := a.R.People.UpdateMemberRole(ctx(c), id, *roleID); err != nil {
 		return 0, nil, err
 	}
 	return http.StatusOK, messageData{Message: "Member role updated"}, nil
@@ -178,7 +177,7 @@ func (a *API) removeMember(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	if err := a.R.RemoveMember(ctx(c), id); err != nil {
+	if err := a.R.People.RemoveMember(ctx(c), id); err != nil {
 		return 0, nil, err
 	}
 	return http.StatusOK, messageData{Message: "Member removed"}, nil

@@ -444,7 +444,7 @@ func TestOrganizations(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer func() { _ = tx1.Rollback() }()
-			if _, err := r.UpdateMemberRole(asViewer(a, tx1), bMember, uuid.MustParse(agentRole)); err != nil {
+			if _, err := r.People.UpdateMemberRole(asViewer(a, tx1), bMember, uuid.MustParse(agentRole)); err != nil {
 				t.Fatalf("first demotion: %v", err)
 			}
 			tx2, err := db.Tx(ctx)
@@ -454,7 +454,7 @@ func TestOrganizations(t *testing.T) {
 			ctx2 := asViewer(b, tx2)
 			done := make(chan error, 1)
 			go func() {
-				_, err := r.UpdateMemberRole(ctx2, aMember, uuid.MustParse(agentRole))
+				_, err := r.People.UpdateMemberRole(ctx2, aMember, uuid.MustParse(agentRole))
 				if err != nil {
 					_ = tx2.Rollback()
 					done <- err

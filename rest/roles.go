@@ -10,7 +10,7 @@ import (
 
 	"switchboard/apperr"
 	"switchboard/ent"
-	"switchboard/graph/model"
+	"switchboard/roles"
 )
 
 // permissionJSON is the spec's Permission.
@@ -65,23 +65,23 @@ func presentRole(r *ent.Role, permissionCount, userCount int, withPermissions bo
 // presentRoles renders roles with their member counts, and either their
 // loaded permissions (withPermissions) or their permission counts; a
 // fixed number of queries whatever the number of roles.
-func (a *API) presentRoles(c *gin.Context, roles []*ent.Role, withPermissions bool) ([]roleJSON, error) {
-	ids := make([]uuid.UUID, len(roles))
-	for i, r := range roles {
+func (a *API) presentRoles(c *gin.Context, rs []*ent.Role, withPermissions bool) ([]roleJSON, error) {
+	ids := make([]uuid.UUID, len(rs))
+	for i, r := range rs {
 		ids[i] = r.ID
 	}
-	users, err := a.R.RoleUserCounts(ctx(c), ids)
+	users, err := a.R.Roles.UserCounts(ctx(c), ids)
 	if err != nil {
 		return nil, err
 	}
 	var perms map[uuid.UUID]int
 	if !withPermissions {
-		if perms, err = a.R.RolePermissionCounts(ctx(c), ids); err != nil {
+		if perms, err = a.R.Roles.PermissionCounts(ctx(c), ids); err != nil {
 			return nil, err
 		}
 	}
-	out := make([]roleJSON, len(roles))
-	for i, r := range roles {
+	out := make([]roleJSON, len(rs))
+	for i, r := range rs {
 		out[i] = presentRole(r, perms[r.ID], users[r.ID], withPermissions)
 	}
 	return out, nil
@@ -138,7 +138,7 @@ func (k *permissionKeys) UnmarshalJSON(b []byte) error {
 }
 
 func (a *API) listPermissions(c *gin.Context) (int, any, error) {
-	ps, err := a.R.ListPermissions(ctx(c))
+	ps, err := a.R.Roles.Permissions(ctx(c))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -147,13 +147,13 @@ func (a *API) listPermissions(c *gin.Context) (int, any, error) {
 
 func (a *API) listRoles(c *gin.Context) (int, any, error) {
 	p := pageOf(c)
-	roles, total, err := a.R.ListRoles(ctx(c), queryOf[searchQuery](c).Search, p.Offset(), p.Limit)
+	rs, total, err := a.R.Roles.List(ctx(c), queryOf[searchQuery](c).Search, p.Offset(), p.Limit)
 	if err != nil {
 		return 0, nil, err
 	}
 	// The spec lists permission_count; the peer web client also reads
 	// each role's permissions in its list.
-	out, err := a.presentRoles(c, roles, true)
+	out, err := a.presentRoles(c, rs, true)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -165,7 +165,7 @@ func (a *API) getRole(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	r, err := a.R.GetRole(ctx(c), id)
+	r, err := a.R.Roles.Get(ctx(c), id)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -183,7 +183,7 @@ func (a *API) createRole(c *gin.Context) (int, any, error) {
 	if b.Permissions == nil {
 		return 0, nil, apperr.Invalidf("permissions is required (an array of resource:action keys)")
 	}
-	r, err := a.R.CreateRole(ctx(c), model.CreateRoleInput{
+	r, err := a.R.Roles.Create(ctx(c), roles.CreateInput{
 		Name: *b.Name, Description: b.Description, Permissions: b.Permissions, IsDefault: b.IsDefault,
 	})
 	if err != nil {
@@ -201,13 +201,17 @@ func (a *API) updateRole(c *gin.Context) (int, any, error) {
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
-	r, err := a.R.UpdateRole(ctx(c), id, model.UpdateRoleInput{
+	r, err := a.R.Roles.Update(ctx(c), id, roles.UpdateInput{
 		Name: b.Name, Description: b.Description, Permissions: b.Permissions, IsDefault: b.IsDefault,
 	})
 	if err != nil {
 		return 0, nil, err
 	}
 	return a.roleAnswer(c, http.StatusOK, r)
+}
+
+func (a *API) deleteRole(c *gin.Context) (int, any, error) {
+	return idAction(a.R.Roles.Delete, messageData{Message: "Role deleted"})(c)
 }
 
 // roleRoutes: the permission catalogue is read with roles:read, since it is
@@ -219,6 +223,6 @@ func (a *API) roleRoutes() []Route {
 		{Method: post, Path: "/api/roles", Op: "createRole", Status: http.StatusCreated, In: roleBody{}, Out: roleJSON{}, Handle: a.createRole},
 		{Method: get, Path: "/api/roles/:id", Op: "role", Out: roleJSON{}, Handle: a.getRole},
 		{Method: put, Path: "/api/roles/:id", Op: "updateRole", In: roleBody{}, Out: roleJSON{}, Handle: a.updateRole},
-		{Method: del, Path: "/api/roles/:id", Op: "deleteRole", Out: messageData{}, Handle: idAction(a.R.DeleteRole, messageData{Message: "Role deleted"})},
+		{Method: del, Path: "/api/roles/:id", Op: "deleteRole", Out: messageData{}, Handle: a.deleteRole},
 	}
 }

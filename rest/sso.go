@@ -98,7 +98,7 @@ type ssoIdentitiesData struct {
 }
 
 func (a *API) mySSOIdentities(c *gin.Context) (int, any, error) {
-	ids, err := a.R.MySSOIdentities(ctx(c))
+	ids, err := a.R.People.SSOIdentities(ctx(c))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -108,6 +108,10 @@ func (a *API) mySSOIdentities(c *gin.Context) (int, any, error) {
 			Email: id.Email, LastLoginAt: id.LastLoginAt, CreatedAt: id.CreatedAt}
 	}
 	return http.StatusOK, ssoIdentitiesData{Identities: out}, nil
+}
+
+func (a *API) unlinkSSOIdentity(c *gin.Context) (int, any, error) {
+	return idAction(a.R.People.UnlinkSSOIdentity, messageData{Message: "Identity provider unlinked"})(c)
 }
 
 // ssoLoginPage is the login page's address showing a sign-in failure.
@@ -132,6 +136,6 @@ func (a *API) ssoRoutes() []Route {
 		// subject, never by e-mail (issue 28).
 		{Method: post, Path: "/api/auth/sso/:provider/link", Op: "linkSSOIdentity", Out: ssoLinkData{}, Handle: a.ssoLink},
 		{Method: get, Path: "/api/me/sso-identities", Op: "mySSOIdentities", Out: ssoIdentitiesData{}, Handle: a.mySSOIdentities},
-		{Method: del, Path: "/api/me/sso-identities/:id", Op: "unlinkSSOIdentity", Out: messageData{}, Handle: idAction(a.R.UnlinkSSOIdentity, messageData{Message: "Identity provider unlinked"})},
+		{Method: del, Path: "/api/me/sso-identities/:id", Op: "unlinkSSOIdentity", Out: messageData{}, Handle: a.unlinkSSOIdentity},
 	}
 }

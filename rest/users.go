@@ -8,8 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"switchboard/ent"
-	"switchboard/graph"
-	"switchboard/graph/model"
+	"switchboard/people"
 )
 
 // presentMemberUser renders a member of the organization as the spec's
@@ -39,7 +38,7 @@ func (a *API) listUsers(c *gin.Context) (int, any, error) {
 	p, q := pageOf(c), queryOf[usersQuery](c)
 	// role_id is the web client's role filter (the spec shows no users
 	// endpoint).
-	pg, err := a.R.ListMembers(ctx(c), graph.MemberFilter{Search: q.Search, RoleID: q.RoleID}, p.Offset(), p.Limit)
+	pg, err := a.R.People.ListMembers(ctx(c), people.MemberFilter{Search: q.Search, RoleID: q.RoleID}, p.Offset(), p.Limit)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -55,7 +54,7 @@ func (a *API) getUser(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	m, err := a.R.GetUser(ctx(c), id)
+	m, err := a.R.People.User(ctx(c), id)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -75,12 +74,12 @@ func (a *API) createUser(c *gin.Context) (int, any, error) {
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
-	in := model.CreateUserInput{Email: b.Email, FullName: b.FullName, Password: b.Password}
+	in := people.CreateUserInput{Email: b.Email, FullName: b.FullName, Password: b.Password}
 	var err error
 	if in.RoleID, err = optionalUUID("role_id", b.RoleID); err != nil {
 		return 0, nil, err
 	}
-	res, err := a.R.CreateUser(ctx(c), in)
+	res, err := a.R.People.CreateUser(ctx(c), in)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -110,15 +109,19 @@ func (a *API) updateUser(c *gin.Context) (int, any, error) {
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
-	in := model.UpdateUserInput{FullName: b.FullName, IsActive: b.IsActive, Password: b.Password}
+	in := people.UpdateUserInput{FullName: b.FullName, IsActive: b.IsActive, Password: b.Password}
 	if in.RoleID, err = optionalUUID("role_id", b.RoleID); err != nil {
 		return 0, nil, err
 	}
-	m, err := a.R.UpdateUser(ctx(c), id, in)
+	m, err := a.R.People.UpdateUser(ctx(c), id, in)
 	if err != nil {
 		return 0, nil, err
 	}
 	return http.StatusOK, presentMemberUser(m), nil
+}
+
+func (a *API) deleteUser(c *gin.Context) (int, any, error) {
+	return idAction(a.R.People.DeleteUser, messageData{Message: "User removed from the organization"})(c)
 }
 
 // userRoutes is user administration within the current organization: a
@@ -129,6 +132,6 @@ func (a *API) userRoutes() []Route {
 		{Method: post, Path: "/api/users", Op: "createUser", Status: http.StatusCreated, In: createUserBody{}, Out: createdUserData{}, Handle: a.createUser},
 		{Method: get, Path: "/api/users/:id", Op: "user", Out: userJSON{}, Handle: a.getUser},
 		{Method: put, Path: "/api/users/:id", Op: "updateUser", In: updateUserBody{}, Out: userJSON{}, Handle: a.updateUser},
-		{Method: del, Path: "/api/users/:id", Op: "deleteUser", Out: messageData{}, Handle: idAction(a.R.DeleteUser, messageData{Message: "User removed from the organization"})},
+		{Method: del, Path: "/api/users/:id", Op: "deleteUser", Out: messageData{}, Handle: a.deleteUser},
 	}
 }

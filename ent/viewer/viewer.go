@@ -64,9 +64,3 @@ func (v *Viewer) Can(permission string) bool {
 func (v *Viewer) HasOrg() bool {
 	return v != nil && v.OrgID != uuid.Nil
 }
-
-// IsAdmin reports whether the viewer holds the Admin system role (or is
-// a system actor).
-func (v *Viewer) IsAdmin() bool {
-	return v != nil && (v.System || v.RoleName == "Admin")
-}
