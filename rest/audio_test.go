@@ -22,7 +22,10 @@ func toneFile(t *testing.T, name string) []byte {
 	return b
 }
 
-func requireFFmpeg(t *testing.T) {
+// requireFFmpeg skips a test that converts audio where ffmpeg is missing,
+// unless the run requires every service (CI installs ffmpeg), so the
+// README's test command works on a fresh machine.
+func requireFFmpeg(t testing.TB) {
 	t.Helper()
 	if _, err := exec.LookPath("ffmpeg"); err != nil {
 		if os.Getenv("TEST_REQUIRE_SERVICES") != "" {

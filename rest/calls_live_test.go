@@ -34,6 +34,7 @@ type callEnv struct {
 
 func newCallEnv(t testing.TB) *callEnv {
 	t.Helper()
+	requireFFmpeg(t) // the IVR's prompt is converted
 	e := &callEnv{botEnv: newBotEnvTB(t, map[string]any{"enabled": false})}
 	e.Admin.Do(http.MethodPut, "/api/org/settings", map[string]any{"calling_enabled": true, "transfer_timeout_secs": 60}).
 		ExpectStatus(t, http.StatusOK)
