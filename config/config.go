@@ -119,7 +119,8 @@ func FromEnv() (*Config, error) {
 
 // Load builds the configuration from lookup (os.LookupEnv or a test's map),
 // applying defaults, reading NAME_FILE for secret options, and validating the
-// result. An empty value counts as unset. All problems are reported at once.
+// result. An empty value counts as unset, except for an option whose
+// EmptyIsValue is set. All problems are reported at once.
 func Load(lookup func(string) (string, bool)) (*Config, error) {
 	c := new(Config)
 	var errs []error
@@ -129,7 +130,7 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 			errs = append(errs, err)
 			continue
 		}
-		if raw == "" {
+		if raw == "" && !(o.EmptyIsValue && isSet(lookup, o.Name)) {
 			raw = o.Default
 		}
 		if err := o.bind.set(c, raw); err != nil {
@@ -143,6 +144,12 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// isSet reports whether the variable name is set at all (empty or not).
+func isSet(lookup func(string) (string, bool), name string) bool {
+	_, ok := lookup(name)
+	return ok
 }
 
 // raw returns the option's value from the environment, or from the file named

@@ -86,6 +86,8 @@ func TestLoad(t *testing.T) {
 	}{
 		{name: "Defaults", vars: nil, want: &defaults},
 		{name: "EmptyMeansDefault", vars: map[string]string{"LISTEN_ADDR": "", "COOKIE_SECURE": " ", "WORKER_CONCURRENCY": ""}, want: &defaults},
+		// A loopback-only host hands browsers no STUN server.
+		{name: "STUNURLsSetEmptyIsNone", vars: map[string]string{"STUN_URLS": " "}, want: with(func(c *config.Config) { c.STUNURLs = nil })},
 		{
 			name: "AllSet",
 			vars: map[string]string{

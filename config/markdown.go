@@ -25,7 +25,7 @@ func Markdown() string {
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", o.Name, cell(def), secret, cell(o.Description))
 	}
-	b.WriteString("\nSecret options may instead be read from a file named by the same variable with `_FILE` appended (for example `JWT_SECRET_FILE=/run/secrets/jwt`); setting both is an error. An empty value counts as unset.\n")
+	b.WriteString("\nSecret options may instead be read from a file named by the same variable with `_FILE` appended (for example `JWT_SECRET_FILE=/run/secrets/jwt`); setting both is an error. An empty value counts as unset (except where an option says otherwise).\n")
 	return b.String()
 }
 

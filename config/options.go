@@ -24,6 +24,9 @@ type Option struct {
 	Secret bool
 	// Description is one Markdown sentence or two for the README.
 	Description string
+	// EmptyIsValue: a variable set to an empty value is that value (for a
+	// list, none), not the default; only an unset one takes the default.
+	EmptyIsValue bool
 
 	bind binding
 }
@@ -259,8 +262,8 @@ var options = []Option{
 		bind:        intVar(func(c *Config) *int { return &c.RTCUDPPort }),
 	},
 	{
-		Name: "STUN_URLS", Default: "stun:stun.l.google.com:19302",
-		Description: "Comma-separated `stun:`/`stuns:` URLs handed to browsers as ICE servers (`GET /api/calls/ice-servers`).",
+		Name: "STUN_URLS", Default: "stun:stun.l.google.com:19302", EmptyIsValue: true,
+		Description: "Comma-separated `stun:`/`stuns:` URLs handed to browsers as ICE servers (`GET /api/calls/ice-servers`). Set but empty (`STUN_URLS=`): no STUN server (a host reached on loopback or a private network only); unset: the default.",
 		bind:        listVar(func(c *Config) *[]string { return &c.STUNURLs }),
 	},
 	{
