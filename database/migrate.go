@@ -193,10 +193,14 @@ func embeddedMigrations() ([]Migration, error) {
 }
 
 // AutoMigrate creates the schema directly from the ent schema, without the
-// versioned files. Throwaway test databases use it.
+// versioned files, plus on PostgreSQL the hand-written indexes the ent
+// schema cannot declare (searchindex.go). Throwaway test databases use it.
 func (d *DB) AutoMigrate(ctx context.Context) error {
 	if d.Postgres() {
-		return d.Client.Schema.Create(ctx)
+		if err := d.Client.Schema.Create(ctx); err != nil {
+			return err
+		}
+		return d.createHandWrittenIndexes(ctx)
 	}
 	return d.Client.Schema.Create(ctx, schema.WithDiffHook(sqlitePredicates))
 }

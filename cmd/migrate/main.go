@@ -29,6 +29,7 @@ import (
 	"entgo.io/ent/dialect/sql/schema"
 	_ "github.com/lib/pq"
 
+	"switchboard/database"
 	"switchboard/ent/migrate"
 )
 
@@ -85,6 +86,9 @@ func run(ctx context.Context, base, name string) error {
 		schema.WithFormatter(sqltool.GolangMigrateFormatter),
 		schema.WithDropIndex(true),
 		schema.WithDropColumn(true),
+		// Expression indexes the ent schema cannot declare are written
+		// by hand in their migration; never generate their drop.
+		schema.WithDiffHook(database.KeepHandWrittenIndexes),
 	)
 }
 

@@ -1,0 +1,105 @@
+package database
+
+import (
+	"context"
+	"fmt"
+
+	atlas "ariga.io/atlas/sql/schema"
+	"entgo.io/ent/dialect/sql/schema"
+)
+
+// MessageBodyVector is the full-text document of a message on
+// PostgreSQL: the words of its text (content.body: a text message, a
+// caption, an interactive or template body), split and lower-cased by
+// the language-neutral 'simple' configuration, so any language is
+// searchable and no word is dropped as a stop word or stemmed. A query
+// must write this expression exactly (it is written as PostgreSQL prints
+// it back) for the planner to match it to MessageBodySearchIndex.
+const MessageBodyVector = `to_tsvector('simple'::regconfig, (content ->> 'body'::text))`
+
+// MessageBodySearchIndex is the GIN index over MessageBodyVector. ent
+// cannot declare an expression index, so it is hand-written: the
+// versioned migration builds it CONCURRENTLY (20261129030957_message_search),
+// AutoMigrate creates it on PostgreSQL, and KeepHandWrittenIndexes stops
+// the migration generator from dropping it.
+//
+// It is an expression index rather than a stored generated column:
+// adding a STORED column rewrites the whole table under an ACCESS
+// EXCLUSIVE lock (writes wait for minutes at ten million messages) and
+// ent would read the column with every message, whereas the index is
+// built CONCURRENTLY beside running writes. Only phrase matches recheck
+// rows (GIN keeps no word positions), recomputing the vector for the
+// candidate rows.
+const MessageBodySearchIndex = "message_body_search"
+
+// handWrittenIndexes are the indexes the ent schema cannot declare, by
+// table, with their definition (CREATE INDEX %s <name> ...; the verb is
+// filled with CONCURRENTLY in migrations, left out on a fresh database).
+var handWrittenIndexes = []struct{ table, name, create string }{
+	{"messages", MessageBodySearchIndex,
+		"CREATE INDEX %s" + MessageBodySearchIndex + " ON messages USING gin (" + MessageBodyVector + ")"},
+}
+
+// createHandWrittenIndexes creates the hand-written indexes on a database
+// auto-migrated from the ent schema (tests' throwaway databases), which the
+// versioned migrations did not build.
+func (d *DB) createHandWrittenIndexes(ctx context.Context) error {
+	for _, ix := range handWrittenIndexes {
+		if _, err := d.SQL.ExecContext(ctx, fmt.Sprintf(ix.create, "IF NOT EXISTS ")); err != nil {
+			return fmt.Errorf("database: index %s: %w", ix.name, err)
+		}
+	}
+	return nil
+}
+
+// KeepHandWrittenIndexes is a schema diff hook for the migration
+// generator (cmd/migrate): the hand-written indexes exist in the migrated
+// database but not in the ent schema, and must not be dropped by the next
+// generated migration.
+func KeepHandWrittenIndexes(next schema.Differ) schema.Differ {
+	return schema.DiffFunc(func(current, desired *atlas.Schema) ([]atlas.Change, error) {
+		changes, err := next.Diff(current, desired)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range changes {
+			if m, ok := c.(*atlas.ModifyTable); ok {
+				m.Changes = keepIndexes(m.T.Name, m.Changes)
+			}
+		}
+		return dropEmptyModifies(changes), nil
+	})
+}
+
+// keepIndexes removes the drops of table's hand-written indexes.
+func keepIndexes(table string, changes []atlas.Change) []atlas.Change {
+	kept := changes[:0]
+	for _, c := range changes {
+		if d, ok := c.(*atlas.DropIndex); ok && handWritten(table, d.I.Name) {
+			continue
+		}
+		kept = append(kept, c)
+	}
+	return kept
+}
+
+func handWritten(table, index string) bool {
+	for _, ix := range handWrittenIndexes {
+		if ix.table == table && ix.name == index {
+			return true
+		}
+	}
+	return false
+}
+
+// dropEmptyModifies leaves out table changes that have nothing left.
+func dropEmptyModifies(changes []atlas.Change) []atlas.Change {
+	kept := changes[:0]
+	for _, c := range changes {
+		if m, ok := c.(*atlas.ModifyTable); ok && len(m.Changes) == 0 {
+			continue
+		}
+		kept = append(kept, c)
+	}
+	return kept
+}

@@ -1,0 +1,96 @@
+package database_test
+
+import (
+	"context"
+	"testing"
+
+	atlas "ariga.io/atlas/sql/schema"
+	"entgo.io/ent/dialect/sql/schema"
+
+	"switchboard/database"
+	"switchboard/internal/testenv"
+	"switchboard/internal/testkit"
+)
+
+// messageSearchVersion is the migration that builds the message text
+// index.
+const messageSearchVersion = 20261129030957
+
+// TestMessageSearchIndexMigration applies the migration that builds the
+// message text index CONCURRENTLY (which PostgreSQL refuses inside a
+// transaction block: golang-migrate must send it alone), checks the index
+// is valid and the one AutoMigrate creates, and rolls it back.
+func TestMessageSearchIndexMigration(t *testing.T) {
+	url := testenv.PostgresURL(t)
+	if url == "" {
+		t.Skip("versioned migrations are PostgreSQL-only; PostgreSQL is not available")
+	}
+	ctx := context.Background()
+	db, err := database.Open(ctx, database.Options{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.MigrateTo(ctx, messageSearchVersion); err != nil {
+		t.Fatal(err)
+	}
+	migrated, valid := indexDef(t, db, database.MessageBodySearchIndex)
+	if !valid {
+		t.Fatalf("%s is not valid after the migration", database.MessageBodySearchIndex)
+	}
+	if auto, _ := indexDef(t, testkit.OpenDB(t), database.MessageBodySearchIndex); auto != migrated {
+		t.Errorf("AutoMigrate builds\n%s\nthe migration\n%s", auto, migrated)
+	}
+	if _, err := db.MigrateDown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if def, _ := indexDef(t, db, database.MessageBodySearchIndex); def != "" {
+		t.Errorf("rolled back, the index is left: %s", def)
+	}
+}
+
+// indexDef is an index's definition and whether it is valid ("" when
+// there is none).
+func indexDef(t *testing.T, db *database.DB, name string) (def string, valid bool) {
+	t.Helper()
+	err := db.SQL.QueryRowContext(context.Background(), `
+		SELECT pg_get_indexdef(i.indexrelid), i.indisvalid FROM pg_index i
+		JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = $1`, name).Scan(&def, &valid)
+	if err != nil && def == "" {
+		return "", false
+	}
+	return def, valid
+}
+
+// TestKeepHandWrittenIndexes: the migration generator's diff keeps the
+// hand-written indexes (the ent schema does not declare them) and every
+// other change.
+func TestKeepHandWrittenIndexes(t *testing.T) {
+	messages := atlas.NewTable("messages")
+	other := &atlas.DropIndex{I: &atlas.Index{Name: "message_contact_id"}}
+	changes, err := database.KeepHandWrittenIndexes(schema.DiffFunc(func(_, _ *atlas.Schema) ([]atlas.Change, error) {
+		return []atlas.Change{
+			&atlas.ModifyTable{T: messages, Changes: []atlas.Change{
+				&atlas.DropIndex{I: &atlas.Index{Name: database.MessageBodySearchIndex}}, other,
+			}},
+			&atlas.ModifyTable{T: messages, Changes: []atlas.Change{
+				&atlas.DropIndex{I: &atlas.Index{Name: database.MessageBodySearchIndex}},
+			}},
+			&atlas.ModifyTable{T: atlas.NewTable("contacts"), Changes: []atlas.Change{
+				&atlas.DropIndex{I: &atlas.Index{Name: database.MessageBodySearchIndex}},
+			}},
+		}, nil
+	})).Diff(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) != 2 {
+		t.Fatalf("%d table changes, want 2 (the messages one left empty goes)", len(changes))
+	}
+	if m := changes[0].(*atlas.ModifyTable); len(m.Changes) != 1 || m.Changes[0] != other {
+		t.Errorf("messages: %v, want only the other drop", m.Changes)
+	}
+	if m := changes[1].(*atlas.ModifyTable); len(m.Changes) != 1 {
+		t.Errorf("an index of that name on another table is not kept: %v", m.Changes)
+	}
+}
