@@ -15,11 +15,11 @@ import (
 // format with example.header_handle: the upload-media handle), BODY with
 // example.body_text (or body_text_named_params and parameter_format
 // NAMED), FOOTER, BUTTONS (URL buttons with a variable carry their
-// sample URL); AUTHENTICATION templates get BODY with
+// sample URL: see urlButtonExample); AUTHENTICATION templates get BODY with
 // add_security_recommendation, FOOTER with code_expiration_minutes and
 // the OTP button of type COPY_CODE. Errors: invalid (what the platform
-// would refuse: a media header without its sample handle, a dynamic URL
-// button without a sample, samples that do not match the variables).
+// would refuse: a media header without its sample handle, samples that
+// do not match the variables).
 func Definition(t *ent.Template) (provider.TemplateDefinition, error) {
 	def := provider.TemplateDefinition{Name: t.Name, Language: t.Language, Category: string(t.Category)}
 	comps, named, err := components(t)
@@ -82,20 +82,13 @@ func components(t *ent.Template) ([]provider.TemplateComponent, bool, error) {
 	}
 	if len(t.Buttons) > 0 {
 		bs := make([]provider.TemplateButtonDef, 0, len(t.Buttons))
-		for i, b := range t.Buttons {
+		for _, b := range t.Buttons {
 			def := provider.TemplateButtonDef{Type: str(b, "type"), Text: str(b, "text")}
 			switch def.Type {
 			case ButtonURL:
 				def.URL = str(b, "url")
 				if HasVariable(def.URL) {
-					ex := str(b, "example")
-					if ex == "" {
-						return nil, false, apperr.Invalidf("buttons[%d].example (a sample for the URL's {{1}}) is required to submit a dynamic URL button", i)
-					}
-					if !strings.HasPrefix(ex, "http://") && !strings.HasPrefix(ex, "https://") {
-						ex = strings.TrimSuffix(def.URL, "{{1}}") + ex
-					}
-					def.Example = []string{ex}
+					def.Example = []string{urlButtonExample(def.URL, str(b, "example"))}
 				}
 			case ButtonPhoneNumber:
 				def.PhoneNumber = str(b, "phone_number")
@@ -107,6 +100,25 @@ func components(t *ent.Template) ([]provider.TemplateComponent, bool, error) {
 		out = append(out, provider.TemplateComponent{Type: "BUTTONS", Buttons: bs})
 	}
 	return out, named, nil
+}
+
+// URLButtonSample is what fills a dynamic URL button's {{1}} in the
+// sample URL the platform requires when the button has no example: the
+// interface's button object has none (type, text, url).
+const URLButtonSample = "sample"
+
+// urlButtonExample is the sample URL the platform requires of a URL
+// button with a variable: the button's optional example (an extension of
+// the interface's button object), a whole URL or the value of {{1}};
+// without one, the URL with {{1}} filled by URLButtonSample.
+func urlButtonExample(url, example string) string {
+	switch {
+	case example == "":
+		return strings.Replace(url, "{{1}}", URLButtonSample, 1)
+	case strings.HasPrefix(example, "http://") || strings.HasPrefix(example, "https://"):
+		return example
+	}
+	return strings.TrimSuffix(url, "{{1}}") + example
 }
 
 func authComponents(t *ent.Template) []provider.TemplateComponent {

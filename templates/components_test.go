@@ -32,6 +32,11 @@ func TestDefinition(t *testing.T) {
 				{"type": "QUICK_REPLY", "text": "Thanks"},
 			},
 		},
+		"url_button_without_example": {
+			ChatAccount: "Main", Name: "order_tracking", Language: "en_US", Category: template.CategoryUTILITY,
+			HeaderType: template.HeaderTypeNONE, BodyContent: "Your order is on its way.",
+			Buttons: []map[string]any{{"type": "URL", "text": "Track", "url": "https://shop.example/track/{{1}}"}},
+		},
 		"image_header": {
 			ChatAccount: "Main", Name: "summer_sale", Language: "en", Category: template.CategoryMARKETING,
 			HeaderType: template.HeaderTypeIMAGE, HeaderContent: "4::aW1hZ2UvanBlZw==:ARZfakeHandle",
@@ -83,8 +88,6 @@ func TestDefinitionRefusesWhatThePlatformWould(t *testing.T) {
 	for name, tpl := range map[string]*ent.Template{
 		"MediaHeaderWithoutHandle": {ChatAccount: "Main", Name: "a", Language: "en", Category: template.CategoryMARKETING,
 			HeaderType: template.HeaderTypeVIDEO, BodyContent: "Watch"},
-		"DynamicURLWithoutSample": {ChatAccount: "Main", Name: "a", Language: "en", Category: template.CategoryMARKETING,
-			HeaderType: template.HeaderTypeNONE, BodyContent: "Go", Buttons: []map[string]any{{"type": "URL", "text": "Go", "url": "https://a.example/{{1}}"}}},
 		"SamplesMissing": {ChatAccount: "Main", Name: "a", Language: "en", Category: template.CategoryMARKETING,
 			HeaderType: template.HeaderTypeNONE, BodyContent: "Hi {{1}} there"},
 	} {
