@@ -31,8 +31,10 @@ import (
 	"switchboard/ent/chatbotsession"
 	"switchboard/ent/contact"
 	"switchboard/ent/message"
+	"switchboard/ent/organization"
 	"switchboard/ent/organizationmember"
 	"switchboard/ent/predicate"
+	"switchboard/ent/viewer"
 	"switchboard/events"
 	"switchboard/internal/valid"
 	"switchboard/messaging"
@@ -62,6 +64,23 @@ type Filter struct {
 	Search string
 	// Tags matches contacts holding at least one of them.
 	Tags []string
+	// Narrowed tells that the caller adds predicates of its own to
+	// Query's result (GraphQL's where): the organization's counter is
+	// then not the list's total.
+	Narrowed bool
+}
+
+// unfiltered reports whether f selects every contact of the organization.
+func (f Filter) unfiltered() bool {
+	if f.Narrowed || strings.TrimSpace(f.Search) != "" {
+		return false
+	}
+	for _, t := range f.Tags {
+		if strings.TrimSpace(t) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // CreateInput is a new contact. Nil fields take their defaults.
@@ -88,7 +107,9 @@ type UpdateInput struct {
 // Page is one page of contacts with the total of the filter.
 type Page struct {
 	Contacts []*ent.Contact
-	Total    int
+	// Total is exact unless TotalCapped (see Count).
+	Total       int
+	TotalCapped bool
 }
 
 func (s *Service) db(ctx context.Context) *ent.Client { return database.ClientFor(ctx, s.Client) }
@@ -134,26 +155,115 @@ func onlyDigits(s string) string {
 }
 
 // List returns a page of Query, the most recent conversations first
-// (contacts without messages last, newest first), with the total from a
-// window count. Errors: invalid (a NUL character in the filter).
+// (contacts without messages last, newest first), with the total as Count
+// gives it (bounded past the requested page). The page's ids are read
+// first, from the inbox-order index alone on PostgreSQL (an offset walks
+// index entries, not rows), then their rows. Errors: invalid (a NUL
+// character in the filter).
 func (s *Service) List(ctx context.Context, f Filter, offset, limit int) (*Page, error) {
 	q, err := s.Query(ctx, f)
 	if err != nil {
 		return nil, err
 	}
-	cs, err := q.Clone().
-		Modify(database.WithTotal).
+	ids, err := q.Clone().
 		Order(contact.ByLastMessageAt(sql.OrderDesc(), sql.OrderNullsLast()),
 			contact.ByCreatedAt(sql.OrderDesc()), contact.ByID()).
-		Offset(offset).Limit(limit).All(ctx)
+		Offset(offset).Limit(limit).IDs(ctx)
 	if err != nil {
 		return nil, apperr.Wrap(err, "contact")
 	}
-	page := &Page{Contacts: cs}
-	if page.Total, err = database.PageTotal(cs, offset, func() (int, error) { return q.Count(ctx) }); err != nil {
-		return nil, apperr.Wrap(err, "contact")
+	page := &Page{Contacts: []*ent.Contact{}}
+	if len(ids) > 0 {
+		if page.Contacts, err = s.byIDs(ctx, ids); err != nil {
+			return nil, err
+		}
+	}
+	if page.Total, page.TotalCapped, err = s.Count(ctx, q, f, max(CountBound, offset+limit)); err != nil {
+		return nil, err
 	}
 	return page, nil
+}
+
+// byIDs reads the contacts of ids in that order.
+func (s *Service) byIDs(ctx context.Context, ids []uuid.UUID) ([]*ent.Contact, error) {
+	rows, err := s.db(ctx).Contact.Query().Where(contact.IDIn(ids...)).All(ctx)
+	if err != nil {
+		return nil, apperr.Wrap(err, "contact")
+	}
+	at := make(map[uuid.UUID]int, len(ids))
+	for i, id := range ids {
+		at[id] = i
+	}
+	out := make([]*ent.Contact, len(ids))
+	for _, c := range rows {
+		out[at[c.ID]] = c
+	}
+	// A contact deleted between the two reads leaves a hole.
+	kept := out[:0]
+	for _, c := range out {
+		if c != nil {
+			kept = append(kept, c)
+		}
+	}
+	return kept, nil
+}
+
+// CountBound is how far a filtered list's total is counted exactly.
+const CountBound = 10_000
+
+// Count is the total of q, which Query made for f. Without a filter it is
+// the organization's contact counter (exact, kept by the database in the
+// transaction of every insert and delete: nothing is scanned). With one
+// it counts matching rows up to bound: past it, the total is bound+1 and
+// capped is true ("more than bound"). A scan is thus never longer than
+// the bound, or the requested page.
+func (s *Service) Count(ctx context.Context, q *ent.ContactQuery, f Filter, bound int) (total int, capped bool, err error) {
+	if f.unfiltered() {
+		n, err := s.db(ctx).Organization.Query().
+			Where(organization.ID(viewer.FromContext(ctx).OrgID)).
+			Select(organization.FieldContactCount).Int(ctx)
+		return n, false, apperr.Wrap(err, "organization")
+	}
+	ones, err := q.Clone().Limit(bound + 1).
+		Modify(func(s *sql.Selector) { s.SelectExpr(sql.Raw("1")) }).Ints(ctx)
+	if err != nil {
+		return 0, false, apperr.Wrap(err, "contact")
+	}
+	return len(ones), len(ones) > bound, nil
+}
+
+// Connection is a GraphQL page of contacts: ent's connection, whose total
+// Count gave, and whether that total is capped.
+type Connection struct {
+	*ent.ContactConnection
+	TotalCountIsEstimate bool
+}
+
+// Paginate runs page (ent's Paginate over q, which must not count: the
+// transport hides totalCount from it) and, when withTotal, sets the
+// connection's total from Count (bound CountBound) instead of a count of
+// every row. narrow adds the transport's own predicates (GraphQL's
+// where) to the query before both.
+func (s *Service) Paginate(ctx context.Context, f Filter, withTotal bool,
+	narrow func(*ent.ContactQuery) (*ent.ContactQuery, error),
+	page func(*ent.ContactQuery) (*ent.ContactConnection, error)) (*Connection, error) {
+	q, err := s.Query(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	if q, err = narrow(q); err != nil {
+		return nil, err
+	}
+	out := &Connection{}
+	if out.ContactConnection, err = page(q.Clone()); err != nil {
+		return nil, err
+	}
+	if withTotal {
+		if out.TotalCount, out.TotalCountIsEstimate, err = s.Count(ctx, q, f, CountBound); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // Get returns a contact. Errors: not_found.
@@ -162,8 +272,9 @@ func (s *Service) Get(ctx context.Context, id uuid.UUID) (*ent.Contact, error) {
 	return c, apperr.Wrap(err, "contact")
 }
 
-// Create creates a contact with a normalised phone number. The
-// organization's unique index on the number decides duplicates. Errors:
+// Create creates a contact with a normalised phone number; its name is
+// the profile name given. The organization's unique index on the number
+// decides duplicates. Errors:
 // invalid (phone number, tags, field lengths, a chat_account that is not
 // one of the organization's accounts), conflict (the number is already a
 // contact).
@@ -180,8 +291,10 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*ent.Contact, err
 	if err != nil {
 		return nil, err
 	}
+	// The name starts as the profile name, as for a contact made by its
+	// first inbound message or call: the inbox shows the name.
 	cr := s.db(ctx).Contact.Create().SetPhoneNumber(phone).
-		SetNillableProfileName(profileName).SetNillableChatAccount(chatAccount)
+		SetNillableName(profileName).SetNillableProfileName(profileName).SetNillableChatAccount(chatAccount)
 	if in.Tags != nil {
 		ts, err := normalizeTags(in.Tags)
 		if err != nil {

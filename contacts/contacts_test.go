@@ -2,6 +2,7 @@ package contacts_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -27,6 +28,7 @@ import (
 type fixture struct {
 	s      *contacts.Service
 	db     *ent.Client
+	sql    *sql.DB
 	frames *eventstest.Frames
 	ctx    context.Context
 	other  context.Context
@@ -37,9 +39,10 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	db := testkit.OpenDB(t).Client
+	opened := testkit.OpenDB(t)
+	db := opened.Client
 	bus := eventstest.NewBus(t)
-	f := &fixture{db: db, s: &contacts.Service{Client: db, Events: bus}}
+	f := &fixture{db: db, sql: opened.SQL, s: &contacts.Service{Client: db, Events: bus}}
 	org := func(name, phoneID string) (uuid.UUID, context.Context, uuid.UUID) {
 		id, ctx := testkit.NewOrg(t, db, name)
 		if err := db.Account.Create().SetName(name + " line").SetPhoneID(phoneID).SetBusinessID("1").Exec(ctx); err != nil {
@@ -108,12 +111,28 @@ func TestCreate(t *testing.T) {
 			PhoneNumber: "+1 (555) 000-0002", ProfileName: ptr("  Grace  "), ChatAccount: ptr(" acme line "),
 			Tags: []string{" vip ", "new", "vip"}, Metadata: map[string]any{"plan": "gold"},
 		})
-		if c.PhoneNumber != "15550000002" || c.ProfileName != "Grace" || c.ChatAccount != "acme line" ||
+		if c.PhoneNumber != "15550000002" || c.ProfileName != "Grace" || c.Name != "Grace" || c.ChatAccount != "acme line" ||
 			strings.Join(c.Tags, ",") != "vip,new" || c.Metadata["plan"] != "gold" {
 			t.Errorf("created %+v", c)
 		}
 		if got := f.frames.Types(t); len(got) != 1 || got[0] != events.FrameContactNew {
 			t.Errorf("events %v, want one %s", got, events.FrameContactNew)
+		}
+	})
+	t.Run("NameDefaultsToProfileName", func(t *testing.T) {
+		for _, tc := range []struct {
+			phone       string
+			profileName *string
+			want        string
+		}{
+			{"15550000010", ptr("Ada"), "Ada"},
+			{"15550000011", ptr(""), ""},
+			{"15550000012", nil, ""},
+		} {
+			c := f.mustCreate(t, contacts.CreateInput{PhoneNumber: tc.phone, ProfileName: tc.profileName})
+			if c.Name != tc.want || c.ProfileName != tc.want {
+				t.Errorf("profile name %v: name %q, profile name %q, want %q", tc.profileName, c.Name, c.ProfileName, tc.want)
+			}
 		}
 	})
 	t.Run("ConflictSameNumber", func(t *testing.T) {
@@ -267,6 +286,81 @@ func TestList(t *testing.T) {
 		page, err := f.s.List(f.other, contacts.Filter{}, 0, 20)
 		if err != nil || len(page.Contacts) != 0 || page.Total != 0 {
 			t.Fatalf("page %+v, %v", page, err)
+		}
+	})
+}
+
+// TestCounts checks the totals that do not scan: the unfiltered total is
+// the organization's counter, kept through creates, ingest-like bulk
+// inserts and deletes; a filtered total is exact up to its bound and
+// bound+1 (capped) past it.
+func TestCounts(t *testing.T) {
+	f := newFixture(t)
+	var ids []uuid.UUID
+	for i := range 4 {
+		c := f.mustCreate(t, contacts.CreateInput{PhoneNumber: fmt.Sprintf("1555000010%d", i), ProfileName: ptr(fmt.Sprintf("Ann %d", i))})
+		ids = append(ids, c.ID)
+	}
+	if _, err := f.db.Contact.CreateBulk(
+		f.db.Contact.Create().SetPhoneNumber("15550000200"),
+		f.db.Contact.Create().SetPhoneNumber("15550000201"),
+	).Save(f.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.s.Delete(f.ctx, ids[3]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.s.Create(f.other, contacts.CreateInput{PhoneNumber: "15550000300"}); err != nil {
+		t.Fatal(err)
+	}
+	total := func(ctx context.Context, flt contacts.Filter, bound int) (int, bool) {
+		t.Helper()
+		q, err := f.s.Query(ctx, flt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, capped, err := f.s.Count(ctx, q, flt, bound)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n, capped
+	}
+	for _, tc := range []struct {
+		name   string
+		ctx    context.Context
+		f      contacts.Filter
+		bound  int
+		total  int
+		capped bool
+	}{
+		{name: "CounterAfterCreatesBulkAndDelete", ctx: f.ctx, bound: 1, total: 5},
+		{name: "CounterOfTheOtherOrganization", ctx: f.other, bound: 1, total: 1},
+		{name: "FilteredWithinBound", ctx: f.ctx, f: contacts.Filter{Search: "ann"}, bound: 3, total: 3},
+		{name: "FilteredPastBound", ctx: f.ctx, f: contacts.Filter{Search: "ann"}, bound: 2, total: 3, capped: true},
+		{name: "NarrowedIsCounted", ctx: f.ctx, f: contacts.Filter{Narrowed: true}, bound: 10, total: 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if n, capped := total(tc.ctx, tc.f, tc.bound); n != tc.total || capped != tc.capped {
+				t.Errorf("total %d capped %v, want %d %v", n, capped, tc.total, tc.capped)
+			}
+		})
+	}
+	t.Run("ListReportsTheCounter", func(t *testing.T) {
+		page, err := f.s.List(f.ctx, contacts.Filter{}, 0, 2)
+		if err != nil || len(page.Contacts) != 2 || page.Total != 5 || page.TotalCapped {
+			t.Fatalf("page %+v, %v", page, err)
+		}
+	})
+	t.Run("MessageCounter", func(t *testing.T) {
+		for range 3 {
+			if err := f.db.Message.Create().SetContactID(ids[0]).SetDirection(message.DirectionIncoming).
+				SetMessageType("text").Exec(f.ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c, err := f.s.Get(f.ctx, ids[0])
+		if err != nil || c.MessageCount != 3 {
+			t.Fatalf("message_count %d, %v", c.MessageCount, err)
 		}
 	})
 }

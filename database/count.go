@@ -20,6 +20,24 @@ type Statements struct {
 	n     atomic.Int64
 	mu    sync.Mutex
 	texts map[string]bool
+	// Capture keeps every statement with its arguments (Captured): plan
+	// tests EXPLAIN what an operation sent.
+	Capture  bool
+	captured []Statement
+}
+
+// Statement is a captured statement and its arguments.
+type Statement struct {
+	Query string
+	Args  []any
+}
+
+// Captured are the statements counted so far with their arguments, in
+// order (Capture only).
+func (s *Statements) Captured() []Statement {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Statement(nil), s.captured...)
 }
 
 // N is the number of statements counted so far.
@@ -44,7 +62,7 @@ func CountStatements(ctx context.Context, s *Statements) context.Context {
 	return context.WithValue(ctx, statementsKey{}, s)
 }
 
-func countStatement(ctx context.Context, query string) {
+func countStatement(ctx context.Context, query string, args ...any) {
 	if s, ok := ctx.Value(statementsKey{}).(*Statements); ok {
 		s.n.Add(1)
 		s.mu.Lock()
@@ -52,8 +70,17 @@ func countStatement(ctx context.Context, query string) {
 			s.texts = map[string]bool{}
 		}
 		s.texts[query] = true
+		if s.Capture {
+			s.captured = append(s.captured, Statement{Query: query, Args: args})
+		}
 		s.mu.Unlock()
 	}
+}
+
+// argList is a driver call's args (ent passes []any) as a list.
+func argList(args any) []any {
+	a, _ := args.([]any)
+	return a
 }
 
 // countingDriver counts the statements of contexts made by
@@ -61,12 +88,12 @@ func countStatement(ctx context.Context, query string) {
 type countingDriver struct{ dialect.Driver }
 
 func (d countingDriver) Exec(ctx context.Context, query string, args, v any) error {
-	countStatement(ctx, query)
+	countStatement(ctx, query, argList(args)...)
 	return d.Driver.Exec(ctx, query, args, v)
 }
 
 func (d countingDriver) Query(ctx context.Context, query string, args, v any) error {
-	countStatement(ctx, query)
+	countStatement(ctx, query, argList(args)...)
 	return d.Driver.Query(ctx, query, args, v)
 }
 
@@ -91,12 +118,12 @@ func (d countingDriver) BeginTx(ctx context.Context, opts *sql.TxOptions) (diale
 type countingTx struct{ dialect.Tx }
 
 func (t countingTx) Exec(ctx context.Context, query string, args, v any) error {
-	countStatement(ctx, query)
+	countStatement(ctx, query, argList(args)...)
 	return t.Tx.Exec(ctx, query, args, v)
 }
 
 func (t countingTx) Query(ctx context.Context, query string, args, v any) error {
-	countStatement(ctx, query)
+	countStatement(ctx, query, argList(args)...)
 	return t.Tx.Query(ctx, query, args, v)
 }
 
@@ -110,7 +137,7 @@ type execQuerier interface {
 var errNoRawSQL = errors.New("database: the driver offers no raw SQL access")
 
 func execContext(d any, ctx context.Context, query string, args []any) (sql.Result, error) {
-	countStatement(ctx, query)
+	countStatement(ctx, query, args...)
 	if eq, ok := d.(execQuerier); ok {
 		return eq.ExecContext(ctx, query, args...)
 	}
@@ -118,7 +145,7 @@ func execContext(d any, ctx context.Context, query string, args []any) (sql.Resu
 }
 
 func queryContext(d any, ctx context.Context, query string, args []any) (*sql.Rows, error) {
-	countStatement(ctx, query)
+	countStatement(ctx, query, args...)
 	if eq, ok := d.(execQuerier); ok {
 		return eq.QueryContext(ctx, query, args...)
 	}

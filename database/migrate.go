@@ -194,15 +194,25 @@ func embeddedMigrations() ([]Migration, error) {
 
 // AutoMigrate creates the schema directly from the ent schema, without the
 // versioned files, plus on PostgreSQL the hand-written indexes the ent
-// schema cannot declare (searchindex.go). Throwaway test databases use it.
+// schema cannot declare (searchindex.go, inboxindex.go), and the
+// counters' triggers (counters.go). Throwaway test databases use it.
 func (d *DB) AutoMigrate(ctx context.Context) error {
-	if d.Postgres() {
-		if err := d.Client.Schema.Create(ctx); err != nil {
+	if !d.Postgres() {
+		if err := d.Client.Schema.Create(ctx, schema.WithDiffHook(sqlitePredicates)); err != nil {
 			return err
 		}
-		return d.createHandWrittenIndexes(ctx)
+		return d.installCounters(ctx)
 	}
-	return d.Client.Schema.Create(ctx, schema.WithDiffHook(sqlitePredicates))
+	if err := d.Client.Schema.Create(ctx); err != nil {
+		return err
+	}
+	if err := d.createExtensions(ctx); err != nil {
+		return err
+	}
+	if err := d.createHandWrittenIndexes(ctx); err != nil {
+		return err
+	}
+	return d.installCounters(ctx)
 }
 
 // sqlitePredicates rewrites the partial indexes' predicates for SQLite.

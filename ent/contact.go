@@ -54,6 +54,8 @@ type Contact struct {
 	LastInboundAt *time.Time `json:"last_inbound_at,omitempty"`
 	// MarketingOptOut holds the value of the "marketing_opt_out" field.
 	MarketingOptOut bool `json:"marketing_opt_out,omitempty"`
+	// MessageCount holds the value of the "message_count" field.
+	MessageCount int `json:"message_count,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the ContactQuery when eager-loading is set.
 	Edges        ContactEdges `json:"edges"`
@@ -154,7 +156,7 @@ func (*Contact) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case contact.FieldMarketingOptOut:
 			values[i] = new(sql.NullBool)
-		case contact.FieldUnreadCount:
+		case contact.FieldUnreadCount, contact.FieldMessageCount:
 			values[i] = new(sql.NullInt64)
 		case contact.FieldPhoneNumber, contact.FieldName, contact.FieldProfileName, contact.FieldAvatarURL, contact.FieldStatus, contact.FieldLastMessagePreview, contact.FieldChatAccount:
 			values[i] = new(sql.NullString)
@@ -292,6 +294,12 @@ func (_m *Contact) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.MarketingOptOut = value.Bool
 			}
+		case contact.FieldMessageCount:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field message_count", values[i])
+			} else if value.Valid {
+				_m.MessageCount = int(value.Int64)
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -414,6 +422,9 @@ func (_m *Contact) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("marketing_opt_out=")
 	builder.WriteString(fmt.Sprintf("%v", _m.MarketingOptOut))
+	builder.WriteString(", ")
+	builder.WriteString("message_count=")
+	builder.WriteString(fmt.Sprintf("%v", _m.MessageCount))
 	builder.WriteByte(')')
 	return builder.String()
 }

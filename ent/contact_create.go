@@ -236,6 +236,20 @@ func (_c *ContactCreate) SetNillableMarketingOptOut(v *bool) *ContactCreate {
 	return _c
 }
 
+// SetMessageCount sets the "message_count" field.
+func (_c *ContactCreate) SetMessageCount(v int) *ContactCreate {
+	_c.mutation.SetMessageCount(v)
+	return _c
+}
+
+// SetNillableMessageCount sets the "message_count" field if the given value is not nil.
+func (_c *ContactCreate) SetNillableMessageCount(v *int) *ContactCreate {
+	if v != nil {
+		_c.SetMessageCount(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *ContactCreate) SetID(v uuid.UUID) *ContactCreate {
 	_c.mutation.SetID(v)
@@ -424,6 +438,10 @@ func (_c *ContactCreate) defaults() error {
 		v := contact.DefaultMarketingOptOut
 		_c.mutation.SetMarketingOptOut(v)
 	}
+	if _, ok := _c.mutation.MessageCount(); !ok {
+		v := contact.DefaultMessageCount
+		_c.mutation.SetMessageCount(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		if contact.DefaultID == nil {
 			return fmt.Errorf("ent: uninitialized contact.DefaultID (forgotten import ent/runtime?)")
@@ -487,6 +505,9 @@ func (_c *ContactCreate) check() error {
 	}
 	if _, ok := _c.mutation.MarketingOptOut(); !ok {
 		return &ValidationError{Name: "marketing_opt_out", err: errors.New(`ent: missing required field "Contact.marketing_opt_out"`)}
+	}
+	if _, ok := _c.mutation.MessageCount(); !ok {
+		return &ValidationError{Name: "message_count", err: errors.New(`ent: missing required field "Contact.message_count"`)}
 	}
 	if len(_c.mutation.OrganizationIDs()) == 0 {
 		return &ValidationError{Name: "organization", err: errors.New(`ent: missing required edge "Contact.organization"`)}
@@ -590,6 +611,10 @@ func (_c *ContactCreate) createSpec() (*Contact, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.MarketingOptOut(); ok {
 		_spec.SetField(contact.FieldMarketingOptOut, field.TypeBool, value)
 		_node.MarketingOptOut = value
+	}
+	if value, ok := _c.mutation.MessageCount(); ok {
+		_spec.SetField(contact.FieldMessageCount, field.TypeInt, value)
+		_node.MessageCount = value
 	}
 	if nodes := _c.mutation.OrganizationIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -944,6 +969,24 @@ func (u *ContactUpsert) UpdateMarketingOptOut() *ContactUpsert {
 	return u
 }
 
+// SetMessageCount sets the "message_count" field.
+func (u *ContactUpsert) SetMessageCount(v int) *ContactUpsert {
+	u.Set(contact.FieldMessageCount, v)
+	return u
+}
+
+// UpdateMessageCount sets the "message_count" field to the value that was provided on create.
+func (u *ContactUpsert) UpdateMessageCount() *ContactUpsert {
+	u.SetExcluded(contact.FieldMessageCount)
+	return u
+}
+
+// AddMessageCount adds v to the "message_count" field.
+func (u *ContactUpsert) AddMessageCount(v int) *ContactUpsert {
+	u.Add(contact.FieldMessageCount, v)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -1233,6 +1276,27 @@ func (u *ContactUpsertOne) SetMarketingOptOut(v bool) *ContactUpsertOne {
 func (u *ContactUpsertOne) UpdateMarketingOptOut() *ContactUpsertOne {
 	return u.Update(func(s *ContactUpsert) {
 		s.UpdateMarketingOptOut()
+	})
+}
+
+// SetMessageCount sets the "message_count" field.
+func (u *ContactUpsertOne) SetMessageCount(v int) *ContactUpsertOne {
+	return u.Update(func(s *ContactUpsert) {
+		s.SetMessageCount(v)
+	})
+}
+
+// AddMessageCount adds v to the "message_count" field.
+func (u *ContactUpsertOne) AddMessageCount(v int) *ContactUpsertOne {
+	return u.Update(func(s *ContactUpsert) {
+		s.AddMessageCount(v)
+	})
+}
+
+// UpdateMessageCount sets the "message_count" field to the value that was provided on create.
+func (u *ContactUpsertOne) UpdateMessageCount() *ContactUpsertOne {
+	return u.Update(func(s *ContactUpsert) {
+		s.UpdateMessageCount()
 	})
 }
 
@@ -1692,6 +1756,27 @@ func (u *ContactUpsertBulk) SetMarketingOptOut(v bool) *ContactUpsertBulk {
 func (u *ContactUpsertBulk) UpdateMarketingOptOut() *ContactUpsertBulk {
 	return u.Update(func(s *ContactUpsert) {
 		s.UpdateMarketingOptOut()
+	})
+}
+
+// SetMessageCount sets the "message_count" field.
+func (u *ContactUpsertBulk) SetMessageCount(v int) *ContactUpsertBulk {
+	return u.Update(func(s *ContactUpsert) {
+		s.SetMessageCount(v)
+	})
+}
+
+// AddMessageCount adds v to the "message_count" field.
+func (u *ContactUpsertBulk) AddMessageCount(v int) *ContactUpsertBulk {
+	return u.Update(func(s *ContactUpsert) {
+		s.AddMessageCount(v)
+	})
+}
+
+// UpdateMessageCount sets the "message_count" field to the value that was provided on create.
+func (u *ContactUpsertBulk) UpdateMessageCount() *ContactUpsertBulk {
+	return u.Update(func(s *ContactUpsert) {
+		s.UpdateMessageCount()
 	})
 }
 

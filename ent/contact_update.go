@@ -253,6 +253,27 @@ func (_u *ContactUpdate) SetNillableMarketingOptOut(v *bool) *ContactUpdate {
 	return _u
 }
 
+// SetMessageCount sets the "message_count" field.
+func (_u *ContactUpdate) SetMessageCount(v int) *ContactUpdate {
+	_u.mutation.ResetMessageCount()
+	_u.mutation.SetMessageCount(v)
+	return _u
+}
+
+// SetNillableMessageCount sets the "message_count" field if the given value is not nil.
+func (_u *ContactUpdate) SetNillableMessageCount(v *int) *ContactUpdate {
+	if v != nil {
+		_u.SetMessageCount(*v)
+	}
+	return _u
+}
+
+// AddMessageCount adds value to the "message_count" field.
+func (_u *ContactUpdate) AddMessageCount(v int) *ContactUpdate {
+	_u.mutation.AddMessageCount(v)
+	return _u
+}
+
 // AddMessageIDs adds the "messages" edge to the Message entity by IDs.
 func (_u *ContactUpdate) AddMessageIDs(ids ...uuid.UUID) *ContactUpdate {
 	_u.mutation.AddMessageIDs(ids...)
@@ -577,6 +598,12 @@ func (_u *ContactUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.MarketingOptOut(); ok {
 		_spec.SetField(contact.FieldMarketingOptOut, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.MessageCount(); ok {
+		_spec.SetField(contact.FieldMessageCount, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedMessageCount(); ok {
+		_spec.AddField(contact.FieldMessageCount, field.TypeInt, value)
 	}
 	if _u.mutation.MessagesCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -1042,6 +1069,27 @@ func (_u *ContactUpdateOne) SetNillableMarketingOptOut(v *bool) *ContactUpdateOn
 	return _u
 }
 
+// SetMessageCount sets the "message_count" field.
+func (_u *ContactUpdateOne) SetMessageCount(v int) *ContactUpdateOne {
+	_u.mutation.ResetMessageCount()
+	_u.mutation.SetMessageCount(v)
+	return _u
+}
+
+// SetNillableMessageCount sets the "message_count" field if the given value is not nil.
+func (_u *ContactUpdateOne) SetNillableMessageCount(v *int) *ContactUpdateOne {
+	if v != nil {
+		_u.SetMessageCount(*v)
+	}
+	return _u
+}
+
+// AddMessageCount adds value to the "message_count" field.
+func (_u *ContactUpdateOne) AddMessageCount(v int) *ContactUpdateOne {
+	_u.mutation.AddMessageCount(v)
+	return _u
+}
+
 // AddMessageIDs adds the "messages" edge to the Message entity by IDs.
 func (_u *ContactUpdateOne) AddMessageIDs(ids ...uuid.UUID) *ContactUpdateOne {
 	_u.mutation.AddMessageIDs(ids...)
@@ -1396,6 +1444,12 @@ func (_u *ContactUpdateOne) sqlSave(ctx context.Context) (_node *Contact, err er
 	}
 	if value, ok := _u.mutation.MarketingOptOut(); ok {
 		_spec.SetField(contact.FieldMarketingOptOut, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.MessageCount(); ok {
+		_spec.SetField(contact.FieldMessageCount, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedMessageCount(); ok {
+		_spec.AddField(contact.FieldMessageCount, field.TypeInt, value)
 	}
 	if _u.mutation.MessagesCleared() {
 		edge := &sqlgraph.EdgeSpec{

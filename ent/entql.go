@@ -569,6 +569,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contact.FieldChatAccount:        {Type: field.TypeString, Column: contact.FieldChatAccount},
 			contact.FieldLastInboundAt:      {Type: field.TypeTime, Column: contact.FieldLastInboundAt},
 			contact.FieldMarketingOptOut:    {Type: field.TypeBool, Column: contact.FieldMarketingOptOut},
+			contact.FieldMessageCount:       {Type: field.TypeInt, Column: contact.FieldMessageCount},
 		},
 	}
 	graph.Nodes[19] = &sqlgraph.Node{
@@ -828,6 +829,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			organization.FieldHoldMusicFile:         {Type: field.TypeString, Column: organization.FieldHoldMusicFile},
 			organization.FieldRingbackFile:          {Type: field.TypeString, Column: organization.FieldRingbackFile},
 			organization.FieldAllowOpenRegistration: {Type: field.TypeBool, Column: organization.FieldAllowOpenRegistration},
+			organization.FieldContactCount:          {Type: field.TypeInt, Column: organization.FieldContactCount},
 		},
 	}
 	graph.Nodes[29] = &sqlgraph.Node{
@@ -4640,6 +4642,11 @@ func (f *ContactFilter) WhereMarketingOptOut(p entql.BoolP) {
 	f.Where(p.Field(contact.FieldMarketingOptOut))
 }
 
+// WhereMessageCount applies the entql int predicate on the message_count field.
+func (f *ContactFilter) WhereMessageCount(p entql.IntP) {
+	f.Where(p.Field(contact.FieldMessageCount))
+}
+
 // WhereHasOrganization applies a predicate to check if query has an edge organization.
 func (f *ContactFilter) WhereHasOrganization() {
 	f.Where(entql.HasEdge("organization"))
@@ -5935,6 +5942,11 @@ func (f *OrganizationFilter) WhereRingbackFile(p entql.StringP) {
 // WhereAllowOpenRegistration applies the entql bool predicate on the allow_open_registration field.
 func (f *OrganizationFilter) WhereAllowOpenRegistration(p entql.BoolP) {
 	f.Where(p.Field(organization.FieldAllowOpenRegistration))
+}
+
+// WhereContactCount applies the entql int predicate on the contact_count field.
+func (f *OrganizationFilter) WhereContactCount(p entql.IntP) {
+	f.Where(p.Field(organization.FieldContactCount))
 }
 
 // WhereHasMembers applies a predicate to check if query has an edge members.

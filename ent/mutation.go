@@ -22157,6 +22157,8 @@ type ContactMutation struct {
 	chat_account            *string
 	last_inbound_at         *time.Time
 	marketing_opt_out       *bool
+	message_count           *int
+	addmessage_count        *int
 	clearedFields           map[string]struct{}
 	organization            *uuid.UUID
 	clearedorganization     bool
@@ -22970,6 +22972,62 @@ func (m *ContactMutation) ResetMarketingOptOut() {
 	m.marketing_opt_out = nil
 }
 
+// SetMessageCount sets the "message_count" field.
+func (m *ContactMutation) SetMessageCount(i int) {
+	m.message_count = &i
+	m.addmessage_count = nil
+}
+
+// MessageCount returns the value of the "message_count" field in the mutation.
+func (m *ContactMutation) MessageCount() (r int, exists bool) {
+	v := m.message_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMessageCount returns the old "message_count" field's value of the Contact entity.
+// If the Contact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactMutation) OldMessageCount(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMessageCount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMessageCount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMessageCount: %w", err)
+	}
+	return oldValue.MessageCount, nil
+}
+
+// AddMessageCount adds i to the "message_count" field.
+func (m *ContactMutation) AddMessageCount(i int) {
+	if m.addmessage_count != nil {
+		*m.addmessage_count += i
+	} else {
+		m.addmessage_count = &i
+	}
+}
+
+// AddedMessageCount returns the value that was added to the "message_count" field in this mutation.
+func (m *ContactMutation) AddedMessageCount() (r int, exists bool) {
+	v := m.addmessage_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetMessageCount resets all changes to the "message_count" field.
+func (m *ContactMutation) ResetMessageCount() {
+	m.message_count = nil
+	m.addmessage_count = nil
+}
+
 // ClearOrganization clears the "organization" edge to the Organization entity.
 func (m *ContactMutation) ClearOrganization() {
 	m.clearedorganization = true
@@ -23301,7 +23359,7 @@ func (m *ContactMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ContactMutation) Fields() []string {
-	fields := make([]string, 0, 17)
+	fields := make([]string, 0, 18)
 	if m.organization != nil {
 		fields = append(fields, contact.FieldOrganizationID)
 	}
@@ -23353,6 +23411,9 @@ func (m *ContactMutation) Fields() []string {
 	if m.marketing_opt_out != nil {
 		fields = append(fields, contact.FieldMarketingOptOut)
 	}
+	if m.message_count != nil {
+		fields = append(fields, contact.FieldMessageCount)
+	}
 	return fields
 }
 
@@ -23395,6 +23456,8 @@ func (m *ContactMutation) Field(name string) (ent.Value, bool) {
 		return m.LastInboundAt()
 	case contact.FieldMarketingOptOut:
 		return m.MarketingOptOut()
+	case contact.FieldMessageCount:
+		return m.MessageCount()
 	}
 	return nil, false
 }
@@ -23438,6 +23501,8 @@ func (m *ContactMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldLastInboundAt(ctx)
 	case contact.FieldMarketingOptOut:
 		return m.OldMarketingOptOut(ctx)
+	case contact.FieldMessageCount:
+		return m.OldMessageCount(ctx)
 	}
 	return nil, fmt.Errorf("unknown Contact field %s", name)
 }
@@ -23566,6 +23631,13 @@ func (m *ContactMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetMarketingOptOut(v)
 		return nil
+	case contact.FieldMessageCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMessageCount(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Contact field %s", name)
 }
@@ -23577,6 +23649,9 @@ func (m *ContactMutation) AddedFields() []string {
 	if m.addunread_count != nil {
 		fields = append(fields, contact.FieldUnreadCount)
 	}
+	if m.addmessage_count != nil {
+		fields = append(fields, contact.FieldMessageCount)
+	}
 	return fields
 }
 
@@ -23587,6 +23662,8 @@ func (m *ContactMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
 	case contact.FieldUnreadCount:
 		return m.AddedUnreadCount()
+	case contact.FieldMessageCount:
+		return m.AddedMessageCount()
 	}
 	return nil, false
 }
@@ -23602,6 +23679,13 @@ func (m *ContactMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddUnreadCount(v)
+		return nil
+	case contact.FieldMessageCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMessageCount(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Contact numeric field %s", name)
@@ -23701,6 +23785,9 @@ func (m *ContactMutation) ResetField(name string) error {
 		return nil
 	case contact.FieldMarketingOptOut:
 		m.ResetMarketingOptOut()
+		return nil
+	case contact.FieldMessageCount:
+		m.ResetMessageCount()
 		return nil
 	}
 	return fmt.Errorf("unknown Contact field %s", name)
@@ -34016,6 +34103,8 @@ type OrganizationMutation struct {
 	hold_music_file          *string
 	ringback_file            *string
 	allow_open_registration  *bool
+	contact_count            *int
+	addcontact_count         *int
 	clearedFields            map[string]struct{}
 	members                  map[uuid.UUID]struct{}
 	removedmembers           map[uuid.UUID]struct{}
@@ -34643,6 +34732,62 @@ func (m *OrganizationMutation) ResetAllowOpenRegistration() {
 	m.allow_open_registration = nil
 }
 
+// SetContactCount sets the "contact_count" field.
+func (m *OrganizationMutation) SetContactCount(i int) {
+	m.contact_count = &i
+	m.addcontact_count = nil
+}
+
+// ContactCount returns the value of the "contact_count" field in the mutation.
+func (m *OrganizationMutation) ContactCount() (r int, exists bool) {
+	v := m.contact_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContactCount returns the old "contact_count" field's value of the Organization entity.
+// If the Organization object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationMutation) OldContactCount(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContactCount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContactCount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContactCount: %w", err)
+	}
+	return oldValue.ContactCount, nil
+}
+
+// AddContactCount adds i to the "contact_count" field.
+func (m *OrganizationMutation) AddContactCount(i int) {
+	if m.addcontact_count != nil {
+		*m.addcontact_count += i
+	} else {
+		m.addcontact_count = &i
+	}
+}
+
+// AddedContactCount returns the value that was added to the "contact_count" field in this mutation.
+func (m *OrganizationMutation) AddedContactCount() (r int, exists bool) {
+	v := m.addcontact_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetContactCount resets all changes to the "contact_count" field.
+func (m *OrganizationMutation) ResetContactCount() {
+	m.contact_count = nil
+	m.addcontact_count = nil
+}
+
 // AddMemberIDs adds the "members" edge to the OrganizationMember entity by ids.
 func (m *OrganizationMutation) AddMemberIDs(ids ...uuid.UUID) {
 	if m.members == nil {
@@ -34839,7 +34984,7 @@ func (m *OrganizationMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *OrganizationMutation) Fields() []string {
-	fields := make([]string, 0, 13)
+	fields := make([]string, 0, 14)
 	if m.created_at != nil {
 		fields = append(fields, organization.FieldCreatedAt)
 	}
@@ -34879,6 +35024,9 @@ func (m *OrganizationMutation) Fields() []string {
 	if m.allow_open_registration != nil {
 		fields = append(fields, organization.FieldAllowOpenRegistration)
 	}
+	if m.contact_count != nil {
+		fields = append(fields, organization.FieldContactCount)
+	}
 	return fields
 }
 
@@ -34913,6 +35061,8 @@ func (m *OrganizationMutation) Field(name string) (ent.Value, bool) {
 		return m.RingbackFile()
 	case organization.FieldAllowOpenRegistration:
 		return m.AllowOpenRegistration()
+	case organization.FieldContactCount:
+		return m.ContactCount()
 	}
 	return nil, false
 }
@@ -34948,6 +35098,8 @@ func (m *OrganizationMutation) OldField(ctx context.Context, name string) (ent.V
 		return m.OldRingbackFile(ctx)
 	case organization.FieldAllowOpenRegistration:
 		return m.OldAllowOpenRegistration(ctx)
+	case organization.FieldContactCount:
+		return m.OldContactCount(ctx)
 	}
 	return nil, fmt.Errorf("unknown Organization field %s", name)
 }
@@ -35048,6 +35200,13 @@ func (m *OrganizationMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetAllowOpenRegistration(v)
 		return nil
+	case organization.FieldContactCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContactCount(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Organization field %s", name)
 }
@@ -35062,6 +35221,9 @@ func (m *OrganizationMutation) AddedFields() []string {
 	if m.addtransfer_timeout_secs != nil {
 		fields = append(fields, organization.FieldTransferTimeoutSecs)
 	}
+	if m.addcontact_count != nil {
+		fields = append(fields, organization.FieldContactCount)
+	}
 	return fields
 }
 
@@ -35074,6 +35236,8 @@ func (m *OrganizationMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedMaxCallDuration()
 	case organization.FieldTransferTimeoutSecs:
 		return m.AddedTransferTimeoutSecs()
+	case organization.FieldContactCount:
+		return m.AddedContactCount()
 	}
 	return nil, false
 }
@@ -35096,6 +35260,13 @@ func (m *OrganizationMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddTransferTimeoutSecs(v)
+		return nil
+	case organization.FieldContactCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddContactCount(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Organization numeric field %s", name)
@@ -35162,6 +35333,9 @@ func (m *OrganizationMutation) ResetField(name string) error {
 		return nil
 	case organization.FieldAllowOpenRegistration:
 		m.ResetAllowOpenRegistration()
+		return nil
+	case organization.FieldContactCount:
+		m.ResetContactCount()
 		return nil
 	}
 	return fmt.Errorf("unknown Organization field %s", name)

@@ -44,6 +44,8 @@ type Organization struct {
 	RingbackFile string `json:"ringback_file,omitempty"`
 	// lets anyone register into this organization without an invitation
 	AllowOpenRegistration bool `json:"allow_open_registration,omitempty"`
+	// ContactCount holds the value of the "contact_count" field.
+	ContactCount int `json:"contact_count,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the OrganizationQuery when eager-loading is set.
 	Edges        OrganizationEdges `json:"edges"`
@@ -103,7 +105,7 @@ func (*Organization) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case organization.FieldMaskPhoneNumbers, organization.FieldCallingEnabled, organization.FieldAllowOpenRegistration:
 			values[i] = new(sql.NullBool)
-		case organization.FieldMaxCallDuration, organization.FieldTransferTimeoutSecs:
+		case organization.FieldMaxCallDuration, organization.FieldTransferTimeoutSecs, organization.FieldContactCount:
 			values[i] = new(sql.NullInt64)
 		case organization.FieldName, organization.FieldSlug, organization.FieldTimezone, organization.FieldDateFormat, organization.FieldHoldMusicFile, organization.FieldRingbackFile:
 			values[i] = new(sql.NullString)
@@ -210,6 +212,12 @@ func (_m *Organization) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.AllowOpenRegistration = value.Bool
 			}
+		case organization.FieldContactCount:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field contact_count", values[i])
+			} else if value.Valid {
+				_m.ContactCount = int(value.Int64)
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -299,6 +307,9 @@ func (_m *Organization) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("allow_open_registration=")
 	builder.WriteString(fmt.Sprintf("%v", _m.AllowOpenRegistration))
+	builder.WriteString(", ")
+	builder.WriteString("contact_count=")
+	builder.WriteString(fmt.Sprintf("%v", _m.ContactCount))
 	builder.WriteByte(')')
 	return builder.String()
 }

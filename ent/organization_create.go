@@ -193,6 +193,20 @@ func (_c *OrganizationCreate) SetNillableAllowOpenRegistration(v *bool) *Organiz
 	return _c
 }
 
+// SetContactCount sets the "contact_count" field.
+func (_c *OrganizationCreate) SetContactCount(v int) *OrganizationCreate {
+	_c.mutation.SetContactCount(v)
+	return _c
+}
+
+// SetNillableContactCount sets the "contact_count" field if the given value is not nil.
+func (_c *OrganizationCreate) SetNillableContactCount(v *int) *OrganizationCreate {
+	if v != nil {
+		_c.SetContactCount(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *OrganizationCreate) SetID(v uuid.UUID) *OrganizationCreate {
 	_c.mutation.SetID(v)
@@ -339,6 +353,10 @@ func (_c *OrganizationCreate) defaults() error {
 		v := organization.DefaultAllowOpenRegistration
 		_c.mutation.SetAllowOpenRegistration(v)
 	}
+	if _, ok := _c.mutation.ContactCount(); !ok {
+		v := organization.DefaultContactCount
+		_c.mutation.SetContactCount(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		if organization.DefaultID == nil {
 			return fmt.Errorf("ent: uninitialized organization.DefaultID (forgotten import ent/runtime?)")
@@ -404,6 +422,9 @@ func (_c *OrganizationCreate) check() error {
 	}
 	if _, ok := _c.mutation.AllowOpenRegistration(); !ok {
 		return &ValidationError{Name: "allow_open_registration", err: errors.New(`ent: missing required field "Organization.allow_open_registration"`)}
+	}
+	if _, ok := _c.mutation.ContactCount(); !ok {
+		return &ValidationError{Name: "contact_count", err: errors.New(`ent: missing required field "Organization.contact_count"`)}
 	}
 	return nil
 }
@@ -492,6 +513,10 @@ func (_c *OrganizationCreate) createSpec() (*Organization, *sqlgraph.CreateSpec)
 	if value, ok := _c.mutation.AllowOpenRegistration(); ok {
 		_spec.SetField(organization.FieldAllowOpenRegistration, field.TypeBool, value)
 		_node.AllowOpenRegistration = value
+	}
+	if value, ok := _c.mutation.ContactCount(); ok {
+		_spec.SetField(organization.FieldContactCount, field.TypeInt, value)
+		_node.ContactCount = value
 	}
 	if nodes := _c.mutation.MembersIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -737,6 +762,24 @@ func (u *OrganizationUpsert) UpdateAllowOpenRegistration() *OrganizationUpsert {
 	return u
 }
 
+// SetContactCount sets the "contact_count" field.
+func (u *OrganizationUpsert) SetContactCount(v int) *OrganizationUpsert {
+	u.Set(organization.FieldContactCount, v)
+	return u
+}
+
+// UpdateContactCount sets the "contact_count" field to the value that was provided on create.
+func (u *OrganizationUpsert) UpdateContactCount() *OrganizationUpsert {
+	u.SetExcluded(organization.FieldContactCount)
+	return u
+}
+
+// AddContactCount adds v to the "contact_count" field.
+func (u *OrganizationUpsert) AddContactCount(v int) *OrganizationUpsert {
+	u.Add(organization.FieldContactCount, v)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -956,6 +999,27 @@ func (u *OrganizationUpsertOne) SetAllowOpenRegistration(v bool) *OrganizationUp
 func (u *OrganizationUpsertOne) UpdateAllowOpenRegistration() *OrganizationUpsertOne {
 	return u.Update(func(s *OrganizationUpsert) {
 		s.UpdateAllowOpenRegistration()
+	})
+}
+
+// SetContactCount sets the "contact_count" field.
+func (u *OrganizationUpsertOne) SetContactCount(v int) *OrganizationUpsertOne {
+	return u.Update(func(s *OrganizationUpsert) {
+		s.SetContactCount(v)
+	})
+}
+
+// AddContactCount adds v to the "contact_count" field.
+func (u *OrganizationUpsertOne) AddContactCount(v int) *OrganizationUpsertOne {
+	return u.Update(func(s *OrganizationUpsert) {
+		s.AddContactCount(v)
+	})
+}
+
+// UpdateContactCount sets the "contact_count" field to the value that was provided on create.
+func (u *OrganizationUpsertOne) UpdateContactCount() *OrganizationUpsertOne {
+	return u.Update(func(s *OrganizationUpsert) {
+		s.UpdateContactCount()
 	})
 }
 
@@ -1345,6 +1409,27 @@ func (u *OrganizationUpsertBulk) SetAllowOpenRegistration(v bool) *OrganizationU
 func (u *OrganizationUpsertBulk) UpdateAllowOpenRegistration() *OrganizationUpsertBulk {
 	return u.Update(func(s *OrganizationUpsert) {
 		s.UpdateAllowOpenRegistration()
+	})
+}
+
+// SetContactCount sets the "contact_count" field.
+func (u *OrganizationUpsertBulk) SetContactCount(v int) *OrganizationUpsertBulk {
+	return u.Update(func(s *OrganizationUpsert) {
+		s.SetContactCount(v)
+	})
+}
+
+// AddContactCount adds v to the "contact_count" field.
+func (u *OrganizationUpsertBulk) AddContactCount(v int) *OrganizationUpsertBulk {
+	return u.Update(func(s *OrganizationUpsert) {
+		s.AddContactCount(v)
+	})
+}
+
+// UpdateContactCount sets the "contact_count" field to the value that was provided on create.
+func (u *OrganizationUpsertBulk) UpdateContactCount() *OrganizationUpsertBulk {
+	return u.Update(func(s *OrganizationUpsert) {
+		s.UpdateContactCount()
 	})
 }
 

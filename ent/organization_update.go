@@ -193,6 +193,27 @@ func (_u *OrganizationUpdate) SetNillableAllowOpenRegistration(v *bool) *Organiz
 	return _u
 }
 
+// SetContactCount sets the "contact_count" field.
+func (_u *OrganizationUpdate) SetContactCount(v int) *OrganizationUpdate {
+	_u.mutation.ResetContactCount()
+	_u.mutation.SetContactCount(v)
+	return _u
+}
+
+// SetNillableContactCount sets the "contact_count" field if the given value is not nil.
+func (_u *OrganizationUpdate) SetNillableContactCount(v *int) *OrganizationUpdate {
+	if v != nil {
+		_u.SetContactCount(*v)
+	}
+	return _u
+}
+
+// AddContactCount adds value to the "contact_count" field.
+func (_u *OrganizationUpdate) AddContactCount(v int) *OrganizationUpdate {
+	_u.mutation.AddContactCount(v)
+	return _u
+}
+
 // AddMemberIDs adds the "members" edge to the OrganizationMember entity by IDs.
 func (_u *OrganizationUpdate) AddMemberIDs(ids ...uuid.UUID) *OrganizationUpdate {
 	_u.mutation.AddMemberIDs(ids...)
@@ -424,6 +445,12 @@ func (_u *OrganizationUpdate) sqlSave(ctx context.Context) (_node int, err error
 	}
 	if value, ok := _u.mutation.AllowOpenRegistration(); ok {
 		_spec.SetField(organization.FieldAllowOpenRegistration, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.ContactCount(); ok {
+		_spec.SetField(organization.FieldContactCount, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedContactCount(); ok {
+		_spec.AddField(organization.FieldContactCount, field.TypeInt, value)
 	}
 	if _u.mutation.MembersCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -742,6 +769,27 @@ func (_u *OrganizationUpdateOne) SetNillableAllowOpenRegistration(v *bool) *Orga
 	return _u
 }
 
+// SetContactCount sets the "contact_count" field.
+func (_u *OrganizationUpdateOne) SetContactCount(v int) *OrganizationUpdateOne {
+	_u.mutation.ResetContactCount()
+	_u.mutation.SetContactCount(v)
+	return _u
+}
+
+// SetNillableContactCount sets the "contact_count" field if the given value is not nil.
+func (_u *OrganizationUpdateOne) SetNillableContactCount(v *int) *OrganizationUpdateOne {
+	if v != nil {
+		_u.SetContactCount(*v)
+	}
+	return _u
+}
+
+// AddContactCount adds value to the "contact_count" field.
+func (_u *OrganizationUpdateOne) AddContactCount(v int) *OrganizationUpdateOne {
+	_u.mutation.AddContactCount(v)
+	return _u
+}
+
 // AddMemberIDs adds the "members" edge to the OrganizationMember entity by IDs.
 func (_u *OrganizationUpdateOne) AddMemberIDs(ids ...uuid.UUID) *OrganizationUpdateOne {
 	_u.mutation.AddMemberIDs(ids...)
@@ -1003,6 +1051,12 @@ func (_u *OrganizationUpdateOne) sqlSave(ctx context.Context) (_node *Organizati
 	}
 	if value, ok := _u.mutation.AllowOpenRegistration(); ok {
 		_spec.SetField(organization.FieldAllowOpenRegistration, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.ContactCount(); ok {
+		_spec.SetField(organization.FieldContactCount, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedContactCount(); ok {
+		_spec.AddField(organization.FieldContactCount, field.TypeInt, value)
 	}
 	if _u.mutation.MembersCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -3,6 +3,7 @@ package messaging
 import (
 	"context"
 
+	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
 	"switchboard/apperr"
@@ -42,7 +43,8 @@ func (s *Service) History(ctx context.Context, contactID uuid.UUID, beforeID *uu
 		return nil, err
 	}
 	db := database.ClientFor(ctx, s.Client)
-	if _, err := db.Contact.Get(ctx, contactID); err != nil {
+	c, err := db.Contact.Get(ctx, contactID)
+	if err != nil {
 		return nil, apperr.Wrap(err, "contact")
 	}
 	q := db.Message.Query().Where(message.ContactID(contactID))
@@ -55,16 +57,13 @@ func (s *Service) History(ctx context.Context, contactID uuid.UUID, beforeID *uu
 		if err != nil {
 			return nil, apperr.Wrap(err, "message")
 		}
-		q = q.Where(message.Or(
-			message.CreatedAtLT(before.CreatedAt),
-			message.And(message.CreatedAt(before.CreatedAt), message.IDLT(before.ID)),
-		))
-	} else {
-		total, err := q.Clone().Count(ctx)
-		if err != nil {
-			return nil, apperr.Wrap(err, "message")
-		}
-		page.Total = total
+		// A row comparison: the (contact_id, created_at, id) index
+		// serves it as one range.
+		q = q.Where(func(s *sql.Selector) {
+			s.Where(sql.CompositeLT([]string{s.C(message.FieldCreatedAt), s.C(message.FieldID)}, before.CreatedAt, before.ID))
+		})
+	} else if page.Total, err = conversationTotal(ctx, q, c, account); err != nil {
+		return nil, err
 	}
 	ms, err := q.Order(ent.Desc(message.FieldCreatedAt), ent.Desc(message.FieldID)).Limit(limit + 1).All(ctx)
 	if err != nil {
@@ -79,6 +78,24 @@ func (s *Service) History(ctx context.Context, contactID uuid.UUID, beforeID *uu
 	}
 	page.Messages = ms
 	return page, nil
+}
+
+// Message returns one message. Errors: not_found.
+func (s *Service) Message(ctx context.Context, id uuid.UUID) (*ent.Message, error) {
+	m, err := database.ClientFor(ctx, s.Client).Message.Get(ctx, id)
+	return m, apperr.Wrap(err, "message")
+}
+
+// conversationTotal is the total of a conversation's first page: the
+// contact's message counter (kept by the database in the transaction of
+// every message insert and delete), or with an account filter a count of
+// the conversation's messages of that account.
+func conversationTotal(ctx context.Context, q *ent.MessageQuery, c *ent.Contact, account string) (int, error) {
+	if account == "" {
+		return c.MessageCount, nil
+	}
+	n, err := q.Clone().Count(ctx)
+	return n, apperr.Wrap(err, "message")
 }
 
 // MarkRead is the spec's PUT /api/messages/{id}/read, which is not

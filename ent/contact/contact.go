@@ -50,6 +50,8 @@ const (
 	FieldLastInboundAt = "last_inbound_at"
 	// FieldMarketingOptOut holds the string denoting the marketing_opt_out field in the database.
 	FieldMarketingOptOut = "marketing_opt_out"
+	// FieldMessageCount holds the string denoting the message_count field in the database.
+	FieldMessageCount = "message_count"
 	// EdgeOrganization holds the string denoting the organization edge name in mutations.
 	EdgeOrganization = "organization"
 	// EdgeMessages holds the string denoting the messages edge name in mutations.
@@ -128,6 +130,7 @@ var Columns = []string{
 	FieldChatAccount,
 	FieldLastInboundAt,
 	FieldMarketingOptOut,
+	FieldMessageCount,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -178,6 +181,8 @@ var (
 	DefaultChatAccount string
 	// DefaultMarketingOptOut holds the default value on creation for the "marketing_opt_out" field.
 	DefaultMarketingOptOut bool
+	// DefaultMessageCount holds the default value on creation for the "message_count" field.
+	DefaultMessageCount int
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() uuid.UUID
 )
@@ -263,6 +268,11 @@ func ByLastInboundAt(opts ...sql.OrderTermOption) OrderOption {
 // ByMarketingOptOut orders the results by the marketing_opt_out field.
 func ByMarketingOptOut(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldMarketingOptOut, opts...).ToFunc()
+}
+
+// ByMessageCount orders the results by the message_count field.
+func ByMessageCount(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldMessageCount, opts...).ToFunc()
 }
 
 // ByOrganizationField orders the results by organization field.

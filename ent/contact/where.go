@@ -131,6 +131,11 @@ func MarketingOptOut(v bool) predicate.Contact {
 	return predicate.Contact(sql.FieldEQ(FieldMarketingOptOut, v))
 }
 
+// MessageCount applies equality check predicate on the "message_count" field. It's identical to MessageCountEQ.
+func MessageCount(v int) predicate.Contact {
+	return predicate.Contact(sql.FieldEQ(FieldMessageCount, v))
+}
+
 // OrganizationIDEQ applies the EQ predicate on the "organization_id" field.
 func OrganizationIDEQ(v uuid.UUID) predicate.Contact {
 	return predicate.Contact(sql.FieldEQ(FieldOrganizationID, v))
@@ -884,6 +889,46 @@ func MarketingOptOutEQ(v bool) predicate.Contact {
 // MarketingOptOutNEQ applies the NEQ predicate on the "marketing_opt_out" field.
 func MarketingOptOutNEQ(v bool) predicate.Contact {
 	return predicate.Contact(sql.FieldNEQ(FieldMarketingOptOut, v))
+}
+
+// MessageCountEQ applies the EQ predicate on the "message_count" field.
+func MessageCountEQ(v int) predicate.Contact {
+	return predicate.Contact(sql.FieldEQ(FieldMessageCount, v))
+}
+
+// MessageCountNEQ applies the NEQ predicate on the "message_count" field.
+func MessageCountNEQ(v int) predicate.Contact {
+	return predicate.Contact(sql.FieldNEQ(FieldMessageCount, v))
+}
+
+// MessageCountIn applies the In predicate on the "message_count" field.
+func MessageCountIn(vs ...int) predicate.Contact {
+	return predicate.Contact(sql.FieldIn(FieldMessageCount, vs...))
+}
+
+// MessageCountNotIn applies the NotIn predicate on the "message_count" field.
+func MessageCountNotIn(vs ...int) predicate.Contact {
+	return predicate.Contact(sql.FieldNotIn(FieldMessageCount, vs...))
+}
+
+// MessageCountGT applies the GT predicate on the "message_count" field.
+func MessageCountGT(v int) predicate.Contact {
+	return predicate.Contact(sql.FieldGT(FieldMessageCount, v))
+}
+
+// MessageCountGTE applies the GTE predicate on the "message_count" field.
+func MessageCountGTE(v int) predicate.Contact {
+	return predicate.Contact(sql.FieldGTE(FieldMessageCount, v))
+}
+
+// MessageCountLT applies the LT predicate on the "message_count" field.
+func MessageCountLT(v int) predicate.Contact {
+	return predicate.Contact(sql.FieldLT(FieldMessageCount, v))
+}
+
+// MessageCountLTE applies the LTE predicate on the "message_count" field.
+func MessageCountLTE(v int) predicate.Contact {
+	return predicate.Contact(sql.FieldLTE(FieldMessageCount, v))
 }
 
 // HasOrganization applies the HasEdge predicate on the "organization" edge.

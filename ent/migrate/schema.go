@@ -890,6 +890,7 @@ var (
 		{Name: "chat_account", Type: field.TypeString, Default: ""},
 		{Name: "last_inbound_at", Type: field.TypeTime, Nullable: true},
 		{Name: "marketing_opt_out", Type: field.TypeBool, Default: false},
+		{Name: "message_count", Type: field.TypeInt, Default: 0},
 		{Name: "organization_id", Type: field.TypeUUID},
 	}
 	// ContactsTable holds the schema information for the "contacts" table.
@@ -900,7 +901,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "contacts_organizations_organization",
-				Columns:    []*schema.Column{ContactsColumns[17]},
+				Columns:    []*schema.Column{ContactsColumns[18]},
 				RefColumns: []*schema.Column{OrganizationsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -909,22 +910,22 @@ var (
 			{
 				Name:    "contact_organization_id_phone_number",
 				Unique:  true,
-				Columns: []*schema.Column{ContactsColumns[17], ContactsColumns[3]},
+				Columns: []*schema.Column{ContactsColumns[18], ContactsColumns[3]},
 			},
 			{
 				Name:    "contact_organization_id_last_message_at",
 				Unique:  false,
-				Columns: []*schema.Column{ContactsColumns[17], ContactsColumns[10]},
+				Columns: []*schema.Column{ContactsColumns[18], ContactsColumns[10]},
 			},
 			{
 				Name:    "contact_organization_id_assigned_user_id",
 				Unique:  false,
-				Columns: []*schema.Column{ContactsColumns[17], ContactsColumns[13]},
+				Columns: []*schema.Column{ContactsColumns[18], ContactsColumns[13]},
 			},
 			{
 				Name:    "contact_organization_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{ContactsColumns[17], ContactsColumns[1]},
+				Columns: []*schema.Column{ContactsColumns[18], ContactsColumns[1]},
 			},
 		},
 	}
@@ -1373,6 +1374,7 @@ var (
 		{Name: "hold_music_file", Type: field.TypeString, Default: ""},
 		{Name: "ringback_file", Type: field.TypeString, Default: ""},
 		{Name: "allow_open_registration", Type: field.TypeBool, Default: false},
+		{Name: "contact_count", Type: field.TypeInt, Default: 0},
 	}
 	// OrganizationsTable holds the schema information for the "organizations" table.
 	OrganizationsTable = &schema.Table{

@@ -42,6 +42,8 @@ const (
 	FieldRingbackFile = "ringback_file"
 	// FieldAllowOpenRegistration holds the string denoting the allow_open_registration field in the database.
 	FieldAllowOpenRegistration = "allow_open_registration"
+	// FieldContactCount holds the string denoting the contact_count field in the database.
+	FieldContactCount = "contact_count"
 	// EdgeMembers holds the string denoting the members edge name in mutations.
 	EdgeMembers = "members"
 	// EdgeRoles holds the string denoting the roles edge name in mutations.
@@ -89,6 +91,7 @@ var Columns = []string{
 	FieldHoldMusicFile,
 	FieldRingbackFile,
 	FieldAllowOpenRegistration,
+	FieldContactCount,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -139,6 +142,8 @@ var (
 	DefaultRingbackFile string
 	// DefaultAllowOpenRegistration holds the default value on creation for the "allow_open_registration" field.
 	DefaultAllowOpenRegistration bool
+	// DefaultContactCount holds the default value on creation for the "contact_count" field.
+	DefaultContactCount int
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() uuid.UUID
 )
@@ -214,6 +219,11 @@ func ByRingbackFile(opts ...sql.OrderTermOption) OrderOption {
 // ByAllowOpenRegistration orders the results by the allow_open_registration field.
 func ByAllowOpenRegistration(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldAllowOpenRegistration, opts...).ToFunc()
+}
+
+// ByContactCount orders the results by the contact_count field.
+func ByContactCount(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldContactCount, opts...).ToFunc()
 }
 
 // ByMembersCount orders the results by members count.

@@ -121,6 +121,11 @@ func AllowOpenRegistration(v bool) predicate.Organization {
 	return predicate.Organization(sql.FieldEQ(FieldAllowOpenRegistration, v))
 }
 
+// ContactCount applies equality check predicate on the "contact_count" field. It's identical to ContactCountEQ.
+func ContactCount(v int) predicate.Organization {
+	return predicate.Organization(sql.FieldEQ(FieldContactCount, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Organization {
 	return predicate.Organization(sql.FieldEQ(FieldCreatedAt, v))
@@ -699,6 +704,46 @@ func AllowOpenRegistrationEQ(v bool) predicate.Organization {
 // AllowOpenRegistrationNEQ applies the NEQ predicate on the "allow_open_registration" field.
 func AllowOpenRegistrationNEQ(v bool) predicate.Organization {
 	return predicate.Organization(sql.FieldNEQ(FieldAllowOpenRegistration, v))
+}
+
+// ContactCountEQ applies the EQ predicate on the "contact_count" field.
+func ContactCountEQ(v int) predicate.Organization {
+	return predicate.Organization(sql.FieldEQ(FieldContactCount, v))
+}
+
+// ContactCountNEQ applies the NEQ predicate on the "contact_count" field.
+func ContactCountNEQ(v int) predicate.Organization {
+	return predicate.Organization(sql.FieldNEQ(FieldContactCount, v))
+}
+
+// ContactCountIn applies the In predicate on the "contact_count" field.
+func ContactCountIn(vs ...int) predicate.Organization {
+	return predicate.Organization(sql.FieldIn(FieldContactCount, vs...))
+}
+
+// ContactCountNotIn applies the NotIn predicate on the "contact_count" field.
+func ContactCountNotIn(vs ...int) predicate.Organization {
+	return predicate.Organization(sql.FieldNotIn(FieldContactCount, vs...))
+}
+
+// ContactCountGT applies the GT predicate on the "contact_count" field.
+func ContactCountGT(v int) predicate.Organization {
+	return predicate.Organization(sql.FieldGT(FieldContactCount, v))
+}
+
+// ContactCountGTE applies the GTE predicate on the "contact_count" field.
+func ContactCountGTE(v int) predicate.Organization {
+	return predicate.Organization(sql.FieldGTE(FieldContactCount, v))
+}
+
+// ContactCountLT applies the LT predicate on the "contact_count" field.
+func ContactCountLT(v int) predicate.Organization {
+	return predicate.Organization(sql.FieldLT(FieldContactCount, v))
+}
+
+// ContactCountLTE applies the LTE predicate on the "contact_count" field.
+func ContactCountLTE(v int) predicate.Organization {
+	return predicate.Organization(sql.FieldLTE(FieldContactCount, v))
 }
 
 // HasMembers applies the HasEdge predicate on the "members" edge.

@@ -1254,6 +1254,10 @@ func init() {
 	contactDescMarketingOptOut := contactFields[14].Descriptor()
 	// contact.DefaultMarketingOptOut holds the default value on creation for the marketing_opt_out field.
 	contact.DefaultMarketingOptOut = contactDescMarketingOptOut.Default.(bool)
+	// contactDescMessageCount is the schema descriptor for message_count field.
+	contactDescMessageCount := contactFields[15].Descriptor()
+	// contact.DefaultMessageCount holds the default value on creation for the message_count field.
+	contact.DefaultMessageCount = contactDescMessageCount.Default.(int)
 	// contactDescID is the schema descriptor for id field.
 	contactDescID := contactFields[0].Descriptor()
 	// contact.DefaultID holds the default value on creation for the id field.
@@ -1882,6 +1886,10 @@ func init() {
 	organizationDescAllowOpenRegistration := organizationFields[10].Descriptor()
 	// organization.DefaultAllowOpenRegistration holds the default value on creation for the allow_open_registration field.
 	organization.DefaultAllowOpenRegistration = organizationDescAllowOpenRegistration.Default.(bool)
+	// organizationDescContactCount is the schema descriptor for contact_count field.
+	organizationDescContactCount := organizationFields[11].Descriptor()
+	// organization.DefaultContactCount holds the default value on creation for the contact_count field.
+	organization.DefaultContactCount = organizationDescContactCount.Default.(int)
 	// organizationDescID is the schema descriptor for id field.
 	organizationDescID := organizationMixinFields0[0].Descriptor()
 	// organization.DefaultID holds the default value on creation for the id field.

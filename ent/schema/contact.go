@@ -46,6 +46,11 @@ func (Contact) Fields() []ent.Field {
 		field.String("chat_account").Default(""),
 		field.Time("last_inbound_at").Optional().Nillable(),
 		field.Bool("marketing_opt_out").Default(false),
+		// message_count is kept by database triggers in the transaction of
+		// every message insert or delete (database/counters.go): the
+		// history's total without counting the conversation.
+		field.Int("message_count").Default(0).
+			Annotations(entgql.Skip()),
 	}
 }
 
@@ -73,6 +78,8 @@ func (Contact) Indexes() []ent.Index {
 		index.Fields("organization_id", "assigned_user_id"),
 		// The dashboard counts the contacts created in a period.
 		index.Fields("organization_id", "created_at"),
+		// The inbox's order, search and tag indexes are hand-written
+		// (database/inboxindex.go): built CONCURRENTLY.
 	}
 }
 

@@ -36,6 +36,11 @@ func (Organization) Fields() []ent.Field {
 		field.String("ringback_file").Default(""),
 		field.Bool("allow_open_registration").Default(false).
 			Comment("lets anyone register into this organization without an invitation"),
+		// contact_count is kept by database triggers in the transaction of
+		// every contact insert or delete (database/counters.go): the
+		// unfiltered contacts list's total without counting.
+		field.Int("contact_count").Default(0).
+			Annotations(entgql.Skip()),
 	}
 }
 

@@ -1,0 +1,179 @@
+// Command scale measures the inbox's reads at a million contacts (issue
+// 30): it seeds one organization with -contacts contacts (90% with a last
+// message) and -messages messages by COPY, plus -orgs small organizations
+// of -small contacts beside it, rebuilds the migrations' hand-written
+// indexes CONCURRENTLY on that size (timed: what the migration costs),
+// then runs -agents concurrent clients reading every list, search and
+// history read through the built server's HTTP stack (REST and GraphQL),
+// and reports p50/p99 per read, for the large organization and for a
+// small one. The database is dropped at the end (-keep keeps it).
+//
+//	go run ./bench/scale                                  # 1,000,000 contacts, 10,000,000 messages
+//	go run ./bench/scale -contacts 100000 -messages 1000000
+package main
+
+import (
+	"context"
+	"database/sql"
+	"flag"
+	"fmt"
+	"log"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/google/uuid"
+	_ "github.com/lib/pq"
+
+	"switchboard/bench/internal/benchkit"
+	"switchboard/internal/calltest"
+)
+
+const (
+	adminEmail    = "bench@example.com"
+	adminPassword = "bench-password-not-secret"
+)
+
+type flags struct {
+	bin, dir, pg, redis string
+	sz                  sizes
+	agents, requests    int
+	keep                bool
+}
+
+func main() {
+	var f flags
+	flag.StringVar(&f.bin, "bin", "", "server binary (default: go build this tree into -dir)")
+	flag.StringVar(&f.dir, "dir", "/tmp/switchboard-scale-bench", "work directory: the server's data, its log, the built binary")
+	flag.StringVar(&f.pg, "pg", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", "PostgreSQL server; a fresh database is created on it and dropped after")
+	flag.StringVar(&f.redis, "redis", os.Getenv("REDIS_URL"), "Redis URL for the server (default $REDIS_URL; empty: the server's in-process Redis)")
+	flag.IntVar(&f.sz.contacts, "contacts", 1_000_000, "contacts of the large organization")
+	flag.IntVar(&f.sz.messages, "messages", 10_000_000, "messages of the large organization")
+	flag.IntVar(&f.sz.longest, "longest", 200_000, "messages of its longest conversation (the history read's)")
+	flag.IntVar(&f.sz.orgs, "orgs", 99, "small organizations beside it")
+	flag.IntVar(&f.sz.smallContacts, "small", 100, "contacts of each small organization (10 messages each)")
+	flag.IntVar(&f.agents, "agents", 20, "concurrent readers")
+	flag.IntVar(&f.requests, "requests", 20, "requests of each read per reader")
+	flag.BoolVar(&f.keep, "keep", false, "keep the database (its name is logged)")
+	flag.Parse()
+	if err := run(context.Background(), f); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func run(ctx context.Context, f flags) error {
+	if err := os.MkdirAll(f.dir, 0o755); err != nil {
+		return err
+	}
+	bin := f.bin
+	if bin == "" {
+		log.Printf("building the server")
+		var err error
+		if bin, err = calltest.Build(ctx, f.dir); err != nil {
+			return err
+		}
+	}
+	dbURL, drop, err := freshDatabase(ctx, f.pg, f.keep)
+	if err != nil {
+		return err
+	}
+	defer drop()
+	srv, api, err := startServer(ctx, bin, dbURL, f)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := srv.Stop(); err != nil {
+			log.Print(err)
+		}
+	}()
+	db, err := sql.Open("postgres", dbURL)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	w, err := seed(ctx, db, api, f.sz)
+	if err != nil {
+		return err
+	}
+	log.Printf("reading: %d agents, %d requests of each read each", f.agents, f.requests)
+	big := measure(ctx, api, readsOf(w.big), f.agents, f.requests)
+	small := measure(ctx, api.InOrg(w.small.org.String()), readsOf(w.small), f.agents, f.requests)
+	quiet := measure(ctx, api, readsOf(w.big)[:1], 1, 50)
+	report(f, w, big, small, quiet[0])
+	return nil
+}
+
+// startServer starts the built server on the fresh database and logs in
+// as its first admin.
+func startServer(ctx context.Context, bin, dbURL string, f flags) (*calltest.Server, *benchkit.API, error) {
+	addr, err := calltest.FreeAddr()
+	if err != nil {
+		return nil, nil, err
+	}
+	dataDir := filepath.Join(f.dir, "data")
+	if err := os.RemoveAll(dataDir); err != nil {
+		return nil, nil, err
+	}
+	vars := map[string]string{
+		"LISTEN_ADDR": addr, "PUBLIC_URL": "http://" + addr, "DATA_DIR": dataDir,
+		"DATABASE_URL": dbURL, "REDIS_URL": f.redis,
+		"ADMIN_EMAIL": adminEmail, "ADMIN_PASSWORD": adminPassword, "COOKIE_SECURE": "false",
+		"JWT_SECRET": "bench-jwt-secret", "ENCRYPTION_KEY": "bench-encryption-key",
+		"LOG_LEVEL": "warn", "LOG_FORMAT": "text", "RATE_LIMIT_PER_MINUTE": "10000000",
+	}
+	srv, err := calltest.Start(ctx, bin, vars, filepath.Join(f.dir, "server.log"))
+	if err != nil {
+		return nil, nil, err
+	}
+	api, err := benchkit.Login(ctx, srv.URL, adminEmail, adminPassword)
+	if err != nil {
+		_ = srv.Stop()
+		return nil, nil, err
+	}
+	api.HTTP = &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	return srv, api, nil
+}
+
+// freshDatabase creates a database on the server at admin and returns its
+// URL and a function dropping it (logging its name instead when keep).
+func freshDatabase(ctx context.Context, admin string, keep bool) (string, func(), error) {
+	db, err := sql.Open("postgres", admin)
+	if err != nil {
+		return "", nil, err
+	}
+	name := "switchboard_scale_bench_" + benchkit.RandomHex(4)
+	if _, err := db.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+		db.Close()
+		return "", nil, fmt.Errorf("create database: %w", err)
+	}
+	u, err := url.Parse(admin)
+	if err != nil {
+		db.Close()
+		return "", nil, err
+	}
+	u.Path = "/" + name
+	drop := func() {
+		defer db.Close()
+		if keep {
+			log.Printf("kept database %s", name)
+			return
+		}
+		if _, err := db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"); err != nil {
+			log.Printf("drop database %s: %v", name, err)
+		}
+	}
+	return u.String(), drop, nil
+}
+
+// org is a seeded organization as the reads address it.
+type org struct {
+	org, agent uuid.UUID
+	// history is the contact of the longest conversation, middle a
+	// message in the middle of it (before_id), nameTerm and digits a
+	// part of a contact's name and phone number.
+	history, middle  uuid.UUID
+	nameTerm, digits string
+}

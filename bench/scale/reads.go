@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"switchboard/bench/internal/benchkit"
+)
+
+// read is one request of the inbox: a REST GET path, or a GraphQL query.
+type read struct {
+	name, path, graphql string
+}
+
+// readsOf lists every list, search and history read of the inbox for o.
+func readsOf(o org) []read {
+	contactsQL := func(args string) string {
+		return `{ contacts(first: 20` + args + `) { totalCount totalCountIsEstimate edges { node { id profileName lastMessageAt } } } }`
+	}
+	return []read{
+		{name: "REST contacts page 1", path: "/api/contacts?page=1&limit=20"},
+		{name: "REST contacts page 2000", path: "/api/contacts?page=2000&limit=20"},
+		{name: "REST search name (one match)", path: "/api/contacts?search=" + url.QueryEscape(o.nameTerm)},
+		{name: "REST search name (broad: ovela)", path: "/api/contacts?search=ovela"},
+		{name: "REST search phone digits", path: "/api/contacts?search=" + o.digits},
+		{name: "REST tag filter (vip)", path: "/api/contacts?tags=vip"},
+		{name: "REST history limit 50", path: "/api/contacts/" + o.history.String() + "/messages?limit=50"},
+		{name: "REST history before_id", path: "/api/contacts/" + o.history.String() + "/messages?limit=50&before_id=" + o.middle.String()},
+		{name: "REST history account Main", path: "/api/contacts/" + o.history.String() + "/messages?limit=50&account=Main"},
+		{name: "GraphQL contacts first 20", graphql: contactsQL("")},
+		{name: "GraphQL contacts search name", graphql: contactsQL(`, search: "` + o.nameTerm + `"`)},
+		{name: "GraphQL contacts search digits", graphql: contactsQL(`, search: "` + o.digits + `"`)},
+		{name: "GraphQL contacts tag vip", graphql: contactsQL(`, tags: ["vip"]`)},
+		{name: "GraphQL contacts assigned user", graphql: contactsQL(`, where: {assignedUserID: "` + o.agent.String() + `"}`)},
+		{name: "GraphQL contacts account Second", graphql: contactsQL(`, where: {chatAccount: "Second"}`)},
+		{name: "GraphQL contacts by last message", graphql: contactsQL(`, orderBy: {field: LAST_MESSAGE_AT, direction: DESC}`)},
+		{name: "GraphQL messages", graphql: `{ messages(contactID: "` + o.history.String() + `", limit: 50) { total messages { id } } }`},
+		{name: "GraphQL messages beforeId", graphql: `{ messages(contactID: "` + o.history.String() + `", beforeID: "` + o.middle.String() + `", limit: 50) { hasMore messages { id } } }`},
+		{name: "REST chatbot transfers", path: "/api/chatbot/transfers"},
+		{name: "REST chatbot sessions", path: "/api/chatbot/sessions"},
+		{name: "REST call logs", path: "/api/call-logs"},
+		{name: "REST templates", path: "/api/templates"},
+	}
+}
+
+// result is one read's latency over every request of every reader.
+type result struct {
+	read   read
+	lat    benchkit.Latency
+	errors int
+	first  string
+}
+
+// measure runs each read in turn: agents readers each send requests of
+// it, together.
+func measure(ctx context.Context, api *benchkit.API, reads []read, agents, requests int) []result {
+	out := make([]result, len(reads))
+	for i, r := range reads {
+		var (
+			mu   sync.Mutex
+			durs []time.Duration
+			wg   sync.WaitGroup
+		)
+		res := &out[i]
+		res.read = r
+		for range agents {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range requests {
+					start := time.Now()
+					err := do(ctx, api, r)
+					d := time.Since(start)
+					mu.Lock()
+					if err != nil {
+						res.errors++
+						if res.first == "" {
+							res.first = err.Error()
+						}
+					} else {
+						durs = append(durs, d)
+					}
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		res.lat = benchkit.Summarize(durs)
+		if res.errors > 0 {
+			log.Printf("%s: %d errors, first: %s", r.name, res.errors, res.first)
+		}
+	}
+	return out
+}
+
+// do sends one read and checks its answer (HTTP 200, no GraphQL error).
+func do(ctx context.Context, api *benchkit.API, r read) error {
+	if r.path != "" {
+		return api.Call(ctx, http.MethodGet, r.path, nil, http.StatusOK, nil)
+	}
+	body, _ := json.Marshal(map[string]string{"query": r.graphql})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, api.Base+"/graphql", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+api.Token)
+	if api.OrgHeader != "" {
+		req.Header.Set("X-Organization-ID", api.OrgHeader)
+	}
+	resp, err := api.HTTP.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || bytes.Contains(raw, []byte(`"errors"`)) {
+		return fmt.Errorf("HTTP %d: %.300s", resp.StatusCode, raw)
+	}
+	return nil
+}
+
+// report prints the run's figures as markdown tables.
+func report(f flags, w *world, big, small []result, quiet result) {
+	out := tabwriter.NewWriter(os.Stdout, 0, 0, 1, ' ', 0)
+	defer out.Flush()
+	fmt.Fprintf(out, "\n%s: %d contacts, %d messages (longest conversation %d) in one organization, %d organizations of %d contacts beside it; %d readers x %d requests per read\n",
+		time.Now().UTC().Format("2006-01-02 15:04"), f.sz.contacts, f.sz.messages, f.sz.longest, f.sz.orgs, f.sz.smallContacts, f.agents, f.requests)
+	fmt.Fprintf(out, "seeded in %s; counters backfilled in %s\n", w.seedTime.Round(time.Second), w.backfill.Round(time.Millisecond))
+	var total time.Duration
+	var builds []string
+	for _, b := range w.indexBuilds {
+		total += b.took
+		builds = append(builds, fmt.Sprintf("%s %s", b.name, b.took.Round(time.Millisecond)))
+	}
+	fmt.Fprintf(out, "hand-written indexes built CONCURRENTLY in %s: %s\n", total.Round(time.Millisecond), strings.Join(builds, ", "))
+	fmt.Fprintf(out, "messages table (%d rows): heap+TOAST %.2f GB, indexes %.2f GB, %.0f bytes per message\n",
+		w.messageRows, gb(w.messagesHeap), gb(w.messagesIndexes), float64(w.messagesHeap+w.messagesIndexes)/float64(max(w.messageRows, 1)))
+	fmt.Fprintf(out, "first page, one client alone: p50 %.2f ms, p99 %.2f ms\n\n", quiet.lat.P50, quiet.lat.P99)
+	fmt.Fprintln(out, "| read\t| large p50 ms\t| large p99 ms\t| small p50 ms\t| small p99 ms\t| errors |")
+	fmt.Fprintln(out, "|---\t|---\t|---\t|---\t|---\t|--- |")
+	for i, r := range big {
+		s := small[i]
+		fmt.Fprintf(out, "| %s\t| %.1f\t| %.1f\t| %.1f\t| %.1f\t| %d |\n", r.read.name, r.lat.P50, r.lat.P99, s.lat.P50, s.lat.P99, r.errors+s.errors)
+	}
+}
+
+func gb(b int64) float64 { return float64(b) / (1 << 30) }

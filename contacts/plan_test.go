@@ -1,0 +1,143 @@
+package contacts_test
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"testing"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/google/uuid"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"switchboard/contacts"
+	"switchboard/ent"
+	"switchboard/ent/contact"
+	"switchboard/ent/viewer"
+	"switchboard/internal/testenv"
+	"switchboard/internal/testkit"
+)
+
+// planContacts is the seeded size of the plan test: enough rows that the
+// planner's choice is the one it makes on a large organization (at 30,000
+// it still reads the whole table for a search).
+const planContacts = 100_000
+
+// seedPlanContacts writes planContacts contacts of org in one statement
+// (90% with a last message, a tag on every tenth, every twentieth
+// assigned to member, half held from "acme line"), 100 of another
+// organization, and analyses.
+func seedPlanContacts(t *testing.T, db *sql.DB, org, other, member uuid.UUID) {
+	t.Helper()
+	for _, s := range []struct {
+		org uuid.UUID
+		n   int
+	}{{org, planContacts}, {other, 100}} {
+		_, err := db.Exec(`INSERT INTO contacts (id, created_at, updated_at, organization_id, phone_number, name,
+			profile_name, avatar_url, status, tags, metadata, last_message_at, last_message_preview, unread_count,
+			assigned_user_id, chat_account, marketing_opt_out)
+			SELECT gen_random_uuid(), now() - make_interval(mins => i), now(), $1, '1666' || lpad(i::text, 8, '0'),
+				'', 'Person ' || i, '', 'active',
+				CASE WHEN i % 10 = 0 THEN '["vip"]'::jsonb ELSE '[]'::jsonb END, '{}',
+				CASE WHEN i % 10 <> 9 THEN now() - make_interval(secs => i) END, '', 0,
+				CASE WHEN i % 20 = 0 THEN $3::uuid END, CASE WHEN i % 2 = 0 THEN 'acme line' ELSE '' END, false
+			FROM generate_series(1, $2) AS i`, s.org, s.n, member)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.Exec(`ANALYZE contacts`); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestListPlans asserts, on PostgreSQL at a seeded size, that every query
+// of the contacts list, search and count reads an index and none scans
+// the contacts table: the first and a deep page, name and phone-digit
+// search, the tag filter, GraphQL's connection in its default order, by
+// assigned user and by account. Only the bounded count may scan, under
+// its LIMIT.
+func TestListPlans(t *testing.T) {
+	if testenv.PostgresURL(t) == "" {
+		t.Skip("plans are PostgreSQL's")
+	}
+	f := newFixture(t)
+	sqlDB := f.sql
+	org := viewer.FromContext(f.ctx).OrgID
+	seedPlanContacts(t, sqlDB, org, viewer.FromContext(f.other).OrgID, f.member)
+	list := func(flt contacts.Filter, offset int) func(context.Context) error {
+		return func(ctx context.Context) error {
+			_, err := f.s.List(ctx, flt, offset, 20)
+			return err
+		}
+	}
+	paginate := func(flt contacts.Filter, where ...func(*ent.ContactQuery)) func(context.Context) error {
+		return func(ctx context.Context) error {
+			narrow := func(q *ent.ContactQuery) (*ent.ContactQuery, error) {
+				for _, w := range where {
+					w(q)
+				}
+				return q, nil
+			}
+			_, err := f.s.Paginate(ctx, flt, true, narrow, func(q *ent.ContactQuery) (*ent.ContactConnection, error) {
+				first := 20
+				return q.Paginate(edgesOnly(ctx), nil, &first, nil, nil)
+			})
+			return err
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		op   func(context.Context) error
+		// index is what the list's query reads (any of them).
+		index []string
+	}{
+		{"FirstPage", list(contacts.Filter{}, 0), []string{"contact_inbox_order"}},
+		{"DeepPage", list(contacts.Filter{}, 20_000), []string{"contact_inbox_order"}},
+		{"SearchName", list(contacts.Filter{Search: "son 2999"}, 0), []string{"contact_profile_name_trgm", "contact_name_trgm", "contact_inbox_order"}},
+		{"SearchPhoneDigits", list(contacts.Filter{Search: "0012345"}, 0), []string{"contact_phone_number_trgm"}},
+		{"TagFilter", list(contacts.Filter{Tags: []string{"vip"}}, 0), []string{"contact_tags", "contact_inbox_order"}},
+		{"GraphQLFirst", paginate(contacts.Filter{}), []string{"contact_organization_id_id"}},
+		{"GraphQLAssignedUser", paginate(contacts.Filter{Narrowed: true}, func(q *ent.ContactQuery) {
+			q.Where(contact.AssignedUserID(f.member))
+		}), []string{"contact_organization_id_assigned_user_id", "contact_organization_id_id"}},
+		{"GraphQLAccount", paginate(contacts.Filter{Narrowed: true}, func(q *ent.ContactQuery) {
+			q.Where(contact.ChatAccount("acme line"))
+		}), []string{"contact_organization_id_id"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plans := testkit.Plans(t, f.ctx, sqlDB, tc.op)
+			read := false
+			for q, nodes := range plans {
+				// The bounded count (SELECT 1 ... LIMIT bound+1) may read
+				// the table in order when the filter matches many rows: the
+				// scan stops at the bound.
+				bounded := strings.HasPrefix(q, "SELECT 1 FROM") && nodes[0].Type == "Limit"
+				for _, n := range nodes {
+					if n.Type == "Seq Scan" && (n.Relation == "contacts" || n.Relation == "messages") && !bounded {
+						t.Errorf("%s scans %s: %v", q, n.Relation, nodes)
+					}
+				}
+				for _, ix := range tc.index {
+					read = read || testkit.UsesIndex(nodes, "contacts", ix)
+				}
+			}
+			if !read {
+				t.Errorf("no query reads %v: %v", tc.index, plans)
+			}
+		})
+	}
+}
+
+// edgesOnly is ctx as a GraphQL field selecting edges { node { id } } and
+// no totalCount (the transport hides it from ent's Paginate, which would
+// count every row).
+func edgesOnly(ctx context.Context) context.Context {
+	leaf := func(name string, sel ...ast.Selection) *ast.Field {
+		return &ast.Field{Name: name, Alias: name, SelectionSet: sel}
+	}
+	ctx = graphql.WithOperationContext(ctx, &graphql.OperationContext{Variables: map[string]any{}})
+	return graphql.WithFieldContext(ctx, &graphql.FieldContext{Field: graphql.CollectedField{
+		Field: leaf("contacts"), Selections: ast.SelectionSet{leaf("edges", leaf("node", leaf("id")))},
+	}})
+}

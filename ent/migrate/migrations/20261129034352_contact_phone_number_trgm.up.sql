@@ -1,0 +1,8 @@
+-- Issue 30 (database/inboxindex.go): built CONCURRENTLY so writes go on
+-- while it builds; CONCURRENTLY cannot run in a transaction block, so
+-- this file holds this one statement (golang-migrate sends a file as one
+-- simple query; a single statement runs outside any transaction). If the
+-- build fails half-way the migration is dirty and an INVALID index is
+-- left: DROP INDEX CONCURRENTLY contact_phone_number_trgm, force the previous version and
+-- migrate again (docs/architecture.md, "Contacts and conversations at scale").
+CREATE INDEX CONCURRENTLY "contact_phone_number_trgm" ON "contacts" USING gin ("phone_number" gin_trgm_ops);

@@ -1,0 +1,89 @@
+package testkit
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"switchboard/database"
+)
+
+// PlanNode is one node of a PostgreSQL plan: its type ("Index Scan",
+// "Bitmap Index Scan", "Seq Scan", ...), the table and the index it reads.
+type PlanNode struct {
+	Type, Relation, Index string
+}
+
+func (n PlanNode) String() string {
+	return strings.TrimSpace(fmt.Sprintf("%s %s %s", n.Type, n.Relation, n.Index))
+}
+
+// Plans runs op with its statements captured and returns the plan of each
+// SELECT it sent, EXPLAINed (FORMAT JSON) on db with the same arguments:
+// plan tests assert that a list's queries read their index, so that a
+// later query change cannot fall back to a scan unnoticed.
+func Plans(tb testing.TB, ctx context.Context, db *sql.DB, op func(context.Context) error) map[string][]PlanNode {
+	tb.Helper()
+	st := &database.Statements{Capture: true}
+	if err := op(database.CountStatements(ctx, st)); err != nil {
+		tb.Fatal(err)
+	}
+	out := map[string][]PlanNode{}
+	for _, s := range st.Captured() {
+		if !strings.HasPrefix(strings.TrimSpace(s.Query), "SELECT") {
+			continue
+		}
+		out[s.Query] = Explain(tb, db, s.Query, s.Args...)
+	}
+	return out
+}
+
+// Explain returns the nodes of query's plan, depth first.
+func Explain(tb testing.TB, db *sql.DB, query string, args ...any) []PlanNode {
+	tb.Helper()
+	var raw []byte
+	if err := db.QueryRow("EXPLAIN (FORMAT JSON) "+query, args...).Scan(&raw); err != nil {
+		tb.Fatalf("explain %s: %v", query, err)
+	}
+	var plans []struct {
+		Plan planJSON `json:"Plan"`
+	}
+	if err := json.Unmarshal(raw, &plans); err != nil || len(plans) != 1 {
+		tb.Fatalf("explain %s: %v (%s)", query, err, raw)
+	}
+	var nodes []PlanNode
+	var walk func(p planJSON)
+	walk = func(p planJSON) {
+		nodes = append(nodes, PlanNode{Type: p.NodeType, Relation: p.RelationName, Index: p.IndexName})
+		for _, c := range p.Plans {
+			walk(c)
+		}
+	}
+	walk(plans[0].Plan)
+	return nodes
+}
+
+type planJSON struct {
+	NodeType     string     `json:"Node Type"`
+	RelationName string     `json:"Relation Name"`
+	IndexName    string     `json:"Index Name"`
+	Plans        []planJSON `json:"Plans"`
+}
+
+// UsesIndex reports whether nodes read index, and that no node scans
+// table sequentially.
+func UsesIndex(nodes []PlanNode, table, index string) bool {
+	found := false
+	for _, n := range nodes {
+		if n.Type == "Seq Scan" && n.Relation == table {
+			return false
+		}
+		if n.Index == index {
+			found = true
+		}
+	}
+	return found
+}
