@@ -19,55 +19,56 @@ import (
 // agent: the agent's browser leg answers sdpOffer, the platform's leg
 // offers, and the platform connects the contact (POST /api/calls/outgoing).
 // The contact must have granted the account call permission. The bridge
-// starts when the platform's SDP answer arrives on the calls webhook.
-func (m *Manager) StartOutgoing(ctx context.Context, contactID uuid.UUID, chatAccount, sdpOffer string) (uuid.UUID, string, error) {
+// starts when the platform's SDP answer arrives on the calls webhook. It
+// returns the call's log and the agent leg's SDP answer.
+func (m *Manager) StartOutgoing(ctx context.Context, contactID uuid.UUID, chatAccount, sdpOffer string) (*ent.CallLog, string, error) {
 	switch {
 	case sdpOffer == "":
-		return uuid.Nil, "", apperr.Invalidf("sdp_offer is required")
+		return nil, "", apperr.Invalidf("sdp_offer is required")
 	case len(sdpOffer) > maxSDP:
-		return uuid.Nil, "", apperr.Invalidf("sdp_offer is longer than %d bytes", maxSDP)
+		return nil, "", apperr.Invalidf("sdp_offer is longer than %d bytes", maxSDP)
 	case chatAccount == "":
-		return uuid.Nil, "", apperr.Invalidf("chat_account is required")
+		return nil, "", apperr.Invalidf("chat_account is required")
 	}
 	c, err := m.Client.Contact.Get(ctx, contactID)
 	if err != nil {
-		return uuid.Nil, "", apperr.Wrap(err, "contact")
+		return nil, "", apperr.Wrap(err, "contact")
 	}
 	acc, err := m.accountNamed(ctx, chatAccount)
 	if err != nil {
-		return uuid.Nil, "", err
+		return nil, "", err
 	}
 	org, err := m.Client.Organization.Get(ctx, c.OrganizationID)
 	if err != nil {
-		return uuid.Nil, "", apperr.Wrap(err, "organization")
+		return nil, "", apperr.Wrap(err, "organization")
 	}
 	if !org.CallingEnabled || !acc.BusinessCallingEnabled {
-		return uuid.Nil, "", apperr.Invalidf("calling is not enabled for this organization and account")
+		return nil, "", apperr.Invalidf("calling is not enabled for this organization and account")
 	}
 	if err := m.checkPermission(ctx, contactID, chatAccount); err != nil {
-		return uuid.Nil, "", err
+		return nil, "", err
 	}
 	plat, err := m.providerAccount(acc)
 	if err != nil {
-		return uuid.Nil, "", err
+		return nil, "", err
 	}
 	logID := uuid.New()
 	lc := m.newLiveCall(org, acc, plat, logID, "", false)
 	agentLeg, agentAnswer, err := m.Engine.Answer(lc.ctx, sdpOffer, media.LegOptions{OnClose: lc.agentGone})
 	if err != nil {
 		lc.discard()
-		return uuid.Nil, "", apperr.Invalidf("sdp_offer is not a usable SDP offer")
+		return nil, "", apperr.Invalidf("sdp_offer is not a usable SDP offer")
 	}
 	platLeg, platOffer, err := m.Engine.Offer(lc.ctx, media.LegOptions{OnDTMF: lc.pressed, OnClose: lc.callerGone})
 	if err != nil {
 		lc.discard(agentLeg)
-		return uuid.Nil, "", err
+		return nil, "", err
 	}
 	lc.caller, lc.agent = platLeg, agentLeg
 	callID, err := m.Provider.StartCall(ctx, plat, c.PhoneNumber, platOffer, logID.String())
 	if err != nil {
 		lc.discard(agentLeg, platLeg)
-		return uuid.Nil, "", provider.AppError(err)
+		return nil, "", provider.AppError(err)
 	}
 	lc.callID = callID
 	userID := viewer.FromContext(ctx).UserID
@@ -76,7 +77,7 @@ func (m *Manager) StartOutgoing(ctx context.Context, contactID uuid.UUID, chatAc
 		SetStatus("ringing").SetAgentID(userID).SetStartedAt(m.now()).Save(ctx)
 	if err != nil {
 		lc.hangup(ctx, BySystem)
-		return uuid.Nil, "", apperr.Wrap(err, "call log")
+		return nil, "", apperr.Wrap(err, "call log")
 	}
 	if err := m.Events.Record(ctx, events.Event{Type: events.CallIncoming, OrgID: org.ID, Payload: callLogEvent(l, c.Name)}); err != nil {
 		m.Log.Warn("recording a call event failed", "error", err)
@@ -85,7 +86,7 @@ func (m *Manager) StartOutgoing(ctx context.Context, contactID uuid.UUID, chatAc
 		m.Log.Error("claiming a call failed", "error", err)
 	}
 	lc.limitDuration()
-	return logID, agentAnswer, nil
+	return l, agentAnswer, nil
 }
 
 // checkPermission refuses a call the contact has not allowed.

@@ -367,3 +367,19 @@ func TemplateName(c *ent.Campaign) string {
 	}
 	return ""
 }
+
+// TemplateNameOf is the name of the campaign's template, read when the
+// campaign was loaded without it ("" when it has none or it is gone).
+func (s *Service) TemplateNameOf(ctx context.Context, c *ent.Campaign) (string, error) {
+	if c.Edges.Template != nil || c.TemplateID == nil {
+		return TemplateName(c), nil
+	}
+	t, err := s.db(ctx).Template.Get(ctx, *c.TemplateID)
+	if ent.IsNotFound(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", apperr.Wrap(err, "template")
+	}
+	return t.Name, nil
+}

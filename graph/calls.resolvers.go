@@ -43,11 +43,7 @@ func (r *mutationResolver) ResumeCall(ctx context.Context, callLogID uuid.UUID) 
 
 // StartOutgoingCall is the resolver for the startOutgoingCall field.
 func (r *mutationResolver) StartOutgoingCall(ctx context.Context, contactID uuid.UUID, chatAccount string, sdpOffer string) (*model.OutgoingCall, error) {
-	id, answer, err := r.Calls.StartOutgoing(ctx, contactID, chatAccount, sdpOffer)
-	if err != nil {
-		return nil, err
-	}
-	l, err := r.Client.CallLog.Get(ctx, id)
+	l, answer, err := r.Calls.StartOutgoing(ctx, contactID, chatAccount, sdpOffer)
 	if err != nil {
 		return nil, err
 	}

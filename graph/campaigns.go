@@ -8,7 +8,6 @@ import (
 	"switchboard/apperr"
 	"switchboard/campaigns"
 	"switchboard/ent"
-	"switchboard/ent/campaign"
 	"switchboard/events"
 	"switchboard/graph/model"
 )
@@ -68,17 +67,7 @@ func (r *Resolver) CampaignRecipientsPage(ctx context.Context, id uuid.UUID, sta
 
 // CampaignTemplateName is the name of the campaign's template.
 func (r *Resolver) CampaignTemplateName(ctx context.Context, c *ent.Campaign) (string, error) {
-	if c.Edges.Template != nil || c.TemplateID == nil {
-		return campaigns.TemplateName(c), nil
-	}
-	t, err := r.db(ctx).Template.Get(ctx, *c.TemplateID)
-	if ent.IsNotFound(err) {
-		return "", nil
-	}
-	if err != nil {
-		return "", apperr.Wrap(err, "template")
-	}
-	return t.Name, nil
+	return r.Campaigns.TemplateNameOf(ctx, c)
 }
 
 // ImportCampaignRecipients imports recipients as the REST import does.
@@ -109,7 +98,7 @@ func (r *Resolver) CampaignProgressOf(ctx context.Context, id uuid.UUID) (<-chan
 	keep := func(ref eventRef) bool { return ref.ID == id }
 	return subscribe(ctx, r.Events, []string{events.FrameCampaignStatus, events.FrameCampaignProgress}, keep,
 		func(ctx context.Context, id uuid.UUID) (*model.CampaignProgress, error) {
-			c, err := r.Client.Campaign.Query().Where(campaign.ID(id)).Only(ctx)
+			c, err := r.Campaigns.Get(ctx, id)
 			if err != nil {
 				return nil, err
 			}

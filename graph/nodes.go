@@ -2,22 +2,18 @@ package graph
 
 import (
 	"context"
-	"fmt"
-	"strings"
-	"sync"
 
 	"github.com/google/uuid"
 
 	"switchboard/apperr"
+	"switchboard/database"
 	"switchboard/ent"
-	"switchboard/ent/migrate"
 )
 
-// Node resolves a Relay node by UUID. UUIDs carry no type, so one probe
-// query finds the table holding the id, then the typed load runs under the
-// viewer's privacy rules: another tenant's id is simply not found.
+// Node resolves a Relay node by UUID under the viewer's privacy rules:
+// another tenant's id is simply not found.
 func (r *Resolver) Node(ctx context.Context, id uuid.UUID) (ent.Noder, error) {
-	n, err := r.db(ctx).Noder(ctx, id, ent.WithNodeType(r.nodeTable))
+	n, err := database.Node(ctx, r.Client, id)
 	if err != nil {
 		return nil, apperr.Wrap(err, "node")
 	}
@@ -50,40 +46,4 @@ func (r *Resolver) Nodes(ctx context.Context, ids []uuid.UUID) ([]ent.Noder, err
 		out[i] = n
 	}
 	return out, nil
-}
-
-var (
-	probeOnce  sync.Once
-	probeQuery string
-)
-
-// nodeProbe builds a UNION over every entity table with a uuid id.
-func nodeProbe() string {
-	probeOnce.Do(func() {
-		var parts []string
-		for _, t := range migrate.Tables {
-			if len(t.PrimaryKey) != 1 || t.PrimaryKey[0].Name != "id" {
-				continue
-			}
-			parts = append(parts, fmt.Sprintf("SELECT '%s' AS t FROM %s WHERE id = $1", t.Name, t.Name))
-		}
-		probeQuery = strings.Join(parts, " UNION ALL ") + " LIMIT 1"
-	})
-	return probeQuery
-}
-
-func (r *Resolver) nodeTable(ctx context.Context, id uuid.UUID) (string, error) {
-	rows, err := r.db(ctx).QueryContext(ctx, nodeProbe(), id)
-	if err != nil {
-		return "", err
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		return "", &ent.NotFoundError{}
-	}
-	var table string
-	if err := rows.Scan(&table); err != nil {
-		return "", err
-	}
-	return table, rows.Close()
 }

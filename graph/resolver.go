@@ -1,9 +1,11 @@
-// Package graph holds the operations of the API as methods on Resolver,
-// served over GraphQL by gqlgen and called by the REST layer.
+// Package graph is the GraphQL transport: gqlgen's resolvers translate
+// GraphQL types and call one operation of a domain package each. Resolver
+// holds those packages' services, through which the REST layer reaches
+// the same operations. No domain rule and no ent builder call lives here
+// (TestNoEntBuildersInGraph).
 package graph
 
 import (
-	"context"
 	"switchboard/access"
 	"switchboard/accounts"
 	"switchboard/analytics"
@@ -15,7 +17,6 @@ import (
 	"switchboard/chatbot"
 	"switchboard/contacts"
 	"switchboard/customactions"
-	"switchboard/database"
 	"switchboard/ent"
 	"switchboard/events"
 	"switchboard/flows"
@@ -100,7 +101,3 @@ type Resolver struct {
 	// Revocations ends the open sockets whose access a change took away.
 	Revocations *access.Revocations
 }
-
-// db returns the transaction's client when ctx carries one, the root
-// client otherwise.
-func (r *Resolver) db(ctx context.Context) *ent.Client { return database.ClientFor(ctx, r.Client) }

@@ -78,14 +78,11 @@ func contains(list []string, s string) bool {
 // when contactID is set.
 func (r *Resolver) MessagesOf(ctx context.Context, typ string, contactID *uuid.UUID) (<-chan *ent.Message, error) {
 	keep := func(ref eventRef) bool { return contactID == nil || ref.ContactID == *contactID }
-	return subscribe(ctx, r.Events, []string{typ}, keep, func(ctx context.Context, id uuid.UUID) (*ent.Message, error) {
-		return r.Client.Message.Get(ctx, id)
-	})
+	return subscribe(ctx, r.Events, []string{typ}, keep, r.Messaging.Message)
 }
 
 // ContactChanges streams contacts as they are created or changed.
 func (r *Resolver) ContactChanges(ctx context.Context) (<-chan *ent.Contact, error) {
 	keep := func(eventRef) bool { return true }
-	return subscribe(ctx, r.Events, []string{events.FrameContactNew, events.FrameContactUpdated}, keep,
-		func(ctx context.Context, id uuid.UUID) (*ent.Contact, error) { return r.Client.Contact.Get(ctx, id) })
+	return subscribe(ctx, r.Events, []string{events.FrameContactNew, events.FrameContactUpdated}, keep, r.Contacts.Get)
 }

@@ -45,5 +45,7 @@ func (r *Resolver) TemplatePage(ctx context.Context, account, status, category, 
 // changed (template:status).
 func (r *Resolver) TemplateChanges(ctx context.Context) (<-chan *ent.Template, error) {
 	return subscribe(ctx, r.Events, []string{events.FrameTemplateStatus}, func(eventRef) bool { return true },
-		func(ctx context.Context, id uuid.UUID) (*ent.Template, error) { return r.Client.Template.Get(ctx, id) })
+		func(ctx context.Context, id uuid.UUID) (*ent.Template, error) {
+			return viewTemplate(r.Templates.Get(ctx, id))
+		})
 }

@@ -97,9 +97,9 @@ func (a *API) startOutgoingCall(c *gin.Context) (int, any, error) {
 	if b.ContactID == nil {
 		return 0, nil, apperr.Invalidf("contact_id is required")
 	}
-	logID, answer, err := a.R.Calls.StartOutgoing(ctx(c), *b.ContactID, b.ChatAccount, b.SDPOffer)
+	l, answer, err := a.R.Calls.StartOutgoing(ctx(c), *b.ContactID, b.ChatAccount, b.SDPOffer)
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, outgoingCallData{CallLogID: logID, SDPAnswer: answer}, nil
+	return http.StatusOK, outgoingCallData{CallLogID: l.ID, SDPAnswer: answer}, nil
 }
