@@ -79,14 +79,11 @@ func (lc *liveCall) pressed(d rune) {
 // agent). A call the organization does not take (calling off) is
 // rejected, and so is one whose media does not connect within
 // MediaTimeout (logged failed, disconnected_by media_timeout).
-func (m *Manager) answerIncoming(orgID, logID uuid.UUID, ev PlatformEvent) {
-	ctx := viewer.SystemContext(context.Background(), orgID)
+//
+// org is as the webhook's transaction read it (StoreCallEvents).
+func (m *Manager) answerIncoming(org *ent.Organization, logID uuid.UUID, ev PlatformEvent) {
+	ctx := viewer.SystemContext(context.Background(), org.ID)
 	log := m.Log.With("call_log_id", logID, "call_id", ev.CallID)
-	org, err := m.Client.Organization.Get(ctx, orgID)
-	if err != nil {
-		log.Error("loading the organization of a call failed", "error", err)
-		return
-	}
 	plat, err := m.providerAccount(ev.Account)
 	if err != nil {
 		log.Error("a call's account has no usable credentials", "error", err)
@@ -269,8 +266,10 @@ type ending struct {
 
 // end tears the call down once, whatever asks first: the platform is told
 // (reject before a user's call is accepted, terminate after; nothing when
-// the platform ended it), the IVR and timers stop, media closes, the log
-// (if still open) ends, and the recording is mixed and stored. Later calls,
+// the platform ended it), the IVR and timers stop, media closes and the
+// log (if still open) ends. The recording is mixed and stored afterwards,
+// in the background (storeRecordingLater): mixing takes ffmpeg a second or
+// more per call, which a hangup request must not wait for. Later calls,
 // such as the legs' own close callbacks, do nothing.
 func (lc *liveCall) end(ctx context.Context, e ending) {
 	lc.endOnce.Do(func() {
@@ -305,7 +304,7 @@ func (lc *liveCall) end(ctx context.Context, e ending) {
 		lc.cancel()
 		lc.m.unregister(lc)
 		lc.m.finish(lc.ctx0(), lc.logID, lc.endStatus(e), e.by)
-		lc.m.storeRecording(lc.ctx0(), lc.orgID, lc.logID, recs, paths)
+		lc.m.storeRecordingLater(lc.orgID, lc.logID, recs, paths)
 	})
 }
 
@@ -374,54 +373,9 @@ func (m *Manager) closeLive(logID uuid.UUID) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), controlTimeout)
 	defer cancel()
-	if _, err := m.routeRemote(ctx, logID, controlRequest{Op: opClose}); err != nil && apperr.CodeOf(err) != apperr.NotFound {
+	// Conflict: no node holds the call any more (it ended here first, as
+	// after a hangup, whose terminate webhook follows): nothing to close.
+	if _, err := m.routeRemote(ctx, logID, controlRequest{Op: opClose}); err != nil && apperr.CodeOf(err) != apperr.NotFound && apperr.CodeOf(err) != apperr.Conflict {
 		m.Log.Warn("closing a call on its node failed", "call_log_id", logID, "error", err)
-	}
-}
-
-// putRecording hands the mixed file to the recording store.
-func (m *Manager) putRecording(key, path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return m.Recordings.Put(key, f)
-}
-
-// storeRecording mixes a call's recorded legs into one file and stores its
-// key and duration on the log.
-func (m *Manager) storeRecording(ctx context.Context, orgID, logID uuid.UUID, recs []*media.Recording, parts []string) {
-	if len(recs) == 0 {
-		return
-	}
-	for _, r := range recs {
-		if _, err := r.Stop(); err != nil {
-			m.Log.Warn("finishing a recording failed", "call_log_id", logID, "error", err)
-		}
-	}
-	defer func() {
-		for _, p := range parts {
-			_ = os.Remove(p)
-		}
-	}()
-	key := RecordingKey(orgID, logID)
-	mixed := filepath.Join(m.RecordingWork, orgID.String(), logID.String()+"-mixed.ogg")
-	defer os.Remove(mixed)
-	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
-	defer cancel()
-	d, err := media.MixRecordings(mctx, mixed, parts...)
-	if err != nil {
-		m.Log.Warn("mixing a call's recording failed", "call_log_id", logID, "error", err)
-		return
-	}
-	if err := m.putRecording(key, mixed); err != nil {
-		m.Log.Error("storing a call's recording failed", "call_log_id", logID, "error", err)
-		return
-	}
-	err = m.Client.CallLog.UpdateOneID(logID).SetRecordingStorageKey(key).
-		SetRecordingDuration(int(d.Round(time.Second) / time.Second)).Exec(ctx)
-	if err != nil {
-		m.Log.Error("storing a call's recording failed", "call_log_id", logID, "error", err)
 	}
 }

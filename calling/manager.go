@@ -69,6 +69,16 @@ type Manager struct {
 	calls map[uuid.UUID]*liveCall // by call log id
 	stop  context.CancelFunc
 	wg    sync.WaitGroup
+
+	// The recordings' background mixes (mixing.go): mixing counts those
+	// queued or running, mixQueue holds a slot per running one, mixCtx
+	// ends when Stop gives up waiting; mixStopped is set once Stop waits.
+	mixMu      sync.Mutex
+	mixing     sync.WaitGroup
+	mixQueue   chan struct{}
+	mixCtx     context.Context
+	mixCancel  context.CancelFunc
+	mixStopped bool
 }
 
 // DefaultMediaTimeout is how long a user's call may take to connect its
@@ -110,7 +120,8 @@ func (m *Manager) now() time.Time {
 }
 
 // Start begins serving control requests routed to this node and renewing
-// its calls' claims; Stop ends every live call of the node.
+// its calls' claims, and mixes the recordings an earlier run left unmixed;
+// Stop ends every live call of the node.
 func (m *Manager) Start(ctx context.Context) error {
 	if m.NodeID == "" {
 		m.NodeID = uuid.NewString()
@@ -118,20 +129,26 @@ func (m *Manager) Start(ctx context.Context) error {
 	m.mu.Lock()
 	m.calls = map[uuid.UUID]*liveCall{}
 	m.mu.Unlock()
+	m.mixMu.Lock()
+	m.mixStopped, m.mixQueue = false, nil // a new queue and context at the first mix
+	m.mixMu.Unlock()
 	ctx, m.stop = context.WithCancel(context.WithoutCancel(ctx))
 	sub := m.Redis.Subscribe(ctx, m.controlChannel(m.NodeID))
 	if _, err := sub.Receive(ctx); err != nil {
 		m.stop()
 		return err
 	}
-	m.wg.Add(3)
+	m.wg.Add(4)
+	go func() { defer m.wg.Done(); m.recoverRecordings(ctx) }()
 	go func() { defer m.wg.Done(); m.serveControl(ctx, sub) }()
 	go func() { defer m.wg.Done(); every(ctx, ownerTTL/3, m.renewClaims) }()
 	go func() { defer m.wg.Done(); every(ctx, sweepEvery, m.sweepOrphans) }()
 	return nil
 }
 
-// Stop hangs up every live call of this node and stops its loops.
+// Stop hangs up every live call of this node, stops its loops and waits
+// for the recordings' mixes (at most mixStopWait; the rest are mixed at
+// the next start).
 func (m *Manager) Stop() {
 	if m.stop == nil {
 		return
@@ -141,6 +158,7 @@ func (m *Manager) Stop() {
 	}
 	m.stop()
 	m.wg.Wait()
+	m.waitMixes()
 }
 
 func (m *Manager) liveCalls() []*liveCall {

@@ -4,6 +4,7 @@ import (
 	"context"
 	stdsql "database/sql"
 	"errors"
+	"slices"
 	"time"
 
 	"entgo.io/ent/dialect/sql"
@@ -27,6 +28,17 @@ import (
 func (m *Manager) StoreCallEvents(ctx context.Context, orgID uuid.UUID, evs []PlatformEvent, replies []PermissionReply) error {
 	ctx = viewer.SystemContext(ctx, orgID)
 	db := database.ClientFor(ctx, m.Client)
+	// A batch ringing calls reads the organization once, on the
+	// transaction's connection: 50 calls rung at once each reading it
+	// after the commit took 50 connections from the pool (new ones, in a
+	// burst) on the way to pre_accept.
+	if slices.ContainsFunc(evs, isIncomingCall) {
+		org, err := db.Organization.Get(ctx, orgID)
+		if err != nil {
+			return err
+		}
+		ctx = withOrganization(ctx, org)
+	}
 	var recorded []events.Event
 	var after []func()
 	for _, ev := range evs {
@@ -71,7 +83,7 @@ func (m *Manager) StoreCallEvents(ctx context.Context, orgID uuid.UUID, evs []Pl
 // live work to start after the commit (nil: none).
 func (m *Manager) storeCallEvent(ctx context.Context, db *ent.Client, orgID uuid.UUID, ev PlatformEvent) ([]events.Event, func(), error) {
 	switch {
-	case ev.Kind == EventConnect && ev.SDPType == "offer" && ev.Direction != BusinessInitiated:
+	case isIncomingCall(ev):
 		return m.storeIncoming(ctx, db, orgID, ev)
 	case ev.Kind == EventConnect && ev.SDPType == "answer":
 		return nil, func() { m.deliverAnswer(orgID, ev) }, nil
@@ -112,7 +124,25 @@ func (m *Manager) storeIncoming(ctx context.Context, db *ent.Client, orgID uuid.
 	if created {
 		evs = append(evs, events.Event{Type: events.ContactCreated, OrgID: orgID, Payload: messaging.NewContactEvent(c)})
 	}
-	return evs, func() { m.answerIncoming(orgID, log.ID, ev) }, nil
+	org := organizationOf(ctx)
+	return evs, func() { m.answerIncoming(org, log.ID, ev) }, nil
+}
+
+// isIncomingCall: a user's call rings (its connect with the SDP offer).
+func isIncomingCall(ev PlatformEvent) bool {
+	return ev.Kind == EventConnect && ev.SDPType == "offer" && ev.Direction != BusinessInitiated
+}
+
+type orgKey struct{}
+
+// withOrganization carries the batch's organization to storeIncoming.
+func withOrganization(ctx context.Context, org *ent.Organization) context.Context {
+	return context.WithValue(ctx, orgKey{}, org)
+}
+
+func organizationOf(ctx context.Context) *ent.Organization {
+	org, _ := ctx.Value(orgKey{}).(*ent.Organization)
+	return org
 }
 
 // callerContact finds or creates the contact of the call's user.

@@ -1,10 +1,14 @@
 package rest_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +20,7 @@ import (
 	"switchboard/ent/callpermission"
 	"switchboard/ent/calltransfer"
 	"switchboard/ent/ivrflow"
+	"switchboard/internal/apitest"
 	"switchboard/internal/testkit"
 	"switchboard/provider/providertest"
 )
@@ -353,4 +358,79 @@ func TestInitiatedTransferNoAnswer(t *testing.T) {
 	if l.Status != calllog.StatusCompleted || l.DisconnectedBy != calling.BySystem {
 		t.Fatalf("log = %s by %q, want completed by system", l.Status, l.DisconnectedBy)
 	}
+}
+
+// TestHangupBeforeRecordingMix: the agent's hangup is answered, and the
+// call's one terminate sent, while the recording's mix (ffmpeg) is held;
+// the recording is stored, and downloadable, once the mix may run.
+func TestHangupBeforeRecordingMix(t *testing.T) {
+	e := newCallEnv(t)
+	engine := e.tuneMedia(t, 0)
+	mix := holdMixes(t)
+	ctx := waitCtx(t)
+	callID := "wacid.mix.later"
+	caller := e.answeredCall(t, ctx, callID, "15550000090")
+	tr := e.connectAgent(t, ctx, callID, caller, mediatest.NewPeer(t))
+
+	answered := make(chan *apitest.Response, 1)
+	go func() { answered <- e.agent.Do(http.MethodPost, "/api/call-transfers/"+tr.ID.String()+"/hangup", nil) }()
+	select {
+	case resp := <-answered:
+		resp.ExpectStatus(t, http.StatusOK)
+	case <-ctx.Done():
+		t.Fatal("the hangup was not answered while the recording's mix was held")
+	}
+	e.fake.WaitCallAction(t, callID, "terminate", 10*time.Second)
+	mix.waitStarted(t)
+	if l := e.callLog(t, callID); l.EndedAt == nil || l.RecordingStorageKey != "" {
+		t.Fatalf("while the mix is held: ended %v, recording %q; want ended, no recording yet", l.EndedAt, l.RecordingStorageKey)
+	}
+
+	mix.release()
+	l := e.settled(t, callID, engine)
+	testkit.Eventually(t, "recording stored", func() bool {
+		l = e.callLog(t, callID)
+		return l.RecordingStorageKey != ""
+	})
+	link := e.Admin.Do(http.MethodGet, "/api/call-logs/"+l.ID.String()+"/recording", nil).ExpectStatus(t, http.StatusOK).String("data.url")
+	rec := e.Anonymous().Do(http.MethodGet, strings.TrimPrefix(link, e.App.Cfg.PublicURL), nil)
+	if rec.Status != http.StatusOK || !bytes.HasPrefix(rec.Raw, []byte("OggS")) {
+		t.Fatalf("recording download: %d, %d bytes", rec.Status, len(rec.Raw))
+	}
+	if n := e.fake.CallRequests(callID, "terminate"); n != 1 {
+		t.Fatalf("terminate requests = %d, want 1", n)
+	}
+}
+
+// heldMixes is an ffmpeg put first on PATH that waits for release before
+// running the real one.
+type heldMixes struct{ dir string }
+
+func holdMixes(t *testing.T) heldMixes {
+	t.Helper()
+	real, err := exec.LookPath("ffmpeg")
+	if err != nil {
+		t.Skip("ffmpeg is not installed")
+	}
+	h := heldMixes{dir: t.TempDir()}
+	script := fmt.Sprintf("#!/bin/sh\ntouch %q\nwhile [ ! -e %q ]; do sleep 0.05; done\nexec %q \"$@\"\n",
+		filepath.Join(h.dir, "started"), filepath.Join(h.dir, "release"), real)
+	if err := os.WriteFile(filepath.Join(h.dir, "ffmpeg"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", h.dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Cleanup(h.release) // before the server stops: it waits for the mixes
+	return h
+}
+
+func (h heldMixes) waitStarted(t *testing.T) {
+	t.Helper()
+	testkit.Eventually(t, "the recording's mix started", func() bool {
+		_, err := os.Stat(filepath.Join(h.dir, "started"))
+		return err == nil
+	})
+}
+
+func (h heldMixes) release() {
+	_ = os.WriteFile(filepath.Join(h.dir, "release"), nil, 0o644)
 }

@@ -55,7 +55,7 @@ func startServer(t *testing.T, ctx context.Context, plat *calltest.Platform) *ca
 		"LISTEN_ADDR": addr, "PUBLIC_URL": "http://" + addr, "DATA_DIR": filepath.Join(dir, "data"),
 		"DATABASE_URL": testenv.PostgresURL(t), "REDIS_URL": testenv.RedisDBURL(t),
 		"PROVIDER_BASE_URL": plat.URL, "OUTBOUND_ALLOW_PRIVATE": "true",
-		"RTC_LISTEN_ADDRS": "127.0.0.1", "STUN_URLS": "stun:127.0.0.1:3478",
+		"RTC_LISTEN_ADDRS": "127.0.0.1", "STUN_URLS": "", // set empty: no STUN server on loopback
 		"ADMIN_EMAIL": adminEmail, "ADMIN_PASSWORD": adminPassword,
 		"JWT_SECRET": "e2e-jwt-secret", "ENCRYPTION_KEY": "e2e-encryption-key", "COOKIE_SECURE": "false",
 		"LOG_FORMAT": "text",
