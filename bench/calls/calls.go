@@ -33,7 +33,8 @@ const stepLimit = 60 * time.Second
 
 // placeCalls rings n calls at once and brings each to a bridge with the
 // agent; it returns the bridged calls and what went wrong with the others.
-func placeCalls(ctx context.Context, e *env, n int) ([]*call, []string) {
+// profile (nil: none) starts just before the calls ring.
+func placeCalls(ctx context.Context, e *env, n int, profile func()) ([]*call, []string) {
 	run := benchkit.RandomHex(3)
 	calls := make([]*call, n)
 	for i := range calls {
@@ -72,6 +73,9 @@ func placeCalls(ctx context.Context, e *env, n int) ([]*call, []string) {
 		}()
 	}
 	time.Sleep(100 * time.Millisecond) // the offers are gathered
+	if profile != nil {
+		profile()
+	}
 	close(ring)
 	wg.Wait()
 	return bridged, errs
@@ -161,9 +165,9 @@ type hangUps struct {
 }
 
 // hangUp has the agent hang up every call at once and the platform
-// confirm each with its terminate webhook. The hangup request ends the
-// call, so it may wait for the call's recording to be mixed: it gets
-// hangupLimit.
+// confirm each with its terminate webhook. The server answers a hangup
+// before it mixes the call's recording (in the background); a request
+// still gets hangupLimit, as an older server waited for the mix.
 func hangUp(ctx context.Context, e *env, calls []*call) hangUps {
 	var (
 		wg  sync.WaitGroup

@@ -4,10 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
 	"log"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 
 	_ "github.com/lib/pq"
 
@@ -27,6 +30,44 @@ type env struct {
 	plat   *calltest.Platform
 	cc     *calltest.CallCenter
 	dropDB func()
+	// pprofAddr serves the server's /debug/pprof/ (empty: not served).
+	pprofAddr string
+}
+
+// profiler returns a function starting a CPU profile of the server
+// (PROFILE_SECONDS, default 5; an execution trace when path ends in
+// .trace) written to path in the background; nil when path is empty.
+func (e *env) profiler(path string) func() {
+	if path == "" || e.pprofAddr == "" {
+		return nil
+	}
+	secs := os.Getenv("PROFILE_SECONDS")
+	if secs == "" {
+		secs = "5"
+	}
+	return func() {
+		go func() {
+			kind := "profile"
+			if strings.HasSuffix(path, ".trace") {
+				kind = "trace" // an execution trace: go tool trace -pprof=sync|net|sched
+			}
+			resp, err := http.Get("http://" + e.pprofAddr + "/debug/pprof/" + kind + "?seconds=" + secs)
+			if err != nil {
+				log.Printf("profile: %v", err)
+				return
+			}
+			defer resp.Body.Close()
+			f, err := os.Create(path)
+			if err != nil {
+				log.Printf("profile: %v", err)
+				return
+			}
+			defer f.Close()
+			if _, err := io.Copy(f, resp.Body); err != nil {
+				log.Printf("profile: %v", err)
+			}
+		}()
+	}
 }
 
 // startEnv builds (or takes) the binary, creates the database, starts the
@@ -65,14 +106,21 @@ func startEnv(ctx context.Context, f flags) (_ *env, err error) {
 	}
 	logPath := filepath.Join(f.dir, "server.log")
 	_ = os.Remove(logPath)
-	e.srv, err = calltest.Start(ctx, bin, map[string]string{
+	vars := map[string]string{
 		"LISTEN_ADDR": addr, "PUBLIC_URL": "http://" + addr, "DATA_DIR": dataDir,
 		"DATABASE_URL": dbURL, "REDIS_URL": f.redis, "PROVIDER_BASE_URL": e.plat.URL,
-		"RTC_LISTEN_ADDRS": "127.0.0.1", "STUN_URLS": "stun:127.0.0.1:3478",
+		"RTC_LISTEN_ADDRS": "127.0.0.1", "STUN_URLS": "", // set empty: no STUN server on loopback
 		"ADMIN_EMAIL": adminEmail, "ADMIN_PASSWORD": adminPassword, "COOKIE_SECURE": "false",
 		"JWT_SECRET": "bench-jwt-secret", "ENCRYPTION_KEY": "bench-encryption-key",
 		"LOG_LEVEL": "warn", "LOG_FORMAT": "text", "RATE_LIMIT_PER_MINUTE": "1000000",
-	}, logPath)
+	}
+	if f.profile != "" {
+		if e.pprofAddr, err = calltest.FreeAddr(); err != nil {
+			return nil, err
+		}
+		vars["PPROF_ADDR"] = e.pprofAddr
+	}
+	e.srv, err = calltest.Start(ctx, bin, vars, logPath)
 	if err != nil {
 		return nil, err
 	}

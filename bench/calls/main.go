@@ -25,6 +25,9 @@ type flags struct {
 	calls               int
 	duration, warmup    time.Duration
 	json                bool
+	// profile, when set, is where a CPU profile of the server during the
+	// setup (the calls rung at once) is written.
+	profile string
 }
 
 func parseFlags() flags {
@@ -37,6 +40,7 @@ func parseFlags() flags {
 	flag.DurationVar(&f.duration, "duration", 60*time.Second, "how long audio flows both ways once every call is bridged")
 	flag.DurationVar(&f.warmup, "warmup", time.Second, "packets sent in this first part of the load count for loss but not for latency and jitter")
 	flag.BoolVar(&f.json, "json", false, "print the report as JSON")
+	flag.StringVar(&f.profile, "profile", "", "write a CPU profile (an execution trace if the name ends in .trace) of the server over the setup (PROFILE_SECONDS, 5) to this file (the server gets PPROF_ADDR)")
 	flag.Parse()
 	if f.calls < 1 || f.calls > 100 || f.duration <= 0 || f.warmup < 0 {
 		fmt.Fprintln(os.Stderr, "calls: -calls must be 1 to 100 (the agent lists 100 waiting transfers), -duration positive, -warmup not negative")
@@ -79,7 +83,7 @@ func run(ctx context.Context, f flags) (*report, error) {
 	defer env.close()
 	log.Printf("server pid %d at %s (log %s)", env.srv.PID(), env.srv.URL, filepath.Join(f.dir, "server.log"))
 
-	calls, setupErrs := placeCalls(ctx, env, f.calls)
+	calls, setupErrs := placeCalls(ctx, env, f.calls, env.profiler(f.profile))
 	rep := &report{Calls: f.calls, Bridged: len(calls), SetupFailures: setupErrs, Duration: f.duration.String()}
 	rep.setupFigures(calls)
 	if len(calls) == 0 {
