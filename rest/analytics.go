@@ -128,7 +128,7 @@ func (a *API) analyticsRoutes() []Route {
 		{Method: get, Path: "/api/analytics/provider", Op: "providerAnalytics", Query: platformAnalyticsQuery{}, Out: analytics.PlatformReport{}, Handle: a.platformAnalytics},
 		{Method: get, Path: "/api/analytics/provider/accounts", Op: "providerAnalyticsAccounts", Out: platformAccountsData{}, Handle: a.platformAnalyticsAccounts},
 		{Method: post, Path: "/api/analytics/provider/refresh", Op: "refreshProviderAnalytics", Out: messageData{}, Handle: a.refreshPlatformAnalytics},
-		{Method: get, Path: "/api/analytics/messages", Op: "messageAnalytics", Summary: "Not implemented (501)", Out: noData{}, Handle: notImplemented},
-		{Method: get, Path: "/api/analytics/chatbot", Op: "chatbotAnalytics", Summary: "Not implemented (501)", Out: noData{}, Handle: notImplemented},
+		{Method: get, Path: "/api/analytics/messages", Op: "messageAnalytics", Errors: []int{http.StatusNotImplemented}, Summary: "Not implemented (501)", Out: noData{}, Handle: notImplemented},
+		{Method: get, Path: "/api/analytics/chatbot", Op: "chatbotAnalytics", Errors: []int{http.StatusNotImplemented}, Summary: "Not implemented (501)", Out: noData{}, Handle: notImplemented},
 	}
 }

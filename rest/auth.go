@@ -61,8 +61,8 @@ func (a *API) startSession(c *gin.Context, s *access.Session, withPermissions bo
 
 // loginBody is the JSON body of login.
 type loginBody struct {
-	Email    string `json:"email" example:"admin@example.com"`
-	Password string `json:"password" example:"correct horse battery staple"`
+	Email    string `json:"email" required:"true" minLength:"1" example:"admin@example.com"`
+	Password string `json:"password" required:"true" minLength:"1" example:"correct horse battery staple"`
 }
 
 func (a *API) login(c *gin.Context) (int, any, error) {
@@ -82,10 +82,10 @@ func (a *API) login(c *gin.Context) (int, any, error) {
 
 // registerBody is the JSON body of register.
 type registerBody struct {
-	Email          string `json:"email"`
-	Password       string `json:"password"`
-	FullName       string `json:"full_name"`
-	OrganizationID string `json:"organization_id"`
+	Email          string `json:"email" required:"true" format:"email" example:"grace@example.com"`
+	Password       string `json:"password" required:"true" minLength:"12" example:"correct horse battery staple"`
+	FullName       string `json:"full_name" required:"true" minLength:"1" example:"Grace Hopper"`
+	OrganizationID string `json:"organization_id" required:"true" format:"uuid"`
 }
 
 func (a *API) register(c *gin.Context) (int, any, error) {
@@ -203,9 +203,9 @@ func (a *API) wsToken(c *gin.Context) (int, any, error) {
 
 func (a *API) authRoutes() []Route {
 	return []Route{
-		{Method: post, Path: "/api/auth/register", Op: "register", Status: http.StatusCreated, In: registerBody{}, Out: sessionData{}, Handle: a.register},
-		{Method: post, Path: "/api/auth/login", Op: "login", In: loginBody{}, Out: sessionData{}, Handle: a.login},
-		{Method: post, Path: "/api/auth/refresh", Op: "refresh", In: refreshBody{}, Out: sessionData{}, Handle: a.refresh},
+		{Method: post, Path: "/api/auth/register", Op: "register", Errors: []int{http.StatusForbidden, http.StatusConflict}, Status: http.StatusCreated, In: registerBody{}, Out: sessionData{}, Handle: a.register},
+		{Method: post, Path: "/api/auth/login", Op: "login", Errors: []int{http.StatusUnauthorized}, In: loginBody{}, Out: sessionData{}, Handle: a.login},
+		{Method: post, Path: "/api/auth/refresh", Op: "refresh", Errors: []int{http.StatusUnauthorized}, In: refreshBody{}, Out: sessionData{}, Handle: a.refresh},
 		{Method: post, Path: "/api/auth/logout", Op: "logout", In: logoutBody{}, Out: statusData{}, Handle: a.logout},
 		{Method: post, Path: "/api/auth/switch-org", Op: "switchOrganization", In: switchOrgBody{}, Out: sessionData{}, Handle: a.switchOrg},
 		{Method: get, Path: "/api/auth/ws-token", Op: "wsToken", Out: wsTokenData{}, Handle: a.wsToken},

@@ -35,7 +35,7 @@ func (a *API) callingRoutes() []Route {
 		{Method: get, Path: "/api/calls/ice-servers", Op: "iceServers", Out: iceServersData{}, Handle: a.getICEServers},
 		{Method: post, Path: "/api/calls/permission-request", Op: "requestCallPermission", In: requestCallPermissionBody{}, Out: permissionRequestData{}, Handle: a.requestCallPermission},
 		{Method: get, Path: "/api/calls/permission/:contactId", Op: "callPermission", Query: chatAccountQuery{}, Out: statusData{}, Handle: a.getCallPermission},
-		{Method: get, Path: calling.RecordingPathPrefix + "*key", Op: "callRecordingFile", Query: signedLinkQuery{}, Out: rawBody{ContentType: "audio/ogg", Format: "binary", Description: "The recording."}, Handle: a.serveRecording},
+		{Method: get, Path: calling.RecordingPathPrefix + "*key", Op: "callRecordingFile", Errors: []int{http.StatusForbidden}, Query: signedLinkQuery{}, Out: rawBody{ContentType: "audio/ogg", Format: "binary", Description: "The recording."}, Handle: a.serveRecording},
 	}
 }
 

@@ -142,6 +142,6 @@ func (a *API) customActionRoutes() []Route {
 		{Method: del, Path: "/api/custom-actions/:id", Op: "deleteCustomAction", Out: statusData{},
 			Handle: idAction(a.deleteCustomAction, statusData{Status: "deleted"})},
 		{Method: post, Path: "/api/custom-actions/:id/execute", Op: "executeCustomAction", In: executeCustomActionBody{}, Out: executeData{}, Handle: a.executeCustomAction},
-		{Method: get, Path: "/api/custom-actions/redirect/:token", Op: "customActionRedirect", Status: http.StatusFound, Out: rawBody{Description: "A redirect to the action's URL."}, Handle: a.redirectCustomAction},
+		{Method: get, Path: "/api/custom-actions/redirect/:token", Op: "customActionRedirect", Errors: []int{http.StatusGone}, Status: http.StatusFound, Out: rawBody{Description: "A redirect to the action's URL."}, Handle: a.redirectCustomAction},
 	}
 }

@@ -61,7 +61,7 @@ func (a *API) messageRoutes() []Route {
 		{Method: post, Path: "/api/contacts/:id/messages", Op: "sendMessage", Status: http.StatusCreated, In: sendMessageBody{}, Out: messageJSON{}, Handle: a.sendMessage},
 		{Method: post, Path: "/api/messages/template", Op: "sendTemplateMessage", Status: http.StatusCreated, In: bodies{templateBody{}, templateMessageForm{}}, Out: messageJSON{}, Handle: a.sendTemplate},
 		{Method: post, Path: "/api/messages/media", Op: "sendMediaMessage", Status: http.StatusCreated, In: mediaMessageForm{}, Out: messageJSON{}, Handle: a.sendMedia},
-		{Method: put, Path: "/api/messages/:id/read", Op: "markMessageRead", Out: statusData{}, Handle: a.markMessageRead},
+		{Method: put, Path: "/api/messages/:id/read", Op: "markMessageRead", Errors: []int{http.StatusNotImplemented}, Out: statusData{}, Handle: a.markMessageRead},
 	}
 }
 
@@ -93,7 +93,7 @@ func (a *API) listMessages(c *gin.Context) (int, any, error) {
 
 // sendMessageBody is the JSON of POST /api/contacts/{id}/messages.
 type sendMessageBody struct {
-	Type    string `json:"type"`
+	Type    string `json:"type" required:"true" enum:"text,interactive"`
 	Content *struct {
 		Body string `json:"body"`
 	} `json:"content"`

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
@@ -110,14 +111,40 @@ var errorResponses = []struct {
 	name    string
 	status  int
 	message string
-	public  bool // a public route can answer it too
 }{
-	{"BadRequest", http.StatusBadRequest, "name is required", true},
-	{"Unauthorized", http.StatusUnauthorized, "authentication required", false},
-	{"Forbidden", http.StatusForbidden, "permission contacts:read required", false},
-	{"NotFound", http.StatusNotFound, "contact not found", true},
-	{"TooManyRequests", http.StatusTooManyRequests, "rate limit exceeded", true},
-	{"Error", 0, "internal error", true},
+	{"BadRequest", http.StatusBadRequest, "name is required"},
+	{"Unauthorized", http.StatusUnauthorized, "authentication required"},
+	{"Forbidden", http.StatusForbidden, "permission contacts:read required"},
+	{"NotFound", http.StatusNotFound, "contact not found"},
+	{"Conflict", http.StatusConflict, "a tag with this name already exists"},
+	{"Gone", http.StatusGone, "the redirect link has expired or was already used"},
+	{"TooManyRequests", http.StatusTooManyRequests, "rate limit exceeded"},
+	{"NotImplemented", http.StatusNotImplemented, "Not implemented yet"},
+	{"Error", 0, "internal error"},
+}
+
+// UndeclaredStatuses are the statuses a route may answer without
+// declaring them: the default response's faults of the server (500) or
+// of a dependency that is down (503).
+var UndeclaredStatuses = []int{http.StatusInternalServerError, http.StatusServiceUnavailable}
+
+// errorStatuses are the failures rt answers: bad input, an unknown id
+// and the rate limit on every route; missing credentials and a
+// permission refused on a route that is not public; a conflict with
+// existing data on a change of one that is; and the route's own
+// (Route.Errors).
+func errorStatuses(rt Route) map[int]bool {
+	set := map[int]bool{http.StatusBadRequest: true, http.StatusNotFound: true, http.StatusTooManyRequests: true}
+	if rt.operation().Perm != access.Public {
+		set[http.StatusUnauthorized], set[http.StatusForbidden] = true, true
+		if rt.Method != http.MethodGet {
+			set[http.StatusConflict] = true
+		}
+	}
+	for _, s := range rt.Errors {
+		set[s] = true
+	}
+	return set
 }
 
 // uuidSchema is how a uuid.UUID is documented.
@@ -201,6 +228,7 @@ func BuildOpenAPI(routes []Route) ([]byte, []byte, error) {
 		WithDescription("Every /api route of Switchboard. Success: {status: \"success\", data}; failure: {status: \"error\", message, data: null}. " +
 			"Authenticate with the whm_access cookie (plus X-CSRF-Token equal to the whm_csrf cookie on POST, PUT, PATCH and DELETE), " +
 			"an Authorization: Bearer access token, or an X-API-Key. X-Organization-ID selects the organization of a user in several.")
+	spec.Info.WithContact(openapi31.Contact{Name: ptr("Switchboard")})
 	spec.SetAPIKeySecurity(schemeCookie, cookieAccess, openapi.InCookie, "Session cookie set by login.")
 	spec.SetAPIKeySecurity(schemeCSRF, headerCSRF, openapi.InHeader, "The whm_csrf cookie's value; required with the cookie on POST, PUT, PATCH and DELETE.")
 	spec.SetHTTPBearerTokenSecurity(schemeBearer, "JWT", "Access token from login or refresh.")
@@ -209,11 +237,15 @@ func BuildOpenAPI(routes []Route) ([]byte, []byte, error) {
 	if err := addErrorComponents(r); err != nil {
 		return nil, nil, err
 	}
+	spec.WithServers(openapi31.Server{URL: "/", Description: ptr("This server: every path starts with /api.")})
 	ids := map[string]bool{}
 	for _, rt := range routes {
 		if err := addRoute(r, rt, ids); err != nil {
 			return nil, nil, err
 		}
+	}
+	if err := addTags(spec, routes); err != nil {
+		return nil, nil, err
 	}
 	addRateLimitHeaders(spec)
 	j, err := spec.MarshalJSON()
@@ -248,13 +280,16 @@ func addRoute(r *openapi31.Reflector, rt Route, ids map[string]bool) error {
 	ids[id] = true
 	oc.SetID(id)
 	oc.SetTags(tagOf(rt.Path))
-	if rt.Summary != "" {
-		oc.SetSummary(rt.Summary)
-	}
+	oc.SetSummary(summaryOf(rt))
 	oc.SetDescription(permissionText(op.Perm))
 	o := oc.(openapi31.OperationExposer).Operation()
 	o.WithMapOfAnythingItem("x-permission", op.Requirement())
 	o.Security = securityOf(op.Perm, rt.Method)
+	if o.Security == nil {
+		// Public, said explicitly: "security: []" (the field itself
+		// omits an empty list).
+		o.WithMapOfAnythingItem("security", []any{})
+	}
 
 	oc.AddReqStructure(requestParams(rt))
 	ins, ok := rt.In.(bodies)
@@ -270,8 +305,9 @@ func addRoute(r *openapi31.Reflector, rt Route, ids map[string]bool) error {
 		}
 	}
 	addSuccess(oc, rt)
+	answers := errorStatuses(rt)
 	for _, e := range errorResponses {
-		if op.Perm == access.Public && !e.public {
+		if e.status != 0 && !answers[e.status] {
 			continue
 		}
 		ref := openapi.WithReference("#/components/responses/" + e.name)
@@ -368,7 +404,7 @@ func addErrorComponents(r *openapi31.Reflector) error {
 	for _, e := range errorResponses {
 		desc := http.StatusText(e.status)
 		if e.status == 0 {
-			desc = "Any other failure: 409 conflict, 410 gone, 500, 501 or 503."
+			desc = "A fault of the server (500) or of a dependency that is down (503)."
 		}
 		var example any = errorEnvelope{Status: "error", Message: e.message}
 		comp.WithResponsesItem(e.name, openapi31.ResponseOrReference{Response: &openapi31.Response{
@@ -471,11 +507,112 @@ func permissionText(perm string) string {
 	return "Requires permission `" + perm + "`."
 }
 
-// tagOf groups a route by its first path segment after /api.
+// tagOf groups a route by its first path segment after /api, less a
+// file extension (openapi.json and openapi.yaml are one group).
 func tagOf(path string) string {
 	seg, _, _ := strings.Cut(strings.TrimPrefix(path, "/api/"), "/")
+	seg, _, _ = strings.Cut(seg, ".")
 	return seg
 }
+
+// tagDescriptions describe the document's groups of routes (tagOf).
+var tagDescriptions = map[string]string{
+	"accounts":         "WhatsApp Business accounts of the organization: credentials, phone numbers, business profile, subscriptions.",
+	"analytics":        "Message, agent, campaign and platform statistics.",
+	"api-keys":         "API keys of the organization (X-API-Key).",
+	"auth":             "Login, registration, token refresh, logout, organization switch and single sign-on.",
+	"call-logs":        "Logs of voice calls.",
+	"call-recordings":  "Recorded calls' audio files.",
+	"call-transfers":   "Transfers of live calls between agents.",
+	"calls":            "Voice calls: outgoing calls, call permission requests, answers and ICE servers.",
+	"campaigns":        "Bulk template campaigns, their recipients and sending.",
+	"canned-responses": "Saved replies agents insert into conversations.",
+	"catalogs":         "Product catalogs of the WhatsApp Business account.",
+	"chatbot":          "Chatbot settings, keyword rules, flows, AI contexts and transfers to agents.",
+	"contacts":         "Contacts, their conversations, tags, notes and assignment.",
+	"custom-actions":   "Custom actions agents run on a contact (webhooks, URLs, JavaScript) and their redirects.",
+	"flows":            "WhatsApp form flows.",
+	"ivr-flows":        "Interactive voice response menus of incoming calls.",
+	"me":               "The signed-in user: profile, password, availability and settings.",
+	"media":            "Uploaded media files and their download.",
+	"messages":         "Sending messages (text, media, templates, products) and their state.",
+	"openapi":          "This OpenAPI document.",
+	"org":              "Settings of the current organization.",
+	"organizations":    "Organizations and their members.",
+	"permissions":      "The catalogue of permissions roles are made of.",
+	"products":         "Products of catalogs.",
+	"roles":            "Roles: named sets of permissions.",
+	"settings":         "Organization settings: single sign-on providers.",
+	"tags":             "Tags given to contacts.",
+	"teams":            "Teams of agents and their assignment strategy.",
+	"templates":        "Message templates: drafts, publishing, sync and media.",
+	"users":            "Users of the organization.",
+	"webhook":          "The messaging platform's webhook: verification and deliveries.",
+	"webhooks":         "Outgoing webhook subscriptions of the organization.",
+	"widgets":          "Dashboard widgets and their layout.",
+}
+
+// addTags declares the document's tags, each with its description, in
+// the order of their names; a route group without one is an error.
+func addTags(spec *openapi31.Spec, routes []Route) error {
+	var names []string
+	for _, rt := range routes {
+		if name := tagOf(rt.Path); !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		desc, ok := tagDescriptions[name]
+		if !ok {
+			return fmt.Errorf("openapi: tag %q has no description (tagDescriptions)", name)
+		}
+		spec.Tags = append(spec.Tags, openapi31.Tag{Name: name, Description: &desc})
+	}
+	return nil
+}
+
+// summaryOf is the route's summary, or its operation's name in words
+// ("createAPIKey": "Create API key").
+func summaryOf(rt Route) string {
+	if rt.Summary != "" {
+		return rt.Summary
+	}
+	words := camelWords(rt.Op)
+	for i, w := range words {
+		switch {
+		case acronyms[strings.ToUpper(w)]:
+			words[i] = strings.ToUpper(w)
+		case strings.ToUpper(w) != w || len(w) == 1:
+			words[i] = strings.ToLower(w)
+		}
+	}
+	s := strings.Join(words, " ")
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// acronyms are written in capitals in a summary, however an operation's
+// name spells them ("ssoProviders": "SSO providers").
+var acronyms = map[string]bool{"AI": true, "API": true, "IVR": true, "SSO": true, "URL": true}
+
+// camelWords splits a camelCase name into its words, an acronym being
+// one word ("createAPIKey": create, API, Key).
+func camelWords(name string) []string {
+	var words []string
+	start := 0
+	r := []rune(name)
+	for i := 1; i < len(r); i++ {
+		lowerToUpper := unicode.IsLower(r[i-1]) && unicode.IsUpper(r[i])
+		acronymEnd := unicode.IsUpper(r[i-1]) && unicode.IsUpper(r[i]) && i+1 < len(r) && unicode.IsLower(r[i+1])
+		if lowerToUpper || acronymEnd {
+			words = append(words, string(r[start:i]))
+			start = i
+		}
+	}
+	return append(words, string(r[start:]))
+}
+
+func ptr[T any](v T) *T { return &v }
 
 // serveOpenAPI answers the document as JSON or YAML.
 func (a *API) serveOpenAPI(yaml bool) handlerFunc {

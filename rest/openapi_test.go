@@ -1,6 +1,7 @@
 package rest_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -120,5 +121,84 @@ func TestEveryRouteDeclaresItsAnswer(t *testing.T) {
 		if r.Out == nil {
 			t.Errorf("%s %s: no Out", r.Method, r.Path)
 		}
+	}
+}
+
+// TestOpenAPIDocumentForIntegrators: what linters and generated clients
+// ask of the document (issue 32, points 2-3): every operation has a
+// summary, public ones say "security: []", every tag is declared with a
+// description, there is a server, and the failures a route really
+// answers are declared (login's 401, the webhook verification's 403, the
+// 501 of marking a message read).
+func TestOpenAPIDocumentForIntegrators(t *testing.T) {
+	j, _, err := rest.BuildOpenAPI((&rest.API{}).Routes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	type operation struct {
+		OperationID string                     `json:"operationId"`
+		Summary     string                     `json:"summary"`
+		Tags        []string                   `json:"tags"`
+		Security    *[]map[string][]string     `json:"security"`
+		Responses   map[string]json.RawMessage `json:"responses"`
+	}
+	var doc struct {
+		Servers []struct{ URL string } `json:"servers"`
+		Tags    []struct{ Name, Description string }
+		Paths   map[string]map[string]operation `json:"paths"`
+	}
+	if err := json.Unmarshal(j, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Servers) == 0 {
+		t.Error("no servers")
+	}
+	declaredTags := map[string]bool{}
+	for _, tag := range doc.Tags {
+		declaredTags[tag.Name] = true
+		if tag.Description == "" {
+			t.Errorf("tag %s: no description", tag.Name)
+		}
+	}
+	ids := map[string]bool{}
+	for path, item := range doc.Paths {
+		for method, op := range item {
+			key := strings.ToUpper(method) + " " + path
+			if op.Summary == "" {
+				t.Errorf("%s: no summary", key)
+			}
+			if ids[op.OperationID] {
+				t.Errorf("%s: operationId %s is not unique", key, op.OperationID)
+			}
+			ids[op.OperationID] = true
+			if op.Security == nil {
+				t.Errorf("%s: no security (a public route says security: [])", key)
+			}
+			for _, tag := range op.Tags {
+				if !declaredTags[tag] {
+					t.Errorf("%s: tag %s is not declared", key, tag)
+				}
+			}
+		}
+	}
+	for _, tc := range []struct {
+		method, path, status string
+	}{
+		{"post", "/api/auth/login", "401"},
+		{"post", "/api/auth/refresh", "401"},
+		{"get", "/api/webhook", "403"},
+		{"put", "/api/messages/{id}/read", "501"},
+		{"get", "/api/custom-actions/redirect/{token}", "410"},
+		{"post", "/api/tags", "409"},
+		{"get", "/api/contacts", "403"},
+		{"get", "/api/contacts/{id}", "404"},
+		{"get", "/api/contacts", "429"},
+	} {
+		if _, ok := doc.Paths[tc.path][tc.method].Responses[tc.status]; !ok {
+			t.Errorf("%s %s: status %s is not declared", tc.method, tc.path, tc.status)
+		}
+	}
+	if sec := doc.Paths["/api/auth/login"]["post"].Security; sec == nil || len(*sec) != 0 {
+		t.Errorf("login: security %v, want []", sec)
 	}
 }

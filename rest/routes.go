@@ -42,6 +42,9 @@ type Route struct {
 	Out any
 	// Status is the success status when it is not 200.
 	Status int
+	// Errors are the failure statuses the route answers besides those
+	// every route of its kind answers (errorStatuses in openapi.go).
+	Errors []int
 }
 
 // operation is the route's entry in the permission table.

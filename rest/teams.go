@@ -14,7 +14,7 @@ import (
 type teamBody struct {
 	Name                *string `json:"name"`
 	Description         *string `json:"description"`
-	AssignmentStrategy  *string `json:"assignment_strategy"`
+	AssignmentStrategy  *string `json:"assignment_strategy" enum:"round_robin,load_balanced,manual"`
 	PerAgentTimeoutSecs *int    `json:"per_agent_timeout_secs"`
 	IsActive            *bool   `json:"is_active"`
 }

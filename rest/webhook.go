@@ -26,8 +26,8 @@ const maxWebhookBody = 4 << 20
 // delivers every event from a few addresses.
 func (a *API) webhookRoutes() []Route {
 	return []Route{
-		{Method: get, Path: "/api/webhook", Op: "verifyPlatformWebhook", Query: verifyWebhookQuery{}, Out: rawBody{ContentType: "text/plain", Description: "The challenge, echoed."}, Handle: a.verifyWebhook, Unlimited: true},
-		{Method: post, Path: "/api/webhook", Op: "receivePlatformWebhook", In: map[string]any{}, Out: noData{}, Handle: a.receiveWebhook, Unlimited: true},
+		{Method: get, Path: "/api/webhook", Op: "verifyPlatformWebhook", Errors: []int{http.StatusForbidden}, Query: verifyWebhookQuery{}, Out: rawBody{ContentType: "text/plain", Description: "The challenge, echoed."}, Handle: a.verifyWebhook, Unlimited: true},
+		{Method: post, Path: "/api/webhook", Op: "receivePlatformWebhook", Errors: []int{http.StatusUnauthorized}, In: map[string]any{}, Out: noData{}, Handle: a.receiveWebhook, Unlimited: true},
 	}
 }
 

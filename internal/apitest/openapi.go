@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -103,6 +105,7 @@ func (e *Env) checkOpenAPI(req *http.Request, reqBody []byte, resp *http.Respons
 		}
 		problems = append(problems, undeclaredQuery(clone)...)
 	}
+	problems = append(problems, undeclaredStatus(clone, resp.StatusCode)...)
 	if ok, errs := v.ValidateHttpResponse(clone, resp); !ok {
 		for _, err := range errs {
 			// A path no route serves (gin's own 404 or 405) is no route's answer.
@@ -122,6 +125,25 @@ func (e *Env) checkOpenAPI(req *http.Request, reqBody []byte, resp *http.Respons
 		}
 		e.T.Errorf("OpenAPI: %s %s → %d: %s (body %.300s)", req.Method, req.URL.RequestURI(), resp.StatusCode, msg, respBody)
 	}
+}
+
+// undeclaredStatus reports an answer whose status its operation does
+// not declare: the default response would let it through, but it stands
+// only for the server's own faults (rest.UndeclaredStatuses). A path no
+// route serves (gin's 404 or 405) is no operation's answer.
+func undeclaredStatus(req *http.Request, status int) []*verrors.ValidationError {
+	item, errs, _ := paths.FindPath(req, docModel, nil)
+	if item == nil || len(errs) > 0 || slices.Contains(rest.UndeclaredStatuses, status) {
+		return nil
+	}
+	op := item.GetOperations().GetOrZero(strings.ToLower(req.Method))
+	if op == nil {
+		return nil
+	}
+	if _, ok := op.Responses.Codes.Get(strconv.Itoa(status)); ok {
+		return nil
+	}
+	return []*verrors.ValidationError{{Message: "status " + strconv.Itoa(status) + " is not declared by the operation " + op.OperationId}}
 }
 
 // undeclaredQuery reports the query parameters of req its operation does
