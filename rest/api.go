@@ -68,6 +68,9 @@ const (
 	ctxRequestID  = "request_id"
 	ctxViewer     = "viewer"
 	ctxAccessTok  = "access_token"
+	// ctxGraphQL marks a /graphql request: its refusals are GraphQL
+	// responses, not envelopes.
+	ctxGraphQL = "graphql"
 )
 
 // Mount registers every route of the table on e, each behind guard. A row

@@ -236,7 +236,7 @@ func TestCSRFAndCookies(t *testing.T) {
 	})
 	t.Run("PlantedPairRefusedOnGraphQL", func(t *testing.T) {
 		planted(http.MethodPost, "/graphql", `{"query":"mutation { createTeam(input: {name: \"Planted\"}) { id } }"}`).
-			ExpectError(t, http.StatusForbidden)
+			ExpectGraphQLError(t, http.StatusForbidden, "forbidden")
 	})
 	t.Run("AnotherSessionsTokenRefused", func(t *testing.T) {
 		other := login(env, "admin@example.com", apitest.AdminPassword)

@@ -54,7 +54,31 @@ const jsonContentType = "application/json; charset=utf-8"
 // internal errors are shown as "internal error".
 func writeError(c *gin.Context, err error) {
 	status, message := errorAnswer(c, err)
+	writeErrorBody(c, status, apperr.CodeOf(err), message)
+}
+
+// writeErrorBody writes an error answer in the shape the request's
+// client reads: the spec's envelope, or on /graphql (see GraphQLGuard) a
+// GraphQL response with the code in extensions.code, as Apollo and other
+// GraphQL clients expect of every answer of that path.
+func writeErrorBody(c *gin.Context, status int, code apperr.Code, message string) {
+	if c.GetBool(ctxGraphQL) {
+		c.AbortWithStatusJSON(status, graphQLErrors{Errors: []graphQLError{{
+			Message: message, Extensions: map[string]string{"code": string(code)},
+		}}})
+		return
+	}
 	c.AbortWithStatusJSON(status, envelope{Status: "error", Message: message, Data: nil})
+}
+
+// graphQLErrors is a GraphQL response that carries errors and no data.
+type graphQLErrors struct {
+	Errors []graphQLError `json:"errors"`
+}
+
+type graphQLError struct {
+	Message    string            `json:"message"`
+	Extensions map[string]string `json:"extensions"`
 }
 
 // errorAnswer is the status and message that answer err, logged as

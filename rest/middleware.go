@@ -18,7 +18,7 @@ func Recovery(log *slog.Logger) gin.HandlerFunc {
 	return gin.CustomRecoveryWithWriter(nil, func(c *gin.Context, rec any) {
 		log.ErrorContext(c.Request.Context(), "panic serving request", "panic", rec,
 			"path", c.Request.URL.Path, "request_id", c.GetString(ctxRequestID))
-		c.AbortWithStatusJSON(http.StatusInternalServerError, envelope{Status: "error", Message: "internal error"})
+		writeErrorBody(c, http.StatusInternalServerError, apperr.Internal, "internal error")
 	})
 }
 
@@ -33,9 +33,12 @@ func (a *API) NotFound(c *gin.Context) {
 
 // GraphQLGuard authenticates GraphQL HTTP requests like REST ones (cookie
 // with CSRF, bearer or API key) and rate limits them; a WebSocket upgrade
-// goes through and authenticates in its init message.
+// goes through and authenticates in its init message. Its refusals (and a
+// panic's 500) are GraphQL responses with the REST status: {"errors":
+// [{"message", "extensions": {"code"}}]}.
 func (a *API) GraphQLGuard(h http.Handler) gin.HandlerFunc {
 	return func(c *gin.Context) {
+		c.Set(ctxGraphQL, true)
 		if strings.EqualFold(c.GetHeader("Upgrade"), "websocket") {
 			// The user is known at the init message (AuthenticateInit);
 			// the address's place and the rate limit come first.

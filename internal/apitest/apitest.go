@@ -362,6 +362,26 @@ func (c *Client) GraphQL(query string, vars map[string]any) *Response {
 	return c.Do(http.MethodPost, "/graphql", map[string]any{"query": query, "variables": vars})
 }
 
+// ExpectGraphQLError checks a GraphQL answer refused before any resolver
+// ran: the status, {"errors": [{"message", "extensions": {"code"}}]} with
+// code, no data (absent or null) and no REST envelope.
+func (r *Response) ExpectGraphQLError(tb testing.TB, status int, code string) *Response {
+	tb.Helper()
+	r.ExpectStatus(tb, status)
+	if r.String("errors.0.message") == "" || r.GraphQLErrorCode() != code {
+		tb.Fatalf("want a GraphQL error of code %q: %s", code, r.Raw)
+	}
+	if r.Get("data") != nil {
+		tb.Fatalf("GraphQL error answer with data: %s", r.Raw)
+	}
+	for _, key := range []string{"status", "message"} {
+		if _, ok := r.Body[key]; ok {
+			tb.Fatalf("GraphQL error answer with the envelope's %q: %s", key, r.Raw)
+		}
+	}
+	return r
+}
+
 // GraphQLErrorCode is extensions.code of the first GraphQL error ("" when
 // there is none).
 func (r *Response) GraphQLErrorCode() string {
