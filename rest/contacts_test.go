@@ -70,7 +70,7 @@ func TestContacts(t *testing.T) {
 	t.Run("CreateShape", func(t *testing.T) {
 		want := map[string]any{
 			"status": "success", "data.phone_number": "15550100001", "data.profile_name": "Alice Example",
-			"data.chat_account": "main", "data.name": "", "data.avatar_url": "", "data.status": "active",
+			"data.chat_account": "main", "data.name": "Alice Example", "data.avatar_url": "", "data.status": "active",
 			"data.unread_count": float64(0), "data.service_window_open": false, "data.marketing_opt_out": false,
 			"data.last_message_at": nil, "data.last_inbound_at": nil, "data.assigned_user_id": nil,
 			"data.last_message_preview": "", "data.metadata.order_id": "A-1",
