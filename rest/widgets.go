@@ -54,7 +54,7 @@ func presentWidget(ctx context.Context, w *ent.DashboardWidget) widgetJSON {
 		Field: w.MetricField, Filters: []widgetFilterJSON{}, DisplayType: w.DisplayType, ChartType: w.ChartType,
 		GroupByField: w.GroupByField, ShowChange: w.ShowChange, Color: w.Color, Size: w.Size, Config: w.Config,
 		DisplayOrder: w.DisplayOrder, GridX: w.GridX, GridY: w.GridY, GridW: w.GridW, GridH: w.GridH,
-		IsShared: w.IsShared, IsOwner: widgets.IsOwner(ctx, w), CreatedBy: w.OwnerID,
+		IsShared: w.IsShared, IsDefault: widgets.IsDefault(w), IsOwner: widgets.IsOwner(ctx, w), CreatedBy: w.OwnerID,
 		CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt,
 	}
 	for _, f := range widgets.FiltersOf(w) {

@@ -2,7 +2,9 @@ package rest_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
@@ -51,6 +53,40 @@ func TestWidgets(t *testing.T) {
 		day(10, 1): message.DirectionIncoming, day(11, 1): message.DirectionIncoming,
 	})
 	period := "?from=2026-01-10&to=2026-01-12"
+
+	// Every organization starts with the default dashboard, the bootstrap
+	// one too; a member who may change settings removes them (the rest of
+	// this test counts the widgets it makes).
+	t.Run("DefaultWidgets", func(t *testing.T) {
+		for name, c := range map[string]*apitest.Client{"Bootstrap": admin, "New": other} {
+			res := c.Do(http.MethodGet, "/api/widgets", nil).ExpectStatus(t, http.StatusOK)
+			names := []string{}
+			for i := range res.Len("data.widgets") {
+				w := fmt.Sprintf("data.widgets.%d.", i)
+				if res.Get(w+"is_default") != true || res.Get(w+"is_shared") != true || res.Get(w+"created_by") != nil {
+					t.Errorf("%s: default widget %d: %s", name, i, res.Raw)
+				}
+				names = append(names, res.String(w+"name"))
+			}
+			want := []string{"Messages", "Contacts", "Chatbot sessions", "Campaigns", "Messages over time", "Shortcuts"}
+			if !slices.Equal(names, want) {
+				t.Errorf("%s organization's widgets %v, want %v", name, names, want)
+			}
+		}
+		list := manager.Do(http.MethodGet, "/api/widgets", nil).ExpectStatus(t, http.StatusOK)
+		first := list.String("data.widgets.0.id")
+		manager.Do(http.MethodPut, "/api/widgets/"+first, map[string]any{"name": "Mine now"}).ExpectError(t, http.StatusForbidden)
+		manager.Do(http.MethodDelete, "/api/widgets/"+first, nil).ExpectError(t, http.StatusForbidden)
+		if d := admin.Do(http.MethodGet, "/api/widgets/"+first+"/data"+period, nil).ExpectStatus(t, http.StatusOK); d.Number("data.value") != 3 {
+			t.Errorf("default messages widget: %s", d.Raw)
+		}
+		for i := range list.Len("data.widgets") {
+			admin.Do(http.MethodDelete, "/api/widgets/"+list.String(fmt.Sprintf("data.widgets.%d.id", i)), nil).ExpectStatus(t, http.StatusOK)
+		}
+		if n := manager.Do(http.MethodGet, "/api/widgets", nil).ExpectStatus(t, http.StatusOK).Len("data.widgets"); n != 0 {
+			t.Fatalf("%d widgets left after deleting the defaults", n)
+		}
+	})
 
 	t.Run("DataSources", func(t *testing.T) {
 		res := manager.Do(http.MethodGet, "/api/widgets/data-sources", nil).ExpectStatus(t, http.StatusOK)
@@ -196,8 +232,11 @@ func TestWidgets(t *testing.T) {
 		other.Do(http.MethodGet, "/api/widgets/"+number, nil).ExpectError(t, http.StatusNotFound)
 		other.Do(http.MethodGet, "/api/widgets/"+number+"/data", nil).ExpectError(t, http.StatusNotFound)
 		other.Do(http.MethodDelete, "/api/widgets/"+number, nil).ExpectError(t, http.StatusNotFound)
-		if res := other.Do(http.MethodGet, "/api/widgets", nil).ExpectStatus(t, http.StatusOK); res.Len("data.widgets") != 0 {
-			t.Errorf("another organization's widgets: %s", res.Raw)
+		res := other.Do(http.MethodGet, "/api/widgets", nil).ExpectStatus(t, http.StatusOK)
+		for i := range res.Len("data.widgets") {
+			if res.Get(fmt.Sprintf("data.widgets.%d.is_default", i)) != true {
+				t.Errorf("another organization's widgets: %s", res.Raw)
+			}
 		}
 	})
 	t.Run("Permissions", func(t *testing.T) {

@@ -291,6 +291,10 @@ func storedFilters(fs []Filter) []map[string]any {
 // FiltersOf returns a widget's filters.
 func FiltersOf(w *ent.DashboardWidget) []Filter { return filtersOf(w.Filters) }
 
+// IsDefault reports whether w is one of the organization's default
+// widgets (seeded with it, owned by no member).
+func IsDefault(w *ent.DashboardWidget) bool { return w.OwnerID == nil }
+
 // IsOwner reports whether the viewer made the widget.
 func IsOwner(ctx context.Context, w *ent.DashboardWidget) bool {
 	v := viewer.FromContext(ctx)
@@ -329,13 +333,26 @@ func (s *Service) Get(ctx context.Context, id uuid.UUID) (*ent.DashboardWidget, 
 	return w, apperr.Wrap(err, "widget")
 }
 
-// owned returns a widget the viewer may change: one they made.
+// MayChange reports whether the viewer may change w: they made it, or it
+// is one of the organization's default widgets (no owner) and they may
+// change the organization's settings.
+func MayChange(ctx context.Context, w *ent.DashboardWidget) bool {
+	if IsDefault(w) {
+		return access.Require(viewer.FromContext(ctx), sharePermission) == nil
+	}
+	return IsOwner(ctx, w)
+}
+
+// owned returns a widget the viewer may change (MayChange).
 func (s *Service) owned(ctx context.Context, id uuid.UUID) (*ent.DashboardWidget, error) {
 	w, err := s.Get(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	if !IsOwner(ctx, w) {
+	if !MayChange(ctx, w) {
+		if IsDefault(w) {
+			return nil, apperr.Forbiddenf("changing the organization's default widgets needs %s", sharePermission)
+		}
 		return nil, apperr.Forbiddenf("only the widget's owner can change it")
 	}
 	return w, nil
@@ -426,8 +443,9 @@ func save(m widgetMutation, sp spec) {
 	m.SetIsShared(sp.shared)
 }
 
-// Update changes a widget of the viewer. Errors: not_found, forbidden
-// (another member's widget; sharing without settings:update), invalid.
+// Update changes a widget the viewer may change (MayChange). Errors:
+// not_found, forbidden (another member's widget, a default one without
+// settings:update; sharing without settings:update), invalid.
 func (s *Service) Update(ctx context.Context, id uuid.UUID, in Input) (*ent.DashboardWidget, error) {
 	var out *ent.DashboardWidget
 	err := database.InTx(ctx, s.Client, func(ctx context.Context, db *ent.Client) error {
@@ -451,8 +469,9 @@ func (s *Service) Update(ctx context.Context, id uuid.UUID, in Input) (*ent.Dash
 	return out, err
 }
 
-// Delete removes a widget of the viewer. Errors: not_found, forbidden
-// (another member's widget).
+// Delete removes a widget the viewer may change (MayChange). Errors:
+// not_found, forbidden (another member's widget, a default one without
+// settings:update).
 func (s *Service) Delete(ctx context.Context, id uuid.UUID) error {
 	return database.InTx(ctx, s.Client, func(ctx context.Context, db *ent.Client) error {
 		w, err := s.owned(ctx, id)
@@ -463,9 +482,9 @@ func (s *Service) Delete(ctx context.Context, id uuid.UUID) error {
 	})
 }
 
-// SaveLayout places the viewer's own widgets on the grid; items naming a
-// widget the viewer sees but does not own (a colleague's shared one) are
-// left as they are. It returns how many widgets moved. Errors: invalid
+// SaveLayout places the widgets the viewer may change (MayChange) on the
+// grid; items naming a widget the viewer sees but may not change (a
+// colleague's shared one) are left as they are. It returns how many widgets moved. Errors: invalid
 // (too many items, a position out of the grid), not_found (a widget the
 // viewer does not see).
 func (s *Service) SaveLayout(ctx context.Context, items []LayoutItem) (int, error) {
@@ -485,7 +504,7 @@ func (s *Service) SaveLayout(ctx context.Context, items []LayoutItem) (int, erro
 			if err != nil {
 				return err
 			}
-			if !IsOwner(ctx, w) {
+			if !MayChange(ctx, w) {
 				continue
 			}
 			err = db.DashboardWidget.UpdateOne(w).

@@ -2,6 +2,7 @@ package widgets_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,8 +11,11 @@ import (
 
 	"github.com/google/uuid"
 
+	"switchboard/access"
 	"switchboard/apperr"
 	"switchboard/ent"
+	"switchboard/ent/rule"
+	"switchboard/ent/viewer"
 	"switchboard/internal/testkit"
 	"switchboard/widgets"
 )
@@ -363,4 +367,74 @@ func TestData(t *testing.T) {
 	}
 	_, err = f.s.Data(f.colleague, chart.ID, p)
 	testkit.ExpectError(t, err, apperr.NotFound, "")
+}
+
+// TestDefaultDashboard: an organization made by access.CreateOrganization
+// (as the REST, GraphQL, CLI and bootstrap paths make one) starts with the
+// default widgets, written in its transaction; they are shared, belong to
+// no member, and only a member who may change settings changes them.
+func TestDefaultDashboard(t *testing.T) {
+	db := testkit.OpenDB(t).Client
+	ctx := context.Background()
+	owner, err := db.User.Create().SetEmail("owner@example.com").SetFullName("Owner").Save(rule.Bypass(ctx, "test fixture"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	create := func(name string, fail bool) (*ent.Organization, error) {
+		var org *ent.Organization
+		err := access.WithTx(ctx, db, func(tx *ent.Client) error {
+			var err error
+			if org, err = access.CreateOrganization(ctx, tx, name, owner.ID, false); err != nil || !fail {
+				return err
+			}
+			return errors.New("the creation fails after the organization is made")
+		})
+		return org, err
+	}
+	org, err := create("acme", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &widgets.Service{Client: db}
+	colleague := testkit.NewMember(t, db, org.ID, "Col League")
+	settings := testkit.NewMember(t, db, org.ID, "Set Tings", "settings:update")
+	ws, err := s.List(colleague)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, w := range ws {
+		if !widgets.IsDefault(w) || !w.IsShared || w.GridW == 0 {
+			t.Errorf("default widget %+v", w)
+		}
+		names = append(names, w.Name)
+	}
+	if want := []string{"Messages", "Contacts", "Chatbot sessions", "Campaigns", "Messages over time", "Shortcuts"}; !slices.Equal(names, want) {
+		t.Fatalf("default widgets %v, want %v", names, want)
+	}
+	t.Run("SeedingAgainAddsNothing", func(t *testing.T) {
+		if err := widgets.SeedDefaults(viewer.SystemContext(ctx, org.ID), db, org.ID); err != nil {
+			t.Fatal(err)
+		}
+		if n := db.DashboardWidget.Query().CountX(viewer.SystemContext(ctx, org.ID)); n != len(names) {
+			t.Errorf("%d widgets after seeding again, want %d", n, len(names))
+		}
+	})
+	t.Run("RolledBackWithTheOrganization", func(t *testing.T) {
+		if _, err := create("globex", true); err == nil {
+			t.Fatal("the failing creation committed")
+		}
+		if n := db.DashboardWidget.Query().CountX(rule.Bypass(ctx, "test: every organization")); n != len(names) {
+			t.Errorf("%d widgets in the database, want only acme's %d", n, len(names))
+		}
+	})
+	t.Run("ChangedWithSettingsUpdateOnly", func(t *testing.T) {
+		_, err := s.Update(colleague, ws[0].ID, widgets.Input{Name: ptr("Mine now")})
+		testkit.ExpectError(t, err, apperr.Forbidden, "default widgets needs settings:update")
+		testkit.ExpectError(t, s.Delete(colleague, ws[0].ID), apperr.Forbidden, "default widgets needs settings:update")
+		if w, err := s.Update(settings, ws[0].ID, widgets.Input{Name: ptr("All messages")}); err != nil || w.Name != "All messages" {
+			t.Fatalf("update by a member who may change settings: %v %+v", err, w)
+		}
+		testkit.ExpectError(t, s.Delete(settings, ws[1].ID), "", "")
+	})
 }
