@@ -278,8 +278,9 @@ func (s *Service) Create(ctx context.Context, in Input) (*ent.FormFlow, error) {
 }
 
 // Update changes the given fields of a DRAFT flow. has_local_changes then
-// says whether the Flow JSON differs from the one last uploaded to the
-// platform (always true for a flow never saved there). Errors: invalid
+// says whether the flow differs from what the platform holds: a new name
+// or category, or a Flow JSON other than the one last uploaded (always
+// true for a flow never saved there). Errors: invalid
 // (as Create; a chat_account given; a PUBLISHED or DEPRECATED flow),
 // not_found.
 func (s *Service) Update(ctx context.Context, id uuid.UUID, in Input) (*ent.FormFlow, error) {
@@ -301,10 +302,21 @@ func (s *Service) Update(ctx context.Context, id uuid.UUID, in Input) (*ent.Form
 		}
 		out, err = db.FormFlow.UpdateOneID(id).SetName(c.name).SetCategory(c.category).SetJSONVersion(c.version).
 			SetFlowJSON(c.doc).SetScreens(c.screens).
-			SetHasLocalChanges(localChanges(cur.ProviderFlowID, cur.ProviderJSONSha256, c.doc)).Save(ctx)
+			SetHasLocalChanges(metadataPending(cur, c) || localChanges(cur.ProviderFlowID, cur.ProviderJSONSha256, c.doc)).Save(ctx)
 		return apperr.Wrap(err, what)
 	})
 	return out, err
+}
+
+// metadataPending: the platform holds a flow's name and category too, so
+// changing either is a local change until the flow is saved there again
+// (SaveToProvider pushes them). It stays pending across later updates: a
+// flow whose changes were not its Flow JSON had a new name or category.
+func metadataPending(cur *ent.FormFlow, c *content) bool {
+	if c.name != cur.Name || platformCategory(c.category) != platformCategory(cur.Category) {
+		return true
+	}
+	return cur.HasLocalChanges && !localChanges(cur.ProviderFlowID, cur.ProviderJSONSha256, cur.FlowJSON)
 }
 
 // localChanges: a flow never saved has them; a saved one when its Flow

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -56,14 +57,29 @@ func platformCategory(c string) string {
 	return c
 }
 
+// pushMetadata gives the platform's flow f's name and category when it
+// holds others (a flow renamed since it was saved there).
+func (s *Service) pushMetadata(ctx context.Context, acc provider.Account, f *ent.FormFlow) error {
+	pf, err := s.Provider.GetFlow(ctx, acc, f.ProviderFlowID)
+	if err != nil {
+		return provider.AppError(err)
+	}
+	categories := []string{platformCategory(f.Category)}
+	if pf.Name == f.Name && slices.Equal(pf.Categories, categories) {
+		return nil
+	}
+	return provider.AppError(s.Provider.UpdateFlowMetadata(ctx, acc, f.ProviderFlowID, f.Name, categories))
+}
+
 // errHeld answers a platform flow id that another row holds.
 func errHeld(id string) error {
 	return apperr.New(apperr.Conflict, "the platform's flow %s is already held by another form flow", id)
 }
 
 // SaveToProvider uploads a DRAFT flow to the platform: it creates the
-// flow there first when it has no platform id (name and category), then
-// uploads the Flow JSON as the flow's FLOW_JSON asset. When the platform
+// flow there first when it has no platform id (name and category), or
+// else renames it there and sets its category when they changed here,
+// then uploads the Flow JSON as the flow's FLOW_JSON asset. When the platform
 // accepts it, has_local_changes becomes false and preview_url is read.
 // The platform's validation errors come back as one invalid error naming
 // each error's screen, component path, line and column. Errors: invalid
@@ -108,6 +124,11 @@ func (s *Service) SaveToProvider(ctx context.Context, id uuid.UUID) (*Result, er
 			return nil, apperr.New(apperr.Conflict, "flow %q was saved meanwhile; try again", f.Name)
 		}
 		f.ProviderFlowID, created = c.ID, true
+	}
+	if !created {
+		if err := s.pushMetadata(ctx, acc, f); err != nil {
+			return nil, err
+		}
 	}
 	body, err := json.MarshalIndent(f.FlowJSON, "", "  ")
 	if err != nil {

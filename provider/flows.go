@@ -74,6 +74,29 @@ func (c *Client) CreateFlow(ctx context.Context, acc Account, name string, categ
 	return &a, nil
 }
 
+// UpdateFlowMetadata renames a flow and sets its categories
+// (POST /{flow_id} with name and categories, the platform's "update flow
+// metadata" call). Errors: ErrInvalid for an empty id, name or no
+// category; *Error for a Graph error answer (a name the account already
+// uses); ErrUnexpectedResponse when success is not true; a transport
+// error otherwise. Setting the same metadata twice leaves the same flow,
+// so it is retried.
+func (c *Client) UpdateFlowMetadata(ctx context.Context, acc Account, flowID, name string, categories []string) error {
+	if name == "" || len(categories) == 0 {
+		return fmt.Errorf("%w: a flow needs a name and at least one category", ErrInvalid)
+	}
+	u, err := c.endpoint(acc, nil, flowID)
+	if err != nil {
+		return err
+	}
+	r, err := jsonRequest(http.MethodPost, u, map[string]any{"name": name, "categories": categories})
+	if err != nil {
+		return err
+	}
+	r.idempotent = true
+	return c.doSuccess(ctx, acc, r)
+}
+
 // FlowAssetResult is the answer of UploadFlowJSON: the platform's
 // validation errors of the uploaded Flow JSON (none when it is valid).
 type FlowAssetResult struct {

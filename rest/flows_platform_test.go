@@ -68,9 +68,15 @@ func TestFormFlowsPlatform(t *testing.T) {
 		if res.Get("data.flow.has_local_changes") != false {
 			t.Fatalf("back to the saved flow JSON: %s", res.Raw)
 		}
+		// The platform holds the name too: a rename is a local change,
+		// and stays one through edits of the Flow JSON until saved.
 		res = admin.Do(http.MethodPut, "/api/flows/"+id, map[string]any{"name": "Signup form"}).ExpectStatus(t, http.StatusOK)
-		if res.Get("data.flow.has_local_changes") != false {
-			t.Fatalf("a rename is not a flow JSON change: %s", res.Raw)
+		if res.Get("data.flow.has_local_changes") != true {
+			t.Fatalf("after a rename: %s", res.Raw)
+		}
+		res = admin.Do(http.MethodPut, "/api/flows/"+id, map[string]any{"flow_json": flowDoc(t, "Welcome")}).ExpectStatus(t, http.StatusOK)
+		if res.Get("data.flow.has_local_changes") != true {
+			t.Fatalf("a renamed flow with the saved flow JSON: %s", res.Raw)
 		}
 		admin.Do(http.MethodPut, "/api/flows/"+id, map[string]any{"flow_json": flowDoc(t, "Changed")}).ExpectStatus(t, http.StatusOK)
 	})
@@ -99,6 +105,14 @@ func TestFormFlowsPlatform(t *testing.T) {
 		res = admin.Do(http.MethodPost, "/api/flows/"+id+"/save-to-provider", nil).ExpectStatus(t, http.StatusOK)
 		if res.Get("data.flow.has_local_changes") != false || res.String("data.flow.provider_flow_id") != platformID {
 			t.Fatalf("second save: %s", res.Raw)
+		}
+		renames := fake.Find(http.MethodPost, "/"+platformID)
+		if len(renames) != 1 {
+			t.Fatalf("%d metadata updates at the platform, want the rename once", len(renames))
+		}
+		expectBody(t, renames[0].JSON(t).(map[string]any), `{"name":"Signup form","categories":["CUSTOMER_SUPPORT"]}`)
+		if fl := fake.Flows(); len(fl) != 1 || fl[0].Name != "Signup form" {
+			t.Errorf("the platform's flows: %+v", fl)
 		}
 		empty := admin.Do(http.MethodPost, "/api/flows", map[string]any{"chat_account": "Main", "name": "Empty"}).String("data.flow.id")
 		admin.Do(http.MethodPost, "/api/flows/"+empty+"/save-to-provider", nil).ExpectError(t, http.StatusBadRequest)

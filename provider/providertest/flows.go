@@ -216,3 +216,32 @@ func (f *Fake) listFlows(w http.ResponseWriter, r *http.Request) {
 	f.mu.Unlock()
 	f.writePage(w, r, all)
 }
+
+// updateFlowMetadata answers POST /{flow} {name, categories}: {success}.
+// A name another flow of the account uses is refused as on create.
+func (f *Fake) updateFlowMetadata(w http.ResponseWriter, r *http.Request, id string) {
+	var in struct {
+		Name       string   `json:"name"`
+		Categories []string `json:"categories"`
+	}
+	if err := json.Unmarshal(readBody(r), &in); err != nil {
+		InvalidParameter("invalid JSON body").write(w)
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fl := f.flows.byID[id]
+	if in.Name != "" {
+		for _, other := range f.flows.byID {
+			if other.ID != id && other.WABA == fl.WABA && other.Name == in.Name {
+				GraphError(http.StatusBadRequest, 100, "Invalid parameter", "Flow with the same name already exists in this account.").write(w)
+				return
+			}
+		}
+		fl.Name = in.Name
+	}
+	if len(in.Categories) > 0 {
+		fl.Categories = in.Categories
+	}
+	JSON(http.StatusOK, map[string]any{"success": true}).write(w)
+}

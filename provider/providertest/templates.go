@@ -175,12 +175,17 @@ func (f *Fake) deleteTemplate(w http.ResponseWriter, r *http.Request) {
 	JSON(http.StatusOK, map[string]any{"success": true}).write(w)
 }
 
-// postNode answers POST /{id}: a product update (catalogs.go) or a
+// postNode answers POST /{id}: a product update (catalogs.go), a flow's
+// metadata (flows.go) or a
 // template edit when id is theirs, else the bytes of a Resumable Upload API session.
 func (f *Fake) postNode(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if f.isProduct(id) {
 		f.updateProduct(w, r, id)
+		return
+	}
+	if _, ok := f.flowByID(id); ok {
+		f.updateFlowMetadata(w, r, id)
 		return
 	}
 	f.mu.Lock()
