@@ -204,7 +204,10 @@ func buildOperations() map[string]Operation {
 	add("contacts:create", "createContact")
 	add("contacts:update", "updateContact", "assignContact")
 	add("contacts:delete", "deleteContact")
-	add("messages:read", "messages", "markContactRead")
+	// Searching message text shows what the history shows: the same
+	// permission, so a member who may not read a conversation finds
+	// nothing of it.
+	add("messages:read", "messages", "markContactRead", "searchMessages")
 	special("markMessageRead", Operation{Perm: "messages:read", Only: restOnly("the spec's placeholder; markContactRead is the operation")})
 	special("media", Operation{Perm: "messages:read", Only: fileServing})
 	add("messages:create", "sendMessage")

@@ -62,7 +62,60 @@ func (a *API) messageRoutes() []Route {
 		{Method: post, Path: "/api/messages/template", Op: "sendTemplateMessage", Status: http.StatusCreated, In: bodies{templateBody{}, templateMessageForm{}}, Out: messageJSON{}, Handle: a.sendTemplate},
 		{Method: post, Path: "/api/messages/media", Op: "sendMediaMessage", Status: http.StatusCreated, In: mediaMessageForm{}, Out: messageJSON{}, Handle: a.sendMedia},
 		{Method: put, Path: "/api/messages/:id/read", Op: "markMessageRead", Errors: []int{http.StatusNotImplemented}, Out: statusData{}, Handle: a.markMessageRead},
+		{Method: get, Path: "/api/messages/search", Op: "searchMessages", Query: messageSearchQuery{}, Out: messageSearchData{}, Handle: a.searchMessages},
 	}
+}
+
+// messageSearchQuery is GET /api/messages/search's query (docs/api.md,
+// "Searching messages").
+type messageSearchQuery struct {
+	Q      string `query:"q" required:"true" maxLength:"200" description:"Web-search syntax: words (all must occur), \"a quoted phrase\", OR between alternatives, -word to exclude. Whole words, case-insensitive, any language (the embedded SQLite mode matches substrings)."`
+	Limit  int    `query:"limit" minimum:"1" maximum:"100" default:"20" description:"Hits to return."`
+	Cursor string `query:"cursor" maxLength:"64" description:"The next_cursor of the previous page: read the hits after it."`
+}
+
+// messageSearchData is a page of hits, newest first; next_cursor (null on
+// an empty page) reads the next page while has_more.
+type messageSearchData struct {
+	Results    []messageSearchHitJSON `json:"results"`
+	HasMore    bool                   `json:"has_more"`
+	NextCursor *string                `json:"next_cursor"`
+}
+
+// messageSearchHitJSON is one hit: the message, its contact, and a
+// snippet of HTML-escaped text in which <mark>...</mark>, and nothing
+// else, surround each matched word.
+type messageSearchHitJSON struct {
+	Message messageJSON       `json:"message"`
+	Contact searchContactJSON `json:"contact"`
+	Snippet string            `json:"snippet" description:"HTML-escaped text; <mark> and </mark> (the only markup) surround each matched word."`
+	Cursor  string            `json:"cursor" description:"Read the hits after this one (as cursor)."`
+}
+
+// searchContactJSON is the contact of a hit, as an inbox row names it.
+type searchContactJSON struct {
+	ID          uuid.UUID `json:"id"`
+	Name        string    `json:"name"`
+	ProfileName string    `json:"profile_name"`
+	PhoneNumber string    `json:"phone_number"`
+}
+
+func (a *API) searchMessages(c *gin.Context) (int, any, error) {
+	q := queryOf[messageSearchQuery](c)
+	page, err := a.R.Messaging.Search(ctx(c), q.Q, q.Limit, q.Cursor)
+	if err != nil {
+		return 0, nil, err
+	}
+	out := messageSearchData{Results: make([]messageSearchHitJSON, len(page.Edges)),
+		HasMore: page.PageInfo.HasNextPage, NextCursor: page.PageInfo.EndCursor}
+	for i, e := range page.Edges {
+		ct := e.Node.Contact
+		out.Results[i] = messageSearchHitJSON{
+			Message: presentMessage(e.Node.Message), Snippet: e.Node.Snippet, Cursor: e.Cursor,
+			Contact: searchContactJSON{ID: ct.ID, Name: ct.Name, ProfileName: ct.ProfileName, PhoneNumber: ct.PhoneNumber},
+		}
+	}
+	return http.StatusOK, out, nil
 }
 
 func (a *API) markMessageRead(c *gin.Context) (int, any, error) {
