@@ -450,12 +450,12 @@ func (r *queryResolver) SsoConfigs(ctx context.Context) ([]*ent.SSOConfig, error
 }
 
 // Contacts is the resolver for the contacts field.
-func (r *queryResolver) Contacts(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, tags []string, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) (*ent.ContactConnection, error) {
-	q, err := r.Resolver.Contacts.Query(ctx, contacts.Filter{Search: deref(search), Tags: tags})
-	if err != nil {
-		return nil, err
-	}
-	return q.Paginate(ctx, after, first, before, last, ent.WithContactOrder(orderBy), ent.WithContactFilter(where.Filter))
+func (r *queryResolver) Contacts(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, search *string, tags []string, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) (*contacts.Connection, error) {
+	f := contacts.Filter{Search: deref(search), Tags: tags, Narrowed: where != nil}
+	pageCtx, withTotal := withoutTotalCount(ctx)
+	return r.Resolver.Contacts.Paginate(ctx, f, withTotal, where.Filter, func(q *ent.ContactQuery) (*ent.ContactConnection, error) {
+		return q.Paginate(pageCtx, after, first, before, last, ent.WithContactOrder(orderBy))
+	})
 }
 
 // Contact is the resolver for the contact field.
