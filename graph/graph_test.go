@@ -76,7 +76,11 @@ func TestGraphQLTeams(t *testing.T) {
 		}
 	})
 	t.Run("Unauthenticated", func(t *testing.T) {
-		env.Anonymous().GraphQL(`{ viewer { user { email } } }`, nil).ExpectError(t, http.StatusUnauthorized)
+		// Refused before any resolver, in GraphQL's shape with the status.
+		r := env.Anonymous().GraphQL(`{ viewer { user { email } } }`, nil).ExpectStatus(t, http.StatusUnauthorized)
+		if r.GraphQLErrorCode() != "unauthenticated" {
+			t.Fatalf("not a GraphQL error: %s", r.Raw)
+		}
 	})
 	t.Run("MutationIsTransactional", func(t *testing.T) {
 		r := admin.GraphQL(`mutation($id: ID!) { updateTeam(id: $id, input: {name: "Renamed", perAgentTimeoutSecs: -5}) { name } }`, map[string]any{"id": id})
