@@ -95,15 +95,16 @@ var phrases = []string{"where is my parcel", "thank you so much", "can I change 
 	"the invoice is wrong", "bonjour, ma commande", "hola, necesito ayuda", "is the shop open on sunday",
 	"please call me back", "refund requested", "great service"}
 
-// copyRows streams n rows made by row into table with COPY (lib/pq's
-// CopyIn), in one transaction, logging progress every million rows.
+// copyRows streams n rows made by row into table with COPY (a prepared
+// COPY ... FROM STDIN, which lib/pq streams), in one transaction, logging
+// progress every million rows. table and cols are the tool's own names.
 func copyRows(ctx context.Context, db *sql.DB, table string, cols []string, n int, row func(int) []any) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = tx.Rollback() }()
-	st, err := tx.PrepareContext(ctx, pq.CopyIn(table, cols...))
+	st, err := tx.PrepareContext(ctx, copyStatement(table, cols))
 	if err != nil {
 		return fmt.Errorf("copy %s: %w", table, err)
 	}
@@ -148,4 +149,14 @@ func handWritten(ctx context.Context, db *sql.DB) ([][2]string, error) {
 		out = append(out, [2]string{name, strings.Replace(def, "CREATE INDEX", "CREATE INDEX CONCURRENTLY", 1)})
 	}
 	return out, rows.Err()
+}
+
+// copyStatement is the COPY ... FROM STDIN statement for table and cols,
+// each quoted as an identifier.
+func copyStatement(table string, cols []string) string {
+	quoted := make([]string, len(cols))
+	for i, c := range cols {
+		quoted[i] = pq.QuoteIdentifier(c)
+	}
+	return "COPY " + pq.QuoteIdentifier(table) + " (" + strings.Join(quoted, ", ") + ") FROM STDIN"
 }
