@@ -26,6 +26,20 @@ func expectHTTPRefusal(t *testing.T, resp *http.Response, err error, status int,
 	}
 }
 
+// expectGraphQLRefusal is expectHTTPRefusal for /graphql, which refuses
+// in GraphQL's error shape ({"errors": [...]}) with the same status.
+func expectGraphQLRefusal(t *testing.T, resp *http.Response, err error, status int, what string) {
+	t.Helper()
+	if err == nil || resp == nil {
+		t.Fatalf("dial succeeded, want HTTP %d", status)
+	}
+	body := make([]byte, 512)
+	n, _ := resp.Body.Read(body)
+	if resp.StatusCode != status || !strings.Contains(string(body[:n]), `{"errors":[`) || !strings.Contains(string(body[:n]), what) {
+		t.Fatalf("refusal: %d %s", resp.StatusCode, body[:n])
+	}
+}
+
 // expectClose reads until the server closes conn with code.
 func expectClose(t *testing.T, conn *websocket.Conn, code int) {
 	t.Helper()
@@ -116,7 +130,7 @@ func TestWebSocketLimits(t *testing.T) {
 		if conn != nil {
 			conn.Close()
 		}
-		expectHTTPRefusal(t, resp, err, http.StatusTooManyRequests, "from this address (at most 4)")
+		expectGraphQLRefusal(t, resp, err, http.StatusTooManyRequests, "from this address (at most 4)")
 	})
 }
 
@@ -128,7 +142,7 @@ func TestWebSocketUpgradesAreRateLimited(t *testing.T) {
 			conn.Close()
 			continue
 		}
-		expectHTTPRefusal(t, resp, err, http.StatusTooManyRequests, "rate limit")
+		expectGraphQLRefusal(t, resp, err, http.StatusTooManyRequests, "rate limit")
 		if i < 3 {
 			t.Fatalf("refused after %d upgrades", i)
 		}
