@@ -2,6 +2,7 @@ package calling
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -122,6 +123,10 @@ func (m *Manager) storeRecording(ctx context.Context, orgID, logID uuid.UUID, pa
 	mctx, cancel := context.WithTimeout(ctx, mixLimit)
 	defer cancel()
 	d, err := media.MixRecordings(mctx, mixed, parts...)
+	if errors.Is(err, media.ErrNoAudio) {
+		m.Log.Info("a call's recording holds no audio; none is stored", "call_log_id", logID)
+		return
+	}
 	if err != nil {
 		m.Log.Warn("mixing a call's recording failed", "call_log_id", logID, "error", err)
 		return

@@ -206,7 +206,7 @@ func (a *API) authRoutes() []Route {
 		{Method: post, Path: "/api/auth/register", Op: "register", Errors: []int{http.StatusForbidden, http.StatusConflict}, Status: http.StatusCreated, In: registerBody{}, Out: sessionData{}, Handle: a.register},
 		{Method: post, Path: "/api/auth/login", Op: "login", Errors: []int{http.StatusUnauthorized}, In: loginBody{}, Out: sessionData{}, Handle: a.login},
 		{Method: post, Path: "/api/auth/refresh", Op: "refresh", Errors: []int{http.StatusUnauthorized}, In: refreshBody{}, Out: sessionData{}, Handle: a.refresh},
-		{Method: post, Path: "/api/auth/logout", Op: "logout", In: logoutBody{}, Out: statusData{}, Handle: a.logout},
+		{Method: post, Path: "/api/auth/logout", Op: "logout", Errors: []int{http.StatusForbidden}, In: logoutBody{}, Out: statusData{}, Handle: a.logout},
 		{Method: post, Path: "/api/auth/switch-org", Op: "switchOrganization", In: switchOrgBody{}, Out: sessionData{}, Handle: a.switchOrg},
 		{Method: get, Path: "/api/auth/ws-token", Op: "wsToken", Out: wsTokenData{}, Handle: a.wsToken},
 	}

@@ -370,7 +370,14 @@ func TestHangupBeforeRecordingMix(t *testing.T) {
 	ctx := waitCtx(t)
 	callID := "wacid.mix.later"
 	caller := e.answeredCall(t, ctx, callID, "15550000090")
-	tr := e.connectAgent(t, ctx, callID, caller, mediatest.NewPeer(t))
+	agent := mediatest.NewPeer(t)
+	tr := e.connectAgent(t, ctx, callID, caller, agent)
+	// The caller speaks, so the recording has audio to mix.
+	agent.Reset()
+	go func() { _ = caller.SendAudio(ctx, 25) }()
+	if err := agent.WaitReceived(ctx, 20); err != nil {
+		t.Fatalf("agent did not hear the caller: %v", err)
+	}
 
 	answered := make(chan *apitest.Response, 1)
 	go func() { answered <- e.agent.Do(http.MethodPost, "/api/call-transfers/"+tr.ID.String()+"/hangup", nil) }()

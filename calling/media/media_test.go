@@ -18,6 +18,8 @@ import (
 	"switchboard/calling/media"
 	"switchboard/calling/media/mediatest"
 	"switchboard/internal/testkit"
+
+	"github.com/pion/webrtc/v4/pkg/media/oggwriter"
 )
 
 func newEngine(t *testing.T) *media.Engine {
@@ -512,6 +514,23 @@ func TestMixRecordings(t *testing.T) {
 	}
 	if _, err := media.MixRecordings(testContext(t), out, filepath.Join(dir, "missing.ogg")); err == nil {
 		t.Error("mixing a missing file succeeded")
+	}
+
+	// A side that never sent a packet leaves a file of headers only: the
+	// mix is the other side's audio, and nothing when no side has any.
+	silent := filepath.Join(dir, "silent.ogg")
+	w, err := oggwriter.New(silent, 48000, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if dur, err := media.MixRecordings(testContext(t), out, silent, long); err != nil || dur < 2900*time.Millisecond {
+		t.Errorf("mix of a silent side and 3 s: %v, %v; want about 3 s", dur, err)
+	}
+	if _, err := media.MixRecordings(testContext(t), out, silent, silent); !errors.Is(err, media.ErrNoAudio) {
+		t.Errorf("mix of silent sides: %v, want ErrNoAudio", err)
 	}
 }
 

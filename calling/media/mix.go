@@ -14,12 +14,22 @@ import (
 	"github.com/pion/webrtc/v4/pkg/media/oggreader"
 )
 
+// ErrNoAudio: none of the recordings to mix holds any audio (no side of
+// the call sent a packet while it was recorded).
+var ErrNoAudio = errors.New("media: mix: the recordings hold no audio")
+
 // MixRecordings mixes Ogg/Opus recordings (the two legs of a call) into
 // one mono Ogg/Opus file at out with ffmpeg's amix, and returns its
-// duration. ffmpeg must be on PATH.
-func MixRecordings(ctx context.Context, out string, inputs ...string) (time.Duration, error) {
-	if len(inputs) == 0 {
+// duration. A recording without audio (a side that never sent a packet:
+// its file has only the Ogg/Opus headers, which ffmpeg cannot read) is
+// left out; ErrNoAudio when none has any. ffmpeg must be on PATH.
+func MixRecordings(ctx context.Context, out string, recordings ...string) (time.Duration, error) {
+	if len(recordings) == 0 {
 		return 0, errors.New("media: mix: no recordings")
+	}
+	inputs, err := withAudio(recordings)
+	if err != nil {
+		return 0, err
 	}
 	bin, err := exec.LookPath("ffmpeg")
 	if err != nil {
@@ -43,6 +53,24 @@ func MixRecordings(ctx context.Context, out string, inputs ...string) (time.Dura
 		return 0, fmt.Errorf("media: mix: ffmpeg: %w: %s", err, strings.TrimSpace(msg))
 	}
 	return OggDuration(out)
+}
+
+// withAudio is the recordings that hold audio.
+func withAudio(recordings []string) ([]string, error) {
+	var out []string
+	for _, r := range recordings {
+		d, err := OggDuration(r)
+		if err != nil {
+			return nil, fmt.Errorf("media: mix: %w", err)
+		}
+		if d > 0 {
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 {
+		return nil, ErrNoAudio
+	}
+	return out, nil
 }
 
 // OggDuration is an Ogg/Opus file's playing time: its last granule
