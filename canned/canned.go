@@ -11,6 +11,7 @@ package canned
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"strings"
 	"unicode/utf8"
@@ -350,7 +351,7 @@ func normalizeButton(n int, b Button, ids map[string]bool) (map[string]any, erro
 	case title == "":
 		return nil, apperr.Invalidf("button %d: title is required", n)
 	case strings.ContainsRune(id+title+b.URL+b.PhoneNumber, 0):
-		return nil, apperr.Invalidf("button %d: text must not contain NUL characters", n)
+		return nil, valid.NUL(fmt.Sprintf("button %d: text", n))
 	}
 	ids[id] = true
 	btn := map[string]any{"id": id, "title": title, "type": typ}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"golang.org/x/sync/singleflight"
 
 	"switchboard/accounts"
 	"switchboard/apperr"
@@ -64,6 +65,8 @@ type receiver struct {
 	// forgets counts ForgetAccounts calls: accounts read before one are
 	// not cached after it.
 	forgets uint64
+	// loading shares one query among deliveries missing the same ids.
+	loading singleflight.Group
 
 	// queue feeds the group commit's writers; stopped ends them.
 	queue     chan *delivery
@@ -251,13 +254,14 @@ func (s *Service) insert(ctx context.Context, batch []*delivery) error {
 
 // signers returns the accounts of phone number ids with their secrets,
 // from a short-lived cache: neither the ack path nor a drainer's batch
-// queries the database for them every time.
+// queries the database for them every time, and deliveries arriving
+// together for ids not cached share one query (a burst of calls' webhooks
+// after a cache flush would otherwise each take a connection).
 func (s *Service) signers(ctx context.Context, ids []string) ([]signer, error) {
 	r := &s.recv
 	now := time.Now()
 	var out, missing = []signer(nil), []string(nil)
 	r.mu.Lock()
-	forgets := r.forgets
 	for _, id := range ids {
 		if c, ok := r.phones[id]; ok && now.Before(c.expires) {
 			out = append(out, c.signers...)
@@ -269,7 +273,34 @@ func (s *Service) signers(ctx context.Context, ids []string) ([]signer, error) {
 	if len(missing) == 0 {
 		return out, nil
 	}
-	accounts, err := s.Client.Account.Query().Where(account.HeldPhoneIDIn(missing...)).
+	slices.Sort(missing)
+	missing = slices.Compact(missing)
+	loaded, err, _ := r.loading.Do(strings.Join(missing, ","), func() (any, error) {
+		// Shared by every waiter: the first one's cancellation must not
+		// fail the others.
+		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), accountLoadTimeout)
+		defer cancel()
+		return s.loadSigners(lctx, missing)
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, sgs := range loaded.(map[string][]signer) {
+		out = append(out, sgs...)
+	}
+	return out, nil
+}
+
+// accountLoadTimeout bounds the shared query of signers.
+const accountLoadTimeout = 10 * time.Second
+
+// loadSigners reads the accounts of phone number ids and caches them.
+func (s *Service) loadSigners(ctx context.Context, ids []string) (map[string][]signer, error) {
+	r := &s.recv
+	r.mu.Lock()
+	forgets := r.forgets
+	r.mu.Unlock()
+	accounts, err := s.Client.Account.Query().Where(account.HeldPhoneIDIn(ids...)).
 		All(rule.Bypass(ctx, "inbound webhook resolves accounts by phone number id"))
 	if err != nil {
 		return nil, apperr.Wrap(err, "account")
@@ -286,20 +317,20 @@ func (s *Service) signers(ctx context.Context, ids []string) ([]signer, error) {
 		}
 		fresh[a.PhoneID] = append(fresh[a.PhoneID], sg)
 	}
+	expires := time.Now().Add(accountTTL)
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.phones == nil {
 		r.phones = map[string]cachedPhone{}
 	}
-	for id, sgs := range fresh {
-		// A change announced while the query ran may be missing from
-		// its rows: use them this once, cache them not.
-		if r.forgets == forgets {
-			r.phones[id] = cachedPhone{signers: sgs, expires: now.Add(accountTTL)}
+	// A change announced while the query ran may be missing from its
+	// rows: use them this once, cache them not.
+	if r.forgets == forgets {
+		for id, sgs := range fresh {
+			r.phones[id] = cachedPhone{signers: sgs, expires: expires}
 		}
-		out = append(out, sgs...)
 	}
-	r.mu.Unlock()
-	return out, nil
+	return fresh, nil
 }
 
 // businessSigners returns the accounts of business account ids with
