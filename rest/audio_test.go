@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"switchboard/access"
 	"switchboard/calling/audio"
 	"switchboard/internal/apitest"
+	"switchboard/internal/testenv"
 )
 
 func toneFile(t *testing.T, name string) []byte {
@@ -22,17 +22,10 @@ func toneFile(t *testing.T, name string) []byte {
 	return b
 }
 
-// requireFFmpeg skips a test that converts audio where ffmpeg is missing,
-// unless the run requires every service (CI installs ffmpeg), so the
-// README's test command works on a fresh machine.
+// requireFFmpeg: the test converts audio (testenv.RequireTool).
 func requireFFmpeg(t testing.TB) {
 	t.Helper()
-	if _, err := exec.LookPath("ffmpeg"); err != nil {
-		if os.Getenv("TEST_REQUIRE_SERVICES") != "" {
-			t.Fatal("ffmpeg is required (TEST_REQUIRE_SERVICES is set) but not installed")
-		}
-		t.Skip("ffmpeg not installed")
-	}
+	testenv.RequireTool(t, "ffmpeg")
 }
 
 func getAudio(t *testing.T, c *apitest.Client, name string) *apitest.Response {

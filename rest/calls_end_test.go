@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,6 +20,7 @@ import (
 	"switchboard/ent/calltransfer"
 	"switchboard/ent/ivrflow"
 	"switchboard/internal/apitest"
+	"switchboard/internal/testenv"
 	"switchboard/internal/testkit"
 	"switchboard/provider/providertest"
 )
@@ -415,10 +415,7 @@ type heldMixes struct{ dir string }
 
 func holdMixes(t *testing.T) heldMixes {
 	t.Helper()
-	real, err := exec.LookPath("ffmpeg")
-	if err != nil {
-		t.Skip("ffmpeg is not installed")
-	}
+	real := testenv.RequireTool(t, "ffmpeg")
 	h := heldMixes{dir: t.TempDir()}
 	script := fmt.Sprintf("#!/bin/sh\ntouch %q\nwhile [ ! -e %q ]; do sleep 0.05; done\nexec %q \"$@\"\n",
 		filepath.Join(h.dir, "started"), filepath.Join(h.dir, "release"), real)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/binary"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -13,6 +12,7 @@ import (
 
 	"switchboard/apperr"
 	"switchboard/calling/audio"
+	"switchboard/internal/testenv"
 )
 
 func sample(t testing.TB, name string) []byte {
@@ -46,16 +46,10 @@ func TestDetect(t *testing.T) {
 	}
 }
 
-// needFFmpeg skips a conversion test where ffmpeg is missing, unless the
-// run requires every service (CI installs ffmpeg).
+// needFFmpeg: the test converts audio (testenv.RequireTool).
 func needFFmpeg(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("ffmpeg"); err != nil {
-		if os.Getenv("TEST_REQUIRE_SERVICES") != "" {
-			t.Fatal("ffmpeg is required (TEST_REQUIRE_SERVICES is set) but not installed")
-		}
-		t.Skip("ffmpeg not installed")
-	}
+	testenv.RequireTool(t, "ffmpeg")
 }
 
 func TestSaveConvertsToOpus(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"switchboard/calling/media/mediatest"
 	"switchboard/internal/calltest"
 	"switchboard/internal/testenv"
+	"switchboard/internal/testkit"
 )
 
 const (
@@ -100,22 +101,6 @@ func within(t *testing.T, ctx context.Context, d time.Duration) context.Context 
 	return ctx
 }
 
-// eventually polls cond every 100 ms until it holds or ctx ends.
-func eventually(t *testing.T, ctx context.Context, what string, cond func() (bool, error)) {
-	t.Helper()
-	for {
-		ok, err := cond()
-		if ok {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("%s: %v (last error: %v)", what, ctx.Err(), err)
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-}
-
 // TestCallThroughTheServerProcess plays a whole call against the built
 // server on loopback: the platform's signed connect webhook with the
 // caller's offer, the answer (announcing 127.0.0.1 only) in pre_accept
@@ -125,6 +110,7 @@ func eventually(t *testing.T, ctx context.Context, what string, cond func() (boo
 // agent hears nothing, resume, the agent's hangup, exactly one terminate
 // at the platform, and the recording downloaded.
 func TestCallThroughTheServerProcess(t *testing.T) {
+	testenv.RequireTool(t, "ffmpeg") // the IVR's prompts are converted, the recording mixed
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	plat, err := calltest.StartPlatform(appSecret)
@@ -155,10 +141,13 @@ func TestCallThroughTheServerProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	var transferID string
-	eventually(t, ctx, "the transfer waits", func() (bool, error) {
+	testkit.Eventually(t, "the transfer waits", func() bool {
 		waiting, err := cc.WaitingTransfers(ctx)
+		if err != nil {
+			t.Logf("waiting transfers: %v", err)
+		}
 		transferID = waiting[callID]
-		return transferID != "", err
+		return transferID != ""
 	})
 
 	agent := mediatest.NewPeer(t, loopbackOnly)
@@ -303,9 +292,14 @@ func held(t *testing.T, ctx context.Context, cc *calltest.CallCenter, callID str
 // then downloads it through the signed link.
 func recording(t *testing.T, ctx context.Context, cc *calltest.CallCenter, callID, logID string) {
 	t.Helper()
-	eventually(t, ctx, "call completed by the agent with its recording", func() (bool, error) {
+	// The recording is mixed (ffmpeg) after the hangup: a minute on a
+	// loaded machine.
+	testkit.EventuallyWithin(t, time.Minute, "call completed by the agent with its recording", func() bool {
 		l, err := cc.CallLog(ctx, callID)
-		return err == nil && l.Status == "completed" && l.DisconnectedBy == "agent" && l.RecordingDuration > 0, err
+		if err != nil {
+			t.Logf("call log: %v", err)
+		}
+		return err == nil && l.Status == "completed" && l.DisconnectedBy == "agent" && l.RecordingDuration > 0
 	})
 	var link struct {
 		URL string `json:"url"`

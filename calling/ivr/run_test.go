@@ -20,6 +20,8 @@ type fakeCall struct {
 	after     map[int]string
 	interrupt map[int]rune
 	playErr   error
+	// onPlayed, when set, is told how many prompts have been played.
+	onPlayed func(n int)
 
 	played    []ivr.Prompt
 	transfers []string // team/agent
@@ -41,6 +43,9 @@ func (c *fakeCall) Play(_ context.Context, p ivr.Prompt) (rune, error) {
 	defer c.mu.Unlock()
 	i := len(c.played)
 	c.played = append(c.played, p)
+	if c.onPlayed != nil {
+		c.onPlayed(len(c.played))
+	}
 	if c.playErr != nil {
 		return 0, c.playErr
 	}
@@ -407,7 +412,13 @@ func TestRun(t *testing.T) {
 func TestRunCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := newFakeCall()
-	time.AfterFunc(20*time.Millisecond, cancel)
+	// Cancelled while the menu waits for a digit (its prompt is the
+	// second played).
+	c.onPlayed = func(n int) {
+		if n == 2 {
+			cancel()
+		}
+	}
 	start := time.Now()
 	// A 10 s menu timeout at full scale: only the cancellation ends it.
 	res, err := ivr.Run(ctx, MustParse(t, greetMenuTransfer), c, ivr.RunOptions{})

@@ -17,6 +17,7 @@ import (
 
 	"switchboard/calling/media"
 	"switchboard/calling/media/mediatest"
+	"switchboard/internal/testenv"
 	"switchboard/internal/testkit"
 
 	"github.com/pion/webrtc/v4/pkg/media/oggwriter"
@@ -473,9 +474,7 @@ func TestRecordWritesReceivedPackets(t *testing.T) {
 
 func needTool(t *testing.T, name string) {
 	t.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		t.Skipf("%s not installed", name)
-	}
+	testenv.RequireTool(t, name)
 }
 
 func TestMixRecordings(t *testing.T) {
