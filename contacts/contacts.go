@@ -295,18 +295,8 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*ent.Contact, err
 	// first inbound message or call: the inbox shows the name.
 	cr := s.db(ctx).Contact.Create().SetPhoneNumber(phone).
 		SetNillableName(profileName).SetNillableProfileName(profileName).SetNillableChatAccount(chatAccount)
-	if in.Tags != nil {
-		ts, err := normalizeTags(in.Tags)
-		if err != nil {
-			return nil, err
-		}
-		cr.SetTags(ts)
-	}
-	if in.Metadata != nil {
-		if err := validMetadata(in.Metadata); err != nil {
-			return nil, err
-		}
-		cr.SetMetadata(in.Metadata)
+	if err := setTagsAndMetadata(cr.Mutation(), in.Tags, in.Metadata); err != nil {
+		return nil, err
 	}
 	c, err := cr.Save(ctx)
 	if ent.IsConstraintError(err) {
@@ -343,18 +333,8 @@ func (s *Service) Update(ctx context.Context, id uuid.UUID, in UpdateInput) (*en
 	}
 	u := s.db(ctx).Contact.UpdateOneID(id).
 		SetNillableProfileName(profileName).SetNillableChatAccount(chatAccount)
-	if in.Tags != nil {
-		ts, err := normalizeTags(in.Tags)
-		if err != nil {
-			return nil, err
-		}
-		u.SetTags(ts)
-	}
-	if in.Metadata != nil {
-		if err := validMetadata(in.Metadata); err != nil {
-			return nil, err
-		}
-		u.SetMetadata(in.Metadata)
+	if err := setTagsAndMetadata(u.Mutation(), in.Tags, in.Metadata); err != nil {
+		return nil, err
 	}
 	switch {
 	case in.ClearAssignedAgent:
@@ -532,6 +512,25 @@ func (s *Service) chatAccount(ctx context.Context, in *string) (*string, error) 
 		return nil, apperr.Invalidf("chat_account: the organization has no account named %q", *name)
 	}
 	return name, nil
+}
+
+// setTagsAndMetadata sets the tags (normalized) and the metadata a create
+// or update gives (nil: not given), after checking them.
+func setTagsAndMetadata(m *ent.ContactMutation, tags []string, metadata map[string]any) error {
+	if tags != nil {
+		ts, err := normalizeTags(tags)
+		if err != nil {
+			return err
+		}
+		m.SetTags(ts)
+	}
+	if metadata != nil {
+		if err := validMetadata(metadata); err != nil {
+			return err
+		}
+		m.SetMetadata(metadata)
+	}
+	return nil
 }
 
 // validMetadata rejects NUL characters anywhere in metadata (PostgreSQL's

@@ -14,20 +14,29 @@ import (
 	"switchboard/internal/testenv"
 )
 
-// TestMigrationsMatchSchema applies the committed versioned migrations to a
-// fresh PostgreSQL database and checks that nothing is left to migrate: the
-// files are up to date with ent/schema (see docs/development.md).
-func TestMigrationsMatchSchema(t *testing.T) {
+// unmigratedPostgres is a fresh PostgreSQL database nothing has migrated,
+// for the tests of the versioned migrations (PostgreSQL-only: skipped
+// where it is not available, unless the run requires it).
+func unmigratedPostgres(t *testing.T) *database.DB {
+	t.Helper()
 	url := testenv.PostgresURL(t)
 	if url == "" {
 		t.Skip("versioned migrations are PostgreSQL-only; PostgreSQL is not available")
 	}
-	ctx := context.Background()
-	db, err := database.Open(ctx, database.Options{URL: url})
+	db, err := database.Open(context.Background(), database.Options{URL: url})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// TestMigrationsMatchSchema applies the committed versioned migrations to a
+// fresh PostgreSQL database and checks that nothing is left to migrate: the
+// files are up to date with ent/schema (see docs/development.md).
+func TestMigrationsMatchSchema(t *testing.T) {
+	ctx := context.Background()
+	db := unmigratedPostgres(t)
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}

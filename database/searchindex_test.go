@@ -8,7 +8,6 @@ import (
 	"entgo.io/ent/dialect/sql/schema"
 
 	"switchboard/database"
-	"switchboard/internal/testenv"
 	"switchboard/internal/testkit"
 )
 
@@ -21,16 +20,8 @@ const messageSearchVersion = 20261129030957
 // transaction block: golang-migrate must send it alone), checks the index
 // is valid and the one AutoMigrate creates, and rolls it back.
 func TestMessageSearchIndexMigration(t *testing.T) {
-	url := testenv.PostgresURL(t)
-	if url == "" {
-		t.Skip("versioned migrations are PostgreSQL-only; PostgreSQL is not available")
-	}
 	ctx := context.Background()
-	db, err := database.Open(ctx, database.Options{URL: url})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := unmigratedPostgres(t)
 	if err := db.MigrateTo(ctx, messageSearchVersion); err != nil {
 		t.Fatal(err)
 	}
