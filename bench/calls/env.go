@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"database/sql"
-	"fmt"
 	"io"
 	"log"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,7 +85,7 @@ func startEnv(ctx context.Context, f flags) (_ *env, err error) {
 			return nil, err
 		}
 	}
-	dbURL, drop, err := freshDatabase(ctx, f.pg)
+	dbURL, drop, err := benchkit.FreshDatabase(ctx, f.pg, "switchboard_calls_bench_", false)
 	if err != nil {
 		return nil, err
 	}
@@ -143,31 +140,4 @@ func (e *env) close() {
 	if e.dropDB != nil {
 		e.dropDB()
 	}
-}
-
-// freshDatabase creates an empty database on the server at admin and
-// returns its URL and a function that drops it.
-func freshDatabase(ctx context.Context, admin string) (string, func(), error) {
-	db, err := sql.Open("postgres", admin)
-	if err != nil {
-		return "", nil, err
-	}
-	name := "switchboard_calls_bench_" + benchkit.RandomHex(4)
-	if _, err := db.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
-		db.Close()
-		return "", nil, fmt.Errorf("create database: %w", err)
-	}
-	u, err := url.Parse(admin)
-	if err != nil {
-		db.Close()
-		return "", nil, err
-	}
-	u.Path = "/" + name
-	drop := func() {
-		defer db.Close()
-		if _, err := db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"); err != nil {
-			log.Printf("drop database %s: %v", name, err)
-		}
-	}
-	return u.String(), drop, nil
 }

@@ -16,10 +16,8 @@ import (
 	"context"
 	"database/sql"
 	"flag"
-	"fmt"
 	"log"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"time"
@@ -75,7 +73,7 @@ func run(ctx context.Context, f flags) error {
 			return err
 		}
 	}
-	dbURL, drop, err := freshDatabase(ctx, f.pg, f.keep)
+	dbURL, drop, err := benchkit.FreshDatabase(ctx, f.pg, "switchboard_scale_bench_", f.keep)
 	if err != nil {
 		return err
 	}
@@ -135,37 +133,6 @@ func startServer(ctx context.Context, bin, dbURL string, f flags) (*calltest.Ser
 	}
 	api.HTTP = &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	return srv, api, nil
-}
-
-// freshDatabase creates a database on the server at admin and returns its
-// URL and a function dropping it (logging its name instead when keep).
-func freshDatabase(ctx context.Context, admin string, keep bool) (string, func(), error) {
-	db, err := sql.Open("postgres", admin)
-	if err != nil {
-		return "", nil, err
-	}
-	name := "switchboard_scale_bench_" + benchkit.RandomHex(4)
-	if _, err := db.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
-		db.Close()
-		return "", nil, fmt.Errorf("create database: %w", err)
-	}
-	u, err := url.Parse(admin)
-	if err != nil {
-		db.Close()
-		return "", nil, err
-	}
-	u.Path = "/" + name
-	drop := func() {
-		defer db.Close()
-		if keep {
-			log.Printf("kept database %s", name)
-			return
-		}
-		if _, err := db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"); err != nil {
-			log.Printf("drop database %s: %v", name, err)
-		}
-	}
-	return u.String(), drop, nil
 }
 
 // org is a seeded organization as the reads address it.
