@@ -222,6 +222,75 @@ func TestEnsureSystemRolesAddsNewPermissions(t *testing.T) {
 	}
 }
 
+// TestDerivedPermissionKeepsWhatRolesCould: transfers:manage split from
+// contacts:update; when it joins the catalogue of a database seeded
+// before it, every role holding contacts:update (custom roles too) gets
+// it, and a role without contacts:update does not.
+func TestDerivedPermissionKeepsWhatRolesCould(t *testing.T) {
+	s := newService(t)
+	ctx := context.Background()
+	if _, err := access.Bootstrap(ctx, s.Client, "admin@example.com", "a-long-admin-password", "Acme"); err != nil {
+		t.Fatal(err)
+	}
+	bctx := rule.Bypass(ctx, "test")
+	org, err := s.Client.Organization.Query().Only(bctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	permOf := func(resource, action string) *ent.Permission {
+		p, err := s.Client.Permission.Query().Where(permission.Resource(resource), permission.Action(action)).Only(bctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	customRole := func(name string, perms ...*ent.Permission) *ent.Role {
+		r, err := s.Client.Role.Create().SetName(name).SetOrganizationID(org.ID).AddPermissions(perms...).Save(bctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	updater := customRole("Lead", permOf("contacts", "read"), permOf("contacts", "update"))
+	reader := customRole("Viewer", permOf("contacts", "read"))
+	// As if the database predated transfers:manage.
+	if _, err := s.Client.Permission.Delete().Where(permission.Resource("transfers"), permission.Action("manage")).Exec(bctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := access.Bootstrap(ctx, s.Client, "admin@example.com", "a-long-admin-password", "Acme"); err != nil {
+		t.Fatal(err)
+	}
+	holds := func(id uuid.UUID) bool {
+		ok, err := s.Client.Role.Query().Where(role.ID(id), role.HasPermissionsWith(
+			permission.Resource("transfers"), permission.Action("manage"))).Exist(bctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	system := func(name string) uuid.UUID {
+		r, err := s.Client.Role.Query().Where(role.Name(name), role.IsSystem(true)).Only(bctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.ID
+	}
+	for name, c := range map[string]struct {
+		id   uuid.UUID
+		want bool
+	}{
+		"custom role with contacts:update":    {updater.ID, true},
+		"custom role without contacts:update": {reader.ID, false},
+		"Admin":                               {system(access.RoleAdmin), true},
+		"Manager":                             {system(access.RoleManager), true},
+		"Agent":                               {system(access.RoleAgent), false},
+	} {
+		if got := holds(c.id); got != c.want {
+			t.Errorf("%s holds transfers:manage = %v, want %v", name, got, c.want)
+		}
+	}
+}
+
 // TestPruneExpiredRefreshTokens: the sweep deletes the refresh tokens
 // expired for longer than the grace, and nothing a live session needs.
 func TestPruneExpiredRefreshTokens(t *testing.T) {

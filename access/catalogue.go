@@ -23,9 +23,11 @@ func (p PermissionDef) Key() string { return p.Resource + ":" + p.Action }
 var crud = []string{"read", "create", "update", "delete"}
 
 // Catalogue is the spec's permission catalogue, plus organizations:read,
-// call_logs:read and canned_responses:* (the spec's rule for canned
+// call_logs:read, canned_responses:* (the spec's rule for canned
 // responses, "Admin and Manager may list, create, update, delete and use;
-// Agent may list and use only", as permissions custom roles can hold too).
+// Agent may list and use only", as permissions custom roles can hold too)
+// and transfers:manage (acting on other members' chatbot transfers; see
+// transferrule.go).
 var Catalogue = buildCatalogue()
 
 func buildCatalogue() []PermissionDef {
@@ -46,18 +48,19 @@ func buildCatalogue() []PermissionDef {
 	add("analytics", "read")
 	add("organizations", "read")
 	add("call_logs", "read")
+	add("transfers", "manage")
 	return out
 }
 
 func describe(resource, action string) string {
-	verbs := map[string]string{"read": "View", "create": "Create", "update": "Update", "delete": "Delete"}
+	verbs := map[string]string{"read": "View", "create": "Create", "update": "Update", "delete": "Delete", "manage": "Manage"}
 	names := map[string]string{
 		"users": "users", "roles": "roles", "teams": "teams", "contacts": "contacts",
 		"templates": "message templates", "campaigns": "campaigns", "flows": "form flows",
 		"accounts": "business accounts", "webhooks": "outbound webhooks", "messages": "messages",
 		"chatbot": "chatbot configuration", "settings": "organization settings", "api_keys": "API keys",
 		"analytics": "analytics", "organizations": "all organizations", "call_logs": "all call logs",
-		"canned_responses": "canned responses",
+		"canned_responses": "canned responses", "transfers": "other members' chatbot transfers",
 	}
 	return verbs[action] + " " + names[resource]
 }

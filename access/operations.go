@@ -275,12 +275,14 @@ func buildOperations() map[string]Operation {
 	// (messages:create, as they answer conversations); assigning to
 	// someone else, taking one from someone else and seeing every
 	// transfer also need the membership rule ManagesTransfers
-	// (transferrule.go: ManageTransfers, which is contacts:update, the
-	// permission of assigning a contact's conversation; Admin and Manager
-	// hold it, Agent does not), which the operations apply.
+	// (transferrule.go: transfers:manage; Admin and Manager hold it, Agent
+	// does not), which the operations apply.
 	add("chatbot:read", "chatbotTransfers")
 	special("transferChanged", Operation{Perm: "chatbot:read", Only: realTimeGQL})
-	add("messages:create", "createChatbotTransfer", "pickChatbotTransfer", "assignChatbotTransfer", "resumeChatbotTransfer")
+	add("messages:create", "createChatbotTransfer")
+	for _, n := range []string{"pickChatbotTransfer", "assignChatbotTransfer", "resumeChatbotTransfer"} {
+		special(n, Operation{Perm: "messages:create", Rule: &ManagesOthersTransfers})
+	}
 
 	// Outbound webhook subscriptions.
 	add("webhooks:read", "webhookSubscriptions", "webhookSubscription", "webhookDeliveries")

@@ -99,6 +99,36 @@ func EnsureSystemRoles(ctx context.Context, c *ent.Client, added []string) error
 			}
 		}
 	}
+	return grantDerived(bctx, c, added, byKey)
+}
+
+// derivedPermissions are catalogue entries split from an older permission
+// that granted what they now do (the new key: the older one).
+var derivedPermissions = map[string]string{ManageTransfers: "contacts:update"}
+
+// grantDerived grants each derived entry that has just joined the
+// catalogue to every role, custom roles included, that holds the
+// permission it split from, so that no role loses what it could do.
+func grantDerived(bctx context.Context, c *ent.Client, added []string, byKey map[string]uuid.UUID) error {
+	for _, k := range added {
+		from, ok := derivedPermissions[k]
+		if !ok {
+			continue
+		}
+		resource, action, _ := strings.Cut(from, ":")
+		ids, err := c.Role.Query().Where(
+			role.HasPermissionsWith(permission.Resource(resource), permission.Action(action)),
+			role.Not(role.HasPermissionsWith(permission.ID(byKey[k]))),
+		).IDs(bctx)
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if err := c.Role.UpdateOneID(id).AddPermissionIDs(byKey[k]).Exec(bctx); err != nil {
+				return fmt.Errorf("granting %s to role %s: %w", k, id, err)
+			}
+		}
+	}
 	return nil
 }
 

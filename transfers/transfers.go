@@ -9,8 +9,7 @@
 // (listing needs chatbot:read; creating, picking, assigning and resuming
 // need messages:create, which Agents hold). Managing other people's
 // transfers needs the membership rule access.ManagesTransfers
-// (access.ManageTransfers, that is contacts:update, the permission of
-// assigning a contact's conversation to someone, held by Admin and Manager
+// (access.ManageTransfers, transfers:manage, held by Admin and Manager
 // and not by Agent): assigning a transfer to someone else, unassigning or
 // resuming a transfer someone else holds, picking from a team the viewer is
 // not a member of, picking when allow_agent_queue_pickup is off, and seeing
