@@ -21,10 +21,10 @@ func nodesQuery(selection string) string {
 }
 
 // contactWithConversation selects a contact with two of its lists: about
-// 180 in complexity per node, so 10 nodes fit graph.MaxComplexity and 100
-// do not.
+// 230 in complexity per node (a page of 20 messages, 20 notes), so 10
+// nodes fit graph.MaxComplexity and 100 do not.
 const contactWithConversation = `__typename ... on Contact { id name phoneNumber
-	messages { id status messageType chatAccount createdAt } notes { id content } }`
+	messages(last: 20) { edges { node { id status messageType chatAccount createdAt } } } notes { id content } }`
 
 // mixedNodeIDs returns n ids of the bootstrap organization's objects:
 // the organization, the admin, the system roles, then contacts.

@@ -80,7 +80,7 @@ type ContactEdges struct {
 	// type was loaded (or requested) in eager-loading or not.
 	loadedTypes [6]bool
 	// totalCount holds the count of the edges above.
-	totalCount [6]map[string]int
+	totalCount [5]map[string]int
 
 	namedMessages        map[string][]*Message
 	namedAgentTransfers  map[string][]*AgentTransfer

@@ -2768,19 +2768,6 @@ func (_q *ContactQuery) collectField(ctx context.Context, oneNode bool, opCtx *g
 				fieldSeen[contact.FieldOrganizationID] = struct{}{}
 			}
 
-		case "messages":
-			var (
-				alias = field.Alias
-				path  = append(path, alias)
-				query = (&MessageClient{config: _q.config}).Query()
-			)
-			if err := query.collectField(ctx, false, opCtx, field, path, mayAddCondition(satisfies, messageImplementors)...); err != nil {
-				return err
-			}
-			_q.WithNamedMessages(alias, func(wq *MessageQuery) {
-				*wq = *query
-			})
-
 		case "agentTransfers":
 			var (
 				alias = field.Alias

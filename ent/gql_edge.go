@@ -220,18 +220,6 @@ func (_m *Contact) Organization(ctx context.Context) (*Organization, error) {
 	return result, err
 }
 
-func (_m *Contact) Messages(ctx context.Context) (result []*Message, err error) {
-	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
-		result, err = _m.NamedMessages(graphql.GetFieldContext(ctx).Field.Alias)
-	} else {
-		result, err = _m.Edges.MessagesOrErr()
-	}
-	if IsNotLoaded(err) {
-		result, err = _m.QueryMessages().All(ctx)
-	}
-	return result, err
-}
-
 func (_m *Contact) AgentTransfers(ctx context.Context) (result []*AgentTransfer, err error) {
 	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
 		result, err = _m.NamedAgentTransfers(graphql.GetFieldContext(ctx).Field.Alias)

@@ -1,6 +1,7 @@
 package graph_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -50,24 +51,29 @@ func TestReadGuard(t *testing.T) {
 
 	const nodeOp = `query($id: ID!) { node(id: $id) { id } }`
 	const nodesOp = `query($ids: [ID!]!) { nodes(ids: $ids) { id } }`
-	const messagesEdge = `query($id: ID!) { contact(id: $id) { id messages { id } } }`
+	const messagesEdge = `query($id: ID!) { contact(id: $id) { id messages(last: 20) { totalCount edges { node { id } } } } }`
 	runErrorCases(t, []errorCase{
 		{"agent reads an account by node", agent, nodeOp, vars{"id": env.accountID}, "forbidden"},
 		{"agent reads an account by nodes", agent, nodesOp, vars{"ids": []string{contact.ID.String(), env.accountID}}, "forbidden"},
 		{"contacts-only role reads a message by node", contactsOnly, nodeOp, vars{"id": messageID(t, env, contact.ID.String())}, "forbidden"},
 	})
 
-	// The contact itself is readable; only the edge is refused (null).
+	// The contact itself is readable; the connection is refused (a
+	// MessageConnection!, so its null reaches the root).
 	res := contactsOnly.GraphQL(messagesEdge, vars{"id": contact.ID.String()})
-	if res.GraphQLErrorCode() != "forbidden" || res.String("data.contact.id") != contact.ID.String() || res.Get("data.contact.messages") != nil {
+	if res.GraphQLErrorCode() != "forbidden" || fmt.Sprint(res.Get("errors.0.path")) != "[contact messages]" || res.Get("data.contact.messages") != nil {
 		t.Fatalf("contacts-only role reads messages through the contact: %s", res.Raw)
+	}
+	res = mustGraphQL(t, contactsOnly, `query($id: ID!) { contact(id: $id) { id } }`, vars{"id": contact.ID.String()})
+	if res.String("data.contact.id") != contact.ID.String() {
+		t.Fatalf("contacts-only role reads the contact: %s", res.Raw)
 	}
 	res = mustGraphQL(t, agent, nodeOp, vars{"id": contact.ID.String()})
 	if res.String("data.node.id") != contact.ID.String() {
 		t.Fatalf("agent reads a contact by node: %s", res.Raw)
 	}
 	res = mustGraphQL(t, agent, messagesEdge, vars{"id": contact.ID.String()})
-	if n := len(res.Get("data.contact.messages").([]any)); n != 1 {
+	if n := res.Len("data.contact.messages.edges"); n != 1 || res.Number("data.contact.messages.totalCount") != 1 {
 		t.Fatalf("agent reads the contact's messages: %d, %s", n, res.Raw)
 	}
 	res = mustGraphQL(t, env.Admin, nodeOp, vars{"id": env.accountID})

@@ -54,6 +54,11 @@ func (r *contactResolver) ServiceWindowOpen(ctx context.Context, obj *ent.Contac
 	return messaging.ServiceWindowOpen(obj, time.Now()), nil
 }
 
+// Messages is the resolver for the messages field.
+func (r *contactResolver) Messages(ctx context.Context, obj *ent.Contact, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int) (*messaging.Connection, error) {
+	return r.Resolver.Messaging.Conversation(ctx, obj.ID, messaging.PageArgs{After: after, First: first, Before: before, Last: last})
+}
+
 // CreateOrganization is the resolver for the createOrganization field.
 func (r *mutationResolver) CreateOrganization(ctx context.Context, input people.CreateOrganizationInput) (*ent.Organization, error) {
 	return r.Resolver.People.CreateOrganization(ctx, input)

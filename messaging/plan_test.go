@@ -2,10 +2,13 @@ package messaging_test
 
 import (
 	"context"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
+	"switchboard/ent"
 	"switchboard/internal/testenv"
 	"switchboard/internal/testkit"
 	"switchboard/messaging"
@@ -14,9 +17,11 @@ import (
 // TestHistoryPlans asserts, on PostgreSQL with a conversation of 20,000
 // messages among 200,000 of its organization, that the history's queries
 // (the first page, whose total is the contact's counter, and a page
-// before a message from the middle) read the (contact_id, created_at, id)
-// index and never scan messages; and that the counter is the
-// conversation's count.
+// before a message from the middle) and those of the conversation's Relay
+// connection (GraphQL's Contact.messages: the newest page, a page before
+// and one after a cursor from the middle) read the (contact_id,
+// created_at, id) index, never scan messages and never sort; and that the
+// counter is the conversation's count.
 func TestHistoryPlans(t *testing.T) {
 	if testenv.PostgresURL(t) == "" {
 		t.Skip("plans are PostgreSQL's")
@@ -43,24 +48,51 @@ func TestHistoryPlans(t *testing.T) {
 	if _, err := db.SQL.Exec(`ANALYZE messages`); err != nil {
 		t.Fatal(err)
 	}
-	var middle uuid.UUID
-	if err := db.SQL.QueryRow(`SELECT id FROM messages WHERE contact_id = $1 ORDER BY created_at, id OFFSET 10000 LIMIT 1`, contacts[0]).Scan(&middle); err != nil {
+	var middle ent.Cursor
+	var at time.Time
+	if err := db.SQL.QueryRow(`SELECT id, created_at FROM messages WHERE contact_id = $1 ORDER BY created_at, id OFFSET 10000 LIMIT 1`, contacts[0]).Scan(&middle.ID, &at); err != nil {
 		t.Fatal(err)
 	}
+	middle.Value = at
 	svc := &messaging.Service{Client: db.Client, Postgres: true}
+	history := func(before *uuid.UUID, account string) func(context.Context) (int, error) {
+		return func(ctx context.Context) (int, error) {
+			page, err := svc.History(ctx, contacts[0], before, account, 50)
+			if err != nil || before != nil {
+				return -1, err
+			}
+			return page.Total, nil
+		}
+	}
+	connection := func(p messaging.PageArgs) func(context.Context) (int, error) {
+		return func(ctx context.Context) (int, error) {
+			c, err := svc.Conversation(ctx, contacts[0], p)
+			if err != nil {
+				return 0, err
+			}
+			if len(c.Edges) != 20 {
+				t.Errorf("a page of %d edges, want 20", len(c.Edges))
+			}
+			return c.TotalCount, nil
+		}
+	}
+	twenty := 20
 	for _, tc := range []struct {
-		name    string
-		before  *uuid.UUID
-		account string
+		name string
+		// read returns the total it gave, -1 for none.
+		read func(context.Context) (int, error)
 	}{
-		{"FirstPage", nil, ""},
-		{"BeforeID", &middle, ""},
-		{"Account", nil, "Main"},
+		{"FirstPage", history(nil, "")},
+		{"BeforeID", history(&middle.ID, "")},
+		{"Account", history(nil, "Main")},
+		{"ConnectionNewest", connection(messaging.PageArgs{Last: &twenty})},
+		{"ConnectionBefore", connection(messaging.PageArgs{Last: &twenty, Before: &middle})},
+		{"ConnectionAfter", connection(messaging.PageArgs{First: &twenty, After: &middle})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var page *messaging.Page
+			total := 0
 			plans := testkit.Plans(t, ctx, db.SQL, func(ctx context.Context) (err error) {
-				page, err = svc.History(ctx, contacts[0], tc.before, tc.account, 50)
+				total, err = tc.read(ctx)
 				return err
 			})
 			read := false
@@ -69,14 +101,17 @@ func TestHistoryPlans(t *testing.T) {
 					if n.Type == "Seq Scan" && n.Relation == "messages" {
 						t.Errorf("%s scans messages: %v", q, nodes)
 					}
+					if strings.HasSuffix(n.Type, "Sort") {
+						t.Errorf("%s sorts: %v", q, nodes)
+					}
 				}
 				read = read || testkit.UsesIndex(nodes, "messages", "message_contact_id_created_at_id")
 			}
 			if !read {
 				t.Errorf("no query reads message_contact_id_created_at_id: %v", plans)
 			}
-			if tc.before == nil && page.Total != 20_000 {
-				t.Errorf("total %d, want 20000", page.Total)
+			if total != -1 && total != 20_000 {
+				t.Errorf("total %d, want 20000", total)
 			}
 		})
 	}

@@ -57,8 +57,11 @@ func (Contact) Fields() []ent.Field {
 // Edges of the Contact.
 func (Contact) Edges() []ent.Edge {
 	return []ent.Edge{
+		// GraphQL's Contact.messages is a hand-written Relay connection
+		// (schema.graphql, messaging.Service.Conversation): a keyset read
+		// of a page, where ent's edge would load the whole conversation.
 		edge.To("messages", Message.Type).
-			Annotations(entsql.OnDelete(entsql.Cascade)),
+			Annotations(entsql.OnDelete(entsql.Cascade), entgql.Skip(entgql.SkipType)),
 		edge.To("agent_transfers", AgentTransfer.Type).
 			Annotations(entsql.OnDelete(entsql.Cascade)),
 		edge.To("chatbot_sessions", ChatbotSession.Type).
