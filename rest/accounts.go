@@ -97,17 +97,36 @@ func presentBusinessProfile(p *provider.BusinessProfile) businessProfileJSON {
 	}
 }
 
-type accountBody struct {
-	Name                   *string `json:"name"`
-	AppID                  *string `json:"app_id"`
-	PhoneID                *string `json:"phone_id"`
-	BusinessID             *string `json:"business_id"`
-	AccessToken            *string `json:"access_token"`
-	AppSecret              *string `json:"app_secret"`
-	WebhookVerifyToken     *string `json:"webhook_verify_token"`
-	APIVersion             *string `json:"api_version"`
+// createAccountBody is the JSON of createAccount. Names and ids are
+// trimmed; the bounds are accounts' (TestBodyTagsMatchTheDomain).
+type createAccountBody struct {
+	Name                   *string `json:"name" required:"true" nullable:"false" minLength:"1" maxLength:"200" example:"Support line" description:"Unique in the organization."`
+	AppID                  *string `json:"app_id" maxLength:"64" pattern:"^([1-9][0-9]*)?$" description:"The platform's numeric app id, or empty."`
+	PhoneID                *string `json:"phone_id" required:"true" nullable:"false" minLength:"1" maxLength:"64" pattern:"^[1-9][0-9]*$" example:"106540352242922" description:"The platform's numeric phone number id (digits, no leading zero)."`
+	BusinessID             *string `json:"business_id" required:"true" nullable:"false" minLength:"1" maxLength:"64" pattern:"^[1-9][0-9]*$" example:"102290129340398" description:"The platform's numeric business account id (digits, no leading zero)."`
+	AccessToken            *string `json:"access_token" required:"true" nullable:"false" minLength:"1" example:"EAAGm0PX4ZCpsBA" description:"At most 4096 bytes; write-only."`
+	AppSecret              *string `json:"app_secret" description:"At most 256 bytes; write-only. Empty: none."`
+	WebhookVerifyToken     *string `json:"webhook_verify_token" maxLength:"256" description:"Empty or absent: one is generated."`
+	APIVersion             *string `json:"api_version" pattern:"^v[0-9]+\\.[0-9]+$" example:"v21.0" description:"A Graph API version such as v21.0 (default v21.0)."`
 	IsDefaultIncoming      *bool   `json:"is_default_incoming"`
 	IsDefaultOutgoing      *bool   `json:"is_default_outgoing"`
+	AutoReadReceipt        *bool   `json:"auto_read_receipt"`
+	BusinessCallingEnabled *bool   `json:"business_calling_enabled"`
+}
+
+// updateAccountBody is the JSON of updateAccount: absent or null fields
+// keep their value; a blank access_token or app_secret keeps it too.
+type updateAccountBody struct {
+	Name                   *string `json:"name" minLength:"1" maxLength:"200"`
+	AppID                  *string `json:"app_id" maxLength:"64" pattern:"^([1-9][0-9]*)?$" description:"The platform's numeric app id, or empty."`
+	PhoneID                *string `json:"phone_id" minLength:"1" maxLength:"64" pattern:"^[1-9][0-9]*$" description:"The platform's numeric phone number id."`
+	BusinessID             *string `json:"business_id" minLength:"1" maxLength:"64" pattern:"^[1-9][0-9]*$" description:"The platform's numeric business account id."`
+	AccessToken            *string `json:"access_token" description:"At most 4096 bytes; write-only. Blank: kept."`
+	AppSecret              *string `json:"app_secret" description:"At most 256 bytes; write-only. Blank: kept."`
+	WebhookVerifyToken     *string `json:"webhook_verify_token" minLength:"1" maxLength:"256"`
+	APIVersion             *string `json:"api_version" pattern:"^v[0-9]+\\.[0-9]+$" example:"v21.0" description:"A Graph API version such as v21.0."`
+	IsDefaultIncoming      *bool   `json:"is_default_incoming" description:"true makes this the default incoming account; the default cannot be unset (make another the default)."`
+	IsDefaultOutgoing      *bool   `json:"is_default_outgoing" description:"true makes this the default outgoing account; the default cannot be unset (make another the default)."`
 	AutoReadReceipt        *bool   `json:"auto_read_receipt"`
 	BusinessCallingEnabled *bool   `json:"business_calling_enabled"`
 }
@@ -137,7 +156,7 @@ func (a *API) getAccount(c *gin.Context) (int, any, error) {
 }
 
 func (a *API) createAccount(c *gin.Context) (int, any, error) {
-	var b accountBody
+	var b createAccountBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -166,7 +185,7 @@ func (a *API) updateAccount(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	var b accountBody
+	var b updateAccountBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -215,14 +234,15 @@ func (a *API) getBusinessProfile(c *gin.Context) (int, any, error) {
 }
 
 // updateBusinessProfileBody is the JSON body of updateBusinessProfile.
+// Absent or null fields keep their value; the bounds are the platform's.
 type updateBusinessProfileBody struct {
-	MessagingProduct *string  `json:"messaging_product"`
-	Address          *string  `json:"address"`
-	Description      *string  `json:"description"`
-	Vertical         *string  `json:"vertical"`
-	Email            *string  `json:"email"`
-	Websites         []string `json:"websites"`
-	About            *string  `json:"about"`
+	MessagingProduct *string  `json:"messaging_product" required:"true" nullable:"false" enum:"whatsapp"`
+	Address          *string  `json:"address" maxLength:"256"`
+	Description      *string  `json:"description" maxLength:"512"`
+	Vertical         *string  `json:"vertical" enum:"[\"\",\"UNDEFINED\",\"OTHER\",\"AUTO\",\"BEAUTY\",\"APPAREL\",\"EDU\",\"ENTERTAIN\",\"EVENT_PLAN\",\"FINANCE\",\"GROCERY\",\"GOVT\",\"HOTEL\",\"HEALTH\",\"NONPROFIT\",\"PROF_SERVICES\",\"RETAIL\",\"TRAVEL\",\"RESTAURANT\",\"NOT_A_BIZ\"]" description:"The industry; empty: unchanged."`
+	Email            *string  `json:"email" description:"An email address of at most 128 characters, or empty."`
+	Websites         []string `json:"websites" maxItems:"2" description:"http:// or https:// URLs of at most 256 characters; an empty list leaves the websites as they are."`
+	About            *string  `json:"about" minLength:"1" maxLength:"139" description:"Not blank."`
 }
 
 func (a *API) updateBusinessProfile(c *gin.Context) (int, any, error) {
@@ -332,9 +352,9 @@ func readUploadFields(c *gin.Context, field string, maxBytes int) (string, []byt
 func (a *API) accountRoutes() []Route {
 	return []Route{
 		{Method: get, Path: "/api/accounts", Op: "accounts", Out: accountsData{}, Handle: a.listAccounts},
-		{Method: post, Path: "/api/accounts", Op: "createAccount", Status: http.StatusCreated, In: accountBody{}, Out: accountJSON{}, Handle: a.createAccount},
+		{Method: post, Path: "/api/accounts", Op: "createAccount", Status: http.StatusCreated, In: createAccountBody{}, Out: accountJSON{}, Handle: a.createAccount},
 		{Method: get, Path: "/api/accounts/:id", Op: "account", Out: accountJSON{}, Handle: a.getAccount},
-		{Method: put, Path: "/api/accounts/:id", Op: "updateAccount", In: accountBody{}, Out: accountJSON{}, Handle: a.updateAccount},
+		{Method: put, Path: "/api/accounts/:id", Op: "updateAccount", In: updateAccountBody{}, Out: accountJSON{}, Handle: a.updateAccount},
 		{Method: del, Path: "/api/accounts/:id", Op: "deleteAccount", Out: messageData{}, Handle: a.deleteAccount},
 		{Method: post, Path: "/api/accounts/:id/test", Op: "testAccount", Out: phoneNumberJSON{}, Handle: a.testAccount},
 		{Method: post, Path: "/api/accounts/:id/subscribe", Op: "subscribeAccount", Out: subscribedData{}, Handle: a.subscribeAccount},

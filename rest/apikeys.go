@@ -64,8 +64,8 @@ func (a *API) getAPIKey(c *gin.Context) (int, any, error) {
 
 // createAPIKeyBody is the JSON body of createAPIKey.
 type createAPIKeyBody struct {
-	Name      *string `json:"name"`
-	ExpiresAt *string `json:"expires_at"`
+	Name      *string `json:"name" required:"true" nullable:"false" minLength:"1" maxLength:"100" example:"CRM sync"`
+	ExpiresAt *string `json:"expires_at" format:"date-time" description:"RFC 3339, in the future; absent or null: the key never expires."`
 }
 
 func (a *API) createAPIKey(c *gin.Context) (int, any, error) {
@@ -93,7 +93,7 @@ func (a *API) createAPIKey(c *gin.Context) (int, any, error) {
 
 // updateAPIKeyBody is the JSON body of updateAPIKey.
 type updateAPIKeyBody struct {
-	IsActive *bool `json:"is_active"`
+	IsActive *bool `json:"is_active" required:"true" nullable:"false"`
 }
 
 func (a *API) updateAPIKey(c *gin.Context) (int, any, error) {

@@ -83,7 +83,7 @@ func (a *API) login(c *gin.Context) (int, any, error) {
 // registerBody is the JSON body of register.
 type registerBody struct {
 	Email          string `json:"email" required:"true" format:"email" example:"grace@example.com"`
-	Password       string `json:"password" required:"true" minLength:"12" example:"correct horse battery staple"`
+	Password       string `json:"password" required:"true" minLength:"12" example:"correct horse battery staple" description:"At least 12 characters and at most 256 bytes."`
 	FullName       string `json:"full_name" required:"true" minLength:"1" example:"Grace Hopper"`
 	OrganizationID string `json:"organization_id" required:"true" format:"uuid"`
 }
@@ -171,7 +171,7 @@ func (a *API) logout(c *gin.Context) (int, any, error) {
 
 // switchOrgBody is the JSON body of switchOrg.
 type switchOrgBody struct {
-	OrganizationID string `json:"organization_id"`
+	OrganizationID string `json:"organization_id" required:"true" format:"uuid"`
 }
 
 func (a *API) switchOrg(c *gin.Context) (int, any, error) {

@@ -23,8 +23,8 @@ func (a *API) callingRoutes() []Route {
 	return []Route{
 		{Method: get, Path: "/api/ivr-flows", Op: "ivrFlows", Query: paged(calling.DefaultPageSize, accountQuery{}), Out: list("ivr_flows", ivrFlowJSON{}), Handle: a.listIVRFlows},
 		{Method: get, Path: "/api/ivr-flows/:id", Op: "ivrFlow", Out: ivrFlowJSON{}, Handle: a.getIVRFlow},
-		{Method: post, Path: "/api/ivr-flows", Op: "createIVRFlow", Status: http.StatusCreated, In: ivrFlowBody{}, Out: ivrFlowJSON{}, Handle: a.createIVRFlow},
-		{Method: put, Path: "/api/ivr-flows/:id", Op: "updateIVRFlow", In: ivrFlowBody{}, Out: ivrFlowJSON{}, Handle: a.updateIVRFlow},
+		{Method: post, Path: "/api/ivr-flows", Op: "createIVRFlow", Status: http.StatusCreated, In: createIVRFlowBody{}, Out: ivrFlowJSON{}, Handle: a.createIVRFlow},
+		{Method: put, Path: "/api/ivr-flows/:id", Op: "updateIVRFlow", In: updateIVRFlowBody{}, Out: ivrFlowJSON{}, Handle: a.updateIVRFlow},
 		{Method: del, Path: "/api/ivr-flows/:id", Op: "deleteIVRFlow", Out: messageData{},
 			Handle: idAction(a.deleteIVRFlow, messageData{Message: "IVR flow deleted"})},
 		{Method: get, Path: "/api/call-logs", Op: "callLogs", Query: paged(calling.DefaultPageSize, callLogsQuery{}), Out: list("call_logs", calling.CallLogView{}), Handle: a.listCallLogs},
@@ -70,19 +70,35 @@ func presentIVRFlow(f *ent.IVRFlow) ivrFlowJSON {
 	}
 }
 
-// ivrFlowBody is the JSON of create and update.
-type ivrFlowBody struct {
-	ChatAccount     *string        `json:"chat_account"`
-	Name            *string        `json:"name"`
-	Description     *string        `json:"description"`
+// createIVRFlowBody is the JSON of createIVRFlow; the bounds are
+// calling's (TestBodyTagsMatchTheDomain).
+type createIVRFlowBody struct {
+	ChatAccount     *string        `json:"chat_account" required:"true" nullable:"false" minLength:"1" maxLength:"100" example:"Main" description:"The name of an account of the organization."`
+	Name            *string        `json:"name" required:"true" nullable:"false" minLength:"1" maxLength:"100" example:"Main menu"`
+	Description     *string        `json:"description" maxLength:"1000"`
+	IsActive        *bool          `json:"is_active" description:"Default true."`
+	IsCallStart     *bool          `json:"is_call_start"`
+	IsOutgoingEnd   *bool          `json:"is_outgoing_end"`
+	Menu            map[string]any `json:"menu"`
+	WelcomeAudioURL *string        `json:"welcome_audio_url" maxLength:"2000"`
+}
+
+func (b createIVRFlowBody) input() calling.IVRFlowInput { return updateIVRFlowBody(b).input() }
+
+// updateIVRFlowBody is the JSON of updateIVRFlow: absent or null fields
+// keep their value.
+type updateIVRFlowBody struct {
+	ChatAccount     *string        `json:"chat_account" minLength:"1" maxLength:"100" description:"The name of an account of the organization."`
+	Name            *string        `json:"name" minLength:"1" maxLength:"100"`
+	Description     *string        `json:"description" maxLength:"1000"`
 	IsActive        *bool          `json:"is_active"`
 	IsCallStart     *bool          `json:"is_call_start"`
 	IsOutgoingEnd   *bool          `json:"is_outgoing_end"`
 	Menu            map[string]any `json:"menu"`
-	WelcomeAudioURL *string        `json:"welcome_audio_url"`
+	WelcomeAudioURL *string        `json:"welcome_audio_url" maxLength:"2000"`
 }
 
-func (b ivrFlowBody) input() calling.IVRFlowInput {
+func (b updateIVRFlowBody) input() calling.IVRFlowInput {
 	return calling.IVRFlowInput{
 		ChatAccount: b.ChatAccount, Name: b.Name, Description: b.Description, IsActive: b.IsActive,
 		IsCallStart: b.IsCallStart, IsOutgoingEnd: b.IsOutgoingEnd, Menu: b.Menu, WelcomeAudioURL: b.WelcomeAudioURL,
@@ -103,11 +119,11 @@ func (a *API) getIVRFlow(c *gin.Context) (int, any, error) {
 }
 
 func (a *API) createIVRFlow(c *gin.Context) (int, any, error) {
-	return created(c, a.R.Calling.CreateIVRFlow, ivrFlowBody.input, presentIVRFlow)
+	return created(c, a.R.Calling.CreateIVRFlow, createIVRFlowBody.input, presentIVRFlow)
 }
 
 func (a *API) updateIVRFlow(c *gin.Context) (int, any, error) {
-	return updated(c, a.R.Calling.UpdateIVRFlow, ivrFlowBody.input, presentIVRFlow)
+	return updated(c, a.R.Calling.UpdateIVRFlow, updateIVRFlowBody.input, presentIVRFlow)
 }
 
 func (a *API) deleteIVRFlow(ctx context.Context, id uuid.UUID) error {
@@ -204,11 +220,11 @@ func (a *API) getICEServers(c *gin.Context) (int, any, error) {
 // contact's 24-hour service window is closed (template_name or
 // template_id, with template_params filling its body variables).
 type requestCallPermissionBody struct {
-	ContactID      string         `json:"contact_id"`
-	ChatAccount    string         `json:"chat_account"`
-	TemplateName   string         `json:"template_name"`
-	TemplateID     string         `json:"template_id"`
-	TemplateParams map[string]any `json:"template_params"`
+	ContactID      string         `json:"contact_id" required:"true" format:"uuid"`
+	ChatAccount    string         `json:"chat_account" required:"true" minLength:"1" maxLength:"100" example:"Main" description:"The name of an account of the organization."`
+	TemplateName   string         `json:"template_name" description:"Outside the contact's 24-hour service window, template_name or template_id is required: an approved template of the account with a call permission request component."`
+	TemplateID     string         `json:"template_id" format:"uuid"`
+	TemplateParams map[string]any `json:"template_params" description:"The template's body variables; values are strings, numbers or booleans."`
 }
 
 // template is the body's template for a closed service window.

@@ -39,9 +39,9 @@ func (a *API) hangupCall(ctx context.Context, id uuid.UUID) error {
 
 // initiateCallTransferBody is the JSON body of initiateCallTransfer.
 type initiateCallTransferBody struct {
-	CallLogID *uuid.UUID `json:"call_log_id"`
-	TeamID    *uuid.UUID `json:"team_id"`
-	AgentID   *uuid.UUID `json:"agent_id"`
+	CallLogID *uuid.UUID `json:"call_log_id" required:"true" nullable:"false"`
+	TeamID    *uuid.UUID `json:"team_id" required:"true" nullable:"false"`
+	AgentID   *uuid.UUID `json:"agent_id" description:"A member of the team to hand the call to (optional)."`
 }
 
 func (a *API) initiateCallTransfer(c *gin.Context) (int, any, error) {
@@ -63,7 +63,7 @@ func (a *API) initiateCallTransfer(c *gin.Context) (int, any, error) {
 
 // connectCallTransferBody is the JSON body of connectCallTransfer.
 type connectCallTransferBody struct {
-	SDPOffer string `json:"sdp_offer"`
+	SDPOffer string `json:"sdp_offer" required:"true" minLength:"1" description:"The agent browser's SDP offer, at most 65536 bytes."`
 }
 
 func (a *API) connectCallTransfer(c *gin.Context) (int, any, error) {
@@ -84,9 +84,9 @@ func (a *API) connectCallTransfer(c *gin.Context) (int, any, error) {
 
 // startOutgoingCallBody is the JSON body of startOutgoingCall.
 type startOutgoingCallBody struct {
-	ContactID   *uuid.UUID `json:"contact_id"`
-	ChatAccount string     `json:"chat_account"`
-	SDPOffer    string     `json:"sdp_offer"`
+	ContactID   *uuid.UUID `json:"contact_id" required:"true" nullable:"false"`
+	ChatAccount string     `json:"chat_account" required:"true" minLength:"1" example:"Main" description:"The name of an account of the organization, with business calling enabled."`
+	SDPOffer    string     `json:"sdp_offer" required:"true" minLength:"1" description:"The agent browser's SDP offer, at most 65536 bytes."`
 }
 
 func (a *API) startOutgoingCall(c *gin.Context) (int, any, error) {

@@ -114,21 +114,21 @@ func presentSessionData(d *contacts.SessionData) sessionDataJSON {
 
 // createContactBody is the JSON of POST /api/contacts.
 type createContactBody struct {
-	PhoneNumber *string        `json:"phone_number" required:"true" example:"15551234567"`
-	ProfileName *string        `json:"profile_name" example:"Grace H."`
-	ChatAccount *string        `json:"chat_account" example:"Main"`
-	Tags        []string       `json:"tags"`
+	PhoneNumber *string        `json:"phone_number" required:"true" nullable:"false" minLength:"1" example:"15551234567" description:"7 to 15 digits; spaces, dashes, parentheses, dots and a leading + or 00 are dropped."`
+	ProfileName *string        `json:"profile_name" maxLength:"255" example:"Grace H."`
+	ChatAccount *string        `json:"chat_account" maxLength:"255" example:"Main" description:"The name of an account of the organization, or empty."`
+	Tags        []string       `json:"tags" description:"Tag names of 1 to 64 characters; at most 50 once repeats are dropped."`
 	Metadata    map[string]any `json:"metadata"`
 }
 
 // updateContactBody is the JSON of PUT /api/contacts/{id}: absent or null
 // fields keep their value.
 type updateContactBody struct {
-	ProfileName        *string        `json:"profile_name"`
-	ChatAccount        *string        `json:"chat_account"`
-	Tags               []string       `json:"tags"`
+	ProfileName        *string        `json:"profile_name" maxLength:"255"`
+	ChatAccount        *string        `json:"chat_account" maxLength:"255" description:"The name of an account of the organization, or empty."`
+	Tags               []string       `json:"tags" description:"Replaces the tags: names of 1 to 64 characters; at most 50 once repeats are dropped."`
 	Metadata           map[string]any `json:"metadata"`
-	AssignedUserID     *string        `json:"assigned_user_id"`
+	AssignedUserID     *string        `json:"assigned_user_id" format:"uuid" description:"A member of the organization; not with clear_assigned_agent."`
 	ClearAssignedAgent *bool          `json:"clear_assigned_agent"`
 }
 
@@ -244,7 +244,7 @@ func (a *API) deleteContact(c *gin.Context) (int, any, error) {
 
 // assignContactBody is the JSON body of assignContact.
 type assignContactBody struct {
-	UserID nullableUUID `json:"user_id"`
+	UserID nullableUUID `json:"user_id" required:"true" description:"A member of the organization, or null to unassign."`
 }
 
 func (a *API) assignContact(c *gin.Context) (int, any, error) {

@@ -154,9 +154,20 @@ func (a *API) updateMySettings(c *gin.Context) (int, any, error) {
 	return http.StatusOK, s, nil
 }
 
+// mySettingsBody documents updateMySettings' JSON, which the handler reads
+// as a map (usersettings.ChangesFromJSON): the settings to change, at
+// least one, no other names, no null.
+type mySettingsBody struct {
+	EmailNotifications bool     `json:"email_notifications,omitempty"`
+	NewMessageAlerts   bool     `json:"new_message_alerts,omitempty"`
+	CampaignUpdates    bool     `json:"campaign_updates,omitempty"`
+	NotificationSound  string   `json:"notification_sound,omitempty" pattern:"^[a-z0-9][a-z0-9_-]{0,63}$" example:"default" description:"The name of a sound the client ships."`
+	_                  struct{} `additionalProperties:"false" minProperties:"1"`
+}
+
 // setAvailabilityBody is the JSON body of setAvailability.
 type setAvailabilityBody struct {
-	IsAvailable *bool `json:"is_available"`
+	IsAvailable *bool `json:"is_available" required:"true" nullable:"false"`
 }
 
 func (a *API) setAvailability(c *gin.Context) (int, any, error) {
@@ -179,8 +190,8 @@ func (a *API) setAvailability(c *gin.Context) (int, any, error) {
 
 // changePasswordBody is the JSON body of changePassword.
 type changePasswordBody struct {
-	CurrentPassword *string `json:"current_password"`
-	NewPassword     *string `json:"new_password"`
+	CurrentPassword *string `json:"current_password" required:"true" nullable:"false"`
+	NewPassword     *string `json:"new_password" required:"true" nullable:"false" minLength:"12" description:"At least 12 characters and at most 256 bytes."`
 }
 
 func (a *API) changePassword(c *gin.Context) (int, any, error) {
@@ -209,6 +220,6 @@ func (a *API) meRoutes() []Route {
 		{Method: put, Path: "/api/me/availability", Op: "setAvailability", In: setAvailabilityBody{}, Out: userJSON{}, Handle: a.setAvailability},
 		{Method: put, Path: "/api/me/password", Op: "changePassword", In: changePasswordBody{}, Out: messageData{}, Handle: a.changePassword},
 		{Method: get, Path: "/api/me/organizations", Op: "myOrganizations", Out: myOrganizationsData{}, Handle: a.myOrganizations},
-		{Method: put, Path: "/api/me/settings", Op: "updateMySettings", In: map[string]any{}, Out: usersettings.Settings{}, Handle: a.updateMySettings},
+		{Method: put, Path: "/api/me/settings", Op: "updateMySettings", In: mySettingsBody{}, Out: usersettings.Settings{}, Handle: a.updateMySettings},
 	}
 }

@@ -30,9 +30,10 @@ func presentNote(n *ent.ContactNote) noteJSON {
 	}
 }
 
-// noteBody is the JSON of note create and update.
+// noteBody is the JSON of note create and update; the bound is notes'
+// (TestBodyTagsMatchTheDomain).
 type noteBody struct {
-	Content *string `json:"content"`
+	Content *string `json:"content" required:"true" nullable:"false" minLength:"1" maxLength:"4096" example:"Called back; prefers email."`
 }
 
 func (b noteBody) content() (string, error) {

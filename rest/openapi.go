@@ -176,6 +176,18 @@ func shortDefName() func(reflect.Type, string) string {
 	}
 }
 
+// nullableEnum lists null in the enum of a property that may be null
+// (a pointer field of a request: null keeps the value): an enum refuses
+// every value it does not list, null included.
+func nullableEnum(p jsonschema.InterceptPropParams) error {
+	s := p.PropertySchema
+	if !p.Processed || s == nil || len(s.Enum) == 0 || !s.HasType(jsonschema.Null) || slices.Contains(s.Enum, nil) {
+		return nil
+	}
+	s.Enum = append(s.Enum, nil)
+	return nil
+}
+
 // requireAnswerFields marks every field of an answer that encoding/json
 // always writes (no omitempty) as required, so that a handler leaving
 // one out fails the document's validation.
@@ -220,7 +232,7 @@ func BuildOpenAPI(routes []Route) ([]byte, []byte, error) {
 	r.AddTypeMapping(uuid.UUID{}, uuidSchema(""))
 	r.InlineDefinition(uuidSchema(""))
 	r.DefaultOptions = append(r.DefaultOptions, jsonschema.InterceptDefName(shortDefName()),
-		jsonschema.InterceptProp(requireAnswerFields),
+		jsonschema.InterceptProp(requireAnswerFields), jsonschema.InterceptProp(nullableEnum),
 		// A nil pointer to a struct is null: anyOf [null, $ref].
 		func(rc *jsonschema.ReflectContext) { rc.EnvelopNullability = true })
 	spec := r.SpecEns()

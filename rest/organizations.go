@@ -84,7 +84,7 @@ func (a *API) currentOrganization(c *gin.Context) (int, any, error) {
 
 // createOrganizationBody is the JSON body of createOrganization.
 type createOrganizationBody struct {
-	Name *string `json:"name"`
+	Name *string `json:"name" required:"true" nullable:"false" minLength:"1" example:"Acme Support" description:"At most 200 bytes."`
 }
 
 func (a *API) createOrganization(c *gin.Context) (int, any, error) {
@@ -117,9 +117,9 @@ func (a *API) listMembers(c *gin.Context) (int, any, error) {
 
 // addMemberBody is the JSON body of addMember.
 type addMemberBody struct {
-	UserID string  `json:"user_id"`
-	Email  *string `json:"email"`
-	RoleID string  `json:"role_id"`
+	UserID string  `json:"user_id" format:"uuid" description:"An existing user; user_id or email is required, not both."`
+	Email  *string `json:"email" description:"A person to add (or invite, without an account); user_id or email is required, not both."`
+	RoleID string  `json:"role_id" format:"uuid" description:"Default: the organization's default role."`
 }
 
 func (a *API) addMember(c *gin.Context) (int, any, error) {
@@ -147,7 +147,7 @@ func (a *API) addMember(c *gin.Context) (int, any, error) {
 
 // updateMemberBody is the JSON body of updateMember.
 type updateMemberBody struct {
-	RoleID string `json:"role_id"`
+	RoleID string `json:"role_id" required:"true" format:"uuid"`
 }
 
 func (a *API) updateMember(c *gin.Context) (int, any, error) {

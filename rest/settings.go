@@ -70,13 +70,13 @@ func (a *API) getOrgSettings(c *gin.Context) (int, any, error) {
 
 // updateOrgSettingsBody is the JSON body of updateOrgSettings.
 type updateOrgSettingsBody struct {
-	Name                  *string `json:"name"`
+	Name                  *string `json:"name" minLength:"1" maxLength:"200"`
 	MaskPhoneNumbers      *bool   `json:"mask_phone_numbers"`
-	Timezone              *string `json:"timezone"`
-	DateFormat            *string `json:"date_format"`
+	Timezone              *string `json:"timezone" example:"Europe/Berlin" description:"An IANA time zone name."`
+	DateFormat            *string `json:"date_format" minLength:"1" maxLength:"32"`
 	CallingEnabled        *bool   `json:"calling_enabled"`
-	MaxCallDuration       *int    `json:"max_call_duration"`
-	TransferTimeoutSecs   *int    `json:"transfer_timeout_secs"`
+	MaxCallDuration       *int    `json:"max_call_duration" minimum:"1" maximum:"86400" description:"Seconds."`
+	TransferTimeoutSecs   *int    `json:"transfer_timeout_secs" minimum:"1" maximum:"3600"`
 	AllowOpenRegistration *bool   `json:"allow_open_registration"`
 }
 
@@ -119,15 +119,15 @@ func pathProvider(c *gin.Context) (ssoconfig.Provider, error) {
 
 // saveSSOConfigBody is the JSON body of saveSSOConfig.
 type saveSSOConfigBody struct {
-	ClientID        *string `json:"client_id"`
-	ClientSecret    *string `json:"client_secret"`
-	IsEnabled       *bool   `json:"is_enabled"`
-	AllowAutoCreate *bool   `json:"allow_auto_create"`
-	DefaultRole     *string `json:"default_role"`
-	AllowedDomains  *string `json:"allowed_domains"`
-	AuthURL         *string `json:"auth_url"`
-	TokenURL        *string `json:"token_url"`
-	UserInfoURL     *string `json:"user_info_url"`
+	ClientID        *string `json:"client_id" required:"true" nullable:"false" minLength:"1" example:"1234567890-abc.apps.googleusercontent.com" description:"At most 2048 bytes."`
+	ClientSecret    *string `json:"client_secret" description:"At most 2048 bytes; write-only. Blank: kept. Required to enable a provider that has none stored."`
+	IsEnabled       *bool   `json:"is_enabled" required:"true" nullable:"false"`
+	AllowAutoCreate *bool   `json:"allow_auto_create" required:"true" nullable:"false"`
+	DefaultRole     *string `json:"default_role" description:"The name of a role of the organization; default agent."`
+	AllowedDomains  *string `json:"allowed_domains" description:"Comma-separated email domains; empty: any."`
+	AuthURL         *string `json:"auth_url" description:"Required for the custom provider (an https URL), refused for the others."`
+	TokenURL        *string `json:"token_url" description:"Required for the custom provider (an https URL), refused for the others."`
+	UserInfoURL     *string `json:"user_info_url" description:"Required for the custom provider (an https URL), refused for the others."`
 }
 
 func (a *API) saveSSOConfig(c *gin.Context) (int, any, error) {

@@ -63,10 +63,10 @@ func (a *API) getUser(c *gin.Context) (int, any, error) {
 
 // createUserBody is the JSON body of createUser.
 type createUserBody struct {
-	Email    string  `json:"email"`
-	FullName string  `json:"full_name"`
-	Password *string `json:"password"`
-	RoleID   string  `json:"role_id"`
+	Email    string  `json:"email" required:"true" format:"email" example:"ada@example.com" description:"At most 320 bytes."`
+	FullName string  `json:"full_name" example:"Ada Lovelace" description:"Required with a password (1 to 200 characters); without one the person is invited and names themselves."`
+	Password *string `json:"password" minLength:"12" description:"Only a super admin sets another person's password: at least 12 characters and at most 256 bytes. Absent: the person is invited."`
+	RoleID   string  `json:"role_id" format:"uuid" description:"Default: the organization's default role."`
 }
 
 func (a *API) createUser(c *gin.Context) (int, any, error) {
@@ -94,10 +94,10 @@ func (a *API) createUser(c *gin.Context) (int, any, error) {
 
 // updateUserBody is the JSON body of updateUser.
 type updateUserBody struct {
-	FullName *string `json:"full_name"`
+	FullName *string `json:"full_name" minLength:"1" maxLength:"200"`
 	IsActive *bool   `json:"is_active"`
-	RoleID   string  `json:"role_id"`
-	Password *string `json:"password"`
+	RoleID   string  `json:"role_id" format:"uuid"`
+	Password *string `json:"password" minLength:"12" description:"At least 12 characters and at most 256 bytes."`
 }
 
 func (a *API) updateUser(c *gin.Context) (int, any, error) {
