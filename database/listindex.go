@@ -1,0 +1,21 @@
+package database
+
+// The lists' hand-written indexes (issue 30, point 4): each serves a list
+// of the inbox in its order, so that a first page reads the index and
+// stops under the LIMIT instead of sorting the organization's rows (the
+// plan tests of each package assert it: TestListPlans). They are
+// hand-written, like the inbox's (inboxindex.go), because the tables may
+// already hold millions of rows: the versioned migrations build each
+// CONCURRENTLY, one statement per file, and AutoMigrate creates them on
+// PostgreSQL.
+var listIndexes = []struct{ table, name, create string }{
+	// The recipients of one campaign in import order (campaigns.Recipients:
+	// ORDER BY id), all of them and by status. The primary key alone walks
+	// every older campaign's recipients before the campaign's own.
+	{"campaign_recipients", "campaign_recipient_campaign_id_id",
+		"CREATE INDEX %scampaign_recipient_campaign_id_id ON campaign_recipients (campaign_id, id)"},
+	{"campaign_recipients", "campaign_recipient_campaign_id_status_id",
+		"CREATE INDEX %scampaign_recipient_campaign_id_status_id ON campaign_recipients (campaign_id, status, id)"},
+}
+
+func init() { handWrittenIndexes = append(handWrittenIndexes, listIndexes...) }
