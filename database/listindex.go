@@ -16,6 +16,18 @@ var listIndexes = []struct{ table, name, create string }{
 		"CREATE INDEX %scampaign_recipient_campaign_id_id ON campaign_recipients (campaign_id, id)"},
 	{"campaign_recipients", "campaign_recipient_campaign_id_status_id",
 		"CREATE INDEX %scampaign_recipient_campaign_id_status_id ON campaign_recipients (campaign_id, status, id)"},
+	// The chatbot sessions, most recently active first
+	// (chatbot.ListSessions: ORDER BY last_activity DESC, id), all of
+	// them or of a status the walk finds soon (the active ones are the
+	// bot's working set: the status index finds them), and GraphQL's
+	// connection in its default order (id). The cost: last_activity moves
+	// with every step of a bot conversation, and with it indexed such an
+	// update is no longer HOT (it writes an entry in each index of the
+	// table).
+	{"chatbot_sessions", "chatbot_session_organization_id_last_activity",
+		"CREATE INDEX %schatbot_session_organization_id_last_activity ON chatbot_sessions (organization_id, last_activity DESC, id)"},
+	{"chatbot_sessions", "chatbot_session_organization_id_id",
+		"CREATE INDEX %schatbot_session_organization_id_id ON chatbot_sessions (organization_id, id)"},
 }
 
 func init() { handWrittenIndexes = append(handWrittenIndexes, listIndexes...) }

@@ -1,0 +1,121 @@
+package chatbot_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/google/uuid"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"switchboard/chatbot"
+	"switchboard/internal/testenv"
+	"switchboard/internal/testkit"
+)
+
+// planSessions is the seeded size of the plan test: the chatbot sessions
+// of an organization whose bot has answered for a while.
+const planSessions = 100_000
+
+// TestListPlans asserts, on PostgreSQL with 100,000 chatbot sessions of
+// one organization (2% active, the newest; 70% completed, 25% timed out,
+// 3% cancelled) and 1,000 of another, that the sessions list
+// (ListSessions, most recently active first) reads an index in its order
+// and never scans chatbot_sessions nor sorts the organization's sessions:
+// the first page, a deep page, each status; and that GraphQL's connection
+// (SessionsQuery paged by ent, in id order) reads an index. The total
+// (COUNT of the filter) is logged: it reads every matching session.
+func TestListPlans(t *testing.T) {
+	if testenv.PostgresURL(t) == "" {
+		t.Skip("plans are PostgreSQL's")
+	}
+	db := testkit.OpenDB(t)
+	org, ctx := testkit.NewOrg(t, db.Client, "acme")
+	other, _ := testkit.NewOrg(t, db.Client, "globex")
+	for _, s := range []struct {
+		org uuid.UUID
+		n   int
+	}{{org, planSessions}, {other, 1_000}} {
+		_, err := db.SQL.Exec(`INSERT INTO contacts (id, created_at, updated_at, organization_id, phone_number, name,
+			profile_name, avatar_url, status, tags, metadata, unread_count, chat_account, marketing_opt_out, last_message_preview)
+			SELECT gen_random_uuid(), now(), now(), $1, '1666' || lpad(i::text, 8, '0'), '', 'Person ' || i, '', 'active',
+				'[]', '{}', 0, '', false, ''
+			FROM generate_series(1, 1000) AS i`, s.org)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = db.SQL.Exec(`INSERT INTO chatbot_sessions (id, created_at, updated_at, organization_id, contact_id,
+			chat_account, status, current_step, variables, started_at, last_activity, completed_at)
+			SELECT gen_random_uuid(), now(), now(), $1, c.ids[1 + i % 1000], 'acme line',
+				(CASE WHEN i <= $2 / 50 THEN 'active' WHEN i % 100 < 70 THEN 'completed' WHEN i % 100 < 97 THEN 'timeout'
+					ELSE 'cancelled' END), '', '{}',
+				now() - make_interval(mins => i + 5), now() - make_interval(mins => i),
+				CASE WHEN i > $2 / 50 THEN now() - make_interval(mins => i) END
+			FROM generate_series(1, $2) AS i,
+				(SELECT array_agg(id) AS ids FROM contacts WHERE organization_id = $1) AS c`, s.org, s.n)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.SQL.Exec(`ANALYZE contacts; ANALYZE chatbot_sessions`); err != nil {
+		t.Fatal(err)
+	}
+	svc := &chatbot.Service{Client: db.Client}
+	list := func(status string, offset int) func(context.Context) error {
+		return func(ctx context.Context) error {
+			p, err := svc.ListSessions(ctx, status, chatbot.Page{Offset: offset, Limit: 20})
+			if err == nil && len(p.Sessions) != 20 {
+				t.Errorf("%d sessions, want 20", len(p.Sessions))
+			}
+			return err
+		}
+	}
+	connection := func(ctx context.Context) error {
+		q, err := svc.SessionsQuery(ctx, "")
+		if err != nil {
+			return err
+		}
+		first := 20
+		_, err = q.Paginate(edgesOnly(ctx), nil, &first, nil, nil)
+		return err
+	}
+	// activity is the plan of the list of every session, or of a status
+	// of the history (completed, timed out, cancelled): the index in the
+	// list's order, the page cut under the LIMIT.
+	activity := testkit.ListPlan{Table: "chatbot_sessions", Indexes: []string{"chatbot_session_organization_id_last_activity"}}
+	// open is the plan of the active sessions: the bot's working set,
+	// bounded by the conversations going on and not by the history, which
+	// the planner may find by status and sort.
+	open := testkit.ListPlan{Table: "chatbot_sessions", SortOK: true,
+		Indexes: []string{"chatbot_session_organization_id_last_activity", "chatbotsession_organization_id_status"}}
+	for _, tc := range []struct {
+		name string
+		op   func(context.Context) error
+		plan testkit.ListPlan
+	}{
+		{"FirstPage", list("", 0), activity},
+		{"DeepPage", list("", 20_000), activity},
+		{"Active", list("active", 0), open},
+		{"Completed", list("completed", 0), activity},
+		{"TimedOut", list("timeout", 0), activity},
+		{"Cancelled", list("cancelled", 0), activity},
+		{"GraphQLFirst", connection, testkit.ListPlan{Table: "chatbot_sessions", Indexes: []string{"chatbot_session_organization_id_id"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.plan.Check(t, testkit.Plans(t, ctx, db.SQL, tc.op))
+		})
+	}
+}
+
+// edgesOnly is ctx as a GraphQL field selecting edges { node { id } } and
+// no totalCount (the transport hides it from ent's Paginate, which would
+// count every row).
+func edgesOnly(ctx context.Context) context.Context {
+	leaf := func(name string, sel ...ast.Selection) *ast.Field {
+		return &ast.Field{Name: name, Alias: name, SelectionSet: sel}
+	}
+	ctx = graphql.WithOperationContext(ctx, &graphql.OperationContext{Variables: map[string]any{}})
+	return graphql.WithFieldContext(ctx, &graphql.FieldContext{Field: graphql.CollectedField{
+		Field: leaf("chatbotSessions"), Selections: ast.SelectionSet{leaf("edges", leaf("node", leaf("id")))},
+	}})
+}
