@@ -73,17 +73,30 @@ func presentRecipient(r *ent.CampaignRecipient) recipientJSON {
 	}
 }
 
-// campaignBody is the JSON of campaign create and update. scheduled_at
-// is kept raw so that null (clear it) and absent differ.
-type campaignBody struct {
-	Name          *string         `json:"name"`
-	ChatAccount   *string         `json:"chat_account"`
-	TemplateID    *string         `json:"template_id"`
-	HeaderMediaID *string         `json:"header_media_id"`
-	ScheduledAt   json.RawMessage `json:"scheduled_at"`
+// createCampaignBody is the JSON of createCampaign; the bounds are
+// campaigns' (TestBodyTagsMatchTheDomain).
+type createCampaignBody struct {
+	Name          *string         `json:"name" required:"true" nullable:"false" minLength:"1" maxLength:"255" example:"Spring sale"`
+	ChatAccount   *string         `json:"chat_account" required:"true" nullable:"false" minLength:"1" maxLength:"255" example:"Main" description:"The name of an account of the organization."`
+	TemplateID    *string         `json:"template_id" required:"true" nullable:"false" format:"uuid" description:"A template of the account."`
+	HeaderMediaID *string         `json:"header_media_id" maxLength:"512"`
+	ScheduledAt   json.RawMessage `json:"scheduled_at" description:"An RFC 3339 date-time in the future; null or empty: not scheduled."`
 }
 
-func (b campaignBody) input() (campaigns.Input, error) {
+func (b createCampaignBody) input() (campaigns.Input, error) { return updateCampaignBody(b).input() }
+
+// updateCampaignBody is the JSON of updateCampaign: absent fields keep their
+// value. scheduled_at is kept raw so that null (clear it) and absent
+// differ.
+type updateCampaignBody struct {
+	Name          *string         `json:"name" minLength:"1" maxLength:"255"`
+	ChatAccount   *string         `json:"chat_account" minLength:"1" maxLength:"255" description:"The name of an account of the organization."`
+	TemplateID    *string         `json:"template_id" format:"uuid" description:"A template of the account."`
+	HeaderMediaID *string         `json:"header_media_id" maxLength:"512"`
+	ScheduledAt   json.RawMessage `json:"scheduled_at" description:"An RFC 3339 date-time in the future; null or empty: not scheduled."`
+}
+
+func (b updateCampaignBody) input() (campaigns.Input, error) {
 	in := campaigns.Input{Name: b.Name, ChatAccount: b.ChatAccount, HeaderMediaID: b.HeaderMediaID}
 	if b.TemplateID != nil {
 		id, err := uuid.Parse(strings.TrimSpace(*b.TemplateID))
@@ -165,7 +178,7 @@ func (a *API) getCampaign(c *gin.Context) (int, any, error) {
 }
 
 func (a *API) createCampaign(c *gin.Context) (int, any, error) {
-	var b campaignBody
+	var b createCampaignBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -185,7 +198,7 @@ func (a *API) updateCampaign(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	var b campaignBody
+	var b updateCampaignBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -258,7 +271,7 @@ const maxImportBody = 32 << 20
 
 // importBody is the JSON of a recipient import.
 type importBody struct {
-	Recipients []campaigns.RecipientInput `json:"recipients"`
+	Recipients []campaigns.RecipientInput `json:"recipients" required:"true" nullable:"false" minItems:"1" maxItems:"50000" description:"Rows that are not valid (phone number, parameters) or repeat a phone number are counted and reported, not imported."`
 }
 
 func (a *API) importRecipients(c *gin.Context) (int, any, error) {
@@ -324,8 +337,8 @@ func (a *API) campaignRoutes() []Route {
 	return []Route{
 		{Method: get, Path: "/api/campaigns", Op: "campaigns", Query: paged(campaigns.DefaultPageSize, campaignsQuery{}), Out: list("campaigns", campaignJSON{}), Handle: a.listCampaigns},
 		{Method: get, Path: "/api/campaigns/:id", Op: "campaign", Out: campaignJSON{}, Handle: a.getCampaign},
-		{Method: post, Path: "/api/campaigns", Op: "createCampaign", Status: http.StatusCreated, In: campaignBody{}, Out: campaignJSON{}, Handle: a.createCampaign},
-		{Method: put, Path: "/api/campaigns/:id", Op: "updateCampaign", In: campaignBody{}, Out: campaignJSON{}, Handle: a.updateCampaign},
+		{Method: post, Path: "/api/campaigns", Op: "createCampaign", Status: http.StatusCreated, In: createCampaignBody{}, Out: campaignJSON{}, Handle: a.createCampaign},
+		{Method: put, Path: "/api/campaigns/:id", Op: "updateCampaign", In: updateCampaignBody{}, Out: campaignJSON{}, Handle: a.updateCampaign},
 		{Method: del, Path: "/api/campaigns/:id", Op: "deleteCampaign", Out: messageData{},
 			Handle: idAction(func(c context.Context, id uuid.UUID) error { return a.R.Campaigns.Delete(c, id) }, messageData{Message: "Campaign deleted"})},
 		{Method: post, Path: "/api/campaigns/:id/media", Op: "uploadCampaignMedia", In: fileForm{}, Out: campaigns.MediaResult{}, Handle: a.uploadCampaignMedia},

@@ -39,27 +39,42 @@ func presentCannedResponse(r *ent.CannedResponse) cannedResponseJSON {
 }
 
 // cannedButtonBody is one button of a canned response body.
+// The bounds are canned's (TestBodyTagsMatchTheDomain).
 type cannedButtonBody struct {
-	ID          string `json:"id"`
-	Title       string `json:"title"`
-	Type        string `json:"type"`
-	URL         string `json:"url"`
-	PhoneNumber string `json:"phone_number"`
-	TTLMinutes  *int   `json:"ttl_minutes"`
+	ID          string `json:"id" required:"true" minLength:"1" maxLength:"256" description:"Unique among the response's buttons."`
+	Title       string `json:"title" required:"true" minLength:"1" maxLength:"64" description:"At most 20 characters for a reply button."`
+	Type        string `json:"type" enum:"[\"\",\"reply\",\"url\",\"phone\",\"voice_call\"]" description:"Default reply; at most 3 reply buttons."`
+	URL         string `json:"url" description:"An http or https URL; required for a url button."`
+	PhoneNumber string `json:"phone_number" description:"7 to 15 digits; required for a phone button."`
+	TTLMinutes  *int   `json:"ttl_minutes" description:"A voice_call button's validity, 1 to 43200 minutes."`
 }
 
-// cannedBody is the JSON of canned response create and update. Buttons
-// stays nil when absent, so an update can tell "keep" from "none".
-type cannedBody struct {
-	Name     *string            `json:"name"`
-	Content  *string            `json:"content"`
-	Shortcut *string            `json:"shortcut"`
-	Category *string            `json:"category"`
+// createCannedBody is the JSON of createCannedResponse; the bounds are
+// canned's (TestBodyTagsMatchTheDomain).
+type createCannedBody struct {
+	Name     *string            `json:"name" required:"true" nullable:"false" minLength:"1" maxLength:"255" example:"Greeting"`
+	Content  *string            `json:"content" required:"true" nullable:"false" minLength:"1" maxLength:"4096" example:"Hello {{contact_name}}, how can we help?"`
+	Shortcut *string            `json:"shortcut" maxLength:"50" description:"Unique (case-insensitive) among the organization's canned responses; empty: none."`
+	Category *string            `json:"category" maxLength:"100"`
+	IsActive *bool              `json:"is_active" description:"Ignored: a new response is active."`
+	Buttons  []cannedButtonBody `json:"buttons" maxItems:"10"`
+}
+
+func (b createCannedBody) buttons() []canned.Button { return updateCannedBody(b).buttons() }
+
+// updateCannedBody is the JSON of updateCannedResponse: absent or null fields
+// keep their value. Buttons stays nil when absent, so an update can tell
+// "keep" from "none".
+type updateCannedBody struct {
+	Name     *string            `json:"name" minLength:"1" maxLength:"255"`
+	Content  *string            `json:"content" minLength:"1" maxLength:"4096"`
+	Shortcut *string            `json:"shortcut" maxLength:"50" description:"Unique (case-insensitive) among the organization's canned responses; empty: none."`
+	Category *string            `json:"category" maxLength:"100"`
 	IsActive *bool              `json:"is_active"`
-	Buttons  []cannedButtonBody `json:"buttons"`
+	Buttons  []cannedButtonBody `json:"buttons" maxItems:"10" description:"Replaces the buttons; absent or null: kept."`
 }
 
-func (b cannedBody) buttons() []canned.Button {
+func (b updateCannedBody) buttons() []canned.Button {
 	if b.Buttons == nil {
 		return nil
 	}
@@ -99,7 +114,7 @@ func (a *API) getCannedResponse(c *gin.Context) (int, any, error) {
 }
 
 func (a *API) createCannedResponse(c *gin.Context) (int, any, error) {
-	var b cannedBody
+	var b createCannedBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -123,7 +138,7 @@ func (a *API) updateCannedResponse(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	var b cannedBody
+	var b updateCannedBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -150,7 +165,7 @@ func (a *API) deleteCannedResponse(c *gin.Context) (int, any, error) {
 
 // useCannedResponseBody is the JSON body of useCannedResponse.
 type useCannedResponseBody struct {
-	ContactID string `json:"contact_id"`
+	ContactID string `json:"contact_id" format:"uuid" description:"The contact the content is filled for ({{contact_name}}, {{phone_number}}); optional."`
 }
 
 func (a *API) useCannedResponse(c *gin.Context) (int, any, error) {
@@ -180,9 +195,9 @@ func (a *API) useCannedResponse(c *gin.Context) (int, any, error) {
 func (a *API) cannedResponseRoutes() []Route {
 	return []Route{
 		{Method: get, Path: "/api/canned-responses", Op: "cannedResponses", Query: paged(20, cannedQuery{}), Out: list("canned_responses", cannedResponseJSON{}), Handle: a.listCannedResponses},
-		{Method: post, Path: "/api/canned-responses", Op: "createCannedResponse", Status: http.StatusCreated, In: cannedBody{}, Out: cannedResponseJSON{}, Handle: a.createCannedResponse},
+		{Method: post, Path: "/api/canned-responses", Op: "createCannedResponse", Status: http.StatusCreated, In: createCannedBody{}, Out: cannedResponseJSON{}, Handle: a.createCannedResponse},
 		{Method: get, Path: "/api/canned-responses/:id", Op: "cannedResponse", Out: cannedResponseJSON{}, Handle: a.getCannedResponse},
-		{Method: put, Path: "/api/canned-responses/:id", Op: "updateCannedResponse", In: cannedBody{}, Out: cannedResponseJSON{}, Handle: a.updateCannedResponse},
+		{Method: put, Path: "/api/canned-responses/:id", Op: "updateCannedResponse", In: updateCannedBody{}, Out: cannedResponseJSON{}, Handle: a.updateCannedResponse},
 		{Method: del, Path: "/api/canned-responses/:id", Op: "deleteCannedResponse", Out: messageData{}, Handle: a.deleteCannedResponse},
 		{Method: post, Path: "/api/canned-responses/:id/use", Op: "useCannedResponse", In: useCannedResponseBody{}, Out: cannedUseData{}, Handle: a.useCannedResponse},
 	}

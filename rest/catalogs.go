@@ -70,19 +70,35 @@ func presentProducts(ps []*ent.Product) []productJSON {
 	return out
 }
 
-// productBody is the JSON of product create and update.
-type productBody struct {
-	Name        *string `json:"name"`
-	Description *string `json:"description"`
-	Price       *int64  `json:"price"`
-	Currency    *string `json:"currency"`
-	URL         *string `json:"url"`
-	ImageURL    *string `json:"image_url"`
-	RetailerID  *string `json:"retailer_id"`
+// createProductBody is the JSON of createProduct; the bounds are
+// catalogs' (TestBodyTagsMatchTheDomain).
+type createProductBody struct {
+	Name        *string `json:"name" required:"true" nullable:"false" minLength:"1" maxLength:"200" example:"Running shoe"`
+	Description *string `json:"description" maxLength:"5000"`
+	Price       *int64  `json:"price" required:"true" nullable:"false" minimum:"0" example:"4999" description:"In minor units (cents)."`
+	Currency    *string `json:"currency" pattern:"^[A-Za-z]{3}$" example:"USD" description:"An ISO 4217 code (default USD)."`
+	URL         *string `json:"url" maxLength:"2000" description:"An absolute http or https URL, or empty."`
+	ImageURL    *string `json:"image_url" maxLength:"2000" description:"An absolute http or https URL, or empty."`
+	RetailerID  *string `json:"retailer_id" minLength:"1" maxLength:"100"`
 	IsActive    *bool   `json:"is_active"`
 }
 
-func (b productBody) input() catalogs.ProductInput {
+func (b createProductBody) input() catalogs.ProductInput { return updateProductBody(b).input() }
+
+// updateProductBody is the JSON of updateProduct: absent or null fields keep
+// their value.
+type updateProductBody struct {
+	Name        *string `json:"name" minLength:"1" maxLength:"200"`
+	Description *string `json:"description" maxLength:"5000"`
+	Price       *int64  `json:"price" minimum:"0" description:"In minor units (cents)."`
+	Currency    *string `json:"currency" pattern:"^[A-Za-z]{3}$" example:"USD" description:"An ISO 4217 code."`
+	URL         *string `json:"url" maxLength:"2000" description:"An absolute http or https URL, or empty."`
+	ImageURL    *string `json:"image_url" maxLength:"2000" description:"An absolute http or https URL, or empty."`
+	RetailerID  *string `json:"retailer_id" minLength:"1" maxLength:"100"`
+	IsActive    *bool   `json:"is_active"`
+}
+
+func (b updateProductBody) input() catalogs.ProductInput {
 	return catalogs.ProductInput{
 		Name: b.Name, Description: b.Description, Price: b.Price, Currency: b.Currency, URL: b.URL,
 		ImageURL: b.ImageURL, RetailerID: b.RetailerID, IsActive: b.IsActive,
@@ -115,8 +131,8 @@ func (a *API) getCatalog(c *gin.Context) (int, any, error) {
 
 // createCatalogBody is the JSON body of createCatalog.
 type createCatalogBody struct {
-	ChatAccount string `json:"chat_account"`
-	Name        string `json:"name"`
+	ChatAccount string `json:"chat_account" required:"true" minLength:"1" maxLength:"200" example:"Main" description:"The name of an account of the organization."`
+	Name        string `json:"name" required:"true" minLength:"1" maxLength:"200" example:"Shoes"`
 }
 
 func (a *API) createCatalog(c *gin.Context) (int, any, error) {
@@ -137,7 +153,7 @@ func (a *API) deleteCatalog(c *gin.Context) (int, any, error) {
 
 // syncCatalogsBody is the JSON body of syncCatalogs.
 type syncCatalogsBody struct {
-	ChatAccount string `json:"chat_account"`
+	ChatAccount string `json:"chat_account" required:"true" minLength:"1" maxLength:"200" example:"Main" description:"The name of an account of the organization."`
 }
 
 func (a *API) syncCatalogs(c *gin.Context) (int, any, error) {
@@ -181,7 +197,7 @@ func (a *API) createProduct(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	var b productBody
+	var b createProductBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -197,7 +213,7 @@ func (a *API) updateProduct(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	var b productBody
+	var b updateProductBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -216,11 +232,11 @@ func (a *API) deleteProduct(c *gin.Context) (int, any, error) {
 // product_id, body, footer, chat_account}.
 // sendProductBody is the JSON body of sendProduct.
 type sendProductBody struct {
-	ContactID   uuid.UUID `json:"contact_id"`
-	ProductID   uuid.UUID `json:"product_id"`
-	Body        string    `json:"body"`
-	Footer      string    `json:"footer"`
-	ChatAccount string    `json:"chat_account"`
+	ContactID   uuid.UUID `json:"contact_id" required:"true"`
+	ProductID   uuid.UUID `json:"product_id" required:"true" description:"A product of a catalog at the platform."`
+	Body        string    `json:"body" required:"true" minLength:"1" maxLength:"1024"`
+	Footer      string    `json:"footer" maxLength:"60"`
+	ChatAccount string    `json:"chat_account" maxLength:"255" description:"The sending account; default: the catalog's."`
 }
 
 func (a *API) sendProduct(c *gin.Context) (int, any, error) {
@@ -242,16 +258,16 @@ func (a *API) sendProduct(c *gin.Context) (int, any, error) {
 // chat_account}.
 // sendProductListBody is the JSON body of sendProductList.
 type sendProductListBody struct {
-	ContactID uuid.UUID `json:"contact_id"`
-	CatalogID uuid.UUID `json:"catalog_id"`
-	Header    string    `json:"header"`
-	Body      string    `json:"body"`
-	Footer    string    `json:"footer"`
+	ContactID uuid.UUID `json:"contact_id" required:"true"`
+	CatalogID uuid.UUID `json:"catalog_id" required:"true" description:"A catalog at the platform."`
+	Header    string    `json:"header" required:"true" minLength:"1" maxLength:"60"`
+	Body      string    `json:"body" required:"true" minLength:"1" maxLength:"1024"`
+	Footer    string    `json:"footer" maxLength:"60"`
 	Sections  []struct {
-		Title      string      `json:"title"`
-		ProductIDs []uuid.UUID `json:"product_ids"`
-	} `json:"sections"`
-	ChatAccount string `json:"chat_account"`
+		Title      string      `json:"title" required:"true" minLength:"1" maxLength:"24"`
+		ProductIDs []uuid.UUID `json:"product_ids" required:"true" minItems:"1" description:"Products of the catalog, each listed once."`
+	} `json:"sections" required:"true" minItems:"1" maxItems:"10" description:"At most 30 products in all."`
+	ChatAccount string `json:"chat_account" maxLength:"255" description:"The sending account; default: the catalog's."`
 }
 
 func (a *API) sendProductList(c *gin.Context) (int, any, error) {
@@ -282,9 +298,9 @@ func (a *API) catalogRoutes() []Route {
 		{Method: get, Path: "/api/catalogs/:id", Op: "catalog", Out: catalogJSON{}, Handle: a.getCatalog},
 		{Method: del, Path: "/api/catalogs/:id", Op: "deleteCatalog", Out: messageData{}, Handle: a.deleteCatalog},
 		{Method: get, Path: "/api/catalogs/:id/products", Op: "catalogProducts", Out: productsData{}, Handle: a.listCatalogProducts},
-		{Method: post, Path: "/api/catalogs/:id/products", Op: "createProduct", Status: http.StatusCreated, In: productBody{}, Out: productJSON{}, Handle: a.createProduct},
+		{Method: post, Path: "/api/catalogs/:id/products", Op: "createProduct", Status: http.StatusCreated, In: createProductBody{}, Out: productJSON{}, Handle: a.createProduct},
 		{Method: get, Path: "/api/products/:id", Op: "product", Out: productJSON{}, Handle: a.getProduct},
-		{Method: put, Path: "/api/products/:id", Op: "updateProduct", In: productBody{}, Out: productJSON{}, Handle: a.updateProduct},
+		{Method: put, Path: "/api/products/:id", Op: "updateProduct", In: updateProductBody{}, Out: productJSON{}, Handle: a.updateProduct},
 		{Method: del, Path: "/api/products/:id", Op: "deleteProduct", Out: messageData{}, Handle: a.deleteProduct},
 		{Method: post, Path: "/api/messages/product", Op: "sendProductMessage", Status: http.StatusCreated, In: sendProductBody{}, Out: messageJSON{}, Handle: a.sendProduct},
 		{Method: post, Path: "/api/messages/product-list", Op: "sendProductListMessage", Status: http.StatusCreated, In: sendProductListBody{}, Out: messageJSON{}, Handle: a.sendProductList},

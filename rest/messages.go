@@ -146,25 +146,27 @@ func (a *API) listMessages(c *gin.Context) (int, any, error) {
 
 // sendMessageBody is the JSON of POST /api/contacts/{id}/messages.
 type sendMessageBody struct {
-	Type    string `json:"type" required:"true" enum:"text,interactive"`
+	Type    string `json:"type" required:"true" enum:"text,interactive" description:"Templates go to /api/messages/template, media to /api/messages/media."`
 	Content *struct {
-		Body string `json:"body"`
-	} `json:"content"`
-	Interactive *interactiveBody `json:"interactive"`
-	ChatAccount string           `json:"chat_account"`
+		Body string `json:"body" description:"The text: required for a text message (1 to 4096 characters)."`
+	} `json:"content" description:"Required for a text message."`
+	Interactive *interactiveBody `json:"interactive" description:"Required for an interactive message."`
+	ChatAccount string           `json:"chat_account" maxLength:"255" description:"The sending account; default: the organization's default outgoing account, else the contact's."`
 }
 
 // interactiveBody is an interactive message: {type: button, body,
 // buttons[{id, title}]} or {type: cta_url, body, button_text, url}.
+// Its fields are checked for an interactive message only (type
+// interactive), so they are described rather than declared.
 type interactiveBody struct {
-	Type    string `json:"type"`
-	Body    string `json:"body"`
+	Type    string `json:"type" description:"button or cta_url."`
+	Body    string `json:"body" description:"1 to 1024 characters."`
 	Buttons []struct {
-		ID    string `json:"id"`
-		Title string `json:"title"`
-	} `json:"buttons"`
-	ButtonText string `json:"button_text"`
-	URL        string `json:"url"`
+		ID    string `json:"id" description:"1 to 256 characters, unique."`
+		Title string `json:"title" description:"1 to 20 characters."`
+	} `json:"buttons" description:"A button message's 1 to 3 reply buttons."`
+	ButtonText string `json:"button_text" description:"A cta_url message's button, 1 to 20 characters."`
+	URL        string `json:"url" description:"A cta_url message's absolute http or https URL, at most 2000 characters."`
 }
 
 func (b *sendMessageBody) outgoing() messaging.Outgoing {
@@ -201,16 +203,16 @@ func (a *API) sendMessage(c *gin.Context) (int, any, error) {
 // body carries the same fields as form values (the parameter objects as
 // JSON text) plus the header_file file.
 type templateBody struct {
-	ContactID           string         `json:"contact_id"`
-	PhoneNumber         string         `json:"phone_number"`
-	TemplateName        string         `json:"template_name"`
-	TemplateID          string         `json:"template_id"`
-	TemplateParams      map[string]any `json:"template_params"`
-	HeaderParams        map[string]any `json:"header_params"`
-	ButtonParams        map[string]any `json:"button_params"`
-	AccountName         string         `json:"account_name"`
-	HeaderMediaID       string         `json:"header_media_id"`
-	HeaderMediaURL      string         `json:"header_media_url"`
+	ContactID           string         `json:"contact_id" format:"uuid" description:"contact_id or phone_number is required, not both."`
+	PhoneNumber         string         `json:"phone_number" description:"contact_id or phone_number is required, not both: a new number becomes a contact."`
+	TemplateName        string         `json:"template_name" description:"template_name or template_id is required, not both."`
+	TemplateID          string         `json:"template_id" format:"uuid" description:"template_name or template_id is required, not both."`
+	TemplateParams      map[string]any `json:"template_params" description:"The body's variables; values are strings, numbers or booleans."`
+	HeaderParams        map[string]any `json:"header_params" description:"The TEXT header's variable."`
+	ButtonParams        map[string]any `json:"button_params" description:"The dynamic URL buttons' variables, by button index (\"0\", \"1\", ...)."`
+	AccountName         string         `json:"account_name" description:"The sending account; default: the template's."`
+	HeaderMediaID       string         `json:"header_media_id" description:"A media header's file: one of header_media_id, header_media_url and (multipart) header_file."`
+	HeaderMediaURL      string         `json:"header_media_url" description:"A media header's file: one of header_media_id, header_media_url and (multipart) header_file."`
 	HeaderMediaFilename string         `json:"header_media_filename"`
 }
 

@@ -9,11 +9,16 @@ import (
 	"switchboard/apikeys"
 	"switchboard/auth"
 	"switchboard/calling"
+	"switchboard/campaigns"
+	"switchboard/canned"
+	"switchboard/catalogs"
 	"switchboard/contacts"
 	"switchboard/notes"
 	"switchboard/people"
 	"switchboard/provider"
 	"switchboard/settings"
+	"switchboard/templates"
+	"switchboard/transfers"
 )
 
 // bodyField is the struct field at path (field names, dotted; a slice
@@ -59,6 +64,35 @@ func TestBodyTagsMatchTheDomain(t *testing.T) {
 		{updateIVRFlowBody{}, "Description", "maxLength", n(calling.MaxFlowDescriptionLength)},
 		{createIVRFlowBody{}, "WelcomeAudioURL", "maxLength", n(calling.MaxWelcomeAudioLength)},
 		{updateIVRFlowBody{}, "WelcomeAudioURL", "maxLength", n(calling.MaxWelcomeAudioLength)},
+		{createCampaignBody{}, "Name", "maxLength", n(campaigns.MaxNameLength)},
+		{updateCampaignBody{}, "Name", "maxLength", n(campaigns.MaxNameLength)},
+		{createCampaignBody{}, "ChatAccount", "maxLength", n(campaigns.MaxNameLength)},
+		{updateCampaignBody{}, "ChatAccount", "maxLength", n(campaigns.MaxNameLength)},
+		{importBody{}, "Recipients", "maxItems", n(campaigns.MaxImport)},
+		{createCannedBody{}, "Name", "maxLength", n(canned.MaxName)},
+		{updateCannedBody{}, "Name", "maxLength", n(canned.MaxName)},
+		{createCannedBody{}, "Content", "maxLength", n(canned.MaxContent)},
+		{updateCannedBody{}, "Content", "maxLength", n(canned.MaxContent)},
+		{createCannedBody{}, "Shortcut", "maxLength", n(canned.MaxShortcut)},
+		{updateCannedBody{}, "Shortcut", "maxLength", n(canned.MaxShortcut)},
+		{createCannedBody{}, "Category", "maxLength", n(canned.MaxCategory)},
+		{updateCannedBody{}, "Category", "maxLength", n(canned.MaxCategory)},
+		{createCannedBody{}, "Buttons", "maxItems", n(canned.MaxButtons)},
+		{updateCannedBody{}, "Buttons", "maxItems", n(canned.MaxButtons)},
+		{cannedButtonBody{}, "ID", "maxLength", n(canned.MaxButtonID)},
+		{cannedButtonBody{}, "Title", "maxLength", n(canned.MaxButtonTitle)},
+		{createCatalogBody{}, "Name", "maxLength", n(catalogs.MaxNameLength)},
+		{createCatalogBody{}, "ChatAccount", "maxLength", n(catalogs.MaxNameLength)},
+		{syncCatalogsBody{}, "ChatAccount", "maxLength", n(catalogs.MaxNameLength)},
+		{createProductBody{}, "Name", "maxLength", n(catalogs.MaxNameLength)},
+		{updateProductBody{}, "Name", "maxLength", n(catalogs.MaxNameLength)},
+		{createProductBody{}, "Description", "maxLength", n(catalogs.MaxDescriptionLength)},
+		{updateProductBody{}, "Description", "maxLength", n(catalogs.MaxDescriptionLength)},
+		{createProductBody{}, "URL", "maxLength", n(catalogs.MaxURLLength)},
+		{updateProductBody{}, "ImageURL", "maxLength", n(catalogs.MaxURLLength)},
+		{createProductBody{}, "RetailerID", "maxLength", n(catalogs.MaxRetailerIDLength)},
+		{updateProductBody{}, "RetailerID", "maxLength", n(catalogs.MaxRetailerIDLength)},
+		{sendProductListBody{}, "Sections", "maxItems", n(provider.MaxProductSections)},
 		{createContactBody{}, "ProfileName", "maxLength", n(contacts.MaxFieldLength)},
 		{createContactBody{}, "ChatAccount", "maxLength", n(contacts.MaxFieldLength)},
 		{updateContactBody{}, "ProfileName", "maxLength", n(contacts.MaxFieldLength)},
@@ -68,6 +102,18 @@ func TestBodyTagsMatchTheDomain(t *testing.T) {
 		{updateOrgSettingsBody{}, "DateFormat", "maxLength", n(settings.MaxDateFormat)},
 		{updateOrgSettingsBody{}, "MaxCallDuration", "maximum", n(settings.MaxCallDurationSecs)},
 		{updateOrgSettingsBody{}, "TransferTimeoutSecs", "maximum", n(settings.MaxTransferTimeoutSecs)},
+		{templateDraftBody{}, "Name", "maxLength", n(templates.MaxNameLength)},
+		{templateDraftBody{}, "Language", "maxLength", n(templates.MaxLanguageLength)},
+		{templateDraftBody{}, "DisplayName", "maxLength", n(templates.MaxDisplayName)},
+		{templateDraftBody{}, "BodyContent", "maxLength", n(templates.MaxBodyText)},
+		{templateDraftBody{}, "FooterContent", "maxLength", n(templates.MaxFooterText)},
+		{templateDraftBody{}, "HeaderContent", "maxLength", n(templates.MaxHeaderHandle)},
+		{templateDraftBody{}, "Buttons", "maxItems", n(templates.MaxButtons)},
+		{templateDraftBody{}, "CodeExpirationMinutes", "minimum", n(templates.MinCodeExpiration)},
+		{templateDraftBody{}, "CodeExpirationMinutes", "maximum", n(templates.MaxCodeExpiration)},
+		{transferBody{}, "Notes", "maxLength", n(transfers.MaxNotesLength)},
+		{transferBody{}, "ChatAccount", "maxLength", n(transfers.MaxChatAccountLength)},
+		{transferBody{}, "Source", "maxLength", n(transfers.MaxSourceLength)},
 	} {
 		f := bodyField(t, tc.typ, tc.field)
 		if got := f.Tag.Get(tc.tag); got != tc.want {

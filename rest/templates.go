@@ -60,22 +60,23 @@ func presentTemplate(v *templates.View) templateJSON {
 	}
 }
 
-// templateDraftBody is the JSON of template create and update: the flat
-// fields of the spec.
+// templateDraftBody is the JSON of template create and update (an update
+// replaces the draft whole): the flat fields of the spec. The bounds are
+// templates' (TestBodyTagsMatchTheDomain).
 type templateDraftBody struct {
-	ChatAccount               string           `json:"chat_account"`
-	Name                      string           `json:"name"`
-	DisplayName               *string          `json:"display_name"`
-	Language                  string           `json:"language"`
-	Category                  string           `json:"category"`
-	HeaderType                *string          `json:"header_type"`
-	HeaderContent             string           `json:"header_content"`
-	BodyContent               string           `json:"body_content"`
-	FooterContent             string           `json:"footer_content"`
-	Buttons                   []map[string]any `json:"buttons"`
-	SampleValues              json.RawMessage  `json:"sample_values"`
-	AddSecurityRecommendation bool             `json:"add_security_recommendation"`
-	CodeExpirationMinutes     *int             `json:"code_expiration_minutes"`
+	ChatAccount               string           `json:"chat_account" required:"true" minLength:"1" maxLength:"200" example:"Main" description:"The name of an account of the organization."`
+	Name                      string           `json:"name" required:"true" minLength:"1" maxLength:"512" pattern:"^[a-z0-9_]+$" example:"order_update" description:"Lowercase letters, digits and underscores; with language, unique in the account."`
+	DisplayName               *string          `json:"display_name" maxLength:"512" description:"Empty or absent: the name."`
+	Language                  string           `json:"language" required:"true" minLength:"1" maxLength:"15" pattern:"^[a-z]{2,3}(_[A-Za-z]{2,4})?$" example:"en_US"`
+	Category                  string           `json:"category" required:"true" enum:"MARKETING,UTILITY,AUTHENTICATION" description:"Case-insensitive."`
+	HeaderType                *string          `json:"header_type" enum:"[\"\",\"TEXT\",\"IMAGE\",\"VIDEO\",\"DOCUMENT\",\"NONE\"]" description:"Case-insensitive; empty or absent: NONE. AUTHENTICATION templates take none."`
+	HeaderContent             string           `json:"header_content" maxLength:"4096" description:"The header text of a TEXT header (required, at most 60 characters, at most one variable {{1}}), or a media header's sample handle from upload-media; empty for NONE."`
+	BodyContent               string           `json:"body_content" maxLength:"1024" description:"The body text with {{1}} or {{name}} variables: required, except for AUTHENTICATION templates (whose text the platform writes)."`
+	FooterContent             string           `json:"footer_content" maxLength:"60" description:"Without variables; AUTHENTICATION templates take none."`
+	Buttons                   []map[string]any `json:"buttons" maxItems:"10" description:"The platform's buttons: {type, text, url, phone_number, example}; AUTHENTICATION templates take at most one OTP button."`
+	SampleValues              json.RawMessage  `json:"sample_values" description:"Sample values of the variables: an array of strings, or of {component, index or name, value} objects."`
+	AddSecurityRecommendation bool             `json:"add_security_recommendation" description:"AUTHENTICATION templates only."`
+	CodeExpirationMinutes     *int             `json:"code_expiration_minutes" minimum:"1" maximum:"90" description:"AUTHENTICATION templates only."`
 }
 
 func (b templateDraftBody) input() (templates.Input, error) {
@@ -176,7 +177,7 @@ func (a *API) publishTemplate(c *gin.Context) (int, any, error) {
 
 // syncTemplatesBody is the JSON body of syncTemplates.
 type syncTemplatesBody struct {
-	ChatAccount string `json:"chat_account"`
+	ChatAccount string `json:"chat_account" required:"true" minLength:"1" maxLength:"200" example:"Main" description:"The name of an account of the organization."`
 }
 
 func (a *API) syncTemplates(c *gin.Context) (int, any, error) {

@@ -12,18 +12,18 @@ import (
 
 // transferBody is the JSON of a transfer's creation.
 type transferBody struct {
-	ContactID   *string `json:"contact_id"`
-	ChatAccount string  `json:"chat_account"`
-	TeamID      *string `json:"team_id"`
-	Notes       string  `json:"notes"`
-	Source      string  `json:"source"`
+	ContactID   *string `json:"contact_id" required:"true" nullable:"false" format:"uuid"`
+	ChatAccount string  `json:"chat_account" maxLength:"100"`
+	TeamID      *string `json:"team_id" format:"uuid" description:"An active team; absent or null: none."`
+	Notes       string  `json:"notes" maxLength:"2000"`
+	Source      string  `json:"source" maxLength:"32" pattern:"^[a-z0-9_]*$" example:"manual" description:"Default manual."`
 }
 
 // assignBody is the JSON of an assignment; a null or missing agent_id
 // unassigns.
 type assignBody struct {
-	AgentID *string `json:"agent_id"`
-	TeamID  *string `json:"team_id"`
+	AgentID *string `json:"agent_id" format:"uuid" description:"A member of the organization (and of the transfer's team); absent or null: unassigned."`
+	TeamID  *string `json:"team_id" format:"uuid"`
 }
 
 func optionalUUIDPtr(name string, s *string) (*uuid.UUID, error) {
