@@ -28,6 +28,17 @@ var listIndexes = []struct{ table, name, create string }{
 		"CREATE INDEX %schatbot_session_organization_id_last_activity ON chatbot_sessions (organization_id, last_activity DESC, id)"},
 	{"chatbot_sessions", "chatbot_session_organization_id_id",
 		"CREATE INDEX %schatbot_session_organization_id_id ON chatbot_sessions (organization_id, id)"},
+	// The call logs (calling.CallLogs: ORDER BY started_at DESC, id
+	// DESC; every filter but these walks (organization_id, started_at)):
+	// part of the caller's number (LIKE '%digits%', served by trigrams),
+	// one contact's calls and the calls an agent took (a member without
+	// call_logs:read sees only those), each in the list's order.
+	{"call_logs", "call_log_caller_phone_trgm",
+		"CREATE INDEX %scall_log_caller_phone_trgm ON call_logs USING gin (caller_phone gin_trgm_ops)"},
+	{"call_logs", "call_log_contact_id_started_at",
+		"CREATE INDEX %scall_log_contact_id_started_at ON call_logs (contact_id, started_at, id)"},
+	{"call_logs", "call_log_organization_id_agent_id_started_at",
+		"CREATE INDEX %scall_log_organization_id_agent_id_started_at ON call_logs (organization_id, agent_id, started_at, id)"},
 }
 
 func init() { handWrittenIndexes = append(handWrittenIndexes, listIndexes...) }
