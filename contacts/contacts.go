@@ -209,7 +209,7 @@ func (s *Service) byIDs(ctx context.Context, ids []uuid.UUID) ([]*ent.Contact, e
 }
 
 // CountBound is how far a filtered list's total is counted exactly.
-const CountBound = 10_000
+const CountBound = database.CountBound
 
 // Count is the total of q, which Query made for f. Without a filter it is
 // the organization's contact counter (exact, kept by the database in the
@@ -224,12 +224,8 @@ func (s *Service) Count(ctx context.Context, q *ent.ContactQuery, f Filter, boun
 			Select(organization.FieldContactCount).Int(ctx)
 		return n, false, apperr.Wrap(err, "organization")
 	}
-	ones, err := q.Clone().Limit(bound + 1).
-		Modify(func(s *sql.Selector) { s.SelectExpr(sql.Raw("1")) }).Ints(ctx)
-	if err != nil {
-		return 0, false, apperr.Wrap(err, "contact")
-	}
-	return len(ones), len(ones) > bound, nil
+	total, capped, err = database.CountUpTo(ctx, q, bound)
+	return total, capped, apperr.Wrap(err, "contact")
 }
 
 // Connection is a GraphQL page of contacts: ent's connection, whose total

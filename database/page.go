@@ -34,6 +34,32 @@ func OffsetPage[Q Pageable[Q, T], T any](ctx context.Context, q Q, offset, limit
 	return rows, total, nil
 }
 
+// CountBound is how far a filtered list of a table that grows with the
+// business (contacts, transfers, recipients, sessions, call logs) counts
+// its total exactly: past it the total is CountBound+1, read as "more than
+// CountBound" (docs/api.md), so no page pays for counting a whole tenant.
+const CountBound = 10_000
+
+// CountUpTo counts the rows of q up to bound: the total, or bound+1 and
+// capped when there are more. The count reads at most bound+1 rows (their
+// constant 1 through q's index), however many match.
+func CountUpTo[Q interface {
+	Clone() Q
+	Limit(int) Q
+	Modify(...func(*sql.Selector)) S
+}, S interface {
+	Ints(context.Context) ([]int, error)
+}](ctx context.Context, q Q, bound int) (total int, capped bool, err error) {
+	ones, err := q.Clone().Limit(bound + 1).Modify(selectOne).Ints(ctx)
+	if err != nil {
+		return 0, false, err
+	}
+	return len(ones), len(ones) > bound, nil
+}
+
+// selectOne selects the constant 1 instead of a row's columns.
+func selectOne(s *sql.Selector) { s.SelectExpr(sql.Raw("1")) }
+
 // WithTotal is a query modifier that adds the filter's total to every row
 // of a page (a window count), so that a page and its total take one
 // statement; PageTotal reads it.
