@@ -39,6 +39,16 @@ var listIndexes = []struct{ table, name, create string }{
 		"CREATE INDEX %scall_log_contact_id_started_at ON call_logs (contact_id, started_at, id)"},
 	{"call_logs", "call_log_organization_id_agent_id_started_at",
 		"CREATE INDEX %scall_log_organization_id_agent_id_started_at ON call_logs (organization_id, agent_id, started_at, id)"},
+	// The templates, newest first (templates.List: ORDER BY created_at
+	// DESC, id DESC; the account, status and category filters walk it),
+	// and their search: ILIKE '%term%' on name or display name, served
+	// by trigrams.
+	{"templates", "template_organization_id_created_at",
+		"CREATE INDEX %stemplate_organization_id_created_at ON templates (organization_id, created_at, id)"},
+	{"templates", "template_name_trgm",
+		"CREATE INDEX %stemplate_name_trgm ON templates USING gin (name gin_trgm_ops)"},
+	{"templates", "template_display_name_trgm",
+		"CREATE INDEX %stemplate_display_name_trgm ON templates USING gin (display_name gin_trgm_ops)"},
 }
 
 func init() { handWrittenIndexes = append(handWrittenIndexes, listIndexes...) }
