@@ -129,7 +129,8 @@ func (s *Service) List(ctx context.Context, in ListInput) (*Page, error) {
 	case !in.Queue.All:
 		q = q.Where(agenttransfer.TeamID(in.Queue.TeamID))
 	}
-	total, err := q.Clone().Count(ctx)
+	// Counted up to the bound, or the requested page when deeper (docs/api.md).
+	total, _, err := database.CountUpTo(ctx, q, max(database.CountBound, in.Offset+in.Limit))
 	if err != nil {
 		return nil, apperr.Wrap(err, "transfer")
 	}
