@@ -301,7 +301,8 @@ func (s *Service) Recipients(ctx context.Context, id uuid.UUID, status string, o
 		}
 		q = q.Where(campaignrecipient.StatusEQ(campaignrecipient.Status(st)))
 	}
-	total, err := q.Clone().Count(ctx)
+	// Counted up to the bound, or the requested page when deeper (docs/api.md).
+	total, _, err := database.CountUpTo(ctx, q, max(database.CountBound, offset+limit))
 	if err != nil {
 		return nil, 0, apperr.Wrap(err, "recipient")
 	}

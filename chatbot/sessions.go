@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"switchboard/apperr"
+	"switchboard/database"
 	"switchboard/ent"
 	"switchboard/ent/chatbotsession"
 )
@@ -44,7 +45,8 @@ func (s *Service) ListSessions(ctx context.Context, status string, p Page) (*Ses
 	if err != nil {
 		return nil, err
 	}
-	total, err := q.Clone().Count(ctx)
+	// Counted up to the bound, or the requested page when deeper (docs/api.md).
+	total, _, err := database.CountUpTo(ctx, q, max(database.CountBound, p.Offset+p.Limit))
 	if err != nil {
 		return nil, apperr.Wrap(err, sessionWhat)
 	}
