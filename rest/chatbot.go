@@ -78,7 +78,7 @@ func presentChatbotSettings(s *ent.ChatbotSettings) chatbotSettingsJSON {
 }
 
 // chatbotSettingsBody is the JSON of the settings update: absent fields
-// keep their value.
+// keep their value. The bounds are chatbot's (TestBodyTagsMatchTheDomain).
 type chatbotSettingsBody struct {
 	Enabled                      *bool                 `json:"enabled"`
 	BusinessHoursEnabled         *bool                 `json:"business_hours_enabled"`
@@ -89,29 +89,29 @@ type chatbotSettingsBody struct {
 	AIEnabled                    *bool                 `json:"ai_enabled"`
 	SLAEnabled                   *bool                 `json:"sla_enabled"`
 	ClientReminderEnabled        *bool                 `json:"client_reminder_enabled"`
-	GreetingMessage              *string               `json:"greeting_message"`
-	FallbackMessage              *string               `json:"fallback_message"`
-	OutOfHoursMessage            *string               `json:"out_of_hours_message"`
-	AIProvider                   *string               `json:"ai_provider"`
-	AIModel                      *string               `json:"ai_model"`
-	AISystemPrompt               *string               `json:"ai_system_prompt"`
-	AIAPIKey                     *string               `json:"ai_api_key"`
-	SLAAutoCloseMessage          *string               `json:"sla_auto_close_message"`
-	SLAWarningMessage            *string               `json:"sla_warning_message"`
-	ClientReminderMessage        *string               `json:"client_reminder_message"`
-	ClientAutoCloseMessage       *string               `json:"client_auto_close_message"`
-	GreetingButtons              []chatbot.Button      `json:"greeting_buttons"`
-	FallbackButtons              []chatbot.Button      `json:"fallback_buttons"`
-	BusinessHours                []chatbot.ScheduleDay `json:"business_hours"`
-	SLAEscalationNotifyIDs       []string              `json:"sla_escalation_notify_ids"`
-	SessionTimeoutMinutes        *int                  `json:"session_timeout_minutes"`
-	AIMaxTokens                  *int                  `json:"ai_max_tokens"`
-	SLAResponseMinutes           *int                  `json:"sla_response_minutes"`
-	SLAResolutionMinutes         *int                  `json:"sla_resolution_minutes"`
-	SLAEscalationMinutes         *int                  `json:"sla_escalation_minutes"`
-	SLAAutoCloseHours            *int                  `json:"sla_auto_close_hours"`
-	ClientReminderMinutes        *int                  `json:"client_reminder_minutes"`
-	ClientAutoCloseMinutes       *int                  `json:"client_auto_close_minutes"`
+	GreetingMessage              *string               `json:"greeting_message" maxLength:"4096"`
+	FallbackMessage              *string               `json:"fallback_message" maxLength:"4096"`
+	OutOfHoursMessage            *string               `json:"out_of_hours_message" maxLength:"4096"`
+	AIProvider                   *string               `json:"ai_provider" enum:"[\"\",\"openai\",\"anthropic\",\"google\"]" description:"Empty: none."`
+	AIModel                      *string               `json:"ai_model" maxLength:"100"`
+	AISystemPrompt               *string               `json:"ai_system_prompt" maxLength:"20000"`
+	AIAPIKey                     *string               `json:"ai_api_key" description:"At most 512 bytes; write-only. Empty: removed."`
+	SLAAutoCloseMessage          *string               `json:"sla_auto_close_message" maxLength:"4096"`
+	SLAWarningMessage            *string               `json:"sla_warning_message" maxLength:"4096"`
+	ClientReminderMessage        *string               `json:"client_reminder_message" maxLength:"4096"`
+	ClientAutoCloseMessage       *string               `json:"client_auto_close_message" maxLength:"4096"`
+	GreetingButtons              []chatbot.Button      `json:"greeting_buttons" maxItems:"3" description:"Reply buttons: unique ids, titles of at most 20 characters."`
+	FallbackButtons              []chatbot.Button      `json:"fallback_buttons" maxItems:"3" description:"Reply buttons: unique ids, titles of at most 20 characters."`
+	BusinessHours                []chatbot.ScheduleDay `json:"business_hours" description:"Days 0 (Sunday) to 6, each once, with HH:MM times, start before end, in the organization's time zone."`
+	SLAEscalationNotifyIDs       []string              `json:"sla_escalation_notify_ids" maxItems:"50" description:"Ids of users who are members of the organization."`
+	SessionTimeoutMinutes        *int                  `json:"session_timeout_minutes" minimum:"1" maximum:"43200"`
+	AIMaxTokens                  *int                  `json:"ai_max_tokens" minimum:"1" maximum:"32000"`
+	SLAResponseMinutes           *int                  `json:"sla_response_minutes" minimum:"0" maximum:"43200"`
+	SLAResolutionMinutes         *int                  `json:"sla_resolution_minutes" minimum:"0" maximum:"43200"`
+	SLAEscalationMinutes         *int                  `json:"sla_escalation_minutes" minimum:"0" maximum:"43200"`
+	SLAAutoCloseHours            *int                  `json:"sla_auto_close_hours" minimum:"0" maximum:"720"`
+	ClientReminderMinutes        *int                  `json:"client_reminder_minutes" minimum:"0" maximum:"43200"`
+	ClientAutoCloseMinutes       *int                  `json:"client_auto_close_minutes" minimum:"0" maximum:"43200"`
 }
 
 func (b chatbotSettingsBody) changes() chatbot.SettingsChanges {
@@ -171,18 +171,33 @@ func presentKeywordRule(r *ent.KeywordRule) keywordRuleJSON {
 	}
 }
 
-// keywordRuleBody is the JSON of keyword rule create and update.
-type keywordRuleBody struct {
-	Name            *string        `json:"name"`
-	Keywords        []string       `json:"keywords"`
-	MatchType       *string        `json:"match_type"`
-	ResponseType    *string        `json:"response_type"`
-	ResponseContent map[string]any `json:"response_content"`
-	Priority        *int           `json:"priority"`
+// createKeywordRuleBody is the JSON of createKeywordRule; the bounds are
+// chatbot's (TestBodyTagsMatchTheDomain).
+type createKeywordRuleBody struct {
+	Name            *string        `json:"name" maxLength:"255" description:"Empty or absent: the keywords joined."`
+	Keywords        []string       `json:"keywords" required:"true" nullable:"false" minItems:"1" maxItems:"50" example:"[\"price\",\"cost\"]" description:"Keywords of at most 200 characters; blank ones and repeats are dropped, and one must remain. With match_type regex, RE2 patterns."`
+	MatchType       *string        `json:"match_type" enum:"exact,contains,starts_with,regex" description:"Default contains."`
+	ResponseType    *string        `json:"response_type" enum:"text,transfer" description:"Default text."`
+	ResponseContent map[string]any `json:"response_content" description:"{body, buttons[{id, title}]}: body (at most 4096 characters) is required for response_type text; buttons only belong to text responses."`
+	Priority        *int           `json:"priority" minimum:"-1000000" maximum:"1000000"`
+	Enabled         *bool          `json:"enabled" description:"Default true."`
+}
+
+func (b createKeywordRuleBody) input() chatbot.KeywordInput { return chatbot.KeywordInput(b) }
+
+// updateKeywordRuleBody is the JSON of updateKeywordRule: absent or null
+// fields keep their value.
+type updateKeywordRuleBody struct {
+	Name            *string        `json:"name" maxLength:"255" description:"Empty: the keywords joined."`
+	Keywords        []string       `json:"keywords" minItems:"1" maxItems:"50" description:"Keywords of at most 200 characters; blank ones and repeats are dropped, and one must remain."`
+	MatchType       *string        `json:"match_type" enum:"exact,contains,starts_with,regex"`
+	ResponseType    *string        `json:"response_type" enum:"text,transfer"`
+	ResponseContent map[string]any `json:"response_content" description:"{body, buttons[{id, title}]}: body (at most 4096 characters) is required for response_type text; buttons only belong to text responses."`
+	Priority        *int           `json:"priority" minimum:"-1000000" maximum:"1000000"`
 	Enabled         *bool          `json:"enabled"`
 }
 
-func (b keywordRuleBody) input() chatbot.KeywordInput { return chatbot.KeywordInput(b) }
+func (b updateKeywordRuleBody) input() chatbot.KeywordInput { return chatbot.KeywordInput(b) }
 
 func chatbotPage(p page) chatbot.Page { return chatbot.Page{Offset: p.Offset(), Limit: p.Limit} }
 
@@ -200,7 +215,7 @@ func (a *API) listKeywordRules(c *gin.Context) (int, any, error) {
 }
 
 func (a *API) createKeywordRule(c *gin.Context) (int, any, error) {
-	var b keywordRuleBody
+	var b createKeywordRuleBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -216,7 +231,7 @@ func (a *API) updateKeywordRule(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	var b keywordRuleBody
+	var b updateKeywordRuleBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -254,18 +269,33 @@ func presentAIContext(x *ent.AIContext) aiContextJSON {
 	}
 }
 
-// aiContextBody is the JSON of AI context create and update.
-type aiContextBody struct {
-	Name            *string        `json:"name"`
-	ContextType     *string        `json:"context_type"`
-	TriggerKeywords []string       `json:"trigger_keywords"`
-	StaticContent   *string        `json:"static_content"`
-	APIConfig       map[string]any `json:"api_config"`
-	Priority        *int           `json:"priority"`
+// createAIContextBody is the JSON of createAIContext; the bounds are
+// chatbot's (TestBodyTagsMatchTheDomain).
+type createAIContextBody struct {
+	Name            *string        `json:"name" required:"true" nullable:"false" minLength:"1" maxLength:"255" example:"Opening hours"`
+	ContextType     *string        `json:"context_type" enum:"static,api" description:"Default static."`
+	TriggerKeywords []string       `json:"trigger_keywords" maxItems:"50" description:"Keywords of at most 200 characters; blank ones and repeats are dropped."`
+	StaticContent   *string        `json:"static_content" maxLength:"50000" description:"Required (not blank) for a static context."`
+	APIConfig       map[string]any `json:"api_config" description:"Required for an api context: {url, method (GET or POST), headers{name: value}, body, response_path}."`
+	Priority        *int           `json:"priority" minimum:"-1000000" maximum:"1000000"`
+	Enabled         *bool          `json:"enabled" description:"Default true."`
+}
+
+func (b createAIContextBody) input() chatbot.ContextInput { return chatbot.ContextInput(b) }
+
+// updateAIContextBody is the JSON of updateAIContext: absent or null
+// fields keep their value.
+type updateAIContextBody struct {
+	Name            *string        `json:"name" minLength:"1" maxLength:"255"`
+	ContextType     *string        `json:"context_type" enum:"static,api"`
+	TriggerKeywords []string       `json:"trigger_keywords" maxItems:"50" description:"Keywords of at most 200 characters; blank ones and repeats are dropped."`
+	StaticContent   *string        `json:"static_content" maxLength:"50000" description:"A static context's content must not be blank (it is required for a static context)."`
+	APIConfig       map[string]any `json:"api_config" description:"Required for an api context: {url, method (GET or POST), headers{name: value}, body, response_path}."`
+	Priority        *int           `json:"priority" minimum:"-1000000" maximum:"1000000"`
 	Enabled         *bool          `json:"enabled"`
 }
 
-func (b aiContextBody) input() chatbot.ContextInput { return chatbot.ContextInput(b) }
+func (b updateAIContextBody) input() chatbot.ContextInput { return chatbot.ContextInput(b) }
 
 func (a *API) listAIContexts(c *gin.Context) (int, any, error) {
 	p := pageOf(c)
@@ -281,7 +311,7 @@ func (a *API) listAIContexts(c *gin.Context) (int, any, error) {
 }
 
 func (a *API) createAIContext(c *gin.Context) (int, any, error) {
-	var b aiContextBody
+	var b createAIContextBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -297,7 +327,7 @@ func (a *API) updateAIContext(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	var b aiContextBody
+	var b updateAIContextBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -332,17 +362,31 @@ func presentChatbotFlow(f *ent.ChatbotFlow) chatbotFlowJSON {
 	}
 }
 
-// chatbotFlowBody is the JSON of flow create and update.
-type chatbotFlowBody struct {
-	Name            *string        `json:"name"`
-	Description     *string        `json:"description"`
-	TriggerKeywords []string       `json:"trigger_keywords"`
-	Enabled         *bool          `json:"enabled"`
-	Graph           map[string]any `json:"graph"`
-	ChatAccount     *string        `json:"chat_account"`
+// createChatbotFlowBody is the JSON of createChatbotFlow; the bounds are
+// chatbot's (TestBodyTagsMatchTheDomain).
+type createChatbotFlowBody struct {
+	Name            *string        `json:"name" required:"true" nullable:"false" minLength:"1" maxLength:"255" example:"Order status"`
+	Description     *string        `json:"description" maxLength:"2000"`
+	TriggerKeywords []string       `json:"trigger_keywords" maxItems:"50" description:"Keywords of at most 200 characters; blank ones and repeats are dropped. An enabled flow's keywords are its own in the organization."`
+	Enabled         *bool          `json:"enabled" description:"Default true."`
+	Graph           map[string]any `json:"graph" description:"The flow's nodes and edges; {} while nothing is drawn."`
+	ChatAccount     *string        `json:"chat_account" maxLength:"255" description:"The name of an account of the organization, or empty: any account."`
 }
 
-func (b chatbotFlowBody) input() chatbot.FlowInput { return chatbot.FlowInput(b) }
+func (b createChatbotFlowBody) input() chatbot.FlowInput { return chatbot.FlowInput(b) }
+
+// updateChatbotFlowBody is the JSON of updateChatbotFlow: absent or null
+// fields keep their value.
+type updateChatbotFlowBody struct {
+	Name            *string        `json:"name" minLength:"1" maxLength:"255"`
+	Description     *string        `json:"description" maxLength:"2000"`
+	TriggerKeywords []string       `json:"trigger_keywords" maxItems:"50" description:"Keywords of at most 200 characters; blank ones and repeats are dropped. An enabled flow's keywords are its own in the organization."`
+	Enabled         *bool          `json:"enabled"`
+	Graph           map[string]any `json:"graph" description:"The flow's nodes and edges; {} while nothing is drawn."`
+	ChatAccount     *string        `json:"chat_account" maxLength:"255" description:"The name of an account of the organization, or empty: any account."`
+}
+
+func (b updateChatbotFlowBody) input() chatbot.FlowInput { return chatbot.FlowInput(b) }
 
 func (a *API) listChatbotFlows(c *gin.Context) (int, any, error) {
 	p := pageOf(c)
@@ -370,7 +414,7 @@ func (a *API) getChatbotFlow(c *gin.Context) (int, any, error) {
 }
 
 func (a *API) createChatbotFlow(c *gin.Context) (int, any, error) {
-	var b chatbotFlowBody
+	var b createChatbotFlowBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -386,7 +430,7 @@ func (a *API) updateChatbotFlow(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	var b chatbotFlowBody
+	var b updateChatbotFlowBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -467,17 +511,17 @@ func (a *API) chatbotRoutes() []Route {
 		{Method: get, Path: "/api/chatbot/settings", Op: "chatbotSettings", Out: chatbotSettingsData{}, Handle: a.getChatbotSettings},
 		{Method: put, Path: "/api/chatbot/settings", Op: "updateChatbotSettings", In: chatbotSettingsBody{}, Out: chatbotSettingsData{}, Handle: a.updateChatbotSettings},
 		{Method: get, Path: "/api/chatbot/keywords", Op: "keywordRules", Query: paged(20, searchQuery{}), Out: list("rules", keywordRuleJSON{}), Handle: a.listKeywordRules},
-		{Method: post, Path: "/api/chatbot/keywords", Op: "createKeywordRule", Status: http.StatusCreated, In: keywordRuleBody{}, Out: keywordRuleJSON{}, Handle: a.createKeywordRule},
-		{Method: put, Path: "/api/chatbot/keywords/:id", Op: "updateKeywordRule", In: keywordRuleBody{}, Out: keywordRuleJSON{}, Handle: a.updateKeywordRule},
+		{Method: post, Path: "/api/chatbot/keywords", Op: "createKeywordRule", Status: http.StatusCreated, In: createKeywordRuleBody{}, Out: keywordRuleJSON{}, Handle: a.createKeywordRule},
+		{Method: put, Path: "/api/chatbot/keywords/:id", Op: "updateKeywordRule", In: updateKeywordRuleBody{}, Out: keywordRuleJSON{}, Handle: a.updateKeywordRule},
 		{Method: del, Path: "/api/chatbot/keywords/:id", Op: "deleteKeywordRule", Out: messageData{}, Handle: a.deleteKeywordRule},
 		{Method: get, Path: "/api/chatbot/ai-contexts", Op: "aiContexts", Query: paged(20, searchQuery{}), Out: list("contexts", aiContextJSON{}), Handle: a.listAIContexts},
-		{Method: post, Path: "/api/chatbot/ai-contexts", Op: "createAIContext", Status: http.StatusCreated, In: aiContextBody{}, Out: aiContextJSON{}, Handle: a.createAIContext},
-		{Method: put, Path: "/api/chatbot/ai-contexts/:id", Op: "updateAIContext", In: aiContextBody{}, Out: aiContextJSON{}, Handle: a.updateAIContext},
+		{Method: post, Path: "/api/chatbot/ai-contexts", Op: "createAIContext", Status: http.StatusCreated, In: createAIContextBody{}, Out: aiContextJSON{}, Handle: a.createAIContext},
+		{Method: put, Path: "/api/chatbot/ai-contexts/:id", Op: "updateAIContext", In: updateAIContextBody{}, Out: aiContextJSON{}, Handle: a.updateAIContext},
 		{Method: del, Path: "/api/chatbot/ai-contexts/:id", Op: "deleteAIContext", Out: messageData{}, Handle: a.deleteAIContext},
 		{Method: get, Path: "/api/chatbot/flows", Op: "chatbotFlows", Query: paged(20, searchQuery{}), Out: list("flows", chatbotFlowJSON{}), Handle: a.listChatbotFlows},
-		{Method: post, Path: "/api/chatbot/flows", Op: "createChatbotFlow", Status: http.StatusCreated, In: chatbotFlowBody{}, Out: chatbotFlowJSON{}, Handle: a.createChatbotFlow},
+		{Method: post, Path: "/api/chatbot/flows", Op: "createChatbotFlow", Status: http.StatusCreated, In: createChatbotFlowBody{}, Out: chatbotFlowJSON{}, Handle: a.createChatbotFlow},
 		{Method: get, Path: "/api/chatbot/flows/:id", Op: "chatbotFlow", Out: chatbotFlowJSON{}, Handle: a.getChatbotFlow},
-		{Method: put, Path: "/api/chatbot/flows/:id", Op: "updateChatbotFlow", In: chatbotFlowBody{}, Out: chatbotFlowJSON{}, Handle: a.updateChatbotFlow},
+		{Method: put, Path: "/api/chatbot/flows/:id", Op: "updateChatbotFlow", In: updateChatbotFlowBody{}, Out: chatbotFlowJSON{}, Handle: a.updateChatbotFlow},
 		{Method: del, Path: "/api/chatbot/flows/:id", Op: "deleteChatbotFlow", Out: messageData{}, Handle: a.deleteChatbotFlow},
 		{Method: get, Path: "/api/chatbot/sessions", Op: "chatbotSessions", Query: paged(20, statusQuery{}), Out: list("sessions", chatbotSessionJSON{}), Handle: a.listChatbotSessions},
 		{Method: get, Path: "/api/chatbot/sessions/:id", Op: "chatbotSession", Out: chatbotSessionJSON{}, Handle: a.getChatbotSession},

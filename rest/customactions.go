@@ -42,17 +42,31 @@ func presentCustomAction(a *ent.CustomAction) customActionJSON {
 	}
 }
 
-// customActionBody is the JSON of create and update.
-type customActionBody struct {
-	Name         *string        `json:"name"`
-	Icon         *string        `json:"icon"`
-	ActionType   *string        `json:"action_type"`
-	Config       map[string]any `json:"config"`
+// createCustomActionBody is the JSON of createCustomAction; the bounds
+// are customactions' (TestBodyTagsMatchTheDomain).
+type createCustomActionBody struct {
+	Name         *string        `json:"name" required:"true" nullable:"false" minLength:"1" maxLength:"100" example:"Open ticket"`
+	Icon         *string        `json:"icon" enum:"[\"\",\"ticket\",\"user\",\"bar-chart\",\"link\",\"phone\",\"mail\",\"file-text\",\"external-link\",\"zap\",\"globe\",\"code\"]"`
+	ActionType   *string        `json:"action_type" required:"true" nullable:"false" enum:"webhook,url,javascript"`
+	Config       map[string]any `json:"config" required:"true" nullable:"false" description:"The action's settings by action_type: webhook {url (required), method (POST, GET, PUT or PATCH), headers, body}; url {url (required), open_in_new_tab}; javascript {code (required)}. At most 96 KB."`
 	IsActive     *bool          `json:"is_active"`
-	DisplayOrder *int           `json:"display_order"`
+	DisplayOrder *int           `json:"display_order" minimum:"-1000000" maximum:"1000000"`
 }
 
-func (b customActionBody) input() customactions.Input {
+func (b createCustomActionBody) input() customactions.Input { return updateCustomActionBody(b).input() }
+
+// updateCustomActionBody is the JSON of updateCustomAction: absent or null
+// fields keep their value; a config given replaces the stored one whole.
+type updateCustomActionBody struct {
+	Name         *string        `json:"name" minLength:"1" maxLength:"100"`
+	Icon         *string        `json:"icon" enum:"[\"\",\"ticket\",\"user\",\"bar-chart\",\"link\",\"phone\",\"mail\",\"file-text\",\"external-link\",\"zap\",\"globe\",\"code\"]"`
+	ActionType   *string        `json:"action_type" enum:"webhook,url,javascript"`
+	Config       map[string]any `json:"config" description:"The action's settings by action_type: webhook {url (required), method (POST, GET, PUT or PATCH), headers, body}; url {url (required), open_in_new_tab}; javascript {code (required)}. At most 96 KB."`
+	IsActive     *bool          `json:"is_active"`
+	DisplayOrder *int           `json:"display_order" minimum:"-1000000" maximum:"1000000"`
+}
+
+func (b updateCustomActionBody) input() customactions.Input {
 	return customactions.Input{
 		Name: b.Name, Icon: b.Icon, ActionType: b.ActionType, Config: b.Config,
 		IsActive: b.IsActive, DisplayOrder: b.DisplayOrder,
@@ -73,16 +87,16 @@ func (a *API) getCustomAction(c *gin.Context) (int, any, error) {
 }
 
 func (a *API) createCustomAction(c *gin.Context) (int, any, error) {
-	return created(c, a.R.CustomActions.Create, customActionBody.input, presentCustomAction)
+	return created(c, a.R.CustomActions.Create, createCustomActionBody.input, presentCustomAction)
 }
 
 func (a *API) updateCustomAction(c *gin.Context) (int, any, error) {
-	return updated(c, a.R.CustomActions.Update, customActionBody.input, presentCustomAction)
+	return updated(c, a.R.CustomActions.Update, updateCustomActionBody.input, presentCustomAction)
 }
 
 // executeCustomActionBody is the JSON body of executeCustomAction.
 type executeCustomActionBody struct {
-	ContactID string `json:"contact_id"`
+	ContactID string `json:"contact_id" required:"true" format:"uuid"`
 }
 
 func (a *API) executeCustomAction(c *gin.Context) (int, any, error) {
@@ -137,8 +151,8 @@ func (a *API) customActionRoutes() []Route {
 	return []Route{
 		{Method: get, Path: "/api/custom-actions", Op: "customActions", Query: paged(customactions.DefaultPageSize, searchQuery{}), Out: list("custom_actions", customActionJSON{}), Handle: a.listCustomActions},
 		{Method: get, Path: "/api/custom-actions/:id", Op: "customAction", Out: customActionJSON{}, Handle: a.getCustomAction},
-		{Method: post, Path: "/api/custom-actions", Op: "createCustomAction", Status: http.StatusCreated, In: customActionBody{}, Out: customActionJSON{}, Handle: a.createCustomAction},
-		{Method: put, Path: "/api/custom-actions/:id", Op: "updateCustomAction", In: customActionBody{}, Out: customActionJSON{}, Handle: a.updateCustomAction},
+		{Method: post, Path: "/api/custom-actions", Op: "createCustomAction", Status: http.StatusCreated, In: createCustomActionBody{}, Out: customActionJSON{}, Handle: a.createCustomAction},
+		{Method: put, Path: "/api/custom-actions/:id", Op: "updateCustomAction", In: updateCustomActionBody{}, Out: customActionJSON{}, Handle: a.updateCustomAction},
 		{Method: del, Path: "/api/custom-actions/:id", Op: "deleteCustomAction", Out: statusData{},
 			Handle: idAction(a.deleteCustomAction, statusData{Status: "deleted"})},
 		{Method: post, Path: "/api/custom-actions/:id/execute", Op: "executeCustomAction", In: executeCustomActionBody{}, Out: executeData{}, Handle: a.executeCustomAction},

@@ -43,22 +43,33 @@ func presentFormFlow(f *ent.FormFlow) formFlowJSON {
 	}
 }
 
-// formFlowBody is the JSON of flow create and update; absent fields keep
-// their value on update.
-type formFlowBody struct {
-	ChatAccount *string          `json:"chat_account"`
-	Name        *string          `json:"name"`
-	Category    *string          `json:"category"`
-	JSONVersion *string          `json:"json_version"`
-	FlowJSON    map[string]any   `json:"flow_json"`
-	Screens     []map[string]any `json:"screens"`
+// createFormFlowBody is the JSON of createFormFlow.
+type createFormFlowBody struct {
+	ChatAccount *string          `json:"chat_account" required:"true" nullable:"false" minLength:"1" maxLength:"200" example:"Main" description:"The name of an account of the organization."`
+	Name        *string          `json:"name" required:"true" nullable:"false" minLength:"1" maxLength:"200" example:"Sign up"`
+	Category    *string          `json:"category" enum:"[\"\",\"SIGN_UP\",\"SIGN_IN\",\"APPOINTMENT_BOOKING\",\"LEAD_GENERATION\",\"CONTACT_US\",\"CUSTOMER_SUPPORT\",\"SURVEY\",\"SHOPPING\",\"OTHER\",\"UTILITY\"]" description:"Empty: none."`
+	JSONVersion *string          `json:"json_version" pattern:"^([0-9]{1,2}\\.[0-9]{1,2})?$" example:"6.0" description:"The Flow JSON version; empty: the default, or flow_json's version."`
+	FlowJSON    map[string]any   `json:"flow_json" description:"The Flow JSON document (at most 1 MB)."`
+	Screens     []map[string]any `json:"screens" description:"The screens of the Flow JSON, when flow_json is not given."`
 }
 
-func bindFormFlow(c *gin.Context) (flows.Input, error) {
-	var b formFlowBody
-	if err := bindJSON(c, &b, false); err != nil {
+// updateFormFlowBody is the JSON of updateFormFlow: absent fields keep their
+// value.
+type updateFormFlowBody struct {
+	ChatAccount *string          `json:"chat_account" description:"Cannot be changed: absent, or the flow's own."`
+	Name        *string          `json:"name" minLength:"1" maxLength:"200"`
+	Category    *string          `json:"category" enum:"[\"\",\"SIGN_UP\",\"SIGN_IN\",\"APPOINTMENT_BOOKING\",\"LEAD_GENERATION\",\"CONTACT_US\",\"CUSTOMER_SUPPORT\",\"SURVEY\",\"SHOPPING\",\"OTHER\",\"UTILITY\"]" description:"Empty: none."`
+	JSONVersion *string          `json:"json_version" pattern:"^([0-9]{1,2}\\.[0-9]{1,2})?$" example:"6.0" description:"The Flow JSON version; empty: kept, or flow_json's version."`
+	FlowJSON    map[string]any   `json:"flow_json" description:"The Flow JSON document (at most 1 MB)."`
+	Screens     []map[string]any `json:"screens" description:"The screens of the Flow JSON, when flow_json is not given."`
+}
+
+func bindFormFlow[B createFormFlowBody | updateFormFlowBody](c *gin.Context) (flows.Input, error) {
+	var raw B
+	if err := bindJSON(c, &raw, false); err != nil {
 		return flows.Input{}, err
 	}
+	b := updateFormFlowBody(raw)
 	return flows.Input{ChatAccount: b.ChatAccount, Name: b.Name, Category: b.Category, JSONVersion: b.JSONVersion,
 		FlowJSON: b.FlowJSON, Screens: b.Screens}, nil
 }
@@ -95,7 +106,7 @@ func (a *API) getFormFlow(c *gin.Context) (int, any, error) {
 }
 
 func (a *API) createFormFlow(c *gin.Context) (int, any, error) {
-	in, err := bindFormFlow(c)
+	in, err := bindFormFlow[createFormFlowBody](c)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -111,7 +122,7 @@ func (a *API) updateFormFlow(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	in, err := bindFormFlow(c)
+	in, err := bindFormFlow[updateFormFlowBody](c)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -163,7 +174,7 @@ func (a *API) duplicateFormFlow(c *gin.Context) (int, any, error) {
 
 // syncFormFlowsBody is the JSON body of syncFormFlows.
 type syncFormFlowsBody struct {
-	ChatAccount string `json:"chat_account"`
+	ChatAccount string `json:"chat_account" required:"true" minLength:"1" maxLength:"200" example:"Main" description:"The name of an account of the organization."`
 }
 
 func (a *API) syncFormFlows(c *gin.Context) (int, any, error) {
@@ -191,10 +202,10 @@ func syncMessage(r *flows.SyncResult) string {
 func (a *API) formFlowRoutes() []Route {
 	return []Route{
 		{Method: get, Path: "/api/flows", Op: "formFlows", Query: paged(flows.DefaultPageSize, flowsQuery{}), Out: formFlowsData{}, Handle: a.listFormFlows},
-		{Method: post, Path: "/api/flows", Op: "createFormFlow", Status: http.StatusCreated, In: formFlowBody{}, Out: formFlowData{}, Handle: a.createFormFlow},
+		{Method: post, Path: "/api/flows", Op: "createFormFlow", Status: http.StatusCreated, In: createFormFlowBody{}, Out: formFlowData{}, Handle: a.createFormFlow},
 		{Method: post, Path: "/api/flows/sync", Op: "syncFormFlows", In: syncFormFlowsBody{}, Out: formFlowSyncData{}, Handle: a.syncFormFlows},
 		{Method: get, Path: "/api/flows/:id", Op: "formFlow", Out: formFlowData{}, Handle: a.getFormFlow},
-		{Method: put, Path: "/api/flows/:id", Op: "updateFormFlow", In: formFlowBody{}, Out: formFlowData{}, Handle: a.updateFormFlow},
+		{Method: put, Path: "/api/flows/:id", Op: "updateFormFlow", In: updateFormFlowBody{}, Out: formFlowData{}, Handle: a.updateFormFlow},
 		{Method: del, Path: "/api/flows/:id", Op: "deleteFormFlow", Out: messageData{}, Handle: a.deleteFormFlow},
 		{Method: post, Path: "/api/flows/:id/save-to-provider", Op: "saveFormFlowToProvider", Out: formFlowResultData{}, Handle: a.saveFormFlow},
 		{Method: post, Path: "/api/flows/:id/publish", Op: "publishFormFlow", Out: formFlowResultData{}, Handle: a.publishFormFlow},

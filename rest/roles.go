@@ -97,12 +97,22 @@ func (a *API) roleAnswer(c *gin.Context, status int, r *ent.Role) (int, any, err
 	return status, out[0], nil
 }
 
-// roleBody is the JSON of role create and update. Permissions stays nil
-// when the field is absent, so an update can tell "keep" from "none".
-type roleBody struct {
-	Name        *string        `json:"name"`
-	Description *string        `json:"description"`
-	Permissions permissionKeys `json:"permissions"`
+// createRoleBody is the JSON of createRole; the bounds are roles'
+// (TestBodyTagsMatchTheDomain).
+type createRoleBody struct {
+	Name        *string        `json:"name" required:"true" nullable:"false" minLength:"1" maxLength:"100" example:"Supervisor" description:"Unique in the organization."`
+	Description *string        `json:"description" maxLength:"500"`
+	Permissions permissionKeys `json:"permissions" required:"true" description:"Keys from GET /api/permissions; may be empty."`
+	IsDefault   *bool          `json:"is_default"`
+}
+
+// updateRoleBody is the JSON of updateRole: absent or null fields keep their
+// value. Permissions stays nil when the field is absent, so an update can
+// tell "keep" from "none".
+type updateRoleBody struct {
+	Name        *string        `json:"name" minLength:"1" maxLength:"100" description:"A system role keeps its name."`
+	Description *string        `json:"description" maxLength:"500"`
+	Permissions permissionKeys `json:"permissions" description:"Replaces the permissions: keys from GET /api/permissions."`
 	IsDefault   *bool          `json:"is_default"`
 }
 
@@ -173,7 +183,7 @@ func (a *API) getRole(c *gin.Context) (int, any, error) {
 }
 
 func (a *API) createRole(c *gin.Context) (int, any, error) {
-	var b roleBody
+	var b createRoleBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -197,7 +207,7 @@ func (a *API) updateRole(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	var b roleBody
+	var b updateRoleBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -220,9 +230,9 @@ func (a *API) roleRoutes() []Route {
 	return []Route{
 		{Method: get, Path: "/api/permissions", Op: "permissions", Out: permissionsData{}, Handle: a.listPermissions},
 		{Method: get, Path: "/api/roles", Op: "roles", Query: paged(50, searchQuery{}), Out: list("roles", roleJSON{}), Handle: a.listRoles},
-		{Method: post, Path: "/api/roles", Op: "createRole", Status: http.StatusCreated, In: roleBody{}, Out: roleJSON{}, Handle: a.createRole},
+		{Method: post, Path: "/api/roles", Op: "createRole", Status: http.StatusCreated, In: createRoleBody{}, Out: roleJSON{}, Handle: a.createRole},
 		{Method: get, Path: "/api/roles/:id", Op: "role", Out: roleJSON{}, Handle: a.getRole},
-		{Method: put, Path: "/api/roles/:id", Op: "updateRole", In: roleBody{}, Out: roleJSON{}, Handle: a.updateRole},
+		{Method: put, Path: "/api/roles/:id", Op: "updateRole", In: updateRoleBody{}, Out: roleJSON{}, Handle: a.updateRole},
 		{Method: del, Path: "/api/roles/:id", Op: "deleteRole", Out: messageData{}, Handle: a.deleteRole},
 	}
 }

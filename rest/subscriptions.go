@@ -2,11 +2,13 @@ package rest
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
+	"github.com/swaggest/jsonschema-go"
 
 	"switchboard/apperr"
 	"switchboard/ent"
@@ -115,19 +117,53 @@ func presentWebhookDelivery(d *ent.WebhookDelivery) webhookDeliveryJSON {
 	return out
 }
 
-// createWebhookBody is the JSON of POST /api/webhooks.
+// createWebhookBody is the JSON of POST /api/webhooks; the bounds are
+// webhooks' (TestBodyTagsMatchTheDomain), the events its catalogue.
 type createWebhookBody struct {
-	Name     *string           `json:"name"`
-	URL      *string           `json:"url"`
-	Events   []string          `json:"events"`
-	Headers  map[string]string `json:"headers"`
-	Secret   *string           `json:"secret"`
-	IsActive *bool             `json:"is_active"`
+	Name     *string           `json:"name" required:"true" nullable:"false" minLength:"1" maxLength:"255" example:"CRM"`
+	URL      *string           `json:"url" required:"true" nullable:"false" minLength:"1" example:"https://crm.example.com/hooks/switchboard" description:"An http or https URL the server may reach (not a private address unless allowed)."`
+	Events   []string          `json:"events" required:"true" nullable:"false" minItems:"1" description:"Events of the catalogue (available_events of GET /api/webhooks); repeats are dropped."`
+	Headers  map[string]string `json:"headers" maxProperties:"20" description:"Custom request headers: HTTP token names, not reserved ones (Host, Content-Type, the signature headers), values of at most 4096 characters."`
+	Secret   *string           `json:"secret" description:"The signing secret, at most 256 bytes; blank or absent: one is generated and returned once."`
+	IsActive *bool             `json:"is_active" description:"Default true."`
 }
+
+// PrepareJSONSchema implements jsonschema.Preparer: the events are the
+// catalogue's.
+func (createWebhookBody) PrepareJSONSchema(s *jsonschema.Schema) error { return eventsEnum(s) }
 
 // updateWebhookBody is the JSON of PUT /api/webhooks/{id}: absent or null
 // fields keep their value.
-type updateWebhookBody createWebhookBody
+type updateWebhookBody struct {
+	Name     *string           `json:"name" minLength:"1" maxLength:"255"`
+	URL      *string           `json:"url" minLength:"1" description:"An http or https URL the server may reach (not a private address unless allowed)."`
+	Events   []string          `json:"events" minItems:"1" description:"Replaces the events: events of the catalogue (available_events of GET /api/webhooks); repeats are dropped."`
+	Headers  map[string]string `json:"headers" maxProperties:"20" description:"Replaces the custom request headers: HTTP token names, not reserved ones (Host, Content-Type, the signature headers), values of at most 4096 characters."`
+	Secret   *string           `json:"secret" description:"A new signing secret, at most 256 bytes; blank: kept."`
+	IsActive *bool             `json:"is_active"`
+}
+
+// PrepareJSONSchema implements jsonschema.Preparer: the events are the
+// catalogue's.
+func (updateWebhookBody) PrepareJSONSchema(s *jsonschema.Schema) error { return eventsEnum(s) }
+
+// eventsEnum lists the subscribable events as the enum of the items of
+// s's events property (the body's schema; the reflection of the request's
+// parameters, which has no properties, is left as it is).
+func eventsEnum(s *jsonschema.Schema) error {
+	p, ok := s.Properties["events"]
+	if !ok {
+		return nil
+	}
+	if p.TypeObject == nil || p.TypeObject.Items == nil || p.TypeObject.Items.SchemaOrBool == nil || p.TypeObject.Items.SchemaOrBool.TypeObject == nil {
+		return fmt.Errorf("openapi: the events of a webhook body are not an array")
+	}
+	items := p.TypeObject.Items.SchemaOrBool.TypeObject
+	for _, e := range webhooks.Events() {
+		items.Enum = append(items.Enum, e.Value)
+	}
+	return nil
+}
 
 func (a *API) listWebhooks(c *gin.Context) (int, any, error) {
 	p := pageOf(c)

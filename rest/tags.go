@@ -27,10 +27,18 @@ func presentTag(t *ent.Tag) tagJSON {
 	return tagJSON{ID: t.ID, Name: t.Name, Color: t.Color, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt}
 }
 
-// tagBody is the JSON of tag create and update.
-type tagBody struct {
-	Name  *string `json:"name"`
-	Color *string `json:"color"`
+// createTagBody is the JSON of createTag; the bound is tags'
+// (TestBodyTagsMatchTheDomain).
+type createTagBody struct {
+	Name  *string `json:"name" required:"true" nullable:"false" minLength:"1" maxLength:"64" example:"vip" description:"Unique in the organization."`
+	Color *string `json:"color" enum:"[\"\",\"blue\",\"red\",\"green\",\"yellow\",\"purple\",\"gray\"]" description:"Empty or absent: gray."`
+}
+
+// updateTagBody is the JSON of updateTag: absent or null fields keep their
+// value.
+type updateTagBody struct {
+	Name  *string `json:"name" minLength:"1" maxLength:"64" description:"A new name, replaced on every contact that carries the tag."`
+	Color *string `json:"color" enum:"[\"\",\"blue\",\"red\",\"green\",\"yellow\",\"purple\",\"gray\"]" description:"Empty: kept."`
 }
 
 // tagName is the tag named by the path: the rest of the path after
@@ -57,7 +65,7 @@ func (a *API) listTags(c *gin.Context) (int, any, error) {
 }
 
 func (a *API) createTag(c *gin.Context) (int, any, error) {
-	var b tagBody
+	var b createTagBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -76,7 +84,7 @@ func (a *API) updateTag(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	var b tagBody
+	var b updateTagBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -101,7 +109,7 @@ func (a *API) deleteTag(c *gin.Context) (int, any, error) {
 // setContactTags replaces a contact's tags (the web client's tag editor).
 // setContactTagsBody is the JSON body of setContactTags.
 type setContactTagsBody struct {
-	Tags []string `json:"tags"`
+	Tags []string `json:"tags" required:"true" nullable:"false" description:"Replaces the tags: names of 1 to 64 characters; at most 50 once repeats are dropped."`
 }
 
 func (a *API) setContactTags(c *gin.Context) (int, any, error) {
@@ -129,8 +137,8 @@ func (a *API) setContactTags(c *gin.Context) (int, any, error) {
 func (a *API) tagRoutes() []Route {
 	return []Route{
 		{Method: get, Path: "/api/tags", Op: "tags", Query: paged(maxPageSize, searchQuery{}), Out: list("tags", tagJSON{}), Handle: a.listTags},
-		{Method: post, Path: "/api/tags", Op: "createTag", Status: http.StatusCreated, In: tagBody{}, Out: tagJSON{}, Handle: a.createTag},
-		{Method: put, Path: "/api/tags/*name", Op: "updateTag", In: tagBody{}, Out: tagJSON{}, Handle: a.updateTag},
+		{Method: post, Path: "/api/tags", Op: "createTag", Status: http.StatusCreated, In: createTagBody{}, Out: tagJSON{}, Handle: a.createTag},
+		{Method: put, Path: "/api/tags/*name", Op: "updateTag", In: updateTagBody{}, Out: tagJSON{}, Handle: a.updateTag},
 		{Method: del, Path: "/api/tags/*name", Op: "deleteTag", Out: messageData{}, Handle: a.deleteTag},
 		{Method: put, Path: "/api/contacts/:id/tags", Op: "setContactTags", In: setContactTagsBody{}, Out: contactJSON{}, Handle: a.setContactTags},
 	}

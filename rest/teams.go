@@ -11,15 +11,31 @@ import (
 	"switchboard/teams"
 )
 
-type teamBody struct {
-	Name                *string `json:"name"`
-	Description         *string `json:"description"`
+// createTeamBody is the JSON of createTeam; the bound is teams'
+// (TestBodyTagsMatchTheDomain).
+type createTeamBody struct {
+	Name                *string `json:"name" required:"true" nullable:"false" minLength:"1" example:"Billing" description:"At most 100 bytes."`
+	Description         *string `json:"description" description:"At most 1000 bytes."`
+	AssignmentStrategy  *string `json:"assignment_strategy" enum:"round_robin,load_balanced,manual" description:"Default round_robin."`
+	PerAgentTimeoutSecs *int    `json:"per_agent_timeout_secs" minimum:"0" maximum:"86400" description:"Default 120."`
+	IsActive            *bool   `json:"is_active" description:"Default true."`
+}
+
+func (b createTeamBody) strategy() (*team.AssignmentStrategy, error) {
+	return updateTeamBody(b).strategy()
+}
+
+// updateTeamBody is the JSON of updateTeam: absent or null fields keep their
+// value.
+type updateTeamBody struct {
+	Name                *string `json:"name" minLength:"1" description:"At most 100 bytes."`
+	Description         *string `json:"description" description:"At most 1000 bytes."`
 	AssignmentStrategy  *string `json:"assignment_strategy" enum:"round_robin,load_balanced,manual"`
-	PerAgentTimeoutSecs *int    `json:"per_agent_timeout_secs"`
+	PerAgentTimeoutSecs *int    `json:"per_agent_timeout_secs" minimum:"0" maximum:"86400"`
 	IsActive            *bool   `json:"is_active"`
 }
 
-func (b teamBody) strategy() (*team.AssignmentStrategy, error) {
+func (b updateTeamBody) strategy() (*team.AssignmentStrategy, error) {
 	if b.AssignmentStrategy == nil {
 		return nil, nil
 	}
@@ -57,7 +73,7 @@ func (a *API) getTeam(c *gin.Context) (int, any, error) {
 }
 
 func (a *API) createTeam(c *gin.Context) (int, any, error) {
-	var b teamBody
+	var b createTeamBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -83,7 +99,7 @@ func (a *API) updateTeam(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	var b teamBody
+	var b updateTeamBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -119,8 +135,8 @@ func (a *API) listTeamMembers(c *gin.Context) (int, any, error) {
 
 // addTeamMemberBody is the JSON body of addTeamMember.
 type addTeamMemberBody struct {
-	UserID string  `json:"user_id"`
-	Role   *string `json:"role"`
+	UserID string  `json:"user_id" required:"true" format:"uuid" description:"A member of the organization."`
+	Role   *string `json:"role" enum:"manager,agent" description:"Default agent."`
 }
 
 func (a *API) addTeamMember(c *gin.Context) (int, any, error) {
@@ -179,9 +195,9 @@ func (a *API) deleteTeam(c *gin.Context) (int, any, error) {
 func (a *API) teamRoutes() []Route {
 	return []Route{
 		{Method: get, Path: "/api/teams", Op: "teams", Query: paged(50, searchQuery{}), Out: list("teams", teamJSON{}), Handle: a.listTeams},
-		{Method: post, Path: "/api/teams", Op: "createTeam", Status: http.StatusCreated, In: teamBody{}, Out: teamData{}, Handle: a.createTeam},
+		{Method: post, Path: "/api/teams", Op: "createTeam", Status: http.StatusCreated, In: createTeamBody{}, Out: teamData{}, Handle: a.createTeam},
 		{Method: get, Path: "/api/teams/:id", Op: "team", Out: teamData{}, Handle: a.getTeam},
-		{Method: put, Path: "/api/teams/:id", Op: "updateTeam", In: teamBody{}, Out: teamData{}, Handle: a.updateTeam},
+		{Method: put, Path: "/api/teams/:id", Op: "updateTeam", In: updateTeamBody{}, Out: teamData{}, Handle: a.updateTeam},
 		{Method: del, Path: "/api/teams/:id", Op: "deleteTeam", Out: messageData{}, Handle: a.deleteTeam},
 		{Method: get, Path: "/api/teams/:id/members", Op: "teamMembers", Out: teamMembersData{}, Handle: a.listTeamMembers},
 		{Method: post, Path: "/api/teams/:id/members", Op: "addTeamMember", Status: http.StatusCreated, In: addTeamMemberBody{}, Out: teamMemberData{}, Handle: a.addTeamMember},

@@ -94,25 +94,46 @@ func presentWidgetData(d *widgets.Data) widgetDataJSON {
 		ChartData: presentPoints(d.ChartData), DataPoints: presentPoints(d.DataPoints)}
 }
 
-// widgetBody is the JSON of widget create and update.
-type widgetBody struct {
-	Name         *string            `json:"name"`
-	Description  *string            `json:"description"`
-	DataSource   *string            `json:"data_source"`
-	Metric       *string            `json:"metric"`
-	Field        *string            `json:"field"`
-	Filters      []widgetFilterJSON `json:"filters"`
-	DisplayType  *string            `json:"display_type"`
-	ChartType    *string            `json:"chart_type"`
-	GroupByField *string            `json:"group_by_field"`
+// createWidgetBody is the JSON of createDashboardWidget.
+type createWidgetBody struct {
+	Name         *string            `json:"name" required:"true" nullable:"false" minLength:"1" maxLength:"100" example:"Messages today"`
+	Description  *string            `json:"description" maxLength:"500"`
+	DataSource   *string            `json:"data_source" description:"What the widget counts (a name from GET /api/widgets/data-sources): required unless display_type is shortcuts."`
+	Metric       *string            `json:"metric" description:"count (the default; the only metric)."`
+	Field        *string            `json:"field" description:"Empty: sum and average metrics are not supported."`
+	Filters      []widgetFilterJSON `json:"filters" description:"At most 10 conditions {field (of the data source), operator (equals, not_equals, contains), value (at most 255 characters)}."`
+	DisplayType  *string            `json:"display_type" enum:"[\"\",\"number\",\"chart\",\"shortcuts\"]" description:"Empty: number."`
+	ChartType    *string            `json:"chart_type" description:"line (the default), bar or pie: a chart's type."`
+	GroupByField *string            `json:"group_by_field" description:"A field of the data source: a chart's grouping."`
 	ShowChange   *bool              `json:"show_change"`
-	Color        *string            `json:"color"`
-	Size         *string            `json:"size"`
-	Config       map[string]any     `json:"config"`
-	IsShared     *bool              `json:"is_shared"`
+	Color        *string            `json:"color" enum:"[\"\",\"blue\",\"green\",\"purple\",\"orange\",\"red\",\"cyan\"]" description:"Empty: blue."`
+	Size         *string            `json:"size" enum:"[\"\",\"small\",\"medium\",\"large\"]" description:"Empty: small."`
+	Config       map[string]any     `json:"config" description:"A shortcuts widget's {shortcuts: [names]}."`
+	IsShared     *bool              `json:"is_shared" description:"Shown to the whole organization (needs settings:update)."`
 }
 
-func (b widgetBody) input() widgets.Input {
+func (b createWidgetBody) input() widgets.Input { return updateWidgetBody(b).input() }
+
+// updateWidgetBody is the JSON of updateDashboardWidget: absent or null fields
+// keep their value.
+type updateWidgetBody struct {
+	Name         *string            `json:"name" minLength:"1" maxLength:"100"`
+	Description  *string            `json:"description" maxLength:"500"`
+	DataSource   *string            `json:"data_source" description:"What the widget counts (a name from GET /api/widgets/data-sources): required unless display_type is shortcuts."`
+	Metric       *string            `json:"metric" description:"count (the default; the only metric)."`
+	Field        *string            `json:"field" description:"Empty: sum and average metrics are not supported."`
+	Filters      []widgetFilterJSON `json:"filters" description:"At most 10 conditions {field (of the data source), operator (equals, not_equals, contains), value (at most 255 characters)}."`
+	DisplayType  *string            `json:"display_type" enum:"[\"\",\"number\",\"chart\",\"shortcuts\"]" description:"Empty: number."`
+	ChartType    *string            `json:"chart_type" description:"line (the default), bar or pie: a chart's type."`
+	GroupByField *string            `json:"group_by_field" description:"A field of the data source: a chart's grouping."`
+	ShowChange   *bool              `json:"show_change"`
+	Color        *string            `json:"color" enum:"[\"\",\"blue\",\"green\",\"purple\",\"orange\",\"red\",\"cyan\"]" description:"Empty: blue."`
+	Size         *string            `json:"size" enum:"[\"\",\"small\",\"medium\",\"large\"]" description:"Empty: small."`
+	Config       map[string]any     `json:"config" description:"A shortcuts widget's {shortcuts: [names]}."`
+	IsShared     *bool              `json:"is_shared" description:"Shown to the whole organization (needs settings:update)."`
+}
+
+func (b updateWidgetBody) input() widgets.Input {
 	in := widgets.Input{
 		Name: b.Name, Description: b.Description, DataSource: b.DataSource, Metric: b.Metric, Field: b.Field,
 		DisplayType: b.DisplayType, ChartType: b.ChartType, GroupByField: b.GroupByField, ShowChange: b.ShowChange,
@@ -152,7 +173,7 @@ func (a *API) getWidget(c *gin.Context) (int, any, error) {
 }
 
 func (a *API) createWidget(c *gin.Context) (int, any, error) {
-	var b widgetBody
+	var b createWidgetBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -168,7 +189,7 @@ func (a *API) updateWidget(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	var b widgetBody
+	var b updateWidgetBody
 	if err := bindJSON(c, &b, false); err != nil {
 		return 0, nil, err
 	}
@@ -250,12 +271,12 @@ func (a *API) widgetDataSources(*gin.Context) (int, any, error) {
 // saveWidgetLayoutBody is the JSON body of saveWidgetLayout.
 type saveWidgetLayoutBody struct {
 	Layout []struct {
-		ID    string `json:"id"`
-		GridX int    `json:"grid_x"`
-		GridY int    `json:"grid_y"`
-		GridW int    `json:"grid_w"`
-		GridH int    `json:"grid_h"`
-	} `json:"layout"`
+		ID    string `json:"id" required:"true" format:"uuid"`
+		GridX int    `json:"grid_x" minimum:"0" maximum:"11" description:"The column, from 0; grid_x + grid_w is at most 12."`
+		GridY int    `json:"grid_y" minimum:"0" maximum:"1000"`
+		GridW int    `json:"grid_w" required:"true" minimum:"1" maximum:"12"`
+		GridH int    `json:"grid_h" required:"true" minimum:"1" maximum:"24"`
+	} `json:"layout" required:"true" nullable:"false" maxItems:"200"`
 }
 
 func (a *API) saveWidgetLayout(c *gin.Context) (int, any, error) {
@@ -287,13 +308,13 @@ func (a *API) saveWidgetLayout(c *gin.Context) (int, any, error) {
 func (a *API) widgetRoutes() []Route {
 	return []Route{
 		{Method: get, Path: "/api/widgets", Op: "dashboardWidgets", Out: widgetsData{}, Handle: a.listWidgets},
-		{Method: post, Path: "/api/widgets", Op: "createDashboardWidget", Status: http.StatusCreated, In: widgetBody{}, Out: widgetJSON{}, Handle: a.createWidget},
+		{Method: post, Path: "/api/widgets", Op: "createDashboardWidget", Status: http.StatusCreated, In: createWidgetBody{}, Out: widgetJSON{}, Handle: a.createWidget},
 		{Method: get, Path: "/api/widgets/data-sources", Op: "widgetDataSources", Out: widgetSourcesData{}, Handle: a.widgetDataSources},
 		{Method: get, Path: "/api/widgets/data", Op: "dashboardData", Query: periodQuery{}, Out: widgetsDataData{}, Handle: a.allWidgetData},
 		{Method: post, Path: "/api/widgets/layout", Op: "saveDashboardLayout", In: saveWidgetLayoutBody{}, Out: layoutData{}, Handle: a.saveWidgetLayout},
 		{Method: put, Path: "/api/widgets/layout", Op: "saveDashboardLayout", In: saveWidgetLayoutBody{}, Out: layoutData{}, Handle: a.saveWidgetLayout},
 		{Method: get, Path: "/api/widgets/:id", Op: "dashboardWidget", Out: widgetJSON{}, Handle: a.getWidget},
-		{Method: put, Path: "/api/widgets/:id", Op: "updateDashboardWidget", In: widgetBody{}, Out: widgetJSON{}, Handle: a.updateWidget},
+		{Method: put, Path: "/api/widgets/:id", Op: "updateDashboardWidget", In: updateWidgetBody{}, Out: widgetJSON{}, Handle: a.updateWidget},
 		{Method: del, Path: "/api/widgets/:id", Op: "deleteDashboardWidget", Out: messageData{}, Handle: a.deleteWidget},
 		{Method: get, Path: "/api/widgets/:id/data", Op: "widgetData", Query: periodQuery{}, Out: widgetDataJSON{}, Handle: a.widgetData},
 	}
