@@ -223,3 +223,57 @@ func TestGraphQLConversation(t *testing.T) {
 		{"WithoutMessagesReadForbidden", newReader(t, env, "contacts:read"), page(`last: 5`), id, "forbidden"},
 	})
 }
+
+// TestGraphQLConversationsOfAList pages the conversations of a list of
+// contacts (an inbox), read together: each contact gets its own messages,
+// oldest to newest, its own look-ahead and its own total, for two pages
+// (aliases) at once.
+func TestGraphQLConversationsOfAList(t *testing.T) {
+	env := apitest.New(t)
+	ctx := viewer.SystemContext(context.Background(), env.OrgID)
+	want := map[string][]string{}
+	for i, n := range []int{0, 2, 5, 7} {
+		c, err := env.Client().Contact.Create().SetPhoneNumber(fmt.Sprintf("1555030400%d", i)).Save(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[c.ID.String()] = seedConversation(t, env.Client(), ctx, c.ID, n)
+	}
+	const page = `totalCount pageInfo { hasPreviousPage hasNextPage } edges { cursor node { id } }`
+	res := mustGraphQL(t, env.Admin, `{ contacts(first: 10) { edges { node { id
+		newest: messages(last: 3) { `+page+` } oldest: messages(first: 4) { `+page+` } } } } }`, nil)
+	seen := 0
+	for i := range res.Len("data.contacts.edges") {
+		node := fmt.Sprintf("data.contacts.edges.%d.node", i)
+		id := res.String(node + ".id")
+		w, ok := want[id]
+		if !ok {
+			continue
+		}
+		seen++
+		for _, tc := range []struct {
+			alias            string
+			ids              []string
+			hasPrev, hasNext bool
+		}{
+			{"newest", w[max(0, len(w)-3):], len(w) > 3, false},
+			{"oldest", w[:min(len(w), 4)], false, len(w) > 4},
+		} {
+			conn := node + "." + tc.alias
+			got := []string{}
+			for j := range res.Len(conn + ".edges") {
+				got = append(got, res.String(fmt.Sprintf("%s.edges.%d.node.id", conn, j)))
+			}
+			hasPrev := res.Get(conn+".pageInfo.hasPreviousPage") == true
+			hasNext := res.Get(conn+".pageInfo.hasNextPage") == true
+			total := int(res.Number(conn + ".totalCount"))
+			if !slices.Equal(got, tc.ids) || hasPrev != tc.hasPrev || hasNext != tc.hasNext || total != len(w) {
+				t.Errorf("%s of a contact with %d messages: %v prev %v next %v total %d, want %v prev %v next %v",
+					tc.alias, len(w), got, hasPrev, hasNext, total, tc.ids, tc.hasPrev, tc.hasNext)
+			}
+		}
+	}
+	if seen != len(want) {
+		t.Fatalf("%d of the %d contacts listed: %s", seen, len(want), res.Raw)
+	}
+}

@@ -113,3 +113,24 @@ func TestAccountListCostIsFixed(t *testing.T) {
 func withN(q map[string]any, n int) map[string]any {
 	return map[string]any{"query": q["query"], "variables": map[string]any{"n": n}}
 }
+
+// TestConversationListCostIsFixed: a list of contacts with each one's
+// newest messages (Contact.messages, an inbox) costs as many statements
+// for 50 contacts as for 5: the pages of the list's contacts are one
+// read, and their totals are the contacts' counters.
+func TestConversationListCostIsFixed(t *testing.T) {
+	env := apitest.New(t)
+	ctx := viewer.SystemContext(context.Background(), env.OrgID)
+	c := env.Client()
+	for i := range 60 {
+		ct := c.Contact.Create().SetPhoneNumber(fmt.Sprintf("1555020%04d", i)).SaveX(ctx)
+		seedConversation(t, c, ctx, ct.ID, 4)
+	}
+	q := map[string]any{"query": `query($n: Int) { contacts(first: $n) { edges { node { id
+		messages(last: 3) { totalCount edges { node { id } } pageInfo { hasPreviousPage } } } } } }`}
+	small := env.Admin.FewestStatements(t, http.MethodPost, "/graphql", withN(q, 5))
+	large := env.Admin.FewestStatements(t, http.MethodPost, "/graphql", withN(q, 50))
+	if large != small {
+		t.Errorf("%d statements for 5 contacts' conversations, %d for 50", small, large)
+	}
+}

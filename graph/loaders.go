@@ -2,6 +2,8 @@ package graph
 
 import (
 	"context"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -9,6 +11,7 @@ import (
 	"github.com/vikstrous/dataloadgen"
 
 	"switchboard/ent"
+	"switchboard/messaging"
 )
 
 // loaders batch the related data that GraphQL list fields show (a team's
@@ -21,6 +24,12 @@ type loaders struct {
 	rolePermissionCount *dataloadgen.Loader[uuid.UUID, int]
 	userRole            *dataloadgen.Loader[uuid.UUID, *ent.Role]
 	userName            *dataloadgen.Loader[uuid.UUID, *string]
+
+	// conversations pages the conversations of a list's contacts
+	// (Contact.messages), one loader per set of page arguments: a list's
+	// contacts are asked the same page, so their pages are one batch.
+	mu            sync.Mutex
+	conversations map[conversationArgs]*dataloadgen.Loader[uuid.UUID, *messaging.Connection]
 }
 
 // loaderWait is how long a loader gathers the keys of one batch: the
@@ -33,6 +42,7 @@ func (r *Resolver) newLoaders() *loaders {
 		rolePermissionCount: dataloadgen.NewLoader(countsFetch(r.Roles.PermissionCounts), dataloadgen.WithWait(loaderWait)),
 		userRole:            dataloadgen.NewLoader(r.fetchUserRoles, dataloadgen.WithWait(loaderWait)),
 		userName:            dataloadgen.NewLoader(r.fetchUserNames, dataloadgen.WithWait(loaderWait)),
+		conversations:       map[conversationArgs]*dataloadgen.Loader[uuid.UUID, *messaging.Connection]{},
 	}
 }
 
@@ -108,4 +118,64 @@ func (r *Resolver) loadUserName(ctx context.Context, id *uuid.UUID) (*string, er
 		return nil, nil
 	}
 	return r.loadersOf(ctx).userName.Load(ctx, *id)
+}
+
+// conversationArgs are a conversation page's arguments as a loader's key
+// (cursors in their GraphQL form).
+type conversationArgs struct {
+	first, last       int
+	hasFirst, hasLast bool
+	after, before     string
+}
+
+func conversationArgsOf(p messaging.PageArgs) conversationArgs {
+	k := conversationArgs{after: cursorKey(p.After), before: cursorKey(p.Before)}
+	if p.First != nil {
+		k.first, k.hasFirst = *p.First, true
+	}
+	if p.Last != nil {
+		k.last, k.hasLast = *p.Last, true
+	}
+	return k
+}
+
+func cursorKey(c *ent.Cursor) string {
+	if c == nil {
+		return ""
+	}
+	var b strings.Builder
+	c.MarshalGQL(&b)
+	return b.String()
+}
+
+// loadConversation is page p of the conversation of contact, a contact the
+// operation read (under the viewer's privacy): the pages of a list's
+// contacts are read together, and the total is the contact's message
+// counter, so the contact is not read again. Pages are not cached: a
+// subscription's operation (contactChanged) lives on, and its contacts'
+// conversations with it.
+func (r *Resolver) loadConversation(ctx context.Context, contact *ent.Contact, p messaging.PageArgs) (*messaging.Connection, error) {
+	l := r.loadersOf(ctx)
+	key := conversationArgsOf(p)
+	l.mu.Lock()
+	loader, ok := l.conversations[key]
+	if !ok {
+		loader = dataloadgen.NewLoader(func(ctx context.Context, ids []uuid.UUID) ([]*messaging.Connection, []error) {
+			pages, err := r.Messaging.Conversations(ctx, ids, p)
+			out := make([]*messaging.Connection, len(ids))
+			for i, id := range ids {
+				out[i] = pages[id]
+			}
+			return out, repeatErr(err, len(ids))
+		}, dataloadgen.WithWait(loaderWait), dataloadgen.WithoutCache())
+		l.conversations[key] = loader
+	}
+	l.mu.Unlock()
+	page, err := loader.Load(ctx, contact.ID)
+	if err != nil {
+		return nil, err
+	}
+	c := *page // shared by the contact's loads of the batch
+	c.TotalCount = contact.MessageCount
+	return &c, nil
 }

@@ -56,7 +56,7 @@ func (r *contactResolver) ServiceWindowOpen(ctx context.Context, obj *ent.Contac
 
 // Messages is the resolver for the messages field.
 func (r *contactResolver) Messages(ctx context.Context, obj *ent.Contact, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int) (*messaging.Connection, error) {
-	return r.Resolver.Messaging.Conversation(ctx, obj.ID, messaging.PageArgs{After: after, First: first, Before: before, Last: last})
+	return r.loadConversation(ctx, obj, messaging.PageArgs{After: after, First: first, Before: before, Last: last})
 }
 
 // CreateOrganization is the resolver for the createOrganization field.

@@ -1,7 +1,9 @@
 package messaging
 
 import (
+	"bytes"
 	"context"
+	"slices"
 	"time"
 
 	"entgo.io/ent/dialect/sql"
@@ -10,7 +12,6 @@ import (
 	"switchboard/apperr"
 	"switchboard/database"
 	"switchboard/ent"
-	"switchboard/ent/contact"
 	"switchboard/ent/message"
 )
 
@@ -21,7 +22,8 @@ type Connection struct {
 	Edges    []*Edge
 	PageInfo ent.PageInfo
 	// TotalCount counts the conversation's messages (the contact's
-	// counter), whatever the page.
+	// counter), whatever the page: the caller, who holds the contact,
+	// sets it (Conversations).
 	TotalCount int
 }
 
@@ -40,21 +42,78 @@ type PageArgs struct {
 	Last   *int
 }
 
-// Conversation returns a Relay page of a contact's messages, ordered
-// oldest to newest by (created_at, id): First pages forward (after a
-// cursor), Last backward (before one), so Last alone is the newest
-// messages, what a chat screen opens with. A cursor is an edge's
-// (created_at, id), opaque to clients. One of First and Last is required
-// (GraphQL gives First its default); each is at most MaxPageSize. Every
-// page is one keyset read of the (contact_id, created_at, id) index,
-// however deep, and TotalCount is the contact's message counter (kept by
-// the database, database/counters.go): nothing is counted or sorted.
-// HasPreviousPage and HasNextPage follow entgql's connections: the side
-// the page was read towards is looked ahead one message, the other side
-// is true when a cursor bounds it. Errors: invalid (both or neither of
-// First and Last, a negative or too large one, a cursor that is not a
-// message's), not_found (contact).
-func (s *Service) Conversation(ctx context.Context, contactID uuid.UUID, p PageArgs) (*Connection, error) {
+// Conversations returns the same Relay page (p) of the conversation of
+// each of contactIDs, by contact id, each ordered oldest to newest by
+// (created_at, id): First pages forward (after a cursor), Last backward
+// (before one), so Last alone is the newest messages, what a chat screen
+// opens with. A cursor is an edge's (created_at, id), opaque to clients.
+// One of First and Last is required (GraphQL gives First its default);
+// each is at most MaxPageSize. HasPreviousPage and HasNextPage follow
+// entgql's connections: the side the page was read towards is looked
+// ahead one message, the other side is true when a cursor bounds it.
+//
+// The contacts are the caller's, read under the viewer's privacy (a list
+// of them, or one): TotalCount is left to the caller, who holds each
+// contact's message counter (Contact.MessageCount, kept by the database,
+// database/counters.go), so nothing is counted nor the contacts read
+// again. A contact the viewer may not read gets an empty page (ent's
+// tenant filter applies to the messages). Every page is a keyset range
+// of the (contact_id, created_at, id) index, however deep: on PostgreSQL
+// all of them are one statement (pagesPG), in the embedded mode one per
+// contact. Errors: invalid (both or neither of First and Last, a
+// negative or too large one, a cursor that is not a message's).
+func (s *Service) Conversations(ctx context.Context, contactIDs []uuid.UUID, p PageArgs) (map[uuid.UUID]*Connection, error) {
+	r, err := p.read()
+	if err != nil {
+		return nil, err
+	}
+	ids := distinct(contactIDs)
+	out := make(map[uuid.UUID]*Connection, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	q := database.ClientFor(ctx, s.Client).Message.Query().Where(r.bounds).Order(r.order()...)
+	if !s.Postgres {
+		for _, id := range ids {
+			ms, err := q.Clone().Where(message.ContactID(id)).Limit(r.limit + 1).All(ctx)
+			if err != nil {
+				return nil, apperr.Wrap(err, "message")
+			}
+			out[id] = r.connection(ms)
+		}
+		return out, nil
+	}
+	q.Modify(r.pagesPG(ids))
+	ms, err := q.All(ctx)
+	if err != nil {
+		return nil, apperr.Wrap(err, "message")
+	}
+	byContact := make(map[uuid.UUID][]*ent.Message, len(ids))
+	for _, m := range ms {
+		byContact[m.ContactID] = append(byContact[m.ContactID], m)
+	}
+	for _, id := range ids {
+		page := byContact[id]
+		// Each contact's rows come in its page's order (its index range);
+		// SQL does not promise it of the join, so it is made sure of here,
+		// on at most limit+1 rows.
+		slices.SortFunc(page, r.compare)
+		out[id] = r.connection(page)
+	}
+	return out, nil
+}
+
+// pageRead is a checked PageArgs: how many messages, which way, between
+// which positions.
+type pageRead struct {
+	args          PageArgs
+	limit         int
+	backward      bool
+	after, before *position
+}
+
+// read checks p.
+func (p PageArgs) read() (*pageRead, error) {
 	limit, backward, err := p.size()
 	if err != nil {
 		return nil, err
@@ -67,46 +126,86 @@ func (s *Service) Conversation(ctx context.Context, contactID uuid.UUID, p PageA
 	if err != nil {
 		return nil, err
 	}
-	db := database.ClientFor(ctx, s.Client)
-	total, err := db.Contact.Query().Where(contact.ID(contactID)).Select(contact.FieldMessageCount).Int(ctx)
-	if err != nil {
-		return nil, apperr.Wrap(err, "contact")
+	return &pageRead{args: p, limit: limit, backward: backward, after: after, before: before}, nil
+}
+
+// bounds limits a messages query to the positions between the page's
+// cursors, as row comparisons: with contact_id given, the (contact_id,
+// created_at, id) index serves them as one range.
+func (r *pageRead) bounds(s *sql.Selector) {
+	cols := []string{s.C(message.FieldCreatedAt), s.C(message.FieldID)}
+	if r.after != nil {
+		s.Where(sql.CompositeGT(cols, r.after.Value, r.after.ID))
 	}
-	q := db.Message.Query().Where(message.ContactID(contactID), func(s *sql.Selector) {
-		// Row comparisons: the (contact_id, created_at, id) index
-		// serves them as one range.
-		cols := []string{s.C(message.FieldCreatedAt), s.C(message.FieldID)}
-		if after != nil {
-			s.Where(sql.CompositeGT(cols, after.Value, after.ID))
+	if r.before != nil {
+		s.Where(sql.CompositeLT(cols, r.before.Value, r.before.ID))
+	}
+}
+
+// order is the order the page is read in: towards the cursor it pages
+// from, newest first for Last.
+func (r *pageRead) order() []message.OrderOption {
+	if r.backward {
+		return []message.OrderOption{ent.Desc(message.FieldCreatedAt), ent.Desc(message.FieldID)}
+	}
+	return []message.OrderOption{ent.Asc(message.FieldCreatedAt), ent.Asc(message.FieldID)}
+}
+
+// compare orders two messages of a contact as order does.
+func (r *pageRead) compare(a, b *ent.Message) int {
+	c := a.CreatedAt.Compare(b.CreatedAt)
+	if c == 0 {
+		c = bytes.Compare(a.ID[:], b.ID[:])
+	}
+	if r.backward {
+		return -c
+	}
+	return c
+}
+
+// pagesPG turns the query of the conversations' messages (its tenant
+// filter, bounds and order, ent's privacy having applied them) into the
+// page of each of contactIDs in one statement: the query, with the
+// contact and the page's limit, becomes a LATERAL subquery run for each
+// id of the array, which PostgreSQL serves as one range of the
+// (contact_id, created_at, id) index per contact, stopping at the limit
+// (no sort, however long the conversations):
+//
+//	SELECT messages.* FROM unnest($1::uuid[]) AS c(id) CROSS JOIN LATERAL
+//	(SELECT ... FROM messages WHERE organization_id = $2 AND <bounds>
+//	 AND contact_id = c.id ORDER BY created_at DESC, id DESC LIMIT n+1) AS messages
+func (r *pageRead) pagesPG(contactIDs []uuid.UUID) func(*sql.Selector) {
+	return func(s *sql.Selector) {
+		page := s.Clone()
+		page.Where(sql.ExprP(page.C(message.FieldContactID) + " = c.id")).Limit(r.limit + 1)
+		ids := database.NewArray(37 * len(contactIDs))
+		for _, id := range contactIDs {
+			ids.UUID(id)
 		}
-		if before != nil {
-			s.Where(sql.CompositeLT(cols, before.Value, before.ID))
-		}
-	})
-	if backward {
-		q = q.Order(ent.Desc(message.FieldCreatedAt), ent.Desc(message.FieldID))
-	} else {
-		q = q.Order(ent.Asc(message.FieldCreatedAt), ent.Asc(message.FieldID))
+		s.SetP(nil).ClearOrder()
+		s.FromExpr(sql.ExprFunc(func(b *sql.Builder) {
+			b.WriteString("unnest(").Arg(ids).WriteString("::uuid[]) AS c(id) CROSS JOIN LATERAL ")
+			b.Wrap(func(b *sql.Builder) { b.Join(page) })
+			b.WriteString(" AS ").Ident(message.Table)
+		}))
 	}
-	ms, err := q.Limit(limit + 1).All(ctx)
-	if err != nil {
-		return nil, apperr.Wrap(err, "message")
-	}
-	c := &Connection{TotalCount: total}
-	c.PageInfo.HasNextPage = p.Before != nil
-	c.PageInfo.HasPreviousPage = p.After != nil
-	if len(ms) > limit {
-		ms = ms[:limit]
-		if backward {
+}
+
+// connection is the page of up to limit+1 messages read in r's order.
+func (r *pageRead) connection(ms []*ent.Message) *Connection {
+	c := &Connection{}
+	c.PageInfo.HasNextPage = r.args.Before != nil
+	c.PageInfo.HasPreviousPage = r.args.After != nil
+	if len(ms) > r.limit {
+		ms = ms[:r.limit]
+		if r.backward {
 			c.PageInfo.HasPreviousPage = true
 		} else {
 			c.PageInfo.HasNextPage = true
 		}
 	}
-	if backward {
-		for i, j := 0, len(ms)-1; i < j; i, j = i+1, j-1 {
-			ms[i], ms[j] = ms[j], ms[i]
-		}
+	if r.backward {
+		slices.Reverse(ms)
 	}
 	c.Edges = make([]*Edge, len(ms))
 	for i, m := range ms {
@@ -116,7 +215,20 @@ func (s *Service) Conversation(ctx context.Context, contactID uuid.UUID, p PageA
 		c.PageInfo.StartCursor = &c.Edges[0].Cursor
 		c.PageInfo.EndCursor = &c.Edges[n-1].Cursor
 	}
-	return c, nil
+	return c
+}
+
+// distinct is ids without repeats, in order.
+func distinct(ids []uuid.UUID) []uuid.UUID {
+	seen := make(map[uuid.UUID]bool, len(ids))
+	out := make([]uuid.UUID, 0, len(ids))
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // size is the page's size and direction (backward for Last).

@@ -2,12 +2,14 @@ package messaging_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
+	"switchboard/database"
 	"switchboard/ent"
 	"switchboard/internal/testenv"
 	"switchboard/internal/testkit"
@@ -19,9 +21,10 @@ import (
 // (the first page, whose total is the contact's counter, and a page
 // before a message from the middle) and those of the conversation's Relay
 // connection (GraphQL's Contact.messages: the newest page, a page before
-// and one after a cursor from the middle) read the (contact_id,
-// created_at, id) index, never scan messages and never sort; and that the
-// counter is the conversation's count.
+// and one after a cursor from the middle, whose total is the contact's
+// counter the resolver holds) read the (contact_id, created_at, id)
+// index, never scan messages and never sort; and that the counter is the
+// conversation's count.
 func TestHistoryPlans(t *testing.T) {
 	if testenv.PostgresURL(t) == "" {
 		t.Skip("plans are PostgreSQL's")
@@ -66,14 +69,14 @@ func TestHistoryPlans(t *testing.T) {
 	}
 	connection := func(p messaging.PageArgs) func(context.Context) (int, error) {
 		return func(ctx context.Context) (int, error) {
-			c, err := svc.Conversation(ctx, contacts[0], p)
+			pages, err := svc.Conversations(ctx, contacts[:1], p)
 			if err != nil {
 				return 0, err
 			}
-			if len(c.Edges) != 20 {
-				t.Errorf("a page of %d edges, want 20", len(c.Edges))
+			if c := pages[contacts[0]]; c == nil || len(c.Edges) != 20 {
+				t.Errorf("a page of %+v, want 20 edges", c)
 			}
-			return c.TotalCount, nil
+			return -1, nil
 		}
 	}
 	twenty := 20
@@ -95,24 +98,104 @@ func TestHistoryPlans(t *testing.T) {
 				total, err = tc.read(ctx)
 				return err
 			})
-			read := false
-			for q, nodes := range plans {
-				for _, n := range nodes {
-					if n.Type == "Seq Scan" && n.Relation == "messages" {
-						t.Errorf("%s scans messages: %v", q, nodes)
-					}
-					if strings.HasSuffix(n.Type, "Sort") {
-						t.Errorf("%s sorts: %v", q, nodes)
-					}
-				}
-				read = read || testkit.UsesIndex(nodes, "messages", "message_contact_id_created_at_id")
-			}
-			if !read {
-				t.Errorf("no query reads message_contact_id_created_at_id: %v", plans)
-			}
+			assertIndexReads(t, plans)
 			if total != -1 && total != 20_000 {
 				t.Errorf("total %d, want 20000", total)
 			}
+		})
+	}
+}
+
+// assertIndexReads fails unless plans read messages through the
+// (contact_id, created_at, id) index, never scanning nor sorting them.
+func assertIndexReads(t *testing.T, plans map[string][]testkit.PlanNode) {
+	t.Helper()
+	read := false
+	for q, nodes := range plans {
+		for _, n := range nodes {
+			if n.Type == "Seq Scan" && n.Relation == "messages" {
+				t.Errorf("%s scans messages: %v", q, nodes)
+			}
+			if strings.HasSuffix(n.Type, "Sort") {
+				t.Errorf("%s sorts: %v", q, nodes)
+			}
+		}
+		read = read || testkit.UsesIndex(nodes, "messages", "message_contact_id_created_at_id")
+	}
+	if !read {
+		t.Errorf("no query reads message_contact_id_created_at_id: %v", plans)
+	}
+}
+
+// TestConversationListPlans asserts, on PostgreSQL with 200,000 messages
+// of an organization spread over 50 contacts, that the pages of a list
+// of contacts (GraphQL's contacts { messages(last: 20) }: newest, before
+// and after a cursor from the middle) are one statement reading each
+// contact's range of the (contact_id, created_at, id) index, without
+// scanning or sorting messages, and give each contact 20 of its own.
+func TestConversationListPlans(t *testing.T) {
+	if testenv.PostgresURL(t) == "" {
+		t.Skip("plans are PostgreSQL's")
+	}
+	db := testkit.OpenDB(t)
+	orgID, ctx := testkit.NewOrg(t, db.Client, "acme")
+	contacts := make([]uuid.UUID, 50)
+	ids := database.NewArray(37 * len(contacts))
+	for i := range contacts {
+		c, err := db.Client.Contact.Create().SetPhoneNumber(fmt.Sprintf("15550001%03d", i)).Save(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		contacts[i] = c.ID
+		ids.UUID(c.ID)
+	}
+	_, err := db.SQL.Exec(`INSERT INTO messages (id, created_at, updated_at, organization_id, contact_id, direction,
+		message_type, content, status, chat_account, media_url, media_mime_type, media_filename, error_message)
+		SELECT gen_random_uuid(), now() - make_interval(secs => i), now(), $1,
+			($2::uuid[])[1 + i % 50], 'incoming', 'text', '{"body": "hi"}', 'read', 'Main', '', '', '', ''
+		FROM generate_series(1, 200000) AS i`, orgID, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SQL.Exec(`ANALYZE messages`); err != nil {
+		t.Fatal(err)
+	}
+	var middle ent.Cursor
+	var at time.Time
+	if err := db.SQL.QueryRow(`SELECT id, created_at FROM messages WHERE contact_id = $1 ORDER BY created_at, id OFFSET 2000 LIMIT 1`, contacts[0]).Scan(&middle.ID, &at); err != nil {
+		t.Fatal(err)
+	}
+	middle.Value = at
+	svc := &messaging.Service{Client: db.Client, Postgres: true}
+	twenty := 20
+	for name, p := range map[string]messaging.PageArgs{
+		"Newest": {Last: &twenty},
+		"Before": {Last: &twenty, Before: &middle},
+		"After":  {First: &twenty, After: &middle},
+	} {
+		t.Run(name, func(t *testing.T) {
+			plans := testkit.Plans(t, ctx, db.SQL, func(ctx context.Context) error {
+				pages, err := svc.Conversations(ctx, contacts, p)
+				if err != nil {
+					return err
+				}
+				for _, id := range contacts {
+					c := pages[id]
+					if c == nil || len(c.Edges) != 20 {
+						t.Fatalf("contact %s: %+v, want a page of 20 edges", id, c)
+					}
+					for _, e := range c.Edges {
+						if e.Node.ContactID != id {
+							t.Fatalf("contact %s's page holds message %s of %s", id, e.Node.ID, e.Node.ContactID)
+						}
+					}
+				}
+				return nil
+			})
+			if len(plans) != 1 {
+				t.Errorf("%d statements for the list's pages, want 1: %v", len(plans), plans)
+			}
+			assertIndexReads(t, plans)
 		})
 	}
 }
