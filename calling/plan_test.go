@@ -26,8 +26,12 @@ const planCalls = 100_000
 // a viewer with call_logs:read on the first and a deep page and with
 // each filter the list has (status, direction, account, a week's dates,
 // part of a phone number, a contact), and for an agent who sees only
-// the calls they took. The total (COUNT of the filter) is logged: it
-// reads every matching call.
+// the calls they took; that GraphQL's callLogs reads the page's
+// transfers by call log; and that the call transfers list (a tenth of the
+// calls transferred) reads its index in its order, for a supervisor
+// (first and deep page, a status of the history, the waiting ones) and
+// for an agent. The totals (COUNT of the filter) are logged: they read
+// every matching row.
 func TestListPlans(t *testing.T) {
 	if testenv.PostgresURL(t) == "" {
 		t.Skip("plans are PostgreSQL's")
@@ -70,7 +74,20 @@ func TestListPlans(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := db.SQL.Exec(`ANALYZE contacts; ANALYZE call_logs`); err != nil {
+	// A tenth of the calls were transferred to a queue: most completed,
+	// the newest still waiting.
+	_, err := db.SQL.Exec(`INSERT INTO call_transfers (id, created_at, updated_at, organization_id, call_log_id,
+		chat_call_id, caller_phone, contact_id, chat_account, status, agent_id, transferred_at, hold_duration, talk_duration)
+		SELECT gen_random_uuid(), now(), now(), l.organization_id, l.id, l.chat_call_id, l.caller_phone, l.contact_id,
+			l.chat_account, (CASE WHEN l.started_at > now() - interval '1 day' THEN 'waiting'
+				WHEN x % 100 < 70 THEN 'completed' WHEN x % 100 < 85 THEN 'abandoned' ELSE 'no_answer' END),
+			CASE WHEN l.started_at <= now() - interval '1 day' AND x % 100 < 70 THEN l.agent_id END,
+			l.started_at + interval '1 minute', 10, 60
+		FROM (SELECT *, row_number() OVER (ORDER BY started_at) AS x FROM call_logs) AS l WHERE x % 10 = 0`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SQL.Exec(`ANALYZE contacts; ANALYZE call_logs; ANALYZE call_transfers`); err != nil {
 		t.Fatal(err)
 	}
 	var someone uuid.UUID
@@ -109,6 +126,59 @@ func TestListPlans(t *testing.T) {
 				return err
 			})
 			tc.plan.Table = "call_logs"
+			tc.plan.Check(t, plans)
+		})
+	}
+	// GraphQL's callLogs with each log's transfers: one query for the
+	// page's transfers, by call log.
+	t.Run("WithTransfers", func(t *testing.T) {
+		plans := testkit.Plans(t, supervisor, db.SQL, func(ctx context.Context) error {
+			_, err := svc.CallLogs(ctx, calling.CallLogFilter{}, 0, 20, calling.WithEdges("transfers"))
+			return err
+		})
+		testkit.ListPlan{Table: "call_logs", Indexes: started}.Check(t, plans)
+		read := false
+		for q, nodes := range plans {
+			if strings.Contains(q, `FROM "call_transfers"`) {
+				for _, n := range nodes {
+					if n.Type == "Seq Scan" {
+						t.Errorf("%s\nscans %s: %v", q, n.Relation, nodes)
+					}
+				}
+				read = read || testkit.UsesIndex(nodes, "call_transfers", "call_transfer_call_log_id")
+			}
+		}
+		if !read {
+			t.Error("the transfers are not read by call_transfer_call_log_id")
+		}
+	})
+	// The call transfers list (newest first): the history on the
+	// organization's index in its order; the waiting transfers (the
+	// queues' working set) may be found and sorted; an agent sees the
+	// transfers they took and those waiting for them.
+	transferred := testkit.ListPlan{Table: "call_transfers", Indexes: []string{"call_transfer_organization_id_transferred_at"}}
+	waiting := testkit.ListPlan{Table: "call_transfers", SortOK: true,
+		Indexes: []string{"call_transfer_organization_id_transferred_at", "calltransfer_organization_id_status"}}
+	for _, tc := range []struct {
+		name, status string
+		ctx          context.Context
+		offset       int
+		plan         testkit.ListPlan
+	}{
+		{"TransfersFirstPage", "", supervisor, 0, transferred},
+		{"TransfersDeepPage", "", supervisor, 5_000, transferred},
+		{"TransfersCompleted", "completed", supervisor, 0, transferred},
+		{"TransfersWaiting", "waiting", supervisor, 0, waiting},
+		{"TransfersAgent", "", agent, 0, transferred},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plans := testkit.Plans(t, tc.ctx, db.SQL, func(ctx context.Context) error {
+				p, err := svc.CallTransfers(ctx, tc.status, tc.offset, 20)
+				if err == nil && len(p.CallTransfers) == 0 {
+					t.Error("no call transfers")
+				}
+				return err
+			})
 			tc.plan.Check(t, plans)
 		})
 	}

@@ -39,6 +39,15 @@ var listIndexes = []struct{ table, name, create string }{
 		"CREATE INDEX %scall_log_contact_id_started_at ON call_logs (contact_id, started_at, id)"},
 	{"call_logs", "call_log_organization_id_agent_id_started_at",
 		"CREATE INDEX %scall_log_organization_id_agent_id_started_at ON call_logs (organization_id, agent_id, started_at, id)"},
+	// The call transfers (calling.CallTransfers: ORDER BY transferred_at
+	// DESC, id DESC; the waiting ones, the queues' working set, may be
+	// found by status and sorted), and a call log's transfers (GraphQL's
+	// callLogs { transfers }, a call log's detail), which were a Seq
+	// Scan: PostgreSQL does not index a foreign key's column.
+	{"call_transfers", "call_transfer_organization_id_transferred_at",
+		"CREATE INDEX %scall_transfer_organization_id_transferred_at ON call_transfers (organization_id, transferred_at, id)"},
+	{"call_transfers", "call_transfer_call_log_id",
+		"CREATE INDEX %scall_transfer_call_log_id ON call_transfers (call_log_id, transferred_at, id)"},
 	// The templates, newest first (templates.List: ORDER BY created_at
 	// DESC, id DESC; the account, status and category filters walk it),
 	// and their search: ILIKE '%term%' on name or display name, served
