@@ -100,7 +100,8 @@ func (s *Service) CallLogs(ctx context.Context, f CallLogFilter, offset, limit i
 		return nil, err
 	}
 	q := db.CallLog.Query().Where(append(where, visible)...)
-	total, err := q.Clone().Count(ctx)
+	// Counted up to the bound, or the requested page when deeper (docs/api.md).
+	total, _, err := database.CountUpTo(ctx, q, max(database.CountBound, offset+min(limit, MaxPageSize)))
 	if err != nil {
 		return nil, apperr.Wrap(err, "call log")
 	}

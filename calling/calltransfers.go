@@ -41,7 +41,8 @@ func (s *Service) CallTransfers(ctx context.Context, status string, offset, limi
 		}
 		q = q.Where(calltransfer.StatusEQ(st))
 	}
-	total, err := q.Clone().Count(ctx)
+	// Counted up to the bound, or the requested page when deeper (docs/api.md).
+	total, _, err := database.CountUpTo(ctx, q, max(database.CountBound, offset+min(limit, MaxPageSize)))
 	if err != nil {
 		return nil, apperr.Wrap(err, "call transfer")
 	}

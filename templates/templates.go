@@ -95,13 +95,14 @@ func (s *Service) List(ctx context.Context, f Filter) (*Page, error) {
 	if term := strings.TrimSpace(f.Search); term != "" {
 		q = q.Where(template.Or(template.NameContainsFold(term), template.DisplayNameContainsFold(term)))
 	}
-	total, err := q.Clone().Count(ctx)
-	if err != nil {
-		return nil, apperr.Wrap(err, "template")
-	}
 	offset := (f.Page - 1) * f.Limit
 	if offset > 1<<30 {
 		return nil, apperr.Invalidf("page is too large")
+	}
+	// Counted up to the bound, or the requested page when deeper (docs/api.md).
+	total, _, err := database.CountUpTo(ctx, q, max(database.CountBound, offset+f.Limit))
+	if err != nil {
+		return nil, apperr.Wrap(err, "template")
 	}
 	ts, err := q.Order(ent.Desc(template.FieldCreatedAt), ent.Desc(template.FieldID)).
 		Offset(offset).Limit(f.Limit).All(ctx)
