@@ -88,13 +88,15 @@ func (s *Service) Message(ctx context.Context, id uuid.UUID) (*ent.Message, erro
 
 // conversationTotal is the total of a conversation's first page: the
 // contact's message counter (kept by the database in the transaction of
-// every message insert and delete), or with an account filter a count of
-// the conversation's messages of that account.
+// every message insert and delete), or with an account filter the
+// conversation's messages of that account counted up to the bound
+// (database.CountUpTo: 10,001 is "more than 10,000"), so that a long
+// conversation is not counted on every first page.
 func conversationTotal(ctx context.Context, q *ent.MessageQuery, c *ent.Contact, account string) (int, error) {
 	if account == "" {
 		return c.MessageCount, nil
 	}
-	n, err := q.Clone().Count(ctx)
+	n, _, err := database.CountUpTo(ctx, q, database.CountBound)
 	return n, apperr.Wrap(err, "message")
 }
 
