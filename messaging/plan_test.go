@@ -30,33 +30,9 @@ func TestHistoryPlans(t *testing.T) {
 		t.Skip("plans are PostgreSQL's")
 	}
 	db := testkit.OpenDB(t)
-	orgID, ctx := testkit.NewOrg(t, db.Client, "acme")
-	contacts := make([]uuid.UUID, 2)
-	for i := range contacts {
-		c, err := db.Client.Contact.Create().SetPhoneNumber("1555000000" + string(rune('1'+i))).Save(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		contacts[i] = c.ID
-	}
-	_, err := db.SQL.Exec(`INSERT INTO messages (id, created_at, updated_at, organization_id, contact_id, direction,
-		message_type, content, status, chat_account, media_url, media_mime_type, media_filename, error_message)
-		SELECT gen_random_uuid(), now() - make_interval(secs => i), now(), $1,
-			CASE WHEN i % 10 = 0 THEN $2::uuid ELSE $3::uuid END, 'incoming', 'text', '{"body": "hi"}', 'read',
-			'Main', '', '', '', ''
-		FROM generate_series(1, 200000) AS i`, orgID, contacts[0], contacts[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.SQL.Exec(`ANALYZE messages`); err != nil {
-		t.Fatal(err)
-	}
-	var middle ent.Cursor
-	var at time.Time
-	if err := db.SQL.QueryRow(`SELECT id, created_at FROM messages WHERE contact_id = $1 ORDER BY created_at, id OFFSET 10000 LIMIT 1`, contacts[0]).Scan(&middle.ID, &at); err != nil {
-		t.Fatal(err)
-	}
-	middle.Value = at
+	// Every tenth message is the first contact's: 20,000 of 200,000.
+	contacts, ctx := seedPlanMessages(t, db, 2, `CASE WHEN i % 10 = 0 THEN ($2::uuid[])[1] ELSE ($2::uuid[])[2] END`)
+	middle := cursorAt(t, db, contacts[0], 10_000)
 	svc := &messaging.Service{Client: db.Client, Postgres: true}
 	history := func(before *uuid.UUID, account string) func(context.Context) (int, error) {
 		return func(ctx context.Context) (int, error) {
@@ -141,34 +117,8 @@ func TestConversationListPlans(t *testing.T) {
 		t.Skip("plans are PostgreSQL's")
 	}
 	db := testkit.OpenDB(t)
-	orgID, ctx := testkit.NewOrg(t, db.Client, "acme")
-	contacts := make([]uuid.UUID, 50)
-	ids := database.NewArray(37 * len(contacts))
-	for i := range contacts {
-		c, err := db.Client.Contact.Create().SetPhoneNumber(fmt.Sprintf("15550001%03d", i)).Save(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		contacts[i] = c.ID
-		ids.UUID(c.ID)
-	}
-	_, err := db.SQL.Exec(`INSERT INTO messages (id, created_at, updated_at, organization_id, contact_id, direction,
-		message_type, content, status, chat_account, media_url, media_mime_type, media_filename, error_message)
-		SELECT gen_random_uuid(), now() - make_interval(secs => i), now(), $1,
-			($2::uuid[])[1 + i % 50], 'incoming', 'text', '{"body": "hi"}', 'read', 'Main', '', '', '', ''
-		FROM generate_series(1, 200000) AS i`, orgID, ids)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.SQL.Exec(`ANALYZE messages`); err != nil {
-		t.Fatal(err)
-	}
-	var middle ent.Cursor
-	var at time.Time
-	if err := db.SQL.QueryRow(`SELECT id, created_at FROM messages WHERE contact_id = $1 ORDER BY created_at, id OFFSET 2000 LIMIT 1`, contacts[0]).Scan(&middle.ID, &at); err != nil {
-		t.Fatal(err)
-	}
-	middle.Value = at
+	contacts, ctx := seedPlanMessages(t, db, 50, `($2::uuid[])[1 + i % 50]`)
+	middle := cursorAt(t, db, contacts[0], 2_000)
 	svc := &messaging.Service{Client: db.Client, Postgres: true}
 	twenty := 20
 	for name, p := range map[string]messaging.PageArgs{
@@ -201,4 +151,51 @@ func TestConversationListPlans(t *testing.T) {
 			assertIndexReads(t, plans)
 		})
 	}
+}
+
+// seedPlanMessages creates n contacts of a new organization and 200,000
+// text messages of it, each given to the contact contactOf picks (SQL
+// over the series' i and $2, the contacts' ids as a uuid[]), newest
+// first one a second apart, and analyses messages. It returns the ids and
+// the organization's context.
+func seedPlanMessages(t *testing.T, db *database.DB, n int, contactOf string) ([]uuid.UUID, context.Context) {
+	t.Helper()
+	orgID, ctx := testkit.NewOrg(t, db.Client, "acme")
+	contacts := make([]uuid.UUID, n)
+	ids := database.NewArray(37 * n)
+	for i := range contacts {
+		c, err := db.Client.Contact.Create().SetPhoneNumber(fmt.Sprintf("15550001%03d", i)).Save(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		contacts[i] = c.ID
+		ids.UUID(c.ID)
+	}
+	_, err := db.SQL.Exec(`INSERT INTO messages (id, created_at, updated_at, organization_id, contact_id, direction,
+		message_type, content, status, chat_account, media_url, media_mime_type, media_filename, error_message)
+		SELECT gen_random_uuid(), now() - make_interval(secs => i), now(), $1,
+			`+contactOf+`, 'incoming', 'text', '{"body": "hi"}', 'read', 'Main', '', '', '', ''
+		FROM generate_series(1, 200000) AS i`, orgID, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SQL.Exec(`ANALYZE messages`); err != nil {
+		t.Fatal(err)
+	}
+	return contacts, ctx
+}
+
+// cursorAt is the position of the contact's message at offset, oldest
+// first.
+func cursorAt(t *testing.T, db *database.DB, contact uuid.UUID, offset int) ent.Cursor {
+	t.Helper()
+	var c ent.Cursor
+	var at time.Time
+	err := db.SQL.QueryRow(`SELECT id, created_at FROM messages WHERE contact_id = $1 ORDER BY created_at, id OFFSET $2 LIMIT 1`,
+		contact, offset).Scan(&c.ID, &at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Value = at
+	return c
 }
