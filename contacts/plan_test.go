@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"entgo.io/contrib/entgql"
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -71,7 +72,7 @@ func TestListPlans(t *testing.T) {
 			return err
 		}
 	}
-	paginate := func(flt contacts.Filter, where ...func(*ent.ContactQuery)) func(context.Context) error {
+	paginateBy := func(order *ent.ContactOrder, flt contacts.Filter, where ...func(*ent.ContactQuery)) func(context.Context) error {
 		return func(ctx context.Context) error {
 			narrow := func(q *ent.ContactQuery) (*ent.ContactQuery, error) {
 				for _, w := range where {
@@ -81,29 +82,39 @@ func TestListPlans(t *testing.T) {
 			}
 			_, err := f.s.Paginate(ctx, flt, true, narrow, func(q *ent.ContactQuery) (*ent.ContactConnection, error) {
 				first := 20
-				return q.Paginate(edgesOnly(ctx), nil, &first, nil, nil)
+				return q.Paginate(edgesOnly(ctx), nil, &first, nil, nil, ent.WithContactOrder(order))
 			})
 			return err
 		}
 	}
+	paginate := func(flt contacts.Filter, where ...func(*ent.ContactQuery)) func(context.Context) error {
+		return paginateBy(nil, flt, where...)
+	}
+	byLastMessage := &ent.ContactOrder{Direction: entgql.OrderDirectionDesc, Field: ent.ContactOrderFieldLastMessageAt}
 	for _, tc := range []struct {
 		name string
 		op   func(context.Context) error
 		// index is what the list's query reads (any of them).
 		index []string
+		// inOrder: no query sorts (not even incrementally); the index
+		// gives the page's order.
+		inOrder bool
 	}{
-		{"FirstPage", list(contacts.Filter{}, 0), []string{"contact_inbox_order"}},
-		{"DeepPage", list(contacts.Filter{}, 20_000), []string{"contact_inbox_order"}},
-		{"SearchName", list(contacts.Filter{Search: "son 2999"}, 0), []string{"contact_profile_name_trgm", "contact_name_trgm", "contact_inbox_order"}},
-		{"SearchPhoneDigits", list(contacts.Filter{Search: "0012345"}, 0), []string{"contact_phone_number_trgm"}},
-		{"TagFilter", list(contacts.Filter{Tags: []string{"vip"}}, 0), []string{"contact_tags", "contact_inbox_order"}},
-		{"GraphQLFirst", paginate(contacts.Filter{}), []string{"contact_organization_id_id"}},
+		{"FirstPage", list(contacts.Filter{}, 0), []string{"contact_inbox_order"}, false},
+		{"DeepPage", list(contacts.Filter{}, 20_000), []string{"contact_inbox_order"}, false},
+		{"SearchName", list(contacts.Filter{Search: "son 2999"}, 0), []string{"contact_profile_name_trgm", "contact_name_trgm", "contact_inbox_order"}, false},
+		{"SearchPhoneDigits", list(contacts.Filter{Search: "0012345"}, 0), []string{"contact_phone_number_trgm"}, false},
+		{"TagFilter", list(contacts.Filter{Tags: []string{"vip"}}, 0), []string{"contact_tags", "contact_inbox_order"}, false},
+		{"GraphQLFirst", paginate(contacts.Filter{}), []string{"contact_organization_id_id"}, false},
+		// ORDER BY last_message_at DESC, id DESC: the tenth without a
+		// message come first (NULLS FIRST) and tie; the index orders them.
+		{"GraphQLByLastMessage", paginateBy(byLastMessage, contacts.Filter{}), []string{"contact_organization_id_last_message_at_id"}, true},
 		{"GraphQLAssignedUser", paginate(contacts.Filter{Narrowed: true}, func(q *ent.ContactQuery) {
 			q.Where(contact.AssignedUserID(f.member))
-		}), []string{"contact_organization_id_assigned_user_id", "contact_organization_id_id"}},
+		}), []string{"contact_organization_id_assigned_user_id", "contact_organization_id_id"}, false},
 		{"GraphQLAccount", paginate(contacts.Filter{Narrowed: true}, func(q *ent.ContactQuery) {
 			q.Where(contact.ChatAccount("acme line"))
-		}), []string{"contact_organization_id_id"}},
+		}), []string{"contact_organization_id_id"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			plans := testkit.Plans(t, f.ctx, sqlDB, tc.op)
@@ -116,6 +127,9 @@ func TestListPlans(t *testing.T) {
 				for _, n := range nodes {
 					if n.Type == "Seq Scan" && (n.Relation == "contacts" || n.Relation == "messages") && !bounded {
 						t.Errorf("%s scans %s: %v", q, n.Relation, nodes)
+					}
+					if tc.inOrder && strings.HasSuffix(n.Type, "Sort") {
+						t.Errorf("%s sorts: %v", q, nodes)
 					}
 				}
 				for _, ix := range tc.index {

@@ -58,6 +58,20 @@ var listIndexes = []struct{ table, name, create string }{
 		"CREATE INDEX %stemplate_name_trgm ON templates USING gin (name gin_trgm_ops)"},
 	{"templates", "template_display_name_trgm",
 		"CREATE INDEX %stemplate_display_name_trgm ON templates USING gin (display_name gin_trgm_ops)"},
+	// GraphQL's contacts ordered by last message (ent's pager: ORDER BY
+	// last_message_at DESC, id DESC, NULLS FIRST as PostgreSQL sorts a
+	// descending column), read backwards, and its where filters on
+	// last_message_at. It replaces ent's (organization_id,
+	// last_message_at), whose ties (the contacts without a message, a
+	// tenth of an organization) were sorted in full by id for each page.
+	{"contacts", "contact_organization_id_last_message_at_id",
+		"CREATE INDEX %scontact_organization_id_last_message_at_id ON contacts (organization_id, last_message_at, id)"},
+	// The history of one account of a conversation (messaging.History
+	// with account): its page and its bounded total read the account's
+	// range alone, an index-only count, where the conversation's index
+	// walked every account's messages and fetched each row to filter it.
+	{"messages", "message_contact_id_chat_account_created_at",
+		"CREATE INDEX %smessage_contact_id_chat_account_created_at ON messages (contact_id, chat_account, created_at, id)"},
 }
 
 func init() { handWrittenIndexes = append(handWrittenIndexes, listIndexes...) }

@@ -90,13 +90,18 @@ func (s *Service) Message(ctx context.Context, id uuid.UUID) (*ent.Message, erro
 // contact's message counter (kept by the database in the transaction of
 // every message insert and delete), or with an account filter the
 // conversation's messages of that account counted up to the bound
-// (database.CountUpTo: 10,001 is "more than 10,000"), so that a long
+// (database.CountUpTo: CountBound+1 is "more than CountBound"), so that a long
 // conversation is not counted on every first page.
 func conversationTotal(ctx context.Context, q *ent.MessageQuery, c *ent.Contact, account string) (int, error) {
 	if account == "" {
 		return c.MessageCount, nil
 	}
-	n, _, err := database.CountUpTo(ctx, q, database.CountBound)
+	// Counted in the page's order, so that the account's range of its
+	// index is read (index only) and never the table in physical order,
+	// which the planner prefers when the account holds most of the
+	// conversation: a conversation's rows are scattered over the table,
+	// and all the more the longer it is.
+	n, _, err := database.CountUpTo(ctx, q.Clone().Order(ent.Desc(message.FieldCreatedAt), ent.Desc(message.FieldID)), database.CountBound)
 	return n, apperr.Wrap(err, "message")
 }
 

@@ -913,11 +913,6 @@ var (
 				Columns: []*schema.Column{ContactsColumns[18], ContactsColumns[3]},
 			},
 			{
-				Name:    "contact_organization_id_last_message_at",
-				Unique:  false,
-				Columns: []*schema.Column{ContactsColumns[18], ContactsColumns[10]},
-			},
-			{
 				Name:    "contact_organization_id_assigned_user_id",
 				Unique:  false,
 				Columns: []*schema.Column{ContactsColumns[18], ContactsColumns[13]},

@@ -77,12 +77,12 @@ func (Contact) Edges() []ent.Edge {
 func (Contact) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("organization_id", "phone_number").Unique(),
-		index.Fields("organization_id", "last_message_at"),
 		index.Fields("organization_id", "assigned_user_id"),
 		// The dashboard counts the contacts created in a period.
 		index.Fields("organization_id", "created_at"),
-		// The inbox's order, search and tag indexes are hand-written
-		// (database/inboxindex.go): built CONCURRENTLY.
+		// The inbox's order, search and tag indexes, and the order by
+		// last message, are hand-written (database/inboxindex.go,
+		// database/listindex.go): built CONCURRENTLY.
 	}
 }
 
