@@ -30,7 +30,7 @@ const planCalls = 100_000
 // transfers by call log; and that the call transfers list (a tenth of the
 // calls transferred) reads its index in its order, for a supervisor
 // (first and deep page, a status of the history, the waiting ones) and
-// for an agent. The totals are bounded (database.CountUpTo stops at 10,001 rows) and logged.
+// for an agent. The totals are bounded (database.CountUpTo stops at database.CountBound+1 rows) and logged.
 func TestListPlans(t *testing.T) {
 	if testenv.PostgresURL(t) == "" {
 		t.Skip("plans are PostgreSQL's")

@@ -24,7 +24,7 @@ const planSessions = 100_000
 // and never scans chatbot_sessions nor sorts the organization's sessions:
 // the first page, a deep page, each status; and that GraphQL's connection
 // (SessionsQuery paged by ent, in id order) reads an index. The total
-// is bounded (database.CountUpTo stops at 10,001 rows) and logged.
+// is bounded (database.CountUpTo stops at database.CountBound+1 rows) and logged.
 func TestListPlans(t *testing.T) {
 	if testenv.PostgresURL(t) == "" {
 		t.Skip("plans are PostgreSQL's")

@@ -59,8 +59,9 @@ type Service struct {
 
 // Filter selects contacts of a list.
 type Filter struct {
-	// Search matches profile_name or name (case-insensitive), or the
-	// phone number containing the digits of Search.
+	// Search matches profile_name or name (case-insensitive), or, when
+	// it reads as a phone number (phoneDigits), the phone number
+	// containing its digits.
 	Search string
 	// Tags matches contacts holding at least one of them.
 	Tags []string
@@ -128,7 +129,7 @@ func (s *Service) Query(ctx context.Context, f Filter) (*ent.ContactQuery, error
 	q := s.db(ctx).Contact.Query()
 	if t := strings.TrimSpace(f.Search); t != "" {
 		preds := []predicate.Contact{contact.ProfileNameContainsFold(t), contact.NameContainsFold(t)}
-		if digits := onlyDigits(t); digits != "" {
+		if digits := phoneDigits(t); digits != "" {
 			preds = append(preds, contact.PhoneNumberContains(digits))
 		}
 		q = q.Where(contact.Or(preds...))
@@ -143,6 +144,17 @@ func (s *Service) Query(ctx context.Context, f Filter) (*ent.ContactQuery, error
 		q = q.Where(contact.Or(tagged...))
 	}
 	return q, nil
+}
+
+// phoneDigits is the digits of a search that reads as a phone number
+// (digits, and the +, spaces, dashes, dots and parentheses numbers are
+// written with), empty for any other: "Shop 24" is a name, and searching
+// its digits in every phone number would match rows by the thousand.
+func phoneDigits(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return (r < '0' || r > '9') && !strings.ContainsRune("+-(). ", r) }) >= 0 {
+		return ""
+	}
+	return onlyDigits(s)
 }
 
 func onlyDigits(s string) string {

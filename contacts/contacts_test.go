@@ -259,6 +259,9 @@ func TestList(t *testing.T) {
 		{name: "All", want: []uuid.UUID{bob.ID, ada.ID, cat.ID}, total: 3},
 		{name: "SearchNameFold", f: contacts.Filter{Search: "  lovelace "}, want: []uuid.UUID{ada.ID}, total: 1},
 		{name: "SearchDigits", f: contacts.Filter{Search: "+49 300"}, want: []uuid.UUID{cat.ID}, total: 1},
+		{name: "SearchDigitsWritten", f: contacts.Filter{Search: "(555) 000-00"}, want: []uuid.UUID{bob.ID, ada.ID}, total: 2},
+		// Digits inside a name's search are not a phone number's.
+		{name: "SearchNameWithDigits", f: contacts.Filter{Search: "Cat 300"}, want: nil, total: 0},
 		{name: "AnyTag", f: contacts.Filter{Tags: []string{"vip", " new "}}, want: []uuid.UUID{bob.ID, ada.ID}, total: 2},
 		{name: "PastTheLastPage", offset: 10, want: nil, total: 3},
 	} {

@@ -38,7 +38,12 @@ func OffsetPage[Q Pageable[Q, T], T any](ctx context.Context, q Q, offset, limit
 // business (contacts, transfers, recipients, sessions, call logs) counts
 // its total exactly: past it the total is CountBound+1, read as "more than
 // CountBound" (docs/api.md), so no page pays for counting a whole tenant.
-const CountBound = 10_000
+// A thousand, as search engines cap what they count and list: a search's
+// count rechecks each matching row (a trigram or tag match is not exact
+// in its index), and at 10,000 a broad search of a million contacts spent
+// 140 ms counting (bench/scale, issue 30) for a figure no agent pages
+// through.
+const CountBound = 1_000
 
 // CountUpTo counts the rows of q up to bound: the total, or bound+1 and
 // capped when there are more. The count reads at most bound+1 rows (their

@@ -22,7 +22,7 @@ const planTemplates = 100_000
 // never scans templates nor sorts what it found: the first and a deep
 // page, by account, status and category, and a search of part of a
 // name (name or display name, case-insensitive). The total is
-// bounded (database.CountUpTo stops at 10,001 rows) and logged.
+// bounded (database.CountUpTo stops at database.CountBound+1 rows) and logged.
 func TestListPlans(t *testing.T) {
 	if testenv.PostgresURL(t) == "" {
 		t.Skip("plans are PostgreSQL's")
