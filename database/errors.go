@@ -64,3 +64,10 @@ func constraintMessage(err error, what string) string {
 	}
 	return what + " conflicts with existing data"
 }
+
+// IsQueryCanceled reports a statement PostgreSQL canceled (57014): its
+// statement_timeout passed, or the caller's context was canceled.
+func IsQueryCanceled(err error) bool {
+	var pe *pq.Error
+	return errors.As(err, &pe) && pe.Code == "57014"
+}

@@ -2,8 +2,10 @@ package messaging
 
 import (
 	"context"
+	stdsql "database/sql"
 	"encoding/base64"
 	"encoding/binary"
+	"errors"
 	"html"
 	"strings"
 	"time"
@@ -15,6 +17,7 @@ import (
 	"switchboard/database"
 	"switchboard/ent"
 	"switchboard/ent/message"
+	"switchboard/ent/viewer"
 	"switchboard/internal/valid"
 )
 
@@ -94,7 +97,15 @@ func (s *Service) Search(ctx context.Context, query string, limit int, after str
 	if limit < 1 || limit > SearchMaxSize {
 		return nil, apperr.Invalidf("first/limit must be between 1 and %d", SearchMaxSize)
 	}
-	q, terms, err := s.searchQuery(ctx, query, limit, after)
+	var (
+		q     *ent.MessageQuery
+		terms [][]searchTerm
+	)
+	if s.Postgres {
+		q, err = s.searchQueryPG(ctx, query, limit, after)
+	} else {
+		q, terms, err = s.searchQueryLike(ctx, query, limit, after)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -127,10 +138,10 @@ func (s *Service) Search(ctx context.Context, query string, limit int, after str
 	return page, nil
 }
 
-// searchQuery is the query of one page of hits (limit+1 rows, to tell
-// whether more follow), with the terms the embedded mode matched; nil
-// when the query has no term to look for.
-func (s *Service) searchQuery(ctx context.Context, query string, limit int, after string) (*ent.MessageQuery, [][]searchTerm, error) {
+// searchQueryLike is the embedded mode's query of one page of hits
+// (limit+1 rows, to tell whether more follow), with the terms it
+// matches; nil when the query has no term to look for.
+func (s *Service) searchQueryLike(ctx context.Context, query string, limit int, after string) (*ent.MessageQuery, [][]searchTerm, error) {
 	q := database.ClientFor(ctx, s.Client).Message.Query()
 	if after != "" {
 		at, id, err := DecodeSearchCursor(after)
@@ -142,29 +153,194 @@ func (s *Service) searchQuery(ctx context.Context, query string, limit int, afte
 			message.And(message.CreatedAt(at), message.IDLT(id)),
 		))
 	}
-	var terms [][]searchTerm
-	if s.Postgres {
-		q = q.Where(matchesPG(query))
-		q.Modify(headlinePG(query)) // adds the snippet to q's columns
-	} else {
-		if terms = parseSearch(query); len(terms) == 0 {
-			return nil, nil, nil
-		}
-		q = q.Where(matchesLike(terms))
+	terms := parseSearch(query)
+	if len(terms) == 0 {
+		return nil, nil, nil
 	}
-	return q.WithContact().
+	return q.Where(matchesLike(terms)).WithContact().
 		Order(ent.Desc(message.FieldCreatedAt), ent.Desc(message.FieldID)).
 		Limit(limit + 1), terms, nil
 }
 
-// matchesPG is the full-text match, written so that the planner serves
-// it from database.MessageBodySearchIndex.
-func matchesPG(query string) func(*sql.Selector) {
-	return func(s *sql.Selector) {
-		s.Where(sql.P(func(b *sql.Builder) {
-			b.WriteString(database.MessageBodyVector + " @@ websearch_to_tsquery('simple', ").Arg(query).WriteString(")")
-		}))
+// searchWindow is how many of the organization's newest messages (before
+// the cursor) a PostgreSQL search reads in order before it asks the text
+// index. The planner cannot tell a word held by most messages from one
+// held by a single message when the word is not among its statistics'
+// most common (an order number, a name): it then expects thousands of
+// matches and walks the organization's messages newest first, testing
+// each, which for a rare word is every message (over a minute at
+// 10,000,000, bench/scale). So the search chooses: a word common enough
+// to fill the page from the newest searchWindow messages is found there
+// (a few milliseconds), and only when they hold too few hits are the
+// older hits read from the text index, whose bitmap is then that of a
+// rarer word, and sorted.
+const searchWindow = 1_000
+
+// searchQueryPG is PostgreSQL's query of one page of hits (limit+1 rows):
+// the page's ids found as searchWindow says, their rows read with their
+// contacts and snippets, through ent so that the organization's privacy
+// rule applies to what is returned.
+func (s *Service) searchQueryPG(ctx context.Context, query string, limit int, after string) (*ent.MessageQuery, error) {
+	c := searchCursor{}
+	if after != "" {
+		var err error
+		if c.at, c.id, err = DecodeSearchCursor(after); err != nil {
+			return nil, err
+		}
+		c.set = true
 	}
+	ids, err := searchIDsPG(ctx, s.Client, viewer.FromContext(ctx).OrgID, query, c, limit+1)
+	if err != nil || len(ids) == 0 {
+		return nil, apperr.Wrap(err, "message")
+	}
+	q := database.ClientFor(ctx, s.Client).Message.Query().Where(message.IDIn(ids...))
+	q.Modify(headlinePG(query)) // adds the snippet to q's columns
+	return q.WithContact().Order(ent.Desc(message.FieldCreatedAt), ent.Desc(message.FieldID)), nil
+}
+
+// searchCursor is the hit a page starts after, when set.
+type searchCursor struct {
+	set bool
+	at  time.Time
+	id  uuid.UUID
+}
+
+// The statements of searchIDsPG. $1 the organization, $2 the search
+// text, $3 and $4 the cursor (null: the newest), then as each says.
+const (
+	searchBeforeCursor = `($3::timestamptz IS NULL OR (created_at, id) < ($3, $4::uuid))`
+	// Hits among the newest searchWindow messages before the cursor ($5),
+	// newest first ($6: how many). The match is tested above the window's
+	// LIMIT, where no index can serve it: the window is walked in order
+	// and the walk stops at the page, whatever the planner expects of
+	// the words (it would AND the text index's bitmap, every message
+	// for a common word).
+	searchInWindowSQL = `SELECT id FROM (
+			SELECT id, created_at, content FROM messages WHERE organization_id = $1 AND ` + searchBeforeCursor + `
+			ORDER BY created_at DESC, id DESC LIMIT $5) AS w
+		WHERE ` + database.MessageBodyVector + ` @@ websearch_to_tsquery('simple', $2)
+		ORDER BY created_at DESC, id DESC LIMIT $6`
+	// The window's oldest message ($2 and $3 the cursor, $4 the window's
+	// size less one).
+	searchWindowEndSQL = `SELECT created_at, id FROM messages WHERE organization_id = $1
+		AND ($2::timestamptz IS NULL OR (created_at, id) < ($2, $3::uuid))
+		ORDER BY created_at DESC, id DESC OFFSET $4 LIMIT 1`
+	// Hits older than the window ($5, $6 its oldest), from the text
+	// index ($7: how many): the CTE has no order for an index to give, so
+	// its rows are the index's bitmap, and only they are sorted.
+	searchPastWindowSQL = `WITH hits AS MATERIALIZED (
+			SELECT id, created_at FROM messages WHERE organization_id = $1
+			AND ` + database.MessageBodyVector + ` @@ websearch_to_tsquery('simple', $2)
+			AND ` + searchBeforeCursor + ` AND (created_at, id) < ($5, $6::uuid))
+		SELECT id FROM hits ORDER BY created_at DESC, id DESC LIMIT $7`
+	// Hits older than the window ($5, $6 its oldest) of a search whose
+	// every word is common ($7: how many): walked newest first as in the
+	// window (OFFSET 0 keeps the match above the walk, where no index can
+	// serve it), for as long as the page needs; the statement timeout
+	// bounds it.
+	searchWalkPastWindowSQL = `SELECT id FROM (
+			SELECT id, created_at, content FROM messages WHERE organization_id = $1 AND ` + searchBeforeCursor + `
+			AND (created_at, id) < ($5, $6::uuid)
+			ORDER BY created_at DESC, id DESC OFFSET 0) AS w
+		WHERE ` + database.MessageBodyVector + ` @@ websearch_to_tsquery('simple', $2)
+		ORDER BY created_at DESC, id DESC LIMIT $7`
+	// The frequency of the query's ($1) rarest word among the messages,
+	// from the statistics ANALYZE keeps of the text index's most common
+	// words: 0 for a word they do not list (rarer than any they do), or
+	// when there are none yet.
+	searchRarestWordSQL = `WITH s AS (
+			SELECT most_common_elems::text::text[] AS words, most_common_elem_freqs AS freqs FROM pg_stats
+			WHERE schemaname = current_schema() AND tablename = '` + database.MessageBodySearchIndex + `' LIMIT 1)
+		SELECT coalesce(min(coalesce(s.freqs[array_position(s.words, w)], 0)), 0)
+		FROM unnest(tsvector_to_array(to_tsvector('simple', $1))) AS w LEFT JOIN s ON true`
+	// For the statements of one search: the bitmap of a word the
+	// planner misjudges as common would otherwise start parallel workers
+	// and compile (JIT) for a few rows, each costing more than the search;
+	// and no search holds a connection for longer than searchTimeout.
+	searchSettingsSQL = `SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL jit = off; SET LOCAL statement_timeout = '` + searchTimeout + `'`
+	searchTimeout     = "5s"
+)
+
+// searchCommonWord: a search whose rarest word is held by this share of
+// the messages or more is walked, never read from the text index. The
+// index's bitmap of such words is millions of rows at 10,000,000 messages
+// (two common words rarely together: 18 s, bench/scale), while a walk
+// tests a message in about 5 µs and finds a word of 1% in 2,000.
+const searchCommonWord = 0.01
+
+// searchIDsPG returns the ids of org's first n hits of query after c,
+// newest first (see searchWindow).
+func searchIDsPG(ctx context.Context, root *ent.Client, org uuid.UUID, query string, c searchCursor, n int) (ids []uuid.UUID, err error) {
+	var at, id any // the cursor's, null without one
+	if c.set {
+		at, id = c.at, c.id
+	}
+	err = database.InTx(ctx, root, func(ctx context.Context, db *ent.Client) error {
+		if _, err := db.ExecContext(ctx, searchSettingsSQL); err != nil {
+			return err
+		}
+		if ids, err = queryIDs(ctx, db, searchInWindowSQL, org, query, at, id, searchWindow, n); err != nil || len(ids) == n {
+			return err
+		}
+		var endAt time.Time
+		var endID uuid.UUID
+		switch err := scanOne(ctx, db, searchWindowEndSQL, []any{org, at, id, searchWindow - 1}, &endAt, &endID); {
+		case errors.Is(err, stdsql.ErrNoRows):
+			return nil // the window held every message before the cursor
+		case err != nil:
+			return err
+		}
+		var rarest float64
+		if err := scanOne(ctx, db, searchRarestWordSQL, []any{query}, &rarest); err != nil {
+			return err
+		}
+		past := searchPastWindowSQL
+		if rarest >= searchCommonWord {
+			past = searchWalkPastWindowSQL
+		}
+		older, err := queryIDs(ctx, db, past, org, query, at, id, endAt, endID, n-len(ids))
+		ids = append(ids, older...)
+		return err
+	})
+	if database.IsQueryCanceled(err) && ctx.Err() == nil {
+		return nil, apperr.Invalidf("the search took longer than %s: its words are common and rarely together; add a rarer word or a phrase", searchTimeout)
+	}
+	return ids, err
+}
+
+// scanOne scans the one row of a raw statement into dest; sql.ErrNoRows
+// when there is none.
+func scanOne(ctx context.Context, db *ent.Client, query string, args []any, dest ...any) error {
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return stdsql.ErrNoRows
+	}
+	return rows.Scan(dest...)
+}
+
+// queryIDs runs a raw statement selecting ids.
+func queryIDs(ctx context.Context, db *ent.Client, query string, args ...any) ([]uuid.UUID, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []uuid.UUID
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
 }
 
 // headlineOptions: 10 to 25 words around the matches (ts_headline's
