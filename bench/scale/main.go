@@ -140,7 +140,8 @@ type org struct {
 	org, agent uuid.UUID
 	// history is the contact of the longest conversation, middle a
 	// message in the middle of it (before_id), nameTerm and digits a
-	// part of a contact's name and phone number.
-	history, middle  uuid.UUID
-	nameTerm, digits string
+	// part of a contact's name and phone number, messageTerm the words
+	// of one message.
+	history, middle               uuid.UUID
+	nameTerm, digits, messageTerm string
 }

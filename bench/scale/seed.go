@@ -24,8 +24,8 @@ type sizes struct {
 }
 
 // seedContacts writes n contacts of org by COPY: 90% with a last message
-// (newest first by ordinal), names "First Last <i>", phone numbers
-// 1555<8 digits>, a tag on every tenth ("vip") and fifth ("lead"), every
+// (newest first by ordinal), names and phone numbers as contactName and
+// contactPhone make them, a tag on every tenth ("vip") and fifth ("lead"), every
 // twentieth assigned to agent, half held from account "Main", the other
 // half from "Second". Ids are returned in ordinal order.
 func seedContacts(ctx context.Context, db *sql.DB, org, agent uuid.UUID, n int, now time.Time) ([]uuid.UUID, error) {
@@ -55,16 +55,54 @@ func seedContacts(ctx context.Context, db *sql.DB, org, agent uuid.UUID, n int, 
 			if i%2 == 1 {
 				account = "Second"
 			}
-			name := firstNames[i%len(firstNames)] + " " + lastNames[(i/len(firstNames))%len(lastNames)] + fmt.Sprintf(" %d", i)
-			return []any{ids[i], created, created, org, fmt.Sprintf("1555%08d", i), name, name, "", "active", tags, "{}",
+			name := contactName(i)
+			return []any{ids[i], created, created, org, contactPhone(i), name, name, "", "active", tags, "{}",
 				last, "hello", 0, assigned, account, false, 0}
 		})
 	return ids, err
 }
 
+// Names and numbers as an inbox holds them. Earlier runs named contact i
+// "First Last <i>" and numbered it 1555<i, 8 digits>: every name held a
+// number and every phone number the same six leading digits, so any
+// digits searched were trigrams of most rows (a real name holds no
+// number; real numbers share a country and area code, not six digits).
+// Now: one of 48 first names and a surname of three syllables (64,000 of
+// them) picked by a hash of i, about three million combinations, and a
+// number of a North American shape, +1, one of 20 area codes and seven
+// digits that a bijection of i makes unique.
+func contactName(i int) string {
+	h := mix(uint64(i))
+	return firstNames[h%uint64(len(firstNames))] + " " + surname(h>>8)
+}
+
+func surname(h uint64) string {
+	n := uint64(len(syllables))
+	s := syllables[h%n] + syllables[(h/n)%n] + syllables[(h/n/n)%n]
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func contactPhone(i int) string {
+	return fmt.Sprintf("1%d%07d", areaCodes[i%len(areaCodes)], (uint64(i)*7_919+1_234_567)%10_000_000)
+}
+
+// mix is SplitMix64's finalizer: consecutive ordinals get unrelated names.
+func mix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
 var (
-	firstNames = []string{"Ada", "Bruno", "Chloe", "Dmitri", "Elena", "Farid", "Grace", "Hiro", "Ines", "Jonas", "Kemal", "Lucia", "Mateo", "Nadia", "Oskar", "Priya"}
-	lastNames  = []string{"Lovelace", "Silva", "Martin", "Ivanov", "Rossi", "Haddad", "Hopper", "Tanaka", "Garcia", "Berg", "Yilmaz", "Conti", "Lopez", "Khan", "Nilsson", "Patel", "Okafor", "Dubois", "Novak", "Kowalski"}
+	firstNames = []string{"Ada", "Bruno", "Chloe", "Dmitri", "Elena", "Farid", "Grace", "Hiro", "Ines", "Jonas", "Kemal",
+		"Lucia", "Mateo", "Nadia", "Oskar", "Priya", "Amara", "Bilal", "Carmen", "Diego", "Emeka", "Fatima", "Goran",
+		"Hana", "Ibrahim", "Julia", "Kofi", "Leila", "Marco", "Nia", "Olga", "Pedro", "Quynh", "Rosa", "Sven", "Tariq",
+		"Uma", "Viktor", "Wen", "Ximena", "Yusuf", "Zara", "Anil", "Beatriz", "Chen", "Daria", "Emil", "Freya"}
+	syllables = []string{"ka", "lo", "ve", "mar", "ti", "ros", "an", "del", "su", "ber", "ko", "nis", "ga", "ri", "tom",
+		"el", "va", "zen", "ha", "mi", "dor", "pa", "ly", "sen", "qu", "wa", "fi", "gar", "no", "cha", "bo", "ix", "ter",
+		"ul", "ze", "ran", "po", "shi", "le", "mo"}
+	areaCodes = []int{212, 213, 305, 312, 404, 415, 469, 503, 512, 602, 615, 617, 702, 713, 718, 786, 813, 857, 917, 929}
 )
 
 // seedMessages writes n messages of org by COPY: longest of them in the
@@ -135,7 +173,9 @@ func handWritten(ctx context.Context, db *sql.DB) ([][2]string, error) {
 	rows, err := db.QueryContext(ctx, `SELECT indexname, indexdef FROM pg_indexes
 		WHERE schemaname = 'public' AND indexname = ANY($1) ORDER BY tablename, indexname`,
 		pq.Array([]string{"contact_inbox_order", "contact_organization_id_id", "contact_name_trgm",
-			"contact_profile_name_trgm", "contact_phone_number_trgm", "contact_tags", "message_body_search"}))
+			"contact_profile_name_trgm", "contact_phone_number_trgm", "contact_tags",
+			"contact_organization_id_last_message_at_id", "message_body_search",
+			"message_contact_id_chat_account_created_at"}))
 	if err != nil {
 		return nil, err
 	}

@@ -149,9 +149,13 @@ func seedOrg(ctx context.Context, db *sql.DB, id, agent uuid.UUID, contacts, mes
 	err = db.QueryRowContext(ctx, `SELECT id FROM messages WHERE contact_id = $1 ORDER BY created_at, id OFFSET $2 LIMIT 1`,
 		o.history, min(longest, messages)/2).Scan(&o.middle)
 	mid := contacts / 2
-	// A contact's last name and ordinal ("Tanaka 500000"): one match.
-	o.nameTerm = fmt.Sprintf("%s %d", lastNames[(mid/len(firstNames))%len(lastNames)], mid)
-	o.digits = fmt.Sprintf("%08d", mid)[2:]
+	// A contact's whole name: one match, or a few (names repeat).
+	o.nameTerm = contactName(mid)
+	// The last six digits of a contact's number: how an agent looks a
+	// customer up.
+	o.digits = contactPhone(mid)[5:]
+	// The two words of the middle message ("about order 5000000"): one match.
+	o.messageTerm = fmt.Sprintf("order %d", messages/2)
 	return o, err
 }
 
