@@ -18,6 +18,7 @@ import (
 	"flag"
 	"log"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"time"
@@ -39,6 +40,7 @@ type flags struct {
 	sz                  sizes
 	agents, requests    int
 	keep                bool
+	reuse               string
 }
 
 func main() {
@@ -55,6 +57,7 @@ func main() {
 	flag.IntVar(&f.agents, "agents", 20, "concurrent readers")
 	flag.IntVar(&f.requests, "requests", 20, "requests of each read per reader")
 	flag.BoolVar(&f.keep, "keep", false, "keep the database (its name is logged)")
+	flag.StringVar(&f.reuse, "reuse", "", "read a database an earlier run kept (-keep) instead of seeding one (sizes are the kept ones)")
 	flag.Parse()
 	if err := run(context.Background(), f); err != nil {
 		log.Fatal(err)
@@ -73,11 +76,17 @@ func run(ctx context.Context, f flags) error {
 			return err
 		}
 	}
-	dbURL, drop, err := benchkit.FreshDatabase(ctx, f.pg, "switchboard_scale_bench_", f.keep)
+	dbURL, err := reusedURL(f.pg, f.reuse)
 	if err != nil {
 		return err
 	}
-	defer drop()
+	if f.reuse == "" {
+		var drop func()
+		if dbURL, drop, err = benchkit.FreshDatabase(ctx, f.pg, "switchboard_scale_bench_", f.keep); err != nil {
+			return err
+		}
+		defer drop()
+	}
 	srv, api, err := startServer(ctx, bin, dbURL, f)
 	if err != nil {
 		return err
@@ -92,7 +101,12 @@ func run(ctx context.Context, f flags) error {
 		return err
 	}
 	defer db.Close()
-	w, err := seed(ctx, db, api, f.sz)
+	var w *world
+	if f.reuse != "" {
+		w, err = reuse(ctx, db, api)
+	} else {
+		w, err = seed(ctx, db, api, f.sz)
+	}
 	if err != nil {
 		return err
 	}
@@ -144,4 +158,17 @@ type org struct {
 	// of one message.
 	history, middle               uuid.UUID
 	nameTerm, digits, messageTerm string
+}
+
+// reusedURL is the URL of database name on the server of pg ("" for none).
+func reusedURL(pg, name string) (string, error) {
+	if name == "" {
+		return "", nil
+	}
+	u, err := url.Parse(pg)
+	if err != nil {
+		return "", err
+	}
+	u.Path = "/" + name
+	return u.String(), nil
 }

@@ -144,6 +144,9 @@ func report(f flags, w *world, big, small []result, quiet result) {
 	defer out.Flush()
 	fmt.Fprintf(out, "\n%s: %d contacts, %d messages (longest conversation %d) in one organization, %d organizations of %d contacts beside it; %d readers x %d requests per read\n",
 		time.Now().UTC().Format("2006-01-02 15:04"), f.sz.contacts, f.sz.messages, f.sz.longest, f.sz.orgs, f.sz.smallContacts, f.agents, f.requests)
+	if f.reuse != "" {
+		fmt.Fprintf(out, "database %s reused as an earlier run seeded it (its sizes, not the flags')\n", f.reuse)
+	}
 	fmt.Fprintf(out, "seeded in %s; counters backfilled in %s\n", w.seedTime.Round(time.Second), w.backfill.Round(time.Millisecond))
 	var total time.Duration
 	var builds []string

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log"
+
+	"github.com/google/uuid"
+
+	"switchboard/bench/internal/benchkit"
+)
+
+// reuse finds in a database an earlier run kept (-keep) what the reads
+// address, as seed would have picked it: the admin's organization is the
+// large one, another with contacts the small one.
+func reuse(ctx context.Context, db *sql.DB, api *benchkit.API) (*world, error) {
+	w := &world{}
+	var admin uuid.UUID
+	if err := db.QueryRowContext(ctx, `SELECT id FROM users WHERE email = $1`, adminEmail).Scan(&admin); err != nil {
+		return nil, fmt.Errorf("the admin's id: %w", err)
+	}
+	big, err := uuid.Parse(api.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	var small uuid.UUID
+	if err := db.QueryRowContext(ctx, `SELECT organization_id FROM contacts WHERE organization_id <> $1 LIMIT 1`, big).Scan(&small); err != nil {
+		return nil, fmt.Errorf("a small organization: %w", err)
+	}
+	for _, o := range []struct {
+		id  uuid.UUID
+		out *org
+	}{{big, &w.big}, {small, &w.small}} {
+		if *o.out, err = reused(ctx, db, o.id, admin); err != nil {
+			return nil, err
+		}
+	}
+	log.Printf("reusing: large organization %s, small %s", big, small)
+	err = db.QueryRowContext(ctx, `SELECT pg_table_size('messages'), pg_indexes_size('messages'), (SELECT count(*) FROM messages)`).
+		Scan(&w.messagesHeap, &w.messagesIndexes, &w.messageRows)
+	return w, err
+}
+
+// reused is seedOrg's org of a seeded organization: its contacts were
+// written newest first by ordinal, its messages numbered in time order.
+func reused(ctx context.Context, db *sql.DB, id, agent uuid.UUID) (org, error) {
+	o := org{org: id, agent: agent}
+	var contacts, messages int
+	if err := db.QueryRowContext(ctx, `SELECT contact_count FROM organizations WHERE id = $1`, id).Scan(&contacts); err != nil {
+		return o, err
+	}
+	if err := db.QueryRowContext(ctx, `SELECT id, message_count FROM contacts WHERE organization_id = $1 ORDER BY message_count DESC LIMIT 1`, id).
+		Scan(&o.history, &messages); err != nil {
+		return o, err
+	}
+	if err := db.QueryRowContext(ctx, `SELECT id FROM messages WHERE contact_id = $1 ORDER BY created_at, id OFFSET $2 LIMIT 1`,
+		o.history, messages/2).Scan(&o.middle); err != nil {
+		return o, err
+	}
+	var total int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE organization_id = $1`, id).Scan(&total); err != nil {
+		return o, err
+	}
+	mid := contacts / 2
+	o.nameTerm = contactName(mid)
+	o.digits = contactPhone(mid)[5:]
+	o.messageTerm = fmt.Sprintf("order %d", total/2)
+	return o, nil
+}
