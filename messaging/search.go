@@ -233,17 +233,6 @@ const (
 			AND ` + database.MessageBodyVector + ` @@ websearch_to_tsquery('simple', $2)
 			AND ` + searchBeforeCursor + ` AND (created_at, id) < ($5, $6::uuid))
 		SELECT id FROM hits ORDER BY created_at DESC, id DESC LIMIT $7`
-	// Hits older than the window ($5, $6 its oldest) of a search whose
-	// every word is common ($7: how many): walked newest first as in the
-	// window (OFFSET 0 keeps the match above the walk, where no index can
-	// serve it), for as long as the page needs; the statement timeout
-	// bounds it.
-	searchWalkPastWindowSQL = `SELECT id FROM (
-			SELECT id, created_at, content FROM messages WHERE organization_id = $1 AND ` + searchBeforeCursor + `
-			AND (created_at, id) < ($5, $6::uuid)
-			ORDER BY created_at DESC, id DESC OFFSET 0) AS w
-		WHERE ` + database.MessageBodyVector + ` @@ websearch_to_tsquery('simple', $2)
-		ORDER BY created_at DESC, id DESC LIMIT $7`
 	// The frequency of the query's ($1) rarest word among the messages,
 	// from the statistics ANALYZE keeps of the text index's most common
 	// words: 0 for a word they do not list (rarer than any they do), or
@@ -255,11 +244,13 @@ const (
 		FROM unnest(tsvector_to_array(to_tsvector('simple', $1))) AS w LEFT JOIN s ON true`
 	// For the statements of one search: the bitmap of a word the
 	// planner misjudges as common would otherwise start parallel workers
-	// and compile (JIT) for a few rows, each costing more than the search;
-	// and no search holds a connection for longer than searchTimeout.
-	searchSettingsSQL = `SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL jit = off; SET LOCAL statement_timeout = '` + searchTimeout + `'`
-	searchTimeout     = "5s"
+	// and compile (JIT) for a few rows, each costing more than the search.
+	searchSettingsSQL = `SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL jit = off`
 )
+
+// searchTimeout bounds a search: its statements and its walk (a variable
+// for tests).
+var searchTimeout = 5 * time.Second
 
 // searchCommonWord: a search whose rarest word is held by this share of
 // the messages or more is walked, never read from the text index. The
@@ -271,41 +262,85 @@ const searchCommonWord = 0.01
 // searchIDsPG returns the ids of org's first n hits of query after c,
 // newest first (see searchWindow).
 func searchIDsPG(ctx context.Context, root *ent.Client, org uuid.UUID, query string, c searchCursor, n int) (ids []uuid.UUID, err error) {
-	var at, id any // the cursor's, null without one
-	if c.set {
-		at, id = c.at, c.id
-	}
-	err = database.InTx(ctx, root, func(ctx context.Context, db *ent.Client) error {
+	bounded, cancel := context.WithTimeout(ctx, searchTimeout)
+	defer cancel()
+	err = database.InTx(bounded, root, func(ctx context.Context, db *ent.Client) error {
 		if _, err := db.ExecContext(ctx, searchSettingsSQL); err != nil {
 			return err
 		}
-		if ids, err = queryIDs(ctx, db, searchInWindowSQL, org, query, at, id, searchWindow, n); err != nil || len(ids) == n {
+		s := searcher{db: db, org: org, query: query}
+		if ids, err = s.window(ctx, c, n); err != nil || len(ids) == n {
 			return err
 		}
-		var endAt time.Time
-		var endID uuid.UUID
-		switch err := scanOne(ctx, db, searchWindowEndSQL, []any{org, at, id, searchWindow - 1}, &endAt, &endID); {
-		case errors.Is(err, stdsql.ErrNoRows):
-			return nil // the window held every message before the cursor
-		case err != nil:
-			return err
+		end, err := s.windowEnd(ctx, c)
+		if err != nil || !end.set {
+			return err // none: the window held every message before c
 		}
 		var rarest float64
 		if err := scanOne(ctx, db, searchRarestWordSQL, []any{query}, &rarest); err != nil {
 			return err
 		}
-		past := searchPastWindowSQL
-		if rarest >= searchCommonWord {
-			past = searchWalkPastWindowSQL
+		if rarest < searchCommonWord {
+			older, err := queryIDs(ctx, db, searchPastWindowSQL, org, query, c.args()[0], c.args()[1], end.at, end.id, n-len(ids))
+			ids = append(ids, older...)
+			return err
 		}
-		older, err := queryIDs(ctx, db, past, org, query, at, id, endAt, endID, n-len(ids))
-		ids = append(ids, older...)
-		return err
+		// Every word is common: the next windows, one after the other,
+		// each walked as the first (never the text index's bitmap).
+		for end.set && len(ids) < n {
+			more, err := s.window(ctx, end, n-len(ids))
+			if err != nil {
+				return err
+			}
+			ids = append(ids, more...)
+			if end, err = s.windowEnd(ctx, end); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
-	if database.IsQueryCanceled(err) && ctx.Err() == nil {
+	if err != nil && ctx.Err() == nil && (bounded.Err() != nil || database.IsQueryCanceled(err)) {
 		return nil, apperr.Invalidf("the search took longer than %s: its words are common and rarely together; add a rarer word or a phrase", searchTimeout)
 	}
 	return ids, err
+}
+
+// searcher runs the statements of one search.
+type searcher struct {
+	db    *ent.Client
+	org   uuid.UUID
+	query string
+}
+
+// window returns the hits (at most n) among the searchWindow messages
+// before c.
+func (s searcher) window(ctx context.Context, c searchCursor, n int) ([]uuid.UUID, error) {
+	a := c.args()
+	return queryIDs(ctx, s.db, searchInWindowSQL, s.org, s.query, a[0], a[1], searchWindow, n)
+}
+
+// windowEnd returns the oldest of the searchWindow messages before c,
+// unset when fewer are left.
+func (s searcher) windowEnd(ctx context.Context, c searchCursor) (searchCursor, error) {
+	a := c.args()
+	end := searchCursor{}
+	switch err := scanOne(ctx, s.db, searchWindowEndSQL, []any{s.org, a[0], a[1], searchWindow - 1}, &end.at, &end.id); {
+	case errors.Is(err, stdsql.ErrNoRows):
+		return end, nil
+	case err != nil:
+		return end, err
+	}
+	end.set = true
+	return end, nil
+}
+
+// args are the cursor's statement arguments: its time and id, null when
+// it is unset (from the newest).
+func (c searchCursor) args() [2]any {
+	if !c.set {
+		return [2]any{nil, nil}
+	}
+	return [2]any{c.at, c.id}
 }
 
 // scanOne scans the one row of a raw statement into dest; sql.ErrNoRows

@@ -5,7 +5,9 @@ import (
 	"crypto/md5"
 	"fmt"
 	"testing"
+	"time"
 
+	"switchboard/apperr"
 	"switchboard/internal/testkit"
 	"switchboard/messaging"
 )
@@ -17,7 +19,8 @@ import (
 // held too few hits, one statement reads the GIN index over the
 // messages' words (database.MessageBodySearchIndex); for a word every
 // message holds, the window fills the page and the text index is never
-// asked (its bitmap would be every message). No statement scans the
+// asked (its bitmap would be every message), nor is it for two such
+// words rarely together: the walk goes on. No statement scans the
 // table, so that a later change to the queries cannot fall back to a
 // scan unnoticed. Seeding takes a few seconds.
 func TestSearchUsesTheTextIndex(t *testing.T) {
@@ -36,12 +39,14 @@ func TestSearchUsesTheTextIndex(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Each message holds a common word, one of 1,000 order numbers
-		// and a word of its own.
+		// Each message holds a common word, one of 1,000 order numbers,
+		// a word of its own and "even" or "odd", both every fourth of
+		// 25,000 (two common words rarely together).
 		if _, err := db.SQL.ExecContext(ctx, `
 			INSERT INTO messages (id, created_at, updated_at, direction, content, contact_id, organization_id)
 			SELECT gen_random_uuid(), now() - g * interval '1 second', now(), 'incoming',
-			       jsonb_build_object('body', 'hello order ' || (g % 1000) || ' code' || md5(g::text)),
+			       jsonb_build_object('body', 'hello order ' || (g % 1000) || ' code' || md5(g::text) ||
+			           CASE WHEN g % 2 = 0 THEN ' even' ELSE ' odd' END || CASE WHEN g % 25000 = 7 THEN ' even' ELSE '' END),
 			       $1, $2
 			FROM generate_series(1, $3) AS g`, c.ID, c.OrganizationID, o.messages); err != nil {
 			t.Fatal(err)
@@ -64,6 +69,10 @@ func TestSearchUsesTheTextIndex(t *testing.T) {
 		// Every message: newest first through the organization's index,
 		// stopping at the page.
 		{"hello", messaging.SearchDefaultSize, "message_organization_id_created_at", "message_body_search"},
+		// Two words of half the messages each, together in four, none of
+		// them among the newest: walked past the window, not read from
+		// the text index (whose bitmap would be every message).
+		{"even odd", 4, "message_organization_id_created_at", "message_body_search"},
 	} {
 		t.Run(tc.q, func(t *testing.T) {
 			var page *messaging.SearchPage
@@ -91,6 +100,36 @@ func TestSearchUsesTheTextIndex(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSearchTimeout: a search that outlasts its bound (here two common
+// words rarely together, walked, with the bound at a millisecond) is
+// refused as invalid, with what to do, not a 500 or a 503.
+func TestSearchTimeout(t *testing.T) {
+	db := testkit.OpenDB(t)
+	if !db.Postgres() {
+		t.Skip("the bound is PostgreSQL's search's")
+	}
+	org, sys := testkit.NewOrg(t, db.Client, "Big")
+	c, err := db.Client.Contact.Create().SetPhoneNumber("15550100001").Save(sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SQL.ExecContext(context.Background(), `
+		INSERT INTO messages (id, created_at, updated_at, direction, content, contact_id, organization_id)
+		SELECT gen_random_uuid(), now() - g * interval '1 second', now(), 'incoming',
+		       jsonb_build_object('body', CASE WHEN g % 2 = 0 THEN 'even' ELSE 'odd' END), $1, $2
+		FROM generate_series(1, 20000) AS g`, c.ID, c.OrganizationID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SQL.ExecContext(context.Background(), "ANALYZE messages"); err != nil {
+		t.Fatal(err)
+	}
+	reader := testkit.NewMember(t, db.Client, org, "Reader", "messages:read")
+	svc := &messaging.Service{Client: db.Client, Postgres: true}
+	messaging.SetSearchTimeout(t, time.Millisecond)
+	_, err = svc.Search(reader, "even odd", messaging.SearchDefaultSize, "")
+	testkit.ExpectError(t, err, apperr.Invalid, "took longer than")
 }
 
 // md5Of is PostgreSQL's md5(s): the seed's own words.
