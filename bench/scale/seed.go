@@ -113,19 +113,22 @@ func seedMessages(ctx context.Context, db *sql.DB, org uuid.UUID, withHistory []
 	longest = min(longest, n)
 	return copyRows(ctx, db, "messages", []string{"id", "created_at", "updated_at", "organization_id", "contact_id",
 		"direction", "message_type", "content", "status", "chat_account", "media_url", "media_mime_type",
-		"media_filename", "error_message"}, n,
+		"media_filename", "error_message", "bot_handled_at"}, n,
 		func(i int) []any {
 			contact := withHistory[0]
 			if i >= longest {
 				contact = withHistory[1+(i-longest)%(len(withHistory)-1)]
 			}
 			at := now.Add(-time.Duration(n-i) * time.Second)
-			dir, status := "incoming", "read"
+			// An incoming message the chatbot handled when it came: left
+			// unhandled, the server's chatbot sweep worked through millions
+			// of them (an UPDATE each) while earlier runs read.
+			dir, status, handled := "incoming", "read", any(at)
 			if i%2 == 1 {
-				dir, status = "outgoing", "delivered"
+				dir, status, handled = "outgoing", "delivered", nil
 			}
 			body := fmt.Sprintf(`{"body": "%s about order %d, %s"}`, phrases[i%len(phrases)], i, phrases[(i/7)%len(phrases)])
-			return []any{uuid.New(), at, at, org, contact, dir, "text", body, status, "Main", "", "", "", ""}
+			return []any{uuid.New(), at, at, org, contact, dir, "text", body, status, "Main", "", "", "", "", handled}
 		})
 }
 
