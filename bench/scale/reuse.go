@@ -16,11 +16,7 @@ import (
 // large one, another with contacts the small one.
 func reuse(ctx context.Context, db *sql.DB, api *benchkit.API) (*world, error) {
 	w := &world{}
-	var admin uuid.UUID
-	if err := db.QueryRowContext(ctx, `SELECT id FROM users WHERE email = $1`, adminEmail).Scan(&admin); err != nil {
-		return nil, fmt.Errorf("the admin's id: %w", err)
-	}
-	big, err := uuid.Parse(api.OrgID)
+	admin, big, err := adminAndOrg(ctx, db, api)
 	if err != nil {
 		return nil, err
 	}

@@ -31,17 +31,23 @@ type timed struct {
 	took time.Duration
 }
 
+// adminAndOrg returns the logged-in admin's id and organization (the
+// large one).
+func adminAndOrg(ctx context.Context, db *sql.DB, api *benchkit.API) (admin, org uuid.UUID, err error) {
+	if err := db.QueryRowContext(ctx, `SELECT id FROM users WHERE email = $1`, adminEmail).Scan(&admin); err != nil {
+		return admin, org, fmt.Errorf("the admin's id: %w", err)
+	}
+	org, err = uuid.Parse(api.OrgID)
+	return admin, org, err
+}
+
 // seed creates the accounts and organizations through the API, then
 // copies the rows with the counters' triggers and the hand-written
 // indexes off, rebuilds both as the migrations do (timed) and analyses.
 func seed(ctx context.Context, db *sql.DB, api *benchkit.API, sz sizes) (*world, error) {
 	w := &world{}
 	start := time.Now()
-	var admin uuid.UUID
-	if err := db.QueryRowContext(ctx, `SELECT id FROM users WHERE email = $1`, adminEmail).Scan(&admin); err != nil {
-		return nil, fmt.Errorf("the admin's id: %w", err)
-	}
-	bigOrg, err := uuid.Parse(api.OrgID)
+	admin, bigOrg, err := adminAndOrg(ctx, db, api)
 	if err != nil {
 		return nil, err
 	}
