@@ -77,6 +77,30 @@ func TestStatementCacheReusesStatements(t *testing.T) {
 	}
 }
 
+// TestStatementCachePlansWithTheValues: a cached statement run many
+// times is planned with each execution's parameters, never PostgreSQL's
+// generic plan (costed for an average organization: seconds for a large
+// one, see cachingConnector).
+func TestStatementCachePlansWithTheValues(t *testing.T) {
+	conn := pinnedConn(t)
+	ctx := context.Background()
+	const query = "SELECT $1::int * 2" // generic from the sixth run otherwise
+	for i := range 8 {
+		var got int
+		if err := conn.QueryRowContext(ctx, query, i).Scan(&got); err != nil || got != 2*i {
+			t.Fatalf("execution %d: %d, %v", i, got, err)
+		}
+	}
+	var generic, custom int
+	q := fmt.Sprintf("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = '%s'", query)
+	if err := conn.QueryRowContext(ctx, q).Scan(&generic, &custom); err != nil {
+		t.Fatal(err)
+	}
+	if generic != 0 || custom != 8 {
+		t.Fatalf("%d generic and %d custom plans, want 0 and 8", generic, custom)
+	}
+}
+
 func TestStatementCacheEvictsBeyondItsSize(t *testing.T) {
 	conn := pinnedConn(t)
 	ctx := context.Background()

@@ -16,11 +16,15 @@ import (
 	"context"
 	"database/sql"
 	"flag"
+	"fmt"
 	"log"
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -39,8 +43,10 @@ type flags struct {
 	bin, dir, pg, redis string
 	sz                  sizes
 	agents, requests    int
+	pace                time.Duration
 	keep                bool
-	reuse               string
+	reuse, beside       string
+	serverEnv           string
 }
 
 func main() {
@@ -56,6 +62,9 @@ func main() {
 	flag.IntVar(&f.sz.smallContacts, "small", 100, "contacts of each small organization (10 messages each)")
 	flag.IntVar(&f.agents, "agents", 20, "concurrent readers")
 	flag.IntVar(&f.requests, "requests", 20, "requests of each read per reader")
+	flag.DurationVar(&f.pace, "pace", 0, "each reader's interval between requests (open loop, latency counted from the due time); 0: back to back")
+	flag.StringVar(&f.beside, "beside", "", "shell command run while the large organization's readers run, waited for after them (SCALE_URL, ADMIN_EMAIL, ADMIN_PASSWORD, DATABASE_URL and SERVER_PID set; output to the log), e.g. bench/ingest at the ingest rate")
+	flag.StringVar(&f.serverEnv, "server-env", "", "more settings for the server, KEY=VALUE separated by spaces (e.g. PPROF_ADDR=127.0.0.1:6060)")
 	flag.BoolVar(&f.keep, "keep", false, "keep the database (its name is logged)")
 	flag.StringVar(&f.reuse, "reuse", "", "read a database an earlier run kept (-keep) instead of seeding one (sizes are the kept ones)")
 	flag.Parse()
@@ -110,12 +119,42 @@ func run(ctx context.Context, f flags) error {
 	if err != nil {
 		return err
 	}
+	log.Printf("reading alone: one client, %d requests of each read", f.requests)
+	alone := measure(ctx, api, readsOf(w.big), 1, f.requests, 0)
 	log.Printf("reading: %d agents, %d requests of each read each", f.agents, f.requests)
-	big := measure(ctx, api, readsOf(w.big), f.agents, f.requests)
-	small := measure(ctx, api.InOrg(w.small.org.String()), readsOf(w.small), f.agents, f.requests)
-	quiet := measure(ctx, api, readsOf(w.big)[:1], 1, 50)
-	report(f, w, big, small, quiet[0])
+	wait, err := startBeside(ctx, f.beside, srv, dbURL)
+	if err != nil {
+		return err
+	}
+	big := measure(ctx, api, readsOf(w.big), f.agents, f.requests, f.pace)
+	if err := wait(); err != nil {
+		return err
+	}
+	small := measure(ctx, api.InOrg(w.small.org.String()), readsOf(w.small), f.agents, f.requests, f.pace)
+	report(f, w, alone, big, small)
 	return nil
+}
+
+// startBeside starts the -beside command (nothing when empty) and returns
+// what waits for it to end.
+func startBeside(ctx context.Context, command string, srv *calltest.Server, dbURL string) (func() error, error) {
+	if command == "" {
+		return func() error { return nil }, nil
+	}
+	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	cmd.Env = append(os.Environ(), "SCALE_URL="+srv.URL, "ADMIN_EMAIL="+adminEmail, "ADMIN_PASSWORD="+adminPassword,
+		"DATABASE_URL="+dbURL, "SERVER_PID="+strconv.Itoa(srv.PID()))
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	log.Printf("beside the readers: %s", command)
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return func() error {
+		if err := cmd.Wait(); err != nil {
+			return fmt.Errorf("-beside: %w", err)
+		}
+		return nil
+	}, nil
 }
 
 // startServer starts the built server on the fresh database and logs in
@@ -135,6 +174,13 @@ func startServer(ctx context.Context, bin, dbURL string, f flags) (*calltest.Ser
 		"ADMIN_EMAIL": adminEmail, "ADMIN_PASSWORD": adminPassword, "COOKIE_SECURE": "false",
 		"JWT_SECRET": "bench-jwt-secret", "ENCRYPTION_KEY": "bench-encryption-key",
 		"LOG_LEVEL": "warn", "LOG_FORMAT": "text", "RATE_LIMIT_PER_MINUTE": "10000000",
+	}
+	for _, kv := range strings.Fields(f.serverEnv) {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, nil, fmt.Errorf("-server-env: %q is not KEY=VALUE", kv)
+		}
+		vars[k] = v
 	}
 	srv, err := calltest.Start(ctx, bin, vars, filepath.Join(f.dir, "server.log"))
 	if err != nil {

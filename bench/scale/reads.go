@@ -70,8 +70,11 @@ type result struct {
 }
 
 // measure runs each read in turn: agents readers each send requests of
-// it, together.
-func measure(ctx context.Context, api *benchkit.API, reads []read, agents, requests int) []result {
+// it, together, back to back; or, with pace, each reader one request
+// every pace, the readers' schedules spread over the interval (open
+// loop: a request's latency counts from when it was due, so a server
+// that falls behind shows it as latency instead of being offered less).
+func measure(ctx context.Context, api *benchkit.API, reads []read, agents, requests int, pace time.Duration) []result {
 	out := make([]result, len(reads))
 	for i, r := range reads {
 		var (
@@ -81,14 +84,21 @@ func measure(ctx context.Context, api *benchkit.API, reads []read, agents, reque
 		)
 		res := &out[i]
 		res.read = r
-		for range agents {
+		start := time.Now()
+		for a := range agents {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				due := start.Add(time.Duration(a) * pace / time.Duration(agents))
 				for range requests {
-					start := time.Now()
+					if pace > 0 {
+						time.Sleep(time.Until(due))
+					} else {
+						due = time.Now()
+					}
 					err := do(ctx, api, r)
-					d := time.Since(start)
+					d := time.Since(due)
+					due = due.Add(pace)
 					mu.Lock()
 					if err != nil {
 						res.errors++
@@ -139,13 +149,20 @@ func do(ctx context.Context, api *benchkit.API, r read) error {
 }
 
 // report prints the run's figures as markdown tables.
-func report(f flags, w *world, big, small []result, quiet result) {
+func report(f flags, w *world, alone, big, small []result) {
 	out := tabwriter.NewWriter(os.Stdout, 0, 0, 1, ' ', 0)
 	defer out.Flush()
-	fmt.Fprintf(out, "\n%s: %d contacts, %d messages (longest conversation %d) in one organization, %d organizations of %d contacts beside it; %d readers x %d requests per read\n",
-		time.Now().UTC().Format("2006-01-02 15:04"), f.sz.contacts, f.sz.messages, f.sz.longest, f.sz.orgs, f.sz.smallContacts, f.agents, f.requests)
+	mode := "back to back"
+	if f.pace > 0 {
+		mode = fmt.Sprintf("each reader one request every %s (open loop, latency from the due time)", f.pace)
+	}
+	fmt.Fprintf(out, "\n%s: %d contacts, %d messages (longest conversation %d) in one organization, %d organizations of %d contacts beside it; %d readers x %d requests per read, %s\n",
+		time.Now().UTC().Format("2006-01-02 15:04"), f.sz.contacts, f.sz.messages, f.sz.longest, f.sz.orgs, f.sz.smallContacts, f.agents, f.requests, mode)
 	if f.reuse != "" {
 		fmt.Fprintf(out, "database %s reused as an earlier run seeded it (its sizes, not the flags')\n", f.reuse)
+	}
+	if f.beside != "" {
+		fmt.Fprintf(out, "beside the large organization's readers: %s\n", f.beside)
 	}
 	fmt.Fprintf(out, "seeded in %s; counters backfilled in %s\n", w.seedTime.Round(time.Second), w.backfill.Round(time.Millisecond))
 	var total time.Duration
@@ -155,15 +172,16 @@ func report(f flags, w *world, big, small []result, quiet result) {
 		builds = append(builds, fmt.Sprintf("%s %s", b.name, b.took.Round(time.Millisecond)))
 	}
 	fmt.Fprintf(out, "hand-written indexes built CONCURRENTLY in %s: %s\n", total.Round(time.Millisecond), strings.Join(builds, ", "))
-	fmt.Fprintf(out, "messages table (%d rows): heap+TOAST %.2f GB, indexes %.2f GB, %.0f bytes per message\n",
+	fmt.Fprintf(out, "messages table (%d rows): heap+TOAST %.2f GB, indexes %.2f GB, %.0f bytes per message\n\n",
 		w.messageRows, gb(w.messagesHeap), gb(w.messagesIndexes), float64(w.messagesHeap+w.messagesIndexes)/float64(max(w.messageRows, 1)))
-	fmt.Fprintf(out, "first page, one client alone: p50 %.2f ms, p99 %.2f ms\n\n", quiet.lat.P50, quiet.lat.P99)
-	fmt.Fprintln(out, "| read\t| large p50 ms\t| large p99 ms\t| small p50 ms\t| small p99 ms\t| errors |")
-	fmt.Fprintln(out, "|---\t|---\t|---\t|---\t|---\t|--- |")
+	fmt.Fprintln(out, "| read\t| alone p50 ms\t| alone p99 ms\t| large p50 ms\t| large p99 ms\t| small p50 ms\t| small p99 ms\t| errors |")
+	fmt.Fprintln(out, "|---\t|---\t|---\t|---\t|---\t|---\t|---\t|--- |")
 	for i, r := range big {
-		s := small[i]
-		fmt.Fprintf(out, "| %s\t| %.1f\t| %.1f\t| %.1f\t| %.1f\t| %d |\n", r.read.name, r.lat.P50, r.lat.P99, s.lat.P50, s.lat.P99, r.errors+s.errors)
+		a, s := alone[i], small[i]
+		fmt.Fprintf(out, "| %s\t| %.1f\t| %.1f\t| %.1f\t| %.1f\t| %.1f\t| %.1f\t| %d |\n",
+			r.read.name, a.lat.P50, a.lat.P99, r.lat.P50, r.lat.P99, s.lat.P50, s.lat.P99, a.errors+r.errors+s.errors)
 	}
+	fmt.Fprintln(out, "\nalone: the large organization, one client, requests back to back; large and small: -agents readers together")
 }
 
 func gb(b int64) float64 { return float64(b) / (1 << 30) }
