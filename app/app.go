@@ -207,7 +207,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) (
 	a.Resolver.People = &people.Service{Client: a.DB.Client, Roles: a.Resolver.Roles, Revocations: a.Access.Revocations}
 	a.startEvents()
 	a.Resolver.Events = a.Events
-	a.Resolver.Contacts = &contacts.Service{Client: a.DB.Client, Events: a.Events}
+	a.Resolver.Contacts = &contacts.Service{Client: a.DB.Client, Events: a.Events, Postgres: a.DB.Postgres()}
 	a.Resolver.Tags = &tags.Service{Client: a.DB.Client, Events: a.Events}
 	a.Resolver.Notes = &notes.Service{Client: a.DB.Client, Events: a.Events}
 	a.Resolver.Widgets = &widgets.Service{Client: a.DB.Client}

@@ -19,6 +19,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
@@ -55,6 +56,9 @@ type Service struct {
 	Client *ent.Client
 	// Events records contact:new and contact:updated.
 	Events *events.Bus
+	// Postgres: the database is PostgreSQL (a search's count reads the
+	// trigram indexes, see countSearch).
+	Postgres bool
 }
 
 // Filter selects contacts of a list.
@@ -190,7 +194,7 @@ func (s *Service) List(ctx context.Context, f Filter, offset, limit int) (*Page,
 			return nil, err
 		}
 	}
-	if page.Total, page.TotalCapped, err = s.Count(ctx, q, f, max(CountBound, offset+limit)); err != nil {
+	if page.Total, page.TotalCapped, err = s.Count(ctx, f, nil, max(CountBound, offset+limit)); err != nil {
 		return nil, err
 	}
 	return page, nil
@@ -223,21 +227,76 @@ func (s *Service) byIDs(ctx context.Context, ids []uuid.UUID) ([]*ent.Contact, e
 // CountBound is how far a filtered list's total is counted exactly.
 const CountBound = database.CountBound
 
-// Count is the total of q, which Query made for f. Without a filter it is
-// the organization's contact counter (exact, kept by the database in the
-// transaction of every insert and delete: nothing is scanned). With one
-// it counts matching rows up to bound: past it, the total is bound+1 and
-// capped is true ("more than bound"). A scan is thus never longer than
-// the bound, or the requested page.
-func (s *Service) Count(ctx context.Context, q *ent.ContactQuery, f Filter, bound int) (total int, capped bool, err error) {
+// Count is the total of the contacts Query selects for f, narrowed by
+// narrow when it is not nil. Without a filter it is the organization's
+// contact counter (exact, kept by the database in the transaction of
+// every insert and delete: nothing is scanned). With one it counts
+// matching rows up to bound: past it, the total is bound+1 and capped is
+// true ("more than bound"). A scan is thus never longer than the bound,
+// or the requested page.
+func (s *Service) Count(ctx context.Context, f Filter, narrow func(*ent.ContactQuery) (*ent.ContactQuery, error), bound int) (total int, capped bool, err error) {
 	if f.unfiltered() {
 		n, err := s.db(ctx).Organization.Query().
 			Where(organization.ID(viewer.FromContext(ctx).OrgID)).
 			Select(organization.FieldContactCount).Int(ctx)
 		return n, false, apperr.Wrap(err, "organization")
 	}
-	total, capped, err = database.CountUpTo(ctx, q, bound)
-	return total, capped, apperr.Wrap(err, "contact")
+	err = s.countSearch(ctx, f, func(ctx context.Context) error {
+		q, err := s.Query(ctx, f)
+		if err == nil && narrow != nil {
+			q, err = narrow(q)
+		}
+		if err != nil {
+			return err
+		}
+		total, capped, err = database.CountUpTo(ctx, q, bound)
+		return apperr.Wrap(err, "contact")
+	})
+	return total, capped, err
+}
+
+// countSearch runs count, the bounded count of f, so that on PostgreSQL a
+// search never walks the organization's contacts: in a transaction of
+// its own with sequential and plain index scans off, its count reads
+// bitmaps, the trigram indexes'. For a term a few percent of an
+// organization hold (a first name) the planner expects the count's
+// thousand matches early in the table, or in the organization's index,
+// and tests rows in that order, pricing the two case-insensitive
+// pattern tests of each at a fraction of their cost: 50,000 rows, 100 ms
+// at a million contacts (bench/scale), where the indexes' bitmap gives
+// the same thousand in 6 ms warm, 33 ms cold. The cost is for a term held
+// by most contacts, whose bitmap is most of the index (tens of
+// milliseconds at a million) where the scan would have stopped early.
+// A term without a run of three letters or digits has no trigram to look
+// up, and a caller's transaction is left as it is: count runs as it is.
+func (s *Service) countSearch(ctx context.Context, f Filter, count func(context.Context) error) error {
+	if !s.Postgres || !hasTrigram(f.Search) || ent.TxFromContext(ctx) != nil {
+		return count(ctx)
+	}
+	return database.InTx(ctx, s.Client, func(ctx context.Context, db *ent.Client) error {
+		if _, err := db.ExecContext(ctx, searchPlanSQL); err != nil {
+			return apperr.Wrap(err, "contact")
+		}
+		return count(ctx)
+	})
+}
+
+const searchPlanSQL = "SET LOCAL enable_seqscan = off; SET LOCAL enable_indexscan = off"
+
+// hasTrigram reports whether s holds three letters or digits in a row,
+// what pg_trgm looks up in its index for a LIKE pattern.
+func hasTrigram(s string) bool {
+	run := 0
+	for _, r := range s {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			run = 0
+			continue
+		}
+		if run++; run == 3 {
+			return true
+		}
+	}
+	return false
 }
 
 // Connection is a GraphQL page of contacts: ent's connection, whose total
@@ -267,7 +326,7 @@ func (s *Service) Paginate(ctx context.Context, f Filter, withTotal bool,
 		return nil, err
 	}
 	if withTotal {
-		if out.TotalCount, out.TotalCountIsEstimate, err = s.Count(ctx, q, f, CountBound); err != nil {
+		if out.TotalCount, out.TotalCountIsEstimate, err = s.Count(ctx, f, narrow, CountBound); err != nil {
 			return nil, err
 		}
 	}

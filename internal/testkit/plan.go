@@ -32,17 +32,52 @@ func Plans(tb testing.TB, ctx context.Context, db *sql.DB, op func(context.Conte
 		tb.Fatal(err)
 	}
 	out := map[string][]PlanNode{}
+	var settings []string
 	for _, s := range st.Captured() {
-		if q := strings.TrimSpace(s.Query); !strings.HasPrefix(q, "SELECT") && !strings.HasPrefix(q, "WITH") {
+		q := strings.TrimSpace(s.Query)
+		if strings.HasPrefix(q, "SET LOCAL") {
+			settings = append(settings, q)
+			continue
+		}
+		if !strings.HasPrefix(q, "SELECT") && !strings.HasPrefix(q, "WITH") {
 			continue // reads only: a WITH that writes is not one of the reads plan tests send
 		}
-		out[s.Query] = Explain(tb, db, s.Query, s.Args...)
+		out[s.Query] = explainIn(tb, db, settings, s.Query, s.Args...)
 	}
 	return out
 }
 
+// explainIn explains query in a transaction that first applies settings,
+// the SET LOCAL statements the operation sent before it (in its
+// transaction: an operation that sets a planner setting sends its reads
+// in the same transaction).
+func explainIn(tb testing.TB, db *sql.DB, settings []string, query string, args ...any) []PlanNode {
+	tb.Helper()
+	if len(settings) == 0 {
+		return Explain(tb, db, query, args...)
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	for _, s := range settings {
+		if _, err := tx.Exec(s); err != nil {
+			tb.Fatalf("%s: %v", s, err)
+		}
+	}
+	return explainOn(tb, tx, query, args...)
+}
+
 // Explain returns the nodes of query's plan, depth first.
 func Explain(tb testing.TB, db *sql.DB, query string, args ...any) []PlanNode {
+	tb.Helper()
+	return explainOn(tb, db, query, args...)
+}
+
+func explainOn(tb testing.TB, db interface {
+	QueryRow(string, ...any) *sql.Row
+}, query string, args ...any) []PlanNode {
 	tb.Helper()
 	var raw []byte
 	if err := db.QueryRow("EXPLAIN (FORMAT JSON) "+query, args...).Scan(&raw); err != nil {
