@@ -3,13 +3,17 @@
 // message) and -messages messages by COPY, plus -orgs small organizations
 // of -small contacts beside it, rebuilds the migrations' hand-written
 // indexes CONCURRENTLY on that size (timed: what the migration costs),
-// then runs -agents concurrent clients reading every list, search and
-// history read through the built server's HTTP stack (REST and GraphQL),
-// and reports p50/p99 per read, for the large organization and for a
-// small one. The database is dropped at the end (-keep keeps it).
+// then reads every list, search and history read through the built
+// server's HTTP stack (REST and GraphQL): one client alone, then -agents
+// concurrent clients (back to back, or each one request every -pace,
+// open loop), with -beside running a command beside them (the ingest's
+// load), and reports p50/p99 per read, for the large organization and
+// for a small one. The database is dropped at the end (-keep keeps it;
+// -reuse reads a kept one).
 //
 //	go run ./bench/scale                                  # 1,000,000 contacts, 10,000,000 messages
 //	go run ./bench/scale -contacts 100000 -messages 1000000
+//	go run ./bench/scale -reuse DB -pace 1s -requests 10  # 20 agents opening a screen a second
 package main
 
 import (
