@@ -150,30 +150,15 @@ func New(o Options) *Bus {
 // happened, every local subscription is ended with ErrResync: its client
 // reconnects and reloads what it shows (the documented resync path).
 func (b *Bus) Run(ctx context.Context, ready chan<- struct{}) {
-	ps := b.rdb.Subscribe(ctx, b.channel)
-	stop := context.AfterFunc(ctx, func() { _ = ps.Close() })
-	defer stop()
-	defer ps.Close()
-	if _, err := ps.Receive(ctx); err != nil {
-		b.log.Error("events: subscribing", "err", err)
-	}
-	if ready != nil {
-		close(ready)
-	}
-	b.startWatch()
-	b.receive(ctx, ps)
-}
-
-// receive reads the subscription until ctx is done. An idle connection is
-// pinged, so that a dead one is noticed.
-func (b *Bus) receive(ctx context.Context, ps *redis.PubSub) {
 	lost, backoff := false, 100*time.Millisecond
 	for ctx.Err() == nil {
-		msg, err := ps.ReceiveTimeout(ctx, b.idle)
+		ps, err := b.subscribe(ctx)
+		if ready != nil {
+			close(ready) // after the first attempt, whatever its outcome
+			ready = nil
+			b.startWatch()
+		}
 		if err != nil {
-			if isTimeout(err) && ps.Ping(ctx) == nil {
-				continue
-			}
 			if ctx.Err() != nil {
 				return
 			}
@@ -182,22 +167,78 @@ func (b *Bus) receive(ctx context.Context, ps *redis.PubSub) {
 				b.log.Warn("events: subscription lost; clients are told to resync", "err", err)
 				b.Resync()
 			}
-			_ = sleep.For(ctx, backoff) // an ended ctx ends the loop above
+			_ = sleep.For(ctx, backoff) // an ended ctx ends the loop
 			backoff = min(2*backoff, 2*time.Second)
 			continue
 		}
 		if lost {
-			// Subscribed again: whoever connected during the outage may
-			// have missed frames too.
-			lost, backoff = false, 100*time.Millisecond
-			b.log.Info("events: subscription restored; clients are told to resync")
-			b.Resync()
-			b.resubscribed()
+			b.restored()
+		}
+		lost, backoff = false, 100*time.Millisecond
+		err = b.receive(ctx, ps)
+		_ = ps.Close()
+		if ctx.Err() != nil {
+			return
+		}
+		lost = true
+		b.log.Warn("events: subscription lost; clients are told to resync", "err", err)
+		b.Resync()
+	}
+}
+
+// subscribe returns a new subscription to the channel once Redis has
+// confirmed it. A connection whose SUBSCRIBE was refused (a server still
+// loading its data answers LOADING) is not subscribed, and go-redis
+// keeps it: it is never reused.
+func (b *Bus) subscribe(ctx context.Context) (*redis.PubSub, error) {
+	ps := b.rdb.Subscribe(ctx, b.channel)
+	confirmed, cancel := context.WithTimeout(ctx, b.idle)
+	defer cancel()
+	stop := context.AfterFunc(confirmed, func() { _ = ps.Close() })
+	msg, err := ps.Receive(confirmed)
+	if !stop() && err == nil {
+		err = confirmed.Err() // closed as it answered: start again
+	}
+	if err == nil {
+		if sub, ok := msg.(*redis.Subscription); !ok || sub.Kind != "subscribe" {
+			err = fmt.Errorf("events: %v instead of the subscription's confirmation", msg)
+		}
+	}
+	if err != nil {
+		_ = ps.Close()
+		return nil, err
+	}
+	return ps, nil
+}
+
+// receive reads the subscription until ctx is done or the subscription
+// is lost (the error why). An idle connection is pinged, so that a dead
+// one is noticed.
+func (b *Bus) receive(ctx context.Context, ps *redis.PubSub) error {
+	stop := context.AfterFunc(ctx, func() { _ = ps.Close() })
+	defer stop()
+	for ctx.Err() == nil {
+		msg, err := ps.ReceiveTimeout(ctx, b.idle)
+		if err != nil {
+			if isTimeout(err) && ps.Ping(ctx) == nil {
+				continue
+			}
+			return err
 		}
 		if m, ok := msg.(*redis.Message); ok {
 			b.handle([]byte(m.Payload))
 		}
 	}
+	return ctx.Err()
+}
+
+// restored: subscribed again after losing the subscription. Whoever
+// connected during the outage may have missed frames too, and control
+// messages published meanwhile were missed.
+func (b *Bus) restored() {
+	b.log.Info("events: subscription restored; clients are told to resync")
+	b.Resync()
+	b.resubscribed()
 }
 
 // handle decodes one message of the channel.

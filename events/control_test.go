@@ -64,3 +64,34 @@ func TestResubscribeFunctionsRunWhenTheSubscriptionIsBack(t *testing.T) {
 	}
 	receive(t, back, "call once subscribed again")
 }
+
+// TestSubscribingAgainAfterARefusal: a Redis that restarts answers
+// commands with LOADING until its data is read, SUBSCRIBE included, and
+// go-redis keeps such a connection though it is subscribed to nothing.
+// The bus subscribes again until Redis confirms it, and only then runs
+// its OnResubscribe functions; events reach subscribers afterwards.
+func TestSubscribingAgainAfterARefusal(t *testing.T) {
+	mr := miniredis.RunT(t)
+	b, _ := startBus(t, mr.Addr(), time.Minute)
+	back := make(chan struct{}, 4)
+	b.OnResubscribe(func() { back <- struct{}{} })
+	mr.Close()
+	mr.SetError("LOADING Redis is loading the dataset in memory") // for the restarted server
+	if err := mr.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-back:
+		t.Fatal("resubscribed while Redis refused the subscription")
+	case <-time.After(500 * time.Millisecond):
+	}
+	mr.SetError("")
+	receive(t, back, "call once subscribed again")
+	org := uuid.New()
+	sub := b.Subscribe(org, 8)
+	defer sub.Close()
+	publish(t, mr.Addr(), org)
+	if ev := receive(t, sub.C(), "event"); ev.OrgID != org {
+		t.Fatalf("event %+v", ev)
+	}
+}
