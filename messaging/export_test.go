@@ -8,6 +8,7 @@ var (
 	ParseSearch   = parseSearch
 	Highlight     = highlight
 	PositiveTexts = positiveTexts
+	BodyOf        = bodyOf
 )
 
 // SetSearchTimeout sets the bound of a search until the test ends.
@@ -15,4 +16,11 @@ func SetSearchTimeout(t interface{ Cleanup(func()) }, d time.Duration) {
 	old := searchTimeout
 	searchTimeout = d
 	t.Cleanup(func() { searchTimeout = old })
+}
+
+// SetSearchWalkBudget sets how long a search walks until the test ends.
+func SetSearchWalkBudget(t interface{ Cleanup(func()) }, d time.Duration) {
+	old := searchWalkBudget
+	searchWalkBudget = d
+	t.Cleanup(func() { searchWalkBudget = old })
 }

@@ -57,6 +57,7 @@ func TestSearchUsesTheTextIndex(t *testing.T) {
 	}
 	reader := testkit.NewMember(t, db.Client, org, "Reader", "messages:read")
 	svc := &messaging.Service{Client: db.Client, Postgres: true}
+	messaging.SetSearchWalkBudget(t, time.Minute) // the whole walk, however busy the machine
 	for _, tc := range []struct {
 		q string
 		// hits is how many the page holds; reads and skips the indexes
@@ -130,6 +131,59 @@ func TestSearchTimeout(t *testing.T) {
 	messaging.SetSearchTimeout(t, time.Millisecond)
 	_, err = svc.Search(reader, "even odd", messaging.SearchDefaultSize, "")
 	testkit.ExpectError(t, err, apperr.Invalid, "took longer than")
+}
+
+// TestSearchWalkAnswersAPartialPage: two common words rarely together
+// are walked a budget at a time (here none: one window a page); each
+// page answers what its walk found, none here, with a cursor that goes on
+// from where the walk stopped, and reading on finds the one message that
+// holds both, then ends.
+func TestSearchWalkAnswersAPartialPage(t *testing.T) {
+	db := testkit.OpenDB(t)
+	if !db.Postgres() {
+		t.Skip("the walk is PostgreSQL's search's")
+	}
+	org, sys := testkit.NewOrg(t, db.Client, "Big")
+	c, err := db.Client.Contact.Create().SetPhoneNumber("15550100001").Save(sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SQL.ExecContext(context.Background(), `
+		INSERT INTO messages (id, created_at, updated_at, direction, content, contact_id, organization_id)
+		SELECT gen_random_uuid(), now() - g * interval '1 second', now(), 'incoming',
+		       jsonb_build_object('body', CASE WHEN g = 4321 THEN 'even odd' WHEN g % 2 = 0 THEN 'even' ELSE 'odd' END), $1, $2
+		FROM generate_series(1, 10000) AS g`, c.ID, c.OrganizationID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SQL.ExecContext(context.Background(), "ANALYZE messages"); err != nil {
+		t.Fatal(err)
+	}
+	reader := testkit.NewMember(t, db.Client, org, "Reader", "messages:read")
+	svc := &messaging.Service{Client: db.Client, Postgres: true}
+	messaging.SetSearchWalkBudget(t, 0)
+	var hits []string
+	after, pages := "", 0
+	for ; pages < 20; pages++ {
+		page, err := svc.Search(reader, "even odd", messaging.SearchDefaultSize, after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range page.Edges {
+			hits = append(hits, messaging.BodyOf(e.Node.Message))
+		}
+		if !page.PageInfo.HasNextPage {
+			break
+		}
+		if page.PageInfo.EndCursor == nil {
+			t.Fatalf("page %d has more without a cursor", pages)
+		}
+		after = *page.PageInfo.EndCursor
+	}
+	// Each page walks one window of 1,000: the 10,000 messages take 10
+	// pages, and an 11th finds none older.
+	if pages != 10 || len(hits) != 1 || hits[0] != "even odd" {
+		t.Fatalf("%d pages, hits %q; want 11 pages and the one message", pages+1, hits)
+	}
 }
 
 // md5Of is PostgreSQL's md5(s): the seed's own words.

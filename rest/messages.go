@@ -74,12 +74,13 @@ type messageSearchQuery struct {
 	Cursor string `query:"cursor" maxLength:"64" description:"The next_cursor of the previous page: read the hits after it."`
 }
 
-// messageSearchData is a page of hits, newest first; next_cursor (null on
-// an empty page) reads the next page while has_more.
+// messageSearchData is a page of hits, newest first; next_cursor reads
+// the next page while has_more. A page may hold fewer hits than the limit,
+// none maybe, while has_more: the search walked as long as it may.
 type messageSearchData struct {
 	Results    []messageSearchHitJSON `json:"results"`
-	HasMore    bool                   `json:"has_more"`
-	NextCursor *string                `json:"next_cursor"`
+	HasMore    bool                   `json:"has_more" description:"More hits may follow: read on with next_cursor. A page may hold fewer hits than limit, none maybe, while has_more is true (words that many messages hold but rarely together are searched a stretch of messages at a time)."`
+	NextCursor *string                `json:"next_cursor" description:"Read the hits after this page (as cursor); null when the page is empty and nothing follows."`
 }
 
 // messageSearchHitJSON is one hit: the message, its contact, and a
