@@ -19,6 +19,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"entgo.io/ent/dialect/sql"
@@ -177,14 +178,7 @@ func onlyDigits(s string) string {
 // index entries, not rows), then their rows. Errors: invalid (a NUL
 // character in the filter).
 func (s *Service) List(ctx context.Context, f Filter, offset, limit int) (*Page, error) {
-	q, err := s.Query(ctx, f)
-	if err != nil {
-		return nil, err
-	}
-	ids, err := q.Clone().
-		Order(contact.ByLastMessageAt(sql.OrderDesc(), sql.OrderNullsLast()),
-			contact.ByCreatedAt(sql.OrderDesc()), contact.ByID()).
-		Offset(offset).Limit(limit).IDs(ctx)
+	ids, err := s.pageIDs(ctx, f, offset, limit)
 	if err != nil {
 		return nil, apperr.Wrap(err, "contact")
 	}
@@ -198,6 +192,97 @@ func (s *Service) List(ctx context.Context, f Filter, offset, limit int) (*Page,
 		return nil, err
 	}
 	return page, nil
+}
+
+// inboxOrder orders q as the inbox: the most recent conversations first,
+// contacts without messages last, newest first.
+func inboxOrder(q *ent.ContactQuery) *ent.ContactQuery {
+	return q.Order(contact.ByLastMessageAt(sql.OrderDesc(), sql.OrderNullsLast()),
+		contact.ByCreatedAt(sql.OrderDesc()), contact.ByID())
+}
+
+// probeWindow is how many of an organization's first contacts in inbox
+// order a filtered page looks among first (see pageIDs); a page deeper
+// than a quarter of it is not probed.
+const probeWindow = 2_000
+
+// pageIDs returns the ids of one page of the contacts f selects, in inbox
+// order. Unfiltered, or filtered on what no index finds (a term without
+// a trigram), the inbox-order index is walked and the filter tested on
+// each row, stopping at the page: fast while matches are frequent among
+// the most recent conversations. On PostgreSQL a search or a tag filter
+// cannot count on that: after a campaign brought 650,000 new contacts,
+// none of them "vip", that walk tested all of them (2.6 s for the first
+// page, 37 s p50 under 20 agents, bench/scale). So the page is first
+// looked for among the probeWindow most recent conversations, a walk
+// that bound makes short; when they hold too few matches, it is read
+// from the trigram or tag indexes' bitmap and sorted, a cost that grows
+// with the matches, not with the organization.
+func (s *Service) pageIDs(ctx context.Context, f Filter, offset, limit int) ([]uuid.UUID, error) {
+	q, err := s.Query(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	page := func(q *ent.ContactQuery) ([]uuid.UUID, error) {
+		return inboxOrder(q).Offset(offset).Limit(limit).IDs(ctx)
+	}
+	if !s.Postgres || ent.TxFromContext(ctx) != nil || !indexedFilter(f) {
+		return page(q)
+	}
+	if offset+limit <= probeWindow/4 {
+		bound, err := s.windowBound(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if bound == nil {
+			return page(q) // an organization smaller than the window, or no bound to walk to
+		}
+		ids, err := page(q.Clone().Where(contact.LastMessageAtGTE(*bound)))
+		if err != nil || len(ids) == limit {
+			return ids, err
+		}
+	}
+	var ids []uuid.UUID
+	err = database.InTx(ctx, s.Client, func(ctx context.Context, db *ent.Client) error {
+		if _, err := db.ExecContext(ctx, searchPlanSQL); err != nil {
+			return err
+		}
+		q, err := s.Query(ctx, f) // in the transaction, under its settings
+		if err == nil {
+			ids, err = page(q)
+		}
+		return err
+	})
+	return ids, err
+}
+
+// indexedFilter reports whether f filters on what the trigram or tag
+// indexes find.
+func indexedFilter(f Filter) bool {
+	if hasTrigram(f.Search) {
+		return true
+	}
+	for _, t := range f.Tags {
+		if strings.TrimSpace(t) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// windowBound is the last message time of the organization's
+// probeWindow-th contact in inbox order: every contact whose last message
+// is that recent or more is a prefix of the order (ties included), a
+// walk of about probeWindow index entries. Nil when the organization has
+// fewer contacts, or that one has no message (the rest of the order is
+// the contacts without one).
+func (s *Service) windowBound(ctx context.Context) (*time.Time, error) {
+	cs, err := inboxOrder(s.db(ctx).Contact.Query()).Offset(probeWindow - 1).Limit(1).
+		Select(contact.FieldLastMessageAt).All(ctx)
+	if err != nil || len(cs) == 0 {
+		return nil, err
+	}
+	return cs[0].LastMessageAt, nil
 }
 
 // byIDs reads the contacts of ids in that order.

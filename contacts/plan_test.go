@@ -3,6 +3,7 @@ package contacts_test
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"strings"
 	"testing"
 
@@ -161,4 +162,96 @@ func edgesOnly(ctx context.Context) context.Context {
 	return graphql.WithFieldContext(ctx, &graphql.FieldContext{Field: graphql.CollectedField{
 		Field: leaf("contacts"), Selections: ast.SelectionSet{leaf("edges", leaf("node", leaf("id")))},
 	}})
+}
+
+// TestFilteredPageWhenTheRecentDoNotMatch: after a campaign brought
+// thousands of new contacts, none tagged "vip" nor named like the search,
+// the first page of a tag filter or a search is not a walk of the inbox
+// order through every new contact: it is read from a bitmap (the tag or
+// trigram index's, or the organization's) and sorted. Where the recent
+// contacts do match, it comes from them, a walk bounded to the most
+// recent conversations. Either way the page is the inbox order's, as a
+// plain ORDER BY gives it.
+func TestFilteredPageWhenTheRecentDoNotMatch(t *testing.T) {
+	if testenv.PostgresURL(t) == "" {
+		t.Skip("the probe and the bitmaps are PostgreSQL's")
+	}
+	f := newFixture(t)
+	org := viewer.FromContext(f.ctx).OrgID
+	seedPlanContacts(t, f.sql, org, viewer.FromContext(f.other).OrgID, f.member)
+	want := func(t *testing.T, where string) []uuid.UUID {
+		t.Helper()
+		rows, err := f.sql.Query(`SELECT id FROM contacts WHERE organization_id = $1 AND `+where+`
+			ORDER BY last_message_at DESC NULLS LAST, created_at DESC, id LIMIT 20`, org)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var ids []uuid.UUID
+		for rows.Next() {
+			var id uuid.UUID
+			if err := rows.Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	cases := []struct {
+		name, where string
+		filter      contacts.Filter
+	}{
+		{"TagFilter", `tags @> '"vip"'`, contacts.Filter{Tags: []string{"vip"}}},
+		{"Search", `(name ILIKE '%person 1%' OR profile_name ILIKE '%person 1%')`, contacts.Filter{Search: "person 1"}},
+	}
+	check := func(t *testing.T, flt contacts.Filter, where string, recentMatch bool) {
+		var page *contacts.Page
+		plans := testkit.Plans(t, f.ctx, f.sql, func(ctx context.Context) (err error) {
+			page, err = f.s.List(ctx, flt, 0, 20)
+			return err
+		})
+		var got []uuid.UUID
+		for _, c := range page.Contacts {
+			got = append(got, c.ID)
+		}
+		if w := want(t, where); !slices.Equal(got, w) {
+			t.Fatalf("page %v, want %v", got, w)
+		}
+		// The page's statement over the whole order (not the probe, bounded
+		// by the window's last message time).
+		whole := 0
+		for q, nodes := range plans {
+			if !strings.HasPrefix(q, `SELECT "contacts"."id" FROM`) || !strings.Contains(q, "ORDER BY") ||
+				strings.Contains(q, `"last_message_at" >= `) {
+				continue
+			}
+			whole++
+			for _, n := range nodes {
+				if n.Index == "contact_inbox_order" || n.Type == "Seq Scan" {
+					t.Errorf("%s walks the organization: %v", q, nodes)
+				}
+			}
+		}
+		if recentMatch && whole != 0 || !recentMatch && whole != 1 {
+			t.Errorf("%d statements read the page from the whole order, want %d: %v", whole, map[bool]int{true: 0, false: 1}[recentMatch], plans)
+		}
+	}
+	for _, tc := range cases {
+		t.Run(tc.name+"RecentMatch", func(t *testing.T) { check(t, tc.filter, tc.where, true) })
+	}
+	// A campaign's 5,000 contacts, the most recent conversations.
+	if _, err := f.sql.Exec(`INSERT INTO contacts (id, created_at, updated_at, organization_id, phone_number, name,
+		profile_name, avatar_url, status, tags, metadata, last_message_at, last_message_preview, unread_count,
+		chat_account, marketing_opt_out)
+		SELECT gen_random_uuid(), now(), now(), $1, '1777' || lpad(i::text, 8, '0'), '', 'Newcomer ' || i, '', 'active',
+			'[]', '{}', now() + make_interval(secs => i), '', 0, '', false
+		FROM generate_series(1, 5000) AS i`, org); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.sql.Exec(`ANALYZE contacts`); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range cases {
+		t.Run(tc.name+"RecentDoNotMatch", func(t *testing.T) { check(t, tc.filter, tc.where, false) })
+	}
 }
