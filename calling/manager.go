@@ -17,6 +17,7 @@ import (
 	"switchboard/ent"
 	"switchboard/ent/account"
 	"switchboard/events"
+	"switchboard/kv"
 	"switchboard/provider"
 	"switchboard/secrets"
 )
@@ -133,8 +134,8 @@ func (m *Manager) Start(ctx context.Context) error {
 	m.mixStopped, m.mixQueue = false, nil // a new queue and context at the first mix
 	m.mixMu.Unlock()
 	ctx, m.stop = context.WithCancel(context.WithoutCancel(ctx))
-	sub := m.Redis.Subscribe(ctx, m.controlChannel(m.NodeID))
-	if _, err := sub.Receive(ctx); err != nil {
+	sub, err := kv.Subscribe(ctx, m.Redis, m.controlChannel(m.NodeID), controlIdle)
+	if err != nil {
 		m.stop()
 		return err
 	}

@@ -11,6 +11,8 @@ import (
 
 	"switchboard/apperr"
 	"switchboard/ent/viewer"
+	"switchboard/internal/sleep"
+	"switchboard/kv"
 )
 
 // Control operations routed to the node holding a call's media.
@@ -99,25 +101,36 @@ func (m *Manager) routeRemote(ctx context.Context, logID uuid.UUID, req controlR
 	}
 }
 
-// serveControl runs the control requests other nodes route here.
+// controlIdle is how long this node's control subscription may be quiet
+// before it is pinged, and how long Redis may take to confirm it.
+const controlIdle = 15 * time.Second
+
+// serveControl runs the control requests other nodes route here until
+// ctx is done. A lost subscription is subscribed again (requests sent
+// meanwhile time out at their sender).
 func (m *Manager) serveControl(ctx context.Context, sub *redis.PubSub) {
-	defer sub.Close()
-	ch := sub.Channel()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case msg, ok := <-ch:
-			if !ok {
-				return
-			}
+	backoff := 100 * time.Millisecond
+	for ctx.Err() == nil {
+		err := kv.Receive(ctx, sub, controlIdle, func(msg *redis.Message) {
 			var req controlRequest
 			if err := json.Unmarshal([]byte(msg.Payload), &req); err != nil || req.Reply == "" {
 				m.Log.Warn("bad call control request", "error", err)
-				continue
+				return
 			}
 			go m.answerControl(ctx, req)
+		})
+		_ = sub.Close()
+		if ctx.Err() != nil {
+			return
 		}
+		m.Log.Warn("call control: subscription lost", "error", err)
+		for sub = nil; sub == nil && ctx.Err() == nil; {
+			if sub, err = kv.Subscribe(ctx, m.Redis, m.controlChannel(m.NodeID), controlIdle); err != nil {
+				_ = sleep.For(ctx, backoff)
+				backoff = min(2*backoff, 2*time.Second)
+			}
+		}
+		backoff = 100 * time.Millisecond
 	}
 }
 

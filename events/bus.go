@@ -24,6 +24,7 @@ import (
 
 	"switchboard/ent"
 	"switchboard/internal/sleep"
+	"switchboard/kv"
 )
 
 // Received is an event as a subscriber receives it.
@@ -152,7 +153,7 @@ func New(o Options) *Bus {
 func (b *Bus) Run(ctx context.Context, ready chan<- struct{}) {
 	lost, backoff := false, 100*time.Millisecond
 	for ctx.Err() == nil {
-		ps, err := b.subscribe(ctx)
+		ps, err := kv.Subscribe(ctx, b.rdb, b.channel, b.idle)
 		if ready != nil {
 			close(ready) // after the first attempt, whatever its outcome
 			ready = nil
@@ -175,7 +176,7 @@ func (b *Bus) Run(ctx context.Context, ready chan<- struct{}) {
 			b.restored()
 		}
 		lost, backoff = false, 100*time.Millisecond
-		err = b.receive(ctx, ps)
+		err = kv.Receive(ctx, ps, b.idle, func(m *redis.Message) { b.handle([]byte(m.Payload)) })
 		_ = ps.Close()
 		if ctx.Err() != nil {
 			return
@@ -184,52 +185,6 @@ func (b *Bus) Run(ctx context.Context, ready chan<- struct{}) {
 		b.log.Warn("events: subscription lost; clients are told to resync", "err", err)
 		b.Resync()
 	}
-}
-
-// subscribe returns a new subscription to the channel once Redis has
-// confirmed it. A connection whose SUBSCRIBE was refused (a server still
-// loading its data answers LOADING) is not subscribed, and go-redis
-// keeps it: it is never reused.
-func (b *Bus) subscribe(ctx context.Context) (*redis.PubSub, error) {
-	ps := b.rdb.Subscribe(ctx, b.channel)
-	confirmed, cancel := context.WithTimeout(ctx, b.idle)
-	defer cancel()
-	stop := context.AfterFunc(confirmed, func() { _ = ps.Close() })
-	msg, err := ps.Receive(confirmed)
-	if !stop() && err == nil {
-		err = confirmed.Err() // closed as it answered: start again
-	}
-	if err == nil {
-		if sub, ok := msg.(*redis.Subscription); !ok || sub.Kind != "subscribe" {
-			err = fmt.Errorf("events: %v instead of the subscription's confirmation", msg)
-		}
-	}
-	if err != nil {
-		_ = ps.Close()
-		return nil, err
-	}
-	return ps, nil
-}
-
-// receive reads the subscription until ctx is done or the subscription
-// is lost (the error why). An idle connection is pinged, so that a dead
-// one is noticed.
-func (b *Bus) receive(ctx context.Context, ps *redis.PubSub) error {
-	stop := context.AfterFunc(ctx, func() { _ = ps.Close() })
-	defer stop()
-	for ctx.Err() == nil {
-		msg, err := ps.ReceiveTimeout(ctx, b.idle)
-		if err != nil {
-			if isTimeout(err) && ps.Ping(ctx) == nil {
-				continue
-			}
-			return err
-		}
-		if m, ok := msg.(*redis.Message); ok {
-			b.handle([]byte(m.Payload))
-		}
-	}
-	return ctx.Err()
 }
 
 // restored: subscribed again after losing the subscription. Whoever

@@ -2,8 +2,6 @@ package events
 
 import (
 	"context"
-	"errors"
-	"net"
 	"strconv"
 	"time"
 
@@ -97,9 +95,3 @@ func (b *Bus) checkNodes(ctx context.Context) {
 
 // newNodeID names this process among the nodes.
 func newNodeID() string { return uuid.NewString() }
-
-// isTimeout reports a read that timed out on an idle connection.
-func isTimeout(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
-}

@@ -12,6 +12,7 @@ import (
 	"switchboard/ent"
 	"switchboard/ent/inboundevent"
 	"switchboard/ent/rule"
+	"switchboard/kv"
 )
 
 // drainers is how many goroutines of a worker node drain the lanes; lane
@@ -305,9 +306,10 @@ func (s *Service) drainsHere() bool {
 // listenWakes turns other nodes' wakes into local signals.
 func (s *Service) listenWakes(ctx context.Context, signals []chan struct{}) {
 	for ctx.Err() == nil {
-		ps := s.Redis.Subscribe(ctx, s.wakeChannel())
-		s.forwardWakes(ctx, ps, signals)
-		_ = ps.Close()
+		if ps, err := kv.Subscribe(ctx, s.Redis, s.wakeChannel(), wakeIdle); err == nil {
+			_ = kv.Receive(ctx, ps, wakeIdle, func(m *redis.Message) { s.forwardWake(m, signals) })
+			_ = ps.Close()
+		}
 		select {
 		case <-ctx.Done():
 		case <-time.After(pollInterval):
@@ -315,27 +317,21 @@ func (s *Service) listenWakes(ctx context.Context, signals []chan struct{}) {
 	}
 }
 
-func (s *Service) forwardWakes(ctx context.Context, ps *redis.PubSub, signals []chan struct{}) {
-	ch := ps.Channel()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case m, ok := <-ch:
-			if !ok {
-				return
-			}
-			var w wakeMessage
-			if json.Unmarshal([]byte(m.Payload), &w) != nil || w.Node == s.nodeID() {
-				continue
-			}
-			for _, i := range w.Drainers {
-				if i >= 0 && i < len(signals) {
-					select {
-					case signals[i] <- struct{}{}:
-					default:
-					}
-				}
+// wakeIdle is how long the wake subscription may be quiet before it is
+// pinged, and how long Redis may take to confirm it.
+const wakeIdle = 15 * time.Second
+
+// forwardWake signals the local drainers another node's wake names.
+func (s *Service) forwardWake(m *redis.Message, signals []chan struct{}) {
+	var w wakeMessage
+	if json.Unmarshal([]byte(m.Payload), &w) != nil || w.Node == s.nodeID() {
+		return
+	}
+	for _, i := range w.Drainers {
+		if i >= 0 && i < len(signals) {
+			select {
+			case signals[i] <- struct{}{}:
+			default:
 			}
 		}
 	}
