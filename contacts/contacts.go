@@ -230,16 +230,17 @@ func (s *Service) pageIDs(ctx context.Context, f Filter, offset, limit int) ([]u
 		return page(q)
 	}
 	if offset+limit <= probeWindow/4 {
-		bound, err := s.windowBound(ctx)
-		if err != nil {
+		bound, large, err := s.windowBound(ctx)
+		switch {
+		case err != nil:
 			return nil, err
-		}
-		if bound == nil {
-			return page(q) // an organization smaller than the window, or no bound to walk to
-		}
-		ids, err := page(q.Clone().Where(contact.LastMessageAtGTE(*bound)))
-		if err != nil || len(ids) == limit {
-			return ids, err
+		case !large:
+			return page(q) // the walk is bounded by the organization
+		case bound != nil:
+			ids, err := page(q.Clone().Where(contact.LastMessageAtGTE(*bound)))
+			if err != nil || len(ids) == limit {
+				return ids, err
+			}
 		}
 	}
 	var ids []uuid.UUID
@@ -273,16 +274,17 @@ func indexedFilter(f Filter) bool {
 // windowBound is the last message time of the organization's
 // probeWindow-th contact in inbox order: every contact whose last message
 // is that recent or more is a prefix of the order (ties included), a
-// walk of about probeWindow index entries. Nil when the organization has
-// fewer contacts, or that one has no message (the rest of the order is
-// the contacts without one).
-func (s *Service) windowBound(ctx context.Context) (*time.Time, error) {
+// walk of about probeWindow index entries. large is false when the
+// organization has fewer contacts; the bound is nil when that contact has
+// no message (the rest of the order is the contacts without one, an
+// imported list maybe: no walk is bounded there).
+func (s *Service) windowBound(ctx context.Context) (bound *time.Time, large bool, err error) {
 	cs, err := inboxOrder(s.db(ctx).Contact.Query()).Offset(probeWindow - 1).Limit(1).
 		Select(contact.FieldLastMessageAt).All(ctx)
 	if err != nil || len(cs) == 0 {
-		return nil, err
+		return nil, false, err
 	}
-	return cs[0].LastMessageAt, nil
+	return cs[0].LastMessageAt, true, nil
 }
 
 // byIDs reads the contacts of ids in that order.
