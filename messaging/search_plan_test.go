@@ -7,7 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"switchboard/apperr"
+	"switchboard/database"
 	"switchboard/internal/testkit"
 	"switchboard/messaging"
 )
@@ -111,25 +114,11 @@ func TestSearchTimeout(t *testing.T) {
 	if !db.Postgres() {
 		t.Skip("the bound is PostgreSQL's search's")
 	}
-	org, sys := testkit.NewOrg(t, db.Client, "Big")
-	c, err := db.Client.Contact.Create().SetPhoneNumber("15550100001").Save(sys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.SQL.ExecContext(context.Background(), `
-		INSERT INTO messages (id, created_at, updated_at, direction, content, contact_id, organization_id)
-		SELECT gen_random_uuid(), now() - g * interval '1 second', now(), 'incoming',
-		       jsonb_build_object('body', CASE WHEN g % 2 = 0 THEN 'even' ELSE 'odd' END), $1, $2
-		FROM generate_series(1, 20000) AS g`, c.ID, c.OrganizationID); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.SQL.ExecContext(context.Background(), "ANALYZE messages"); err != nil {
-		t.Fatal(err)
-	}
+	org := seedConversation(t, db, `CASE WHEN g % 2 = 0 THEN 'even' ELSE 'odd' END`, 20_000)
 	reader := testkit.NewMember(t, db.Client, org, "Reader", "messages:read")
 	svc := &messaging.Service{Client: db.Client, Postgres: true}
 	messaging.SetSearchTimeout(t, time.Millisecond)
-	_, err = svc.Search(reader, "even odd", messaging.SearchDefaultSize, "")
+	_, err := svc.Search(reader, "even odd", messaging.SearchDefaultSize, "")
 	testkit.ExpectError(t, err, apperr.Invalid, "took longer than")
 }
 
@@ -143,21 +132,7 @@ func TestSearchWalkAnswersAPartialPage(t *testing.T) {
 	if !db.Postgres() {
 		t.Skip("the walk is PostgreSQL's search's")
 	}
-	org, sys := testkit.NewOrg(t, db.Client, "Big")
-	c, err := db.Client.Contact.Create().SetPhoneNumber("15550100001").Save(sys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.SQL.ExecContext(context.Background(), `
-		INSERT INTO messages (id, created_at, updated_at, direction, content, contact_id, organization_id)
-		SELECT gen_random_uuid(), now() - g * interval '1 second', now(), 'incoming',
-		       jsonb_build_object('body', CASE WHEN g = 4321 THEN 'even odd' WHEN g % 2 = 0 THEN 'even' ELSE 'odd' END), $1, $2
-		FROM generate_series(1, 10000) AS g`, c.ID, c.OrganizationID); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.SQL.ExecContext(context.Background(), "ANALYZE messages"); err != nil {
-		t.Fatal(err)
-	}
+	org := seedConversation(t, db, `CASE WHEN g = 4321 THEN 'even odd' WHEN g % 2 = 0 THEN 'even' ELSE 'odd' END`, 10_000)
 	reader := testkit.NewMember(t, db.Client, org, "Reader", "messages:read")
 	svc := &messaging.Service{Client: db.Client, Postgres: true}
 	messaging.SetSearchWalkBudget(t, 0)
@@ -184,6 +159,29 @@ func TestSearchWalkAnswersAPartialPage(t *testing.T) {
 	if pages != 10 || len(hits) != 1 || hits[0] != "even odd" {
 		t.Fatalf("%d pages, hits %q; want 11 pages and the one message", pages+1, hits)
 	}
+}
+
+// seedConversation creates an organization with one contact and n
+// messages of it, a second apart (g = 1 the newest), each body the SQL
+// expression body of g, analyses, and returns the organization.
+func seedConversation(t *testing.T, db *database.DB, body string, n int) uuid.UUID {
+	t.Helper()
+	org, sys := testkit.NewOrg(t, db.Client, "Big")
+	c, err := db.Client.Contact.Create().SetPhoneNumber("15550100001").Save(sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SQL.ExecContext(context.Background(), `
+		INSERT INTO messages (id, created_at, updated_at, direction, content, contact_id, organization_id)
+		SELECT gen_random_uuid(), now() - g * interval '1 second', now(), 'incoming',
+		       jsonb_build_object('body', `+body+`), $1, $2
+		FROM generate_series(1, $3) AS g`, c.ID, c.OrganizationID, n); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SQL.ExecContext(context.Background(), "ANALYZE messages"); err != nil {
+		t.Fatal(err)
+	}
+	return org
 }
 
 // md5Of is PostgreSQL's md5(s): the seed's own words.
