@@ -244,13 +244,10 @@ func (s *Service) pageIDs(ctx context.Context, f Filter, offset, limit int) ([]u
 		}
 	}
 	var ids []uuid.UUID
-	err = database.InTx(ctx, s.Client, func(ctx context.Context, db *ent.Client) error {
-		if _, err := db.ExecContext(ctx, searchPlanSQL); err != nil {
-			return err
-		}
+	err = s.fromBitmaps(ctx, func(ctx context.Context) error {
 		q, err := s.Query(ctx, f) // in the transaction, under its settings
 		if err == nil {
-			ids, err = page(q)
+			ids, err = inboxOrder(q).Offset(offset).Limit(limit).IDs(ctx)
 		}
 		return err
 	})
@@ -360,11 +357,18 @@ func (s *Service) countSearch(ctx context.Context, f Filter, count func(context.
 	if !s.Postgres || !hasTrigram(f.Search) || ent.TxFromContext(ctx) != nil {
 		return count(ctx)
 	}
+	return s.fromBitmaps(ctx, count)
+}
+
+// fromBitmaps runs read in a transaction of its own with sequential and
+// plain index scans off, so that its statements read indexes' bitmaps;
+// read builds its queries from the ctx it is given (the transaction's).
+func (s *Service) fromBitmaps(ctx context.Context, read func(context.Context) error) error {
 	return database.InTx(ctx, s.Client, func(ctx context.Context, db *ent.Client) error {
 		if _, err := db.ExecContext(ctx, searchPlanSQL); err != nil {
 			return apperr.Wrap(err, "contact")
 		}
-		return count(ctx)
+		return read(ctx)
 	})
 }
 
