@@ -17,6 +17,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -78,15 +79,40 @@ type Filter struct {
 
 // unfiltered reports whether f selects every contact of the organization.
 func (f Filter) unfiltered() bool {
-	if f.Narrowed || strings.TrimSpace(f.Search) != "" {
-		return false
+	return !f.Narrowed && strings.TrimSpace(f.Search) == "" && len(f.tagNames()) == 0
+}
+
+// tagsOnly reports whether f selects the contacts holding one of its tags
+// and nothing more: what the tag order answers (tagorder.go).
+func (f Filter) tagsOnly() bool {
+	return !f.Narrowed && strings.TrimSpace(f.Search) == "" && len(f.tagNames()) > 0
+}
+
+// check refuses a filter with a NUL character or more than MaxTags tags.
+func (f Filter) check() error {
+	if err := valid.NoNUL("search", f.Search); err != nil {
+		return err
 	}
 	for _, t := range f.Tags {
-		if strings.TrimSpace(t) != "" {
-			return false
+		if err := valid.NoNUL("tags", t); err != nil {
+			return err
 		}
 	}
-	return true
+	if len(f.tagNames()) > MaxTags {
+		return apperr.Invalidf("tags: at most %d tags in a filter", MaxTags)
+	}
+	return nil
+}
+
+// tagNames is f's tags, trimmed, without empty names and repeats.
+func (f Filter) tagNames() []string {
+	var names []string
+	for _, t := range f.Tags {
+		if t = strings.TrimSpace(t); t != "" && !slices.Contains(names, t) {
+			names = append(names, t)
+		}
+	}
+	return names
 }
 
 // CreateInput is a new contact. Nil fields take their defaults.
@@ -123,13 +149,8 @@ func (s *Service) db(ctx context.Context) *ent.Client { return database.ClientFo
 // Query returns the contacts of the viewer's organization matching f.
 // Errors: invalid (a NUL character in the filter).
 func (s *Service) Query(ctx context.Context, f Filter) (*ent.ContactQuery, error) {
-	if err := valid.NoNUL("search", f.Search); err != nil {
+	if err := f.check(); err != nil {
 		return nil, err
-	}
-	for _, t := range f.Tags {
-		if err := valid.NoNUL("tags", t); err != nil {
-			return nil, err
-		}
 	}
 	q := s.db(ctx).Contact.Query()
 	if t := strings.TrimSpace(f.Search); t != "" {
@@ -140,10 +161,8 @@ func (s *Service) Query(ctx context.Context, f Filter) (*ent.ContactQuery, error
 		q = q.Where(contact.Or(preds...))
 	}
 	var tagged []predicate.Contact
-	for _, t := range f.Tags {
-		if t = strings.TrimSpace(t); t != "" {
-			tagged = append(tagged, tags.HasTag(t))
-		}
+	for _, t := range f.tagNames() {
+		tagged = append(tagged, tags.HasTag(t))
 	}
 	if len(tagged) > 0 {
 		q = q.Where(contact.Or(tagged...))
@@ -226,6 +245,9 @@ func (s *Service) pageIDs(ctx context.Context, f Filter, offset, limit int) ([]u
 	page := func(q *ent.ContactQuery) ([]uuid.UUID, error) {
 		return inboxOrder(q).Offset(offset).Limit(limit).IDs(ctx)
 	}
+	if s.Postgres && f.tagsOnly() {
+		return s.tagPageIDs(ctx, f.tagNames(), offset, limit)
+	}
 	if !s.Postgres || ent.TxFromContext(ctx) != nil || !indexedFilter(f) {
 		return page(q)
 	}
@@ -257,15 +279,7 @@ func (s *Service) pageIDs(ctx context.Context, f Filter, offset, limit int) ([]u
 // indexedFilter reports whether f filters on what the trigram or tag
 // indexes find.
 func indexedFilter(f Filter) bool {
-	if hasTrigram(f.Search) {
-		return true
-	}
-	for _, t := range f.Tags {
-		if strings.TrimSpace(t) != "" {
-			return true
-		}
-	}
-	return false
+	return hasTrigram(f.Search) || len(f.tagNames()) > 0
 }
 
 // windowBound is the last message time of the organization's
@@ -319,6 +333,9 @@ const CountBound = database.CountBound
 // true ("more than bound"). A scan is thus never longer than the bound,
 // or the requested page.
 func (s *Service) Count(ctx context.Context, f Filter, narrow func(*ent.ContactQuery) (*ent.ContactQuery, error), bound int) (total int, capped bool, err error) {
+	if s.Postgres && narrow == nil && f.tagsOnly() {
+		return s.tagCount(ctx, f, bound)
+	}
 	if f.unfiltered() {
 		n, err := s.db(ctx).Organization.Query().
 			Where(organization.ID(viewer.FromContext(ctx).OrgID)).

@@ -48,7 +48,7 @@ func seedPlanContacts(t *testing.T, db *sql.DB, org, other, member uuid.UUID) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := db.Exec(`ANALYZE contacts`); err != nil {
+	if _, err := db.Exec(`ANALYZE contacts, contact_tag_order`); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -112,7 +112,9 @@ func TestListPlans(t *testing.T) {
 		{name: "SearchBroad", op: list(contacts.Filter{Search: "person 1"}, 0), index: []string{"contact_profile_name_trgm", "contact_name_trgm"}, noScan: true},
 		{name: "SearchBroadGraphQL", op: paginate(contacts.Filter{Search: "person 1"}), index: []string{"contact_profile_name_trgm", "contact_name_trgm"}, noScan: true},
 		{"SearchPhoneDigits", list(contacts.Filter{Search: "0012345"}, 0), []string{"contact_phone_number_trgm"}, false, false},
-		{"TagFilter", list(contacts.Filter{Tags: []string{"vip"}}, 0), []string{"contact_tags", "contact_inbox_order"}, false, false},
+		{"TagFilter", list(contacts.Filter{Tags: []string{"vip"}}, 0), []string{"contact_tag_order_inbox"}, false, false},
+		{"TagFilterDeepPage", list(contacts.Filter{Tags: []string{"vip"}}, 5_000), []string{"contact_tag_order_inbox"}, false, false},
+		{"TwoTags", list(contacts.Filter{Tags: []string{"vip", "lead"}}, 0), []string{"contact_tag_order_inbox"}, false, false},
 		{"GraphQLFirst", paginate(contacts.Filter{}), []string{"contact_organization_id_id"}, false, false},
 		// ORDER BY last_message_at DESC, id DESC: the tenth without a
 		// message come first (NULLS FIRST) and tie; the index orders them.
@@ -133,7 +135,7 @@ func TestListPlans(t *testing.T) {
 				// scan stops at the bound.
 				bounded := strings.HasPrefix(q, "SELECT 1 FROM") && nodes[0].Type == "Limit" && !tc.noScan
 				for _, n := range nodes {
-					if n.Type == "Seq Scan" && (n.Relation == "contacts" || n.Relation == "messages") && !bounded {
+					if n.Type == "Seq Scan" && (n.Relation == "contacts" || n.Relation == "messages" || n.Relation == "contact_tag_order") && !bounded {
 						t.Errorf("%s scans %s: %v", q, n.Relation, nodes)
 					}
 					if tc.inOrder && strings.HasSuffix(n.Type, "Sort") {
@@ -141,7 +143,7 @@ func TestListPlans(t *testing.T) {
 					}
 				}
 				for _, ix := range tc.index {
-					read = read || testkit.UsesIndex(nodes, "contacts", ix)
+					read = read || testkit.UsesIndex(nodes, "contacts", ix) || testkit.UsesIndex(nodes, "contact_tag_order", ix)
 				}
 			}
 			if !read {
@@ -167,11 +169,12 @@ func edgesOnly(ctx context.Context) context.Context {
 // TestFilteredPageWhenTheRecentDoNotMatch: after a campaign brought
 // thousands of new contacts, none tagged "vip" nor named like the search,
 // the first page of a tag filter or a search is not a walk of the inbox
-// order through every new contact: it is read from a bitmap (the tag or
-// trigram index's, or the organization's) and sorted. Where the recent
-// contacts do match, it comes from them, a walk bounded to the most
-// recent conversations. Either way the page is the inbox order's, as a
-// plain ORDER BY gives it.
+// order through every new contact. A search's is read from a bitmap (the
+// trigram indexes') and sorted; where the recent contacts do match, it
+// comes from them, a walk bounded to the most recent conversations. A tag
+// filter's is always read from the tag order, the tag's own entries in
+// inbox order. Either way the page is the inbox order's, as a plain ORDER
+// BY gives it.
 func TestFilteredPageWhenTheRecentDoNotMatch(t *testing.T) {
 	if testenv.PostgresURL(t) == "" {
 		t.Skip("the probe and the bitmaps are PostgreSQL's")
@@ -197,14 +200,16 @@ func TestFilteredPageWhenTheRecentDoNotMatch(t *testing.T) {
 		}
 		return ids
 	}
-	cases := []struct {
+	type filterCase = struct {
 		name, where string
 		filter      contacts.Filter
-	}{
+	}
+	cases := []filterCase{
 		{"TagFilter", `tags @> '"vip"'`, contacts.Filter{Tags: []string{"vip"}}},
 		{"Search", `(name ILIKE '%person 1%' OR profile_name ILIKE '%person 1%')`, contacts.Filter{Search: "person 1"}},
 	}
-	check := func(t *testing.T, ctx context.Context, flt contacts.Filter, where string, recentMatch bool) {
+	check := func(t *testing.T, ctx context.Context, tc filterCase, recentMatch bool) {
+		flt, where := tc.filter, tc.where
 		var page *contacts.Page
 		plans := testkit.Plans(t, ctx, f.sql, func(ctx context.Context) (err error) {
 			page, err = f.s.List(ctx, flt, 0, 20)
@@ -216,6 +221,10 @@ func TestFilteredPageWhenTheRecentDoNotMatch(t *testing.T) {
 		}
 		if w := want(t, viewer.FromContext(ctx).OrgID, where); !slices.Equal(got, w) {
 			t.Fatalf("page %v, want %v", got, w)
+		}
+		if len(flt.Tags) > 0 {
+			checkReadsTagOrder(t, plans)
+			return
 		}
 		// The page's statement over the whole order (not the probe, bounded
 		// by the window's last message time).
@@ -237,7 +246,7 @@ func TestFilteredPageWhenTheRecentDoNotMatch(t *testing.T) {
 		}
 	}
 	for _, tc := range cases {
-		t.Run(tc.name+"RecentMatch", func(t *testing.T) { check(t, f.ctx, tc.filter, tc.where, true) })
+		t.Run(tc.name+"RecentMatch", func(t *testing.T) { check(t, f.ctx, tc, true) })
 	}
 	// A campaign's 5,000 contacts, the most recent conversations.
 	if _, err := f.sql.Exec(`INSERT INTO contacts (id, created_at, updated_at, organization_id, phone_number, name,
@@ -252,7 +261,7 @@ func TestFilteredPageWhenTheRecentDoNotMatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range cases {
-		t.Run(tc.name+"RecentDoNotMatch", func(t *testing.T) { check(t, f.ctx, tc.filter, tc.where, false) })
+		t.Run(tc.name+"RecentDoNotMatch", func(t *testing.T) { check(t, f.ctx, tc, false) })
 	}
 	// An imported list: 5,000 contacts without a message (the order's
 	// tail, by creation), the 4,000 newest untagged. No bound on the last
@@ -267,5 +276,23 @@ func TestFilteredPageWhenTheRecentDoNotMatch(t *testing.T) {
 	if _, err := f.sql.Exec(`ANALYZE contacts`); err != nil {
 		t.Fatal(err)
 	}
-	t.Run("TagFilterImportedList", func(t *testing.T) { check(t, f.other, cases[0].filter, cases[0].where, false) })
+	t.Run("TagFilterImportedList", func(t *testing.T) { check(t, f.other, cases[0], false) })
+}
+
+// checkReadsTagOrder fails unless a statement of plans reads the tag
+// order's index and none reads the contacts in inbox order or scans them.
+func checkReadsTagOrder(t *testing.T, plans map[string][]testkit.PlanNode) {
+	t.Helper()
+	read := false
+	for q, nodes := range plans {
+		for _, n := range nodes {
+			if n.Index == "contact_inbox_order" || n.Type == "Seq Scan" {
+				t.Errorf("%s walks the organization: %v", q, nodes)
+			}
+		}
+		read = read || testkit.UsesIndex(nodes, "contact_tag_order", "contact_tag_order_inbox")
+	}
+	if !read {
+		t.Errorf("no statement reads contact_tag_order_inbox: %v", plans)
+	}
 }

@@ -194,8 +194,8 @@ func embeddedMigrations() ([]Migration, error) {
 
 // AutoMigrate creates the schema directly from the ent schema, without the
 // versioned files, plus on PostgreSQL the hand-written indexes the ent
-// schema cannot declare (searchindex.go, inboxindex.go), and the
-// counters' triggers (counters.go). Throwaway test databases use it.
+// schema cannot declare (searchindex.go, inboxindex.go), the counters'
+// triggers (counters.go) and the tag order (tagorder.go). Throwaway test databases use it.
 func (d *DB) AutoMigrate(ctx context.Context) error {
 	if !d.Postgres() {
 		if err := d.Client.Schema.Create(ctx, schema.WithDiffHook(sqlitePredicates)); err != nil {
@@ -212,7 +212,10 @@ func (d *DB) AutoMigrate(ctx context.Context) error {
 	if err := d.createHandWrittenIndexes(ctx); err != nil {
 		return err
 	}
-	return d.installCounters(ctx)
+	if err := d.installCounters(ctx); err != nil {
+		return err
+	}
+	return d.installTagOrder(ctx)
 }
 
 // sqlitePredicates rewrites the partial indexes' predicates for SQLite.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"entgo.io/ent/dialect/sql"
+	"github.com/google/uuid"
 
 	"switchboard/ent"
 )
@@ -123,4 +124,23 @@ func StringValue(v any, err error) string {
 		return string(s)
 	}
 	return fmt.Sprint(v)
+}
+
+// QueryIDs runs a hand-written statement selecting ids, in the order
+// it gives them.
+func QueryIDs(ctx context.Context, db *ent.Client, query string, args ...any) ([]uuid.UUID, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []uuid.UUID
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
 }

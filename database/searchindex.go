@@ -53,7 +53,8 @@ func (d *DB) createHandWrittenIndexes(ctx context.Context) error {
 }
 
 // KeepHandWrittenIndexes is a schema diff hook for the migration
-// generator (cmd/migrate): the hand-written indexes exist in the migrated
+// generator (cmd/migrate): the hand-written indexes, and the hand-written
+// table of the tag order (ContactTagOrder), exist in the migrated
 // database but not in the ent schema, and must not be dropped by the next
 // generated migration.
 func KeepHandWrittenIndexes(next schema.Differ) schema.Differ {
@@ -62,12 +63,17 @@ func KeepHandWrittenIndexes(next schema.Differ) schema.Differ {
 		if err != nil {
 			return nil, err
 		}
+		kept := changes[:0]
 		for _, c := range changes {
+			if d, ok := c.(*atlas.DropTable); ok && d.T.Name == ContactTagOrder {
+				continue
+			}
 			if m, ok := c.(*atlas.ModifyTable); ok {
 				m.Changes = keepIndexes(m.T.Name, m.Changes)
 			}
+			kept = append(kept, c)
 		}
-		return dropEmptyModifies(changes), nil
+		return dropEmptyModifies(kept), nil
 	})
 }
 

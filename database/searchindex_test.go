@@ -70,13 +70,14 @@ func TestKeepHandWrittenIndexes(t *testing.T) {
 			&atlas.ModifyTable{T: atlas.NewTable("contacts"), Changes: []atlas.Change{
 				&atlas.DropIndex{I: &atlas.Index{Name: database.MessageBodySearchIndex}},
 			}},
+			&atlas.DropTable{T: atlas.NewTable(database.ContactTagOrder)},
 		}, nil
 	})).Diff(nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(changes) != 2 {
-		t.Fatalf("%d table changes, want 2 (the messages one left empty goes)", len(changes))
+		t.Fatalf("%d table changes, want 2 (the messages one left empty goes, the tag order's table is kept)", len(changes))
 	}
 	if m := changes[0].(*atlas.ModifyTable); len(m.Changes) != 1 || m.Changes[0] != other {
 		t.Errorf("messages: %v, want only the other drop", m.Changes)

@@ -309,7 +309,7 @@ func searchIDsPG(ctx context.Context, root *ent.Client, org uuid.UUID, query str
 			return err
 		}
 		if rarest < searchCommonWord {
-			older, err := queryIDs(ctx, db, searchPastWindowSQL, org, query, c.args()[0], c.args()[1], end.at, end.id, n-len(ids))
+			older, err := database.QueryIDs(ctx, db, searchPastWindowSQL, org, query, c.args()[0], c.args()[1], end.at, end.id, n-len(ids))
 			ids = append(ids, older...)
 			return err
 		}
@@ -349,7 +349,7 @@ type searcher struct {
 // before c.
 func (s searcher) window(ctx context.Context, c searchCursor, n int) ([]uuid.UUID, error) {
 	a := c.args()
-	return queryIDs(ctx, s.db, searchInWindowSQL, s.org, s.query, a[0], a[1], searchWindow, n)
+	return database.QueryIDs(ctx, s.db, searchInWindowSQL, s.org, s.query, a[0], a[1], searchWindow, n)
 }
 
 // windowEnd returns the oldest of the searchWindow messages before c,
@@ -391,24 +391,6 @@ func scanOne(ctx context.Context, db *ent.Client, query string, args []any, dest
 		return stdsql.ErrNoRows
 	}
 	return rows.Scan(dest...)
-}
-
-// queryIDs runs a raw statement selecting ids.
-func queryIDs(ctx context.Context, db *ent.Client, query string, args ...any) ([]uuid.UUID, error) {
-	rows, err := db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var ids []uuid.UUID
-	for rows.Next() {
-		var id uuid.UUID
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
 }
 
 // headlineOptions: 10 to 25 words around the matches (ts_headline's

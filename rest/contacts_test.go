@@ -2,6 +2,7 @@ package rest_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -14,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"switchboard/access"
+	"switchboard/contacts"
 	"switchboard/ent"
 	"switchboard/ent/agenttransfer"
 	"switchboard/ent/chatbotsession"
@@ -254,7 +256,12 @@ func TestContacts(t *testing.T) {
 		if res.Len("data.contacts") != 0 || res.Number("data.total") != 3 {
 			t.Errorf("past the end: %s", res.Raw)
 		}
-		for _, q := range []string{"page=0", "limit=-1", "limit=abc", "search=%00", "tags=a,%00"} {
+		var many []string // one tag past the limit, a repeat not counted
+		for i := range contacts.MaxTags + 1 {
+			many = append(many, fmt.Sprint("t", i), fmt.Sprint("t", i))
+		}
+		admin.Do(http.MethodGet, "/api/contacts?tags="+strings.Join(many[:2*contacts.MaxTags], ","), nil).ExpectStatus(t, http.StatusOK)
+		for _, q := range []string{"page=0", "limit=-1", "limit=abc", "search=%00", "tags=a,%00", "tags=" + strings.Join(many, ",")} {
 			admin.Do(http.MethodGet, "/api/contacts?"+q, nil).ExpectError(t, http.StatusBadRequest)
 		}
 	})

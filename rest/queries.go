@@ -15,7 +15,7 @@ type searchQuery struct {
 
 type contactsQuery struct {
 	Search string `query:"search" maxLength:"200" description:"Text to look for in name and phone number."`
-	Tags   string `query:"tags" description:"Comma-separated tag names; a contact must carry all of them." example:"vip,new"`
+	Tags   string `query:"tags" description:"Comma-separated tag names, at most 50 once repeats are dropped; a contact carrying any of them matches." example:"vip,new"`
 }
 
 type accountQuery struct {

@@ -1,0 +1,177 @@
+package database_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"switchboard/database"
+	"switchboard/ent/contact"
+	"switchboard/ent/migrate/migrations"
+	"switchboard/internal/testkit"
+)
+
+// The tag order's migrations: the one before them, the table's, its
+// backfill's.
+const (
+	beforeTagOrderVersion   = 20261129100727
+	tagOrderVersion         = 20261129200000
+	tagOrderBackfillVersion = 20261129200001
+)
+
+// TestTagOrderMigrationText: the statements AutoMigrate runs are the
+// versioned migration's, word for word.
+func TestTagOrderMigrationText(t *testing.T) {
+	up, err := migrations.FS.ReadFile("20261129200000_contact_tag_order.up.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range database.PostgresTagOrder {
+		if !strings.Contains(string(up), s+";") {
+			t.Errorf("the migration does not hold\n%s", s)
+		}
+	}
+}
+
+// TestTagOrderFollowsTheContacts writes contacts' tags and last message
+// times every way the product does (ent's create and bulk create, an
+// update of the tags, of the last message time, a statement of
+// hand-written SQL over several rows, a delete) and checks after each
+// that the tag order holds exactly one entry per contact and tag, with
+// the contact's order.
+func TestTagOrderFollowsTheContacts(t *testing.T) {
+	db := testkit.OpenDB(t)
+	c := db.Client
+	_, ctx := testkit.NewOrg(t, c, "acme")
+	_, other := testkit.NewOrg(t, c, "globex")
+	steps := []struct {
+		name  string
+		write func(t *testing.T)
+	}{
+		{"create", func(t *testing.T) {
+			c.Contact.Create().SetPhoneNumber("15550000001").SetTags([]string{"vip", "lead"}).ExecX(ctx)
+			c.Contact.Create().SetPhoneNumber("15550000002").ExecX(ctx)
+			c.Contact.Create().SetPhoneNumber("15550000001").SetTags([]string{"vip"}).ExecX(other)
+		}},
+		{"bulk create", func(t *testing.T) {
+			c.Contact.CreateBulk(
+				c.Contact.Create().SetPhoneNumber("15550000003").SetTags([]string{"lead"}),
+				c.Contact.Create().SetPhoneNumber("15550000004").SetTags([]string{"vip", "vip"}),
+			).ExecX(ctx)
+		}},
+		{"tags replaced", func(t *testing.T) {
+			c.Contact.Update().Where(contact.PhoneNumber("15550000001")).SetTags([]string{"lead", "new"}).ExecX(ctx)
+		}},
+		{"tags added to an untagged contact", func(t *testing.T) {
+			c.Contact.Update().Where(contact.PhoneNumber("15550000002")).SetTags([]string{"vip"}).ExecX(ctx)
+		}},
+		{"last message time", func(t *testing.T) {
+			c.Contact.Update().Where(contact.PhoneNumber("15550000003")).SetLastMessageAt(time.Now()).ExecX(ctx)
+		}},
+		{"hand-written statement", func(t *testing.T) {
+			if _, err := db.SQL.Exec(`UPDATE contacts SET last_message_at = now() - interval '1 hour', unread_count = unread_count + 1`); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"tags cleared", func(t *testing.T) {
+			c.Contact.Update().Where(contact.PhoneNumber("15550000004")).SetTags([]string{}).ExecX(ctx)
+		}},
+		{"delete", func(t *testing.T) {
+			c.Contact.Delete().Where(contact.PhoneNumber("15550000001")).ExecX(ctx)
+		}},
+	}
+	for _, s := range steps {
+		s.write(t)
+		if diff := tagOrderDiff(t, db); diff != "" {
+			t.Fatalf("after %s, the tag order differs from the contacts:\n%s", s.name, diff)
+		}
+	}
+	var entries int
+	if err := db.SQL.QueryRow(`SELECT count(*) FROM contact_tag_order`).Scan(&entries); err != nil {
+		t.Fatal(err)
+	}
+	if entries != 3 { // 0002 vip, 0003 lead, globex's 0001 vip
+		t.Errorf("%d entries, want 3", entries)
+	}
+}
+
+// tagOrderDiff is the entries the tag order holds that the contacts do
+// not give, and those it lacks ("" when it is exact).
+func tagOrderDiff(t *testing.T, db *database.DB) string {
+	t.Helper()
+	rows, err := db.SQL.Query(`
+		WITH want AS (
+			SELECT DISTINCT c.id AS contact_id, t.tag, c.organization_id, c.last_message_at, c.created_at
+			FROM contacts c CROSS JOIN LATERAL jsonb_array_elements_text(c.tags) AS t(tag)),
+		have AS (SELECT contact_id, tag, organization_id, last_message_at, created_at FROM contact_tag_order)
+		(SELECT 'extra', * FROM have EXCEPT ALL SELECT 'extra', * FROM want)
+		UNION ALL
+		(SELECT 'missing', * FROM want EXCEPT ALL SELECT 'missing', * FROM have)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var kind, id, tag, org string
+		var last *time.Time
+		var created time.Time
+		if err := rows.Scan(&kind, &id, &tag, &org, &last, &created); err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString(kind + " " + id + " " + tag + "\n")
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestTagOrderMigration applies the tag order's migrations over contacts
+// written before them: the backfill gives each contact's entries, the
+// index is AutoMigrate's, writes after it are followed, and both roll
+// back.
+func TestTagOrderMigration(t *testing.T) {
+	ctx := context.Background()
+	db := unmigratedPostgres(t)
+	if err := db.MigrateTo(ctx, beforeTagOrderVersion); err != nil {
+		t.Fatal(err)
+	}
+	_, org := testkit.NewOrg(t, db.Client, "acme")
+	for i, tags := range [][]string{{"vip"}, {}, {"vip", "lead"}} {
+		db.Client.Contact.Create().SetPhoneNumber("1555000000" + string(rune('1'+i))).SetTags(tags).
+			SetLastMessageAt(time.Now().Add(-time.Duration(i) * time.Minute)).ExecX(org)
+	}
+	if err := db.MigrateTo(ctx, tagOrderBackfillVersion); err != nil {
+		t.Fatal(err)
+	}
+	if diff := tagOrderDiff(t, db); diff != "" {
+		t.Fatalf("after the backfill:\n%s", diff)
+	}
+	migrated, valid := indexDef(t, db, "contact_tag_order_inbox")
+	if !valid {
+		t.Fatal("contact_tag_order_inbox is not valid after the migration")
+	}
+	if auto, _ := indexDef(t, testkit.OpenDB(t), "contact_tag_order_inbox"); auto != migrated {
+		t.Errorf("AutoMigrate builds\n%s\nthe migration\n%s", auto, migrated)
+	}
+	db.Client.Contact.Update().Where(contact.PhoneNumber("15550000002")).SetTags([]string{"lead"}).ExecX(org)
+	if diff := tagOrderDiff(t, db); diff != "" {
+		t.Fatalf("after a write:\n%s", diff)
+	}
+	for range 2 {
+		if _, err := db.MigrateDown(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var tables int
+	if err := db.SQL.QueryRow(`SELECT count(*) FROM pg_class WHERE relname = 'contact_tag_order'`).Scan(&tables); err != nil {
+		t.Fatal(err)
+	}
+	if tables != 0 {
+		t.Error("rolled back, the table is left")
+	}
+	// Contacts are written as before.
+	db.Client.Contact.Create().SetPhoneNumber("15550000009").SetTags([]string{"vip"}).ExecX(org)
+}

@@ -1,0 +1,2 @@
+-- The entries go with the table (the previous migration's down).
+SELECT 1;
