@@ -164,7 +164,8 @@ func report(f flags, w *world, alone, big, small []result) {
 	if f.beside != "" {
 		fmt.Fprintf(out, "beside the large organization's readers: %s\n", f.beside)
 	}
-	fmt.Fprintf(out, "seeded in %s; counters backfilled in %s\n", w.seedTime.Round(time.Second), w.backfill.Round(time.Millisecond))
+	fmt.Fprintf(out, "seeded in %s; counters backfilled in %s; tag order backfilled in %s\n", w.seedTime.Round(time.Second),
+		w.backfill.Round(time.Millisecond), w.tagBackfill.Round(time.Millisecond))
 	var total time.Duration
 	var builds []string
 	for _, b := range w.indexBuilds {
