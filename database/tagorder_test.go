@@ -74,6 +74,16 @@ func TestTagOrderFollowsTheContacts(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
+		{"upsert of a known sender and a new one (the ingest's statement)", func(t *testing.T) {
+			if _, err := db.SQL.Exec(`INSERT INTO contacts AS c (id, created_at, updated_at, organization_id, phone_number,
+				name, profile_name, avatar_url, status, tags, metadata, last_message_at, unread_count, chat_account, marketing_opt_out)
+				SELECT gen_random_uuid(), now(), now(), organization_id, p, '', '', '', 'active', '[]', '{}', now(), 1, '', false
+				FROM contacts, unnest(ARRAY['15550000002', '15550000005']) AS p WHERE phone_number = '15550000003'
+				ON CONFLICT (organization_id, phone_number) DO UPDATE SET last_message_at = excluded.last_message_at,
+					unread_count = c.unread_count + 1`); err != nil {
+				t.Fatal(err)
+			}
+		}},
 		{"tags cleared", func(t *testing.T) {
 			c.Contact.Update().Where(contact.PhoneNumber("15550000004")).SetTags([]string{}).ExecX(ctx)
 		}},
