@@ -11,7 +11,7 @@ import (
 
 	"switchboard/bench/internal/benchkit"
 	"switchboard/calling/media/mediatest"
-	"switchboard/internal/calltest"
+	"switchboard/internal/apiclient"
 )
 
 // call is one incoming call of the benchmark: the caller's peer (the
@@ -202,7 +202,7 @@ func hangUp(ctx context.Context, e *env, calls []*call) hangUps {
 // hangupLimit bounds a hangup request and the terminate it sends.
 const hangupLimit = 3 * time.Minute
 
-func (c *call) hangUp(ctx context.Context, e *env, agent *calltest.Client) (time.Duration, error) {
+func (c *call) hangUp(ctx context.Context, e *env, agent *apiclient.Client) (time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, hangupLimit)
 	defer cancel()
 	start := time.Now()

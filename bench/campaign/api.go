@@ -6,14 +6,15 @@ import (
 	"net/http"
 
 	"switchboard/bench/internal/benchkit"
+	"switchboard/internal/apiclient"
 )
 
-// api is a node's REST API as the admin sees it (benchkit.API).
-type api struct{ *benchkit.API }
+// api is a node's REST API as the admin sees it (apiclient.Client).
+type api struct{ *apiclient.Client }
 
 // login signs in as the admin on the node at base.
 func login(ctx context.Context, base, email, password string) (*api, error) {
-	a, err := benchkit.Login(ctx, base, email, password)
+	a, err := apiclient.Login(ctx, base, email, password)
 	if err != nil {
 		return nil, err
 	}

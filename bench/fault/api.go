@@ -7,14 +7,15 @@ import (
 	"strings"
 
 	"switchboard/bench/internal/benchkit"
+	"switchboard/internal/apiclient"
 )
 
-// api is a node's REST API as the admin sees it (benchkit.API).
-type api struct{ *benchkit.API }
+// api is a node's REST API as the admin sees it (apiclient.Client).
+type api struct{ *apiclient.Client }
 
 // login signs in as the admin on the node at base.
 func login(ctx context.Context, base, email, password string) (*api, error) {
-	a, err := benchkit.Login(ctx, base, email, password)
+	a, err := apiclient.Login(ctx, base, email, password)
 	if err != nil {
 		return nil, err
 	}
@@ -24,7 +25,7 @@ func login(ctx context.Context, base, email, password string) (*api, error) {
 // at is the same session against another node (tokens are valid on every
 // node: they share JWT_SECRET).
 func (a *api) at(base string) *api {
-	c := *a.API
+	c := *a.Client
 	c.Base = strings.TrimRight(base, "/")
 	return &api{&c}
 }

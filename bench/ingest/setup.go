@@ -6,13 +6,14 @@ import (
 	"net/http"
 
 	"switchboard/bench/internal/benchkit"
+	"switchboard/internal/apiclient"
 )
 
 // server is the Switchboard instance under load, as seen through its REST
 // API: an admin session (acting in one organization) and the account the
 // run's webhooks address.
 type server struct {
-	api    *benchkit.API
+	api    *apiclient.Client
 	runID  string
 	phone  string // the account's phone_id (metadata.phone_number_id)
 	bizID  string // the account's business_id (entry[].id)
@@ -22,7 +23,7 @@ type server struct {
 // connect logs in as the admin and creates an account with a phone id and
 // an app secret unique to the run.
 func connect(ctx context.Context, base, email, password, runID string) (*server, error) {
-	api, err := benchkit.Login(ctx, base, email, password)
+	api, err := apiclient.Login(ctx, base, email, password)
 	if err != nil {
 		return nil, err
 	}

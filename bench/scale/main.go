@@ -35,6 +35,7 @@ import (
 	_ "github.com/lib/pq"
 
 	"switchboard/bench/internal/benchkit"
+	"switchboard/internal/apiclient"
 	"switchboard/internal/calltest"
 )
 
@@ -163,7 +164,7 @@ func startBeside(ctx context.Context, command string, srv *calltest.Server, dbUR
 
 // startServer starts the built server on the fresh database and logs in
 // as its first admin.
-func startServer(ctx context.Context, bin, dbURL string, f flags) (*calltest.Server, *benchkit.API, error) {
+func startServer(ctx context.Context, bin, dbURL string, f flags) (*calltest.Server, *apiclient.Client, error) {
 	addr, err := calltest.FreeAddr()
 	if err != nil {
 		return nil, nil, err
@@ -190,7 +191,7 @@ func startServer(ctx context.Context, bin, dbURL string, f flags) (*calltest.Ser
 	if err != nil {
 		return nil, nil, err
 	}
-	api, err := benchkit.Login(ctx, srv.URL, adminEmail, adminPassword)
+	api, err := apiclient.Login(ctx, srv.URL, adminEmail, adminPassword)
 	if err != nil {
 		_ = srv.Stop()
 		return nil, nil, err

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"switchboard/bench/internal/benchkit"
+	"switchboard/internal/apiclient"
 )
 
 // read is one request of the inbox: a REST GET path, or a GraphQL query.
@@ -74,7 +75,7 @@ type result struct {
 // every pace, the readers' schedules spread over the interval (open
 // loop: a request's latency counts from when it was due, so a server
 // that falls behind shows it as latency instead of being offered less).
-func measure(ctx context.Context, api *benchkit.API, reads []read, agents, requests int, pace time.Duration) []result {
+func measure(ctx context.Context, api *apiclient.Client, reads []read, agents, requests int, pace time.Duration) []result {
 	out := make([]result, len(reads))
 	for i, r := range reads {
 		var (
@@ -122,7 +123,7 @@ func measure(ctx context.Context, api *benchkit.API, reads []read, agents, reque
 }
 
 // do sends one read and checks its answer (HTTP 200, no GraphQL error).
-func do(ctx context.Context, api *benchkit.API, r read) error {
+func do(ctx context.Context, api *apiclient.Client, r read) error {
 	if r.path != "" {
 		return api.Call(ctx, http.MethodGet, r.path, nil, http.StatusOK, nil)
 	}

@@ -8,13 +8,13 @@ import (
 
 	"github.com/google/uuid"
 
-	"switchboard/bench/internal/benchkit"
+	"switchboard/internal/apiclient"
 )
 
 // reuse finds in a database an earlier run kept (-keep) what the reads
 // address, as seed would have picked it: the admin's organization is the
 // large one, another with contacts the small one.
-func reuse(ctx context.Context, db *sql.DB, api *benchkit.API) (*world, error) {
+func reuse(ctx context.Context, db *sql.DB, api *apiclient.Client) (*world, error) {
 	w := &world{}
 	admin, big, err := adminAndOrg(ctx, db, api)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"switchboard/bench/internal/benchkit"
 	"switchboard/ent/migrate/migrations"
+	"switchboard/internal/apiclient"
 )
 
 // world is what seed made and measured.
@@ -36,7 +37,7 @@ type timed struct {
 
 // adminAndOrg returns the logged-in admin's id and organization (the
 // large one).
-func adminAndOrg(ctx context.Context, db *sql.DB, api *benchkit.API) (admin, org uuid.UUID, err error) {
+func adminAndOrg(ctx context.Context, db *sql.DB, api *apiclient.Client) (admin, org uuid.UUID, err error) {
 	if err := db.QueryRowContext(ctx, `SELECT id FROM users WHERE email = $1`, adminEmail).Scan(&admin); err != nil {
 		return admin, org, fmt.Errorf("the admin's id: %w", err)
 	}
@@ -47,7 +48,7 @@ func adminAndOrg(ctx context.Context, db *sql.DB, api *benchkit.API) (admin, org
 // seed creates the accounts and organizations through the API, then
 // copies the rows with the counters' triggers and the hand-written
 // indexes off, rebuilds both as the migrations do (timed) and analyses.
-func seed(ctx context.Context, db *sql.DB, api *benchkit.API, sz sizes) (*world, error) {
+func seed(ctx context.Context, db *sql.DB, api *apiclient.Client, sz sizes) (*world, error) {
 	w := &world{}
 	start := time.Now()
 	admin, bigOrg, err := adminAndOrg(ctx, db, api)
@@ -185,7 +186,7 @@ func seedOrg(ctx context.Context, db *sql.DB, id, agent uuid.UUID, contacts, mes
 	return o, err
 }
 
-func addAccount(ctx context.Context, api *benchkit.API, name string) error {
+func addAccount(ctx context.Context, api *apiclient.Client, name string) error {
 	return api.Call(ctx, http.MethodPost, "/api/accounts", map[string]any{
 		"name": name, "phone_id": benchkit.RandomDigits(15), "business_id": benchkit.RandomDigits(15),
 		"access_token": "bench-token", "app_secret": "bench-secret",

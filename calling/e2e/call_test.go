@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"switchboard/calling/media/mediatest"
+	"switchboard/internal/apiclient"
 	"switchboard/internal/calltest"
 	"switchboard/internal/testenv"
 	"switchboard/internal/testkit"
@@ -307,7 +308,7 @@ func recording(t *testing.T, ctx context.Context, cc *calltest.CallCenter, callI
 	if err := cc.Admin.Call(ctx, http.MethodGet, "/api/call-logs/"+logID+"/recording", nil, http.StatusOK, &link); err != nil {
 		t.Fatal(err)
 	}
-	anonymous := &calltest.Client{Base: cc.Admin.Base, HTTP: cc.Admin.HTTP}
+	anonymous := &apiclient.Client{Base: cc.Admin.Base, HTTP: cc.Admin.HTTP}
 	rec, err := anonymous.Get(ctx, link.URL)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"net/url"
 
 	"switchboard/calling/media/mediatest"
+	"switchboard/internal/apiclient"
 	"switchboard/provider/providertest"
 )
 
@@ -16,7 +17,7 @@ const Account = "Main"
 // CallCenter is an organization set up to take calls on the platform
 // fake's phone number: calling on, hold music, a team with one agent.
 type CallCenter struct {
-	Admin, Agent *Client
+	Admin, Agent *apiclient.Client
 	TeamID       string
 }
 
@@ -25,7 +26,7 @@ type CallCenter struct {
 // appSecret, business calling on), calling on with a transfer timeout of
 // 60 s, the hold music and a team "Support" whose one member is an agent.
 func SetUp(ctx context.Context, base, adminEmail, adminPassword, appSecret string) (*CallCenter, error) {
-	admin, err := Login(ctx, base, adminEmail, adminPassword)
+	admin, err := apiclient.Login(ctx, base, adminEmail, adminPassword)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +93,7 @@ func (cc *CallCenter) addAgent(password string) func(context.Context) error {
 			map[string]any{"user_id": user.ID}, http.StatusCreated, nil); err != nil {
 			return err
 		}
-		agent, err := Login(ctx, cc.Admin.Base, email, password)
+		agent, err := apiclient.Login(ctx, cc.Admin.Base, email, password)
 		cc.Agent = agent
 		return err
 	}

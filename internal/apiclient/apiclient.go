@@ -1,4 +1,7 @@
-package calltest
+// Package apiclient speaks the server's REST API as one signed-in user,
+// for what drives a built server from outside: the end-to-end tests of
+// calls and the benchmark tools.
+package apiclient
 
 import (
 	"bytes"
@@ -12,29 +15,42 @@ import (
 	"time"
 )
 
-// Client speaks the server's REST API as one signed-in user.
+// Client is the REST API as one signed-in user sees it.
 type Client struct {
 	Base   string
+	HTTP   *http.Client
 	Token  string
 	UserID string
-	HTTP   *http.Client
+	// OrgID is the organization the user acts in: its own, or OrgHeader.
+	OrgID string
+	// OrgHeader, when set, is sent as X-Organization-ID: the user acts in
+	// that organization instead of its own (InOrg).
+	OrgHeader string
 }
 
 // Login signs in on the server at base.
 func Login(ctx context.Context, base, email, password string) (*Client, error) {
-	c := &Client{Base: strings.TrimRight(base, "/"), HTTP: &http.Client{Timeout: 30 * time.Second}}
+	c := &Client{Base: strings.TrimRight(base, "/"), HTTP: &http.Client{Timeout: 60 * time.Second}}
 	var session struct {
 		AccessToken string `json:"access_token"`
 		User        struct {
-			ID string `json:"id"`
+			ID             string `json:"id"`
+			OrganizationID string `json:"organization_id"`
 		} `json:"user"`
 	}
-	err := c.Call(ctx, http.MethodPost, "/api/auth/login", map[string]string{"email": email, "password": password}, http.StatusOK, &session)
-	if err != nil {
-		return nil, fmt.Errorf("login as %s: %w", email, err)
+	if err := c.Call(ctx, http.MethodPost, "/api/auth/login",
+		map[string]string{"email": email, "password": password}, http.StatusOK, &session); err != nil {
+		return nil, fmt.Errorf("login as %s on %s: %w", email, base, err)
 	}
-	c.Token, c.UserID = session.AccessToken, session.User.ID
+	c.Token, c.UserID, c.OrgID = session.AccessToken, session.User.ID, session.User.OrganizationID
 	return c, nil
+}
+
+// InOrg is the client acting in the organization id.
+func (c *Client) InOrg(id string) *Client {
+	in := *c
+	in.OrgID, in.OrgHeader = id, id
+	return &in
 }
 
 // Call sends body as JSON (none when nil) and decodes the envelope's data
@@ -105,6 +121,9 @@ func (c *Client) Get(ctx context.Context, url string) ([]byte, error) {
 func (c *Client) do(req *http.Request, want int, out any) error {
 	if c.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
+	if c.OrgHeader != "" {
+		req.Header.Set("X-Organization-ID", c.OrgHeader)
 	}
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
