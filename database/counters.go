@@ -19,7 +19,7 @@ import (
 // databases) calls installCounters.
 
 // postgresCounters creates or replaces the PostgreSQL functions and triggers.
-// Keep it equal to the versioned migration's text.
+// Keep it equal to the versioned migration's text (TestTriggersMigrationText).
 var postgresCounters = []string{
 	`CREATE OR REPLACE FUNCTION contacts_counted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN

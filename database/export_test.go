@@ -9,3 +9,7 @@ func (d *DB) MigrateTo(ctx context.Context, version uint) error { return d.migra
 // PostgresTagOrder is the tag order's statements, for the test that they
 // are the versioned migration's.
 var PostgresTagOrder = postgresTagOrder
+
+// PostgresCounters is the counters' statements, for the test that they
+// are the versioned migration's.
+var PostgresCounters = postgresCounters

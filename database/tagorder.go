@@ -33,7 +33,7 @@ const ContactTagOrder = "contact_tag_order"
 
 // postgresTagOrder creates the table, its index, the functions and the
 // triggers. Keep each statement equal to the versioned migration's text
-// (TestTagOrderMigrationText).
+// (TestTriggersMigrationText).
 var postgresTagOrder = []string{
 	`CREATE TABLE IF NOT EXISTS contact_tag_order (
 	contact_id uuid NOT NULL REFERENCES contacts (id) ON DELETE CASCADE,

@@ -20,16 +20,22 @@ const (
 	tagOrderBackfillVersion = 20261129200001
 )
 
-// TestTagOrderMigrationText: the statements AutoMigrate runs are the
-// versioned migration's, word for word.
-func TestTagOrderMigrationText(t *testing.T) {
-	up, err := migrations.FS.ReadFile("20261129200000_contact_tag_order.up.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range database.PostgresTagOrder {
-		if !strings.Contains(string(up), s+";") {
-			t.Errorf("the migration does not hold\n%s", s)
+// TestTriggersMigrationText: the triggers' statements AutoMigrate runs
+// (the counters', the tag order's) are their versioned migration's, word
+// for word.
+func TestTriggersMigrationText(t *testing.T) {
+	for file, stmts := range map[string][]string{
+		"20261129034347_inbox_counters.up.sql":    database.PostgresCounters,
+		"20261129200000_contact_tag_order.up.sql": database.PostgresTagOrder,
+	} {
+		up, err := migrations.FS.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range stmts {
+			if !strings.Contains(string(up), s+";") {
+				t.Errorf("%s does not hold\n%s", file, s)
+			}
 		}
 	}
 }
