@@ -95,3 +95,24 @@ func joinTags(tags []string) string {
 	}
 	return out
 }
+
+// TestTagPageOfAnyName: a tag is data in the tag order's array parameter,
+// whatever it holds (quotes, a backslash, a comma, braces).
+func TestTagPageOfAnyName(t *testing.T) {
+	if testenv.PostgresURL(t) == "" {
+		t.Skip("the tag order is PostgreSQL's")
+	}
+	f := newFixture(t)
+	names := []string{`say "hi"`, `back\slash`, `comma,here`, `{braces}`, `NULL`}
+	c := f.mustCreate(t, contacts.CreateInput{PhoneNumber: "+15550001234", Tags: names})
+	f.mustCreate(t, contacts.CreateInput{PhoneNumber: "+15550001235", Tags: []string{"other"}})
+	for _, name := range names {
+		page, err := f.s.List(f.ctx, contacts.Filter{Tags: []string{name}}, 0, 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page.Contacts) != 1 || page.Contacts[0].ID != c.ID || page.Total != 1 {
+			t.Errorf("tag %q: %d contacts, total %d", name, len(page.Contacts), page.Total)
+		}
+	}
+}
