@@ -37,11 +37,15 @@ var inboxIndexes = []struct{ table, name, create string }{
 
 func init() { handWrittenIndexes = append(handWrittenIndexes, inboxIndexes...) }
 
-// createExtensions creates the PostgreSQL extensions the hand-written
-// indexes use (pg_trgm is a trusted extension: a database owner may).
+// createExtensions creates the PostgreSQL extensions and functions the
+// hand-written indexes use (pg_trgm is a trusted extension: a database
+// owner may; message_hour_key, MessageSearchIndex's).
 func (d *DB) createExtensions(ctx context.Context) error {
 	if _, err := d.SQL.ExecContext(ctx, "CREATE EXTENSION IF NOT EXISTS pg_trgm"); err != nil {
 		return fmt.Errorf("database: extension pg_trgm: %w", err)
+	}
+	if _, err := d.SQL.ExecContext(ctx, MessageHourKeyFunction); err != nil {
+		return fmt.Errorf("database: message_hour_key: %w", err)
 	}
 	return nil
 }

@@ -12,16 +12,37 @@ import (
 // PostgreSQL: the words of its text (content.body: a text message, a
 // caption, an interactive or template body), split and lower-cased by
 // the language-neutral 'simple' configuration, so any language is
-// searchable and no word is dropped as a stop word or stemmed. A query
-// must write this expression exactly (it is written as PostgreSQL prints
-// it back) for the planner to match it to MessageBodySearchIndex.
+// searchable and no word is dropped as a stop word or stemmed.
 const MessageBodyVector = `to_tsvector('simple'::regconfig, (content ->> 'body'::text))`
 
-// MessageBodySearchIndex is the GIN index over MessageBodyVector. ent
+// MessageSearchVector is what MessageSearchIndex indexes: the words of
+// MessageBodyVector and one more lexeme, the message's organization and
+// hour (message_hour_key, '#<organization>:<hours since 1970>'; the
+// parser never makes a lexeme with '#' of a text, so no search matches it
+// by chance). A search ANDs its words with an OR of hour lexemes, and the
+// index intersects their entries, skipping through the long ones: the
+// hits of common words in a range of hours are found without testing
+// every message of the range, nor reading every message holding the
+// words (bench/scale: 650,000 newest messages without "refund", held by a
+// fifth of the older ones, were walked for 250 ms a page). A query must
+// write this expression as it is for the planner to use the index.
+const MessageSearchVector = `(` + MessageBodyVector + ` || message_hour_key(organization_id, created_at))`
+
+// MessageHourKeyFunction creates message_hour_key. It is IMMUTABLE (an
+// index expression must be): the epoch of a timestamptz does not depend
+// on the time zone, though PostgreSQL marks extract() STABLE for its
+// other fields.
+const MessageHourKeyFunction = `CREATE OR REPLACE FUNCTION message_hour_key(org uuid, at timestamptz) RETURNS tsvector
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	AS $$ SELECT array_to_tsvector(ARRAY['#' || org::text || ':' || floor(extract(epoch FROM at) / 3600)::bigint::text]) $$`
+
+// MessageSearchIndex is the GIN index over MessageSearchVector. ent
 // cannot declare an expression index, so it is hand-written: the
-// versioned migration builds it CONCURRENTLY (20261129030957_message_search),
-// AutoMigrate creates it on PostgreSQL, and KeepHandWrittenIndexes stops
-// the migration generator from dropping it.
+// versioned migration builds it CONCURRENTLY
+// (20261129210001_message_search_hours, replacing message_body_search,
+// which indexed the words alone), AutoMigrate creates it on PostgreSQL,
+// and KeepHandWrittenIndexes stops the migration generator from
+// dropping it.
 //
 // It is an expression index rather than a stored generated column:
 // adding a STORED column rewrites the whole table under an ACCESS
@@ -30,14 +51,14 @@ const MessageBodyVector = `to_tsvector('simple'::regconfig, (content ->> 'body':
 // built CONCURRENTLY beside running writes. Only phrase matches recheck
 // rows (GIN keeps no word positions), recomputing the vector for the
 // candidate rows.
-const MessageBodySearchIndex = "message_body_search"
+const MessageSearchIndex = "message_search"
 
 // handWrittenIndexes are the indexes the ent schema cannot declare, by
 // table, with their definition (CREATE INDEX %s <name> ...; the verb is
 // filled with CONCURRENTLY in migrations, left out on a fresh database).
 var handWrittenIndexes = []struct{ table, name, create string }{
-	{"messages", MessageBodySearchIndex,
-		"CREATE INDEX %s" + MessageBodySearchIndex + " ON messages USING gin (" + MessageBodyVector + ")"},
+	{"messages", MessageSearchIndex,
+		"CREATE INDEX %s" + MessageSearchIndex + " ON messages USING gin (" + MessageSearchVector + ")"},
 }
 
 // createHandWrittenIndexes creates the hand-written indexes on a database

@@ -11,32 +11,41 @@ import (
 	"switchboard/internal/testkit"
 )
 
-// messageSearchVersion is the migration that builds the message text
-// index.
-const messageSearchVersion = 20261129030957
+// messageSearchHoursVersion is the migration that drops the first message
+// text index, after those that build message_search.
+const messageSearchHoursVersion = 20261129210002
 
-// TestMessageSearchIndexMigration applies the migration that builds the
-// message text index CONCURRENTLY (which PostgreSQL refuses inside a
-// transaction block: golang-migrate must send it alone), checks the index
-// is valid and the one AutoMigrate creates, and rolls it back.
+// TestMessageSearchIndexMigration applies the migrations that build the
+// message search index with the hours CONCURRENTLY (which PostgreSQL
+// refuses inside a transaction block: golang-migrate must send it alone)
+// and drop the index of the words alone, checks the index is valid and
+// the one AutoMigrate creates, and rolls them back.
 func TestMessageSearchIndexMigration(t *testing.T) {
 	ctx := context.Background()
 	db := unmigratedPostgres(t)
-	if err := db.MigrateTo(ctx, messageSearchVersion); err != nil {
+	if err := db.MigrateTo(ctx, messageSearchHoursVersion); err != nil {
 		t.Fatal(err)
 	}
-	migrated, valid := indexDef(t, db, database.MessageBodySearchIndex)
+	migrated, valid := indexDef(t, db, database.MessageSearchIndex)
 	if !valid {
-		t.Fatalf("%s is not valid after the migration", database.MessageBodySearchIndex)
+		t.Fatalf("%s is not valid after the migration", database.MessageSearchIndex)
 	}
-	if auto, _ := indexDef(t, testkit.OpenDB(t), database.MessageBodySearchIndex); auto != migrated {
+	if auto, _ := indexDef(t, testkit.OpenDB(t), database.MessageSearchIndex); auto != migrated {
 		t.Errorf("AutoMigrate builds\n%s\nthe migration\n%s", auto, migrated)
 	}
-	if _, err := db.MigrateDown(ctx); err != nil {
-		t.Fatal(err)
+	if def, _ := indexDef(t, db, "message_body_search"); def != "" {
+		t.Errorf("the words' index is left: %s", def)
 	}
-	if def, _ := indexDef(t, db, database.MessageBodySearchIndex); def != "" {
+	for range 3 {
+		if _, err := db.MigrateDown(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if def, _ := indexDef(t, db, database.MessageSearchIndex); def != "" {
 		t.Errorf("rolled back, the index is left: %s", def)
+	}
+	if _, valid := indexDef(t, db, "message_body_search"); !valid {
+		t.Error("rolled back, the words' index is not back")
 	}
 }
 
@@ -62,13 +71,13 @@ func TestKeepHandWrittenIndexes(t *testing.T) {
 	changes, err := database.KeepHandWrittenIndexes(schema.DiffFunc(func(_, _ *atlas.Schema) ([]atlas.Change, error) {
 		return []atlas.Change{
 			&atlas.ModifyTable{T: messages, Changes: []atlas.Change{
-				&atlas.DropIndex{I: &atlas.Index{Name: database.MessageBodySearchIndex}}, other,
+				&atlas.DropIndex{I: &atlas.Index{Name: database.MessageSearchIndex}}, other,
 			}},
 			&atlas.ModifyTable{T: messages, Changes: []atlas.Change{
-				&atlas.DropIndex{I: &atlas.Index{Name: database.MessageBodySearchIndex}},
+				&atlas.DropIndex{I: &atlas.Index{Name: database.MessageSearchIndex}},
 			}},
 			&atlas.ModifyTable{T: atlas.NewTable("contacts"), Changes: []atlas.Change{
-				&atlas.DropIndex{I: &atlas.Index{Name: database.MessageBodySearchIndex}},
+				&atlas.DropIndex{I: &atlas.Index{Name: database.MessageSearchIndex}},
 			}},
 			&atlas.DropTable{T: atlas.NewTable(database.ContactTagOrder)},
 		}, nil

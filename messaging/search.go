@@ -247,7 +247,7 @@ const (
 	// its rows are the index's bitmap, and only they are sorted.
 	searchPastWindowSQL = `WITH hits AS MATERIALIZED (
 			SELECT id, created_at FROM messages WHERE organization_id = $1
-			AND ` + database.MessageBodyVector + ` @@ websearch_to_tsquery('simple', $2)
+			AND ` + database.MessageSearchVector + ` @@ websearch_to_tsquery('simple', $2)
 			AND ` + searchBeforeCursor + ` AND (created_at, id) < ($5, $6::uuid))
 		SELECT id FROM hits ORDER BY created_at DESC, id DESC LIMIT $7`
 	// The frequency of the query's ($1) rarest word among the messages,
@@ -256,9 +256,22 @@ const (
 	// when there are none yet.
 	searchRarestWordSQL = `WITH s AS (
 			SELECT most_common_elems::text::text[] AS words, most_common_elem_freqs AS freqs FROM pg_stats
-			WHERE schemaname = current_schema() AND tablename = '` + database.MessageBodySearchIndex + `' LIMIT 1)
+			WHERE schemaname = current_schema() AND tablename = '` + database.MessageSearchIndex + `' LIMIT 1)
 		SELECT coalesce(min(coalesce(s.freqs[array_position(s.words, w)], 0)), 0)
 		FROM unnest(tsvector_to_array(to_tsvector('simple', $1))) AS w LEFT JOIN s ON true`
+	// Hits in a range of hours ($3: an OR of their hour lexemes, see
+	// database.MessageSearchVector) before $4, $5 (the range's end),
+	// newest first ($7: how many), and how many the range holds up to $6
+	// (searchRangeCap): the index intersects the words' entries with the
+	// hours', and the CTE, without order, keeps it from walking instead.
+	searchHoursSQL = `WITH hits AS MATERIALIZED (
+			SELECT id, created_at FROM messages WHERE organization_id = $1
+			AND ` + database.MessageSearchVector + ` @@ (websearch_to_tsquery('simple', $2) && $3::tsquery)
+			AND (created_at, id) < ($4, $5::uuid) LIMIT $6)
+		SELECT id, (SELECT count(*) FROM hits) FROM hits ORDER BY created_at DESC, id DESC LIMIT $7`
+	// The newest message before $2: where the next range of hours ends.
+	searchOlderSQL = `SELECT created_at FROM messages WHERE organization_id = $1 AND created_at < $2
+		ORDER BY created_at DESC LIMIT 1`
 	// For the statements of one search: the bitmap of a word the
 	// planner misjudges as common would otherwise start parallel workers
 	// and compile (JIT) for a few rows, each costing more than the search.
@@ -269,19 +282,19 @@ const (
 // for tests).
 var searchTimeout = 5 * time.Second
 
-// searchWalkBudget is how long a search walks windows after the first
-// before it answers with the hits found so far, fewer than asked (none,
-// maybe), and a cursor that goes on from where the walk stopped: words
-// that many messages hold but rarely together (18 s over 10,000,000
-// messages, bench/scale) are found a page at a time instead of refused
-// at searchTimeout. A variable for tests.
+// searchWalkBudget is how long a search of common words reads ranges of
+// hours after the first window before it answers with the hits found so
+// far, fewer than asked (none, maybe), and a cursor that goes on from
+// where it stopped: an organization's years of messages without a hit
+// are searched a page at a time instead of refused at searchTimeout. A
+// variable for tests.
 var searchWalkBudget = 250 * time.Millisecond
 
 // searchCommonWord: a search whose rarest word is held by this share of
-// the messages or more is walked, never read from the text index. The
-// index's bitmap of such words is millions of rows at 10,000,000 messages
-// (two common words rarely together: 18 s, bench/scale), while a walk
-// tests a message in about 5 µs and finds a word of 1% in 2,000.
+// the messages or more never reads the text index's entries of its words
+// alone: their bitmap is millions of rows at 10,000,000 messages (two
+// common words rarely together: 18 s, bench/scale). Its hits past the
+// first window are read a range of hours at a time (byHours).
 const searchCommonWord = 0.01
 
 // searchIDsPG returns the ids of org's first n hits of query after c,
@@ -313,24 +326,10 @@ func searchIDsPG(ctx context.Context, root *ent.Client, org uuid.UUID, query str
 			ids = append(ids, older...)
 			return err
 		}
-		// Every word is common: the next windows, one after the other,
-		// each walked as the first (never the text index's bitmap), for
-		// searchWalkBudget at most.
-		for end.set && len(ids) < n {
-			if time.Now().After(walkUntil) {
-				walked = end
-				return nil
-			}
-			more, err := s.window(ctx, end, n-len(ids))
-			if err != nil {
-				return err
-			}
-			ids = append(ids, more...)
-			if end, err = s.windowEnd(ctx, end); err != nil {
-				return err
-			}
-		}
-		return nil
+		// Every word is common: the older hits come from the text index
+		// a range of hours at a time, newest first.
+		ids, walked, err = s.byHours(ctx, end, ids, n, walkUntil)
+		return err
 	})
 	if err != nil && ctx.Err() == nil && (bounded.Err() != nil || database.IsQueryCanceled(err)) {
 		return nil, walked, apperr.Invalidf("the search took longer than %s: its words are common and rarely together; add a rarer word or a phrase", searchTimeout)

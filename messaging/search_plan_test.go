@@ -20,10 +20,10 @@ import (
 // Search sends: for a word a few messages hold (and a phrase of 100),
 // after the window of the newest messages (messaging's searchWindow)
 // held too few hits, one statement reads the GIN index over the
-// messages' words (database.MessageBodySearchIndex); for a word every
+// messages' words (database.MessageSearchIndex); for a word every
 // message holds, the window fills the page and the text index is never
-// asked (its bitmap would be every message), nor is it for two such
-// words rarely together: the walk goes on. No statement scans the
+// asked (its bitmap would be every message); two such words rarely
+// together are read from it a range of hours at a time (byHours). No statement scans the
 // table, so that a later change to the queries cannot fall back to a
 // scan unnoticed. Seeding takes a few seconds.
 func TestSearchUsesTheTextIndex(t *testing.T) {
@@ -68,15 +68,16 @@ func TestSearchUsesTheTextIndex(t *testing.T) {
 		hits         int
 		reads, skips string
 	}{
-		{"code" + md5Of("777"), 1, "message_body_search", ""},
-		{`"order 42"`, messaging.SearchDefaultSize, "message_body_search", ""},
+		{"code" + md5Of("777"), 1, database.MessageSearchIndex, ""},
+		{`"order 42"`, messaging.SearchDefaultSize, database.MessageSearchIndex, ""},
 		// Every message: newest first through the organization's index,
 		// stopping at the page.
-		{"hello", messaging.SearchDefaultSize, "message_organization_id_created_at", "message_body_search"},
+		{"hello", messaging.SearchDefaultSize, "message_organization_id_created_at", database.MessageSearchIndex},
 		// Two words of half the messages each, together in four, none of
-		// them among the newest: walked past the window, not read from
-		// the text index (whose bitmap would be every message).
-		{"even odd", 4, "message_organization_id_created_at", "message_body_search"},
+		// them among the newest: past the window, read from the text
+		// index by ranges of hours (the words' entries intersected with
+		// the hours', never their whole bitmap).
+		{"even odd", 4, database.MessageSearchIndex, ""},
 	} {
 		t.Run(tc.q, func(t *testing.T) {
 			var page *messaging.SearchPage
@@ -186,3 +187,63 @@ func seedConversation(t *testing.T, db *database.DB, body string, n int) uuid.UU
 
 // md5Of is PostgreSQL's md5(s): the seed's own words.
 func md5Of(s string) string { return fmt.Sprintf("%x", md5.Sum([]byte(s))) }
+
+// TestSearchByHours: a common word none of the newest messages holds is
+// read by ranges of hours, and the page is the newest hits in order: here
+// 5,000 newest messages without "refund", then 15,000 with it, 3,600 an
+// hour (a range holding more than the cap is halved to one hour, read
+// whole). Two common words rarely together, in a conversation of a
+// message an hour over 3,000 hours, are found at the far end in one page.
+func TestSearchByHours(t *testing.T) {
+	db := testkit.OpenDB(t)
+	if !db.Postgres() {
+		t.Skip("the ranges of hours are PostgreSQL's search's")
+	}
+	messaging.SetSearchWalkBudget(t, time.Minute) // the whole search, however busy the machine
+	svc := &messaging.Service{Client: db.Client, Postgres: true}
+	t.Run("DenseAfterNone", func(t *testing.T) {
+		org := seedConversation(t, db, `CASE WHEN g <= 5000 THEN 'campaign ' || g ELSE 'refund please ' || g END`, 20_000)
+		reader := testkit.NewMember(t, db.Client, org, "Reader", "messages:read")
+		after := ""
+		for page, first := range []int{5001, 5021} {
+			got, err := svc.Search(reader, "refund", messaging.SearchDefaultSize, after)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Edges) != messaging.SearchDefaultSize || !got.PageInfo.HasNextPage {
+				t.Fatalf("page %d: %d hits, more %v", page, len(got.Edges), got.PageInfo.HasNextPage)
+			}
+			for i, e := range got.Edges {
+				if want := fmt.Sprint("refund please ", first+i); messaging.BodyOf(e.Node.Message) != want {
+					t.Fatalf("page %d hit %d is %q, want %q", page, i, messaging.BodyOf(e.Node.Message), want)
+				}
+			}
+			after = *got.PageInfo.EndCursor
+		}
+	})
+	t.Run("SparseOverMonths", func(t *testing.T) {
+		org, sys := testkit.NewOrg(t, db.Client, "Sparse")
+		c, err := db.Client.Contact.Create().SetPhoneNumber("15550100002").Save(sys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.SQL.ExecContext(context.Background(), `
+			INSERT INTO messages (id, created_at, updated_at, direction, content, contact_id, organization_id)
+			SELECT gen_random_uuid(), now() - g * interval '1 hour', now(), 'incoming',
+			       jsonb_build_object('body', CASE WHEN g = 2999 THEN 'even odd' WHEN g % 2 = 0 THEN 'even' ELSE 'odd' END), $1, $2
+			FROM generate_series(1, 3000) AS g`, c.ID, c.OrganizationID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.SQL.ExecContext(context.Background(), "ANALYZE messages"); err != nil {
+			t.Fatal(err)
+		}
+		reader := testkit.NewMember(t, db.Client, org, "Reader", "messages:read")
+		got, err := svc.Search(reader, "even odd", messaging.SearchDefaultSize, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Edges) != 1 || messaging.BodyOf(got.Edges[0].Node.Message) != "even odd" || got.PageInfo.HasNextPage {
+			t.Fatalf("%d hits, more %v; want the one message", len(got.Edges), got.PageInfo.HasNextPage)
+		}
+	})
+}

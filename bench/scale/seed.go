@@ -177,7 +177,7 @@ func handWritten(ctx context.Context, db *sql.DB) ([][2]string, error) {
 		WHERE schemaname = 'public' AND indexname = ANY($1) ORDER BY tablename, indexname`,
 		pq.Array([]string{"contact_inbox_order", "contact_organization_id_id", "contact_name_trgm",
 			"contact_profile_name_trgm", "contact_phone_number_trgm", "contact_tags",
-			"contact_organization_id_last_message_at_id", "message_body_search",
+			"contact_organization_id_last_message_at_id", "message_search",
 			"message_contact_id_chat_account_created_at"}))
 	if err != nil {
 		return nil, err

@@ -1,0 +1,1 @@
+DROP FUNCTION IF EXISTS message_hour_key(uuid, timestamptz);

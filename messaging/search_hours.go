@@ -1,0 +1,134 @@
+package messaging
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// A search of common words reads its hits past the first window from the
+// text index a range of hours at a time (database.MessageSearchVector
+// holds each message's organization and hour as a lexeme): the index
+// intersects the words' entries with the range's hours, so a range costs
+// about its hits, not its messages nor every message holding the words.
+// A range that holds no hit is followed by one four times as long (up to
+// searchMaxHours), so years of messages without one are crossed in a few
+// statements; a range holding more than searchRangeCap hits is halved
+// towards the newest until it holds fewer, or is one hour, read whole.
+// Between ranges the search jumps to the hour of the next older message.
+const (
+	searchMaxHours = 256
+	searchRangeCap = 2_000
+)
+
+// byHours appends to ids the hits older than end, newest first, until
+// there are n or none is left; when walkUntil passes first it answers
+// them with walked, the cursor where the next page goes on.
+func (s searcher) byHours(ctx context.Context, end searchCursor, ids []uuid.UUID, n int, walkUntil time.Time) ([]uuid.UUID, searchCursor, error) {
+	from := end
+	last := hourOf(from.at)
+	span := int64(1)
+	for len(ids) < n {
+		if time.Now().After(walkUntil) {
+			return ids, from, nil
+		}
+		first := last - span + 1
+		hits, capped, err := s.hours(ctx, first, last, from, n-len(ids), searchRangeCap)
+		if err != nil {
+			return ids, searchCursor{}, err
+		}
+		if capped && span > 1 {
+			span /= 2 // the same end, half as far back
+			continue
+		}
+		if capped { // one hour holds more: read it whole
+			if hits, _, err = s.hours(ctx, first, last, from, n-len(ids), 0); err != nil {
+				return ids, searchCursor{}, err
+			}
+		}
+		if ids = append(ids, hits...); len(ids) == n {
+			break
+		}
+		// The range is searched: the next ends at the newest message
+		// before it.
+		from = searchCursor{set: true, at: hourStart(first), id: uuid.Nil}
+		older, err := s.olderThan(ctx, from.at)
+		if err != nil || older == nil {
+			return ids, searchCursor{}, err
+		}
+		last = hourOf(*older)
+		if len(hits) == 0 {
+			span = min(span*4, searchMaxHours)
+		}
+	}
+	return ids, searchCursor{}, nil
+}
+
+// hours returns the hits (at most n, newest first) in the hours first to
+// last before from, and whether the range holds more than limit (0: no
+// limit).
+func (s searcher) hours(ctx context.Context, first, last int64, from searchCursor, n, limit int) ([]uuid.UUID, bool, error) {
+	var bound any
+	if limit > 0 {
+		bound = limit + 1
+	}
+	rows, err := s.db.QueryContext(ctx, searchHoursSQL, s.org, s.query, hourLexemes(s.org, first, last),
+		from.at, from.id, bound, n)
+	if err != nil {
+		return nil, false, err
+	}
+	defer rows.Close()
+	var ids []uuid.UUID
+	held := 0
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id, &held); err != nil {
+			return nil, false, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, limit > 0 && held > limit, rows.Err()
+}
+
+// olderThan is the time of the organization's newest message before at
+// (nil when there is none).
+func (s searcher) olderThan(ctx context.Context, at time.Time) (*time.Time, error) {
+	rows, err := s.db.QueryContext(ctx, searchOlderSQL, s.org, at)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return nil, rows.Err()
+	}
+	var t time.Time
+	return &t, rows.Scan(&t)
+}
+
+// hourLexemes is the tsquery of the organization's hours first to last
+// (message_hour_key's lexemes), OR'd.
+func hourLexemes(org uuid.UUID, first, last int64) string {
+	var b strings.Builder
+	for h := first; h <= last; h++ {
+		if h > first {
+			b.WriteString(" | ")
+		}
+		fmt.Fprintf(&b, "'#%s:%d'", org, h)
+	}
+	return b.String()
+}
+
+// hourOf is the hour of t since 1970 (message_hour_key's).
+func hourOf(t time.Time) int64 {
+	sec := t.Unix()
+	if sec < 0 && sec%3600 != 0 {
+		return sec/3600 - 1
+	}
+	return sec / 3600
+}
+
+// hourStart is the first instant of hour h.
+func hourStart(h int64) time.Time { return time.Unix(h*3600, 0).UTC() }
