@@ -16,12 +16,13 @@ import (
 // about its hits, not its messages nor every message holding the words.
 // A range that holds no hit is followed by one four times as long (up to
 // searchMaxHours), so years of messages without one are crossed in a few
-// statements; a range holding more than searchRangeCap hits is halved
-// towards the newest until it holds fewer, or is one hour, read whole.
+// statements; a range holding more than searchRangeCap hits (read in no
+// order, as the index gives them) is narrowed to its newest hour, read
+// whole, and the search goes on an hour at a time while hours hold hits.
 // Between ranges the search jumps to the hour of the next older message.
 const (
 	searchMaxHours = 256
-	searchRangeCap = 2_000
+	searchRangeCap = 1_000
 )
 
 // byHours appends to ids the hits older than end, newest first, until
@@ -41,7 +42,7 @@ func (s searcher) byHours(ctx context.Context, end searchCursor, ids []uuid.UUID
 			return ids, searchCursor{}, err
 		}
 		if capped && span > 1 {
-			span /= 2 // the same end, half as far back
+			span = 1 // the same end, its hour alone
 			continue
 		}
 		if capped { // one hour holds more: read it whole

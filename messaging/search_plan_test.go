@@ -191,8 +191,8 @@ func md5Of(s string) string { return fmt.Sprintf("%x", md5.Sum([]byte(s))) }
 // TestSearchByHours: a common word none of the newest messages holds is
 // read by ranges of hours, and the page is the newest hits in order: here
 // 5,000 newest messages without "refund", then 15,000 with it, 3,600 an
-// hour (a range holding more than the cap is halved to one hour, read
-// whole). Two common words rarely together, in a conversation of a
+// hour (a range holding more than the cap is narrowed to its newest
+// hour, read whole). Two common words rarely together, in a conversation of a
 // message an hour over 3,000 hours, are found at the far end in one page.
 func TestSearchByHours(t *testing.T) {
 	db := testkit.OpenDB(t)
