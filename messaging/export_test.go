@@ -9,6 +9,9 @@ var (
 	Highlight     = highlight
 	PositiveTexts = positiveTexts
 	BodyOf        = bodyOf
+	HourOf        = hourOf
+	HourStart     = hourStart
+	HourLexemes   = hourLexemes
 )
 
 // SetSearchTimeout sets the bound of a search until the test ends.
