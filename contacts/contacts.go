@@ -17,7 +17,6 @@ import (
 	"context"
 	"encoding/json"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -104,11 +103,14 @@ func (f Filter) check() error {
 	return nil
 }
 
-// tagNames is f's tags, trimmed, without empty names and repeats.
+// tagNames is f's tags, trimmed, without empty names and repeats, in
+// their order.
 func (f Filter) tagNames() []string {
 	var names []string
+	seen := make(map[string]bool, len(f.Tags))
 	for _, t := range f.Tags {
-		if t = strings.TrimSpace(t); t != "" && !slices.Contains(names, t) {
+		if t = strings.TrimSpace(t); t != "" && !seen[t] {
+			seen[t] = true
 			names = append(names, t)
 		}
 	}
@@ -147,7 +149,7 @@ type Page struct {
 func (s *Service) db(ctx context.Context) *ent.Client { return database.ClientFor(ctx, s.Client) }
 
 // Query returns the contacts of the viewer's organization matching f.
-// Errors: invalid (a NUL character in the filter).
+// Errors: invalid (a NUL character in the filter, more than MaxTags tags).
 func (s *Service) Query(ctx context.Context, f Filter) (*ent.ContactQuery, error) {
 	if err := f.check(); err != nil {
 		return nil, err
