@@ -59,18 +59,9 @@ func (s *Service) tagCount(ctx context.Context, f Filter, bound int) (total int,
 	if err := f.check(); err != nil {
 		return 0, false, err
 	}
-	rows, err := s.db(ctx).QueryContext(ctx, tagCountSQL,
-		viewer.FromContext(ctx).OrgID, tagArray(f.tagNames()), bound+1)
+	err = database.ScanOne(ctx, s.db(ctx), tagCountSQL,
+		[]any{viewer.FromContext(ctx).OrgID, tagArray(f.tagNames()), bound + 1}, &total)
 	if err != nil {
-		return 0, false, apperr.Wrap(err, "contact")
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := rows.Scan(&total); err != nil {
-			return 0, false, apperr.Wrap(err, "contact")
-		}
-	}
-	if err := rows.Err(); err != nil {
 		return 0, false, apperr.Wrap(err, "contact")
 	}
 	if total > bound {

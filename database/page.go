@@ -2,6 +2,7 @@ package database
 
 import (
 	"context"
+	stdsql "database/sql"
 	"fmt"
 
 	"entgo.io/ent/dialect/sql"
@@ -143,4 +144,21 @@ func QueryIDs(ctx context.Context, db *ent.Client, query string, args ...any) ([
 		ids = append(ids, id)
 	}
 	return ids, rows.Err()
+}
+
+// ScanOne scans the one row of a hand-written statement into dest; stdsql.ErrNoRows
+// when there is none.
+func ScanOne(ctx context.Context, db *ent.Client, query string, args []any, dest ...any) error {
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return stdsql.ErrNoRows
+	}
+	return rows.Scan(dest...)
 }

@@ -318,7 +318,7 @@ func searchIDsPG(ctx context.Context, root *ent.Client, org uuid.UUID, query str
 			return err // none: the window held every message before c
 		}
 		var rarest float64
-		if err := scanOne(ctx, db, searchRarestWordSQL, []any{query}, &rarest); err != nil {
+		if err := database.ScanOne(ctx, db, searchRarestWordSQL, []any{query}, &rarest); err != nil {
 			return err
 		}
 		if rarest < searchCommonWord {
@@ -356,7 +356,7 @@ func (s searcher) window(ctx context.Context, c searchCursor, n int) ([]uuid.UUI
 func (s searcher) windowEnd(ctx context.Context, c searchCursor) (searchCursor, error) {
 	a := c.args()
 	end := searchCursor{}
-	switch err := scanOne(ctx, s.db, searchWindowEndSQL, []any{s.org, a[0], a[1], searchWindow - 1}, &end.at, &end.id); {
+	switch err := database.ScanOne(ctx, s.db, searchWindowEndSQL, []any{s.org, a[0], a[1], searchWindow - 1}, &end.at, &end.id); {
 	case errors.Is(err, stdsql.ErrNoRows):
 		return end, nil
 	case err != nil:
@@ -373,23 +373,6 @@ func (c searchCursor) args() [2]any {
 		return [2]any{nil, nil}
 	}
 	return [2]any{c.at, c.id}
-}
-
-// scanOne scans the one row of a raw statement into dest; sql.ErrNoRows
-// when there is none.
-func scanOne(ctx context.Context, db *ent.Client, query string, args []any, dest ...any) error {
-	rows, err := db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		return stdsql.ErrNoRows
-	}
-	return rows.Scan(dest...)
 }
 
 // headlineOptions: 10 to 25 words around the matches (ts_headline's

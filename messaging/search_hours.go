@@ -2,11 +2,15 @@ package messaging
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
+
+	"switchboard/database"
 )
 
 // A search of common words reads its hits past the first window from the
@@ -97,16 +101,14 @@ func (s searcher) hours(ctx context.Context, first, last int64, from searchCurso
 // olderThan is the time of the organization's newest message before at
 // (nil when there is none).
 func (s searcher) olderThan(ctx context.Context, at time.Time) (*time.Time, error) {
-	rows, err := s.db.QueryContext(ctx, searchOlderSQL, s.org, at)
-	if err != nil {
+	var t time.Time
+	switch err := database.ScanOne(ctx, s.db, searchOlderSQL, []any{s.org, at}, &t); {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, nil
+	case err != nil:
 		return nil, err
 	}
-	defer rows.Close()
-	if !rows.Next() {
-		return nil, rows.Err()
-	}
-	var t time.Time
-	return &t, rows.Scan(&t)
+	return &t, nil
 }
 
 // hourLexemes is the tsquery of the organization's hours first to last

@@ -167,6 +167,13 @@ func TestSearchWalkAnswersAPartialPage(t *testing.T) {
 // expression body of g, analyses, and returns the organization.
 func seedConversation(t *testing.T, db *database.DB, body string, n int) uuid.UUID {
 	t.Helper()
+	return seedConversationEvery(t, db, body, n, "1 second")
+}
+
+// seedConversationEvery is seedConversation with the messages step apart
+// (an interval, "1 hour").
+func seedConversationEvery(t *testing.T, db *database.DB, body string, n int, step string) uuid.UUID {
+	t.Helper()
 	org, sys := testkit.NewOrg(t, db.Client, "Big")
 	c, err := db.Client.Contact.Create().SetPhoneNumber("15550100001").Save(sys)
 	if err != nil {
@@ -174,9 +181,9 @@ func seedConversation(t *testing.T, db *database.DB, body string, n int) uuid.UU
 	}
 	if _, err := db.SQL.ExecContext(context.Background(), `
 		INSERT INTO messages (id, created_at, updated_at, direction, content, contact_id, organization_id)
-		SELECT gen_random_uuid(), now() - g * interval '1 second', now(), 'incoming',
+		SELECT gen_random_uuid(), now() - g * $4::interval, now(), 'incoming',
 		       jsonb_build_object('body', `+body+`), $1, $2
-		FROM generate_series(1, $3) AS g`, c.ID, c.OrganizationID, n); err != nil {
+		FROM generate_series(1, $3) AS g`, c.ID, c.OrganizationID, n, step); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.SQL.ExecContext(context.Background(), "ANALYZE messages"); err != nil {
@@ -222,21 +229,7 @@ func TestSearchByHours(t *testing.T) {
 		}
 	})
 	t.Run("SparseOverMonths", func(t *testing.T) {
-		org, sys := testkit.NewOrg(t, db.Client, "Sparse")
-		c, err := db.Client.Contact.Create().SetPhoneNumber("15550100002").Save(sys)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.SQL.ExecContext(context.Background(), `
-			INSERT INTO messages (id, created_at, updated_at, direction, content, contact_id, organization_id)
-			SELECT gen_random_uuid(), now() - g * interval '1 hour', now(), 'incoming',
-			       jsonb_build_object('body', CASE WHEN g = 2999 THEN 'even odd' WHEN g % 2 = 0 THEN 'even' ELSE 'odd' END), $1, $2
-			FROM generate_series(1, 3000) AS g`, c.ID, c.OrganizationID); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.SQL.ExecContext(context.Background(), "ANALYZE messages"); err != nil {
-			t.Fatal(err)
-		}
+		org := seedConversationEvery(t, db, `CASE WHEN g = 2999 THEN 'even odd' WHEN g % 2 = 0 THEN 'even' ELSE 'odd' END`, 3000, "1 hour")
 		reader := testkit.NewMember(t, db.Client, org, "Reader", "messages:read")
 		got, err := svc.Search(reader, "even odd", messaging.SearchDefaultSize, "")
 		if err != nil {
