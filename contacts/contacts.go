@@ -81,6 +81,12 @@ func (f Filter) unfiltered() bool {
 	return !f.Narrowed && strings.TrimSpace(f.Search) == "" && len(f.tagNames()) == 0
 }
 
+// searchOnly reports whether f is a search alone (no tags, nothing
+// narrowed).
+func (f Filter) searchOnly() bool {
+	return !f.Narrowed && strings.TrimSpace(f.Search) != "" && len(f.tagNames()) == 0
+}
+
 // tagsOnly reports whether f selects the contacts holding one of its tags
 // and nothing more: what the tag order answers (tagorder.go).
 func (f Filter) tagsOnly() bool {
@@ -194,23 +200,25 @@ func onlyDigits(s string) string {
 
 // List returns a page of Query, the most recent conversations first
 // (contacts without messages last, newest first), with the total as Count
-// gives it (bounded past the requested page). The page's ids are read
-// first, from the inbox-order index alone on PostgreSQL (an offset walks
-// index entries, not rows), then their rows. Errors: invalid (a NUL
-// character in the filter).
+// gives it (bounded past the requested page). The total is counted
+// first: how a search reads its page depends on it (see pageIDs). The
+// page's ids are read first, from the inbox-order index alone on
+// PostgreSQL (an offset walks index entries, not rows), then their rows.
+// Errors: invalid (a NUL character in the filter).
 func (s *Service) List(ctx context.Context, f Filter, offset, limit int) (*Page, error) {
-	ids, err := s.pageIDs(ctx, f, offset, limit)
+	page := &Page{Contacts: []*ent.Contact{}}
+	var err error
+	if page.Total, page.TotalCapped, err = s.Count(ctx, f, nil, max(CountBound, offset+limit)); err != nil {
+		return nil, err
+	}
+	ids, err := s.pageIDs(ctx, f, offset, limit, page.TotalCapped)
 	if err != nil {
 		return nil, apperr.Wrap(err, "contact")
 	}
-	page := &Page{Contacts: []*ent.Contact{}}
 	if len(ids) > 0 {
 		if page.Contacts, err = s.byIDs(ctx, ids); err != nil {
 			return nil, err
 		}
-	}
-	if page.Total, page.TotalCapped, err = s.Count(ctx, f, nil, max(CountBound, offset+limit)); err != nil {
-		return nil, err
 	}
 	return page, nil
 }
@@ -228,27 +236,30 @@ func inboxOrder(q *ent.ContactQuery) *ent.ContactQuery {
 const probeWindow = 2_000
 
 // pageIDs returns the ids of one page of the contacts f selects, in inbox
-// order. Unfiltered, or filtered on what no index finds (a term without
+// order; many tells that more than the page's depth match (List's bounded
+// count). Unfiltered, or filtered on what no index finds (a term without
 // a trigram), the inbox-order index is walked and the filter tested on
 // each row, stopping at the page: fast while matches are frequent among
 // the most recent conversations. On PostgreSQL a search or a tag filter
 // cannot count on that: after a campaign brought 650,000 new contacts,
 // none of them "vip", that walk tested all of them (2.6 s for the first
-// page, 37 s p50 under 20 agents, bench/scale). So the page is first
-// looked for among the probeWindow most recent conversations, a walk
-// that bound makes short; when they hold too few matches, it is read
-// from the trigram or tag indexes' bitmap and sorted, a cost that grows
-// with the matches, not with the organization.
-func (s *Service) pageIDs(ctx context.Context, f Filter, offset, limit int) ([]uuid.UUID, error) {
+// page, 37 s p50 under 20 agents, bench/scale). A tag filter reads the
+// tag order. A search's page is first looked for among the probeWindow
+// most recent conversations, a walk that bound makes short; when they
+// hold too few matches, a term that few hold is read from the trigram
+// indexes' bitmap and sorted, and one that many hold a range of hours at
+// a time (byHours), each a cost that grows with the matches read, not
+// with the organization.
+func (s *Service) pageIDs(ctx context.Context, f Filter, offset, limit int, many bool) ([]uuid.UUID, error) {
+	if s.Postgres && f.tagsOnly() {
+		return s.tagPageIDs(ctx, f.tagNames(), offset, limit)
+	}
 	q, err := s.Query(ctx, f)
 	if err != nil {
 		return nil, err
 	}
 	page := func(q *ent.ContactQuery) ([]uuid.UUID, error) {
 		return inboxOrder(q).Offset(offset).Limit(limit).IDs(ctx)
-	}
-	if s.Postgres && f.tagsOnly() {
-		return s.tagPageIDs(ctx, f.tagNames(), offset, limit)
 	}
 	if !s.Postgres || ent.TxFromContext(ctx) != nil || !indexedFilter(f) {
 		return page(q)
@@ -265,6 +276,12 @@ func (s *Service) pageIDs(ctx context.Context, f Filter, offset, limit int) ([]u
 			if err != nil || len(ids) == limit {
 				return ids, err
 			}
+		}
+	}
+	if many && f.searchOnly() && offset+limit <= hourSearchDepth {
+		ids, ok, err := s.newHourSearch(ctx, strings.TrimSpace(f.Search)).byHours(ctx, offset+limit)
+		if err != nil || ok {
+			return ids[min(offset, len(ids)):], err
 		}
 	}
 	var ids []uuid.UUID

@@ -30,6 +30,10 @@ type Statements struct {
 type Statement struct {
 	Query string
 	Args  []any
+	// Tx tells the statements of one transaction from others' (0: sent
+	// outside any): plan tests apply a transaction's SET LOCAL to its own
+	// statements only.
+	Tx int64
 }
 
 // Captured are the statements counted so far with their arguments, in
@@ -62,7 +66,7 @@ func CountStatements(ctx context.Context, s *Statements) context.Context {
 	return context.WithValue(ctx, statementsKey{}, s)
 }
 
-func countStatement(ctx context.Context, query string, args ...any) {
+func countStatement(ctx context.Context, tx int64, query string, args ...any) {
 	if s, ok := ctx.Value(statementsKey{}).(*Statements); ok {
 		s.n.Add(1)
 		s.mu.Lock()
@@ -71,7 +75,7 @@ func countStatement(ctx context.Context, query string, args ...any) {
 		}
 		s.texts[query] = true
 		if s.Capture {
-			s.captured = append(s.captured, Statement{Query: query, Args: args})
+			s.captured = append(s.captured, Statement{Query: query, Args: args, Tx: tx})
 		}
 		s.mu.Unlock()
 	}
@@ -88,18 +92,18 @@ func argList(args any) []any {
 type countingDriver struct{ dialect.Driver }
 
 func (d countingDriver) Exec(ctx context.Context, query string, args, v any) error {
-	countStatement(ctx, query, argList(args)...)
+	countStatement(ctx, 0, query, argList(args)...)
 	return d.Driver.Exec(ctx, query, args, v)
 }
 
 func (d countingDriver) Query(ctx context.Context, query string, args, v any) error {
-	countStatement(ctx, query, argList(args)...)
+	countStatement(ctx, 0, query, argList(args)...)
 	return d.Driver.Query(ctx, query, args, v)
 }
 
 func (d countingDriver) Tx(ctx context.Context) (dialect.Tx, error) {
 	tx, err := d.Driver.Tx(ctx)
-	return countingTx{tx}, err
+	return countingTx{tx, txIDs.Add(1)}, err
 }
 
 // BeginTx keeps the transaction options of the driver (ent's Tx with
@@ -112,18 +116,24 @@ func (d countingDriver) BeginTx(ctx context.Context, opts *sql.TxOptions) (diale
 		return d.Tx(ctx)
 	}
 	tx, err := b.BeginTx(ctx, opts)
-	return countingTx{tx}, err
+	return countingTx{tx, txIDs.Add(1)}, err
 }
 
-type countingTx struct{ dialect.Tx }
+// countingTx is a transaction's statements, numbered from txIDs.
+type countingTx struct {
+	dialect.Tx
+	id int64
+}
+
+var txIDs atomic.Int64
 
 func (t countingTx) Exec(ctx context.Context, query string, args, v any) error {
-	countStatement(ctx, query, argList(args)...)
+	countStatement(ctx, t.id, query, argList(args)...)
 	return t.Tx.Exec(ctx, query, args, v)
 }
 
 func (t countingTx) Query(ctx context.Context, query string, args, v any) error {
-	countStatement(ctx, query, argList(args)...)
+	countStatement(ctx, t.id, query, argList(args)...)
 	return t.Tx.Query(ctx, query, args, v)
 }
 
@@ -136,16 +146,16 @@ type execQuerier interface {
 
 var errNoRawSQL = errors.New("database: the driver offers no raw SQL access")
 
-func execContext(d any, ctx context.Context, query string, args []any) (sql.Result, error) {
-	countStatement(ctx, query, args...)
+func execContext(d any, ctx context.Context, tx int64, query string, args []any) (sql.Result, error) {
+	countStatement(ctx, tx, query, args...)
 	if eq, ok := d.(execQuerier); ok {
 		return eq.ExecContext(ctx, query, args...)
 	}
 	return nil, errNoRawSQL
 }
 
-func queryContext(d any, ctx context.Context, query string, args []any) (*sql.Rows, error) {
-	countStatement(ctx, query, args...)
+func queryContext(d any, ctx context.Context, tx int64, query string, args []any) (*sql.Rows, error) {
+	countStatement(ctx, tx, query, args...)
 	if eq, ok := d.(execQuerier); ok {
 		return eq.QueryContext(ctx, query, args...)
 	}
@@ -154,20 +164,20 @@ func queryContext(d any, ctx context.Context, query string, args []any) (*sql.Ro
 
 // ExecContext runs a raw statement (ent's Client.ExecContext).
 func (d countingDriver) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return execContext(d.Driver, ctx, query, args)
+	return execContext(d.Driver, ctx, 0, query, args)
 }
 
 // QueryContext runs a raw query (ent's Client.QueryContext).
 func (d countingDriver) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return queryContext(d.Driver, ctx, query, args)
+	return queryContext(d.Driver, ctx, 0, query, args)
 }
 
 // ExecContext runs a raw statement in the transaction.
 func (t countingTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return execContext(t.Tx, ctx, query, args)
+	return execContext(t.Tx, ctx, t.id, query, args)
 }
 
 // QueryContext runs a raw query in the transaction.
 func (t countingTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return queryContext(t.Tx, ctx, query, args)
+	return queryContext(t.Tx, ctx, t.id, query, args)
 }

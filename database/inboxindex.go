@@ -23,13 +23,16 @@ var inboxIndexes = []struct{ table, name, create string }{
 	{"contacts", "contact_organization_id_id",
 		"CREATE INDEX %scontact_organization_id_id ON contacts (organization_id, id)"},
 	// Search: ILIKE '%term%' on name and profile_name, LIKE '%digits%' on
-	// the phone number (stored as digits), each served by trigrams.
-	{"contacts", "contact_name_trgm",
-		"CREATE INDEX %scontact_name_trgm ON contacts USING gin (name gin_trgm_ops)"},
-	{"contacts", "contact_profile_name_trgm",
-		"CREATE INDEX %scontact_profile_name_trgm ON contacts USING gin (profile_name gin_trgm_ops)"},
-	{"contacts", "contact_phone_number_trgm",
-		"CREATE INDEX %scontact_phone_number_trgm ON contacts USING gin (phone_number gin_trgm_ops)"},
+	// the phone number (stored as digits), each served by trigrams; beside
+	// them each contact's organization and inbox hour (ContactHourKey), so
+	// that a broad term's hits in a range of hours are found without
+	// reading the rest (contacts.byHours).
+	{"contacts", "contact_name_hours",
+		"CREATE INDEX %scontact_name_hours ON contacts USING gin (name gin_trgm_ops, " + ContactHourKey + ")"},
+	{"contacts", "contact_profile_name_hours",
+		"CREATE INDEX %scontact_profile_name_hours ON contacts USING gin (profile_name gin_trgm_ops, " + ContactHourKey + ")"},
+	{"contacts", "contact_phone_number_hours",
+		"CREATE INDEX %scontact_phone_number_hours ON contacts USING gin (phone_number gin_trgm_ops, " + ContactHourKey + ")"},
 	// Tag filters: JSON containment (tags.HasTag, tags @> '"name"').
 	{"contacts", "contact_tags",
 		"CREATE INDEX %scontact_tags ON contacts USING gin (tags)"},
@@ -39,7 +42,8 @@ func init() { handWrittenIndexes = append(handWrittenIndexes, inboxIndexes...) }
 
 // createExtensions creates the PostgreSQL extensions and functions the
 // hand-written indexes use (pg_trgm is a trusted extension: a database
-// owner may; message_hour_key, MessageSearchIndex's).
+// owner may; message_hour_key, MessageSearchIndex's; contact_hour_key,
+// the contacts' search indexes').
 func (d *DB) createExtensions(ctx context.Context) error {
 	if _, err := d.SQL.ExecContext(ctx, "CREATE EXTENSION IF NOT EXISTS pg_trgm"); err != nil {
 		return fmt.Errorf("database: extension pg_trgm: %w", err)
@@ -47,5 +51,30 @@ func (d *DB) createExtensions(ctx context.Context) error {
 	if _, err := d.SQL.ExecContext(ctx, MessageHourKeyFunction); err != nil {
 		return fmt.Errorf("database: message_hour_key: %w", err)
 	}
+	if _, err := d.SQL.ExecContext(ctx, ContactHourKeyFunction); err != nil {
+		return fmt.Errorf("database: contact_hour_key: %w", err)
+	}
 	return nil
 }
+
+// ContactHourKey is the second column of the contacts' search indexes:
+// the contact's organization and its hour in the inbox order, as a
+// one-element array ('#<organization>:<hour of the last message>', or
+// '#<organization>:c<hour of creation>' for a contact without a message,
+// the order's tail). A search ANDs its term with "ContactHourKey && the
+// range's keys", and GIN intersects the two columns' entries, skipping
+// through the longer: the hits of a term held by tens of thousands in a
+// range of hours cost about the range's hits (bench/scale: a first name
+// whose 20,767 holders were all older than a campaign's million
+// contacts was read from the trigram bitmap and sorted, 81 ms p50). A
+// query must write this expression as it is for the planner to use the
+// indexes.
+const ContactHourKey = "contact_hour_key(organization_id, last_message_at, created_at)"
+
+// ContactHourKeyFunction creates contact_hour_key. It is IMMUTABLE (an
+// index expression must be), as message_hour_key is.
+const ContactHourKeyFunction = `CREATE OR REPLACE FUNCTION contact_hour_key(org uuid, last_message_at timestamptz, created_at timestamptz) RETURNS text[]
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	AS $$ SELECT ARRAY['#' || org::text || ':' || CASE WHEN last_message_at IS NULL
+		THEN 'c' || floor(extract(epoch FROM created_at) / 3600)::bigint::text
+		ELSE floor(extract(epoch FROM last_message_at) / 3600)::bigint::text END] $$`

@@ -95,3 +95,42 @@ func TestKeepHandWrittenIndexes(t *testing.T) {
 		t.Errorf("an index of that name on another table is not kept: %v", m.Changes)
 	}
 }
+
+// contactHoursVersion is the last migration of the contacts' search
+// indexes with the hours (the function, three indexes, three drops).
+const contactHoursVersion = 20261130000006
+
+// TestContactSearchHoursMigration: the migrations build the contacts'
+// search indexes with the hours CONCURRENTLY and drop the trigram-only
+// ones; rolled back, the trigram-only indexes are back and the new ones
+// and their function gone.
+func TestContactSearchHoursMigration(t *testing.T) {
+	ctx := context.Background()
+	db := unmigratedPostgres(t)
+	if err := db.MigrateTo(ctx, contactHoursVersion); err != nil {
+		t.Fatal(err)
+	}
+	cols := []string{"name", "profile_name", "phone_number"}
+	for _, c := range cols {
+		if _, valid := indexDef(t, db, "contact_"+c+"_hours"); !valid {
+			t.Errorf("contact_%s_hours is not valid after the migration", c)
+		}
+	}
+	for range 7 {
+		if _, err := db.MigrateDown(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range cols {
+		if def, _ := indexDef(t, db, "contact_"+c+"_hours"); def != "" {
+			t.Errorf("rolled back, the index is left: %s", def)
+		}
+		if _, valid := indexDef(t, db, "contact_"+c+"_trgm"); !valid {
+			t.Errorf("rolled back, contact_%s_trgm is not back", c)
+		}
+	}
+	var fns int
+	if err := db.SQL.QueryRowContext(ctx, `SELECT count(*) FROM pg_proc WHERE proname = 'contact_hour_key'`).Scan(&fns); err != nil || fns != 0 {
+		t.Errorf("rolled back, contact_hour_key is left (%d, %v)", fns, err)
+	}
+}

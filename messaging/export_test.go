@@ -9,8 +9,6 @@ var (
 	Highlight     = highlight
 	PositiveTexts = positiveTexts
 	BodyOf        = bodyOf
-	HourOf        = hourOf
-	HourStart     = hourStart
 	HourLexemes   = hourLexemes
 )
 

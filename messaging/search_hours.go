@@ -34,7 +34,7 @@ const (
 // them with walked, the cursor where the next page goes on.
 func (s searcher) byHours(ctx context.Context, end searchCursor, ids []uuid.UUID, n int, walkUntil time.Time) ([]uuid.UUID, searchCursor, error) {
 	from := end
-	last := hourOf(from.at)
+	last := database.HourOf(from.at)
 	span := int64(1)
 	for len(ids) < n {
 		if time.Now().After(walkUntil) {
@@ -59,12 +59,12 @@ func (s searcher) byHours(ctx context.Context, end searchCursor, ids []uuid.UUID
 		}
 		// The range is searched: the next ends at the newest message
 		// before it.
-		from = searchCursor{set: true, at: hourStart(first), id: uuid.Nil}
+		from = searchCursor{set: true, at: database.HourStart(first), id: uuid.Nil}
 		older, err := s.olderThan(ctx, from.at)
 		if err != nil || older == nil {
 			return ids, searchCursor{}, err
 		}
-		last = hourOf(*older)
+		last = database.HourOf(*older)
 		if len(hits) == 0 {
 			span = min(span*4, searchMaxHours)
 		}
@@ -123,15 +123,3 @@ func hourLexemes(org uuid.UUID, first, last int64) string {
 	}
 	return b.String()
 }
-
-// hourOf is the hour of t since 1970 (message_hour_key's).
-func hourOf(t time.Time) int64 {
-	sec := t.Unix()
-	if sec < 0 && sec%3600 != 0 {
-		return sec/3600 - 1
-	}
-	return sec / 3600
-}
-
-// hourStart is the first instant of hour h.
-func hourStart(h int64) time.Time { return time.Unix(h*3600, 0).UTC() }

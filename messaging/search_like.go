@@ -7,6 +7,8 @@ import (
 	"unicode"
 
 	"entgo.io/ent/dialect/sql"
+
+	"switchboard/database"
 )
 
 // The embedded SQLite mode's message search: the web-search syntax
@@ -95,17 +97,12 @@ func matchesLike(terms [][]searchTerm) func(*sql.Selector) {
 					if t.Negated {
 						b.WriteString(" NOT")
 					}
-					b.WriteString(" LIKE ").Arg("%" + escapeLike(t.Text) + "%").WriteString(` ESCAPE '\'`)
+					b.WriteString(" LIKE ").Arg("%" + database.EscapeLike(t.Text) + "%").WriteString(` ESCAPE '\'`)
 				}
 				b.WriteString(")")
 			}
 		}))
 	}
-}
-
-// escapeLike makes s match itself in a LIKE pattern with ESCAPE '\'.
-func escapeLike(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
 // positiveTexts lists the terms a match shows (not the excluded ones).

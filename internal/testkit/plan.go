@@ -32,25 +32,28 @@ func Plans(tb testing.TB, ctx context.Context, db *sql.DB, op func(context.Conte
 		tb.Fatal(err)
 	}
 	out := map[string][]PlanNode{}
-	var settings []string
+	settings := map[int64][]string{} // by transaction
 	for _, s := range st.Captured() {
 		q := strings.TrimSpace(s.Query)
-		if strings.HasPrefix(q, "SET LOCAL") {
-			settings = append(settings, q)
+		if strings.HasPrefix(q, "SET LOCAL") && s.Tx != 0 {
+			settings[s.Tx] = append(settings[s.Tx], q)
 			continue
 		}
 		if !strings.HasPrefix(q, "SELECT") && !strings.HasPrefix(q, "WITH") {
 			continue // reads only: a WITH that writes is not one of the reads plan tests send
 		}
-		out[s.Query] = explainIn(tb, db, settings, s.Query, s.Args...)
+		var set []string
+		if s.Tx != 0 {
+			set = settings[s.Tx]
+		}
+		out[s.Query] = explainIn(tb, db, set, s.Query, s.Args...)
 	}
 	return out
 }
 
 // explainIn explains query in a transaction that first applies settings,
-// the SET LOCAL statements the operation sent before it (in its
-// transaction: an operation that sets a planner setting sends its reads
-// in the same transaction).
+// the SET LOCAL statements the operation sent before it in the same
+// transaction.
 func explainIn(tb testing.TB, db *sql.DB, settings []string, query string, args ...any) []PlanNode {
 	tb.Helper()
 	if len(settings) == 0 {
