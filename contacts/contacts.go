@@ -14,9 +14,11 @@
 package contacts
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -207,11 +209,7 @@ func onlyDigits(s string) string {
 // Errors: invalid (a NUL character in the filter).
 func (s *Service) List(ctx context.Context, f Filter, offset, limit int) (*Page, error) {
 	page := &Page{Contacts: []*ent.Contact{}}
-	var err error
-	if page.Total, page.TotalCapped, err = s.Count(ctx, f, nil, max(CountBound, offset+limit)); err != nil {
-		return nil, err
-	}
-	ids, err := s.pageIDs(ctx, f, offset, limit, page.TotalCapped)
+	ids, err := s.listIDs(ctx, f, offset, limit, page)
 	if err != nil {
 		return nil, apperr.Wrap(err, "contact")
 	}
@@ -221,6 +219,63 @@ func (s *Service) List(ctx context.Context, f Filter, offset, limit int) (*Page,
 		}
 	}
 	return page, nil
+}
+
+// listIDs sets page's total and returns the ids of its contacts. A search
+// that reads the trigram bitmaps (see countSearch) reads its matches' ids
+// and order with its count, in one statement: when no more than the
+// bound match, they are the total and, sorted, the page.
+func (s *Service) listIDs(ctx context.Context, f Filter, offset, limit int, page *Page) ([]uuid.UUID, error) {
+	bound := max(CountBound, offset+limit)
+	if !s.searchesBitmaps(ctx, f) {
+		var err error
+		if page.Total, page.TotalCapped, err = s.Count(ctx, f, nil, bound); err != nil {
+			return nil, err
+		}
+		return s.pageIDs(ctx, f, offset, limit, page.TotalCapped)
+	}
+	var matches []*ent.Contact
+	err := s.fromBitmaps(ctx, func(ctx context.Context) error {
+		q, err := s.Query(ctx, f) // in the transaction, under its settings
+		if err == nil {
+			matches, err = q.Limit(bound+1).
+				Select(contact.FieldID, contact.FieldLastMessageAt, contact.FieldCreatedAt).All(ctx)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(matches) > bound {
+		page.Total, page.TotalCapped = bound+1, true
+		return s.pageIDs(ctx, f, offset, limit, true)
+	}
+	page.Total = len(matches)
+	slices.SortFunc(matches, inboxCompare)
+	ids := make([]uuid.UUID, 0, limit)
+	for _, c := range matches[min(offset, len(matches)):min(offset+limit, len(matches))] {
+		ids = append(ids, c.ID)
+	}
+	return ids, nil
+}
+
+// inboxCompare orders contacts as inboxOrder does (PostgreSQL compares
+// uuids bytewise).
+func inboxCompare(a, b *ent.Contact) int {
+	switch {
+	case a.LastMessageAt == nil && b.LastMessageAt != nil:
+		return 1
+	case a.LastMessageAt != nil && b.LastMessageAt == nil:
+		return -1
+	case a.LastMessageAt != nil:
+		if c := b.LastMessageAt.Compare(*a.LastMessageAt); c != 0 {
+			return c
+		}
+	}
+	if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+		return c
+	}
+	return bytes.Compare(a.ID[:], b.ID[:])
 }
 
 // inboxOrder orders q as the inbox: the most recent conversations first,
@@ -390,10 +445,16 @@ func (s *Service) Count(ctx context.Context, f Filter, narrow func(*ent.ContactQ
 // A term without a run of three letters or digits has no trigram to look
 // up, and a caller's transaction is left as it is: count runs as it is.
 func (s *Service) countSearch(ctx context.Context, f Filter, count func(context.Context) error) error {
-	if !s.Postgres || !hasTrigram(f.Search) || ent.TxFromContext(ctx) != nil {
+	if !s.searchesBitmaps(ctx, f) {
 		return count(ctx)
 	}
 	return s.fromBitmaps(ctx, count)
+}
+
+// searchesBitmaps reports whether f's count reads the trigram indexes'
+// bitmaps (countSearch).
+func (s *Service) searchesBitmaps(ctx context.Context, f Filter) bool {
+	return s.Postgres && hasTrigram(f.Search) && ent.TxFromContext(ctx) == nil
 }
 
 // fromBitmaps runs read in a transaction of its own with sequential and

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"switchboard/contacts"
+	"switchboard/database"
 	"switchboard/ent/viewer"
 	"switchboard/internal/testenv"
 	"switchboard/internal/testkit"
@@ -119,6 +120,27 @@ func TestSearchByHours(t *testing.T) {
 			t.Errorf("%s: read by hours %v, want %v: %v", tc.name, walked, tc.walks, plans)
 		}
 	}
+	t.Run("FewMatchesOneRead", func(t *testing.T) {
+		// 200 hold the term: their ids and order come with the total, in
+		// one statement; the rows are the second.
+		st := &database.Statements{}
+		page, err := f.s.List(database.CountStatements(f.ctx, st), contacts.Filter{Search: "nadia nomsg"}, 20, 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if page.Total != 200 || page.TotalCapped || len(page.Contacts) != 20 {
+			t.Errorf("total %d (capped %v), %d contacts; want 200 and 20", page.Total, page.TotalCapped, len(page.Contacts))
+		}
+		var reads []string
+		for _, q := range st.Texts() {
+			if !strings.HasPrefix(q, "SET LOCAL") {
+				reads = append(reads, q)
+			}
+		}
+		if len(reads) != 2 {
+			t.Errorf("%d reads, want 2: %q", len(reads), reads)
+		}
+	})
 	t.Run("GivesUp", func(t *testing.T) {
 		contacts.SetHourSearchSteps(t, 2)
 		page, err := f.s.List(f.ctx, contacts.Filter{Search: "nadia"}, 0, 20)
