@@ -164,7 +164,11 @@ func (s *Service) Query(ctx context.Context, f Filter) (*ent.ContactQuery, error
 	}
 	q := s.db(ctx).Contact.Query()
 	if t := strings.TrimSpace(f.Search); t != "" {
-		preds := []predicate.Contact{contact.ProfileNameContainsFold(t), contact.NameContainsFold(t)}
+		names := contact.Or(contact.ProfileNameContainsFold(t), contact.NameContainsFold(t))
+		if s.Postgres { // the names' index finds them (database.ContactNames)
+			names = contact.And(namesContainFold(t), names)
+		}
+		preds := []predicate.Contact{names}
 		if digits := phoneDigits(t); digits != "" {
 			preds = append(preds, contact.PhoneNumberContains(digits))
 		}
@@ -178,6 +182,18 @@ func (s *Service) Query(ctx context.Context, f Filter) (*ent.ContactQuery, error
 		q = q.Where(contact.Or(tagged...))
 	}
 	return q, nil
+}
+
+// namesContainFold matches contacts whose name and profile name, as the
+// names' search index holds them (database.ContactNames), contain t,
+// case-insensitively.
+func namesContainFold(t string) predicate.Contact {
+	return func(s *sql.Selector) {
+		s.Where(sql.P(func(b *sql.Builder) {
+			b.WriteString("((" + s.C(contact.FieldName) + " || chr(31)) || " + s.C(contact.FieldProfileName) + ") ILIKE ").
+				Arg("%" + database.EscapeLike(t) + "%")
+		}))
+	}
 }
 
 // phoneDigits is the digits of a search that reads as a phone number

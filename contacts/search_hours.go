@@ -70,12 +70,12 @@ var endOfTime = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 // the hours $3 (contact_hour_key's), at most $4 in no order (NULL: all),
 // and returns the first $5 of those in inbox order with how many were
 // read. Each arm of the OR names one index and the hours, so the planner
-// ORs three bitmaps of intersected entries.
+// ORs the bitmaps of intersected entries.
 func hourSearchSQL(phone bool) string {
-	arm := func(cond string) string { return "(" + cond + " AND " + database.ContactHourKey + " && $3)" }
-	arms := arm("name ILIKE $2") + " OR " + arm("profile_name ILIKE $2")
+	arms := "(" + database.ContactNames + " ILIKE $2 AND " + database.ContactHourKey +
+		" && $3 AND (name ILIKE $2 OR profile_name ILIKE $2))"
 	if phone {
-		arms += " OR " + arm("phone_number LIKE $6")
+		arms += " OR (phone_number LIKE $6 AND " + database.ContactHourKey + " && $3)"
 	}
 	return `WITH hits AS MATERIALIZED (
 		SELECT id, last_message_at, created_at FROM contacts WHERE organization_id = $1 AND (` + arms + `)

@@ -1,2 +1,2 @@
 -- One statement, outside a transaction (see the up migration).
-DROP INDEX CONCURRENTLY IF EXISTS "contact_profile_name_hours";
+DROP INDEX CONCURRENTLY IF EXISTS "contact_names_hours";

@@ -1,2 +1,0 @@
--- One statement, outside a transaction (see the up migration).
-DROP INDEX CONCURRENTLY IF EXISTS "contact_name_hours";
