@@ -109,7 +109,8 @@ func (s *Service) newHourSearch(ctx context.Context, term string) hourSearch {
 // byHours returns the ids of the first need contacts the search selects,
 // in inbox order (fewer when fewer match); ok is false when the walk gave
 // up after hourSearchSteps ranges.
-func (h hourSearch) byHours(ctx context.Context, need int) (ids []uuid.UUID, ok bool, err error) {
+func (h hourSearch) byHours(ctx context.Context, need int) ([]uuid.UUID, bool, error) {
+	var ids []uuid.UUID
 	steps := 0
 	for _, phase := range hourPhases {
 		older, err := h.olderThan(ctx, phase, endOfTime)
@@ -120,7 +121,9 @@ func (h hourSearch) byHours(ctx context.Context, need int) (ids []uuid.UUID, ok 
 			}
 			last := database.HourOf(*older)
 			first := last - span + 1
-			hits, capped, err := h.hours(ctx, phase, first, last, need-len(ids), hourRangeCap)
+			var hits []uuid.UUID
+			var capped bool
+			hits, capped, err = h.hours(ctx, phase, first, last, need-len(ids), hourRangeCap)
 			switch {
 			case err != nil:
 				return nil, false, err
