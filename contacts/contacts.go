@@ -423,7 +423,11 @@ const CountBound = database.CountBound
 // true ("more than bound"). A scan is thus never longer than the bound,
 // or the requested page.
 func (s *Service) Count(ctx context.Context, f Filter, narrow func(*ent.ContactQuery) (*ent.ContactQuery, error), bound int) (total int, capped bool, err error) {
-	if s.Postgres && narrow == nil && f.tagsOnly() {
+	// A filter on tags alone (nothing narrowed: GraphQL's where, when it
+	// has none, adds nothing) is counted from the tag order: a bounded
+	// count of tags @> read the table from where a scan started, through
+	// a campaign's contacts without the tag (0.3 to 1.1 s, bench/scale).
+	if s.Postgres && f.tagsOnly() {
 		return s.tagCount(ctx, f, bound)
 	}
 	if f.unfiltered() {

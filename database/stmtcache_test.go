@@ -182,3 +182,20 @@ func TestStatementCacheSurvivesSchemaChanges(t *testing.T) {
 		t.Fatalf("after the change: %q, %v", note, err)
 	}
 }
+
+// TestConnectionSettings: every connection plans each execution with its
+// values and starts a sequential scan at the table's start (a bounded
+// count's scan stops at its bound; started where another scan was, it
+// read through a region without a match).
+func TestConnectionSettings(t *testing.T) {
+	conn := pinnedConn(t)
+	for setting, want := range map[string]string{
+		"plan_cache_mode":      "force_custom_plan",
+		"synchronize_seqscans": "off",
+	} {
+		var got string
+		if err := conn.QueryRowContext(context.Background(), "SHOW "+setting).Scan(&got); err != nil || got != want {
+			t.Errorf("%s = %q (%v), want %q", setting, got, err, want)
+		}
+	}
+}
