@@ -166,21 +166,11 @@ func (h hourSearch) hours(ctx context.Context, phase hourPhase, first, last int6
 	if h.digits != "" {
 		query, args = hourSearchByPhone, append(args, h.digits)
 	}
-	rows, err := h.db.QueryContext(ctx, query, args...)
+	ids, held, err := database.QueryIDsHeld(ctx, h.db, query, args...)
 	if err != nil {
 		return nil, false, err
 	}
-	defer rows.Close()
-	var ids []uuid.UUID
-	held := 0
-	for rows.Next() {
-		var id uuid.UUID
-		if err := rows.Scan(&id, &held); err != nil {
-			return nil, false, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, limit > 0 && held > limit, rows.Err()
+	return ids, limit > 0 && held > limit, nil
 }
 
 // olderThan is the phase's newest time before at (nil when there is

@@ -79,7 +79,7 @@ func TestSearchByHours(t *testing.T) {
 	}
 	want := func(t *testing.T, where string, arg any, offset, limit int) []uuid.UUID {
 		t.Helper()
-		ids, err := queryIDs(f, `SELECT id FROM contacts WHERE organization_id = $1 AND `+where+`
+		ids, err := database.QueryIDs(context.Background(), f.db, `SELECT id FROM contacts WHERE organization_id = $1 AND `+where+`
 			ORDER BY last_message_at DESC NULLS LAST, created_at DESC, id`, org, arg)
 		if err != nil {
 			t.Fatal(err)
@@ -196,22 +196,4 @@ func readsByHours(t *testing.T, plans map[string][]testkit.PlanNode) bool {
 		}
 	}
 	return walked
-}
-
-// queryIDs runs a statement selecting ids.
-func queryIDs(f *fixture, query string, args ...any) ([]uuid.UUID, error) {
-	rows, err := f.sql.Query(query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var ids []uuid.UUID
-	for rows.Next() {
-		var id uuid.UUID
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
 }

@@ -146,6 +146,28 @@ func QueryIDs(ctx context.Context, db *ent.Client, query string, args ...any) ([
 	return ids, rows.Err()
 }
 
+// QueryIDsHeld runs a hand-written statement selecting ids, each row
+// with how many rows its statement held (a count beside the page, as the
+// searches by ranges of hours select it), and returns the ids in order
+// and that count (0 when no row came).
+func QueryIDsHeld(ctx context.Context, db *ent.Client, query string, args ...any) ([]uuid.UUID, int, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var ids []uuid.UUID
+	held := 0
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id, &held); err != nil {
+			return nil, 0, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, held, rows.Err()
+}
+
 // ScanOne scans the one row of a hand-written statement into dest; stdsql.ErrNoRows
 // when there is none.
 func ScanOne(ctx context.Context, db *ent.Client, query string, args []any, dest ...any) error {

@@ -80,22 +80,12 @@ func (s searcher) hours(ctx context.Context, first, last int64, from searchCurso
 	if limit > 0 {
 		bound = limit + 1
 	}
-	rows, err := s.db.QueryContext(ctx, searchHoursSQL, s.org, s.query, hourLexemes(s.org, first, last),
+	ids, held, err := database.QueryIDsHeld(ctx, s.db, searchHoursSQL, s.org, s.query, hourLexemes(s.org, first, last),
 		from.at, from.id, bound, n)
 	if err != nil {
 		return nil, false, err
 	}
-	defer rows.Close()
-	var ids []uuid.UUID
-	held := 0
-	for rows.Next() {
-		var id uuid.UUID
-		if err := rows.Scan(&id, &held); err != nil {
-			return nil, false, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, limit > 0 && held > limit, rows.Err()
+	return ids, limit > 0 && held > limit, nil
 }
 
 // olderThan is the time of the organization's newest message before at
