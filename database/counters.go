@@ -18,8 +18,41 @@ import (
 // backfills the counts; AutoMigrate (SQLite, throwaway PostgreSQL test
 // databases) calls installCounters.
 
+// MessagesCounted is the transaction-local setting by which a writer that
+// counts the messages it inserts itself (in the same statement that
+// writes their contacts) tells the messages' insert trigger not to count
+// them again: the ingest's (messaging/received_pg.go). Each message
+// counted by the trigger is a second update of its contact's row in the
+// transaction, which PostgreSQL cannot make HOT on a full page: a new
+// version with an entry in every index of contacts, the trigram ones
+// included, for every contact a batch writes. Set it only around the
+// one INSERT it covers, and in a transaction.
+const MessagesCounted = "switchboard.messages_counted"
+
+// MessagesCountedFunction is the messages' counter function: it counts
+// inserted and deleted messages, but not the inserts of a statement run
+// with MessagesCounted on. Migration 20261130100000_messages_counted_by_writer
+// installs this text (the first, 20261129034347_inbox_counters, the
+// function without the setting).
+const MessagesCountedFunction = `CREATE OR REPLACE FUNCTION messages_counted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	IF TG_OP = 'INSERT' THEN
+		IF current_setting('` + MessagesCounted + `', true) = 'on' THEN
+			RETURN NULL;
+		END IF;
+		UPDATE contacts c SET message_count = c.message_count + n.n
+		FROM (SELECT contact_id, count(*) AS n FROM counted_rows GROUP BY contact_id ORDER BY contact_id) n
+		WHERE c.id = n.contact_id;
+	ELSE
+		UPDATE contacts c SET message_count = c.message_count - n.n
+		FROM (SELECT contact_id, count(*) AS n FROM counted_rows GROUP BY contact_id ORDER BY contact_id) n
+		WHERE c.id = n.contact_id;
+	END IF;
+	RETURN NULL;
+END $$`
+
 // postgresCounters creates or replaces the PostgreSQL functions and triggers.
-// Keep it equal to the versioned migration's text (TestTriggersMigrationText).
+// Keep it equal to the versioned migrations' texts (TestTriggersMigrationText).
 var postgresCounters = []string{
 	`CREATE OR REPLACE FUNCTION contacts_counted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -34,19 +67,7 @@ BEGIN
 	END IF;
 	RETURN NULL;
 END $$`,
-	`CREATE OR REPLACE FUNCTION messages_counted() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-	IF TG_OP = 'INSERT' THEN
-		UPDATE contacts c SET message_count = c.message_count + n.n
-		FROM (SELECT contact_id, count(*) AS n FROM counted_rows GROUP BY contact_id ORDER BY contact_id) n
-		WHERE c.id = n.contact_id;
-	ELSE
-		UPDATE contacts c SET message_count = c.message_count - n.n
-		FROM (SELECT contact_id, count(*) AS n FROM counted_rows GROUP BY contact_id ORDER BY contact_id) n
-		WHERE c.id = n.contact_id;
-	END IF;
-	RETURN NULL;
-END $$`,
+	MessagesCountedFunction,
 	`CREATE OR REPLACE TRIGGER contacts_counted_insert AFTER INSERT ON contacts
 	REFERENCING NEW TABLE AS counted_rows FOR EACH STATEMENT EXECUTE FUNCTION contacts_counted()`,
 	`CREATE OR REPLACE TRIGGER contacts_counted_delete AFTER DELETE ON contacts

@@ -32,8 +32,10 @@ import (
 // constraints stay the database's (unique chat_message_id, the contacts'
 // unique (organization_id, phone_number)). received_pg_test.go runs both.
 
-// insertReceivedSQL inserts received messages; a platform id already
-// stored (a redelivery racing another drainer) is skipped.
+// insertReceivedSQL inserts received messages and returns their contacts;
+// a platform id already stored (a redelivery racing another drainer) is
+// skipped. It runs with database.MessagesCounted on: upsertSendersSQL
+// counted the messages already.
 const insertReceivedSQL = `INSERT INTO messages (id, created_at, updated_at, organization_id, contact_id,
 	direction, message_type, content, status, chat_message_id, chat_account, media_url, media_mime_type,
 	media_filename, interactive_data, error_message, platform_timestamp, bot_handled_at)
@@ -42,20 +44,36 @@ SELECT r.id, r.at, $2, $1, r.contact_id, 'incoming', r.message_type, r.content::
 FROM unnest($3::uuid[], $4::timestamptz[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::text[],
 	$10::text[], $11::text[], $12::text[])
 	AS r(id, at, contact_id, message_type, content, chat_message_id, chat_account, mime_type, filename, interactive)
-ON CONFLICT (chat_message_id) DO NOTHING`
+ON CONFLICT (chat_message_id) DO NOTHING
+RETURNING contact_id`
+
+// countedByWriterSQL turns database.MessagesCounted on or off for the
+// rest of the transaction.
+const countedByWriterSQL = `SELECT set_config('` + database.MessagesCounted + `', $1, true)`
+
+// uncountSkippedSQL takes back what upsertSendersSQL counted for
+// messages insertReceivedSQL then skipped (stored meanwhile by another
+// drainer): rare, and exact.
+const uncountSkippedSQL = `UPDATE contacts c SET message_count = c.message_count - s.n,
+	unread_count = greatest(c.unread_count - s.n, 0)
+FROM unnest($1::uuid[], $2::bigint[]) AS s(id, n)
+WHERE c.id = s.id`
 
 // upsertSendersSQL creates or updates the senders' contacts (see
 // upsertSenders for the rules) and returns them; a row whose created_at is
-// the batch's stamp ($2) was created by this statement.
+// the batch's stamp ($2) was created by this statement. It also counts
+// the senders' new messages (message_count), which the messages' insert
+// trigger would otherwise count in a second write of every row.
 const upsertSendersSQL = `INSERT INTO contacts AS c (id, created_at, updated_at, organization_id, phone_number,
 	name, profile_name, avatar_url, status, tags, metadata, last_message_at, last_message_preview,
-	unread_count, chat_account, last_inbound_at, marketing_opt_out)
+	unread_count, message_count, chat_account, last_inbound_at, marketing_opt_out)
 SELECT s.id, $2, $2, $1, s.phone_number, s.name, s.name, '', 'active', '[]', '{}', s.last_at, s.preview,
-	s.unread, s.chat_account, s.last_at, false
+	s.unread, s.unread, s.chat_account, s.last_at, false
 FROM unnest($3::uuid[], $4::text[], $5::text[], $6::timestamptz[], $7::text[], $8::bigint[], $9::text[])
 	AS s(id, phone_number, name, last_at, preview, unread, chat_account)
 ON CONFLICT (organization_id, phone_number) DO UPDATE SET
 	unread_count = c.unread_count + excluded.unread_count,
+	message_count = c.message_count + excluded.message_count,
 	last_message_at = CASE WHEN c.last_message_at IS NULL OR c.last_message_at <= excluded.last_message_at
 		THEN excluded.last_message_at ELSE c.last_message_at END,
 	last_message_preview = CASE WHEN c.last_message_at IS NULL OR c.last_message_at <= excluded.last_message_at
@@ -66,7 +84,7 @@ ON CONFLICT (organization_id, phone_number) DO UPDATE SET
 	name = CASE WHEN c.name = '' THEN excluded.name ELSE c.name END,
 	updated_at = excluded.updated_at
 RETURNING id, created_at, phone_number, name, profile_name, last_message_at, last_message_preview,
-	unread_count, last_inbound_at`
+	unread_count, message_count, last_inbound_at`
 
 // viewerOrg is the organization the raw statements stamp: the viewer's,
 // as the tenant mixin's create hook stamps it.
@@ -79,17 +97,24 @@ func viewerOrg(ctx context.Context) (uuid.UUID, error) {
 }
 
 // pgInsertReceived inserts msgs (their senders' contacts by phone already
-// stored) with ids.
+// stored, and their messages counted, by pgUpsertSenders) with ids, in
+// the transaction ctx carries.
 func pgInsertReceived(ctx context.Context, db *ent.Client, msgs []Received, ids []uuid.UUID, contacts map[string]*ent.Contact, handledAt *time.Time) error {
 	org, err := viewerOrg(ctx)
 	if err != nil {
 		return err
+	}
+	if ent.TxFromContext(ctx) == nil {
+		// The setting below is the transaction's: outside one the trigger
+		// would count the messages a second time.
+		return errors.New("messaging: storing received messages needs a transaction")
 	}
 	n := len(msgs)
 	idCol, at, contactCol := database.NewArray(37*n), database.NewArray(36*n), database.NewArray(37*n)
 	typ, content, wamid := database.NewArray(8*n), database.NewArray(64*n), database.NewArray(48*n)
 	account, mime, fname := database.NewArray(16*n), database.NewArray(3*n), database.NewArray(3*n)
 	interactive := database.NewArray(5 * n)
+	counted := make(map[uuid.UUID]int64, len(contacts)) // what the upsert counted, by contact
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	for i := range msgs {
@@ -108,17 +133,60 @@ func pgInsertReceived(ctx context.Context, db *ent.Client, msgs []Received, ids 
 		} else {
 			interactive.String("{}")
 		}
+		contactID := contacts[m.From].ID
+		counted[contactID]++
 		idCol.UUID(ids[i])
 		at.Time(m.Timestamp)
-		contactCol.UUID(contacts[m.From].ID)
+		contactCol.UUID(contactID)
 		typ.String(m.Content.Type)
 		wamid.String(m.ChatMessageID)
 		account.String(m.Account.Name)
 		mime.String(m.Content.MimeType)
 		fname.String(m.Content.Filename)
 	}
-	_, err = db.ExecContext(ctx, insertReceivedSQL, org, time.Now().UTC(), idCol, at,
+	if _, err := db.ExecContext(ctx, countedByWriterSQL, "on"); err != nil {
+		return err
+	}
+	rows, err := db.QueryContext(ctx, insertReceivedSQL, org, time.Now().UTC(), idCol, at,
 		contactCol, typ, content, wamid, account, mime, fname, interactive, nullTime(handledAt))
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return err
+		}
+		counted[id]--
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if _, err := db.ExecContext(ctx, countedByWriterSQL, "off"); err != nil {
+		return err
+	}
+	return uncountSkipped(ctx, db, counted)
+}
+
+// uncountSkipped takes back the counts of messages the insert skipped
+// (skipped: what is left of each contact's count once every inserted
+// message took its own back).
+func uncountSkipped(ctx context.Context, db *ent.Client, skipped map[uuid.UUID]int64) error {
+	ids, ns := database.NewArray(0), database.NewArray(0)
+	some := false
+	for id, n := range skipped {
+		if n > 0 {
+			ids.UUID(id)
+			ns.Int(n)
+			some = true
+		}
+	}
+	if !some {
+		return nil
+	}
+	_, err := db.ExecContext(ctx, uncountSkippedSQL, ids, ns)
 	return err
 }
 
@@ -159,7 +227,7 @@ func scanUpserted(rows *sql.Rows, org uuid.UUID, stamp time.Time, n int) (map[st
 	for rows.Next() {
 		ct := &ent.Contact{OrganizationID: org}
 		if err := rows.Scan(&ct.ID, &ct.CreatedAt, &ct.PhoneNumber, &ct.Name, &ct.ProfileName, &ct.LastMessageAt,
-			&ct.LastMessagePreview, &ct.UnreadCount, &ct.LastInboundAt); err != nil {
+			&ct.LastMessagePreview, &ct.UnreadCount, &ct.MessageCount, &ct.LastInboundAt); err != nil {
 			return nil, nil, err
 		}
 		contacts[ct.PhoneNumber] = ct

@@ -108,7 +108,7 @@ func TestStoreReceived(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if k.UnreadCount != 4 || k.Name != "Kept" || k.ProfileName != "Kay" || !k.LastMessageAt.Equal(later) ||
+			if k.UnreadCount != 4 || k.MessageCount != 2 || k.Name != "Kept" || k.ProfileName != "Kay" || !k.LastMessageAt.Equal(later) ||
 				k.LastMessagePreview != "newest" || k.LastInboundAt == nil || !k.LastInboundAt.Equal(t0.Add(2*time.Second)) {
 				t.Errorf("known contact %+v", k)
 			}
@@ -116,12 +116,12 @@ func TestStoreReceived(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if bea.Name != "Bea" || bea.UnreadCount != 1 || bea.LastMessagePreview != "hello" || len(bea.Tags) != 0 || bea.Metadata == nil {
+			if bea.Name != "Bea" || bea.UnreadCount != 1 || bea.MessageCount != 1 || bea.LastMessagePreview != "hello" || len(bea.Tags) != 0 || bea.Metadata == nil {
 				t.Errorf("new contact %+v", bea)
 			}
 			other, err := db.Contact.Query().Where(contact.PhoneNumber("15550100001")).
 				Only(viewer.SystemContext(context.Background(), orgB))
-			if err != nil || other.ID == known.ID || other.UnreadCount != 1 || other.Name != "Kay" {
+			if err != nil || other.ID == known.ID || other.UnreadCount != 1 || other.MessageCount != 1 || other.Name != "Kay" {
 				t.Errorf("orgB's contact %+v (%v)", other, err)
 			}
 			// One batch's frames: the messages, a contact:updated for the
@@ -163,6 +163,48 @@ func frames(t *testing.T, sub *events.Subscription, n int) string {
 		out += s
 	}
 	return out
+}
+
+// TestStoreReceivedRacing: on PostgreSQL the ingest counts a contact's
+// messages in its upsert of the contact (the insert trigger does not count
+// them again); a message another drainer stored between the batch's read
+// of stored ids and its insert is skipped and not counted.
+func TestStoreReceivedRacing(t *testing.T) {
+	env := apitest.New(t)
+	acc := &ent.Account{Name: "main"}
+	at := time.Now().UTC()
+	msg := func(id string) messaging.Received {
+		return messaging.Received{Account: acc, From: "15550300001", ProfileName: "Ray", ChatMessageID: id, Timestamp: at,
+			Content: messaging.Content{Type: "text", Body: map[string]any{"body": id}, Preview: id}}
+	}
+	if err := env.App.Messaging.StoreReceived(context.Background(), []messaging.Inbox{
+		{OrgID: env.OrgID, Messages: []messaging.Received{msg("wamid.r1")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.App.Messaging.StoreRacing(context.Background(), env.OrgID,
+		[]messaging.Received{msg("wamid.r1"), msg("wamid.r2"), msg("wamid.r3")}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := viewer.SystemContext(context.Background(), env.OrgID)
+	c, err := env.Client().Contact.Query().Where(contact.PhoneNumber("15550300001")).Only(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := env.Client().Message.Query().Where(message.ContactID(c.ID)).Count(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored != 3 || c.MessageCount != 3 || c.UnreadCount != 3 {
+		t.Fatalf("%d messages stored, message_count %d, unread_count %d: want 3, 3, 3", stored, c.MessageCount, c.UnreadCount)
+	}
+	// Messages written any other way are still counted by the trigger.
+	if _, err := env.Client().Message.Create().SetContactID(c.ID).SetDirection(message.DirectionOutgoing).
+		SetMessageType("text").SetContent(map[string]any{"body": "reply"}).Save(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if c = env.Client().Contact.GetX(ctx, c.ID); c.MessageCount != 4 {
+		t.Fatalf("message_count %d after a reply, want 4", c.MessageCount)
+	}
 }
 
 // TestStoreReceivedStatements: storing a batch takes the same number of

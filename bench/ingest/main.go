@@ -165,7 +165,7 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	logf("run %s: account phone_id %s, posting %.0f/s for %s", runID, srv.phone, cfg.rate, cfg.duration)
 	start := time.Now()
 	machineStart, machineErr := readMachineCPU()
-	pl := newPoller(st, start, cfg.poll)
+	pl := newPoller(st, t, start, cfg.poll)
 	go pl.run(octx)
 	faultDone := startFault(octx, cfg, start)
 	l := newLoader(cfg, p, t)

@@ -10,6 +10,9 @@ import (
 type tracker struct {
 	mu   sync.Mutex
 	msgs map[string]*msgState
+	// order is every started message id, in start order: the poller
+	// reads it from where it left off.
+	order []string
 
 	ackLatency     []time.Duration // scheduled → 200, every acknowledged POST
 	ackDue         []time.Time     // the due time of each ackLatency sample
@@ -41,7 +44,7 @@ type msgState struct {
 // not grow (and copy) while the load runs.
 func newTracker(expected int) *tracker {
 	return &tracker{
-		msgs: make(map[string]*msgState, expected), statuses: map[string]int{},
+		msgs: make(map[string]*msgState, expected), order: make([]string, 0, expected), statuses: map[string]int{},
 		events:     make(map[string]time.Time, expected),
 		ackLatency: make([]time.Duration, 0, expected), serviceLatency: make([]time.Duration, 0, expected),
 		ackDue: make([]time.Time, 0, expected),
@@ -58,6 +61,14 @@ func (t *tracker) started(d *delivery) {
 		return
 	}
 	t.msgs[d.wamid] = &msgState{phone: d.phone}
+	t.order = append(t.order, d.wamid)
+}
+
+// startedSince returns the message ids started after the first i.
+func (t *tracker) startedSince(i int) []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]string(nil), t.order[i:]...)
 }
 
 // result records the outcome of one POST of d.
