@@ -111,7 +111,7 @@ func TestListPlans(t *testing.T) {
 		// planner would test rows in table order for the count's bound.
 		{name: "SearchBroad", op: list(contacts.Filter{Search: "person 1"}, 0), index: []string{"contact_names_hours"}, noScan: true},
 		{name: "SearchBroadGraphQL", op: paginate(contacts.Filter{Search: "person 1"}), index: []string{"contact_names_hours"}, noScan: true},
-		{"SearchPhoneDigits", list(contacts.Filter{Search: "0012345"}, 0), []string{"contact_phone_number_hours"}, false, false},
+		{"SearchPhoneDigits", list(contacts.Filter{Search: "0012345"}, 0), []string{"contact_phone_hours"}, false, false},
 		{"TagFilter", list(contacts.Filter{Tags: []string{"vip"}}, 0), []string{"contact_tag_order_inbox"}, false, false},
 		{"TagFilterDeepPage", list(contacts.Filter{Tags: []string{"vip"}}, 5_000), []string{"contact_tag_order_inbox"}, false, false},
 		{"TwoTags", list(contacts.Filter{Tags: []string{"vip", "lead"}}, 0), []string{"contact_tag_order_inbox"}, false, false},

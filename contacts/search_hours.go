@@ -66,16 +66,17 @@ var hourPhases = []hourPhase{
 var endOfTime = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // hourSearchSQL selects, of the organization $1's contacts whose name or
-// profile name is like $2 (or phone number like the last parameter) in
-// the hours $3 (contact_hour_key's), at most $4 in no order (NULL: all),
-// and returns the first $5 of those in inbox order with how many were
-// read. Each arm of the OR names one index and the hours, so the planner
-// ORs the bitmaps of intersected entries.
+// profile name is like $2 in the hours $3 (contact_hour_key's), or whose
+// phone number is like $6 in the hours $7 (contact_phone_hour_key's), at
+// most $4 in no order (NULL: all), and returns the first $5 of those in
+// inbox order with how many were read. Each arm of the OR names one
+// index's two columns, so the planner ORs the bitmaps of intersected
+// entries.
 func hourSearchSQL(phone bool) string {
 	arms := "(" + database.ContactNames + " ILIKE $2 AND " + database.ContactHourKey +
 		" && $3 AND (name ILIKE $2 OR profile_name ILIKE $2))"
 	if phone {
-		arms += " OR (phone_number LIKE $6 AND " + database.ContactHourKey + " && $3)"
+		arms += " OR (phone_number LIKE $6 AND " + database.ContactPhoneHourKey + " && $7)"
 	}
 	return `WITH hits AS MATERIALIZED (
 		SELECT id, last_message_at, created_at FROM contacts WHERE organization_id = $1 AND (` + arms + `)
@@ -154,23 +155,30 @@ func (h hourSearch) byHours(ctx context.Context, need int) ([]uuid.UUID, bool, e
 // first to last, and whether the range holds more than limit (0: no
 // limit).
 func (h hourSearch) hours(ctx context.Context, phase hourPhase, first, last int64, n, limit int) ([]uuid.UUID, bool, error) {
-	keys := database.NewArray(64 * int(last-first+1))
-	for hour := first; hour <= last; hour++ {
-		keys.String(fmt.Sprintf("#%s:%s%d", h.org, phase.key, hour))
-	}
+	keys := h.hourKeys(phase, "", first, last)
 	var bound any
 	if limit > 0 {
 		bound = limit + 1
 	}
 	query, args := hourSearchByName, []any{h.org, h.pattern, keys, bound, n}
 	if h.digits != "" {
-		query, args = hourSearchByPhone, append(args, h.digits)
+		query, args = hourSearchByPhone, append(args, h.digits, h.hourKeys(phase, "p", first, last))
 	}
 	ids, held, err := database.QueryIDsHeld(ctx, h.db, query, args...)
 	if err != nil {
 		return nil, false, err
 	}
 	return ids, limit > 0 && held > limit, nil
+}
+
+// hourKeys are the keys of the phase's hours first to last, of
+// contact_hour_key (index "") or contact_phone_hour_key ("p").
+func (h hourSearch) hourKeys(phase hourPhase, index string, first, last int64) *database.Array {
+	keys := database.NewArray(64 * int(last-first+1))
+	for hour := first; hour <= last; hour++ {
+		keys.String(fmt.Sprintf("#%s:%s%s%d", h.org, index, phase.key, hour))
+	}
+	return keys
 }
 
 // olderThan is the phase's newest time before at (nil when there is

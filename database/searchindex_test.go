@@ -2,6 +2,7 @@ package database_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	atlas "ariga.io/atlas/sql/schema"
@@ -93,6 +94,39 @@ func TestKeepHandWrittenIndexes(t *testing.T) {
 	}
 	if m := changes[1].(*atlas.ModifyTable); len(m.Changes) != 1 {
 		t.Errorf("an index of that name on another table is not kept: %v", m.Changes)
+	}
+}
+
+// TestContactPhoneHoursMigration: the phone index with keys of its own
+// (20261130100001-3) replaces contact_phone_number_hours, built
+// CONCURRENTLY; rolled back, the old index is back and the new one and
+// its function gone.
+func TestContactPhoneHoursMigration(t *testing.T) {
+	ctx := context.Background()
+	db := unmigratedPostgres(t)
+	if err := db.MigrateTo(ctx, 20261130100003); err != nil {
+		t.Fatal(err)
+	}
+	if def, valid := indexDef(t, db, "contact_phone_hours"); !valid || !strings.Contains(def, "contact_phone_hour_key(") {
+		t.Errorf("contact_phone_hours after the migration: %q (valid %v)", def, valid)
+	}
+	if def, _ := indexDef(t, db, "contact_phone_number_hours"); def != "" {
+		t.Errorf("the replaced index is left: %s", def)
+	}
+	for range 3 {
+		if _, err := db.MigrateDown(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if def, _ := indexDef(t, db, "contact_phone_hours"); def != "" {
+		t.Errorf("rolled back, the index is left: %s", def)
+	}
+	if _, valid := indexDef(t, db, "contact_phone_number_hours"); !valid {
+		t.Error("rolled back, contact_phone_number_hours is not back")
+	}
+	var fns int
+	if err := db.SQL.QueryRowContext(ctx, `SELECT count(*) FROM pg_proc WHERE proname = 'contact_phone_hour_key'`).Scan(&fns); err != nil || fns != 0 {
+		t.Errorf("rolled back, contact_phone_hour_key is left (%d, %v)", fns, err)
 	}
 }
 

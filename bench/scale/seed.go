@@ -176,7 +176,7 @@ func handWritten(ctx context.Context, db *sql.DB) ([][2]string, error) {
 	rows, err := db.QueryContext(ctx, `SELECT indexname, indexdef FROM pg_indexes
 		WHERE schemaname = 'public' AND indexname = ANY($1) ORDER BY tablename, indexname`,
 		pq.Array([]string{"contact_inbox_order", "contact_organization_id_id", "contact_names_hours",
-			"contact_phone_number_hours", "contact_tags",
+			"contact_phone_hours", "contact_tags",
 			"contact_organization_id_last_message_at_id", "message_search",
 			"message_contact_id_chat_account_created_at"}))
 	if err != nil {
