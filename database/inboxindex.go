@@ -84,11 +84,18 @@ const ContactHourKey = "contact_hour_key(organization_id, last_message_at, creat
 
 // ContactHourKeyFunction creates contact_hour_key. It is IMMUTABLE (an
 // index expression must be), as message_hour_key is.
-const ContactHourKeyFunction = `CREATE OR REPLACE FUNCTION contact_hour_key(org uuid, last_message_at timestamptz, created_at timestamptz) RETURNS text[]
+var ContactHourKeyFunction = hourKeyFunction("contact_hour_key", "")
+
+// hourKeyFunction is the text creating a contact hour key function whose
+// keys are '#<organization>:<prefix><hour>' (':<prefix>c<hour>' for the
+// order's tail).
+func hourKeyFunction(name, prefix string) string {
+	return `CREATE OR REPLACE FUNCTION ` + name + `(org uuid, last_message_at timestamptz, created_at timestamptz) RETURNS text[]
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE
-	AS $$ SELECT ARRAY['#' || org::text || ':' || CASE WHEN last_message_at IS NULL
+	AS $$ SELECT ARRAY['#' || org::text || ':` + prefix + `' || CASE WHEN last_message_at IS NULL
 		THEN 'c' || floor(extract(epoch FROM created_at) / 3600)::bigint::text
 		ELSE floor(extract(epoch FROM last_message_at) / 3600)::bigint::text END] $$`
+}
 
 // ContactPhoneHourKey is the phone number's search index's second column:
 // ContactHourKey's hours with keys of their own ('#<organization>:p<hour>',
@@ -104,8 +111,4 @@ const ContactHourKeyFunction = `CREATE OR REPLACE FUNCTION contact_hour_key(org 
 const ContactPhoneHourKey = "contact_phone_hour_key(organization_id, last_message_at, created_at)"
 
 // ContactPhoneHourKeyFunction creates contact_phone_hour_key.
-const ContactPhoneHourKeyFunction = `CREATE OR REPLACE FUNCTION contact_phone_hour_key(org uuid, last_message_at timestamptz, created_at timestamptz) RETURNS text[]
-	LANGUAGE sql IMMUTABLE PARALLEL SAFE
-	AS $$ SELECT ARRAY['#' || org::text || ':p' || CASE WHEN last_message_at IS NULL
-		THEN 'c' || floor(extract(epoch FROM created_at) / 3600)::bigint::text
-		ELSE floor(extract(epoch FROM last_message_at) / 3600)::bigint::text END] $$`
+var ContactPhoneHourKeyFunction = hourKeyFunction("contact_phone_hour_key", "p")

@@ -21,8 +21,8 @@ const (
 )
 
 // TestTriggersMigrationText: the triggers' statements AutoMigrate runs
-// (the counters', the tag order's) are their versioned migration's, word
-// for word.
+// (the counters', the tag order's) and the contact hour key functions are
+// their versioned migration's, word for word.
 func TestTriggersMigrationText(t *testing.T) {
 	var firstCounters []string // the messages' counter function has its own, later migration
 	for _, s := range database.PostgresCounters {
@@ -34,6 +34,8 @@ func TestTriggersMigrationText(t *testing.T) {
 		"20261129034347_inbox_counters.up.sql":             firstCounters,
 		"20261130100000_messages_counted_by_writer.up.sql": {database.MessagesCountedFunction},
 		"20261129200000_contact_tag_order.up.sql":          database.PostgresTagOrder,
+		"20261130000000_contact_hour_key.up.sql":           {database.ContactHourKeyFunction},
+		"20261130100001_contact_phone_hour_key.up.sql":     {database.ContactPhoneHourKeyFunction},
 	} {
 		up, err := migrations.FS.ReadFile(file)
 		if err != nil {

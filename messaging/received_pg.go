@@ -147,22 +147,13 @@ func pgInsertReceived(ctx context.Context, db *ent.Client, msgs []Received, ids 
 	if _, err := db.ExecContext(ctx, countedByWriterSQL, "on"); err != nil {
 		return err
 	}
-	rows, err := db.QueryContext(ctx, insertReceivedSQL, org, time.Now().UTC(), idCol, at,
+	inserted, err := database.QueryIDs(ctx, db, insertReceivedSQL, org, time.Now().UTC(), idCol, at,
 		contactCol, typ, content, wamid, account, mime, fname, interactive, nullTime(handledAt))
 	if err != nil {
 		return err
 	}
-	for rows.Next() {
-		var id uuid.UUID
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return err
-		}
+	for _, id := range inserted { // each inserted message takes its contact's count back
 		counted[id]--
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
 	}
 	if _, err := db.ExecContext(ctx, countedByWriterSQL, "off"); err != nil {
 		return err
