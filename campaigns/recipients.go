@@ -235,6 +235,9 @@ SELECT r.id, $1, $1, $2, $3, r.phone, r.name, r.params::jsonb, r.header::jsonb, 
 FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[]) AS r(id, phone, name, params, header)
 ON CONFLICT (campaign_id, phone_number) DO NOTHING`
 
+// pgInsertRecipients imports rows with insertRecipientsSQL, a chunk at a
+// time, in the import's transaction; each row's two key checks keep their
+// plans (database.WithCheckPlansKept).
 func pgInsertRecipients(ctx context.Context, db *ent.Client, c *ent.Campaign, rows []row, now time.Time) error {
 	v := viewer.FromContext(ctx)
 	if v == nil || v.OrgID != c.OrganizationID {
@@ -248,8 +251,11 @@ func pgInsertRecipients(ctx context.Context, db *ent.Client, c *ent.Campaign, ro
 			ids[i], phones[i], names[i] = schema.NewID().String(), r.phone, r.name
 			params[i], headers[i] = jsonText(r.params), jsonText(r.header)
 		}
-		_, err := db.ExecContext(ctx, insertRecipientsSQL, now, c.OrganizationID, c.ID,
-			pq.Array(ids), pq.Array(phones), pq.Array(names), pq.Array(params), pq.Array(headers))
+		err := database.WithCheckPlansKept(ctx, db, func() error {
+			_, err := db.ExecContext(ctx, insertRecipientsSQL, now, c.OrganizationID, c.ID,
+				pq.Array(ids), pq.Array(phones), pq.Array(names), pq.Array(params), pq.Array(headers))
+			return err
+		})
 		if err != nil {
 			return err
 		}

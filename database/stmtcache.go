@@ -7,6 +7,8 @@ import (
 	"errors"
 
 	"github.com/lib/pq"
+
+	"switchboard/ent"
 )
 
 // The bounds of each connection's statement cache. A statement's weight
@@ -188,4 +190,39 @@ func (c *cachingConn) Close() error {
 	c.byQuery = nil
 	c.weight = 0
 	return c.pqConn.Close()
+}
+
+// planCacheModeSQL sets plan_cache_mode for the rest of the transaction.
+const planCacheModeSQL = "SELECT set_config('plan_cache_mode', $1, true)"
+
+// WithCheckPlansKept runs write, a bulk write in the transaction ctx
+// carries, under PostgreSQL's default plan_cache_mode (auto), and then
+// restores the connection's force_custom_plan (customPlansSQL). Every
+// row a write inserts fires its foreign keys' checks and the counters'
+// triggers, each a statement PostgreSQL keeps planned per connection; a
+// key check's plan is the same for every value, but under
+// force_custom_plan it was planned anew for every row: 15 µs a check,
+// three times the check itself (BenchmarkKeyChecks), and at the ingest
+// rate (three checks for each message with a new contact) half of the
+// database's time in the checks and a seventh of all of it
+// (bench/scale's ingest, perf). Under auto a check is planned generically
+// after its first five. write's own statements are planned under auto
+// too, so they must be ones whose plan does not depend on their values:
+// the bulk INSERT ... SELECT FROM unnest(...) statements, which scan no
+// table. A failed write is returned as it is: its transaction is rolled
+// back, and the setting with it.
+func WithCheckPlansKept(ctx context.Context, db *ent.Client, write func() error) error {
+	if ent.TxFromContext(ctx) == nil {
+		// Outside a transaction the setting would hold for its own
+		// statement only.
+		return errors.New("database: a bulk write keeps its checks' plans in a transaction only")
+	}
+	if _, err := db.ExecContext(ctx, planCacheModeSQL, "auto"); err != nil {
+		return err
+	}
+	if err := write(); err != nil {
+		return err
+	}
+	_, err := db.ExecContext(ctx, planCacheModeSQL, "force_custom_plan")
+	return err
 }

@@ -212,11 +212,19 @@ func upsertRecipients(ctx context.Context, db *ent.Client, org uuid.UUID, sent [
 		preview.String(truncate(p.d.preview, maxPreview))
 		account.String(p.account)
 	}
-	rows, err := db.QueryContext(ctx, upsertRecipientsSQL, org, now, idCol, phone, preview, account)
-	if err != nil {
-		return nil, nil, err
-	}
-	return scanUpserted(rows, org, now, n)
+	var (
+		contacts map[string]*ent.Contact
+		created  map[string]bool
+	)
+	err := database.WithCheckPlansKept(ctx, db, func() error {
+		rows, err := db.QueryContext(ctx, upsertRecipientsSQL, org, now, idCol, phone, preview, account)
+		if err != nil {
+			return err
+		}
+		contacts, created, err = scanUpserted(rows, org, now, n)
+		return err
+	})
+	return contacts, created, err
 }
 
 // insertSent inserts the messages of the sends unrecorded and returns those
@@ -257,20 +265,20 @@ func insertSent(ctx context.Context, db *ent.Client, org uuid.UUID, sent []SentT
 		account.String(m.ChatAccount)
 		fname.String(m.MediaFilename)
 	}
-	rows, err := db.QueryContext(ctx, insertSentSQL, org, now, idCol, contactCol, content, wamid, account, fname)
+	var inserted []uuid.UUID
+	err := database.WithCheckPlansKept(ctx, db, func() error {
+		var err error
+		inserted, err = database.QueryIDs(ctx, db, insertSentSQL, org, now, idCol, contactCol, content, wamid, account, fname)
+		return err
+	})
 	if err != nil {
 		return nil, apperr.Wrap(err, "message")
 	}
-	defer rows.Close()
-	var out []*ent.Message
-	for rows.Next() {
-		var id uuid.UUID
-		if err := rows.Scan(&id); err != nil {
-			return nil, apperr.Wrap(err, "message")
-		}
-		out = append(out, byID[id])
+	out := make([]*ent.Message, len(inserted))
+	for i, id := range inserted {
+		out[i] = byID[id]
 	}
-	return out, apperr.Wrap(rows.Err(), "message")
+	return out, nil
 }
 
 func parkedFor(ctx context.Context, db *ent.Client, org uuid.UUID, wamids []string) (map[string]bool, error) {

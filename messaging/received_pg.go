@@ -98,7 +98,8 @@ func viewerOrg(ctx context.Context) (uuid.UUID, error) {
 
 // pgInsertReceived inserts msgs (their senders' contacts by phone already
 // stored, and their messages counted, by pgUpsertSenders) with ids, in
-// the transaction ctx carries.
+// the transaction ctx carries, with the plans of the rows' key checks
+// kept (database.WithCheckPlansKept: two checks a message).
 func pgInsertReceived(ctx context.Context, db *ent.Client, msgs []Received, ids []uuid.UUID, contacts map[string]*ent.Contact, handledAt *time.Time) error {
 	org, err := viewerOrg(ctx)
 	if err != nil {
@@ -144,18 +145,22 @@ func pgInsertReceived(ctx context.Context, db *ent.Client, msgs []Received, ids 
 		mime.String(m.Content.MimeType)
 		fname.String(m.Content.Filename)
 	}
-	if _, err := db.ExecContext(ctx, countedByWriterSQL, "on"); err != nil {
+	err = database.WithCheckPlansKept(ctx, db, func() error {
+		if _, err := db.ExecContext(ctx, countedByWriterSQL, "on"); err != nil {
+			return err
+		}
+		inserted, err := database.QueryIDs(ctx, db, insertReceivedSQL, org, time.Now().UTC(), idCol, at,
+			contactCol, typ, content, wamid, account, mime, fname, interactive, nullTime(handledAt))
+		if err != nil {
+			return err
+		}
+		for _, id := range inserted { // each inserted message takes its contact's count back
+			counted[id]--
+		}
+		_, err = db.ExecContext(ctx, countedByWriterSQL, "off")
 		return err
-	}
-	inserted, err := database.QueryIDs(ctx, db, insertReceivedSQL, org, time.Now().UTC(), idCol, at,
-		contactCol, typ, content, wamid, account, mime, fname, interactive, nullTime(handledAt))
+	})
 	if err != nil {
-		return err
-	}
-	for _, id := range inserted { // each inserted message takes its contact's count back
-		counted[id]--
-	}
-	if _, err := db.ExecContext(ctx, countedByWriterSQL, "off"); err != nil {
 		return err
 	}
 	return uncountSkipped(ctx, db, counted)
@@ -183,7 +188,8 @@ func uncountSkipped(ctx context.Context, db *ent.Client, skipped map[uuid.UUID]i
 
 // pgUpsertSenders creates or updates the contacts of senders (distinct
 // phones) with one statement, and returns them by phone with the phones
-// created now.
+// created now. Like pgInsertReceived it runs in the drainer's transaction,
+// with the plans of its rows' key checks kept (database.WithCheckPlansKept).
 func pgUpsertSenders(ctx context.Context, db *ent.Client, senders []*sender, stamp time.Time) (map[string]*ent.Contact, map[string]bool, error) {
 	org, err := viewerOrg(ctx)
 	if err != nil {
@@ -201,11 +207,19 @@ func pgUpsertSenders(ctx context.Context, db *ent.Client, senders []*sender, sta
 		account.String(sd.account)
 		unread.Int(int64(sd.count))
 	}
-	rows, err := db.QueryContext(ctx, upsertSendersSQL, org, stamp, idCol, phone, name, last, preview, unread, account)
-	if err != nil {
-		return nil, nil, err
-	}
-	return scanUpserted(rows, org, stamp, n)
+	var (
+		contacts map[string]*ent.Contact
+		created  map[string]bool
+	)
+	err = database.WithCheckPlansKept(ctx, db, func() error {
+		rows, err := db.QueryContext(ctx, upsertSendersSQL, org, stamp, idCol, phone, name, last, preview, unread, account)
+		if err != nil {
+			return err
+		}
+		contacts, created, err = scanUpserted(rows, org, stamp, n)
+		return err
+	})
+	return contacts, created, err
 }
 
 // scanUpserted reads the contacts an upsert of contacts returned, by
