@@ -264,9 +264,18 @@ const (
 	// newest first ($7: how many), and how many the range holds up to $6
 	// (searchRangeCap): the index intersects the words' entries with the
 	// hours', and the CTE, without order, keeps it from walking instead.
+	// The words and the hours are two conditions, two keys of one index
+	// scan, not one query: GIN leapfrogs between keys, each skipping to
+	// the other's next item through its posting tree, so a range costs
+	// about its hits; within one query it reads the rarer entry whole and
+	// tests each item, and a range cost the lesser of its messages and
+	// the words' (the newest hour of 289,487 messages without the word:
+	// 28 ms as one query, 3 ms as two; four hours of 1.4 million: 106 ms
+	// and 4 ms, bench/scale).
 	searchHoursSQL = `WITH hits AS MATERIALIZED (
 			SELECT id, created_at FROM messages WHERE organization_id = $1
-			AND ` + database.MessageSearchVector + ` @@ (websearch_to_tsquery('simple', $2) && $3::tsquery)
+			AND ` + database.MessageSearchVector + ` @@ websearch_to_tsquery('simple', $2)
+			AND ` + database.MessageSearchVector + ` @@ $3::tsquery
 			AND (created_at, id) < ($4, $5::uuid) LIMIT $6)
 		SELECT id, (SELECT count(*) FROM hits) FROM hits ORDER BY created_at DESC, id DESC LIMIT $7`
 	// The newest message before $2: where the next range of hours ends.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/md5"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,17 +68,22 @@ func TestSearchUsesTheTextIndex(t *testing.T) {
 		// some statement reads and none reads.
 		hits         int
 		reads, skips string
+		// byHours: a statement reads a range of hours, its words and its
+		// hours two conditions of the text index's scan (two keys, which
+		// GIN leapfrogs; one query of both would read the rarer entry
+		// whole).
+		byHours bool
 	}{
-		{"code" + md5Of("777"), 1, database.MessageSearchIndex, ""},
-		{`"order 42"`, messaging.SearchDefaultSize, database.MessageSearchIndex, ""},
+		{"code" + md5Of("777"), 1, database.MessageSearchIndex, "", false},
+		{`"order 42"`, messaging.SearchDefaultSize, database.MessageSearchIndex, "", false},
 		// Every message: newest first through the organization's index,
 		// stopping at the page.
-		{"hello", messaging.SearchDefaultSize, "message_organization_id_created_at", database.MessageSearchIndex},
+		{"hello", messaging.SearchDefaultSize, "message_organization_id_created_at", database.MessageSearchIndex, false},
 		// Two words of half the messages each, together in four, none of
 		// them among the newest: past the window, read from the text
 		// index by ranges of hours (the words' entries intersected with
 		// the hours', never their whole bitmap).
-		{"even odd", 4, database.MessageSearchIndex, ""},
+		{"even odd", 4, database.MessageSearchIndex, "", true},
 	} {
 		t.Run(tc.q, func(t *testing.T) {
 			var page *messaging.SearchPage
@@ -103,8 +109,25 @@ func TestSearchUsesTheTextIndex(t *testing.T) {
 			if !reads {
 				t.Errorf("no statement reads %s: %v", tc.reads, plans)
 			}
+			if tc.byHours && !readsHoursAsTheirOwnKey(plans) {
+				t.Errorf("no statement reads a range of hours as a condition of its own: %v", plans)
+			}
 		})
 	}
+}
+
+// readsHoursAsTheirOwnKey reports whether a plan reads the text index
+// with two conditions, one of them an hour's lexeme.
+func readsHoursAsTheirOwnKey(plans map[string][]testkit.PlanNode) bool {
+	for _, nodes := range plans {
+		for _, n := range nodes {
+			if n.Index == database.MessageSearchIndex && strings.Count(n.IndexCond, "@@") == 2 &&
+				strings.Contains(n.IndexCond, "'#") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // TestSearchTimeout: a search that outlasts its bound (here two common

@@ -15,6 +15,9 @@ import (
 // "Bitmap Index Scan", "Seq Scan", ...), the table and the index it reads.
 type PlanNode struct {
 	Type, Relation, Index string
+	// IndexCond is the node's index condition as EXPLAIN prints it (an
+	// index or bitmap index scan's).
+	IndexCond string
 }
 
 func (n PlanNode) String() string {
@@ -95,7 +98,7 @@ func explainOn(tb testing.TB, db interface {
 	var nodes []PlanNode
 	var walk func(p planJSON)
 	walk = func(p planJSON) {
-		nodes = append(nodes, PlanNode{Type: p.NodeType, Relation: p.RelationName, Index: p.IndexName})
+		nodes = append(nodes, PlanNode{Type: p.NodeType, Relation: p.RelationName, Index: p.IndexName, IndexCond: p.IndexCond})
 		for _, c := range p.Plans {
 			walk(c)
 		}
@@ -108,6 +111,7 @@ type planJSON struct {
 	NodeType     string     `json:"Node Type"`
 	RelationName string     `json:"Relation Name"`
 	IndexName    string     `json:"Index Name"`
+	IndexCond    string     `json:"Index Cond"`
 	Plans        []planJSON `json:"Plans"`
 }
 
