@@ -17,7 +17,7 @@ func openPostgres(tb testing.TB) *database.DB {
 	tb.Helper()
 	url := testenv.PostgresURL(tb)
 	if url == "" {
-		tb.Skip("the plan cache's mode is PostgreSQL's")
+		tb.Skip("the statement cache and the plan cache's mode are PostgreSQL's")
 	}
 	db, err := database.Open(context.Background(), database.Options{URL: url, DataDir: tb.TempDir()})
 	if err != nil {

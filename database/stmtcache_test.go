@@ -6,25 +6,13 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"switchboard/database"
-	"switchboard/internal/testenv"
 )
 
 // pinnedConn opens the database with the statement cache and returns one
 // connection of it, so that the test sees that connection's statements.
 func pinnedConn(t *testing.T) *sql.Conn {
 	t.Helper()
-	url := testenv.PostgresURL(t)
-	if url == "" {
-		t.Skip("the statement cache is PostgreSQL's")
-	}
-	db, err := database.Open(context.Background(), database.Options{URL: url, DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	conn, err := db.SQL.Conn(context.Background())
+	conn, err := openPostgres(t).SQL.Conn(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

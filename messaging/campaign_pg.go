@@ -212,19 +212,7 @@ func upsertRecipients(ctx context.Context, db *ent.Client, org uuid.UUID, sent [
 		preview.String(truncate(p.d.preview, maxPreview))
 		account.String(p.account)
 	}
-	var (
-		contacts map[string]*ent.Contact
-		created  map[string]bool
-	)
-	err := database.WithCheckPlansKept(ctx, db, func() error {
-		rows, err := db.QueryContext(ctx, upsertRecipientsSQL, org, now, idCol, phone, preview, account)
-		if err != nil {
-			return err
-		}
-		contacts, created, err = scanUpserted(rows, org, now, n)
-		return err
-	})
-	return contacts, created, err
+	return upsertContacts(ctx, db, org, now, n, upsertRecipientsSQL, org, now, idCol, phone, preview, account)
 }
 
 // insertSent inserts the messages of the sends unrecorded and returns those

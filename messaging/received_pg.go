@@ -207,12 +207,20 @@ func pgUpsertSenders(ctx context.Context, db *ent.Client, senders []*sender, sta
 		account.String(sd.account)
 		unread.Int(int64(sd.count))
 	}
+	return upsertContacts(ctx, db, org, stamp, n, upsertSendersSQL, org, stamp, idCol, phone, name, last, preview, unread, account)
+}
+
+// upsertContacts runs an upsert of contacts (upsertSendersSQL,
+// upsertRecipientsSQL) with the plans of its rows' key checks kept
+// (database.WithCheckPlansKept), and reads what it returned
+// (scanUpserted).
+func upsertContacts(ctx context.Context, db *ent.Client, org uuid.UUID, stamp time.Time, n int, query string, args ...any) (map[string]*ent.Contact, map[string]bool, error) {
 	var (
 		contacts map[string]*ent.Contact
 		created  map[string]bool
 	)
-	err = database.WithCheckPlansKept(ctx, db, func() error {
-		rows, err := db.QueryContext(ctx, upsertSendersSQL, org, stamp, idCol, phone, name, last, preview, unread, account)
+	err := database.WithCheckPlansKept(ctx, db, func() error {
+		rows, err := db.QueryContext(ctx, query, args...)
 		if err != nil {
 			return err
 		}
