@@ -29,12 +29,12 @@ var inboxIndexes = []struct{ table, name, create string }{
 	// so that a broad term's hits in a range of hours are found without
 	// reading the rest (contacts.byHours).
 	{"contacts", "contact_names_hours",
-		"CREATE INDEX %scontact_names_hours ON contacts USING gin (" + ContactNames + " gin_trgm_ops, " + ContactHourKey + ")"},
+		"CREATE INDEX %scontact_names_hours ON contacts USING gin (" + ContactNames + " gin_trgm_ops, " + ContactHourKey + ")" + shortPendingList},
 	{"contacts", "contact_phone_hours",
-		"CREATE INDEX %scontact_phone_hours ON contacts USING gin (phone_number gin_trgm_ops, " + ContactPhoneHourKey + ")"},
+		"CREATE INDEX %scontact_phone_hours ON contacts USING gin (phone_number gin_trgm_ops, " + ContactPhoneHourKey + ")" + shortPendingList},
 	// Tag filters: JSON containment (tags.HasTag, tags @> '"name"').
 	{"contacts", "contact_tags",
-		"CREATE INDEX %scontact_tags ON contacts USING gin (tags)"},
+		"CREATE INDEX %scontact_tags ON contacts USING gin (tags)" + shortPendingList},
 }
 
 func init() { handWrittenIndexes = append(handWrittenIndexes, inboxIndexes...) }

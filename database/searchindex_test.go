@@ -31,7 +31,9 @@ func TestMessageSearchIndexMigration(t *testing.T) {
 	if !valid {
 		t.Fatalf("%s is not valid after the migration", database.MessageSearchIndex)
 	}
-	if auto, _ := indexDef(t, testkit.OpenDB(t), database.MessageSearchIndex); auto != migrated {
+	// Its storage parameter comes later (TestShortPendingListsMigration).
+	auto, _ := indexDef(t, testkit.OpenDB(t), database.MessageSearchIndex)
+	if auto, _, _ = strings.Cut(auto, " WITH ("); auto != migrated {
 		t.Errorf("AutoMigrate builds\n%s\nthe migration\n%s", auto, migrated)
 	}
 	if def, _ := indexDef(t, db, "message_body_search"); def != "" {
@@ -169,5 +171,31 @@ func TestContactSearchHoursMigration(t *testing.T) {
 	var fns int
 	if err := db.SQL.QueryRowContext(ctx, `SELECT count(*) FROM pg_proc WHERE proname = 'contact_hour_key'`).Scan(&fns); err != nil || fns != 0 {
 		t.Errorf("rolled back, contact_hour_key is left (%d, %v)", fns, err)
+	}
+}
+
+// TestShortPendingListsMigration: 20261130200000 gives the GIN indexes
+// written at the ingest's rate a pending list of 256 kB; rolled back,
+// they are at the default again.
+func TestShortPendingListsMigration(t *testing.T) {
+	ctx := context.Background()
+	db := unmigratedPostgres(t)
+	if err := db.MigrateTo(ctx, 20261130200000); err != nil {
+		t.Fatal(err)
+	}
+	short := []string{database.MessageSearchIndex, "contact_names_hours", "contact_phone_hours", "contact_tags"}
+	const limit = "WITH (gin_pending_list_limit='256')"
+	for _, ix := range short {
+		if def, valid := indexDef(t, db, ix); !valid || !strings.HasSuffix(def, limit) {
+			t.Errorf("%s after the migration: %q (valid %v), want it to end %s", ix, def, valid, limit)
+		}
+	}
+	if _, err := db.MigrateDown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, ix := range short {
+		if def, _ := indexDef(t, db, ix); strings.Contains(def, "gin_pending_list_limit") {
+			t.Errorf("rolled back, %s keeps its limit: %s", ix, def)
+		}
 	}
 }
