@@ -51,3 +51,6 @@ func (s *Service) StoreRacing(ctx context.Context, org uuid.UUID, msgs []Receive
 		return pgInsertReceived(ctx, db, msgs, ids, contacts, nil)
 	})
 }
+
+// RangeCapOf is rangeCapOf, for tests.
+var RangeCapOf = rangeCapOf

@@ -20,9 +20,11 @@ import (
 // about its hits, not its messages nor every message holding the words.
 // A range that holds no hit is followed by one four times as long (up to
 // searchMaxHours), so years of messages without one are crossed in a few
-// statements; a range holding more than searchRangeCap hits (read in no
-// order, as the index gives them) is narrowed to its newest hour, read
-// whole, and the search goes on an hour at a time while hours hold hits.
+// statements; a range holding more than its cap of hits (searchRangeCap,
+// searchPhraseRangeCap for a phrase; read in no order, as the index
+// gives them) is dense: it is walked in order from its end, and when
+// that walk holds too few, narrowed to its newest hour, read whole; the
+// search goes on an hour at a time while hours hold hits.
 // Between ranges the search jumps to the hour of the next older message.
 const (
 	searchMaxHours = 256
@@ -36,14 +38,31 @@ func (s searcher) byHours(ctx context.Context, end searchCursor, ids []uuid.UUID
 	from := end
 	last := database.HourOf(from.at)
 	span := int64(1)
+	walkedDense := false // from this range's end, in order (see below)
 	for len(ids) < n {
 		if time.Now().After(walkUntil) {
 			return ids, from, nil
 		}
 		first := last - span + 1
-		hits, capped, err := s.hours(ctx, first, last, from, n-len(ids), searchRangeCap)
+		hits, capped, err := s.hours(ctx, first, last, from, n-len(ids), s.rangeCap)
 		if err != nil {
 			return ids, searchCursor{}, err
+		}
+		if capped && !walkedDense {
+			// Hits are dense here (more than the cap in the range): the
+			// page is likely among the range's newest messages, walked
+			// in order as the first window is, a few rows a hit, where
+			// reading an hour whole rechecks each of its candidates (a
+			// phrase). Too few there: the range is read as before.
+			walkedDense = true
+			walked, err := s.window(ctx, from, n-len(ids))
+			if err != nil {
+				return ids, searchCursor{}, err
+			}
+			if len(walked) == n-len(ids) {
+				ids = append(ids, walked...)
+				break
+			}
 		}
 		if capped && span > 1 {
 			span = 1 // the same end, its hour alone
@@ -60,6 +79,7 @@ func (s searcher) byHours(ctx context.Context, end searchCursor, ids []uuid.UUID
 		// The range is searched: the next ends at the newest message
 		// before it.
 		from = searchCursor{set: true, at: database.HourStart(first), id: uuid.Nil}
+		walkedDense = false
 		older, err := s.olderThan(ctx, from.at)
 		if err != nil || older == nil {
 			return ids, searchCursor{}, err

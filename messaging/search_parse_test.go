@@ -137,3 +137,25 @@ func TestHourLexemes(t *testing.T) {
 		t.Errorf("lexemes %s, want %s", got, want)
 	}
 }
+
+// TestRangeCapOf: a query with a phrase, whose candidates the text
+// index cannot confirm, counts a range of hours as dense at 100 hits;
+// any other at 1,000.
+func TestRangeCapOf(t *testing.T) {
+	for _, tc := range []struct {
+		query string
+		want  int
+	}{
+		{"refund", 1000},
+		{"parcel sunday", 1000},
+		{`"refund"`, 1000},
+		{`"change the delivery address"`, 100},
+		{`refund OR "next week"`, 100},
+		{`parcel -"left at the door"`, 100},
+		{`"unclosed phrase`, 100},
+	} {
+		if got := messaging.RangeCapOf(tc.query); got != tc.want {
+			t.Errorf("%q: %d, want %d", tc.query, got, tc.want)
+		}
+	}
+}
