@@ -319,7 +319,7 @@ func searchIDsPG(ctx context.Context, root *ent.Client, org uuid.UUID, query str
 		if _, err := db.ExecContext(ctx, searchSettingsSQL); err != nil {
 			return err
 		}
-		s := searcher{db: db, org: org, query: query, rangeCap: rangeCapOf(query)}
+		s := searcher{db: db, org: org, query: query}
 		if ids, err = s.window(ctx, c, n); err != nil || len(ids) == n {
 			return err
 		}
@@ -338,6 +338,7 @@ func searchIDsPG(ctx context.Context, root *ent.Client, org uuid.UUID, query str
 		}
 		// Every word is common: the older hits come from the text index
 		// a range of hours at a time, newest first.
+		s.rangeCap = rangeCapOf(query)
 		ids, walked, err = s.byHours(ctx, end, ids, n, walkUntil)
 		return err
 	})
