@@ -47,12 +47,14 @@ import (
 //     messages, sessions and transfers). A build stores a day only if its
 //     version has not moved since the build started, so a day is valid
 //     exactly when built_version = version.
-//   - Writes by plain SQL do not bump versions: the received messages'
-//     insert on PostgreSQL (their created_at is the platform's timestamp,
-//     and the platform redelivers for up to seven days) is the one such
-//     writer of past days. The periodic task therefore rebuilds the last
-//     RecentDays settled days of every organization every RollupInterval,
-//     whatever their state.
+//   - Writes by plain SQL bump the versions themselves (MarkPastDays):
+//     the received messages' insert on PostgreSQL (their created_at is
+//     the platform's timestamp, and the platform redelivers for up to
+//     seven days) is the one such writer of past days. The periodic task
+//     builds the days that are missing or stale; a valid day is not read
+//     again (it rebuilt the last eight settled days every RollupInterval,
+//     a read of every message of those days: 691,200 in 0.45 s every ten
+//     minutes for an organization of 10,000,000 messages, bench/scale).
 //
 // Durations are summed in microseconds and counted, so means are exact.
 // No report has percentiles.
@@ -61,9 +63,6 @@ import (
 // the messages stamped just before midnight and delivered just after it
 // are in its rollup.
 const Settle = time.Hour
-
-// RecentDays is how many settled days the periodic task rebuilds.
-const RecentDays = 8
 
 // RollupInterval is how often the periodic task runs per organization.
 const RollupInterval = 10 * time.Minute
@@ -542,14 +541,11 @@ func (s *Service) Rebuild(ctx context.Context, from, to time.Time) error {
 }
 
 // Refresh is the periodic task's work for the viewer's organization:
-// build the missing or stale days of the last rollupHistory settled days
-// and rebuild the last RecentDays (late writes by plain SQL).
+// build the missing or stale days of the last rollupHistory settled days.
 func (s *Service) Refresh(ctx context.Context) error {
 	end := settledEnd(s.now())
-	if _, err := s.ensure(ctx, end.AddDate(0, 0, -rollupHistory), end); err != nil {
-		return err
-	}
-	return s.Rebuild(ctx, end.AddDate(0, 0, -RecentDays), end)
+	_, err := s.ensure(ctx, end.AddDate(0, 0, -rollupHistory), end)
+	return err
 }
 
 // rollupTask is TaskRollup's payload.

@@ -273,8 +273,8 @@ func (f *fixture) rawInsert(t *testing.T, contactID uuid.UUID, at time.Time) {
 
 // The rollup-backed reports answer what the raw rows say, on both
 // engines: cold (building), warm, after late changes through ent (marked
-// at once), after a plain-SQL late write and the periodic refresh, and
-// when the clock moves on (today settles).
+// at once), after a plain-SQL late write marked by MarkPastDays, after the
+// periodic refresh, and when the clock moves on (today settles).
 func TestRollupsMatchRaw(t *testing.T) {
 	for _, engine := range []string{"sqlite", "postgres"} {
 		t.Run(engine, func(t *testing.T) {
@@ -349,8 +349,11 @@ func TestRollupsMatchRaw(t *testing.T) {
 			}
 			f.check(t, "late answer")
 
-			// A plain-SQL late write: stale until the periodic refresh.
-			f.rawInsert(t, other.ID, dayOf(now).AddDate(0, 0, -2).Add(time.Hour))
+			// A plain-SQL late write: stale until it marks its day
+			// (MarkPastDays, as the received messages' insert does), then
+			// counted at once; one stamped today marks nothing.
+			late := dayOf(now).AddDate(0, 0, -2).Add(time.Hour)
+			f.rawInsert(t, other.ID, late)
 			p := Period{From: dayOf(now).AddDate(0, 0, -2), To: dayOf(now).AddDate(0, 0, -1)}
 			before, err := f.s.Dashboard(f.ctx, p)
 			if err != nil {
@@ -361,8 +364,16 @@ func TestRollupsMatchRaw(t *testing.T) {
 				t.Fatal(err)
 			}
 			if before.Stats.TotalMessages != want.TotalMessages-1 {
-				t.Errorf("before the refresh: %d messages, raw %d", before.Stats.TotalMessages, want.TotalMessages)
+				t.Errorf("before the mark: %d messages, raw %d", before.Stats.TotalMessages, want.TotalMessages)
 			}
+			valid := f.validDays(t)
+			if err := MarkPastDays(f.ctx, f.db.Client, f.org, []time.Time{now, late, late.Add(time.Minute)}, now); err != nil {
+				t.Fatal(err)
+			}
+			if n := f.validDays(t); n != valid-1 {
+				t.Errorf("%d valid days after marking one, want %d", n, valid-1)
+			}
+			f.check(t, "marked")
 			if err := f.s.Refresh(f.ctx); err != nil {
 				t.Fatal(err)
 			}

@@ -217,6 +217,33 @@ func (s *Service) aroundDelete(ctx context.Context, next ent.Mutator, m ent.Muta
 	return v, markDays(ctx, db, ds)
 }
 
+// markAhead is how far ahead of now MarkPastDays counts a day settled: a
+// write whose transaction began before its day settled may commit after
+// a build of that day read its rows, and it must mark the day as well.
+const markAhead = 10 * time.Minute
+
+// MarkPastDays does for a write by plain SQL what Track's hooks do for
+// ent's writes: in db's transaction, it bumps the rollup versions of
+// org's settled days among times (the created_at of the rows it wrote),
+// so that a report reads them again instead of a rollup that misses the
+// rows. The received messages' insert on PostgreSQL is such a writer: a
+// message's created_at is the platform's timestamp, and the platform
+// redelivers for up to seven days. Without such a day among times (the
+// ingest's usual batch, stamped today) it writes nothing.
+func MarkPastDays(ctx context.Context, db *ent.Client, org uuid.UUID, times []time.Time, now time.Time) error {
+	end := settledEnd(now.Add(markAhead))
+	var days []orgDay
+	for _, t := range times {
+		if t.Before(end) {
+			days = append(days, orgDay{Day: nullTime{Time: t, Valid: true}, OrgID: org})
+		}
+	}
+	if len(days) == 0 {
+		return nil
+	}
+	return markDays(ctx, db, days)
+}
+
 // markDays bumps the versions of the days' rollups (creating the rows of
 // days never built, at version 1, so that a build that read no row does
 // not store).

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"switchboard/analytics"
 	"switchboard/database"
 	"switchboard/ent"
 	"switchboard/ent/schema"
@@ -28,9 +29,12 @@ import (
 // spent executing it. What ent's hooks do for other writes is done here:
 // organization_id is the viewer's organization (the drainer works per
 // organization under a system viewer; no viewer organization, no write),
-// every column is given (the schema's defaults included), and the
+// every column is given (the schema's defaults included), the
 // constraints stay the database's (unique chat_message_id, the contacts'
-// unique (organization_id, phone_number)). received_pg_test.go runs both.
+// unique (organization_id, phone_number)), and a message stamped in a
+// settled day marks that day's analytics rollup stale
+// (analytics.MarkPastDays, as analytics' hooks do for ent's writes).
+// received_pg_test.go runs both.
 
 // insertReceivedSQL inserts received messages and returns their contacts;
 // a platform id already stored (a redelivery racing another drainer) is
@@ -116,6 +120,7 @@ func pgInsertReceived(ctx context.Context, db *ent.Client, msgs []Received, ids 
 	account, mime, fname := database.NewArray(16*n), database.NewArray(3*n), database.NewArray(3*n)
 	interactive := database.NewArray(5 * n)
 	counted := make(map[uuid.UUID]int64, len(contacts)) // what the upsert counted, by contact
+	stamps := make([]time.Time, n)                      // the rows' created_at: a late one marks its day's rollup
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	for i := range msgs {
@@ -138,6 +143,7 @@ func pgInsertReceived(ctx context.Context, db *ent.Client, msgs []Received, ids 
 		counted[contactID]++
 		idCol.UUID(ids[i])
 		at.Time(m.Timestamp)
+		stamps[i] = m.Timestamp
 		contactCol.UUID(contactID)
 		typ.String(m.Content.Type)
 		wamid.String(m.ChatMessageID)
@@ -161,6 +167,9 @@ func pgInsertReceived(ctx context.Context, db *ent.Client, msgs []Received, ids 
 		return err
 	})
 	if err != nil {
+		return err
+	}
+	if err := analytics.MarkPastDays(ctx, db, org, stamps, time.Now()); err != nil {
 		return err
 	}
 	return uncountSkipped(ctx, db, counted)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/analytics"
 	"switchboard/database"
 	"switchboard/ent"
 	"switchboard/ent/contact"
@@ -131,6 +132,46 @@ func TestStoreReceived(t *testing.T) {
 			}
 			if got := frames(t, subB, 2); got != "contact:new message:new" {
 				t.Errorf("orgB frames: %s", got)
+			}
+		})
+	}
+}
+
+// TestStoreReceivedMarksLateDays: a message the platform delivers days
+// after its timestamp is in the analytics of its day at once, on both
+// engines (PostgreSQL's insert marks the day's rollup itself; SQLite's
+// goes through ent's hooks), once the day's rollup was built.
+func TestStoreReceivedMarksLateDays(t *testing.T) {
+	for _, eng := range engines {
+		t.Run(eng.name, func(t *testing.T) {
+			env := apitest.New(t, eng.settings...)
+			ctx := viewer.SystemContext(context.Background(), env.OrgID)
+			reports := env.App.Resolver.Analytics
+			day := time.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, -3)
+			period := analytics.Period{From: day, To: day.AddDate(0, 0, 1)}
+			messages := func() int {
+				t.Helper()
+				d, err := reports.Dashboard(ctx, period)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return d.Stats.TotalMessages
+			}
+			if err := reports.Refresh(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if n := messages(); n != 0 {
+				t.Fatalf("%d messages on a day without any", n)
+			}
+			late := messaging.Received{Account: &ent.Account{Name: "main"}, From: "15550100009", ProfileName: "Lou",
+				ChatMessageID: "wamid.late", Timestamp: day.Add(10 * time.Hour),
+				Content: messaging.Content{Type: "text", Body: map[string]any{"body": "sent days ago"}, Preview: "sent days ago"}}
+			if err := env.App.Messaging.StoreReceived(context.Background(),
+				[]messaging.Inbox{{OrgID: env.OrgID, Messages: []messaging.Received{late}}}); err != nil {
+				t.Fatal(err)
+			}
+			if n := messages(); n != 1 {
+				t.Errorf("%d messages on the late message's day, want 1", n)
 			}
 		})
 	}
