@@ -2,7 +2,6 @@ package media_test
 
 import (
 	"context"
-	"strings"
 	"testing"
 
 	"switchboard/internal/testenv"
@@ -45,19 +44,5 @@ func TestRecoverPlan(t *testing.T) {
 	if n != 0 {
 		t.Errorf("Recover queued %d, want 0 (every media message is fetched)", n)
 	}
-	read := false
-	for q, nodes := range plans {
-		if !strings.Contains(q, "messages") {
-			continue
-		}
-		for _, node := range nodes {
-			if node.Type == "Seq Scan" && node.Relation == "messages" {
-				t.Errorf("%s scans messages: %v", q, nodes)
-			}
-		}
-		read = read || testkit.UsesIndex(nodes, "messages", "message_media_unfetched")
-	}
-	if !read {
-		t.Errorf("the sweep does not read message_media_unfetched: %v", plans)
-	}
+	testkit.AssertReadsIndex(t, plans, "messages", "message_media_unfetched")
 }

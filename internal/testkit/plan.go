@@ -129,3 +129,23 @@ func UsesIndex(nodes []PlanNode, table, index string) bool {
 	}
 	return found
 }
+
+// AssertReadsIndex fails unless some statement of plans reads table
+// through index and none scans table sequentially: for a statement
+// without a page (a sweep) that must find its few rows in a partial
+// index instead of reading the table.
+func AssertReadsIndex(tb testing.TB, plans map[string][]PlanNode, table, index string) {
+	tb.Helper()
+	read := false
+	for q, nodes := range plans {
+		for _, n := range nodes {
+			if n.Type == "Seq Scan" && n.Relation == table {
+				tb.Errorf("%s\nscans %s: %v", q, table, nodes)
+			}
+		}
+		read = read || UsesIndex(nodes, table, index)
+	}
+	if !read {
+		tb.Errorf("no statement reads %s: %v", index, plans)
+	}
+}
