@@ -37,7 +37,7 @@ const (
 // parameters keep lib/pq's simple protocol (several statements at once).
 //
 // Each connection plans every execution with its parameters
-// (customPlansSQL): after five executions of a prepared statement
+// (connectionSQL): after five executions of a prepared statement
 // PostgreSQL may switch to a generic plan, one for any value, costed for
 // an average organization. Organizations are not alike (one of a million
 // contacts beside a hundred of a hundred), and a generic plan was seconds
@@ -48,15 +48,20 @@ const (
 // tens of microseconds; the cache still saves the parse and a round trip.
 type cachingConnector struct{ driver.Connector }
 
-// customPlansSQL is run on every new connection. It also turns off
-// synchronized scans: a bounded count (SELECT 1 ... LIMIT bound+1) the
-// planner reads as a sequential scan stops at its bound, and it must
+// connectionSQL is run on every new connection: custom plans (above);
+// synchronized scans off: a bounded count (SELECT 1 ... LIMIT bound+1)
+// the planner reads as a sequential scan stops at its bound, and it must
 // start at the table's start, where the planner's estimate assumes it;
 // a synchronized scan starts where another scan of the table was, and
 // from a campaign's contacts without the tag a count of tags @> read
 // half the table (0.3 to 1.1 s where from the start it took 5 ms,
-// bench/scale).
-const customPlansSQL = "SET plan_cache_mode = force_custom_plan; SET synchronize_seqscans = off"
+// bench/scale); and JIT compilation off: every statement of this server
+// reads an index for a page, a batch or a sweep, and one the planner
+// overestimates past jit_above_cost compiled for a few rows, loading
+// LLVM into the backend first (the chatbot's sweep of waiting messages,
+// each minute at 10,000,000 messages: an estimate of 47,000 rows where
+// none wait, 92 ms of a core for a 0.03 ms read).
+const connectionSQL = "SET plan_cache_mode = force_custom_plan; SET synchronize_seqscans = off; SET jit = off"
 
 func (c cachingConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	conn, err := c.Connector.Connect(ctx)
@@ -67,7 +72,7 @@ func (c cachingConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	if !ok {
 		return conn, nil
 	}
-	if _, err := inner.ExecContext(ctx, customPlansSQL, nil); err != nil {
+	if _, err := inner.ExecContext(ctx, connectionSQL, nil); err != nil {
 		_ = inner.Close()
 		return nil, err
 	}
@@ -197,7 +202,7 @@ const planCacheModeSQL = "SELECT set_config('plan_cache_mode', $1, true)"
 
 // WithCheckPlansKept runs write, a bulk write in the transaction ctx
 // carries, under PostgreSQL's default plan_cache_mode (auto), and then
-// restores the connection's force_custom_plan (customPlansSQL). Every
+// restores the connection's force_custom_plan (connectionSQL). Every
 // row a write inserts fires its foreign keys' checks and the counters'
 // triggers, each a statement PostgreSQL keeps planned per connection; a
 // key check's plan is the same for every value, but under

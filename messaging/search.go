@@ -284,8 +284,9 @@ const (
 		ORDER BY created_at DESC LIMIT 1`
 	// For the statements of one search: the bitmap of a word the
 	// planner misjudges as common would otherwise start parallel workers
-	// and compile (JIT) for a few rows, each costing more than the search.
-	searchSettingsSQL = `SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL jit = off`
+	// for a few rows, costing more than the search (no connection
+	// compiles, database.connectionSQL).
+	searchSettingsSQL = `SET LOCAL max_parallel_workers_per_gather = 0`
 )
 
 // searchTimeout bounds a search: its statements and its walk (a variable

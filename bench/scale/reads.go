@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -64,10 +66,29 @@ func readsOf(o org) []read {
 
 // result is one read's latency over every request of every reader.
 type result struct {
-	read   read
-	lat    benchkit.Latency
-	errors int
-	first  string
+	read    read
+	lat     benchkit.Latency
+	slowest []sample
+	errors  int
+	first   string
+}
+
+// sample is one request's latency and when in its read's run it was due:
+// whether a read's tail is its first, cold requests or spread over the
+// run tells a cold cache from contention.
+type sample struct {
+	at, took time.Duration
+}
+
+// slowestOf returns the n slowest of samples, slowest first.
+func slowestOf(samples []sample, n int) []sample {
+	s := slices.Clone(samples)
+	slices.SortFunc(s, func(a, b sample) int { return cmp.Compare(b.took, a.took) })
+	return s[:min(n, len(s))]
+}
+
+func (s sample) String() string {
+	return fmt.Sprintf("%.1f ms at +%.2f s", benchkit.Ms(s.took), s.at.Seconds())
 }
 
 // measure runs each read in turn: agents readers each send requests of
@@ -79,9 +100,10 @@ func measure(ctx context.Context, api *apiclient.Client, reads []read, agents, r
 	out := make([]result, len(reads))
 	for i, r := range reads {
 		var (
-			mu   sync.Mutex
-			durs []time.Duration
-			wg   sync.WaitGroup
+			mu      sync.Mutex
+			durs    []time.Duration
+			samples []sample
+			wg      sync.WaitGroup
 		)
 		res := &out[i]
 		res.read = r
@@ -98,7 +120,7 @@ func measure(ctx context.Context, api *apiclient.Client, reads []read, agents, r
 						due = time.Now()
 					}
 					err := do(ctx, api, r)
-					d := time.Since(due)
+					d, at := time.Since(due), due.Sub(start)
 					due = due.Add(pace)
 					mu.Lock()
 					if err != nil {
@@ -108,6 +130,7 @@ func measure(ctx context.Context, api *apiclient.Client, reads []read, agents, r
 						}
 					} else {
 						durs = append(durs, d)
+						samples = append(samples, sample{at: at, took: d})
 					}
 					mu.Unlock()
 				}
@@ -115,6 +138,7 @@ func measure(ctx context.Context, api *apiclient.Client, reads []read, agents, r
 		}
 		wg.Wait()
 		res.lat = benchkit.Summarize(durs)
+		res.slowest = slowestOf(samples, 3)
 		if res.errors > 0 {
 			log.Printf("%s: %d errors, first: %s", r.name, res.errors, res.first)
 		}
@@ -184,6 +208,18 @@ func report(f flags, w *world, alone, big, small []result) {
 			r.read.name, a.lat.P50, a.lat.P99, r.lat.P50, r.lat.P99, s.lat.P50, s.lat.P99, a.errors+r.errors+s.errors)
 	}
 	fmt.Fprintln(out, "\nalone: the large organization, one client, requests back to back; large and small: -agents readers together")
+	fmt.Fprintln(out, "\nthe large organization's three slowest requests of each read, with when they were due in its run:")
+	for _, r := range big {
+		fmt.Fprintf(out, "- %s: %s\n", r.read.name, joinSamples(r.slowest))
+	}
+}
+
+func joinSamples(s []sample) string {
+	out := make([]string, len(s))
+	for i, x := range s {
+		out[i] = x.String()
+	}
+	return strings.Join(out, ", ")
 }
 
 func gb(b int64) float64 { return float64(b) / (1 << 30) }
