@@ -182,7 +182,7 @@ func (t *turn) continueSession(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	now := t.b.now()
-	if now.Sub(s.LastActivity) > sessionTimeout(t.settings) {
+	if now.Sub(s.LastActivity) > sessionTimeout(t.settings.SessionTimeoutMinutes) {
 		return false, t.db.ChatbotSession.UpdateOne(s).SetStatus(chatbotsession.StatusTimeout).SetCompletedAt(now).Exec(ctx)
 	}
 	if s.CurrentFlowID == nil {
