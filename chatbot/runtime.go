@@ -338,9 +338,9 @@ func (b *Bot) Recover(ctx context.Context) (int, error) {
 // session first. It sends one statement per distinct timeout, not per
 // organization (one UPDATE each for 100 organizations was half of the
 // minute's sweeps, 200 statements; at 10,000 organizations it would be
-// 10,000 a minute). Its plan at a million sessions is not yet asserted:
-// the (organization, status) index serves it, but a planner that
-// expects many sessions per timeout may scan the table instead.
+// 10,000 a minute). It reads the partial index of active sessions
+// (database.ActiveSessionsIndex; TestExpirePlan), not the history of
+// finished ones.
 func (b *Bot) ExpireSessions(ctx context.Context) (int, error) {
 	bypass := rule.Bypass(ctx, "session timeout sweep over every organization's settings")
 	minutes, err := b.Client.ChatbotSettings.Query().Unique(true).

@@ -30,6 +30,20 @@ func (n PlanNode) String() string {
 // later query change cannot fall back to a scan unnoticed.
 func Plans(tb testing.TB, ctx context.Context, db *sql.DB, op func(context.Context) error) map[string][]PlanNode {
 	tb.Helper()
+	return plansOf(tb, ctx, db, op, "SELECT", "WITH")
+}
+
+// WritePlans is Plans for the UPDATE and DELETE statements op sent (the
+// sweeps that change rows in every organization): EXPLAIN without
+// ANALYZE plans a write without running it again.
+func WritePlans(tb testing.TB, ctx context.Context, db *sql.DB, op func(context.Context) error) map[string][]PlanNode {
+	tb.Helper()
+	return plansOf(tb, ctx, db, op, "UPDATE", "DELETE")
+}
+
+// plansOf explains the statements of op that begin with one of verbs.
+func plansOf(tb testing.TB, ctx context.Context, db *sql.DB, op func(context.Context) error, verbs ...string) map[string][]PlanNode {
+	tb.Helper()
 	st := &database.Statements{Capture: true}
 	if err := op(database.CountStatements(ctx, st)); err != nil {
 		tb.Fatal(err)
@@ -42,8 +56,8 @@ func Plans(tb testing.TB, ctx context.Context, db *sql.DB, op func(context.Conte
 			settings[s.Tx] = append(settings[s.Tx], q)
 			continue
 		}
-		if !strings.HasPrefix(q, "SELECT") && !strings.HasPrefix(q, "WITH") {
-			continue // reads only: a WITH that writes is not one of the reads plan tests send
+		if !hasPrefix(q, verbs) {
+			continue // a WITH that writes is not one of the reads plan tests send
 		}
 		var set []string
 		if s.Tx != 0 {
@@ -52,6 +66,15 @@ func Plans(tb testing.TB, ctx context.Context, db *sql.DB, op func(context.Conte
 		out[s.Query] = explainIn(tb, db, set, s.Query, s.Args...)
 	}
 	return out
+}
+
+func hasPrefix(q string, verbs []string) bool {
+	for _, v := range verbs {
+		if strings.HasPrefix(q, v) {
+			return true
+		}
+	}
+	return false
 }
 
 // explainIn explains query in a transaction that first applies settings,
