@@ -87,6 +87,15 @@ func slowestOf(samples []sample, n int) []sample {
 	return s[:min(n, len(s))]
 }
 
+// tooks returns the latencies of samples.
+func tooks(samples []sample) []time.Duration {
+	d := make([]time.Duration, len(samples))
+	for i, s := range samples {
+		d[i] = s.took
+	}
+	return d
+}
+
 func (s sample) String() string {
 	return fmt.Sprintf("%.1f ms at +%.2f s", benchkit.Ms(s.took), s.at.Seconds())
 }
@@ -101,7 +110,6 @@ func measure(ctx context.Context, api *apiclient.Client, reads []read, agents, r
 	for i, r := range reads {
 		var (
 			mu      sync.Mutex
-			durs    []time.Duration
 			samples []sample
 			wg      sync.WaitGroup
 		)
@@ -129,7 +137,6 @@ func measure(ctx context.Context, api *apiclient.Client, reads []read, agents, r
 							res.first = err.Error()
 						}
 					} else {
-						durs = append(durs, d)
 						samples = append(samples, sample{at: at, took: d})
 					}
 					mu.Unlock()
@@ -137,7 +144,7 @@ func measure(ctx context.Context, api *apiclient.Client, reads []read, agents, r
 			}()
 		}
 		wg.Wait()
-		res.lat = benchkit.Summarize(durs)
+		res.lat = benchkit.Summarize(tooks(samples))
 		res.slowest = slowestOf(samples, 3)
 		if res.errors > 0 {
 			log.Printf("%s: %d errors, first: %s", r.name, res.errors, res.first)
