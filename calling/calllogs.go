@@ -110,8 +110,12 @@ func (s *Service) CallLogs(ctx context.Context, f CallLogFilter, offset, limit i
 			tq.Order(ent.Asc(calltransfer.FieldTransferredAt), ent.Asc(calltransfer.FieldID))
 		})
 	}
-	logs, err := q.Order(ent.Desc(calllog.FieldStartedAt), ent.Desc(calllog.FieldID)).
-		Offset(offset).Limit(min(limit, MaxPageSize)).All(ctx)
+	page, err := database.PageAt(ctx, q.Order(ent.Desc(calllog.FieldStartedAt), ent.Desc(calllog.FieldID)),
+		offset, min(limit, MaxPageSize), calllog.IDIn)
+	if err != nil {
+		return nil, apperr.Wrap(err, "call log")
+	}
+	logs, err := page.All(ctx)
 	if err != nil {
 		return nil, apperr.Wrap(err, "call log")
 	}

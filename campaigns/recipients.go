@@ -312,7 +312,11 @@ func (s *Service) Recipients(ctx context.Context, id uuid.UUID, status string, o
 	if err != nil {
 		return nil, 0, apperr.Wrap(err, "recipient")
 	}
-	rs, err := q.Order(ent.Asc(campaignrecipient.FieldID)).Offset(offset).Limit(min(limit, MaxPageSize)).All(ctx)
+	page, err := database.PageAt(ctx, q.Order(ent.Asc(campaignrecipient.FieldID)), offset, min(limit, MaxPageSize), campaignrecipient.IDIn)
+	if err != nil {
+		return nil, 0, apperr.Wrap(err, "recipient")
+	}
+	rs, err := page.All(ctx)
 	return rs, total, apperr.Wrap(err, "recipient")
 }
 

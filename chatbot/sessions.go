@@ -50,8 +50,12 @@ func (s *Service) ListSessions(ctx context.Context, status string, p Page) (*Ses
 	if err != nil {
 		return nil, apperr.Wrap(err, sessionWhat)
 	}
-	ss, err := q.Order(chatbotsession.ByLastActivity(sql.OrderDesc()), chatbotsession.ByID()).
-		Offset(p.Offset).Limit(p.Limit).All(ctx)
+	page, err := database.PageAt(ctx, q.Order(chatbotsession.ByLastActivity(sql.OrderDesc()), chatbotsession.ByID()),
+		p.Offset, p.Limit, chatbotsession.IDIn)
+	if err != nil {
+		return nil, apperr.Wrap(err, sessionWhat)
+	}
+	ss, err := page.All(ctx)
 	if err != nil {
 		return nil, apperr.Wrap(err, sessionWhat)
 	}

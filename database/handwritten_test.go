@@ -29,7 +29,8 @@ func TestHandWrittenIndexMigrations(t *testing.T) {
 			t.Errorf("AutoMigrate builds\n%s\nthe migration\n%s", def, migrated)
 		}
 	}
-	for _, replaced := range []string{"message_body_search", "contact_name_trgm", "contact_profile_name_trgm", "contact_phone_number_trgm"} {
+	for _, replaced := range []string{"message_body_search", "contact_name_trgm", "contact_profile_name_trgm", "contact_phone_number_trgm",
+		"calllog_organization_id_started_at", "agenttransfer_organization_id_transferred_at", "campaign_recipient_campaign_id_id"} {
 		if def, _ := indexDef(t, db, replaced); def != "" {
 			t.Errorf("%s is left: %s", replaced, def)
 		}

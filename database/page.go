@@ -36,6 +36,35 @@ func OffsetPage[Q Pageable[Q, T], T any](ctx context.Context, q Q, offset, limit
 	return rows, total, nil
 }
 
+// DeepOffset is the offset from which PageAt reads a page's ids before
+// its rows: shallower, the rows skipped cost less than a second statement.
+const DeepOffset = 1_000
+
+// PageAt narrows q, filtered and ordered by the caller, to its page at
+// offset, at most limit rows. A page from DeepOffset on is read in two
+// statements: its ids first, which an index holding the order's columns
+// and the id answers alone, so that the offset skips index entries, not
+// rows (page 1,000 of a million contacts' call logs, 50,000 skipped,
+// read 50,000 rows in 21 ms, bench/scale); then q keeps those ids, in
+// its order and with its eager loads (and without a LIMIT: the ids
+// bound it). idIn is the entity's IDIn.
+func PageAt[Q interface {
+	Clone() Q
+	Offset(int) Q
+	Limit(int) Q
+	IDs(context.Context) ([]uuid.UUID, error)
+	Where(...P) Q
+}, P any](ctx context.Context, q Q, offset, limit int, idIn func(...uuid.UUID) P) (Q, error) {
+	if offset < DeepOffset {
+		return q.Offset(offset).Limit(limit), nil
+	}
+	ids, err := q.Clone().Offset(offset).Limit(limit).IDs(ctx)
+	if err != nil {
+		return q, err
+	}
+	return q.Where(idIn(ids...)), nil
+}
+
 // CountBound is how far a filtered list of a table that grows with the
 // business (contacts, transfers, recipients, sessions, call logs) counts
 // its total exactly: past it the total is CountBound+1, read as "more than

@@ -134,8 +134,12 @@ func (s *Service) List(ctx context.Context, in ListInput) (*Page, error) {
 	if err != nil {
 		return nil, apperr.Wrap(err, "transfer")
 	}
-	ts, err := q.Order(ent.Desc(agenttransfer.FieldTransferredAt), ent.Desc(agenttransfer.FieldID)).
-		Limit(in.Limit).Offset(in.Offset).All(ctx)
+	at, err := database.PageAt(ctx, q.Order(ent.Desc(agenttransfer.FieldTransferredAt), ent.Desc(agenttransfer.FieldID)),
+		in.Offset, in.Limit, agenttransfer.IDIn)
+	if err != nil {
+		return nil, apperr.Wrap(err, "transfer")
+	}
+	ts, err := at.All(ctx)
 	if err != nil {
 		return nil, apperr.Wrap(err, "transfer")
 	}

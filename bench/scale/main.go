@@ -209,6 +209,8 @@ type org struct {
 	// of one message.
 	history, middle               uuid.UUID
 	nameTerm, digits, messageTerm string
+	// campaign is the campaign sent to every contact (seedLists).
+	campaign uuid.UUID
 }
 
 // reusedURL is the URL of database name on the server of pg ("" for none).

@@ -58,9 +58,19 @@ func readsOf(o org) []read {
 		{name: "REST message search (no match)", path: "/api/messages/search?q=zebra"},
 		{name: "GraphQL searchMessages", graphql: `{ searchMessages(query: "invoice", first: 20) { edges { cursor node { snippet contact { id } message { id } } } pageInfo { hasNextPage endCursor } } }`},
 		{name: "REST chatbot transfers", path: "/api/chatbot/transfers"},
+		{name: "REST chatbot transfers (active)", path: "/api/chatbot/transfers?status=active&include=all"},
 		{name: "REST chatbot sessions", path: "/api/chatbot/sessions"},
+		{name: "REST chatbot sessions (active)", path: "/api/chatbot/sessions?status=active"},
+		{name: "REST chatbot sessions (timeout)", path: "/api/chatbot/sessions?status=timeout"},
 		{name: "REST call logs", path: "/api/call-logs"},
+		{name: "REST call logs (missed)", path: "/api/call-logs?status=missed"},
+		{name: "REST call logs (phone digits)", path: "/api/call-logs?phone=" + o.digits},
+		{name: "REST call logs (page 1000)", path: "/api/call-logs?page=1000&limit=50"},
 		{name: "REST templates", path: "/api/templates"},
+		{name: "REST templates (approved, search)", path: "/api/templates?status=APPROVED&search=template_19"},
+		{name: "REST campaign recipients", path: "/api/campaigns/" + o.campaign.String() + "/recipients"},
+		{name: "REST campaign recipients (failed)", path: "/api/campaigns/" + o.campaign.String() + "/recipients?status=failed"},
+		{name: "REST campaign recipients (page 1000)", path: "/api/campaigns/" + o.campaign.String() + "/recipients?page=1000&limit=20"},
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"log"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -64,9 +65,47 @@ func reused(ctx context.Context, db *sql.DB, id, agent uuid.UUID) (org, error) {
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE organization_id = $1`, id).Scan(&total); err != nil {
 		return o, err
 	}
+	campaign, err := listsOf(ctx, db, id, agent)
+	if err != nil {
+		return o, err
+	}
+	o.campaign = campaign
 	mid := contacts / 2
 	o.nameTerm = contactName(mid)
 	o.digits = contactPhone(mid)[5:]
 	o.messageTerm = fmt.Sprintf("order %d", total/2)
 	return o, nil
+}
+
+// listsOf returns the campaign seedLists wrote in organization id,
+// seeding the lists first in a database kept before seedLists was (its
+// contacts' creation order is their ordinal order).
+func listsOf(ctx context.Context, db *sql.DB, id, agent uuid.UUID) (uuid.UUID, error) {
+	var campaign uuid.UUID
+	err := db.QueryRowContext(ctx, `SELECT id FROM campaigns WHERE organization_id = $1 ORDER BY total_recipients DESC LIMIT 1`, id).Scan(&campaign)
+	if err != sql.ErrNoRows {
+		return campaign, err
+	}
+	rows, err := db.QueryContext(ctx, `SELECT id FROM contacts WHERE organization_id = $1 ORDER BY created_at DESC, id`, id)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	defer rows.Close()
+	var ids []uuid.UUID
+	for rows.Next() {
+		var c uuid.UUID
+		if err := rows.Scan(&c); err != nil {
+			return uuid.Nil, err
+		}
+		ids = append(ids, c)
+	}
+	if err := rows.Err(); err != nil {
+		return uuid.Nil, err
+	}
+	log.Printf("seeding the lists of %s (%d contacts)", id, len(ids))
+	if campaign, err = seedLists(ctx, db, id, agent, ids, time.Now().UTC()); err != nil {
+		return uuid.Nil, err
+	}
+	_, err = db.ExecContext(ctx, "VACUUM ANALYZE chatbot_sessions, agent_transfers, call_logs, templates, campaigns, campaign_recipients")
+	return campaign, err
 }

@@ -155,8 +155,8 @@ func (w *world) rebuild(ctx context.Context, db *sql.DB, builds [][2]string) err
 	return nil
 }
 
-// seedOrg writes an organization's contacts and messages and picks what
-// the reads address.
+// seedOrg writes an organization's contacts, messages and other lists
+// (seedLists) and picks what the reads address.
 func seedOrg(ctx context.Context, db *sql.DB, id, agent uuid.UUID, contacts, messages, longest int, now time.Time) (org, error) {
 	o := org{org: id, agent: agent}
 	ids, err := seedContacts(ctx, db, id, agent, contacts, now)
@@ -170,6 +170,9 @@ func seedOrg(ctx context.Context, db *sql.DB, id, agent uuid.UUID, contacts, mes
 		}
 	}
 	if err := seedMessages(ctx, db, id, withHistory, messages, longest, now); err != nil {
+		return o, err
+	}
+	if o.campaign, err = seedLists(ctx, db, id, agent, ids, now); err != nil {
 		return o, err
 	}
 	o.history = withHistory[0]

@@ -250,11 +250,6 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{AgentTransfersColumns[15], AgentTransfersColumns[4]},
 			},
-			{
-				Name:    "agenttransfer_organization_id_transferred_at",
-				Unique:  false,
-				Columns: []*schema.Column{AgentTransfersColumns[14], AgentTransfersColumns[9]},
-			},
 		},
 	}
 	// AnalyticsAgentDaysColumns holds the columns for the "analytics_agent_days" table.
@@ -391,11 +386,6 @@ var (
 				Name:    "calllog_organization_id_chat_call_id",
 				Unique:  true,
 				Columns: []*schema.Column{CallLogsColumns[18], CallLogsColumns[5]},
-			},
-			{
-				Name:    "calllog_organization_id_started_at",
-				Unique:  false,
-				Columns: []*schema.Column{CallLogsColumns[18], CallLogsColumns[12]},
 			},
 			{
 				Name:    "calllog_organization_id_agent_id",

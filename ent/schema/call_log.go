@@ -62,7 +62,8 @@ func (CallLog) Edges() []ent.Edge {
 func (CallLog) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("organization_id", "chat_call_id").Unique(),
-		index.Fields("organization_id", "started_at"),
+		// (organization_id, started_at, id) is hand-written
+		// (database/listindex.go), built CONCURRENTLY.
 		index.Fields("organization_id", "agent_id"),
 	}
 }

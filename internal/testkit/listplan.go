@@ -20,6 +20,10 @@ type ListPlan struct {
 	// the index's order (its presorted key), and under the LIMIT it
 	// reads only the groups of the page.
 	SortOK bool
+	// IndexOnly requires the page query to read the index alone (Index
+	// Only Scan): a deep page's ids (database.PageAt), whose offset skips
+	// index entries and not rows.
+	IndexOnly bool
 }
 
 // Check asserts p of plans and logs the plans of the page queries and of
@@ -60,7 +64,7 @@ func (p ListPlan) Check(tb testing.TB, plans map[string][]PlanNode) {
 			}
 		}
 		for _, ix := range p.Indexes {
-			read = read || UsesIndex(nodes, p.Table, ix)
+			read = read || UsesIndex(nodes, p.Table, ix) && (!p.IndexOnly || readsOnly(nodes, ix))
 		}
 	}
 	if !page {
@@ -68,6 +72,16 @@ func (p ListPlan) Check(tb testing.TB, plans map[string][]PlanNode) {
 	} else if !read {
 		tb.Errorf("no page query reads %v", p.Indexes)
 	}
+}
+
+// readsOnly reports whether nodes read index with an index-only scan.
+func readsOnly(nodes []PlanNode, index string) bool {
+	for _, n := range nodes {
+		if n.Index == index && n.Type == "Index Only Scan" {
+			return true
+		}
+	}
+	return false
 }
 
 func reads(nodes []PlanNode, table string) bool {
