@@ -49,8 +49,12 @@ func (s *Service) CallTransfers(ctx context.Context, status string, offset, limi
 	if applyOptions(opts).edges {
 		q = q.WithCallLog()
 	}
-	ts, err := q.Order(ent.Desc(calltransfer.FieldTransferredAt), ent.Desc(calltransfer.FieldID)).
-		Offset(offset).Limit(min(limit, MaxPageSize)).All(ctx)
+	page, err := database.PageAt(ctx, q.Order(ent.Desc(calltransfer.FieldTransferredAt), ent.Desc(calltransfer.FieldID)),
+		offset, min(limit, MaxPageSize), calltransfer.IDIn)
+	if err != nil {
+		return nil, apperr.Wrap(err, "call transfer")
+	}
+	ts, err := page.All(ctx)
 	if err != nil {
 		return nil, apperr.Wrap(err, "call transfer")
 	}

@@ -165,7 +165,7 @@ func TestListPlans(t *testing.T) {
 		plan         testkit.ListPlan
 	}{
 		{"TransfersFirstPage", "", supervisor, 0, transferred},
-		{"TransfersDeepPage", "", supervisor, 5_000, transferred},
+		{"TransfersDeepPage", "", supervisor, 5_000, testkit.ListPlan{Table: "call_transfers", Indexes: transferred.Indexes, IndexOnly: true}},
 		{"TransfersCompleted", "completed", supervisor, 0, transferred},
 		{"TransfersWaiting", "waiting", supervisor, 0, waiting},
 		{"TransfersAgent", "", agent, 0, transferred},
