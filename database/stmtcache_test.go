@@ -174,8 +174,9 @@ func TestStatementCacheSurvivesSchemaChanges(t *testing.T) {
 // TestConnectionSettings: every connection plans each execution with its
 // values, starts a sequential scan at the table's start (a bounded
 // count's scan stops at its bound; started where another scan was, it
-// read through a region without a match) and compiles no statement
-// (JIT: an overestimated sweep loaded LLVM to read nothing).
+// read through a region without a match), compiles no statement
+// (JIT: an overestimated sweep loaded LLVM to read nothing) and lets a
+// bitmap heap scan prefetch.
 func TestConnectionSettings(t *testing.T) {
 	conn := pinnedConn(t)
 	for setting, want := range map[string]string{
@@ -187,5 +188,10 @@ func TestConnectionSettings(t *testing.T) {
 		if err := conn.QueryRowContext(context.Background(), "SHOW "+setting).Scan(&got); err != nil || got != want {
 			t.Errorf("%s = %q (%v), want %q", setting, got, err, want)
 		}
+	}
+	// Raised to 32, or kept when the server's own is higher.
+	var io int
+	if err := conn.QueryRowContext(context.Background(), "SELECT current_setting('effective_io_concurrency')::int").Scan(&io); err != nil || io < 32 {
+		t.Errorf("effective_io_concurrency = %d (%v), want at least 32", io, err)
 	}
 }
