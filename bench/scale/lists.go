@@ -40,16 +40,12 @@ func seedLists(ctx context.Context, db *sql.DB, org, agent uuid.UUID, ids []uuid
 		"contact_id", "chat_account", "status", "source", "agent_id", "notes", "transferred_at", "assigned_at",
 		"resumed_at"}, n/10, func(i int) []any {
 		t := at(i, 10*time.Second)
-		status, assigned, resumed := "active", any(nil), any(nil)
-		if i%4 == 0 {
-			assigned = t.Add(time.Minute)
+		status, to, assigned, resumed := "active", any(nil), any(nil), any(nil)
+		if i%4 == 0 { // a quarter taken by the agent
+			to, assigned = agent, t.Add(time.Minute)
 		}
 		if i >= max(1, n/2_000) {
 			status, resumed = "resumed", t.Add(10*time.Minute)
-		}
-		var to any
-		if assigned != nil {
-			to = agent
 		}
 		return []any{uuid.New(), t, t, org, ids[i*10%n], "Main", status, "chatbot", to, "", t, assigned, resumed}
 	})
